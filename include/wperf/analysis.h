@@ -1,0 +1,74 @@
+/*
+ * wperf/analysis.h — the streaming analysis: normalised events in, a
+ * weighted wait-for graph out.
+ *
+ * Feed events in time order (per CPU at least; globally as babeltrace2's
+ * muxer delivers them). Segments (running / runnable / waiting) are cut as
+ * events arrive, waits are weighted by cascaded redistribution the moment
+ * their waker is known, and only the history an open wait may still reach
+ * is kept. wperf_analysis_finish() closes what is still open and hands the
+ * graph over.
+ */
+#ifndef WPERF_ANALYSIS_H
+#define WPERF_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "wperf/event.h"
+#include "wperf/graph.h"
+
+struct wperf_analysis;
+
+enum wperf_segment_state {
+	WPERF_SEG_RUNNING,
+	WPERF_SEG_RUNNABLE,
+	WPERF_SEG_WAITING,
+};
+
+const char *wperf_segment_state_name(enum wperf_segment_state s);
+
+/* One closed segment of one thread's time. */
+struct wperf_segment {
+	uint32_t vertex;            /* the thread's vertex id */
+	int64_t tid, pid;
+	const char *comm;
+	enum wperf_segment_state state;
+	int64_t start_ns, end_ns;
+	/* Waiting segments only (else UINT32_MAX / NULL / 0). */
+	uint32_t waker;             /* vertex id of what ended the wait */
+	const char *waker_name;
+	enum wperf_vertex_kind waker_kind;
+	int64_t cascade_ns;         /* weight this wait added beyond its own
+	                               duration, along its waker's waits */
+};
+
+typedef void (*wperf_segment_cb)(const struct wperf_segment *seg, void *data);
+
+struct wperf_analysis *wperf_analysis_create(void);
+void wperf_analysis_destroy(struct wperf_analysis *a);
+
+/* Called for every segment as it closes (in closing-time order). */
+void wperf_analysis_on_segment(struct wperf_analysis *a, wperf_segment_cb cb,
+			       void *data);
+
+void wperf_analysis_feed(struct wperf_analysis *a, const struct wperf_event *ev);
+
+/* The trace lost events (count 0: unknown) or packets on a CPU (-1: unknown)
+ * between begin and end (-1: unknown). */
+void wperf_analysis_discarded(struct wperf_analysis *a, int cpu, bool packets,
+			      uint64_t count, int64_t begin_ns, int64_t end_ns);
+
+/* Widen the analysed range (a stream or packet began/ended at ts). */
+void wperf_analysis_observe_time(struct wperf_analysis *a, int64_t ts);
+
+/*
+ * Close every open segment at the end of the analysed range and move the
+ * result into *out (released with wperf_graph_fini). Returns 0, or -1 when
+ * the trace cannot be analysed: then wperf_analysis_error() says why and
+ * how to record what is missing, in one line.
+ */
+int wperf_analysis_finish(struct wperf_analysis *a, struct wperf_graph *out);
+const char *wperf_analysis_error(const struct wperf_analysis *a);
+
+#endif /* WPERF_ANALYSIS_H */

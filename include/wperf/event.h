@@ -1,0 +1,116 @@
+/*
+ * wperf/event.h — the normalised kernel event.
+ *
+ * This is the one vocabulary between the trace decoders (LTTng kernel
+ * traces, perf CTF, the tracefs recorder) and the analysis. Decoders fill a
+ * struct wperf_event from whatever layout they read and hand it to
+ * wperf_analysis_feed(); the analysis never sees a babeltrace2 object.
+ *
+ * Strings are borrowed: they only need to live until wperf_analysis_feed()
+ * returns (the analysis copies what it keeps).
+ */
+#ifndef WPERF_EVENT_H
+#define WPERF_EVENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum wperf_event_type {
+	WPERF_EV_SWITCH,          /* sched_switch */
+	WPERF_EV_WAKEUP,          /* sched_waking, or sched_wakeup (see .wake.waking) */
+	WPERF_EV_WAKEUP_NEW,      /* sched_wakeup_new: a new thread becomes runnable */
+	WPERF_EV_FORK,            /* sched_process_fork */
+	WPERF_EV_EXEC,            /* sched_process_exec: the thread's comm changes */
+	WPERF_EV_EXIT,            /* sched_process_exit */
+	WPERF_EV_FREE,            /* sched_process_free: the tid may be reused */
+	WPERF_EV_IRQ_ENTRY,       /* irq_handler_entry */
+	WPERF_EV_IRQ_EXIT,        /* irq_handler_exit */
+	WPERF_EV_SOFTIRQ_ENTRY,   /* irq_softirq_entry / softirq_entry */
+	WPERF_EV_SOFTIRQ_EXIT,    /* irq_softirq_exit / softirq_exit */
+	WPERF_EV_TIMER_ENTRY,     /* hrtimer_expire_entry / timer_expire_entry */
+	WPERF_EV_TIMER_EXIT,      /* hrtimer_expire_exit / timer_expire_exit */
+	WPERF_EV_BLOCK_INSERT,    /* block_rq_insert */
+	WPERF_EV_BLOCK_ISSUE,     /* block_rq_issue */
+	WPERF_EV_BLOCK_COMPLETE,  /* block_rq_complete */
+	WPERF_EV_STATEDUMP_PROCESS,      /* lttng_statedump_process_state */
+	WPERF_EV_STATEDUMP_BLOCK_DEVICE, /* lttng_statedump_block_device */
+	WPERF_EV_TYPE_COUNT
+};
+
+/* Interrupt context as perf (and ftrace) mark it in common_flags. */
+#define WPERF_CTX_UNKNOWN  (-1)
+#define WPERF_CTX_HARDIRQ  0x08
+#define WPERF_CTX_SOFTIRQ  0x10
+
+/* Softirq vectors (include/linux/interrupt.h). */
+enum wperf_softirq_vec {
+	WPERF_SOFTIRQ_HI = 0,
+	WPERF_SOFTIRQ_TIMER = 1,
+	WPERF_SOFTIRQ_NET_TX = 2,
+	WPERF_SOFTIRQ_NET_RX = 3,
+	WPERF_SOFTIRQ_BLOCK = 4,
+	WPERF_SOFTIRQ_IRQ_POLL = 5,
+	WPERF_SOFTIRQ_TASKLET = 6,
+	WPERF_SOFTIRQ_SCHED = 7,
+	WPERF_SOFTIRQ_HRTIMER = 8,
+	WPERF_SOFTIRQ_RCU = 9,
+};
+
+/* lttng_statedump_process_state status values. */
+#define WPERF_STATEDUMP_WAIT_CPU 2
+#define WPERF_STATEDUMP_WAIT     5
+#define WPERF_STATEDUMP_RUN      6
+
+struct wperf_event {
+	enum wperf_event_type type;
+	int64_t ts;          /* ns from the clock's origin */
+	int cpu;             /* CPU the event was recorded on, -1 if unknown */
+	int64_t current_tid; /* thread running when recorded (perf_tid, LTTng
+	                        tid context), -1 if the trace does not say */
+	int context_flags;   /* WPERF_CTX_* bits, or WPERF_CTX_UNKNOWN */
+	union {
+		struct {
+			int64_t prev_tid, next_tid;
+			int64_t prev_state; /* raw kernel value, see analysis/sched.c */
+			const char *prev_comm, *next_comm;
+		} sw;
+		struct {
+			int64_t tid;
+			const char *comm;
+			bool waking; /* true: sched_waking; false: sched_wakeup */
+		} wake;              /* WAKEUP and WAKEUP_NEW */
+		struct {
+			int64_t parent_tid, parent_pid, child_tid, child_pid;
+			const char *child_comm;
+		} fork;
+		struct {
+			int64_t tid;
+			const char *comm; /* may be NULL */
+		} task;              /* EXEC (new comm), EXIT, FREE */
+		struct {
+			int64_t irq;
+			const char *name; /* NULL on IRQ_EXIT */
+		} irq;
+		struct {
+			int64_t vec;
+		} softirq;
+		struct {
+			uint64_t dev;     /* kernel dev_t: major << 20 | minor */
+			uint64_t sector;
+			uint64_t nr_sector;
+			uint64_t bytes;   /* 0 when the layout lacks it: use nr_sector * 512 */
+			int64_t tid;      /* issuing thread, -1 when unknown */
+		} block;
+		struct {
+			int64_t tid, pid, ppid;
+			const char *name;
+			int64_t status;   /* WPERF_STATEDUMP_* */
+		} statedump;
+		struct {
+			uint64_t dev;
+			const char *name;
+		} blockdev;
+	} u;
+};
+
+#endif /* WPERF_EVENT_H */

@@ -1,0 +1,100 @@
+/*
+ * wperf/graph.h — the weighted wait-for graph: vertices (threads and the
+ * pseudo-threads they wait on), edges (waits, after cascaded
+ * redistribution), per-thread time breakdown and data-quality counters.
+ *
+ * This is the result of the streaming analysis (wperf/analysis.h) and the
+ * input of knot finding (wperf/knots.h) and of the report writers
+ * (wperf/report.h). It owns no behaviour beyond construction and release.
+ */
+#ifndef WPERF_GRAPH_H
+#define WPERF_GRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum wperf_vertex_kind {
+	WPERF_V_THREAD,
+	WPERF_V_DISK,
+	WPERF_V_NIC,
+	WPERF_V_IRQ,
+	WPERF_V_SOFTIRQ,
+	WPERF_V_TIMER,
+	WPERF_V_UNKNOWN,
+	WPERF_V_VIRTUAL,
+	WPERF_V_KIND_COUNT
+};
+
+/* "thread", "disk", ... as written in reports. */
+const char *wperf_vertex_kind_name(enum wperf_vertex_kind kind);
+
+/* A vertex that stands for a cause outside the program: waits on it are
+ * kept in breakdowns but it never becomes a knot or a sink (METHOD.md §2). */
+static inline bool wperf_vertex_kind_is_category(enum wperf_vertex_kind k)
+{
+	return k == WPERF_V_TIMER || k == WPERF_V_UNKNOWN;
+}
+
+struct wperf_vertex {
+	uint32_t id;                 /* index in wperf_graph.vertices */
+	enum wperf_vertex_kind kind;
+	char *name;                  /* "disk:vda", "irq:24:virtio1", "timer", comm for threads */
+	/* Threads only (-1 / NULL otherwise). */
+	int64_t tid, pid;
+	char *comm;                  /* last comm (after exec) */
+	/* Threads: observed lifetime and how it was spent, in ns. */
+	int64_t first_ts, last_ts;
+	int64_t running_ns, runnable_ns;
+	int64_t waiting_ns[WPERF_V_KIND_COUNT]; /* by kind of the waker */
+	uint64_t waits;                         /* number of waiting segments */
+	bool unknown_initial_state;  /* first seen mid-trace without statedump/fork */
+	/* Disks: busy time, bytes issued. */
+	int64_t busy_ns;
+	uint64_t bytes;
+};
+
+#define WPERF_HIST_BUCKETS 48   /* log2(ns) buckets: bucket b holds [2^b, 2^(b+1)) ns */
+
+struct wperf_edge {
+	uint32_t from, to;           /* vertex ids: "from waits for to" */
+	int64_t weight_ns;           /* after cascaded redistribution */
+	int64_t direct_ns;           /* the waits' own durations, no cascade */
+	uint64_t count;              /* number of waits (or I/O requests for disk -> thread) */
+	uint64_t hist[WPERF_HIST_BUCKETS]; /* log2 histogram of wait lengths */
+};
+
+struct wperf_gap {                   /* a hole in what the trace saw */
+	int cpu;                     /* -1: unknown or all */
+	int64_t begin_ns, end_ns;    /* -1 when the trace does not say */
+	uint64_t count;              /* discarded events (0 when unknown) */
+	bool packets;                /* discarded packets rather than events */
+};
+
+struct wperf_quality {
+	uint64_t events;                 /* normalised events analysed */
+	uint64_t discarded_events;
+	uint64_t discarded_packets;
+	struct wperf_gap *gaps;
+	size_t n_gaps;
+	uint64_t unmatched_wakeups;      /* wakeups of threads that were not waiting */
+	uint64_t unknown_initial_threads;
+	uint64_t waits_without_wakeup;   /* a waiting thread switched in with no wakeup seen */
+	uint64_t waits_open_at_end;      /* waits whose end the trace did not show */
+	uint64_t unmatched_block_completions;
+	uint64_t state_mismatches;       /* scheduler events contradicting the tracked state */
+	bool has_waking;                 /* sched_waking seen (else sched_wakeup used) */
+};
+
+struct wperf_graph {
+	int64_t begin_ns, end_ns;        /* analysed time range */
+	struct wperf_vertex *vertices;
+	size_t n_vertices;
+	struct wperf_edge *edges;        /* sorted by (from, to) */
+	size_t n_edges;
+	struct wperf_quality quality;
+};
+
+void wperf_graph_fini(struct wperf_graph *g);
+
+#endif /* WPERF_GRAPH_H */

@@ -1,0 +1,67 @@
+/*
+ * wperf/knots.h — knots and sinks of a wait-for graph (METHOD.md §7).
+ *
+ * Strongly connected components (iterative Tarjan), the condensation, the
+ * terminal components, and refinement of knots that are not simple: remove
+ * the lowest-weight edge until the knot is no longer strongly connected,
+ * then look for knots inside it again; stop at a single vertex, a simple
+ * cycle, or when the lowest edge weight reaches the termination threshold.
+ *
+ * Edges to category vertices (timer, unknown) are ignored here: a timeout
+ * is not a dependency on anything that could be sped up.
+ */
+#ifndef WPERF_KNOTS_H
+#define WPERF_KNOTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wperf/graph.h"
+
+enum wperf_knot_kind {
+	WPERF_KNOT,        /* a terminal component with >= 2 vertices or a self-loop */
+	WPERF_SINK,        /* a terminal single vertex that others wait for */
+	WPERF_BACKGROUND,  /* reserved (METHOD.md §7 background knots, later) */
+};
+
+const char *wperf_knot_kind_name(enum wperf_knot_kind kind);
+
+struct wperf_removed_edge {
+	size_t edge;           /* index in wperf_graph.edges */
+	int64_t weight_ns;
+};
+
+struct wperf_knot {
+	enum wperf_knot_kind kind;
+	uint32_t *members;         /* vertex ids, ascending */
+	size_t n_members;
+	size_t *edges;             /* indexes of edges between members, by weight, heaviest first */
+	size_t n_edges;
+	int64_t weight_ns;         /* knot: sum of internal edge weights; sink: sum of incoming */
+	/* Refinement: the terminal component it came from and what was cut. */
+	uint32_t *component;       /* vertex ids of the unrefined component, ascending */
+	size_t n_component;
+	struct wperf_removed_edge *removed; /* in removal order */
+	size_t n_removed;
+	const char *stop_reason;   /* "simple cycle", "single vertex", "threshold", "sink" */
+};
+
+struct wperf_knot_options {
+	int64_t threshold_ns;      /* stop refining when the lowest edge weighs this much */
+	const bool *focus;         /* NULL: all; else per vertex id: report only
+	                              knots and sinks reachable from these vertices */
+};
+
+struct wperf_knots {
+	struct wperf_knot *items;  /* knots by weight (heaviest first), then sinks by weight */
+	size_t n;
+};
+
+/* 0 on success, -1 on allocation failure. */
+int wperf_knots_find(const struct wperf_graph *g,
+		     const struct wperf_knot_options *opts,
+		     struct wperf_knots *out);
+void wperf_knots_fini(struct wperf_knots *k);
+
+#endif /* WPERF_KNOTS_H */

@@ -1,0 +1,34 @@
+/*
+ * plugin/decode.h — from babeltrace2 messages to the analysis.
+ *
+ * Recognises the kernel event layouts (LTTng modules 2.0 to 2.13, perf CTF
+ * `sched:*`-style names with common_flags/perf_tid, and the tracefs
+ * recorder's output, which uses the LTTng layout), turns each event into a
+ * struct wperf_event, and forwards discarded-events/packets messages and
+ * stream/packet times. Events of traces named "wperf" (our own segment
+ * output) are skipped, so a sink placed after filter.wperf.waits counts
+ * nothing twice. Decoding decisions are cached per event class.
+ */
+#ifndef WPERF_PLUGIN_DECODE_H
+#define WPERF_PLUGIN_DECODE_H
+
+#include <babeltrace2/babeltrace.h>
+#include <stdbool.h>
+
+#include "wperf/analysis.h"
+
+struct wperf_decoder;
+
+struct wperf_decoder *wperf_decoder_create(void);
+void wperf_decoder_destroy(struct wperf_decoder *d);
+
+/* Feed one message to the analysis. Returns 0, or -1 on an error that makes
+ * the trace unusable (message in err). */
+int wperf_decoder_feed_message(struct wperf_decoder *d, struct wperf_analysis *a,
+			       const bt_message *msg, char *err, size_t errlen);
+
+/* The default clock class of the first kernel stream seen (borrowed), for
+ * components that emit their own events on the same time base. */
+const bt_clock_class *wperf_decoder_clock_class(const struct wperf_decoder *d);
+
+#endif /* WPERF_PLUGIN_DECODE_H */

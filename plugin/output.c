@@ -1,0 +1,2 @@
+/* TEMPORARY STUB */
+#include "output.h"

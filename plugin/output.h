@@ -1,0 +1,25 @@
+/*
+ * plugin/output.h — writing a report file atomically: into a temporary file
+ * beside the target, flushed and renamed over it only when complete, so a
+ * reader never sees half a report and a failure leaves nothing behind.
+ */
+#ifndef WPERF_PLUGIN_OUTPUT_H
+#define WPERF_PLUGIN_OUTPUT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct wperf_output {
+	FILE *f;
+	char *path;     /* NULL: standard output */
+	char *tmp_path;
+};
+
+/* Open path (NULL or "-": standard output). 0, or -1 with err set. */
+int wperf_output_open(struct wperf_output *o, const char *path, char *err, size_t errlen);
+/* Flush, fsync and rename into place. 0, or -1 with err set (temp removed). */
+int wperf_output_commit(struct wperf_output *o, char *err, size_t errlen);
+/* Give up: close and remove the temporary file. */
+void wperf_output_abort(struct wperf_output *o);
+
+#endif /* WPERF_PLUGIN_OUTPUT_H */

@@ -1,0 +1,39 @@
+/*
+ * plugin/params.h — component parameters (--params): reject unknown names,
+ * read typed values, and say in one line which parameter is wrong and why.
+ *
+ * Every function writes a message into err (size errlen) when it fails, in
+ * the form "parameter `NAME`: what is wrong (what is expected)".
+ */
+#ifndef WPERF_PLUGIN_PARAMS_H
+#define WPERF_PLUGIN_PARAMS_H
+
+#include <babeltrace2/babeltrace.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* 0 when every key of the params map is in known (NULL-terminated), else -1. */
+int wperf_params_check_known(const bt_value *params, const char *const *known,
+			     char *err, size_t errlen);
+
+/* For each getter: 1 = present and valid (*out set), 0 = absent (*out
+ * untouched), -1 = present but invalid (err set). */
+int wperf_params_get_string(const bt_value *params, const char *name,
+			    const char **out, char *err, size_t errlen);
+int wperf_params_get_bool(const bt_value *params, const char *name,
+			  bool *out, char *err, size_t errlen);
+/* Accepts a signed or unsigned integer value, or a string of digits,
+ * within [min, max]. */
+int wperf_params_get_int(const bt_value *params, const char *name,
+			 int64_t min, int64_t max, int64_t *out,
+			 char *err, size_t errlen);
+/* A duration: an integer (seconds), or a string "5", "5s", "1.5s", "250ms",
+ * "100us", "42ns", "2m". */
+int wperf_params_get_duration_ns(const bt_value *params, const char *name,
+				 int64_t *out, char *err, size_t errlen);
+
+/* Parse a duration string as above; 0 on success, -1 if malformed. */
+int wperf_parse_duration_ns(const char *s, int64_t *out);
+
+#endif /* WPERF_PLUGIN_PARAMS_H */

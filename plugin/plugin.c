@@ -1,0 +1,36 @@
+/*
+ * plugin/plugin.c — the babeltrace2 plugin `wperf`: registration only.
+ * The components live in knots-sink.c, waits-filter.c and tracefs-source.c.
+ */
+#include <babeltrace2/babeltrace.h>
+
+#include "components.h"
+
+BT_PLUGIN_MODULE();
+BT_PLUGIN(wperf);
+BT_PLUGIN_DESCRIPTION("Find the cycles of waiting (knots) that limit a multi-threaded program's throughput (wPerf).");
+BT_PLUGIN_AUTHOR("The wperf developers");
+BT_PLUGIN_LICENSE("MIT");
+
+BT_PLUGIN_SINK_COMPONENT_CLASS(knots, wperf_knots_consume);
+BT_PLUGIN_SINK_COMPONENT_CLASS_DESCRIPTION(knots, wperf_knots_description);
+BT_PLUGIN_SINK_COMPONENT_CLASS_HELP(knots, wperf_knots_help);
+BT_PLUGIN_SINK_COMPONENT_CLASS_INITIALIZE_METHOD(knots, wperf_knots_init);
+BT_PLUGIN_SINK_COMPONENT_CLASS_FINALIZE_METHOD(knots, wperf_knots_finalize);
+BT_PLUGIN_SINK_COMPONENT_CLASS_GRAPH_IS_CONFIGURED_METHOD(knots, wperf_knots_graph_is_configured);
+
+BT_PLUGIN_FILTER_COMPONENT_CLASS(waits, wperf_waits_iter_next);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_DESCRIPTION(waits, wperf_waits_description);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_HELP(waits, wperf_waits_help);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_INITIALIZE_METHOD(waits, wperf_waits_init);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_FINALIZE_METHOD(waits, wperf_waits_finalize);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD(waits, wperf_waits_iter_init);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_FINALIZE_METHOD(waits, wperf_waits_iter_finalize);
+
+BT_PLUGIN_SOURCE_COMPONENT_CLASS(tracefs, wperf_tracefs_iter_next);
+BT_PLUGIN_SOURCE_COMPONENT_CLASS_DESCRIPTION(tracefs, wperf_tracefs_description);
+BT_PLUGIN_SOURCE_COMPONENT_CLASS_HELP(tracefs, wperf_tracefs_help);
+BT_PLUGIN_SOURCE_COMPONENT_CLASS_INITIALIZE_METHOD(tracefs, wperf_tracefs_init);
+BT_PLUGIN_SOURCE_COMPONENT_CLASS_FINALIZE_METHOD(tracefs, wperf_tracefs_finalize);
+BT_PLUGIN_SOURCE_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD(tracefs, wperf_tracefs_iter_init);
+BT_PLUGIN_SOURCE_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_FINALIZE_METHOD(tracefs, wperf_tracefs_iter_finalize);
