@@ -1,23 +1,306 @@
-/* TEMPORARY STUB: replaced by the real streaming analysis. */
+/*
+ * analysis.c — the streaming analysis facade (see wperf/analysis.h).
+ *
+ * Data flows one way: normalised events -> thread state (sched.c) ->
+ * closed segments -> per-thread breakdown, direct edge weights and the
+ * cascade (cascade.c) -> at the end, disk idle edges (disk.c) -> graph.
+ */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
 #include "wperf/analysis.h"
-struct wperf_analysis { int dummy; };
-const char *wperf_vertex_kind_name(enum wperf_vertex_kind k)
+#include "cascade.h"
+#include "disk.h"
+#include "edges.h"
+#include "sched.h"
+#include "vertex.h"
+
+/* Prune cascade history after this many waits (amortises the O(threads) scan). */
+#define PRUNE_EVERY 8192
+
+#define RECORD_HINT \
+	"record them with `lttng enable-event --kernel sched_switch,sched_waking," \
+	"sched_wakeup,sched_wakeup_new,sched_process_fork,sched_process_exec," \
+	"sched_process_exit,sched_process_free,irq_handler_entry,irq_handler_exit," \
+	"irq_softirq_entry,irq_softirq_exit,timer_hrtimer_expire_entry," \
+	"timer_hrtimer_expire_exit,block_rq_insert,block_rq_issue,block_rq_complete," \
+	"lttng_statedump_process_state,lttng_statedump_block_device` " \
+	"(or with `babeltrace2 -c source.wperf.tracefs` where LTTng's kernel tracer is unavailable)"
+
+struct wperf_analysis {
+	struct vertex_table vt;
+	struct edge_map edges;
+	struct cascade cascade;
+	struct disk_tracker disks;
+	struct sched sched;
+	struct wperf_quality quality;
+	size_t cap_gaps;
+
+	wperf_segment_cb cb;
+	void *cb_data;
+
+	int64_t begin, end;            /* analysed range so far */
+	bool have_time;
+	uint64_t counts[WPERF_EV_TYPE_COUNT];
+	uint64_t waits_since_prune;
+	bool finished;
+	char error[1024];
+};
+
+const char *wperf_vertex_kind_name(enum wperf_vertex_kind kind)
 {
-	static const char *const n[] = {"thread","disk","nic","irq","softirq","timer","unknown","virtual"};
-	return (unsigned)k < WPERF_V_KIND_COUNT ? n[k] : "?";
+	static const char *const names[WPERF_V_KIND_COUNT] = {
+		"thread", "disk", "nic", "irq", "softirq", "timer", "unknown", "virtual",
+	};
+
+	return (unsigned)kind < WPERF_V_KIND_COUNT ? names[kind] : "invalid";
 }
+
 const char *wperf_segment_state_name(enum wperf_segment_state s)
 {
-	static const char *const n[] = {"running","runnable","waiting"};
-	return n[s];
+	switch (s) {
+	case WPERF_SEG_RUNNING:
+		return "running";
+	case WPERF_SEG_RUNNABLE:
+		return "runnable";
+	default:
+		return "waiting";
+	}
 }
-void wperf_graph_fini(struct wperf_graph *g) { (void)g; }
-struct wperf_analysis *wperf_analysis_create(void) { return calloc(1, sizeof(struct wperf_analysis)); }
-void wperf_analysis_destroy(struct wperf_analysis *a) { free(a); }
-void wperf_analysis_on_segment(struct wperf_analysis *a, wperf_segment_cb cb, void *d) { (void)a; (void)cb; (void)d; }
-void wperf_analysis_feed(struct wperf_analysis *a, const struct wperf_event *ev) { (void)a; (void)ev; }
-void wperf_analysis_discarded(struct wperf_analysis *a, int cpu, bool p, uint64_t c, int64_t b, int64_t e) { (void)a; (void)cpu; (void)p; (void)c; (void)b; (void)e; }
-void wperf_analysis_observe_time(struct wperf_analysis *a, int64_t ts) { (void)a; (void)ts; }
-int wperf_analysis_finish(struct wperf_analysis *a, struct wperf_graph *out) { (void)a; (void)out; return -1; }
-const char *wperf_analysis_error(const struct wperf_analysis *a) { (void)a; return "analysis not implemented yet"; }
+
+void wperf_graph_fini(struct wperf_graph *g)
+{
+	for (size_t i = 0; i < g->n_vertices; i++) {
+		free(g->vertices[i].name);
+		free(g->vertices[i].comm);
+	}
+	free(g->vertices);
+	free(g->edges);
+	free(g->quality.gaps);
+	memset(g, 0, sizeof *g);
+}
+
+/* ---- segments: the breakdown, the edges and the cascade ---- */
+
+static void maybe_prune(struct wperf_analysis *a)
+{
+	if (++a->waits_since_prune < PRUNE_EVERY)
+		return;
+	a->waits_since_prune = 0;
+	/* A future cascade walks windows that start no earlier than the
+	 * oldest wait still open, or than now for waits not yet begun. */
+	int64_t horizon = sched_oldest_open_wait(&a->sched);
+
+	if (horizon > a->end)
+		horizon = a->end;
+	cascade_prune(&a->cascade, horizon);
+}
+
+static void on_closed_segment(void *data, const struct closed_segment *seg)
+{
+	struct wperf_analysis *a = data;
+	struct wperf_vertex *v = vt_get(&a->vt, seg->vertex);
+	int64_t d = seg->end - seg->start;
+	struct wperf_segment out = {
+		.vertex = seg->vertex, .tid = v->tid, .pid = v->pid, .comm = v->comm,
+		.state = seg->state, .start_ns = seg->start, .end_ns = seg->end,
+		.waker = UINT32_MAX, .waker_kind = WPERF_V_UNKNOWN,
+	};
+
+	switch (seg->state) {
+	case WPERF_SEG_RUNNING:
+		v->running_ns += d;
+		break;
+	case WPERF_SEG_RUNNABLE:
+		v->runnable_ns += d;
+		break;
+	case WPERF_SEG_WAITING: {
+		const struct wperf_vertex *w = vt_get(&a->vt, seg->waker);
+
+		v->waiting_ns[w->kind] += d;
+		v->waits++;
+		edges_add_wait(&a->edges, seg->vertex, seg->waker, d);
+		out.cascade_ns = cascade_wait_ended(&a->cascade, &a->edges, seg->vertex,
+						    seg->waker, w->kind == WPERF_V_THREAD,
+						    seg->start, seg->end);
+		out.waker = seg->waker;
+		out.waker_name = w->name;
+		out.waker_kind = w->kind;
+		maybe_prune(a);
+		break;
+	}
+	}
+	if (a->cb)
+		a->cb(&out, a->cb_data);
+}
+
+/* ---- the public API ---- */
+
+struct wperf_analysis *wperf_analysis_create(void)
+{
+	struct wperf_analysis *a = calloc(1, sizeof *a);
+
+	if (!a)
+		return NULL;
+	vt_init(&a->vt);
+	edges_init(&a->edges);
+	cascade_init(&a->cascade);
+	disk_init(&a->disks);
+	sched_init(&a->sched, &a->vt, &a->disks, &a->quality, on_closed_segment, a);
+	return a;
+}
+
+void wperf_analysis_destroy(struct wperf_analysis *a)
+{
+	if (!a)
+		return;
+	sched_fini(&a->sched);
+	disk_fini(&a->disks);
+	cascade_fini(&a->cascade);
+	edges_fini(&a->edges);
+	vt_fini(&a->vt);
+	free(a->quality.gaps);
+	free(a);
+}
+
+void wperf_analysis_on_segment(struct wperf_analysis *a, wperf_segment_cb cb, void *data)
+{
+	a->cb = cb;
+	a->cb_data = data;
+}
+
+void wperf_analysis_observe_time(struct wperf_analysis *a, int64_t ts)
+{
+	if (!a->have_time) {
+		a->begin = a->end = ts;
+		a->have_time = true;
+		return;
+	}
+	if (ts < a->begin)
+		a->begin = ts;
+	if (ts > a->end)
+		a->end = ts;
+}
+
+static void on_block(struct wperf_analysis *a, const struct wperf_event *ev)
+{
+	uint64_t bytes = ev->u.block.bytes ? ev->u.block.bytes : ev->u.block.nr_sector * 512;
+
+	switch (ev->type) {
+	case WPERF_EV_BLOCK_INSERT:
+		disk_request_insert(&a->disks, ev->u.block.dev, ev->u.block.sector, bytes,
+				    sched_current_thread(&a->sched, ev, ev->u.block.tid));
+		break;
+	case WPERF_EV_BLOCK_ISSUE:
+		disk_request_issue(&a->disks, &a->vt, ev->ts, ev->u.block.dev,
+				   ev->u.block.sector, bytes,
+				   sched_current_thread(&a->sched, ev, ev->u.block.tid));
+		break;
+	default: {
+		uint32_t disk = disk_request_complete(&a->disks, &a->vt, ev->ts,
+						      ev->u.block.dev, ev->u.block.sector);
+
+		sched_block_completed(&a->sched, ev, disk);
+		break;
+	}
+	}
+}
+
+void wperf_analysis_feed(struct wperf_analysis *a, const struct wperf_event *ev)
+{
+	if (a->finished || (unsigned)ev->type >= WPERF_EV_TYPE_COUNT)
+		return;
+	wperf_analysis_observe_time(a, ev->ts);
+	a->counts[ev->type]++;
+	a->quality.events++;
+	switch (ev->type) {
+	case WPERF_EV_BLOCK_INSERT:
+	case WPERF_EV_BLOCK_ISSUE:
+	case WPERF_EV_BLOCK_COMPLETE:
+		on_block(a, ev);
+		break;
+	case WPERF_EV_STATEDUMP_BLOCK_DEVICE:
+		disk_set_name(&a->disks, &a->vt, ev->u.blockdev.dev, ev->u.blockdev.name);
+		break;
+	default:
+		sched_event(&a->sched, ev);
+		break;
+	}
+}
+
+void wperf_analysis_discarded(struct wperf_analysis *a, int cpu, bool packets,
+			      uint64_t count, int64_t begin_ns, int64_t end_ns)
+{
+	struct wperf_quality *q = &a->quality;
+
+	if (packets)
+		q->discarded_packets += count ? count : 1;
+	else
+		q->discarded_events += count;
+	if (q->n_gaps == a->cap_gaps) {
+		size_t cap = a->cap_gaps ? a->cap_gaps * 2 : 16;
+		struct wperf_gap *g = realloc(q->gaps, cap * sizeof *g);
+
+		if (g) {
+			q->gaps = g;
+			a->cap_gaps = cap;
+		}
+	}
+	if (q->n_gaps < a->cap_gaps)
+		q->gaps[q->n_gaps++] = (struct wperf_gap){ cpu, begin_ns, end_ns, count, packets };
+	/* Who runs where, and in which interrupt, is no longer known there. */
+	sched_lost_events(&a->sched, cpu);
+}
+
+static int fail(struct wperf_analysis *a, const char *msg)
+{
+	snprintf(a->error, sizeof a->error, "%s", msg);
+	return -1;
+}
+
+static int check_input(struct wperf_analysis *a)
+{
+	if (a->quality.events == 0)
+		return fail(a, "the trace has no kernel scheduler, interrupt or block events "
+			       "that wperf reads; " RECORD_HINT);
+	if (a->counts[WPERF_EV_SWITCH] == 0)
+		return fail(a, "no sched_switch events in the trace: wperf cannot tell when "
+			       "threads run or wait without them; " RECORD_HINT);
+	if (a->counts[WPERF_EV_WAKEUP] == 0)
+		return fail(a, "no sched_waking or sched_wakeup events in the trace: without "
+			       "wakeups no wait has a waker; " RECORD_HINT);
+	return 0;
+}
+
+int wperf_analysis_finish(struct wperf_analysis *a, struct wperf_graph *out)
+{
+	memset(out, 0, sizeof *out);
+	if (a->finished)
+		return fail(a, "the analysis was already finished");
+	a->finished = true;
+	if (check_input(a))
+		return -1;
+	sched_finish(&a->sched, a->end);
+	disk_finish(&a->disks, &a->vt, &a->edges, a->begin, a->end);
+	a->quality.unmatched_block_completions = a->disks.unmatched_completions;
+	if (a->vt.oom || a->edges.oom || a->cascade.oom || a->disks.oom || a->sched.oom)
+		return fail(a, "out of memory while analysing the trace");
+
+	out->begin_ns = a->begin;
+	out->end_ns = a->end;
+	out->vertices = a->vt.v;
+	out->n_vertices = a->vt.n;
+	a->vt.v = NULL;
+	a->vt.n = a->vt.cap = 0;
+	edges_take_sorted(&a->edges, &out->edges, &out->n_edges);
+	out->quality = a->quality;
+	a->quality.gaps = NULL;
+	a->quality.n_gaps = 0;
+	return 0;
+}
+
+const char *wperf_analysis_error(const struct wperf_analysis *a)
+{
+	return a->error[0] ? a->error : "no error";
+}

@@ -1,0 +1,76 @@
+/*
+ * disk.h — block devices as pseudo-threads (METHOD.md §5).
+ *
+ * Tracks requests from issue to completion (matched by device and sector)
+ * to know when each disk is busy, and which threads issued how many bytes.
+ * A disk "waits for" the threads that give it work while it is idle: at the
+ * end, its idle time is handed to its issuers in proportion to their bytes,
+ * as disk -> thread edges. Without those edges a disk would be a dead end
+ * and the knot of a thread blocked on its own I/O could not appear.
+ */
+#ifndef WPERF_DISK_H
+#define WPERF_DISK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "edges.h"
+#include "vertex.h"
+
+struct disk_request {
+	uint64_t dev, sector;
+	uint32_t issuer;        /* thread vertex or VERTEX_NONE */
+	uint64_t bytes;
+	bool in_flight;
+	bool used;
+};
+
+struct disk_issuer {
+	uint32_t disk, thread;
+	uint64_t bytes, requests;
+};
+
+struct disk_state {
+	uint64_t dev;
+	uint32_t vertex;
+	int64_t in_flight;
+	int64_t busy_since;
+};
+
+struct disk_tracker {
+	struct disk_request *req;      /* open addressing on (dev, sector) */
+	size_t req_cap, req_used;
+	struct disk_state *disks;
+	size_t n_disks, cap_disks;
+	struct disk_issuer *issuers;
+	size_t n_issuers, cap_issuers;
+	char **names;                  /* dev -> name from the statedump, parallel arrays */
+	uint64_t *name_devs;
+	size_t n_names;
+	uint64_t unmatched_completions;
+	bool oom;
+};
+
+void disk_init(struct disk_tracker *d);
+void disk_fini(struct disk_tracker *d);
+
+/* The disk's vertex ("disk:vda", or "disk:MAJ:MIN" until a name is known). */
+uint32_t disk_vertex(struct disk_tracker *d, struct vertex_table *vt, uint64_t dev);
+void disk_set_name(struct disk_tracker *d, struct vertex_table *vt, uint64_t dev,
+		   const char *name);
+
+/* A request was queued (insert) or handed to the device (issue). */
+void disk_request_insert(struct disk_tracker *d, uint64_t dev, uint64_t sector,
+			 uint64_t bytes, uint32_t issuer);
+void disk_request_issue(struct disk_tracker *d, struct vertex_table *vt, int64_t ts,
+			uint64_t dev, uint64_t sector, uint64_t bytes, uint32_t issuer);
+/* Returns the disk's vertex (VERTEX_NONE if unknown). */
+uint32_t disk_request_complete(struct disk_tracker *d, struct vertex_table *vt,
+			       int64_t ts, uint64_t dev, uint64_t sector);
+
+/* Close busy periods at end and add the idle-time edges disk -> issuer. */
+void disk_finish(struct disk_tracker *d, struct vertex_table *vt,
+		 struct edge_map *edges, int64_t begin, int64_t end);
+
+#endif /* WPERF_DISK_H */

@@ -1,0 +1,142 @@
+/*
+ * edges.c — the edge map (see edges.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "edges.h"
+
+void edges_init(struct edge_map *m)
+{
+	memset(m, 0, sizeof *m);
+}
+
+void edges_fini(struct edge_map *m)
+{
+	free(m->e);
+	free(m->slots);
+	memset(m, 0, sizeof *m);
+}
+
+static size_t pair_slot(uint32_t from, uint32_t to, size_t n_slots)
+{
+	uint64_t key = ((uint64_t)from << 32) | to;
+
+	key *= 0x9E3779B97F4A7C15ull;
+	return (size_t)(key >> 20) & (n_slots - 1);
+}
+
+static bool rehash(struct edge_map *m)
+{
+	size_t n_slots = m->n_slots ? m->n_slots * 2 : 1024;
+	size_t *slots = calloc(n_slots, sizeof *slots);
+
+	if (!slots)
+		return false;
+	for (size_t i = 0; i < m->n; i++) {
+		size_t s = pair_slot(m->e[i].from, m->e[i].to, n_slots);
+
+		while (slots[s])
+			s = (s + 1) & (n_slots - 1);
+		slots[s] = i + 1;
+	}
+	free(m->slots);
+	m->slots = slots;
+	m->n_slots = n_slots;
+	return true;
+}
+
+static size_t append_edge(struct edge_map *m, uint32_t from, uint32_t to)
+{
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 256;
+		struct wperf_edge *e = realloc(m->e, cap * sizeof *e);
+
+		if (!e)
+			return EDGE_NONE;
+		m->e = e;
+		m->cap = cap;
+	}
+	memset(&m->e[m->n], 0, sizeof m->e[m->n]);
+	m->e[m->n].from = from;
+	m->e[m->n].to = to;
+	return m->n++;
+}
+
+size_t edges_get(struct edge_map *m, uint32_t from, uint32_t to)
+{
+	if ((m->n + 1) * 2 > m->n_slots && !rehash(m)) {
+		m->oom = true;
+		return EDGE_NONE;
+	}
+	size_t s = pair_slot(from, to, m->n_slots);
+
+	for (; m->slots[s]; s = (s + 1) & (m->n_slots - 1)) {
+		struct wperf_edge *e = &m->e[m->slots[s] - 1];
+
+		if (e->from == from && e->to == to)
+			return m->slots[s] - 1;
+	}
+	size_t idx = append_edge(m, from, to);
+
+	if (idx == EDGE_NONE) {
+		m->oom = true;
+		return EDGE_NONE;
+	}
+	m->slots[s] = idx + 1;
+	return idx;
+}
+
+unsigned edges_hist_bucket(int64_t ns)
+{
+	unsigned b = 0;
+
+	while (ns > 1 && b < WPERF_HIST_BUCKETS - 1) {
+		ns >>= 1;
+		b++;
+	}
+	return b;
+}
+
+void edges_add_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t duration)
+{
+	size_t i = edges_get(m, from, to);
+
+	if (i == EDGE_NONE)
+		return;
+	m->e[i].weight_ns += duration;
+	m->e[i].direct_ns += duration;
+	m->e[i].count++;
+	m->e[i].hist[edges_hist_bucket(duration)]++;
+}
+
+void edges_add_cascade(struct edge_map *m, uint32_t from, uint32_t to, int64_t amount)
+{
+	size_t i = edges_get(m, from, to);
+
+	if (i != EDGE_NONE)
+		m->e[i].weight_ns += amount;
+}
+
+static int by_pair(const void *a, const void *b)
+{
+	const struct wperf_edge *x = a, *y = b;
+
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	return 0;
+}
+
+void edges_take_sorted(struct edge_map *m, struct wperf_edge **out, size_t *n)
+{
+	qsort(m->e, m->n, sizeof *m->e, by_pair);
+	*out = m->e;
+	*n = m->n;
+	m->e = NULL;
+	m->n = m->cap = 0;
+	free(m->slots);
+	m->slots = NULL;
+	m->n_slots = 0;
+}

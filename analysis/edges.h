@@ -1,0 +1,42 @@
+/*
+ * edges.h — the edge map: one struct wperf_edge per (waiter, waited-for)
+ * pair, found by hashing the pair. Edges are addressed by index because
+ * the array grows.
+ */
+#ifndef WPERF_EDGES_H
+#define WPERF_EDGES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wperf/graph.h"
+
+#define EDGE_NONE SIZE_MAX
+
+struct edge_map {
+	struct wperf_edge *e;
+	size_t n, cap;
+	size_t *slots;      /* index + 1 into e; 0 = empty */
+	size_t n_slots;
+	bool oom;
+};
+
+void edges_init(struct edge_map *m);
+void edges_fini(struct edge_map *m);
+
+/* The edge from -> to, created with zero weight on first use. */
+size_t edges_get(struct edge_map *m, uint32_t from, uint32_t to);
+
+/* A wait of `duration` ns: direct weight, count and histogram. */
+void edges_add_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t duration);
+/* Weight that reaches the edge by cascade only. */
+void edges_add_cascade(struct edge_map *m, uint32_t from, uint32_t to, int64_t amount);
+
+/* Move the edges out, sorted by (from, to). The map is left empty. */
+void edges_take_sorted(struct edge_map *m, struct wperf_edge **out, size_t *n);
+
+/* log2 bucket of a duration in ns, clamped to the histogram. */
+unsigned edges_hist_bucket(int64_t ns);
+
+#endif /* WPERF_EDGES_H */

@@ -1,0 +1,653 @@
+/*
+ * sched.c — thread state and per-CPU context (see sched.h).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched.h"
+
+#define MAX_CPUS 65536
+
+/* prev_state bits (kernels >= 4.14; older kernels agree on these). */
+#define STATE_EXIT_DEAD   16
+#define STATE_EXIT_ZOMBIE 32
+
+void sched_init(struct sched *s, struct vertex_table *vt, struct disk_tracker *disks,
+		struct wperf_quality *q, segment_sink sink, void *sink_data)
+{
+	memset(s, 0, sizeof *s);
+	s->vt = vt;
+	s->disks = disks;
+	s->quality = q;
+	s->sink = sink;
+	s->sink_data = sink_data;
+}
+
+void sched_fini(struct sched *s)
+{
+	free(s->th);
+	free(s->cpus);
+	memset(s, 0, sizeof *s);
+}
+
+/* ---- lookups ---- */
+
+static struct sched_thread *thread_of(struct sched *s, uint32_t v)
+{
+	if (v >= s->n_th) {
+		size_t n = s->n_th ? s->n_th : 256;
+
+		while (n <= v)
+			n *= 2;
+		struct sched_thread *th = realloc(s->th, n * sizeof *th);
+
+		if (!th) {
+			s->oom = true;
+			return NULL;
+		}
+		memset(th + s->n_th, 0, (n - s->n_th) * sizeof *th);
+		s->th = th;
+		s->n_th = n;
+	}
+	return &s->th[v];
+}
+
+static struct cpu_ctx *cpu_of(struct sched *s, int cpu, int64_t ts)
+{
+	size_t i = (cpu < 0 || cpu >= MAX_CPUS) ? 0 : (size_t)cpu + 1;
+
+	if (i >= s->n_cpus) {
+		size_t n = s->n_cpus ? s->n_cpus : 8;
+
+		while (n <= i)
+			n *= 2;
+		struct cpu_ctx *c = realloc(s->cpus, n * sizeof *c);
+
+		if (!c) {
+			s->oom = true;
+			return NULL;
+		}
+		memset(c + s->n_cpus, 0, (n - s->n_cpus) * sizeof *c);
+		for (size_t j = s->n_cpus; j < n; j++) {
+			c[j].current_tid = -1;
+			c[j].last_disk = VERTEX_NONE;
+		}
+		s->cpus = c;
+		s->n_cpus = n;
+	}
+	struct cpu_ctx *c = &s->cpus[i];
+
+	if (!c->seen) {
+		c->seen = true;
+		c->first_ts = ts;
+	}
+	return c;
+}
+
+/* The live vertex of tid, created (state unknown) on first sight. */
+static uint32_t thread_vertex(struct sched *s, int64_t tid)
+{
+	uint32_t v = vt_find_thread(s->vt, tid);
+
+	if (v == VERTEX_NONE) {
+		v = vt_new_thread(s->vt, tid);
+		if (v != VERTEX_NONE && !thread_of(s, v))
+			return VERTEX_NONE;
+	}
+	return v;
+}
+
+/* ---- segments ---- */
+
+static void emit(struct sched *s, uint32_t v, enum wperf_segment_state state,
+		 int64_t start, int64_t end, uint32_t waker)
+{
+	struct wperf_vertex *vx = vt_get(s->vt, v);
+
+	if (end > vx->last_ts)
+		vx->last_ts = end;
+	if (end <= start)
+		return;
+	struct closed_segment seg = { v, state, start, end, waker };
+
+	s->sink(s->sink_data, &seg);
+}
+
+/* Close the segment of the state v is in, at t. waker: for waits. */
+static void leave_state(struct sched *s, uint32_t v, int64_t t, uint32_t waker)
+{
+	struct sched_thread *th = &s->th[v];
+
+	switch (th->state) {
+	case TS_RUNNING:
+		emit(s, v, WPERF_SEG_RUNNING, th->since, t, VERTEX_NONE);
+		break;
+	case TS_RUNNABLE:
+		emit(s, v, WPERF_SEG_RUNNABLE, th->since, t, VERTEX_NONE);
+		break;
+	case TS_WAITING:
+		if (waker == VERTEX_NONE)
+			waker = vt_pseudo(s->vt, WPERF_V_UNKNOWN, "unknown");
+		emit(s, v, WPERF_SEG_WAITING, th->since, t, waker);
+		break;
+	default:
+		break;
+	}
+}
+
+static void enter_state(struct sched *s, uint32_t v, enum thread_state st, int64_t t)
+{
+	s->th[v].state = (uint8_t)st;
+	s->th[v].since = t;
+}
+
+/* The thread's observed lifetime begins at t in state st. */
+static void begin_life(struct sched *s, uint32_t v, enum thread_state st, int64_t t)
+{
+	struct wperf_vertex *vx = vt_get(s->vt, v);
+
+	if (vx->first_ts < 0)
+		vx->first_ts = t;
+	if (vx->last_ts < t)
+		vx->last_ts = t;
+	if (!s->th[v].known_origin && !vx->unknown_initial_state) {
+		vx->unknown_initial_state = true;
+		s->quality->unknown_initial_threads++;
+	}
+	enter_state(s, v, st, t);
+}
+
+/* The thread is gone (exited, or its tid was reused under our eyes). */
+static void end_life(struct sched *s, uint32_t v, int64_t t)
+{
+	leave_state(s, v, t, VERTEX_NONE);
+	s->th[v].state = TS_DEAD;
+	vt_forget_tid(s->vt, vt_get(s->vt, v)->tid, v);
+}
+
+/* ---- wakers ---- */
+
+static const char *const softirq_names[] = {
+	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL",
+	"TASKLET", "SCHED", "HRTIMER", "RCU",
+};
+
+static uint32_t named_pseudo(struct sched *s, enum wperf_vertex_kind kind, const char *name)
+{
+	return vt_pseudo(s->vt, kind, name);
+}
+
+static uint32_t learned_irq_disk(const struct sched *s, int64_t irq)
+{
+	for (size_t i = 0; i < s->n_irq_disk; i++)
+		if (s->irq_disk_map_irq[i] == (uint32_t)irq)
+			return s->irq_disk_map_disk[i];
+	return VERTEX_NONE;
+}
+
+static void learn_irq_disk(struct sched *s, int64_t irq, uint32_t disk)
+{
+	if (learned_irq_disk(s, irq) != VERTEX_NONE || s->n_irq_disk == 64)
+		return;
+	s->irq_disk_map_irq[s->n_irq_disk] = (uint32_t)irq;
+	s->irq_disk_map_disk[s->n_irq_disk++] = disk;
+}
+
+static uint32_t irq_waker(struct sched *s, const struct ctx_frame *f)
+{
+	if (f->disk != VERTEX_NONE)
+		return f->disk;
+	uint32_t disk = learned_irq_disk(s, f->num);
+
+	return disk != VERTEX_NONE ? disk : f->vertex;
+}
+
+static uint32_t softirq_waker(struct sched *s, const struct cpu_ctx *c, int64_t vec)
+{
+	char name[48];
+
+	switch (vec) {
+	case WPERF_SOFTIRQ_BLOCK:
+		if (c->last_disk != VERTEX_NONE)
+			return c->last_disk;
+		break;
+	case WPERF_SOFTIRQ_NET_TX:
+	case WPERF_SOFTIRQ_NET_RX:
+		return named_pseudo(s, WPERF_V_NIC, "net");
+	case WPERF_SOFTIRQ_TIMER:
+	case WPERF_SOFTIRQ_HRTIMER:
+		return named_pseudo(s, WPERF_V_TIMER, "timer");
+	default:
+		break;
+	}
+	if (vec >= 0 && vec < (int64_t)(sizeof softirq_names / sizeof *softirq_names))
+		snprintf(name, sizeof name, "softirq:%s", softirq_names[vec]);
+	else
+		snprintf(name, sizeof name, "softirq:%" PRId64, vec);
+	return named_pseudo(s, WPERF_V_SOFTIRQ, name);
+}
+
+static uint32_t frame_waker(struct sched *s, const struct cpu_ctx *c, const struct ctx_frame *f)
+{
+	switch (f->kind) {
+	case CTX_IRQ:
+		return irq_waker(s, f);
+	case CTX_SOFTIRQ:
+		return softirq_waker(s, c, f->num);
+	default:
+		return named_pseudo(s, WPERF_V_TIMER, "timer");
+	}
+}
+
+/* Innermost frame of a kind, or NULL. */
+static const struct ctx_frame *innermost(const struct cpu_ctx *c, enum ctx_kind kind)
+{
+	for (int i = c->depth - 1; i >= 0; i--)
+		if (c->stack[i].kind == kind)
+			return &c->stack[i];
+	return NULL;
+}
+
+static uint32_t thread_waker(struct sched *s, const struct cpu_ctx *c,
+			     const struct wperf_event *ev)
+{
+	int64_t tid = ev->current_tid >= 0 ? ev->current_tid : c->current_tid;
+
+	if (tid > 0)
+		return thread_vertex(s, tid);
+	if (tid == 0)   /* the idle thread woke someone: an interrupt we did not see */
+		return named_pseudo(s, WPERF_V_IRQ, "irq:untraced");
+	return named_pseudo(s, WPERF_V_UNKNOWN, "unknown");
+}
+
+/* What ran the wakeup ev on its CPU (METHOD.md §3). */
+static uint32_t waker_of(struct sched *s, const struct cpu_ctx *c, const struct wperf_event *ev)
+{
+	if (ev->context_flags != WPERF_CTX_UNKNOWN) {
+		/* perf marks the context on every event; the frames say which. */
+		const struct ctx_frame *f;
+
+		if (ev->context_flags & WPERF_CTX_HARDIRQ) {
+			f = innermost(c, CTX_IRQ);
+			return f ? irq_waker(s, f) : named_pseudo(s, WPERF_V_IRQ, "irq:untraced");
+		}
+		if (ev->context_flags & WPERF_CTX_SOFTIRQ) {
+			f = innermost(c, CTX_SOFTIRQ);
+			if (innermost(c, CTX_TIMER))
+				return named_pseudo(s, WPERF_V_TIMER, "timer");
+			return f ? softirq_waker(s, c, f->num)
+				 : named_pseudo(s, WPERF_V_SOFTIRQ, "softirq:untraced");
+		}
+		return thread_waker(s, c, ev);
+	}
+	if (c->depth > 0)
+		return frame_waker(s, c, &c->stack[c->depth - 1]);
+	return thread_waker(s, c, ev);
+}
+
+/* ---- interrupt context ---- */
+
+static void ctx_push(struct cpu_ctx *c, struct ctx_frame f)
+{
+	if (c->depth == CTX_MAX_DEPTH)
+		c->depth = 0;   /* exits were lost: start over rather than overflow */
+	c->stack[c->depth++] = f;
+}
+
+static void ctx_pop(struct cpu_ctx *c, enum ctx_kind kind)
+{
+	for (int i = c->depth - 1; i >= 0; i--) {
+		if (c->stack[i].kind == kind) {
+			c->depth = i;   /* also drops frames whose exit we missed */
+			return;
+		}
+	}
+}
+
+static void on_irq_entry(struct sched *s, struct cpu_ctx *c, const struct wperf_event *ev)
+{
+	char name[128];
+
+	snprintf(name, sizeof name, "irq:%" PRId64 ":%s", ev->u.irq.irq,
+		 ev->u.irq.name ? ev->u.irq.name : "?");
+	ctx_push(c, (struct ctx_frame){
+		.kind = CTX_IRQ, .num = ev->u.irq.irq,
+		.vertex = named_pseudo(s, WPERF_V_IRQ, name), .disk = VERTEX_NONE });
+}
+
+/* ---- scheduler events ---- */
+
+static bool preempted_or_running(int64_t prev_state)
+{
+	/* 0 = running; 256 (>= 4.14) or TASK_STATE_MAX 1024/2048 (4.4-4.13)
+	 * mark preemption: no sleeping bit in the low byte. */
+	return (prev_state & 0xFF) == 0;
+}
+
+static void switch_out(struct sched *s, struct cpu_ctx *c, const struct wperf_event *ev)
+{
+	uint32_t v = thread_vertex(s, ev->u.sw.prev_tid);
+	int64_t t = ev->ts;
+
+	if (v == VERTEX_NONE)
+		return;
+	struct sched_thread *th = &s->th[v];
+
+	if (ev->u.sw.prev_comm)
+		vt_set_comm(s->vt, v, ev->u.sw.prev_comm);
+	switch (th->state) {
+	case TS_UNKNOWN:
+		/* Running since this CPU's first event if nothing ran before. */
+		begin_life(s, v, TS_RUNNING, c->current_tid < 0 ? c->first_ts : t);
+		break;
+	case TS_RUNNING:
+		break;
+	case TS_WAITING:
+		if (!th->inferred)
+			s->quality->waits_without_wakeup++;
+		/* fall through */
+	default:
+		if (!th->inferred)
+			s->quality->state_mismatches++;
+		break;
+	}
+	leave_state(s, v, t, VERTEX_NONE);
+	th->inferred = false;
+	if (th->exiting || (ev->u.sw.prev_state & (STATE_EXIT_DEAD | STATE_EXIT_ZOMBIE))) {
+		th->state = TS_DEAD;
+		vt_forget_tid(s->vt, ev->u.sw.prev_tid, v);
+	} else {
+		enter_state(s, v, preempted_or_running(ev->u.sw.prev_state)
+				? TS_RUNNABLE : TS_WAITING, t);
+	}
+}
+
+static void switch_in(struct sched *s, const struct wperf_event *ev)
+{
+	uint32_t v = thread_vertex(s, ev->u.sw.next_tid);
+	int64_t t = ev->ts;
+
+	if (v == VERTEX_NONE)
+		return;
+	struct sched_thread *th = &s->th[v];
+
+	if (ev->u.sw.next_comm)
+		vt_set_comm(s->vt, v, ev->u.sw.next_comm);
+	switch (th->state) {
+	case TS_UNKNOWN:
+		begin_life(s, v, TS_RUNNING, t);
+		return;
+	case TS_RUNNABLE:
+		break;
+	case TS_WAITING:     /* its wakeup was lost */
+		if (!th->inferred)
+			s->quality->waits_without_wakeup++;
+		break;
+	default:             /* already running elsewhere: a switch-out was lost */
+		if (!th->inferred)
+			s->quality->state_mismatches++;
+		break;
+	}
+	leave_state(s, v, t, VERTEX_NONE);
+	th->inferred = false;
+	enter_state(s, v, TS_RUNNING, t);
+}
+
+static void on_switch(struct sched *s, struct cpu_ctx *c, const struct wperf_event *ev)
+{
+	s->switches++;
+	c->depth = 0;   /* the scheduler never runs in interrupt context */
+	if (ev->u.sw.prev_tid > 0)
+		switch_out(s, c, ev);
+	if (ev->u.sw.next_tid > 0)
+		switch_in(s, ev);
+	c->current_tid = ev->u.sw.next_tid;
+}
+
+static void on_wakeup(struct sched *s, struct cpu_ctx *c, const struct wperf_event *ev)
+{
+	/* sched_wakeup repeats what sched_waking said, later and on the
+	 * target CPU: use it only on kernels without sched_waking. */
+	if (!ev->u.wake.waking && s->quality->has_waking)
+		return;
+	if (ev->u.wake.waking)
+		s->quality->has_waking = true;
+	s->wakeups++;
+	if (ev->u.wake.tid <= 0)
+		return;
+	uint32_t v = thread_vertex(s, ev->u.wake.tid);
+
+	if (v == VERTEX_NONE)
+		return;
+	switch (s->th[v].state) {
+	case TS_WAITING: {
+		/* May create the waker's vertex, moving s->th: no pointer kept. */
+		uint32_t waker = waker_of(s, c, ev);
+
+		if (waker == v)   /* cannot wake oneself: the context is stale */
+			waker = named_pseudo(s, WPERF_V_UNKNOWN, "unknown");
+		leave_state(s, v, ev->ts, waker);
+		enter_state(s, v, TS_RUNNABLE, ev->ts);
+		s->th[v].inferred = false;
+		break;
+	}
+	case TS_UNKNOWN:
+		begin_life(s, v, TS_RUNNABLE, ev->ts);
+		break;
+	default:
+		s->quality->unmatched_wakeups++;
+		break;
+	}
+}
+
+static void on_wakeup_new(struct sched *s, const struct wperf_event *ev)
+{
+	uint32_t v = thread_vertex(s, ev->u.wake.tid);
+
+	if (v == VERTEX_NONE || s->th[v].state != TS_UNKNOWN)
+		return;
+	s->th[v].known_origin = true;
+	if (ev->u.wake.comm)
+		vt_set_comm(s->vt, v, ev->u.wake.comm);
+	begin_life(s, v, TS_RUNNABLE, ev->ts);
+}
+
+static void on_fork(struct sched *s, const struct wperf_event *ev)
+{
+	int64_t tid = ev->u.fork.child_tid;
+	uint32_t v;
+
+	if (ev->u.fork.parent_tid > 0 && ev->u.fork.parent_pid > 0) {
+		uint32_t p = thread_vertex(s, ev->u.fork.parent_tid);
+
+		if (p != VERTEX_NONE)
+			vt_get(s->vt, p)->pid = ev->u.fork.parent_pid;
+	}
+	if (tid <= 0)
+		return;
+	v = vt_find_thread(s->vt, tid);
+	if (v != VERTEX_NONE && vt_get(s->vt, v)->first_ts >= 0) {
+		/* The tid is reused by a new thread: the old one is over. */
+		end_life(s, v, ev->ts);
+		v = VERTEX_NONE;
+	}
+	if (v == VERTEX_NONE)
+		v = thread_vertex(s, tid);
+	if (v == VERTEX_NONE)
+		return;
+	s->th[v].known_origin = true;
+	vt_get(s->vt, v)->pid = ev->u.fork.child_pid > 0 ? ev->u.fork.child_pid : tid;
+	if (ev->u.fork.child_comm)
+		vt_set_comm(s->vt, v, ev->u.fork.child_comm);
+}
+
+static void on_task(struct sched *s, const struct wperf_event *ev)
+{
+	uint32_t v = vt_find_thread(s->vt, ev->u.task.tid);
+
+	if (v == VERTEX_NONE || ev->u.task.tid <= 0)
+		return;
+	switch (ev->type) {
+	case WPERF_EV_EXEC:
+		if (ev->u.task.comm)
+			vt_set_comm(s->vt, v, ev->u.task.comm);
+		break;
+	case WPERF_EV_EXIT:
+		s->th[v].exiting = true;
+		break;
+	default: /* FREE: the tid may now be reused; close what is open. */
+		end_life(s, v, ev->ts);
+		break;
+	}
+}
+
+static void on_statedump(struct sched *s, const struct wperf_event *ev)
+{
+	int64_t tid = ev->u.statedump.tid;
+
+	if (tid <= 0)
+		return;
+	uint32_t v = thread_vertex(s, tid);
+
+	if (v == VERTEX_NONE)
+		return;
+	struct wperf_vertex *vx = vt_get(s->vt, v);
+
+	if (ev->u.statedump.pid > 0)
+		vx->pid = ev->u.statedump.pid;
+	if (ev->u.statedump.name && !vx->comm)
+		vt_set_comm(s->vt, v, ev->u.statedump.name);
+	if (s->th[v].state != TS_UNKNOWN || vx->first_ts >= 0)
+		return;   /* we already follow it: events beat the dump */
+	s->th[v].known_origin = true;
+	s->th[v].inferred = true;
+	switch (ev->u.statedump.status) {
+	case WPERF_STATEDUMP_WAIT:
+		begin_life(s, v, TS_WAITING, ev->ts);
+		break;
+	case WPERF_STATEDUMP_WAIT_CPU:
+		begin_life(s, v, TS_RUNNABLE, ev->ts);
+		break;
+	case WPERF_STATEDUMP_RUN:
+		begin_life(s, v, TS_RUNNING, ev->ts);
+		break;
+	default:
+		break;
+	}
+}
+
+void sched_event(struct sched *s, const struct wperf_event *ev)
+{
+	struct cpu_ctx *c = cpu_of(s, ev->cpu, ev->ts);
+
+	if (!c)
+		return;
+	switch (ev->type) {
+	case WPERF_EV_SWITCH:
+		on_switch(s, c, ev);
+		break;
+	case WPERF_EV_WAKEUP:
+		on_wakeup(s, c, ev);
+		break;
+	case WPERF_EV_WAKEUP_NEW:
+		on_wakeup_new(s, ev);
+		break;
+	case WPERF_EV_FORK:
+		on_fork(s, ev);
+		break;
+	case WPERF_EV_EXEC:
+	case WPERF_EV_EXIT:
+	case WPERF_EV_FREE:
+		on_task(s, ev);
+		break;
+	case WPERF_EV_IRQ_ENTRY:
+		on_irq_entry(s, c, ev);
+		break;
+	case WPERF_EV_IRQ_EXIT:
+		ctx_pop(c, CTX_IRQ);
+		break;
+	case WPERF_EV_SOFTIRQ_ENTRY:
+		ctx_push(c, (struct ctx_frame){ .kind = CTX_SOFTIRQ, .num = ev->u.softirq.vec,
+						.vertex = VERTEX_NONE, .disk = VERTEX_NONE });
+		break;
+	case WPERF_EV_SOFTIRQ_EXIT:
+		ctx_pop(c, CTX_SOFTIRQ);
+		break;
+	case WPERF_EV_TIMER_ENTRY:
+		ctx_push(c, (struct ctx_frame){ .kind = CTX_TIMER,
+						.vertex = VERTEX_NONE, .disk = VERTEX_NONE });
+		break;
+	case WPERF_EV_TIMER_EXIT:
+		ctx_pop(c, CTX_TIMER);
+		break;
+	case WPERF_EV_STATEDUMP_PROCESS:
+		on_statedump(s, ev);
+		break;
+	default:
+		break;
+	}
+}
+
+void sched_block_completed(struct sched *s, const struct wperf_event *ev, uint32_t disk)
+{
+	struct cpu_ctx *c = cpu_of(s, ev->cpu, ev->ts);
+
+	if (!c || disk == VERTEX_NONE)
+		return;
+	c->last_disk = disk;
+	for (int i = c->depth - 1; i >= 0; i--) {
+		if (c->stack[i].kind == CTX_IRQ) {
+			c->stack[i].disk = disk;
+			learn_irq_disk(s, c->stack[i].num, disk);
+			break;
+		}
+	}
+}
+
+uint32_t sched_current_thread(struct sched *s, const struct wperf_event *ev, int64_t tid)
+{
+	struct cpu_ctx *c;
+
+	if (tid <= 0)
+		tid = ev->current_tid;
+	if (tid <= 0 && (c = cpu_of(s, ev->cpu, ev->ts)))
+		tid = c->current_tid;
+	return tid > 0 ? thread_vertex(s, tid) : VERTEX_NONE;
+}
+
+void sched_lost_events(struct sched *s, int cpu)
+{
+	for (size_t i = 0; i < s->n_cpus; i++) {
+		if (cpu >= 0 && i != (size_t)cpu + 1)
+			continue;
+		s->cpus[i].current_tid = -1;
+		s->cpus[i].depth = 0;
+		s->cpus[i].last_disk = VERTEX_NONE;
+	}
+}
+
+void sched_finish(struct sched *s, int64_t end)
+{
+	for (size_t v = 0; v < s->n_th && v < s->vt->n; v++) {
+		struct sched_thread *th = &s->th[v];
+
+		if (th->state == TS_WAITING)
+			s->quality->waits_open_at_end++;
+		if (th->state == TS_RUNNING || th->state == TS_RUNNABLE || th->state == TS_WAITING) {
+			leave_state(s, (uint32_t)v, end, VERTEX_NONE);
+			enter_state(s, (uint32_t)v, th->state, end);
+		}
+	}
+}
+
+int64_t sched_oldest_open_wait(const struct sched *s)
+{
+	int64_t oldest = INT64_MAX;
+
+	for (size_t v = 0; v < s->n_th; v++)
+		if (s->th[v].state == TS_WAITING && s->th[v].since < oldest)
+			oldest = s->th[v].since;
+	return oldest;
+}

@@ -1,0 +1,107 @@
+/*
+ * sched.h — thread state and per-CPU context (METHOD.md §3).
+ *
+ * Follows every thread through running / runnable / waiting from the
+ * scheduler events, and every CPU's current thread and interrupt context
+ * (hard irq, softirq vector, timer expiry), so that each wakeup names its
+ * waker: the interrupt, the disk, the timer, or the thread that ran it.
+ * Each time a thread leaves a state, the segment it spent there is handed
+ * to the segment sink; nothing here weighs or stores segments.
+ */
+#ifndef WPERF_SCHED_H
+#define WPERF_SCHED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wperf/analysis.h"
+#include "wperf/event.h"
+#include "disk.h"
+#include "vertex.h"
+
+enum thread_state {
+	TS_UNKNOWN,     /* not yet seen doing anything we can interpret */
+	TS_RUNNING,
+	TS_RUNNABLE,
+	TS_WAITING,
+	TS_DEAD,
+};
+
+struct sched_thread {
+	uint8_t state;          /* enum thread_state */
+	bool exiting;           /* sched_process_exit seen */
+	bool inferred;          /* state guessed (statedump, first sight): no mismatch counting */
+	bool known_origin;      /* born in the trace or described by the statedump */
+	int64_t since;          /* when the current state began */
+};
+
+#define CTX_MAX_DEPTH 8
+
+enum ctx_kind { CTX_IRQ, CTX_SOFTIRQ, CTX_TIMER };
+
+struct ctx_frame {
+	uint8_t kind;           /* enum ctx_kind */
+	int64_t num;            /* irq number or softirq vector */
+	uint32_t vertex;        /* irq: the irq vertex */
+	uint32_t disk;          /* irq: disk whose request completed in this handler */
+};
+
+struct cpu_ctx {
+	bool seen;
+	int64_t first_ts;
+	int64_t current_tid;    /* -1: unknown (start of trace, after lost events) */
+	struct ctx_frame stack[CTX_MAX_DEPTH];
+	int depth;
+	uint32_t last_disk;     /* disk of the last completion on this CPU */
+};
+
+struct closed_segment {
+	uint32_t vertex;
+	enum wperf_segment_state state;
+	int64_t start, end;
+	uint32_t waker;         /* waiting only */
+};
+
+typedef void (*segment_sink)(void *data, const struct closed_segment *seg);
+
+struct sched {
+	struct vertex_table *vt;
+	struct disk_tracker *disks;
+	struct wperf_quality *quality;
+	segment_sink sink;
+	void *sink_data;
+
+	struct sched_thread *th;      /* by vertex id */
+	size_t n_th;
+	struct cpu_ctx *cpus;         /* by CPU number; [0] is CPU "unknown" */
+	size_t n_cpus;
+	uint32_t irq_disk_map_irq[64], irq_disk_map_disk[64]; /* irq line -> disk learned */
+	size_t n_irq_disk;
+	uint64_t switches, wakeups;
+	bool oom;
+};
+
+void sched_init(struct sched *s, struct vertex_table *vt, struct disk_tracker *disks,
+		struct wperf_quality *q, segment_sink sink, void *sink_data);
+void sched_fini(struct sched *s);
+
+/* Scheduler, interrupt and statedump events (block issue is disk.h's). */
+void sched_event(struct sched *s, const struct wperf_event *ev);
+
+/* A block request completed on ev->cpu: remember the disk for the waker. */
+void sched_block_completed(struct sched *s, const struct wperf_event *ev, uint32_t disk);
+
+/* The thread an I/O request is attributed to, VERTEX_NONE if unknown. */
+uint32_t sched_current_thread(struct sched *s, const struct wperf_event *ev, int64_t tid);
+
+/* Events were lost on cpu (-1: anywhere): forget what we believed about it. */
+void sched_lost_events(struct sched *s, int cpu);
+
+/* Close every open segment at `end` (waits end with the `unknown` waker). */
+void sched_finish(struct sched *s, int64_t end);
+
+/* Earliest start of a wait still open (INT64_MAX if none). */
+int64_t sched_oldest_open_wait(const struct sched *s);
+
+#endif /* WPERF_SCHED_H */

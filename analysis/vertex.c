@@ -1,0 +1,214 @@
+/*
+ * vertex.c — the vertex table (see vertex.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "vertex.h"
+
+#define TID_EMPTY INT64_MIN
+#define TID_TOMBSTONE (INT64_MIN + 1)
+
+void vt_init(struct vertex_table *t)
+{
+	memset(t, 0, sizeof *t);
+}
+
+void vt_fini(struct vertex_table *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->v[i].name);
+		free(t->v[i].comm);
+	}
+	free(t->v);
+	free(t->tid_keys);
+	free(t->tid_vals);
+	free(t->pseudo);
+	memset(t, 0, sizeof *t);
+}
+
+static size_t tid_slot(int64_t tid, size_t cap)
+{
+	uint64_t h = (uint64_t)tid * 0x9E3779B97F4A7C15ull;
+	return (size_t)(h >> 17) & (cap - 1);
+}
+
+uint32_t vt_find_thread(const struct vertex_table *t, int64_t tid)
+{
+	if (!t->tid_cap)
+		return VERTEX_NONE;
+	for (size_t i = tid_slot(tid, t->tid_cap);; i = (i + 1) & (t->tid_cap - 1)) {
+		if (t->tid_keys[i] == tid)
+			return t->tid_vals[i];
+		if (t->tid_keys[i] == TID_EMPTY)
+			return VERTEX_NONE;
+	}
+}
+
+static void tid_insert_raw(int64_t *keys, uint32_t *vals, size_t cap,
+			   int64_t tid, uint32_t id)
+{
+	size_t i = tid_slot(tid, cap);
+
+	while (keys[i] != TID_EMPTY && keys[i] != TID_TOMBSTONE && keys[i] != tid)
+		i = (i + 1) & (cap - 1);
+	keys[i] = tid;
+	vals[i] = id;
+}
+
+/* Rebuild the index at twice the live size, dropping tombstones. */
+static bool tid_grow(struct vertex_table *t)
+{
+	size_t cap = t->tid_cap ? t->tid_cap * 2 : 256;
+	int64_t *keys = malloc(cap * sizeof *keys);
+	uint32_t *vals = malloc(cap * sizeof *vals);
+
+	if (!keys || !vals) {
+		free(keys);
+		free(vals);
+		return false;
+	}
+	for (size_t i = 0; i < cap; i++)
+		keys[i] = TID_EMPTY;
+	t->tid_used = 0;
+	for (size_t i = 0; i < t->tid_cap; i++) {
+		if (t->tid_keys[i] != TID_EMPTY && t->tid_keys[i] != TID_TOMBSTONE) {
+			tid_insert_raw(keys, vals, cap, t->tid_keys[i], t->tid_vals[i]);
+			t->tid_used++;
+		}
+	}
+	free(t->tid_keys);
+	free(t->tid_vals);
+	t->tid_keys = keys;
+	t->tid_vals = vals;
+	t->tid_cap = cap;
+	return true;
+}
+
+static uint32_t append_vertex(struct vertex_table *t, enum wperf_vertex_kind kind)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 256;
+		struct wperf_vertex *v = realloc(t->v, cap * sizeof *v);
+
+		if (!v) {
+			t->oom = true;
+			return VERTEX_NONE;
+		}
+		t->v = v;
+		t->cap = cap;
+	}
+	struct wperf_vertex *v = &t->v[t->n];
+
+	memset(v, 0, sizeof *v);
+	v->id = (uint32_t)t->n;
+	v->kind = kind;
+	v->tid = v->pid = -1;
+	v->first_ts = v->last_ts = -1;
+	return (uint32_t)t->n++;
+}
+
+/* Point an indexed tid at a new vertex; false when tid is not indexed. */
+static bool replace_live_tid(struct vertex_table *t, int64_t tid, uint32_t id)
+{
+	for (size_t i = tid_slot(tid, t->tid_cap);; i = (i + 1) & (t->tid_cap - 1)) {
+		if (t->tid_keys[i] == tid) {
+			t->tid_vals[i] = id;
+			return true;
+		}
+		if (t->tid_keys[i] == TID_EMPTY)
+			return false;
+	}
+}
+
+uint32_t vt_new_thread(struct vertex_table *t, int64_t tid)
+{
+	if ((t->tid_used + 1) * 2 > t->tid_cap && !tid_grow(t)) {
+		t->oom = true;
+		return VERTEX_NONE;
+	}
+	uint32_t id = append_vertex(t, WPERF_V_THREAD);
+
+	if (id == VERTEX_NONE)
+		return id;
+	t->v[id].tid = tid;
+	if (!replace_live_tid(t, tid, id)) {
+		tid_insert_raw(t->tid_keys, t->tid_vals, t->tid_cap, tid, id);
+		t->tid_used++;
+	}
+	return id;
+}
+
+void vt_forget_tid(struct vertex_table *t, int64_t tid, uint32_t id)
+{
+	if (!t->tid_cap)
+		return;
+	for (size_t i = tid_slot(tid, t->tid_cap);; i = (i + 1) & (t->tid_cap - 1)) {
+		if (t->tid_keys[i] == TID_EMPTY)
+			return;
+		if (t->tid_keys[i] == tid) {
+			if (t->tid_vals[i] == id)
+				t->tid_keys[i] = TID_TOMBSTONE;
+			return;
+		}
+	}
+}
+
+uint32_t vt_pseudo(struct vertex_table *t, enum wperf_vertex_kind kind,
+		   const char *name)
+{
+	for (size_t i = 0; i < t->n_pseudo; i++) {
+		struct wperf_vertex *v = &t->v[t->pseudo[i]];
+
+		if (v->kind == kind && strcmp(v->name, name) == 0)
+			return v->id;
+	}
+	if (t->n_pseudo == t->cap_pseudo) {
+		size_t cap = t->cap_pseudo ? t->cap_pseudo * 2 : 16;
+		uint32_t *p = realloc(t->pseudo, cap * sizeof *p);
+
+		if (!p) {
+			t->oom = true;
+			return VERTEX_NONE;
+		}
+		t->pseudo = p;
+		t->cap_pseudo = cap;
+	}
+	uint32_t id = append_vertex(t, kind);
+
+	if (id == VERTEX_NONE)
+		return id;
+	t->v[id].name = strdup(name);
+	if (!t->v[id].name) {
+		t->n--;
+		t->oom = true;
+		return VERTEX_NONE;
+	}
+	t->pseudo[t->n_pseudo++] = id;
+	return id;
+}
+
+static void replace_string(struct vertex_table *t, char **slot, const char *s)
+{
+	if (!s || (*slot && strcmp(*slot, s) == 0))
+		return;
+	char *copy = strdup(s);
+
+	if (!copy) {
+		t->oom = true;
+		return;
+	}
+	free(*slot);
+	*slot = copy;
+}
+
+void vt_set_name(struct vertex_table *t, uint32_t id, const char *name)
+{
+	replace_string(t, &t->v[id].name, name);
+}
+
+void vt_set_comm(struct vertex_table *t, uint32_t id, const char *comm)
+{
+	replace_string(t, &t->v[id].comm, comm);
+	replace_string(t, &t->v[id].name, comm);
+}

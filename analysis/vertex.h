@@ -1,0 +1,55 @@
+/*
+ * vertex.h — the vertex table: every thread and pseudo-thread the analysis
+ * has met, addressed by a dense id (the index into the table).
+ *
+ * Threads are found by tid among the *live* threads; a tid reused after its
+ * thread ended gets a new vertex (tc-many-threads reuses thousands). Pseudo
+ * vertices (disks, interrupts, timer, unknown, ...) are found by name.
+ * Ids are stable; pointers into the table are not (it grows).
+ */
+#ifndef WPERF_VERTEX_H
+#define WPERF_VERTEX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wperf/graph.h"
+
+#define VERTEX_NONE UINT32_MAX
+
+struct vertex_table {
+	struct wperf_vertex *v;
+	size_t n, cap;
+	/* tid -> live thread vertex: open addressing, linear probing. */
+	int64_t *tid_keys;
+	uint32_t *tid_vals;
+	size_t tid_cap, tid_used;   /* used counts tombstones too */
+	/* Pseudo vertices are few (disks, irq lines): a plain list. */
+	uint32_t *pseudo;
+	size_t n_pseudo, cap_pseudo;
+	bool oom;                   /* an allocation failed: results incomplete */
+};
+
+void vt_init(struct vertex_table *t);
+void vt_fini(struct vertex_table *t);       /* frees what was not moved out */
+
+static inline struct wperf_vertex *vt_get(struct vertex_table *t, uint32_t id)
+{
+	return &t->v[id];
+}
+
+/* The live thread with this tid, or VERTEX_NONE. */
+uint32_t vt_find_thread(const struct vertex_table *t, int64_t tid);
+/* A new vertex for tid, replacing any live one in the tid index. */
+uint32_t vt_new_thread(struct vertex_table *t, int64_t tid);
+/* The thread no longer owns its tid (it ended); its vertex stays. */
+void vt_forget_tid(struct vertex_table *t, int64_t tid, uint32_t id);
+/* The pseudo vertex of that kind and name, created on first use. */
+uint32_t vt_pseudo(struct vertex_table *t, enum wperf_vertex_kind kind,
+		   const char *name);
+/* Replace a vertex's name or comm (copied). */
+void vt_set_name(struct vertex_table *t, uint32_t id, const char *name);
+void vt_set_comm(struct vertex_table *t, uint32_t id, const char *comm);
+
+#endif /* WPERF_VERTEX_H */

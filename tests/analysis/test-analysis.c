@@ -1,0 +1,344 @@
+/*
+ * test-analysis.c — the streaming analysis on hand-built event sequences,
+ * with exact expected weights (METHOD.md §3-5). These drive the library
+ * directly; tests/test_scenarios.py drives the same cases through a real
+ * babeltrace2 graph.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wperf/analysis.h"
+
+#define MS 1000000LL
+
+static int failures, checks;
+
+#define CHECK_EQ(what, got, want)                                              \
+	do {                                                                   \
+		long long g_ = (long long)(got), w_ = (long long)(want);       \
+		checks++;                                                      \
+		if (g_ != w_) {                                                \
+			failures++;                                            \
+			fprintf(stderr, "FAIL %s:%d %s: got %lld, want %lld\n", \
+				__FILE__, __LINE__, what, g_, w_);             \
+		}                                                              \
+	} while (0)
+
+/* ---- building events ---- */
+
+static struct wperf_event base(enum wperf_event_type type, int64_t ts, int cpu)
+{
+	struct wperf_event ev;
+
+	memset(&ev, 0, sizeof ev);
+	ev.type = type;
+	ev.ts = ts;
+	ev.cpu = cpu;
+	ev.current_tid = -1;
+	ev.context_flags = WPERF_CTX_UNKNOWN;
+	return ev;
+}
+
+static void sw(struct wperf_analysis *a, int64_t ts, int cpu, int64_t prev,
+	       int64_t prev_state, int64_t next)
+{
+	struct wperf_event ev = base(WPERF_EV_SWITCH, ts, cpu);
+
+	ev.u.sw.prev_tid = prev;
+	ev.u.sw.prev_state = prev_state;
+	ev.u.sw.next_tid = next;
+	wperf_analysis_feed(a, &ev);
+}
+
+static void wake(struct wperf_analysis *a, int64_t ts, int cpu, int64_t tid)
+{
+	struct wperf_event ev = base(WPERF_EV_WAKEUP, ts, cpu);
+
+	ev.u.wake.tid = tid;
+	ev.u.wake.waking = true;
+	wperf_analysis_feed(a, &ev);
+}
+
+static void simple(struct wperf_analysis *a, enum wperf_event_type type,
+		   int64_t ts, int cpu, int64_t num)
+{
+	struct wperf_event ev = base(type, ts, cpu);
+
+	if (type == WPERF_EV_IRQ_ENTRY || type == WPERF_EV_IRQ_EXIT) {
+		ev.u.irq.irq = num;
+		ev.u.irq.name = type == WPERF_EV_IRQ_ENTRY ? "virtio0" : NULL;
+	} else {
+		ev.u.softirq.vec = num;
+	}
+	wperf_analysis_feed(a, &ev);
+}
+
+static void block(struct wperf_analysis *a, enum wperf_event_type type, int64_t ts,
+		  int cpu, uint64_t sector, int64_t tid)
+{
+	struct wperf_event ev = base(type, ts, cpu);
+
+	ev.u.block.dev = (253u << 20) | 0;
+	ev.u.block.sector = sector;
+	ev.u.block.nr_sector = 8;
+	ev.u.block.bytes = 4096;
+	ev.u.block.tid = tid;
+	wperf_analysis_feed(a, &ev);
+}
+
+/* ---- reading the graph ---- */
+
+static uint32_t vertex_of_tid(const struct wperf_graph *g, int64_t tid)
+{
+	for (size_t i = 0; i < g->n_vertices; i++)
+		if (g->vertices[i].kind == WPERF_V_THREAD && g->vertices[i].tid == tid)
+			return (uint32_t)i;
+	return UINT32_MAX;
+}
+
+static uint32_t vertex_named(const struct wperf_graph *g, const char *name)
+{
+	for (size_t i = 0; i < g->n_vertices; i++)
+		if (g->vertices[i].kind != WPERF_V_THREAD && strcmp(g->vertices[i].name, name) == 0)
+			return (uint32_t)i;
+	return UINT32_MAX;
+}
+
+static const struct wperf_edge *edge(const struct wperf_graph *g, uint32_t from, uint32_t to)
+{
+	for (size_t i = 0; i < g->n_edges; i++)
+		if (g->edges[i].from == from && g->edges[i].to == to)
+			return &g->edges[i];
+	return NULL;
+}
+
+static int64_t weight(const struct wperf_graph *g, int64_t from_tid, int64_t to_tid)
+{
+	const struct wperf_edge *e = edge(g, vertex_of_tid(g, from_tid), vertex_of_tid(g, to_tid));
+
+	return e ? e->weight_ns : -1;
+}
+
+static int finish(struct wperf_analysis *a, struct wperf_graph *g)
+{
+	int rc = wperf_analysis_finish(a, g);
+
+	if (rc)
+		fprintf(stderr, "finish failed: %s\n", wperf_analysis_error(a));
+	wperf_analysis_destroy(a);
+	return rc;
+}
+
+/* ---- scenarios ---- */
+
+/* METHOD.md §4, shifted by 50 ms: B waits for C over [0, 250];
+ * A waits for B over [50, 350]. A->B = 300 ms, B->C = 250 + 200 = 450 ms. */
+static void test_nested(void)
+{
+	struct wperf_analysis *a = wperf_analysis_create();
+	struct wperf_graph g;
+
+	sw(a, 0, 0, 0, 0, 2);           /* B runs on cpu 0 ... */
+	sw(a, 0, 1, 0, 0, 1);           /* A runs on cpu 1 */
+	sw(a, 0 * MS, 0, 2, 1, 3);      /* B sleeps, C runs on cpu 0 */
+	sw(a, 50 * MS, 1, 1, 1, 0);     /* A sleeps */
+	wake(a, 250 * MS, 0, 2);        /* C wakes B */
+	sw(a, 250 * MS, 0, 3, 1, 2);    /* C sleeps, B runs */
+	wake(a, 350 * MS, 0, 1);        /* B wakes A */
+	sw(a, 350 * MS, 1, 0, 0, 1);
+	sw(a, 400 * MS, 0, 2, 0, 0);
+	if (finish(a, &g)) {
+		failures++;
+		return;
+	}
+	CHECK_EQ("nested A->B", weight(&g, 1, 2), 300 * MS);
+	CHECK_EQ("nested B->C", weight(&g, 2, 3), 450 * MS);
+	CHECK_EQ("nested B->C direct", edge(&g, vertex_of_tid(&g, 2), vertex_of_tid(&g, 3))->direct_ns, 250 * MS);
+	wperf_graph_fini(&g);
+}
+
+/* A chain: A waits for B [100, 400], B for C [0, 300], C for D [200, 500]
+ * (D wakes C at 500? no: C must wake B at 300, so C is running at 300).
+ * Use: C waits for D [0, 250]; B waits for C [50, 300]; A waits for B [100, 400].
+ * m_C = B's wait on C over [50,300] (1 + m_B); m_B = 1 on [100,400] (A).
+ * A->B = 300. B->C = ∫[50,300](1 + m_B) = 250 + 200 = 450.
+ * C->D = ∫[0,250](1 + m_C): m_C = 1+m_B on [50,300]: on [0,50]: 1; [50,100]: 2;
+ * [100,250]: 3 -> 50 + 100 + 450 = 600. */
+static void test_chain(void)
+{
+	struct wperf_analysis *a = wperf_analysis_create();
+	struct wperf_graph g;
+
+	sw(a, 0, 0, 0, 0, 3);           /* C on cpu 0 */
+	sw(a, 0, 1, 0, 0, 2);           /* B on cpu 1 */
+	sw(a, 0, 2, 0, 0, 1);           /* A on cpu 2 */
+	sw(a, 0, 3, 0, 0, 4);           /* D on cpu 3 */
+	sw(a, 0 * MS, 0, 3, 1, 0);      /* C sleeps */
+	sw(a, 50 * MS, 1, 2, 1, 0);     /* B sleeps */
+	sw(a, 100 * MS, 2, 1, 1, 0);    /* A sleeps */
+	wake(a, 250 * MS, 3, 3);        /* D wakes C */
+	sw(a, 250 * MS, 0, 0, 0, 3);
+	wake(a, 300 * MS, 0, 2);        /* C wakes B */
+	sw(a, 300 * MS, 1, 0, 0, 2);
+	wake(a, 400 * MS, 1, 1);        /* B wakes A */
+	sw(a, 400 * MS, 2, 0, 0, 1);
+	sw(a, 500 * MS, 3, 4, 0, 0);
+	if (finish(a, &g)) {
+		failures++;
+		return;
+	}
+	CHECK_EQ("chain A->B", weight(&g, 1, 2), 300 * MS);
+	CHECK_EQ("chain B->C", weight(&g, 2, 3), 450 * MS);
+	CHECK_EQ("chain C->D", weight(&g, 3, 4), 600 * MS);
+	wperf_graph_fini(&g);
+}
+
+/* A wakeup inside a hard interrupt is the interrupt's, not the interrupted
+ * thread's; one inside a TIMER softirq is the timer's. */
+static void test_interrupt_wakers(void)
+{
+	struct wperf_analysis *a = wperf_analysis_create();
+	struct wperf_graph g;
+
+	sw(a, 0, 0, 0, 0, 1);           /* A on cpu 0 */
+	sw(a, 0, 1, 0, 0, 9);           /* X on cpu 1 */
+	sw(a, 0, 2, 0, 0, 2);           /* B on cpu 2 */
+	sw(a, 10 * MS, 0, 1, 1, 0);     /* A sleeps */
+	sw(a, 10 * MS, 2, 2, 1, 0);     /* B sleeps */
+	simple(a, WPERF_EV_IRQ_ENTRY, 30 * MS, 1, 24);
+	wake(a, 30 * MS, 1, 1);         /* the irq wakes A */
+	simple(a, WPERF_EV_IRQ_EXIT, 30 * MS, 1, 24);
+	simple(a, WPERF_EV_SOFTIRQ_ENTRY, 40 * MS, 1, 1);
+	wake(a, 40 * MS, 1, 2);         /* the timer wakes B */
+	simple(a, WPERF_EV_SOFTIRQ_EXIT, 40 * MS, 1, 1);
+	sw(a, 50 * MS, 1, 9, 0, 0);
+	if (finish(a, &g)) {
+		failures++;
+		return;
+	}
+	uint32_t irq = vertex_named(&g, "irq:24:virtio0"), timer = vertex_named(&g, "timer");
+	const struct wperf_edge *e1 = edge(&g, vertex_of_tid(&g, 1), irq);
+	const struct wperf_edge *e2 = edge(&g, vertex_of_tid(&g, 2), timer);
+
+	CHECK_EQ("A->irq exists", e1 != NULL, 1);
+	CHECK_EQ("B->timer exists", e2 != NULL, 1);
+	if (e1 && e2) {
+		CHECK_EQ("A->irq", e1->weight_ns, 20 * MS);
+		CHECK_EQ("B->timer", e2->weight_ns, 30 * MS);
+	}
+	CHECK_EQ("nothing waits on X", weight(&g, 1, 9), -1);
+	CHECK_EQ("B's timer wait", g.vertices[vertex_of_tid(&g, 2)].waiting_ns[WPERF_V_TIMER], 30 * MS);
+	wperf_graph_fini(&g);
+}
+
+/* W issues a 4 KiB write and waits for it; the disk completes it in its
+ * irq and wakes W. W->disk = the wait; disk->W = the disk's idle time. */
+static void test_disk(void)
+{
+	struct wperf_analysis *a = wperf_analysis_create();
+	struct wperf_graph g;
+
+	sw(a, 0, 0, 0, 0, 5);
+	block(a, WPERF_EV_BLOCK_ISSUE, 100 * MS, 0, 64, 5);
+	sw(a, 100 * MS, 0, 5, 2, 0);    /* W waits (D) */
+	simple(a, WPERF_EV_IRQ_ENTRY, 400 * MS, 1, 24);
+	block(a, WPERF_EV_BLOCK_COMPLETE, 400 * MS, 1, 64, -1);
+	wake(a, 400 * MS, 1, 5);
+	simple(a, WPERF_EV_IRQ_EXIT, 400 * MS, 1, 24);
+	sw(a, 400 * MS, 0, 0, 0, 5);
+	sw(a, 1000 * MS, 0, 5, 0, 0);
+	if (finish(a, &g)) {
+		failures++;
+		return;
+	}
+	uint32_t w = vertex_of_tid(&g, 5), disk = vertex_named(&g, "disk:253:0");
+	const struct wperf_edge *wd = edge(&g, w, disk), *dw = edge(&g, disk, w);
+
+	CHECK_EQ("W->disk exists", wd != NULL, 1);
+	CHECK_EQ("disk->W exists", dw != NULL, 1);
+	if (wd && dw) {
+		CHECK_EQ("W->disk", wd->weight_ns, 300 * MS);
+		CHECK_EQ("disk->W (idle)", dw->weight_ns, 700 * MS);
+	}
+	CHECK_EQ("disk busy", g.vertices[disk].busy_ns, 300 * MS);
+	wperf_graph_fini(&g);
+}
+
+/* Each thread's segments tile its lifetime; a wait open at the end goes
+ * to `unknown`. */
+struct tiling { int64_t last_end[16]; int64_t total[16]; int gaps; };
+
+static void on_seg(const struct wperf_segment *s, void *data)
+{
+	struct tiling *t = data;
+
+	if (s->tid < 0 || s->tid >= 16)
+		return;
+	if (t->last_end[s->tid] >= 0 && t->last_end[s->tid] != s->start_ns)
+		t->gaps++;
+	t->last_end[s->tid] = s->end_ns;
+	t->total[s->tid] += s->end_ns - s->start_ns;
+}
+
+static void test_tiling_and_open_wait(void)
+{
+	struct wperf_analysis *a = wperf_analysis_create();
+	struct wperf_graph g;
+	struct tiling t;
+
+	memset(&t, 0, sizeof t);
+	for (int i = 0; i < 16; i++)
+		t.last_end[i] = -1;
+	wperf_analysis_on_segment(a, on_seg, &t);
+	sw(a, 0, 1, 0, 0, 0);           /* cpu 1 is known to be idle */
+	sw(a, 0, 0, 0, 0, 1);
+	sw(a, 10 * MS, 0, 1, 0, 2);     /* A preempted: runnable */
+	sw(a, 20 * MS, 0, 2, 1, 1);     /* B sleeps forever */
+	sw(a, 30 * MS, 0, 1, 1, 0);     /* A sleeps */
+	wake(a, 35 * MS, 1, 1);         /* from idle cpu 1: untraced interrupt */
+	sw(a, 40 * MS, 0, 0, 0, 1);
+	sw(a, 60 * MS, 0, 1, 0, 0);
+	if (finish(a, &g)) {
+		failures++;
+		return;
+	}
+	CHECK_EQ("no gaps", t.gaps, 0);
+	CHECK_EQ("A tiles 0..60", t.total[1], 60 * MS);
+	CHECK_EQ("B tiles 10..60", t.total[2], 50 * MS);
+	CHECK_EQ("waits open at end", g.quality.waits_open_at_end, 1);
+	const struct wperf_vertex *va = &g.vertices[vertex_of_tid(&g, 1)];
+
+	CHECK_EQ("A running", va->running_ns, 10 * MS + 10 * MS + 20 * MS);
+	CHECK_EQ("A runnable", va->runnable_ns, 10 * MS + 5 * MS);
+	CHECK_EQ("A waiting on irq", va->waiting_ns[WPERF_V_IRQ], 5 * MS);
+	wperf_graph_fini(&g);
+}
+
+static void test_missing_events(void)
+{
+	struct wperf_analysis *a = wperf_analysis_create();
+	struct wperf_graph g;
+
+	simple(a, WPERF_EV_IRQ_ENTRY, 0, 0, 1);
+	CHECK_EQ("finish fails without sched_switch", wperf_analysis_finish(a, &g), -1);
+	checks++;
+	if (!strstr(wperf_analysis_error(a), "sched_switch")) {
+		failures++;
+		fprintf(stderr, "FAIL error does not name sched_switch: %s\n", wperf_analysis_error(a));
+	}
+	wperf_analysis_destroy(a);
+}
+
+int main(void)
+{
+	test_nested();
+	test_chain();
+	test_interrupt_wakers();
+	test_disk();
+	test_tiling_and_open_wait();
+	test_missing_events();
+	printf("%d passed, %d failed\n", checks - failures, failures);
+	return failures ? 1 : 0;
+}
