@@ -1,6 +1,811 @@
-/* TEMPORARY STUB */
-#include "wperf/report.h"
+/*
+ * knots.c — knots and sinks of the wait-for graph, and their refinement
+ * (METHOD.md §7, wPerf paper §3.2–3.3).
+ *
+ * The search works on a private view of the graph (struct kgraph): the
+ * out-edges of every vertex in compressed-sparse-row form and one "active"
+ * flag per edge. An edge is active when it counts as a dependency (weight
+ * above zero, target not a category vertex such as `timer`) and refinement
+ * has not removed it yet. Everything else — strongly connected components,
+ * terminal components, reachability from the focus — reads only active
+ * edges.
+ *
+ * Nothing recurses: Tarjan's algorithm keeps its own call stack, and the
+ * pieces of a knot still to refine wait on a work list. One SCC pass costs
+ * O(V + E) of the vertex set it is given; refining a knot of e edges costs
+ * at most e passes over that knot.
+ */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
-const char *wperf_knot_kind_name(enum wperf_knot_kind k) { return k == WPERF_KNOT ? "knot" : k == WPERF_SINK ? "sink" : "background"; }
-int wperf_knots_find(const struct wperf_graph *g, const struct wperf_knot_options *o, struct wperf_knots *out) { (void)g; (void)o; memset(out, 0, sizeof *out); return 0; }
-void wperf_knots_fini(struct wperf_knots *k) { (void)k; }
+
+#include "wperf/knots.h"
+
+#define UNVISITED UINT32_MAX
+
+const char *wperf_knot_kind_name(enum wperf_knot_kind kind)
+{
+	switch (kind) {
+	case WPERF_KNOT:       return "knot";
+	case WPERF_SINK:       return "sink";
+	case WPERF_BACKGROUND: return "background";
+	}
+	return "?";
+}
+
+/* a + b without signed overflow: weights are sums of many waits and a
+ * hostile or corrupt trace must not make them wrap. */
+static int64_t add_saturating(int64_t a, int64_t b)
+{
+	if (b > 0 && a > INT64_MAX - b)
+		return INT64_MAX;
+	if (b < 0 && a < INT64_MIN - b)
+		return INT64_MIN;
+	return a + b;
+}
+
+/* ------------------------------------------------------------------ */
+/* The search's view of the graph                                      */
+/* ------------------------------------------------------------------ */
+
+struct frame {                  /* one level of Tarjan's explicit call stack */
+	uint32_t v;
+	size_t next;            /* next position in out_edge[] to look at */
+};
+
+struct kgraph {
+	const struct wperf_graph *g;
+	uint32_t nv;
+	size_t *out_start;      /* nv + 1 offsets into out_edge */
+	size_t *out_edge;       /* edge indexes grouped by their `from` vertex */
+	bool *active;           /* per edge: still a dependency */
+	/* Scratch of one SCC pass, per vertex. */
+	uint32_t *index, *low, *comp;
+	bool *on_stack, *in_set;
+	uint32_t *stack;
+	struct frame *calls;
+};
+
+static bool edge_counts(const struct wperf_graph *g, const struct wperf_edge *e)
+{
+	if (e->from >= g->n_vertices || e->to >= g->n_vertices)
+		return false;       /* corrupt input: never index with it */
+	if (e->weight_ns <= 0)
+		return false;
+	return !wperf_vertex_kind_is_category(g->vertices[e->to].kind);
+}
+
+static void kgraph_fini(struct kgraph *kg)
+{
+	free(kg->out_start);
+	free(kg->out_edge);
+	free(kg->active);
+	free(kg->index);
+	free(kg->low);
+	free(kg->comp);
+	free(kg->on_stack);
+	free(kg->in_set);
+	free(kg->stack);
+	free(kg->calls);
+	memset(kg, 0, sizeof *kg);
+}
+
+/* Build the CSR by counting sort on `from`: it does not rely on the
+ * graph's edges being sorted, only on their ids being in range. */
+static int kgraph_init(struct kgraph *kg, const struct wperf_graph *g)
+{
+	size_t nv = g->n_vertices, ne = g->n_edges;
+
+	memset(kg, 0, sizeof *kg);
+	if (nv >= UNVISITED) {
+		errno = EOVERFLOW;
+		return -1;
+	}
+	kg->g = g;
+	kg->nv = (uint32_t)nv;
+	kg->out_start = calloc(nv + 1, sizeof *kg->out_start);
+	kg->out_edge = malloc((ne ? ne : 1) * sizeof *kg->out_edge);
+	kg->active = calloc(ne ? ne : 1, sizeof *kg->active);
+	kg->index = malloc((nv ? nv : 1) * sizeof *kg->index);
+	kg->low = malloc((nv ? nv : 1) * sizeof *kg->low);
+	kg->comp = malloc((nv ? nv : 1) * sizeof *kg->comp);
+	kg->on_stack = calloc(nv ? nv : 1, sizeof *kg->on_stack);
+	kg->in_set = calloc(nv ? nv : 1, sizeof *kg->in_set);
+	kg->stack = malloc((nv ? nv : 1) * sizeof *kg->stack);
+	kg->calls = malloc((nv ? nv : 1) * sizeof *kg->calls);
+	if (!kg->out_start || !kg->out_edge || !kg->active || !kg->index ||
+	    !kg->low || !kg->comp || !kg->on_stack || !kg->in_set ||
+	    !kg->stack || !kg->calls) {
+		kgraph_fini(kg);
+		errno = ENOMEM;
+		return -1;
+	}
+	for (size_t i = 0; i < ne; i++) {
+		kg->active[i] = edge_counts(g, &g->edges[i]);
+		if (kg->active[i])
+			kg->out_start[g->edges[i].from + 1]++;
+	}
+	for (size_t v = 0; v < nv; v++)
+		kg->out_start[v + 1] += kg->out_start[v];
+	/* Fill using `index` as a per-vertex cursor would need size_t; reuse
+	 * a temporary copy of the offsets instead. */
+	size_t *cursor = malloc((nv ? nv : 1) * sizeof *cursor);
+	if (!cursor) {
+		kgraph_fini(kg);
+		errno = ENOMEM;
+		return -1;
+	}
+	memcpy(cursor, kg->out_start, nv * sizeof *cursor);
+	for (size_t i = 0; i < ne; i++)
+		if (kg->active[i])
+			kg->out_edge[cursor[g->edges[i].from]++] = i;
+	free(cursor);
+	return 0;
+}
+
+static const struct wperf_edge *kedge(const struct kgraph *kg, size_t i)
+{
+	return &kg->g->edges[i];
+}
+
+/* ------------------------------------------------------------------ */
+/* Strongly connected components of a vertex set (iterative Tarjan)    */
+/* ------------------------------------------------------------------ */
+
+struct scc {
+	size_t n_comp;
+	uint32_t *order;        /* the set's vertices grouped by component */
+	size_t *start;          /* n_comp + 1 offsets into order */
+	bool *terminal;         /* per component: no active edge leaves it */
+};
+
+static void scc_fini(struct scc *s)
+{
+	free(s->order);
+	free(s->start);
+	free(s->terminal);
+	memset(s, 0, sizeof *s);
+}
+
+static void mark_set(struct kgraph *kg, const uint32_t *verts, size_t n, bool on)
+{
+	for (size_t i = 0; i < n; i++)
+		kg->in_set[verts[i]] = on;
+}
+
+/* Tarjan's DFS entry into w: number it and push it on both stacks. */
+static void tarjan_enter(struct kgraph *kg, uint32_t w, uint32_t *counter,
+			 size_t *sp, size_t *cp)
+{
+	kg->index[w] = kg->low[w] = (*counter)++;
+	kg->stack[(*sp)++] = w;
+	kg->on_stack[w] = true;
+	kg->calls[*cp].v = w;
+	kg->calls[*cp].next = kg->out_start[w];
+	(*cp)++;
+}
+
+/* v is the root of a component: pop it off the Tarjan stack into order[]. */
+static void tarjan_pop_component(struct kgraph *kg, struct scc *s, uint32_t v,
+				 size_t *sp, size_t *filled)
+{
+	uint32_t w;
+
+	s->start[s->n_comp] = *filled;
+	do {
+		w = kg->stack[--(*sp)];
+		kg->on_stack[w] = false;
+		kg->comp[w] = (uint32_t)s->n_comp;
+		s->order[(*filled)++] = w;
+	} while (w != v);
+	s->n_comp++;
+}
+
+static void tarjan_from(struct kgraph *kg, struct scc *s, uint32_t root,
+			uint32_t *counter, size_t *filled)
+{
+	size_t sp = 0, cp = 0;
+
+	tarjan_enter(kg, root, counter, &sp, &cp);
+	while (cp > 0) {
+		struct frame *f = &kg->calls[cp - 1];
+		uint32_t v = f->v;
+
+		if (f->next < kg->out_start[v + 1]) {
+			size_t e = kg->out_edge[f->next++];
+			uint32_t w = kedge(kg, e)->to;
+
+			if (!kg->active[e] || !kg->in_set[w])
+				continue;
+			if (kg->index[w] == UNVISITED)
+				tarjan_enter(kg, w, counter, &sp, &cp);
+			else if (kg->on_stack[w] && kg->index[w] < kg->low[v])
+				kg->low[v] = kg->index[w];
+			continue;
+		}
+		if (kg->low[v] == kg->index[v])
+			tarjan_pop_component(kg, s, v, &sp, filled);
+		cp--;
+		if (cp > 0) {
+			uint32_t parent = kg->calls[cp - 1].v;
+			if (kg->low[v] < kg->low[parent])
+				kg->low[parent] = kg->low[v];
+		}
+	}
+}
+
+static void scc_mark_terminal(struct kgraph *kg, struct scc *s,
+			      const uint32_t *verts, size_t n)
+{
+	for (size_t c = 0; c < s->n_comp; c++)
+		s->terminal[c] = true;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t v = verts[i];
+		for (size_t k = kg->out_start[v]; k < kg->out_start[v + 1]; k++) {
+			size_t e = kg->out_edge[k];
+			uint32_t w = kedge(kg, e)->to;
+			if (kg->active[e] && kg->in_set[w] && kg->comp[w] != kg->comp[v])
+				s->terminal[kg->comp[v]] = false;
+		}
+	}
+}
+
+/* Components of the subgraph induced by verts[] over active edges. */
+static int scc_compute(struct kgraph *kg, const uint32_t *verts, size_t n,
+		       struct scc *s)
+{
+	uint32_t counter = 0;
+	size_t filled = 0;
+
+	memset(s, 0, sizeof *s);
+	s->order = malloc((n ? n : 1) * sizeof *s->order);
+	s->start = malloc((n + 1) * sizeof *s->start);
+	s->terminal = malloc((n ? n : 1) * sizeof *s->terminal);
+	if (!s->order || !s->start || !s->terminal) {
+		scc_fini(s);
+		return -1;
+	}
+	mark_set(kg, verts, n, true);
+	for (size_t i = 0; i < n; i++)
+		kg->index[verts[i]] = UNVISITED;
+	for (size_t i = 0; i < n; i++)
+		if (kg->index[verts[i]] == UNVISITED)
+			tarjan_from(kg, s, verts[i], &counter, &filled);
+	s->start[s->n_comp] = filled;
+	scc_mark_terminal(kg, s, verts, n);
+	mark_set(kg, verts, n, false);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Results and work list                                               */
+/* ------------------------------------------------------------------ */
+
+/* A strongly connected vertex set still to refine. It owns its arrays. */
+struct piece {
+	uint32_t *verts;                    /* ascending */
+	size_t n;
+	size_t origin;                      /* index in search.origins */
+	struct wperf_removed_edge *removed; /* on the way here, in order */
+	size_t n_removed;
+};
+
+struct origin {                             /* an unrefined terminal component */
+	uint32_t *members;                  /* ascending */
+	size_t n;
+};
+
+struct search {
+	struct kgraph kg;
+	int64_t threshold_ns;
+	struct wperf_knot *items;
+	size_t n_items, cap_items;
+	struct piece *work;
+	size_t n_work, cap_work;
+	struct origin *origins;
+	size_t n_origins, cap_origins;
+};
+
+/* Grow *arr (of elem-size items) so that one more fits. */
+static int grow(void **arr, size_t *cap, size_t n, size_t elem)
+{
+	if (n < *cap)
+		return 0;
+	size_t ncap = *cap ? *cap * 2 : 8;
+	if (ncap > SIZE_MAX / elem)
+		return -1;
+	void *p = realloc(*arr, ncap * elem);
+	if (!p)
+		return -1;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+static void piece_fini(struct piece *p)
+{
+	free(p->verts);
+	free(p->removed);
+	memset(p, 0, sizeof *p);
+}
+
+static void knot_fini(struct wperf_knot *k)
+{
+	free(k->members);
+	free(k->edges);
+	free(k->component);
+	free(k->removed);
+	memset(k, 0, sizeof *k);
+}
+
+static void search_fini(struct search *s)
+{
+	for (size_t i = 0; i < s->n_items; i++)
+		knot_fini(&s->items[i]);
+	free(s->items);
+	for (size_t i = 0; i < s->n_work; i++)
+		piece_fini(&s->work[i]);
+	free(s->work);
+	for (size_t i = 0; i < s->n_origins; i++)
+		free(s->origins[i].members);
+	free(s->origins);
+	kgraph_fini(&s->kg);
+	memset(s, 0, sizeof *s);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+static uint32_t *copy_sorted(const uint32_t *src, size_t n)
+{
+	uint32_t *dst = malloc((n ? n : 1) * sizeof *dst);
+	if (!dst)
+		return NULL;
+	memcpy(dst, src, n * sizeof *dst);
+	qsort(dst, n, sizeof *dst, cmp_u32);
+	return dst;
+}
+
+static struct wperf_knot *push_item(struct search *s)
+{
+	if (grow((void **)&s->items, &s->cap_items, s->n_items, sizeof *s->items))
+		return NULL;
+	struct wperf_knot *k = &s->items[s->n_items++];
+	memset(k, 0, sizeof *k);
+	return k;
+}
+
+/* Takes ownership of p's arrays on success and on failure. */
+static int push_piece(struct search *s, struct piece *p)
+{
+	if (grow((void **)&s->work, &s->cap_work, s->n_work, sizeof *s->work)) {
+		piece_fini(p);
+		return -1;
+	}
+	s->work[s->n_work++] = *p;
+	memset(p, 0, sizeof *p);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Edges inside a vertex set                                           */
+/* ------------------------------------------------------------------ */
+
+struct ranked_edge {
+	int64_t weight;
+	uint32_t from, to;
+	size_t idx;
+};
+
+/* Heaviest first; ties by (from, to) so the output is deterministic. */
+static int cmp_heaviest_first(const void *a, const void *b)
+{
+	const struct ranked_edge *x = a, *y = b;
+	if (x->weight != y->weight)
+		return x->weight < y->weight ? 1 : -1;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* Lighter, and on equal weight lower (from, to): the next edge to cut. */
+static bool lighter(const struct wperf_edge *a, size_t ia,
+		    const struct wperf_edge *b, size_t ib)
+{
+	if (a->weight_ns != b->weight_ns)
+		return a->weight_ns < b->weight_ns;
+	if (a->from != b->from)
+		return a->from < b->from;
+	if (a->to != b->to)
+		return a->to < b->to;
+	return ia < ib;
+}
+
+/* Active edges with both ends in verts[]: their indexes into *out
+ * (malloc'd, caller frees) and their count into *n_out. */
+static int internal_edges(struct kgraph *kg, const uint32_t *verts, size_t n,
+			  size_t **out, size_t *n_out)
+{
+	size_t count = 0, cap = 0;
+	size_t *list = NULL;
+
+	mark_set(kg, verts, n, true);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t v = verts[i];
+		for (size_t k = kg->out_start[v]; k < kg->out_start[v + 1]; k++) {
+			size_t e = kg->out_edge[k];
+			if (!kg->active[e] || !kg->in_set[kedge(kg, e)->to])
+				continue;
+			if (grow((void **)&list, &cap, count, sizeof *list)) {
+				mark_set(kg, verts, n, false);
+				free(list);
+				return -1;
+			}
+			list[count++] = e;
+		}
+	}
+	mark_set(kg, verts, n, false);
+	*out = list;
+	*n_out = count;
+	return 0;
+}
+
+static size_t lightest_edge(const struct kgraph *kg, const size_t *edges, size_t n)
+{
+	size_t best = edges[0];
+	for (size_t i = 1; i < n; i++)
+		if (lighter(kedge(kg, edges[i]), edges[i], kedge(kg, best), best))
+			best = edges[i];
+	return best;
+}
+
+/* Sort edge indexes heaviest first and return the sum of their weights. */
+static int64_t rank_edges(const struct kgraph *kg, size_t *edges, size_t n,
+			  int *err)
+{
+	struct ranked_edge *r = malloc((n ? n : 1) * sizeof *r);
+	int64_t sum = 0;
+
+	*err = 0;
+	if (!r) {
+		*err = -1;
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct wperf_edge *e = kedge(kg, edges[i]);
+		r[i] = (struct ranked_edge){ e->weight_ns, e->from, e->to, edges[i] };
+		sum = add_saturating(sum, e->weight_ns);
+	}
+	qsort(r, n, sizeof *r, cmp_heaviest_first);
+	for (size_t i = 0; i < n; i++)
+		edges[i] = r[i].idx;
+	free(r);
+	return sum;
+}
+
+/* ------------------------------------------------------------------ */
+/* Emitting knots and sinks                                            */
+/* ------------------------------------------------------------------ */
+
+/* Turn a finished piece into a reported knot. Takes ownership of p's
+ * arrays and of `edges` (its internal edges) in every case. */
+static int emit_knot(struct search *s, struct piece *p, size_t *edges,
+		     size_t n_edges, const char *why)
+{
+	const struct origin *o = &s->origins[p->origin];
+	struct wperf_knot *k;
+	int err;
+	int64_t weight = rank_edges(&s->kg, edges, n_edges, &err);
+
+	if (err || !(k = push_item(s))) {
+		free(edges);
+		piece_fini(p);
+		return -1;
+	}
+	k->kind = WPERF_KNOT;
+	k->members = p->verts;
+	k->n_members = p->n;
+	k->edges = edges;
+	k->n_edges = n_edges;
+	k->weight_ns = weight;
+	k->removed = p->removed;
+	k->n_removed = p->n_removed;
+	k->stop_reason = why;
+	memset(p, 0, sizeof *p);
+	k->component = copy_sorted(o->members, o->n);
+	if (!k->component)
+		return -1;      /* the item is complete enough for knot_fini */
+	k->n_component = o->n;
+	return 0;
+}
+
+static int emit_sink(struct search *s, uint32_t v, int64_t incoming_ns)
+{
+	struct wperf_knot *k = push_item(s);
+
+	if (!k)
+		return -1;
+	k->kind = WPERF_SINK;
+	k->weight_ns = incoming_ns;
+	k->stop_reason = "sink";
+	k->members = malloc(sizeof *k->members);
+	k->component = malloc(sizeof *k->component);
+	if (!k->members || !k->component)
+		return -1;
+	k->members[0] = k->component[0] = v;
+	k->n_members = k->n_component = 1;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Refinement                                                          */
+/* ------------------------------------------------------------------ */
+
+/* A new piece for each terminal component of p's remaining subgraph; each
+ * inherits the edges removed so far. p itself is released. */
+static int split_piece(struct search *s, struct piece *p, const struct scc *c)
+{
+	int rc = 0;
+
+	for (size_t ci = 0; ci < c->n_comp && rc == 0; ci++) {
+		if (!c->terminal[ci])
+			continue;   /* it waits on another part: not inescapable */
+		size_t n = c->start[ci + 1] - c->start[ci];
+		struct piece child = { .n = n, .origin = p->origin,
+				       .n_removed = p->n_removed };
+		child.verts = copy_sorted(&c->order[c->start[ci]], n);
+		child.removed = malloc((p->n_removed ? p->n_removed : 1) *
+				       sizeof *child.removed);
+		if (!child.verts || !child.removed) {
+			piece_fini(&child);
+			rc = -1;
+			break;
+		}
+		memcpy(child.removed, p->removed, p->n_removed * sizeof *child.removed);
+		rc = push_piece(s, &child);
+	}
+	piece_fini(p);
+	return rc;
+}
+
+static int record_removal(struct piece *p, const struct wperf_edge *e, size_t idx)
+{
+	struct wperf_removed_edge *r =
+		realloc(p->removed, (p->n_removed + 1) * sizeof *r);
+	if (!r)
+		return -1;
+	p->removed = r;
+	r[p->n_removed].edge = idx;
+	r[p->n_removed].weight_ns = e->weight_ns;
+	p->n_removed++;
+	return 0;
+}
+
+/*
+ * Cut the lightest edge of a strongly connected piece until it is simple,
+ * too heavy to cut, or no longer strongly connected (then its terminal
+ * parts go back on the work list). Takes ownership of p.
+ */
+static int refine_piece(struct search *s, struct piece *p)
+{
+	struct kgraph *kg = &s->kg;
+
+	for (;;) {
+		size_t *edges = NULL, n_edges = 0;
+
+		if (internal_edges(kg, p->verts, p->n, &edges, &n_edges)) {
+			piece_fini(p);
+			return -1;
+		}
+		if (p->n == 1)
+			return emit_knot(s, p, edges, n_edges, "single vertex");
+		if (n_edges == p->n)
+			return emit_knot(s, p, edges, n_edges, "simple cycle");
+		size_t cut = lightest_edge(kg, edges, n_edges);
+		if (kedge(kg, cut)->weight_ns >= s->threshold_ns)
+			return emit_knot(s, p, edges, n_edges, "threshold");
+		free(edges);
+
+		kg->active[cut] = false;
+		if (record_removal(p, kedge(kg, cut), cut)) {
+			piece_fini(p);
+			return -1;
+		}
+		struct scc c;
+		if (scc_compute(kg, p->verts, p->n, &c)) {
+			piece_fini(p);
+			return -1;
+		}
+		if (c.n_comp == 1) {
+			scc_fini(&c);
+			continue;       /* still strongly connected: cut again */
+		}
+		int rc = split_piece(s, p, &c);
+		scc_fini(&c);
+		return rc;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* The top level                                                       */
+/* ------------------------------------------------------------------ */
+
+/* Vertices reachable from the focus along active edges (breadth first). */
+static bool *reachable_from(const struct kgraph *kg, const bool *focus)
+{
+	bool *seen = calloc(kg->nv ? kg->nv : 1, sizeof *seen);
+	uint32_t *queue = malloc((kg->nv ? kg->nv : 1) * sizeof *queue);
+	size_t head = 0, tail = 0;
+
+	if (!seen || !queue) {
+		free(seen);
+		free(queue);
+		return NULL;
+	}
+	for (uint32_t v = 0; v < kg->nv; v++)
+		if (focus[v]) {
+			seen[v] = true;
+			queue[tail++] = v;
+		}
+	while (head < tail) {
+		uint32_t v = queue[head++];
+		for (size_t k = kg->out_start[v]; k < kg->out_start[v + 1]; k++) {
+			uint32_t w = kedge(kg, kg->out_edge[k])->to;
+			if (kg->active[kg->out_edge[k]] && !seen[w]) {
+				seen[w] = true;
+				queue[tail++] = w;
+			}
+		}
+	}
+	free(queue);
+	return seen;
+}
+
+static bool has_self_loop(const struct kgraph *kg, uint32_t v)
+{
+	for (size_t k = kg->out_start[v]; k < kg->out_start[v + 1]; k++)
+		if (kg->active[kg->out_edge[k]] && kedge(kg, kg->out_edge[k])->to == v)
+			return true;
+	return false;
+}
+
+/* Sum and count of the active edges into each vertex (for sinks). */
+static int incoming(const struct kgraph *kg, int64_t **weight, uint64_t **count)
+{
+	*weight = calloc(kg->nv ? kg->nv : 1, sizeof **weight);
+	*count = calloc(kg->nv ? kg->nv : 1, sizeof **count);
+	if (!*weight || !*count)
+		return -1;
+	for (size_t i = 0; i < kg->g->n_edges; i++) {
+		if (!kg->active[i])
+			continue;
+		uint32_t to = kedge(kg, i)->to;
+		(*weight)[to] = add_saturating((*weight)[to], kedge(kg, i)->weight_ns);
+		(*count)[to]++;
+	}
+	return 0;
+}
+
+/* A terminal component becomes a piece to refine (knot), a sink, or
+ * nothing (a vertex nobody waits on). */
+static int classify_terminal(struct search *s, const uint32_t *members, size_t n,
+			     const int64_t *in_weight, const uint64_t *in_count)
+{
+	if (n == 1 && !has_self_loop(&s->kg, members[0])) {
+		if (in_count[members[0]] == 0)
+			return 0;
+		return emit_sink(s, members[0], in_weight[members[0]]);
+	}
+	if (grow((void **)&s->origins, &s->cap_origins, s->n_origins,
+		 sizeof *s->origins))
+		return -1;
+	struct origin *o = &s->origins[s->n_origins];
+	o->members = copy_sorted(members, n);
+	if (!o->members)
+		return -1;
+	o->n = n;
+	struct piece p = { .n = n, .origin = s->n_origins++ };
+	p.verts = copy_sorted(members, n);
+	if (!p.verts)
+		return -1;
+	return push_piece(s, &p);
+}
+
+static int find_terminal(struct search *s, const bool *reach)
+{
+	struct kgraph *kg = &s->kg;
+	uint32_t *all = malloc((kg->nv ? kg->nv : 1) * sizeof *all);
+	int64_t *in_weight = NULL;
+	uint64_t *in_count = NULL;
+	struct scc c = { 0 };
+	int rc = -1;
+
+	if (!all || incoming(kg, &in_weight, &in_count))
+		goto out;
+	for (uint32_t v = 0; v < kg->nv; v++)
+		all[v] = v;
+	if (scc_compute(kg, all, kg->nv, &c))
+		goto out;
+	rc = 0;
+	for (size_t ci = 0; ci < c.n_comp && rc == 0; ci++) {
+		const uint32_t *members = &c.order[c.start[ci]];
+		if (!c.terminal[ci])
+			continue;
+		/* A component is strongly connected: reaching one member
+		 * reaches them all, so testing one is enough. */
+		if (reach && !reach[members[0]])
+			continue;
+		rc = classify_terminal(s, members, c.start[ci + 1] - c.start[ci],
+				       in_weight, in_count);
+	}
+out:
+	scc_fini(&c);
+	free(all);
+	free(in_weight);
+	free(in_count);
+	return rc;
+}
+
+/* Knots by weight, heaviest first, then sinks by weight. */
+static int cmp_report_order(const void *a, const void *b)
+{
+	const struct wperf_knot *x = a, *y = b;
+	if (x->kind != y->kind)   /* enum order: knot, sink, background */
+		return (x->kind > y->kind) - (x->kind < y->kind);
+	if (x->weight_ns != y->weight_ns)
+		return x->weight_ns < y->weight_ns ? 1 : -1;
+	return cmp_u32(&x->members[0], &y->members[0]);
+}
+
+int wperf_knots_find(const struct wperf_graph *g,
+		     const struct wperf_knot_options *opts,
+		     struct wperf_knots *out)
+{
+	struct search s = { 0 };
+	bool *reach = NULL;
+	int rc = -1;
+
+	memset(out, 0, sizeof *out);
+	/* Without options: refine until simple, report everything. */
+	s.threshold_ns = opts ? opts->threshold_ns : INT64_MAX;
+	if (kgraph_init(&s.kg, g))
+		return -1;
+	if (opts && opts->focus && !(reach = reachable_from(&s.kg, opts->focus)))
+		goto out;
+	if (find_terminal(&s, reach))
+		goto out;
+	while (s.n_work > 0) {
+		struct piece p = s.work[--s.n_work];
+		if (refine_piece(&s, &p))
+			goto out;
+	}
+	if (s.n_items > 0)
+		qsort(s.items, s.n_items, sizeof *s.items, cmp_report_order);
+	out->items = s.items;
+	out->n = s.n_items;
+	s.items = NULL;
+	s.n_items = 0;
+	rc = 0;
+out:
+	if (rc)
+		errno = ENOMEM;
+	free(reach);
+	search_fini(&s);
+	return rc;
+}
+
+void wperf_knots_fini(struct wperf_knots *k)
+{
+	if (!k)
+		return;
+	for (size_t i = 0; i < k->n; i++)
+		knot_fini(&k->items[i]);
+	free(k->items);
+	k->items = NULL;
+	k->n = 0;
+}

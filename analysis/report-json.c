@@ -1,3 +1,456 @@
-/* TEMPORARY STUB */
+/*
+ * report-json.c — the knot report as JSON, for scripts.
+ *
+ * The format is described in doc/wperf-report.7.md and checked by
+ * doc/wperf-report.schema.json (tests validate real output against it).
+ * Every vertex and edge of the graph is written, whatever the focus, so
+ * ids stay stable between runs with different options.
+ *
+ * Layout: one top-level member per line and one array element per line,
+ * so the output can be read with grep and diffed. Integers are written as
+ * integers; shares as fixed-point decimals (no locale-dependent printf).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "report-format.h"
 #include "wperf/report.h"
-int wperf_report_write_json(const struct wperf_report *r, FILE *out) { (void)r; (void)out; return 0; }
+
+/* ------------------------------------------------------------------ */
+/* Strings                                                             */
+/* ------------------------------------------------------------------ */
+
+static int is_cont(unsigned char c)
+{
+	return (c & 0xC0) == 0x80;
+}
+
+/* Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlongs,
+ * no surrogates, nothing above U+10FFFF), or 0 when it is not one. */
+static size_t utf8_sequence_length(const unsigned char *s)
+{
+	unsigned char c = s[0];
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF)
+		return is_cont(s[1]) ? 2 : 0;
+	if (c >= 0xE0 && c <= 0xEF) {
+		unsigned char lo = c == 0xE0 ? 0xA0 : 0x80;
+		unsigned char hi = c == 0xED ? 0x9F : 0xBF;
+		if (s[1] < lo || s[1] > hi || !is_cont(s[2]))
+			return 0;
+		return 3;
+	}
+	if (c >= 0xF0 && c <= 0xF4) {
+		unsigned char lo = c == 0xF0 ? 0x90 : 0x80;
+		unsigned char hi = c == 0xF4 ? 0x8F : 0xBF;
+		if (s[1] < lo || s[1] > hi || !is_cont(s[2]) || !is_cont(s[3]))
+			return 0;
+		return 4;
+	}
+	return 0;
+}
+
+static void json_escape_ascii(FILE *out, unsigned char c)
+{
+	switch (c) {
+	case '"':  fputs("\\\"", out); break;
+	case '\\': fputs("\\\\", out); break;
+	case '\b': fputs("\\b", out); break;
+	case '\f': fputs("\\f", out); break;
+	case '\n': fputs("\\n", out); break;
+	case '\r': fputs("\\r", out); break;
+	case '\t': fputs("\\t", out); break;
+	default:
+		if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+}
+
+/* A JSON string; NULL becomes null. Bytes that are not UTF-8 become
+ * U+FFFD: comm and device names come from the kernel and may hold
+ * anything. The reads of s[1..3] stop at the terminating NUL because a
+ * NUL is never a continuation byte. */
+static void json_string(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	if (!s) {
+		fputs("null", out);
+		return;
+	}
+	fputc('"', out);
+	while (*p) {
+		size_t n = utf8_sequence_length(p);
+		if (n == 0) {
+			fputs("\\ufffd", out);
+			p++;
+		} else if (n == 1) {
+			json_escape_ascii(out, *p++);
+		} else {
+			fwrite(p, 1, n, out);
+			p += n;
+		}
+	}
+	fputc('"', out);
+}
+
+static void json_i64(FILE *out, int64_t v)
+{
+	fprintf(out, "%lld", (long long)v);
+}
+
+static void json_u64(FILE *out, uint64_t v)
+{
+	fprintf(out, "%llu", (unsigned long long)v);
+}
+
+/* `"key": ` with the separator before it when it is not the first. */
+static void json_key(FILE *out, const char *key, int first)
+{
+	fprintf(out, "%s\"%s\": ", first ? "" : ", ", key);
+}
+
+/* Separator and indentation of element i of a one-element-per-line array. */
+static void json_element(FILE *out, size_t i)
+{
+	fputs(i ? ",\n    " : "\n    ", out);
+}
+
+static void json_array_end(FILE *out, size_t n)
+{
+	fputs(n ? "\n  ]" : "]", out);
+}
+
+static void json_id_array(FILE *out, const uint32_t *ids, size_t n)
+{
+	fputc('[', out);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s%lu", i ? ", " : "", (unsigned long)ids[i]);
+	fputc(']', out);
+}
+
+/* ------------------------------------------------------------------ */
+/* Sections                                                            */
+/* ------------------------------------------------------------------ */
+
+static void write_header(const struct wperf_report *r, FILE *out)
+{
+	const struct wperf_graph *g = r->graph;
+
+	fputs("{\n  \"format\": \"wperf-report\",\n  \"version\": 1,\n", out);
+	fputs("  \"time_range\": {", out);
+	json_key(out, "begin_ns", 1);
+	json_i64(out, g->begin_ns);
+	json_key(out, "end_ns", 0);
+	json_i64(out, g->end_ns);
+	json_key(out, "duration_ns", 0);
+	json_i64(out, wperf_fmt_duration_of(g));
+	fputs("},\n  \"threshold\": {", out);
+	json_key(out, "ns", 1);
+	json_i64(out, r->threshold_ns);
+	json_key(out, "spec", 0);
+	json_string(out, r->threshold_spec);
+	fputs("},\n  \"focus\": ", out);
+	if (!r->focus) {
+		fputs("null", out);
+	} else {
+		int first = 1;
+		fputc('[', out);
+		for (size_t v = 0; v < g->n_vertices; v++)
+			if (r->focus[v]) {
+				fprintf(out, "%s%lu", first ? "" : ", ", (unsigned long)v);
+				first = 0;
+			}
+		fputc(']', out);
+	}
+	fputs(",\n", out);
+}
+
+static void write_vertex(FILE *out, const struct wperf_vertex *v, size_t id)
+{
+	fputc('{', out);
+	json_key(out, "id", 1);
+	json_u64(out, id);
+	json_key(out, "kind", 0);
+	json_string(out, wperf_vertex_kind_name(v->kind));
+	json_key(out, "name", 0);
+	json_string(out, v->name ? v->name : "");
+	if (v->kind == WPERF_V_THREAD) {
+		json_key(out, "tid", 0);
+		json_i64(out, v->tid);
+		json_key(out, "pid", 0);
+		json_i64(out, v->pid);
+		json_key(out, "comm", 0);
+		json_string(out, v->comm);
+	} else if (v->kind == WPERF_V_DISK) {
+		json_key(out, "busy_ns", 0);
+		json_i64(out, v->busy_ns);
+		json_key(out, "bytes", 0);
+		json_u64(out, v->bytes);
+	}
+	fputc('}', out);
+}
+
+static void write_vertices(const struct wperf_graph *g, FILE *out)
+{
+	fputs("  \"vertices\": [", out);
+	for (size_t i = 0; i < g->n_vertices; i++) {
+		json_element(out, i);
+		write_vertex(out, &g->vertices[i], i);
+	}
+	json_array_end(out, g->n_vertices);
+	fputs(",\n", out);
+}
+
+static void write_hist(FILE *out, const uint64_t hist[WPERF_HIST_BUCKETS])
+{
+	int first = 1;
+
+	fputc('{', out);
+	for (int b = 0; b < WPERF_HIST_BUCKETS; b++) {
+		if (!hist[b])
+			continue;
+		fprintf(out, "%s\"%d\": ", first ? "" : ", ", b);
+		json_u64(out, hist[b]);
+		first = 0;
+	}
+	fputc('}', out);
+}
+
+static void write_edges(const struct wperf_graph *g, FILE *out)
+{
+	fputs("  \"edges\": [", out);
+	for (size_t i = 0; i < g->n_edges; i++) {
+		const struct wperf_edge *e = &g->edges[i];
+		json_element(out, i);
+		fputc('{', out);
+		json_key(out, "from", 1);
+		json_u64(out, e->from);
+		json_key(out, "to", 0);
+		json_u64(out, e->to);
+		json_key(out, "weight_ns", 0);
+		json_i64(out, e->weight_ns);
+		json_key(out, "direct_ns", 0);
+		json_i64(out, e->direct_ns);
+		json_key(out, "count", 0);
+		json_u64(out, e->count);
+		json_key(out, "hist", 0);
+		write_hist(out, e->hist);
+		fputc('}', out);
+	}
+	json_array_end(out, g->n_edges);
+	fputs(",\n", out);
+}
+
+/* An edge of the graph by index, as {"from","to","weight_ns",...}; an
+ * index out of range (a corrupt knot list) is written as nothing useful
+ * but still valid: it cannot happen with wperf_knots_find's output. */
+static const struct wperf_edge *edge_at(const struct wperf_graph *g, size_t i)
+{
+	static const struct wperf_edge none;
+	return i < g->n_edges ? &g->edges[i] : &none;
+}
+
+static void write_knot_edges(const struct wperf_graph *g,
+			     const struct wperf_knot *k, FILE *out)
+{
+	fputc('[', out);
+	for (size_t i = 0; i < k->n_edges; i++) {
+		const struct wperf_edge *e = edge_at(g, k->edges[i]);
+		fputs(i ? ", {" : "{", out);
+		json_key(out, "from", 1);
+		json_u64(out, e->from);
+		json_key(out, "to", 0);
+		json_u64(out, e->to);
+		json_key(out, "weight_ns", 0);
+		json_i64(out, e->weight_ns);
+		json_key(out, "count", 0);
+		json_u64(out, e->count);
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
+static void write_removed(const struct wperf_graph *g,
+			  const struct wperf_knot *k, FILE *out)
+{
+	fputc('[', out);
+	for (size_t i = 0; i < k->n_removed; i++) {
+		const struct wperf_edge *e = edge_at(g, k->removed[i].edge);
+		fputs(i ? ", {" : "{", out);
+		json_key(out, "from", 1);
+		json_u64(out, e->from);
+		json_key(out, "to", 0);
+		json_u64(out, e->to);
+		json_key(out, "weight_ns", 0);
+		json_i64(out, k->removed[i].weight_ns);
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
+static void write_knot(const struct wperf_report *r, const struct wperf_knot *k,
+		       FILE *out)
+{
+	char share[32];
+
+	wperf_fmt_ppm_fraction(share, sizeof share,
+			       wperf_fmt_ppm(k->weight_ns,
+					     wperf_fmt_duration_of(r->graph)));
+	fputc('{', out);
+	json_key(out, "kind", 1);
+	json_string(out, wperf_knot_kind_name(k->kind));
+	json_key(out, "members", 0);
+	json_id_array(out, k->members, k->n_members);
+	json_key(out, "weight_ns", 0);
+	json_i64(out, k->weight_ns);
+	json_key(out, "share", 0);
+	fputs(share, out);
+	json_key(out, "edges", 0);
+	write_knot_edges(r->graph, k, out);
+	json_key(out, "component", 0);
+	json_id_array(out, k->component, k->n_component);
+	json_key(out, "removed", 0);
+	write_removed(r->graph, k, out);
+	json_key(out, "stop_reason", 0);
+	json_string(out, k->stop_reason ? k->stop_reason : "");
+	fputc('}', out);
+}
+
+static void write_knots(const struct wperf_report *r, FILE *out)
+{
+	size_t n = r->knots ? r->knots->n : 0;
+
+	fputs("  \"knots\": [", out);
+	for (size_t i = 0; i < n; i++) {
+		json_element(out, i);
+		write_knot(r, &r->knots->items[i], out);
+	}
+	json_array_end(out, n);
+	fputs(",\n", out);
+}
+
+static void write_waiting(FILE *out, const struct wperf_vertex *v)
+{
+	fputc('{', out);
+	for (int k = 0; k < WPERF_V_KIND_COUNT; k++) {
+		json_key(out, wperf_vertex_kind_name((enum wperf_vertex_kind)k), k == 0);
+		json_i64(out, v->waiting_ns[k]);
+	}
+	fputc('}', out);
+}
+
+static void write_thread(FILE *out, const struct wperf_vertex *v, size_t id)
+{
+	fputc('{', out);
+	json_key(out, "id", 1);
+	json_u64(out, id);
+	json_key(out, "tid", 0);
+	json_i64(out, v->tid);
+	json_key(out, "pid", 0);
+	json_i64(out, v->pid);
+	json_key(out, "comm", 0);
+	json_string(out, v->comm ? v->comm : v->name);
+	json_key(out, "first_ns", 0);
+	json_i64(out, v->first_ts);
+	json_key(out, "last_ns", 0);
+	json_i64(out, v->last_ts);
+	json_key(out, "running_ns", 0);
+	json_i64(out, v->running_ns);
+	json_key(out, "runnable_ns", 0);
+	json_i64(out, v->runnable_ns);
+	json_key(out, "waiting_ns", 0);
+	write_waiting(out, v);
+	json_key(out, "waits", 0);
+	json_u64(out, v->waits);
+	json_key(out, "unknown_initial_state", 0);
+	fputs(v->unknown_initial_state ? "true" : "false", out);
+	fputc('}', out);
+}
+
+/* Threads and the virtual threads merging made of them. */
+static void write_threads(const struct wperf_graph *g, FILE *out)
+{
+	size_t n = 0;
+
+	fputs("  \"threads\": [", out);
+	for (size_t i = 0; i < g->n_vertices; i++) {
+		const struct wperf_vertex *v = &g->vertices[i];
+		if (v->kind != WPERF_V_THREAD && v->kind != WPERF_V_VIRTUAL)
+			continue;
+		json_element(out, n++);
+		write_thread(out, v, i);
+	}
+	json_array_end(out, n);
+	fputs(",\n", out);
+}
+
+static void write_gap(FILE *out, const struct wperf_gap *gap)
+{
+	fputc('{', out);
+	json_key(out, "cpu", 1);
+	fprintf(out, "%d", gap->cpu);
+	json_key(out, "begin_ns", 0);
+	json_i64(out, gap->begin_ns);
+	json_key(out, "end_ns", 0);
+	json_i64(out, gap->end_ns);
+	json_key(out, "count", 0);
+	json_u64(out, gap->count);
+	json_key(out, "packets", 0);
+	fputs(gap->packets ? "true" : "false", out);
+	fputc('}', out);
+}
+
+static void write_counter(FILE *out, const char *key, uint64_t v)
+{
+	fprintf(out, ",\n    \"%s\": ", key);
+	json_u64(out, v);
+}
+
+static void write_quality(const struct wperf_quality *q, FILE *out)
+{
+	fputs("  \"quality\": {\n    \"events\": ", out);
+	json_u64(out, q->events);
+	write_counter(out, "discarded_events", q->discarded_events);
+	write_counter(out, "discarded_packets", q->discarded_packets);
+	fputs(",\n    \"gaps\": [", out);
+	for (size_t i = 0; q->gaps && i < q->n_gaps; i++) {
+		fputs(i ? ", " : "", out);
+		write_gap(out, &q->gaps[i]);
+	}
+	fputc(']', out);
+	write_counter(out, "unmatched_wakeups", q->unmatched_wakeups);
+	write_counter(out, "unknown_initial_threads", q->unknown_initial_threads);
+	write_counter(out, "waits_without_wakeup", q->waits_without_wakeup);
+	write_counter(out, "waits_open_at_end", q->waits_open_at_end);
+	write_counter(out, "unmatched_block_completions",
+		      q->unmatched_block_completions);
+	write_counter(out, "state_mismatches", q->state_mismatches);
+	fprintf(out, ",\n    \"has_waking\": %s\n  }\n", q->has_waking ? "true" : "false");
+}
+
+int wperf_report_write_json(const struct wperf_report *r, FILE *out)
+{
+	if (!r || !r->graph || !out) {
+		errno = EINVAL;
+		return -1;
+	}
+	errno = 0;
+	write_header(r, out);
+	write_vertices(r->graph, out);
+	write_edges(r->graph, out);
+	write_knots(r, out);
+	write_threads(r->graph, out);
+	write_quality(&r->graph->quality, out);
+	fputs("}\n", out);
+	if (fflush(out) != 0 || ferror(out)) {
+		if (errno == 0)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
+}

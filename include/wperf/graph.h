@@ -83,6 +83,7 @@ struct wperf_quality {
 	uint64_t waits_open_at_end;      /* waits whose end the trace did not show */
 	uint64_t unmatched_block_completions;
 	uint64_t state_mismatches;       /* scheduler events contradicting the tracked state */
+	uint64_t untraced_interrupt_wakeups; /* woken from interrupt context the trace does not show */
 	bool has_waking;                 /* sched_waking seen (else sched_wakeup used) */
 };
 

@@ -312,7 +312,8 @@ static void test_tiling_and_open_wait(void)
 
 	CHECK_EQ("A running", va->running_ns, 10 * MS + 10 * MS + 20 * MS);
 	CHECK_EQ("A runnable", va->runnable_ns, 10 * MS + 5 * MS);
-	CHECK_EQ("A waiting on irq", va->waiting_ns[WPERF_V_IRQ], 5 * MS);
+	CHECK_EQ("A waiting on an untraced interrupt", va->waiting_ns[WPERF_V_UNKNOWN], 5 * MS);
+	CHECK_EQ("untraced interrupt wakeups", g.quality.untraced_interrupt_wakeups, 1);
 	wperf_graph_fini(&g);
 }
 

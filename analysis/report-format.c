@@ -1,0 +1,208 @@
+/*
+ * report-format.c — formatting helpers of the report writers.
+ *
+ * All numbers are formatted with integer arithmetic: the report must read
+ * the same whatever locale the process hosting the plugin has set.
+ */
+#include <string.h>
+
+#include "report-format.h"
+
+int64_t wperf_fmt_duration_of(const struct wperf_graph *g)
+{
+	if (g->end_ns <= g->begin_ns)
+		return 0;
+	if (g->begin_ns < 0 && g->end_ns > INT64_MAX + g->begin_ns)
+		return 0;       /* end - begin would overflow */
+	return g->end_ns - g->begin_ns;
+}
+
+uint64_t wperf_fmt_ppm(int64_t part, int64_t whole)
+{
+	if (part <= 0 || whole <= 0)
+		return 0;
+	/* long double keeps 64 bits of mantissa: exact enough for shares. */
+	long double ppm = (long double)part * 1e6L / (long double)whole + 0.5L;
+	if (ppm >= 1.8e19L)
+		return UINT64_MAX;
+	return (uint64_t)ppm;
+}
+
+void wperf_fmt_ppm_fraction(char *buf, size_t len, uint64_t ppm)
+{
+	snprintf(buf, len, "%llu.%06llu", (unsigned long long)(ppm / 1000000),
+		 (unsigned long long)(ppm % 1000000));
+}
+
+void wperf_fmt_ppm_percent(char *buf, size_t len, uint64_t ppm)
+{
+	uint64_t tenths = ppm / 1000 + (ppm % 1000 >= 500);  /* of a percent */
+	snprintf(buf, len, "%llu.%llu%%", (unsigned long long)(tenths / 10),
+		 (unsigned long long)(tenths % 10));
+}
+
+/* Format x (>= unit) with 3 significant digits in `unit`, or return 0 when
+ * rounding carries it into the next unit (999.6 us is "1.00 ms"). The last
+ * unit takes everything. */
+static int fmt_in_unit(char *buf, size_t len, const char *sign, uint64_t x,
+		       uint64_t unit, const char *name, const char *sep, int last)
+{
+	uint64_t q;
+
+	if (x < 10 * unit) {
+		q = (x * 100 + unit / 2) / unit;
+		if (q < 1000) {
+			snprintf(buf, len, "%s%llu.%02llu%s%s", sign,
+				 (unsigned long long)(q / 100),
+				 (unsigned long long)(q % 100), sep, name);
+			return 1;
+		}
+	}
+	if (x < 100 * unit) {
+		q = (x * 10 + unit / 2) / unit;
+		if (q < 1000) {
+			snprintf(buf, len, "%s%llu.%llu%s%s", sign,
+				 (unsigned long long)(q / 10),
+				 (unsigned long long)(q % 10), sep, name);
+			return 1;
+		}
+	}
+	q = x / unit + (x % unit >= unit / 2);
+	if (q < 1000 || last) {
+		snprintf(buf, len, "%s%llu%s%s", sign, (unsigned long long)q,
+			 sep, name);
+		return 1;
+	}
+	return 0;
+}
+
+void wperf_fmt_duration(char *buf, size_t len, int64_t ns, int compact)
+{
+	static const uint64_t units[] = { 1000ULL, 1000000ULL, 1000000000ULL };
+	static const char *const names[] = { "us", "ms", "s" };
+	const char *sep = compact ? "" : " ";
+	const char *sign = ns < 0 ? "-" : "";
+	uint64_t x = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns;
+
+	if (compact && x == 0) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	if (x < 1000) {
+		snprintf(buf, len, "%s%llu%sns", sign, (unsigned long long)x, sep);
+		return;
+	}
+	for (int i = 0; i < 3; i++)
+		if ((x < units[i] * 1000 || i == 2) &&
+		    fmt_in_unit(buf, len, sign, x, units[i], names[i], sep, i == 2))
+			return;
+}
+
+void wperf_fmt_timestamp(char *buf, size_t len, int64_t ns)
+{
+	const char *sign = ns < 0 ? "-" : "";
+	uint64_t x = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns;
+
+	snprintf(buf, len, "%s%llu.%09llu s", sign,
+		 (unsigned long long)(x / 1000000000ULL),
+		 (unsigned long long)(x % 1000000000ULL));
+}
+
+/* Replace control characters, which could move a terminal's cursor. */
+static void sanitize(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
+void wperf_fmt_vertex_label(char *buf, size_t len, const struct wperf_graph *g,
+			    uint32_t id)
+{
+	if (len == 0)
+		return;
+	if (id >= g->n_vertices) {
+		snprintf(buf, len, "vertex %lu", (unsigned long)id);
+		return;
+	}
+	const struct wperf_vertex *v = &g->vertices[id];
+	const char *name = v->name ? v->name : "?";
+
+	if (v->kind == WPERF_V_THREAD)
+		snprintf(buf, len, "%s (%lld)", v->comm ? v->comm : name,
+			 (long long)v->tid);
+	else
+		snprintf(buf, len, "%s", name);
+	sanitize(buf);
+}
+
+int wperf_fmt_hist_median(const uint64_t hist[WPERF_HIST_BUCKETS])
+{
+	uint64_t total = 0, seen = 0;
+
+	for (int b = 0; b < WPERF_HIST_BUCKETS; b++)
+		total += hist[b] > UINT64_MAX - total ? UINT64_MAX - total : hist[b];
+	if (total == 0)
+		return -1;
+	uint64_t half = total / 2 + total % 2;
+	for (int b = 0; b < WPERF_HIST_BUCKETS; b++) {
+		seen += hist[b] > UINT64_MAX - seen ? UINT64_MAX - seen : hist[b];
+		if (seen >= half)
+			return b;
+	}
+	return WPERF_HIST_BUCKETS - 1;
+}
+
+void wperf_fmt_bucket_range(char *buf, size_t len, int bucket)
+{
+	char lo[32], hi[32];
+
+	if (bucket < 0 || bucket >= WPERF_HIST_BUCKETS) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	wperf_fmt_duration(lo, sizeof lo, (int64_t)1 << bucket, 1);
+	wperf_fmt_duration(hi, sizeof hi, (int64_t)1 << (bucket + 1), 1);
+	snprintf(buf, len, "[%s, %s)", lo, hi);
+}
+
+/* Characters, not bytes: UTF-8 continuation bytes do not take a column. */
+static size_t display_width(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xC0) != 0x80)
+			n++;
+	return n;
+}
+
+/* Byte length of the first `chars` characters of s. */
+static size_t prefix_bytes(const char *s, size_t chars)
+{
+	size_t i = 0;
+	while (s[i]) {
+		if (((unsigned char)s[i] & 0xC0) != 0x80) {
+			if (chars == 0)
+				break;
+			chars--;
+		}
+		i++;
+	}
+	return i;
+}
+
+void wperf_fmt_cell(FILE *out, const char *text, size_t width, int right_align)
+{
+	size_t w = display_width(text);
+
+	if (w > width) {
+		size_t keep = width > 3 ? width - 3 : 0;
+		fprintf(out, "%.*s%.*s", (int)prefix_bytes(text, keep), text,
+			(int)(width - keep), "...");
+		return;
+	}
+	if (right_align)
+		fprintf(out, "%*s%s", (int)(width - w), "", text);
+	else
+		fprintf(out, "%s%*s", text, (int)(width - w), "");
+}

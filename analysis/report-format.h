@@ -1,0 +1,55 @@
+/*
+ * report-format.h — small formatting helpers shared by the report writers:
+ * the analysed duration, shares of it as fixed-point numbers (no floating
+ * point printf, so a plugin host's LC_NUMERIC cannot turn "0.5" into
+ * "0,5"), human durations, vertex labels and histogram summaries.
+ *
+ * Internal to analysis/; not a public header.
+ */
+#ifndef WPERF_REPORT_FORMAT_H
+#define WPERF_REPORT_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "wperf/graph.h"
+
+/* end - begin of the analysed range; 0 when the range is empty, reversed
+ * or too wide to represent. */
+int64_t wperf_fmt_duration_of(const struct wperf_graph *g);
+
+/* part / whole in millionths, rounded; 0 when whole <= 0 or part <= 0.
+ * May exceed 1,000,000: cascaded weights add up beyond the duration. */
+uint64_t wperf_fmt_ppm(int64_t part, int64_t whole);
+
+/* "0.123456": millionths as a decimal fraction of 1 (JSON "share"). */
+void wperf_fmt_ppm_fraction(char *buf, size_t len, uint64_t ppm);
+
+/* "45.2%": millionths as a percentage with one decimal. */
+void wperf_fmt_ppm_percent(char *buf, size_t len, uint64_t ppm);
+
+/* A duration with 3 significant digits in ns/us/ms/s: "1.23 ms".
+ * compact: no space and "-" for zero ("1.23ms"), for tables. */
+void wperf_fmt_duration(char *buf, size_t len, int64_t ns, int compact);
+
+/* "12.345678901 s": an absolute timestamp in seconds, full precision. */
+void wperf_fmt_timestamp(char *buf, size_t len, int64_t ns);
+
+/* How a vertex is shown to a person: "comm (tid)" for threads, the name
+ * otherwise. Control characters become '?'. */
+void wperf_fmt_vertex_label(char *buf, size_t len, const struct wperf_graph *g,
+			    uint32_t id);
+
+/* Median log2 bucket of a wait-length histogram, or -1 when it is empty. */
+int wperf_fmt_hist_median(const uint64_t hist[WPERF_HIST_BUCKETS]);
+
+/* "[1.02 us, 2.05 us)": the range of wait lengths bucket b holds. */
+void wperf_fmt_bucket_range(char *buf, size_t len, int bucket);
+
+/* Write text into a column `width` characters wide (UTF-8 aware, cut with
+ * "..." when too long), padded with spaces on the right (or left when
+ * right_align). */
+void wperf_fmt_cell(FILE *out, const char *text, size_t width, int right_align);
+
+#endif /* WPERF_REPORT_FORMAT_H */
