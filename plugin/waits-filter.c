@@ -1,9 +1,414 @@
-/* TEMPORARY STUB */
+/*
+ * plugin/waits-filter.c — filter.wperf.waits: forward every upstream
+ * message unchanged and add a trace named `wperf` with one
+ * `wperf:segment` event per closed thread segment (running, runnable,
+ * waiting), so any babeltrace2 sink or viewer shows the analysis' view of
+ * each thread beside the kernel events it came from.
+ *
+ * How it works: each upstream batch is appended to an output queue one
+ * message at a time, and each message is fed to the decoder right after
+ * being queued. The analysis reports segments synchronously as they close,
+ * so the segment events land in the queue right behind the message that
+ * closed them, stamped with its time: the output never goes back in time.
+ * At upstream end the analysis closes what is still open; those segments,
+ * then our packet end and stream end, are stamped with the latest time
+ * seen. The queue only ever holds one upstream batch and what it caused
+ * (or, at the end, the segments still open), so memory stays bounded.
+ *
+ * The `wperf` trace itself (classes, stream, messages) is in waits-trace.c.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "components.h"
-const char wperf_waits_description[] = "stub";
-const char wperf_waits_help[] = "stub";
-bt_component_class_initialize_method_status wperf_waits_init(bt_self_component_filter *s, bt_self_component_filter_configuration *c, const bt_value *p, void *d) { (void)s; (void)c; (void)p; (void)d; return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR; }
-void wperf_waits_finalize(bt_self_component_filter *s) { (void)s; }
-bt_message_iterator_class_initialize_method_status wperf_waits_iter_init(bt_self_message_iterator *s, bt_self_message_iterator_configuration *c, bt_self_component_port_output *p) { (void)s; (void)c; (void)p; return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR; }
-void wperf_waits_iter_finalize(bt_self_message_iterator *s) { (void)s; }
-bt_message_iterator_class_next_method_status wperf_waits_iter_next(bt_self_message_iterator *s, bt_message_array_const m, uint64_t cap, uint64_t *count) { (void)s; (void)m; (void)cap; (void)count; return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR; }
+#include "decode.h"
+#include "params.h"
+#include "waits-trace.h"
+#include "wperf/analysis.h"
+#include "wperf/graph.h"
+
+const char wperf_waits_description[] =
+	"Forward every message and add a `wperf` trace with one `wperf:segment` "
+	"event per thread segment (running, runnable, waiting; waker and cascaded weight).";
+
+const char wperf_waits_help[] =
+	"filter.wperf.waits forwards every upstream message unchanged and adds its own\n"
+	"trace, named `wperf`, with one stream of `wperf:segment` events: one event per\n"
+	"segment of a thread's time (running, runnable, waiting), as the wPerf analysis\n"
+	"cuts them from the kernel scheduler, interrupt and block events.\n"
+	"\n"
+	"The event's time is when the segment closed (the time of the kernel event that\n"
+	"closed it, or the end of the trace for segments still open there). Its clock is\n"
+	"a copy of the kernel trace's clock, so both traces share one time base.\n"
+	"\n"
+	"Payload fields:\n"
+	"  vertex      (u64)    the thread's vertex id in the wait-for graph\n"
+	"  tid, pid    (s64)    thread and process ids\n"
+	"  name        (string) the thread's command name (comm)\n"
+	"  state       (string) \"running\", \"runnable\" or \"waiting\"\n"
+	"  start       (s64)    when the segment began, ns from the clock's origin\n"
+	"  duration    (s64)    its length in ns\n"
+	"  waker       (s64)    vertex id of what ended the wait; -1 if not waiting\n"
+	"  waker_name  (string) that vertex's name (\"disk:sda\", a comm, ...); \"\" if none\n"
+	"  waker_kind  (string) thread, disk, nic, irq, softirq, timer, unknown; \"\" if none\n"
+	"  cascade     (s64)    ns this wait adds to the graph beyond its own duration,\n"
+	"                       along its waker's own waits (cascaded redistribution)\n"
+	"\n"
+	"Parameters: none.\n"
+	"\n"
+	"Example:\n"
+	"  babeltrace2 TRACE -c filter.wperf.waits -c sink.text.pretty\n"
+	"  babeltrace2 TRACE -c filter.wperf.waits -c sink.ctf.fs --params='path=\"OUT\"'\n"
+	"    (writes the segments in OUT/wperf, beside a copy of the kernel trace)\n"
+	"\n"
+	"sink.wperf.knots skips the `wperf` trace, so it can follow this filter.\n"
+	"The trace must contain kernel scheduler events (sched_switch, sched_waking or\n"
+	"sched_wakeup); without them the filter stops with an error at the end.\n";
+
+/* The component: just its input port, for iterators to connect to. */
+struct waits_component {
+	bt_self_component_port_input *in_port;
+};
+
+struct waits_iter {
+	bt_self_message_iterator *self;
+	bt_message_iterator *upstream;
+	struct wperf_decoder *decoder;
+	struct wperf_analysis *analysis;
+	struct waits_queue queue;
+	struct waits_trace *trace;   /* created at the first segment */
+	struct waits_time latest;    /* time of the latest forwarded message */
+	bool finishing;              /* inside wperf_analysis_finish() */
+	bool ended;                  /* upstream ended and everything is queued */
+	bool failed;                 /* an error was met (err says which): stop */
+	char err[512];
+};
+
+/* ---- Component --------------------------------------------------------- */
+
+static bt_component_class_initialize_method_status
+init_error(bt_self_component_filter *self, struct waits_component *comp,
+	   const char *what)
+{
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
+		bt_self_component_filter_as_self_component(self), "%s", what);
+	free(comp);
+	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+}
+
+bt_component_class_initialize_method_status wperf_waits_init(
+	bt_self_component_filter *self, bt_self_component_filter_configuration *config,
+	const bt_value *params, void *init_data)
+{
+	static const char *const known_params[] = { NULL };
+	struct waits_component *comp = calloc(1, sizeof(*comp));
+	char err[512];
+
+	(void)config;
+	(void)init_data;
+	if (!comp)
+		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+	if (wperf_params_check_known(params, known_params, err, sizeof(err)))
+		return init_error(self, comp, err);
+	if (bt_self_component_filter_add_input_port(self, "in", NULL, &comp->in_port) ||
+	    bt_self_component_filter_add_output_port(self, "out", NULL, NULL))
+		return init_error(self, comp, "cannot add the `in` and `out` ports (out of memory?)");
+	bt_self_component_set_data(bt_self_component_filter_as_self_component(self), comp);
+	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
+}
+
+void wperf_waits_finalize(bt_self_component_filter *self)
+{
+	free(bt_self_component_get_data(bt_self_component_filter_as_self_component(self)));
+}
+
+/* ---- Times of upstream messages --------------------------------------- */
+
+/*
+ * The default clock snapshot of any message, or NULL when it has none
+ * (streams without a clock, stream beginnings of unknown time, packets
+ * without times). Every accessor's precondition is checked first: the
+ * library does not check them at run time.
+ */
+static const bt_clock_snapshot *message_clock_snapshot(const bt_message *msg)
+{
+	const bt_clock_snapshot *cs = NULL;
+	const bt_stream_class *sc;
+
+	switch (bt_message_get_type(msg)) {
+	case BT_MESSAGE_TYPE_EVENT:
+		if (bt_message_event_borrow_stream_class_default_clock_class_const(msg))
+			cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
+		break;
+	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
+		sc = bt_stream_borrow_class_const(bt_packet_borrow_stream_const(
+			bt_message_packet_beginning_borrow_packet_const(msg)));
+		if (bt_stream_class_packets_have_beginning_default_clock_snapshot(sc))
+			cs = bt_message_packet_beginning_borrow_default_clock_snapshot_const(msg);
+		break;
+	case BT_MESSAGE_TYPE_PACKET_END:
+		sc = bt_stream_borrow_class_const(bt_packet_borrow_stream_const(
+			bt_message_packet_end_borrow_packet_const(msg)));
+		if (bt_stream_class_packets_have_end_default_clock_snapshot(sc))
+			cs = bt_message_packet_end_borrow_default_clock_snapshot_const(msg);
+		break;
+	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+		if (bt_message_stream_beginning_borrow_stream_class_default_clock_class_const(msg) &&
+		    bt_message_stream_beginning_borrow_default_clock_snapshot_const(msg, &cs) !=
+		    BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN)
+			cs = NULL;
+		break;
+	case BT_MESSAGE_TYPE_STREAM_END:
+		if (bt_message_stream_end_borrow_stream_class_default_clock_class_const(msg) &&
+		    bt_message_stream_end_borrow_default_clock_snapshot_const(msg, &cs) !=
+		    BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN)
+			cs = NULL;
+		break;
+	/* Discarded items: their beginning is the time muxers order them by. */
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		sc = bt_stream_borrow_class_const(
+			bt_message_discarded_events_borrow_stream_const(msg));
+		if (bt_stream_class_discarded_events_have_default_clock_snapshots(sc))
+			cs = bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg);
+		break;
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		sc = bt_stream_borrow_class_const(
+			bt_message_discarded_packets_borrow_stream_const(msg));
+		if (bt_stream_class_discarded_packets_have_default_clock_snapshots(sc))
+			cs = bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(msg);
+		break;
+	case BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY:
+		cs = bt_message_message_iterator_inactivity_borrow_clock_snapshot_const(msg);
+		break;
+	}
+	return cs;
+}
+
+/* Remember msg's time if it has one; upstream is already in time order. */
+static void observe_message_time(struct waits_iter *it, const bt_message *msg)
+{
+	const bt_clock_snapshot *cs = message_clock_snapshot(msg);
+	struct waits_time t;
+
+	if (!cs)
+		return;
+	t = waits_time_of_snapshot(cs);
+	if (t.known && (!it->latest.known || t.ns >= it->latest.ns))
+		it->latest = t;
+}
+
+/* ---- Segments ---------------------------------------------------------- */
+
+/*
+ * When a segment event goes out. While streaming: at the message that
+ * closed it (the latest one), so that the next upstream message is not
+ * earlier. At the end (finishing): at the segment's own end if that is
+ * later, since nothing upstream follows any more.
+ */
+static struct waits_time segment_event_time(struct waits_iter *it,
+					    const struct wperf_segment *seg)
+{
+	if (!it->latest.known || (it->finishing && seg->end_ns > it->latest.ns))
+		it->latest = waits_time_of_ns(seg->end_ns);
+	return it->latest;
+}
+
+static void fail(struct waits_iter *it, const char *what)
+{
+	if (!it->failed)
+		snprintf(it->err, sizeof(it->err), "%s", what);
+	it->failed = true;
+}
+
+/* The analysis' segment callback: queue one `wperf:segment` event. Errors
+ * are kept in it->failed and reported once the current message is done. */
+static void on_segment(const struct wperf_segment *seg, void *data)
+{
+	struct waits_iter *it = data;
+	struct waits_time at;
+
+	if (it->failed)
+		return;
+	if (!it->trace) {
+		const bt_clock_class *kernel_clock = wperf_decoder_clock_class(it->decoder);
+
+		if (!kernel_clock) {
+			fail(it, "cannot timestamp `wperf:segment` events: the kernel "
+				 "streams have no clock; record the trace with timestamps");
+			return;
+		}
+		it->trace = waits_trace_create(it->self, kernel_clock, it->err, sizeof(it->err));
+		if (!it->trace) {
+			it->failed = true;
+			return;
+		}
+	}
+	at = segment_event_time(it, seg);
+	if (waits_trace_emit_segment(it->trace, seg, &at, &it->queue, it->err,
+				     sizeof(it->err)))
+		it->failed = true;
+}
+
+/* ---- Iterator ---------------------------------------------------------- */
+
+static bt_message_iterator_class_next_method_status
+iter_error(struct waits_iter *it, const char *what)
+{
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self, "%s", what);
+	it->failed = true;   /* never resume after an error */
+	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+}
+
+static void iter_destroy(struct waits_iter *it)
+{
+	if (!it)
+		return;
+	waits_queue_fini(&it->queue);
+	waits_trace_destroy(it->trace);
+	wperf_decoder_destroy(it->decoder);
+	wperf_analysis_destroy(it->analysis);
+	bt_message_iterator_put_ref(it->upstream);
+	free(it);
+}
+
+bt_message_iterator_class_initialize_method_status wperf_waits_iter_init(
+	bt_self_message_iterator *self, bt_self_message_iterator_configuration *config,
+	bt_self_component_port_output *port)
+{
+	struct waits_component *comp = bt_self_component_get_data(
+		bt_self_message_iterator_borrow_component(self));
+	struct waits_iter *it = calloc(1, sizeof(*it));
+
+	(void)config;
+	(void)port;
+	if (!it)
+		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+	it->self = self;
+	if (bt_message_iterator_create_from_message_iterator(self, comp->in_port,
+							     &it->upstream)) {
+		/* The upstream component already said why. */
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(self,
+			"cannot create the upstream message iterator on port `in`");
+		iter_destroy(it);
+		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+	}
+	it->decoder = wperf_decoder_create();
+	it->analysis = wperf_analysis_create();
+	if (!it->decoder || !it->analysis) {
+		iter_destroy(it);
+		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+	}
+	wperf_analysis_on_segment(it->analysis, on_segment, it);
+	bt_self_message_iterator_set_data(self, it);
+	return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_OK;
+}
+
+void wperf_waits_iter_finalize(bt_self_message_iterator *self)
+{
+	iter_destroy(bt_self_message_iterator_get_data(self));
+}
+
+/*
+ * Queue one upstream message, then feed it to the analysis (which may
+ * queue segment events right behind it). 0, or -1 with it->err set.
+ */
+static int forward_and_analyse(struct waits_iter *it, const bt_message *msg)
+{
+	observe_message_time(it, msg);
+	if (waits_queue_push(&it->queue, msg)) {
+		fail(it, "out of memory while queueing upstream messages");
+		return -1;
+	}
+	/* The queue holds our reference: msg stays valid while fed. */
+	if (wperf_decoder_feed_message(it->decoder, it->analysis, msg, it->err,
+				       sizeof(it->err))) {
+		it->failed = true;
+		return -1;
+	}
+	return it->failed ? -1 : 0;
+}
+
+static bt_message_iterator_class_next_method_status
+forward_batch(struct waits_iter *it, bt_message_array_const msgs, uint64_t count)
+{
+	for (uint64_t i = 0; i < count; i++) {
+		if (forward_and_analyse(it, msgs[i])) {
+			/* Release what we did not get to; the queue is
+			 * released when the iterator is finalised. */
+			for (uint64_t j = i + 1; j < count; j++)
+				bt_message_put_ref(msgs[j]);
+			return iter_error(it, it->err);
+		}
+	}
+	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+}
+
+/*
+ * Upstream is done: close the segments still open (they go out at the
+ * latest time seen, or their own end if later), then end our stream. A
+ * trace the analysis cannot use is an error: this filter exists to show
+ * segments, and silently showing none would mislead.
+ */
+static bt_message_iterator_class_next_method_status finish(struct waits_iter *it)
+{
+	struct wperf_graph graph;
+	int status;
+
+	memset(&graph, 0, sizeof(graph));
+	it->finishing = true;
+	status = wperf_analysis_finish(it->analysis, &graph);
+	wperf_graph_fini(&graph);   /* the graph is the knots sink's business */
+	if (status != 0)
+		return iter_error(it, wperf_analysis_error(it->analysis));
+	if (it->failed)
+		return iter_error(it, it->err);
+	if (it->trace &&
+	    waits_trace_emit_end(it->trace, &it->latest, &it->queue, it->err, sizeof(it->err)))
+		return iter_error(it, it->err);
+	it->ended = true;
+	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+}
+
+/* Get one batch from upstream into the queue, or learn it has ended. */
+static bt_message_iterator_class_next_method_status pull_upstream(struct waits_iter *it)
+{
+	bt_message_array_const msgs;
+	uint64_t count = 0;
+
+	switch (bt_message_iterator_next(it->upstream, &msgs, &count)) {
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		return forward_batch(it, msgs, count);
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		return finish(it);
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
+	default:
+		/* Upstream appended its own cause. */
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+	}
+}
+
+bt_message_iterator_class_next_method_status wperf_waits_iter_next(
+	bt_self_message_iterator *self, bt_message_array_const msgs,
+	uint64_t capacity, uint64_t *count)
+{
+	struct waits_iter *it = bt_self_message_iterator_get_data(self);
+
+	while (waits_queue_is_empty(&it->queue)) {
+		bt_message_iterator_class_next_method_status status;
+
+		if (it->ended)
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END;
+		if (it->failed)  /* already reported; do not go on */
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+		status = pull_upstream(it);
+		if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK)
+			return status;
+	}
+	*count = waits_queue_pop(&it->queue, msgs, capacity);
+	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+}
