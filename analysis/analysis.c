@@ -1,7 +1,7 @@
 /*
  * analysis.c — the streaming analysis facade (see wperf/analysis.h).
  *
- * Data flows one way: normalised events -> thread state (sched.c) ->
+ * Data flows one way: normalised events -> thread state (threads.c) ->
  * closed segments -> per-thread breakdown, direct edge weights and the
  * cascade (cascade.c) -> at the end, disk idle edges (disk.c) -> graph.
  */
@@ -13,7 +13,7 @@
 #include "cascade.h"
 #include "disk.h"
 #include "edges.h"
-#include "sched.h"
+#include "threads.h"
 #include "vertex.h"
 
 /* Prune cascade history after this many waits (amortises the O(threads) scan). */

@@ -12,8 +12,11 @@
  *
  * Nothing recurses: Tarjan's algorithm keeps its own call stack, and the
  * pieces of a knot still to refine wait on a work list. One SCC pass costs
- * O(V + E) of the vertex set it is given; refining a knot of e edges costs
- * at most e passes over that knot.
+ * O(V + E) of the vertex set it is given. Refinement cuts edges in an
+ * order fixed by their weights and cutting never reconnects a graph, so
+ * where the cutting stops is found by bisection: O(log E) passes per
+ * piece rather than one per cut edge (tests/unit/test-knots-reference.c
+ * checks this against the one-edge-at-a-time definition).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -127,8 +130,7 @@ static int kgraph_init(struct kgraph *kg, const struct wperf_graph *g)
 	}
 	for (size_t v = 0; v < nv; v++)
 		kg->out_start[v + 1] += kg->out_start[v];
-	/* Fill using `index` as a per-vertex cursor would need size_t; reuse
-	 * a temporary copy of the offsets instead. */
+	/* Second pass: place each edge at its vertex's next free slot. */
 	size_t *cursor = malloc((nv ? nv : 1) * sizeof *cursor);
 	if (!cursor) {
 		kgraph_fini(kg);
@@ -413,19 +415,6 @@ static int cmp_heaviest_first(const void *a, const void *b)
 	return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-/* Lighter, and on equal weight lower (from, to): the next edge to cut. */
-static bool lighter(const struct wperf_edge *a, size_t ia,
-		    const struct wperf_edge *b, size_t ib)
-{
-	if (a->weight_ns != b->weight_ns)
-		return a->weight_ns < b->weight_ns;
-	if (a->from != b->from)
-		return a->from < b->from;
-	if (a->to != b->to)
-		return a->to < b->to;
-	return ia < ib;
-}
-
 /* Active edges with both ends in verts[]: their indexes into *out
  * (malloc'd, caller frees) and their count into *n_out. */
 static int internal_edges(struct kgraph *kg, const uint32_t *verts, size_t n,
@@ -455,18 +444,19 @@ static int internal_edges(struct kgraph *kg, const uint32_t *verts, size_t n,
 	return 0;
 }
 
-static size_t lightest_edge(const struct kgraph *kg, const size_t *edges, size_t n)
+/* The order refinement cuts edges in: lightest first, ties by lowest
+ * (from, to). */
+static int cmp_lightest_first(const void *a, const void *b)
 {
-	size_t best = edges[0];
-	for (size_t i = 1; i < n; i++)
-		if (lighter(kedge(kg, edges[i]), edges[i], kedge(kg, best), best))
-			best = edges[i];
-	return best;
+	const struct ranked_edge *x = a, *y = b;
+	if (x->weight != y->weight)
+		return x->weight < y->weight ? -1 : 1;
+	return cmp_heaviest_first(a, b);    /* equal weights: by (from, to) */
 }
 
-/* Sort edge indexes heaviest first and return the sum of their weights. */
+/* Sort edge indexes by `order` and return the sum of their weights. */
 static int64_t rank_edges(const struct kgraph *kg, size_t *edges, size_t n,
-			  int *err)
+			  int (*order)(const void *, const void *), int *err)
 {
 	struct ranked_edge *r = malloc((n ? n : 1) * sizeof *r);
 	int64_t sum = 0;
@@ -481,7 +471,7 @@ static int64_t rank_edges(const struct kgraph *kg, size_t *edges, size_t n,
 		r[i] = (struct ranked_edge){ e->weight_ns, e->from, e->to, edges[i] };
 		sum = add_saturating(sum, e->weight_ns);
 	}
-	qsort(r, n, sizeof *r, cmp_heaviest_first);
+	qsort(r, n, sizeof *r, order);
 	for (size_t i = 0; i < n; i++)
 		edges[i] = r[i].idx;
 	free(r);
@@ -500,7 +490,7 @@ static int emit_knot(struct search *s, struct piece *p, size_t *edges,
 	const struct origin *o = &s->origins[p->origin];
 	struct wperf_knot *k;
 	int err;
-	int64_t weight = rank_edges(&s->kg, edges, n_edges, &err);
+	int64_t weight = rank_edges(&s->kg, edges, n_edges, cmp_heaviest_first, &err);
 
 	if (err || !(k = push_item(s))) {
 		free(edges);
@@ -566,69 +556,165 @@ static int split_piece(struct search *s, struct piece *p, const struct scc *c)
 			rc = -1;
 			break;
 		}
-		memcpy(child.removed, p->removed, p->n_removed * sizeof *child.removed);
+		if (p->n_removed)       /* p->removed is NULL when nothing was cut */
+			memcpy(child.removed, p->removed,
+			       p->n_removed * sizeof *child.removed);
 		rc = push_piece(s, &child);
 	}
 	piece_fini(p);
 	return rc;
 }
 
-static int record_removal(struct piece *p, const struct wperf_edge *e, size_t idx)
+/* Append the first n of the cut order to p's removed edges. */
+static int record_removals(const struct kgraph *kg, struct piece *p,
+			   const size_t *cut, size_t n)
 {
 	struct wperf_removed_edge *r =
-		realloc(p->removed, (p->n_removed + 1) * sizeof *r);
+		realloc(p->removed, (p->n_removed + n + 1) * sizeof *r);
 	if (!r)
 		return -1;
 	p->removed = r;
-	r[p->n_removed].edge = idx;
-	r[p->n_removed].weight_ns = e->weight_ns;
-	p->n_removed++;
+	for (size_t i = 0; i < n; i++) {
+		r[p->n_removed].edge = cut[i];
+		r[p->n_removed].weight_ns = kedge(kg, cut[i])->weight_ns;
+		p->n_removed++;
+	}
 	return 0;
 }
 
+/* Make exactly the first `want` edges of the cut order inactive; `*now`
+ * is how many are inactive at the moment. */
+static void cut_prefix(struct kgraph *kg, const size_t *cut, size_t *now, size_t want)
+{
+	for (; *now < want; (*now)++)
+		kg->active[cut[*now]] = false;
+	for (; *now > want; (*now)--)
+		kg->active[cut[*now - 1]] = true;
+}
+
+/* 1 when verts[] is strongly connected over the active edges, 0 when
+ * not, -1 on allocation failure. */
+static int strongly_connected(struct kgraph *kg, const uint32_t *verts, size_t n)
+{
+	struct scc c;
+	if (scc_compute(kg, verts, n, &c))
+		return -1;
+	int one = c.n_comp == 1;
+	scc_fini(&c);
+	return one;
+}
+
 /*
- * Cut the lightest edge of a strongly connected piece until it is simple,
- * too heavy to cut, or no longer strongly connected (then its terminal
- * parts go back on the work list). Takes ownership of p.
+ * How many edges of the cut order can go before the piece must stop, and
+ * why: at `n_edges - n` cuts what is left is a simple cycle, and an edge
+ * weighing the threshold is never cut. The simple-cycle test comes first,
+ * as in the one-edge-at-a-time description.
+ */
+static size_t cut_limit(const struct search *s, const struct piece *p,
+			const size_t *cut, size_t n_edges, const char **why)
+{
+	size_t limit = n_edges > p->n ? n_edges - p->n : 0;
+
+	*why = "simple cycle";
+	for (size_t j = 0; j < limit; j++)
+		if (kedge(&s->kg, cut[j])->weight_ns >= s->threshold_ns) {
+			*why = "threshold";
+			return j;
+		}
+	return limit;
+}
+
+/* Smallest k in [1, hi] whose cut prefix disconnects the piece, knowing
+ * that hi does. Cutting more edges never reconnects a graph, so the
+ * answer can be found by bisection: O((V + E) log E) instead of one SCC
+ * pass per cut edge. Leaves exactly k edges cut. -1 on failure. */
+static int first_disconnecting_cut(struct kgraph *kg, const struct piece *p,
+				   const size_t *cut, size_t *now, size_t hi, size_t *k)
+{
+	size_t lo = 1;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		cut_prefix(kg, cut, now, mid);
+		int sc = strongly_connected(kg, p->verts, p->n);
+		if (sc < 0)
+			return -1;
+		if (sc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	cut_prefix(kg, cut, now, hi);
+	*k = hi;
+	return 0;
+}
+
+/* Cut the first k edges for good, record them, and put the terminal parts
+ * of what remains on the work list. Takes ownership of p. */
+static int split_after_cut(struct search *s, struct piece *p, const size_t *cut,
+			   size_t k)
+{
+	struct scc c;
+
+	if (record_removals(&s->kg, p, cut, k) ||
+	    scc_compute(&s->kg, p->verts, p->n, &c)) {
+		piece_fini(p);
+		return -1;
+	}
+	int rc = split_piece(s, p, &c);
+	scc_fini(&c);
+	return rc;
+}
+
+/*
+ * Refine a strongly connected piece (METHOD.md §7): cut its lightest edge
+ * again and again until it is a single vertex or a simple cycle, its
+ * lightest edge reaches the threshold, or it is no longer strongly
+ * connected (then its terminal parts go back on the work list). The cut
+ * order is fixed by the weights, so instead of cutting one edge at a
+ * time this finds directly how far the cutting goes. Takes ownership of p.
  */
 static int refine_piece(struct search *s, struct piece *p)
 {
 	struct kgraph *kg = &s->kg;
+	size_t *cut = NULL, n_edges = 0, now = 0, k;
+	const char *why;
+	int err;
 
-	for (;;) {
-		size_t *edges = NULL, n_edges = 0;
-
-		if (internal_edges(kg, p->verts, p->n, &edges, &n_edges)) {
-			piece_fini(p);
-			return -1;
-		}
-		if (p->n == 1)
-			return emit_knot(s, p, edges, n_edges, "single vertex");
-		if (n_edges == p->n)
-			return emit_knot(s, p, edges, n_edges, "simple cycle");
-		size_t cut = lightest_edge(kg, edges, n_edges);
-		if (kedge(kg, cut)->weight_ns >= s->threshold_ns)
-			return emit_knot(s, p, edges, n_edges, "threshold");
-		free(edges);
-
-		kg->active[cut] = false;
-		if (record_removal(p, kedge(kg, cut), cut)) {
-			piece_fini(p);
-			return -1;
-		}
-		struct scc c;
-		if (scc_compute(kg, p->verts, p->n, &c)) {
-			piece_fini(p);
-			return -1;
-		}
-		if (c.n_comp == 1) {
-			scc_fini(&c);
-			continue;       /* still strongly connected: cut again */
-		}
-		int rc = split_piece(s, p, &c);
-		scc_fini(&c);
-		return rc;
+	if (internal_edges(kg, p->verts, p->n, &cut, &n_edges)) {
+		piece_fini(p);
+		return -1;
 	}
+	if (p->n == 1)
+		return emit_knot(s, p, cut, n_edges, "single vertex");
+	rank_edges(kg, cut, n_edges, cmp_lightest_first, &err);
+	if (err) {
+		free(cut);
+		piece_fini(p);
+		return -1;
+	}
+	size_t limit = cut_limit(s, p, cut, n_edges, &why);
+	cut_prefix(kg, cut, &now, limit);
+	int sc = limit == 0 ? 1 : strongly_connected(kg, p->verts, p->n);
+	if (sc > 0) {
+		/* Stops before disconnecting: what is left is the knot. */
+		if (record_removals(kg, p, cut, limit)) {
+			free(cut);
+			piece_fini(p);
+			return -1;
+		}
+		if (limit)
+			memmove(cut, cut + limit, (n_edges - limit) * sizeof *cut);
+		return emit_knot(s, p, cut, n_edges - limit, why);
+	}
+	if (sc < 0 || first_disconnecting_cut(kg, p, cut, &now, limit, &k)) {
+		free(cut);
+		piece_fini(p);
+		return -1;
+	}
+	int rc = split_after_cut(s, p, cut, k);
+	free(cut);
+	return rc;
 }
 
 /* ------------------------------------------------------------------ */

@@ -108,12 +108,50 @@ void wperf_fmt_timestamp(char *buf, size_t len, int64_t ns)
 		 (unsigned long long)(x % 1000000000ULL));
 }
 
-/* Replace control characters, which could move a terminal's cursor. */
+static int is_cont(unsigned char c)
+{
+	return (c & 0xC0) == 0x80;
+}
+
+size_t wperf_fmt_utf8_length(const unsigned char *s)
+{
+	unsigned char c = s[0];
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF)
+		return is_cont(s[1]) ? 2 : 0;
+	if (c >= 0xE0 && c <= 0xEF) {
+		unsigned char lo = c == 0xE0 ? 0xA0 : 0x80;
+		unsigned char hi = c == 0xED ? 0x9F : 0xBF;
+		if (s[1] < lo || s[1] > hi || !is_cont(s[2]))
+			return 0;
+		return 3;
+	}
+	if (c >= 0xF0 && c <= 0xF4) {
+		unsigned char lo = c == 0xF0 ? 0x90 : 0x80;
+		unsigned char hi = c == 0xF4 ? 0x8F : 0xBF;
+		if (s[1] < lo || s[1] > hi || !is_cont(s[2]) || !is_cont(s[3]))
+			return 0;
+		return 4;
+	}
+	return 0;
+}
+
+/* Replace control characters, which could move a terminal's cursor, and
+ * bytes that are not UTF-8, which would print as garbage of unknown width. */
 static void sanitize(char *s)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
+	unsigned char *p = (unsigned char *)s;
+
+	while (*p) {
+		size_t n = wperf_fmt_utf8_length(p);
+		if (n == 0 || (n == 1 && (*p < 0x20 || *p == 0x7f))) {
+			*p++ = '?';
+			continue;
+		}
+		p += n;
+	}
 }
 
 void wperf_fmt_vertex_label(char *buf, size_t len, const struct wperf_graph *g,
@@ -189,6 +227,29 @@ static size_t prefix_bytes(const char *s, size_t chars)
 		i++;
 	}
 	return i;
+}
+
+void wperf_fmt_vertex_label_fit(char *buf, size_t len, const struct wperf_graph *g,
+				uint32_t id, size_t width)
+{
+	char full[256];
+	const char *suffix;
+
+	wperf_fmt_vertex_label(buf, len, g, id);
+	if (display_width(buf) <= width || id >= g->n_vertices ||
+	    g->vertices[id].kind != WPERF_V_THREAD)
+		return;
+	/* "comm (tid)": the tid is what tells threads apart, keep it whole. */
+	snprintf(full, sizeof full, "%s", buf);
+	suffix = strrchr(full, '(');
+	if (!suffix || suffix == full)
+		return;
+	suffix--;                       /* the space before "(" */
+	size_t suffix_width = display_width(suffix);
+	if (width < suffix_width + 4)
+		return;
+	size_t keep = prefix_bytes(full, width - suffix_width - 3);
+	snprintf(buf, len, "%.*s...%s", (int)keep, full, suffix);
 }
 
 void wperf_fmt_cell(FILE *out, const char *text, size_t width, int right_align)

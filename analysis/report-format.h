@@ -29,6 +29,12 @@ void wperf_fmt_ppm_fraction(char *buf, size_t len, uint64_t ppm);
 /* "45.2%": millionths as a percentage with one decimal. */
 void wperf_fmt_ppm_percent(char *buf, size_t len, uint64_t ppm);
 
+/* Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlongs,
+ * no surrogates, nothing above U+10FFFF), or 0 when it is not one. Reads
+ * past s[0] only while the bytes are continuation bytes, so it never
+ * runs over a terminating NUL. */
+size_t wperf_fmt_utf8_length(const unsigned char *s);
+
 /* A duration with 3 significant digits in ns/us/ms/s: "1.23 ms".
  * compact: no space and "-" for zero ("1.23ms"), for tables. */
 void wperf_fmt_duration(char *buf, size_t len, int64_t ns, int compact);
@@ -40,6 +46,11 @@ void wperf_fmt_timestamp(char *buf, size_t len, int64_t ns);
  * otherwise. Control characters become '?'. */
 void wperf_fmt_vertex_label(char *buf, size_t len, const struct wperf_graph *g,
 			    uint32_t id);
+
+/* The same, at most `width` characters when it can: a thread's comm is
+ * cut ("very-long-na... (1234)") so that its tid stays visible. */
+void wperf_fmt_vertex_label_fit(char *buf, size_t len, const struct wperf_graph *g,
+				uint32_t id, size_t width);
 
 /* Median log2 bucket of a wait-length histogram, or -1 when it is empty. */
 int wperf_fmt_hist_median(const uint64_t hist[WPERF_HIST_BUCKETS]);

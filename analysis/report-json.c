@@ -20,38 +20,6 @@
 /* Strings                                                             */
 /* ------------------------------------------------------------------ */
 
-static int is_cont(unsigned char c)
-{
-	return (c & 0xC0) == 0x80;
-}
-
-/* Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlongs,
- * no surrogates, nothing above U+10FFFF), or 0 when it is not one. */
-static size_t utf8_sequence_length(const unsigned char *s)
-{
-	unsigned char c = s[0];
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF)
-		return is_cont(s[1]) ? 2 : 0;
-	if (c >= 0xE0 && c <= 0xEF) {
-		unsigned char lo = c == 0xE0 ? 0xA0 : 0x80;
-		unsigned char hi = c == 0xED ? 0x9F : 0xBF;
-		if (s[1] < lo || s[1] > hi || !is_cont(s[2]))
-			return 0;
-		return 3;
-	}
-	if (c >= 0xF0 && c <= 0xF4) {
-		unsigned char lo = c == 0xF0 ? 0x90 : 0x80;
-		unsigned char hi = c == 0xF4 ? 0x8F : 0xBF;
-		if (s[1] < lo || s[1] > hi || !is_cont(s[2]) || !is_cont(s[3]))
-			return 0;
-		return 4;
-	}
-	return 0;
-}
-
 static void json_escape_ascii(FILE *out, unsigned char c)
 {
 	switch (c) {
@@ -84,7 +52,7 @@ static void json_string(FILE *out, const char *s)
 	}
 	fputc('"', out);
 	while (*p) {
-		size_t n = utf8_sequence_length(p);
+		size_t n = wperf_fmt_utf8_length(p);
 		if (n == 0) {
 			fputs("\\ufffd", out);
 			p++;

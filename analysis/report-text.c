@@ -1,3 +1,630 @@
-/* TEMPORARY STUB */
+/*
+ * report-text.c — the knot report for a person at a terminal.
+ *
+ * Sections, most important first: what was analysed, the knots (members,
+ * weight, edges with their wait-length histograms, what refinement cut
+ * and why it stopped, a guess at the kind of problem), the sinks, the
+ * per-thread breakdown, and how much to trust the data. Lines fit in 100
+ * columns. The report is never empty: when nothing was found it says so
+ * and gives the likely reasons.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report-format.h"
 #include "wperf/report.h"
-int wperf_report_write_text(const struct wperf_report *r, FILE *out) { (void)r; (void)out; return 0; }
+
+#define PAGE_WIDTH 98           /* leave the last columns of 100 free */
+#define MAX_THREAD_ROWS 20
+#define MAX_LISTED_MEMBERS 12
+#define MAX_LISTED_GAPS 5
+#define LABEL_LEN 128
+
+/* ------------------------------------------------------------------ */
+/* Small helpers                                                       */
+/* ------------------------------------------------------------------ */
+
+/* a + b for durations: negative parts (corrupt input) count as 0 and the
+ * sum saturates instead of overflowing. */
+static int64_t add_durations(int64_t a, int64_t b)
+{
+	if (a < 0)
+		a = 0;
+	if (b < 0)
+		b = 0;
+	return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+static int64_t total_waiting(const struct wperf_vertex *v)
+{
+	int64_t sum = 0;
+	for (int k = 0; k < WPERF_V_KIND_COUNT; k++)
+		sum = add_durations(sum, v->waiting_ns[k]);
+	return sum;
+}
+
+/* Running + runnable + waiting: the time the trace accounted for. */
+static int64_t time_seen(const struct wperf_vertex *v)
+{
+	return add_durations(add_durations(total_waiting(v), v->running_ns),
+			     v->runnable_ns);
+}
+
+/* A thread that is runnable a quarter of its time lacks CPU (METHOD §7). */
+static int mostly_runnable(const struct wperf_vertex *v)
+{
+	int64_t seen = time_seen(v);
+	return v->kind == WPERF_V_THREAD && seen > 0 &&
+	       wperf_fmt_ppm(v->runnable_ns, seen) >= 250000;
+}
+
+/* Same rule as knots.c: does this edge count as a dependency? */
+static int edge_is_dependency(const struct wperf_graph *g, const struct wperf_edge *e)
+{
+	return e->from < g->n_vertices && e->to < g->n_vertices &&
+	       e->weight_ns > 0 &&
+	       !wperf_vertex_kind_is_category(g->vertices[e->to].kind);
+}
+
+static void label(char *buf, const struct wperf_graph *g, uint32_t id)
+{
+	wperf_fmt_vertex_label(buf, LABEL_LEN, g, id);
+}
+
+static void share_of(char *buf, size_t len, const struct wperf_graph *g, int64_t ns)
+{
+	wperf_fmt_ppm_percent(buf, len, wperf_fmt_ppm(ns, wperf_fmt_duration_of(g)));
+}
+
+/* Print words separated by ", ", wrapping at the page width and
+ * indenting continuation lines; `col` is where the cursor is now. */
+static size_t put_listed(FILE *out, const char *word, int first, size_t col,
+			 size_t indent)
+{
+	size_t len = strlen(word);
+
+	if (!first) {
+		fputc(',', out);
+		col++;
+		if (col + 1 + len > PAGE_WIDTH) {
+			fprintf(out, "\n%*s", (int)indent, "");
+			col = indent;
+		} else {
+			fputc(' ', out);
+			col++;
+		}
+	}
+	fputs(word, out);
+	return col + len;
+}
+
+/* "a (1), b (2), disk:vda" with at most MAX_LISTED_MEMBERS names. */
+static void put_members(FILE *out, const struct wperf_graph *g,
+			const uint32_t *ids, size_t n, size_t col, size_t indent)
+{
+	char name[LABEL_LEN], more[64];
+	size_t shown = n < MAX_LISTED_MEMBERS ? n : MAX_LISTED_MEMBERS;
+
+	for (size_t i = 0; i < shown; i++) {
+		label(name, g, ids[i]);
+		col = put_listed(out, name, i == 0, col, indent);
+	}
+	if (shown < n) {
+		snprintf(more, sizeof more, "and %zu more", n - shown);
+		put_listed(out, more, 0, col, indent);
+	}
+	fputc('\n', out);
+}
+
+/* ------------------------------------------------------------------ */
+/* Header                                                              */
+/* ------------------------------------------------------------------ */
+
+static size_t count_dependencies(const struct wperf_graph *g)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < g->n_edges; i++)
+		n += edge_is_dependency(g, &g->edges[i]);
+	return n;
+}
+
+static void write_focus(const struct wperf_report *r, FILE *out)
+{
+	const struct wperf_graph *g = r->graph;
+	size_t n = 0, cap = 0;
+	uint32_t *ids = NULL;
+
+	for (size_t v = 0; v < g->n_vertices; v++)
+		n += r->focus[v] != 0;
+	ids = malloc((n ? n : 1) * sizeof *ids);
+	fprintf(out, "Focus      %zu vert%s; only knots and sinks reachable from %s are shown:\n",
+		n, n == 1 ? "ex" : "ices", n == 1 ? "it" : "them");
+	if (!ids)
+		return;         /* the count alone still tells the reader */
+	for (size_t v = 0; v < g->n_vertices && cap < n; v++)
+		if (r->focus[v])
+			ids[cap++] = (uint32_t)v;
+	fputs("           ", out);
+	if (n == 0)
+		fputs("(none)\n", out);
+	else
+		put_members(out, g, ids, n, 11, 11);
+	free(ids);
+}
+
+static void write_header(const struct wperf_report *r, FILE *out)
+{
+	const struct wperf_graph *g = r->graph;
+	char a[48], b[48], d[32];
+	size_t deps = count_dependencies(g);
+
+	fputs("wPerf report: knots of the wait-for graph\n", out);
+	fputs("=========================================\n", out);
+	wperf_fmt_timestamp(a, sizeof a, g->begin_ns);
+	wperf_fmt_timestamp(b, sizeof b, g->end_ns);
+	wperf_fmt_duration(d, sizeof d, wperf_fmt_duration_of(g), 0);
+	fprintf(out, "Analysed   %s .. %s (%s)\n", a, b, d);
+	wperf_fmt_duration(d, sizeof d, r->threshold_ns, 0);
+	fprintf(out, "Threshold  %s%s%s%s: refinement stops when a knot's lightest edge weighs this much\n",
+		d, r->threshold_spec ? " (" : "",
+		r->threshold_spec ? r->threshold_spec : "",
+		r->threshold_spec ? ")" : "");
+	fprintf(out, "Graph      %zu vertices, %zu edges", g->n_vertices, g->n_edges);
+	if (deps < g->n_edges)
+		fprintf(out, " (%zu ignored for knots: ended by a timer, unseen, or empty)",
+			g->n_edges - deps);
+	fputc('\n', out);
+	if (r->focus)
+		write_focus(r, out);
+}
+
+/* ------------------------------------------------------------------ */
+/* Knots                                                               */
+/* ------------------------------------------------------------------ */
+
+static int has_kind(const struct wperf_graph *g, const struct wperf_knot *k,
+		    enum wperf_vertex_kind kind)
+{
+	for (size_t i = 0; i < k->n_members; i++)
+		if (k->members[i] < g->n_vertices && g->vertices[k->members[i]].kind == kind)
+			return 1;
+	return 0;
+}
+
+static int any_mostly_runnable(const struct wperf_graph *g, const struct wperf_knot *k)
+{
+	for (size_t i = 0; i < k->n_members; i++)
+		if (k->members[i] < g->n_vertices && mostly_runnable(&g->vertices[k->members[i]]))
+			return 1;
+	return 0;
+}
+
+/* METHOD.md §10: say whether it looks like I/O blocking, lock
+ * contention, load imbalance or too few CPUs. A hint, not a verdict. */
+static const char *knot_diagnosis(const struct wperf_graph *g, const struct wperf_knot *k)
+{
+	if (k->n_members == 1 && k->n_edges == 0)
+		return "the rest of its component waits on it, and it on nothing left:\n"
+		       "  its limit is its own work, as for a sink";
+	if (has_kind(g, k, WPERF_V_DISK) || has_kind(g, k, WPERF_V_NIC))
+		return "looks like I/O blocking: threads wait for a device that waits for them";
+	if (any_mostly_runnable(g, k))
+		return "looks like too few CPUs: members are often runnable (waiting for a CPU)";
+	if (has_kind(g, k, WPERF_V_IRQ) || has_kind(g, k, WPERF_V_SOFTIRQ))
+		return "looks like interrupt handling is part of the cycle";
+	if (k->n_members == 1)
+		return "looks like lock contention or load imbalance inside a merged vertex";
+	return "looks like lock contention or load imbalance: threads wait on each other";
+}
+
+static void write_edge_table_header(FILE *out)
+{
+	fputs("  ", out);
+	wperf_fmt_cell(out, "waits for (from -> to)", 44, 0);
+	fprintf(out, " %9s %7s %9s  %s\n", "weight", "share", "waits", "median wait length");
+}
+
+static void write_edge_row(FILE *out, const struct wperf_graph *g,
+			   const struct wperf_edge *e)
+{
+	char from[LABEL_LEN], to[LABEL_LEN], pair[2 * LABEL_LEN + 8];
+	char w[32], s[32], med[64];
+
+	label(from, g, e->from);
+	label(to, g, e->to);
+	snprintf(pair, sizeof pair, "%s -> %s", from, to);
+	wperf_fmt_duration(w, sizeof w, e->weight_ns, 0);
+	share_of(s, sizeof s, g, e->weight_ns);
+	wperf_fmt_bucket_range(med, sizeof med, wperf_fmt_hist_median(e->hist));
+	fputs("  ", out);
+	wperf_fmt_cell(out, pair, 44, 0);
+	fprintf(out, " %9s %7s %9llu  %s\n", w, s, (unsigned long long)e->count, med);
+}
+
+static const char *stop_explanation(const char *why)
+{
+	if (!why)
+		return "?";
+	if (!strcmp(why, "simple cycle"))
+		return "it is a simple cycle";
+	if (!strcmp(why, "single vertex"))
+		return "a single vertex is left";
+	if (!strcmp(why, "threshold"))
+		return "its lightest edge weighs at least the threshold";
+	return why;
+}
+
+static void write_refinement(FILE *out, const struct wperf_graph *g,
+			     const struct wperf_knot *k)
+{
+	char from[LABEL_LEN], to[LABEL_LEN], w[32];
+
+	if (k->n_removed == 0) {
+		fprintf(out, "  Refinement: nothing cut (%s).\n", stop_explanation(k->stop_reason));
+		return;
+	}
+	fprintf(out, "  Refinement cut %zu edge%s, lightest first, from a component of %zu vertices:\n",
+		k->n_removed, k->n_removed == 1 ? "" : "s", k->n_component);
+	for (size_t i = 0; i < k->n_removed; i++) {
+		size_t e = k->removed[i].edge;
+		if (e >= g->n_edges)
+			continue;
+		label(from, g, g->edges[e].from);
+		label(to, g, g->edges[e].to);
+		wperf_fmt_duration(w, sizeof w, k->removed[i].weight_ns, 0);
+		fprintf(out, "    %2zu. %s -> %s  %s\n", i + 1, from, to, w);
+	}
+	fprintf(out, "  and stopped: %s.\n", stop_explanation(k->stop_reason));
+}
+
+static void write_runnable_notes(FILE *out, const struct wperf_graph *g,
+				 const struct wperf_knot *k)
+{
+	char name[LABEL_LEN], pct[32];
+
+	for (size_t i = 0; i < k->n_members; i++) {
+		uint32_t id = k->members[i];
+		if (id >= g->n_vertices || !mostly_runnable(&g->vertices[id]))
+			continue;
+		const struct wperf_vertex *v = &g->vertices[id];
+		label(name, g, id);
+		wperf_fmt_ppm_percent(pct, sizeof pct, wperf_fmt_ppm(v->runnable_ns, time_seen(v)));
+		fprintf(out, "  Note: %s was runnable %s of its time: it needs a CPU or priority,\n"
+			"        not less waiting.\n", name, pct);
+	}
+}
+
+static void write_knot(FILE *out, const struct wperf_report *r,
+		       const struct wperf_knot *k, size_t number)
+{
+	const struct wperf_graph *g = r->graph;
+	const char *title = k->kind == WPERF_BACKGROUND ? "Background knot" : "Knot";
+	char w[32], s[32];
+	int n = fprintf(out, "\n%s %zu: ", title, number);
+
+	put_members(out, g, k->members, k->n_members, n > 1 ? (size_t)n - 1 : 0, 4);
+	wperf_fmt_duration(w, sizeof w, k->weight_ns, 0);
+	share_of(s, sizeof s, g, k->weight_ns);
+	fprintf(out, "  weight %s = %s of the analysed time (sum of its %zu edge%s)\n",
+		w, s, k->n_edges, k->n_edges == 1 ? "" : "s");
+	fprintf(out, "  %s\n", knot_diagnosis(g, k));
+	if (k->kind == WPERF_BACKGROUND)
+		fputs("  (background: no device and little CPU use, like heartbeats or timers)\n", out);
+	if (k->n_edges > 0) {
+		write_edge_table_header(out);
+		for (size_t i = 0; i < k->n_edges; i++)
+			if (k->edges[i] < g->n_edges)
+				write_edge_row(out, g, &g->edges[k->edges[i]]);
+	}
+	write_refinement(out, g, k);
+	write_runnable_notes(out, g, k);
+}
+
+/* ------------------------------------------------------------------ */
+/* Sinks                                                               */
+/* ------------------------------------------------------------------ */
+
+#define TOP_WAITERS 5
+
+/* The heaviest dependency edges into v, heaviest first; returns how many. */
+static size_t top_waiters(const struct wperf_graph *g, uint32_t v,
+			  size_t top[TOP_WAITERS], size_t *total)
+{
+	size_t n = 0;
+
+	*total = 0;
+	for (size_t i = 0; i < g->n_edges; i++) {
+		const struct wperf_edge *e = &g->edges[i];
+		if (e->to != v || !edge_is_dependency(g, e))
+			continue;
+		(*total)++;
+		size_t pos = n < TOP_WAITERS ? n++ : TOP_WAITERS;
+		/* insertion into a short sorted array */
+		while (pos > 0 && g->edges[top[pos - 1]].weight_ns < e->weight_ns) {
+			if (pos < TOP_WAITERS)
+				top[pos] = top[pos - 1];
+			pos--;
+		}
+		if (pos < TOP_WAITERS)
+			top[pos] = i;
+	}
+	return n;
+}
+
+static void write_sink(FILE *out, const struct wperf_report *r,
+		       const struct wperf_knot *k, size_t number)
+{
+	const struct wperf_graph *g = r->graph;
+	char name[LABEL_LEN], w[32], s[32];
+	size_t top[TOP_WAITERS], total;
+	uint32_t v = k->n_members ? k->members[0] : UINT32_MAX;
+
+	label(name, g, v);
+	wperf_fmt_duration(w, sizeof w, k->weight_ns, 0);
+	share_of(s, sizeof s, g, k->weight_ns);
+	fprintf(out, "\nSink %zu: %s\n", number, name);
+	fprintf(out, "  waited on for %s = %s of the analysed time; it waits for nothing in the\n"
+		"  graph, so its limit is its own work (on-CPU or device service time).\n", w, s);
+	size_t n = top_waiters(g, v, top, &total);
+	if (n == 0)
+		return;
+	write_edge_table_header(out);
+	for (size_t i = 0; i < n; i++)
+		write_edge_row(out, g, &g->edges[top[i]]);
+	if (total > n)
+		fprintf(out, "  ... and %zu lighter edges into it\n", total - n);
+}
+
+static size_t count_kind(const struct wperf_knots *ks, enum wperf_knot_kind kind)
+{
+	size_t n = 0;
+	for (size_t i = 0; ks && i < ks->n; i++)
+		n += ks->items[i].kind == kind;
+	return n;
+}
+
+static void write_nothing_found(FILE *out, const struct wperf_report *r)
+{
+	const struct wperf_graph *g = r->graph;
+	size_t deps = count_dependencies(g);
+
+	fputs("\nNo knots and no sinks were found.\n", out);
+	if (g->n_edges == 0) {
+		fputs("  The graph has no edges: no thread was seen waiting for anything. The trace\n"
+		      "  may be too short, or lack scheduler events (sched_switch, sched_waking).\n", out);
+	} else if (deps == 0) {
+		fprintf(out, "  %s end%s at `timer` or `unknown` (waits ended by a timeout, or\n"
+			"  whose end the trace did not show) or weigh nothing. Those are not\n"
+			"  dependencies that could be sped up, so they form no knot or sink; the\n"
+			"  thread breakdown below still counts them.\n",
+			g->n_edges == 1 ? "The only edge" : "All edges", g->n_edges == 1 ? "s" : "");
+	} else if (r->focus) {
+		fputs("  Nothing the focus vertices wait on (directly or not) ends in a knot or a\n"
+		      "  sink: they waited only on timers or on unseen causes. Try without focus.\n", out);
+	} else {
+		fputs("  Every vertex that others wait on was left out; this should not happen.\n", out);
+	}
+}
+
+static void write_findings(FILE *out, const struct wperf_report *r)
+{
+	size_t knots = count_kind(r->knots, WPERF_KNOT);
+	size_t sinks = count_kind(r->knots, WPERF_SINK);
+	size_t background = count_kind(r->knots, WPERF_BACKGROUND);
+	size_t nk = 0, ns = 0;
+
+	fprintf(out, "Found      %zu knot%s, %zu sink%s", knots, knots == 1 ? "" : "s",
+		sinks, sinks == 1 ? "" : "s");
+	if (background)
+		fprintf(out, ", %zu background knot%s", background, background == 1 ? "" : "s");
+	fputc('\n', out);
+	if (!r->knots || r->knots->n == 0) {
+		write_nothing_found(out, r);
+		return;
+	}
+	for (size_t i = 0; i < r->knots->n; i++) {
+		const struct wperf_knot *k = &r->knots->items[i];
+		if (k->kind == WPERF_SINK)
+			write_sink(out, r, k, ++ns);
+		else
+			write_knot(out, r, k, ++nk);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Threads                                                             */
+/* ------------------------------------------------------------------ */
+
+struct thread_row {
+	uint32_t id;
+	size_t knot_rank;       /* position of its first knot or sink; SIZE_MAX: none */
+	int64_t seen;
+};
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct thread_row *x = a, *y = b;
+	if (x->knot_rank != y->knot_rank)
+		return x->knot_rank < y->knot_rank ? -1 : 1;
+	if (x->seen != y->seen)
+		return x->seen < y->seen ? 1 : -1;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Members of the knots and sinks first, in report order, then the rest
+ * by the time the trace accounted for. */
+static struct thread_row *rank_threads(const struct wperf_report *r, size_t *n_out)
+{
+	const struct wperf_graph *g = r->graph;
+	size_t *rank = malloc((g->n_vertices ? g->n_vertices : 1) * sizeof *rank);
+	struct thread_row *rows = malloc((g->n_vertices ? g->n_vertices : 1) * sizeof *rows);
+	size_t n = 0;
+
+	if (!rank || !rows) {
+		free(rank);
+		free(rows);
+		return NULL;
+	}
+	for (size_t v = 0; v < g->n_vertices; v++)
+		rank[v] = SIZE_MAX;
+	for (size_t i = r->knots ? r->knots->n : 0; i-- > 0;) {
+		const struct wperf_knot *k = &r->knots->items[i];
+		for (size_t m = 0; m < k->n_members; m++)
+			if (k->members[m] < g->n_vertices)
+				rank[k->members[m]] = i;
+	}
+	for (size_t v = 0; v < g->n_vertices; v++) {
+		const struct wperf_vertex *vx = &g->vertices[v];
+		if (vx->kind != WPERF_V_THREAD && vx->kind != WPERF_V_VIRTUAL)
+			continue;
+		rows[n++] = (struct thread_row){ (uint32_t)v, rank[v], time_seen(vx) };
+	}
+	free(rank);
+	qsort(rows, n, sizeof *rows, cmp_rows);
+	*n_out = n;
+	return rows;
+}
+
+static void write_duration_cell(FILE *out, int64_t ns)
+{
+	char d[32];
+	wperf_fmt_duration(d, sizeof d, ns, 1);
+	fprintf(out, " %8s", d);
+}
+
+static void write_thread_row(FILE *out, const struct wperf_graph *g,
+			     const struct thread_row *row)
+{
+	const struct wperf_vertex *v = &g->vertices[row->id];
+	const int64_t *w = v->waiting_ns;
+	char name[LABEL_LEN + 2];
+
+	name[0] = row->knot_rank != SIZE_MAX ? '*' : ' ';
+	name[1] = ' ';
+	wperf_fmt_vertex_label_fit(name + 2, LABEL_LEN, g, row->id, 24);
+	wperf_fmt_cell(out, name, 26, 0);
+	write_duration_cell(out, v->running_ns);
+	write_duration_cell(out, v->runnable_ns);
+	write_duration_cell(out, w[WPERF_V_THREAD]);
+	write_duration_cell(out, w[WPERF_V_DISK]);
+	write_duration_cell(out, w[WPERF_V_NIC]);
+	write_duration_cell(out, add_durations(w[WPERF_V_IRQ], w[WPERF_V_SOFTIRQ]));
+	write_duration_cell(out, w[WPERF_V_TIMER]);
+	write_duration_cell(out, add_durations(w[WPERF_V_UNKNOWN], w[WPERF_V_VIRTUAL]));
+	fputc('\n', out);
+}
+
+static void write_threads(FILE *out, const struct wperf_report *r)
+{
+	size_t n = 0;
+	struct thread_row *rows = rank_threads(r, &n);
+
+	if (!rows) {
+		fputs("\nThreads: (not enough memory to sort them)\n", out);
+		return;
+	}
+	size_t shown = n < MAX_THREAD_ROWS ? n : MAX_THREAD_ROWS;
+	fprintf(out, "\nThreads: %zu of %zu, members of knots and sinks (*) first, then by time seen\n",
+		shown, n);
+	if (n > 0) {
+		fputs("  w:X = waiting, ended by X (irq includes softirq; other = unknown, virtual)\n", out);
+		wperf_fmt_cell(out, "  thread", 26, 0);
+		fprintf(out, " %8s %8s %8s %8s %8s %8s %8s %8s\n", "running", "runnable",
+			"w:thread", "w:disk", "w:nic", "w:irq", "w:timer", "w:other");
+	}
+	for (size_t i = 0; i < shown; i++)
+		write_thread_row(out, r->graph, &rows[i]);
+	if (shown < n)
+		fprintf(out, "  ... %zu more threads omitted (the JSON report lists them all)\n",
+			n - shown);
+	free(rows);
+}
+
+/* ------------------------------------------------------------------ */
+/* Data quality                                                        */
+/* ------------------------------------------------------------------ */
+
+static void write_quality_counter(FILE *out, const char *what, uint64_t n,
+				  const char *why)
+{
+	fprintf(out, "  %-32s %10llu%s%s\n", what, (unsigned long long)n,
+		n && why ? "  " : "", n && why ? why : "");
+}
+
+static void write_gap(FILE *out, const struct wperf_gap *gap)
+{
+	char b[48], e[48];
+
+	fputs("      ", out);
+	if (gap->cpu >= 0)
+		fprintf(out, "cpu %d: ", gap->cpu);
+	else
+		fputs("cpu ?: ", out);
+	if (gap->begin_ns >= 0 && gap->end_ns >= 0) {
+		wperf_fmt_timestamp(b, sizeof b, gap->begin_ns);
+		wperf_fmt_timestamp(e, sizeof e, gap->end_ns);
+		fprintf(out, "%s .. %s", b, e);
+	} else {
+		fputs("time unknown", out);
+	}
+	if (gap->count)
+		fprintf(out, ", %llu %s lost", (unsigned long long)gap->count,
+			gap->packets ? "packets" : "events");
+	else
+		fprintf(out, ", %s lost (count unknown)", gap->packets ? "packets" : "events");
+	fputc('\n', out);
+}
+
+static void write_quality(FILE *out, const struct wperf_graph *g)
+{
+	const struct wperf_quality *q = &g->quality;
+
+	fputs("\nData quality\n", out);
+	write_quality_counter(out, "events analysed", q->events,
+			      q->has_waking ? "(wakeups: sched_waking)"
+					    : "(no sched_waking: used sched_wakeup)");
+	write_quality_counter(out, "discarded events", q->discarded_events,
+			      "waits across the gaps are missing or cut");
+	write_quality_counter(out, "discarded packets", q->discarded_packets,
+			      "waits across the gaps are missing or cut");
+	if (q->gaps && q->n_gaps > 0) {
+		fprintf(out, "  %-32s %10zu\n", "gaps", q->n_gaps);
+		for (size_t i = 0; i < q->n_gaps && i < MAX_LISTED_GAPS; i++)
+			write_gap(out, &q->gaps[i]);
+		if (q->n_gaps > MAX_LISTED_GAPS)
+			fprintf(out, "      ... %zu more gaps\n", q->n_gaps - MAX_LISTED_GAPS);
+	}
+	write_quality_counter(out, "wakeups matching no wait", q->unmatched_wakeups,
+			      "(the woken thread was not waiting)");
+	write_quality_counter(out, "threads of unknown initial state",
+			      q->unknown_initial_threads,
+			      "(first seen mid-trace; no wait invented)");
+	write_quality_counter(out, "waits without wakeup", q->waits_without_wakeup,
+			      "(switched in with no wakeup seen)");
+	write_quality_counter(out, "waits open at end", q->waits_open_at_end,
+			      "(counted as waiting on `unknown`)");
+	write_quality_counter(out, "unmatched block completions",
+			      q->unmatched_block_completions, NULL);
+	write_quality_counter(out, "scheduler state mismatches", q->state_mismatches,
+			      "(events contradicting the tracked state)");
+}
+
+int wperf_report_write_text(const struct wperf_report *r, FILE *out)
+{
+	if (!r || !r->graph || !out) {
+		errno = EINVAL;
+		return -1;
+	}
+	errno = 0;
+	write_header(r, out);
+	write_findings(out, r);
+	write_threads(out, r);
+	write_quality(out, r->graph);
+	if (fflush(out) != 0 || ferror(out)) {
+		if (errno == 0)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
+}

@@ -1,6 +1,6 @@
 /*
  * wperf/report.h — the knot report: the graph, its knots, and the writers
- * that print them for a person (text) or a script (JSON, doc/wperf-report-json.7.md).
+ * that print them for a person (text) or a script (JSON, doc/wperf-report.7.md).
  */
 #ifndef WPERF_REPORT_H
 #define WPERF_REPORT_H

@@ -1,5 +1,5 @@
 /*
- * sched.h — thread state and per-CPU context (METHOD.md §3).
+ * threads.h — thread state and per-CPU context (METHOD.md §3).
  *
  * Follows every thread through running / runnable / waiting from the
  * scheduler events, and every CPU's current thread and interrupt context
@@ -8,8 +8,8 @@
  * Each time a thread leaves a state, the segment it spent there is handed
  * to the segment sink; nothing here weighs or stores segments.
  */
-#ifndef WPERF_SCHED_H
-#define WPERF_SCHED_H
+#ifndef WPERF_THREADS_H
+#define WPERF_THREADS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -104,4 +104,4 @@ void sched_finish(struct sched *s, int64_t end);
 /* Earliest start of a wait still open (INT64_MAX if none). */
 int64_t sched_oldest_open_wait(const struct sched *s);
 
-#endif /* WPERF_SCHED_H */
+#endif /* WPERF_THREADS_H */

@@ -1,12 +1,12 @@
 /*
- * sched.c — thread state and per-CPU context (see sched.h).
+ * threads.c — thread state and per-CPU context (see threads.h).
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched.h"
+#include "threads.h"
 
 #define MAX_CPUS 65536
 

@@ -1,0 +1,177 @@
+/*
+ * report-cases.c — see report-cases.h.
+ *
+ * "basic" is shaped like a real database trace: a knot of a thread, the
+ * journal thread and the disk (with one light edge refinement cuts), a
+ * sink, waits on timer/unknown, every vertex kind, more threads than the
+ * text report lists, gaps and every quality counter set.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph-builder.h"
+#include "report-cases.h"
+
+const char *const report_case_names[] = {
+	"basic", "focus", "empty", "timers-only", "strings", NULL
+};
+
+#define MS 1000000LL
+#define EXTRA_THREADS 25
+
+static void set_times(struct wperf_graph *g, uint32_t v, int64_t running,
+		      int64_t runnable, enum wperf_vertex_kind waker, int64_t waiting)
+{
+	struct wperf_vertex *x = &g->vertices[v];
+	x->first_ts = g->begin_ns;
+	x->last_ts = g->end_ns;
+	x->running_ns = running;
+	x->runnable_ns = runnable;
+	x->waiting_ns[waker] += waiting;
+	x->waits += 10;
+}
+
+static void add_quality(struct wperf_graph *g)
+{
+	struct wperf_quality *q = &g->quality;
+	q->events = 123456;
+	q->discarded_events = 10;
+	q->discarded_packets = 1;
+	q->gaps = calloc(2, sizeof *q->gaps);
+	if (q->gaps) {
+		q->n_gaps = 2;
+		q->gaps[0] = (struct wperf_gap){ 1, g->begin_ns + 100 * MS,
+						 g->begin_ns + 101 * MS, 10, false };
+		q->gaps[1] = (struct wperf_gap){ -1, -1, -1, 0, true };
+	}
+	q->unmatched_wakeups = 3;
+	q->unknown_initial_threads = 2;
+	q->waits_without_wakeup = 1;
+	q->waits_open_at_end = 4;
+	q->unmatched_block_completions = 5;
+	q->state_mismatches = 6;
+	q->has_waking = true;
+}
+
+static void build_basic(struct wperf_graph *g)
+{
+	gb_init(g, 5000 * MS, 6000 * MS);       /* one second */
+	uint32_t m0 = gb_thread(g, "mysqld", 100);
+	uint32_t m1 = gb_thread(g, "mysqld", 101);
+	uint32_t jbd = gb_thread(g, "jbd2/vda1-8", 200);
+	uint32_t disk = gb_vertex(g, WPERF_V_DISK, "disk:vda");
+	uint32_t client = gb_thread(g, "client", 300);
+	uint32_t server = gb_thread(g, "server", 301);
+	uint32_t timer = gb_vertex(g, WPERF_V_TIMER, "timer");
+	uint32_t unknown = gb_vertex(g, WPERF_V_UNKNOWN, "unknown");
+	gb_vertex(g, WPERF_V_IRQ, "irq:24:virtio1");
+	gb_vertex(g, WPERF_V_NIC, "nic:eth0");
+	gb_vertex(g, WPERF_V_SOFTIRQ, "softirq:TASKLET");
+	uint32_t pool = gb_vertex(g, WPERF_V_VIRTUAL, "worker-*");
+
+	struct wperf_edge *e = gb_edge(g, m0, m1, 200 * MS);
+	e->count = 40;
+	e->direct_ns = 150 * MS;
+	memset(e->hist, 0, sizeof e->hist);
+	e->hist[20] = 10;
+	e->hist[22] = 30;
+	gb_edge(g, m1, jbd, 300 * MS)->count = 25;
+	gb_edge(g, jbd, disk, 400 * MS)->count = 80;
+	gb_edge(g, disk, m1, 250 * MS)->count = 80;
+	gb_edge(g, m1, disk, 50 * MS)->count = 5;       /* cut by refinement */
+	gb_edge(g, m0, timer, 100 * MS);
+	gb_edge(g, m0, unknown, 10 * MS);
+	gb_edge(g, client, server, 150 * MS)->count = 1000;
+	gb_edge(g, pool, server, 50 * MS);
+	gb_edge(g, server, timer, 900 * MS);
+	gb_sort(g);
+
+	g->vertices[disk].busy_ns = 600 * MS;
+	g->vertices[disk].bytes = 1 << 20;
+	g->vertices[m1].unknown_initial_state = true;
+	set_times(g, m0, 300 * MS, 10 * MS, WPERF_V_THREAD, 200 * MS);
+	set_times(g, m1, 200 * MS, 350 * MS, WPERF_V_DISK, 250 * MS);
+	set_times(g, jbd, 100 * MS, 0, WPERF_V_DISK, 400 * MS);
+	set_times(g, client, 50 * MS, 0, WPERF_V_THREAD, 150 * MS);
+	set_times(g, server, 100 * MS, 0, WPERF_V_TIMER, 900 * MS);
+	set_times(g, pool, 20 * MS, 0, WPERF_V_THREAD, 50 * MS);
+	for (int i = 0; i < EXTRA_THREADS; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "idle-%d", i);
+		uint32_t t = gb_thread(g, name, 1000 + i);
+		set_times(g, t, i * MS, 0, WPERF_V_IRQ, MS);
+	}
+	add_quality(g);
+}
+
+/* Names a kernel may hand over: quotes, backslashes, control characters,
+ * bytes that are not UTF-8 (including a UTF-16 surrogate and an overlong
+ * encoding), and real UTF-8. */
+#define HOSTILE_COMM "q\"b\\n\n\x01\x7f\xff\xed\xa0\x80\xc0\xaf-\xc3\xa9\xe2\x9c\x93\xf0\x9f\x98\x80"
+
+static void build_strings(struct wperf_graph *g)
+{
+	gb_init(g, 0, 1000);
+	uint32_t a = gb_thread(g, HOSTILE_COMM, 1);
+	uint32_t b = gb_thread(g, NULL, 2);           /* no comm at all */
+	uint32_t c = gb_vertex(g, WPERF_V_DISK, NULL); /* no name at all */
+	gb_edge(g, a, b, 10);
+	gb_edge(g, b, c, 10);
+	gb_edge(g, c, a, 10);
+	gb_sort(g);
+}
+
+static void build_timers_only(struct wperf_graph *g)
+{
+	gb_init(g, 0, 1000 * MS);
+	uint32_t a = gb_thread(g, "sleeper", 1);
+	uint32_t t = gb_vertex(g, WPERF_V_TIMER, "timer");
+	gb_edge(g, a, t, 900 * MS);
+	gb_sort(g);
+	set_times(g, a, 100 * MS, 0, WPERF_V_TIMER, 900 * MS);
+}
+
+static int build_graph(const char *name, struct wperf_graph *g)
+{
+	if (!strcmp(name, "basic") || !strcmp(name, "focus"))
+		build_basic(g);
+	else if (!strcmp(name, "empty"))
+		gb_init(g, 0, 0);
+	else if (!strcmp(name, "timers-only"))
+		build_timers_only(g);
+	else if (!strcmp(name, "strings"))
+		build_strings(g);
+	else
+		return -1;
+	return 0;
+}
+
+int report_case_build(const char *name, struct report_case *c)
+{
+	memset(c, 0, sizeof *c);
+	if (build_graph(name, &c->g))
+		return -1;
+	int64_t duration = c->g.end_ns - c->g.begin_ns;
+	if (!strcmp(name, "focus")) {
+		c->focus = calloc(c->g.n_vertices, sizeof *c->focus);
+		if (!c->focus)
+			return -1;
+		c->focus[4] = true;             /* client: reaches the sink only */
+	}
+	struct wperf_knot_options o = { .threshold_ns = duration / 5,
+					.focus = c->focus };
+	if (wperf_knots_find(&c->g, &o, &c->knots))
+		return -1;
+	c->r = (struct wperf_report){ .graph = &c->g, .knots = &c->knots,
+				      .threshold_ns = duration / 5,
+				      .threshold_spec = "20%", .focus = c->focus };
+	return 0;
+}
+
+void report_case_free(struct report_case *c)
+{
+	wperf_knots_fini(&c->knots);
+	gb_free(&c->g);
+	free(c->focus);
+	memset(c, 0, sizeof *c);
+}

@@ -1,0 +1,264 @@
+/*
+ * test-knots-reference.c — wperf_knots_find against a deliberately naive
+ * reference on thousands of small random graphs.
+ *
+ * The reference follows METHOD.md §7 word for word: transitive closure on
+ * an adjacency matrix for components, and refinement one edge at a time
+ * (cut the lightest, ties by lowest (from, to); recompute components after
+ * every cut). knots.c finds the same cuts by bisection; both must agree on
+ * every knot's members, component, removed edges (in order) and stop
+ * reason, and on every sink. Weights are drawn from a small range so that
+ * ties are common.
+ */
+#include <stdlib.h>
+
+#include "check.h"
+#include "graph-builder.h"
+#include "wperf/knots.h"
+
+#define MAXV 8
+
+struct ref_knot {
+	unsigned members, component;
+	int removed[MAXV * MAXV][2];
+	int n_removed;
+	const char *why;
+	int sink;
+};
+
+struct ref {
+	int n;
+	int64_t w[MAXV][MAXV];          /* 0: no dependency edge */
+	int64_t threshold;
+	struct ref_knot out[MAXV * 2];
+	int n_out;
+};
+
+/* reach[i] = bitmask of vertices reachable from i (itself included)
+ * inside `mask`. */
+static void closure(const struct ref *r, unsigned mask, unsigned reach[MAXV])
+{
+	for (int i = 0; i < r->n; i++) {
+		reach[i] = 1u << i;
+		for (int j = 0; j < r->n; j++)
+			if (r->w[i][j] && (mask >> j & 1))
+				reach[i] |= 1u << j;
+	}
+	for (int k = 0; k < r->n; k++)
+		for (int i = 0; i < r->n; i++)
+			if (reach[i] >> k & 1)
+				reach[i] |= reach[k];
+}
+
+/* Terminal components of `mask`, as bitmasks; returns how many. */
+static int terminal_components(const struct ref *r, unsigned mask, unsigned comps[MAXV])
+{
+	unsigned reach[MAXV], seen = 0;
+	int n = 0;
+
+	closure(r, mask, reach);
+	for (int i = 0; i < r->n; i++) {
+		if (!(mask >> i & 1) || (seen >> i & 1))
+			continue;
+		unsigned comp = 0;
+		for (int j = 0; j < r->n; j++)
+			if ((mask >> j & 1) && (reach[i] >> j & 1) && (reach[j] >> i & 1))
+				comp |= 1u << j;
+		seen |= comp;
+		if ((reach[i] & mask) == comp)   /* reaches nothing outside */
+			comps[n++] = comp;
+	}
+	return n;
+}
+
+static int popcount(unsigned x)
+{
+	int n = 0;
+	for (; x; x &= x - 1)
+		n++;
+	return n;
+}
+
+static int internal_count(const struct ref *r, unsigned mask)
+{
+	int n = 0;
+	for (int i = 0; i < r->n; i++)
+		for (int j = 0; j < r->n; j++)
+			n += (mask >> i & 1) && (mask >> j & 1) && r->w[i][j] != 0;
+	return n;
+}
+
+struct work {
+	unsigned mask, component;
+	int removed[MAXV * MAXV][2];
+	int n_removed;
+};
+
+static void emit(struct ref *r, const struct work *w, const char *why)
+{
+	struct ref_knot *k = &r->out[r->n_out++];
+	k->members = w->mask;
+	k->component = w->component;
+	memcpy(k->removed, w->removed, sizeof k->removed);
+	k->n_removed = w->n_removed;
+	k->why = why;
+	k->sink = 0;
+}
+
+static void refine(struct ref *r, struct work *stack, int *top)
+{
+	struct work w = stack[--*top];
+
+	for (;;) {
+		int n = popcount(w.mask), bi = -1, bj = -1;
+		if (n == 1) {
+			emit(r, &w, "single vertex");
+			return;
+		}
+		if (internal_count(r, w.mask) == n) {
+			emit(r, &w, "simple cycle");
+			return;
+		}
+		for (int i = 0; i < r->n; i++)         /* (from, to) order: ties */
+			for (int j = 0; j < r->n; j++)  /* keep the first found */
+				if ((w.mask >> i & 1) && (w.mask >> j & 1) && r->w[i][j] &&
+				    (bi < 0 || r->w[i][j] < r->w[bi][bj])) {
+					bi = i;
+					bj = j;
+				}
+		if (r->w[bi][bj] >= r->threshold) {
+			emit(r, &w, "threshold");
+			return;
+		}
+		r->w[bi][bj] = 0;
+		w.removed[w.n_removed][0] = bi;
+		w.removed[w.n_removed][1] = bj;
+		w.n_removed++;
+		unsigned comps[MAXV];
+		int nc = terminal_components(r, w.mask, comps);
+		if (nc == 1 && comps[0] == w.mask)
+			continue;
+		for (int c = 0; c < nc; c++) {
+			stack[*top] = w;
+			stack[*top].mask = comps[c];
+			(*top)++;
+		}
+		return;
+	}
+}
+
+static void ref_find(struct ref *r)
+{
+	unsigned comps[MAXV];
+	struct work stack[MAXV * 2];
+	int top = 0, nc = terminal_components(r, (1u << r->n) - 1, comps);
+
+	r->n_out = 0;
+	for (int c = 0; c < nc; c++) {
+		int v = __builtin_ctz(comps[c]);
+		if (popcount(comps[c]) == 1 && !r->w[v][v]) {
+			int64_t in = 0;
+			for (int i = 0; i < r->n; i++)
+				in += r->w[i][v];
+			if (in) {
+				struct ref_knot *k = &r->out[r->n_out++];
+				memset(k, 0, sizeof *k);
+				k->members = k->component = comps[c];
+				k->why = "sink";
+				k->sink = 1;
+			}
+			continue;
+		}
+		memset(&stack[top], 0, sizeof stack[top]);
+		stack[top].mask = stack[top].component = comps[c];
+		top++;
+	}
+	while (top > 0)
+		refine(r, stack, &top);
+}
+
+static unsigned mask_of(const uint32_t *ids, size_t n)
+{
+	unsigned m = 0;
+	for (size_t i = 0; i < n; i++)
+		m |= 1u << ids[i];
+	return m;
+}
+
+static long compared, cuts, by_reason[4];
+
+/* Find the reference result for knot k (same members); compare it. */
+static void compare(const struct wperf_graph *g, const struct ref *r,
+		    const struct wperf_knot *k, int graph_no)
+{
+	unsigned m = mask_of(k->members, k->n_members);
+	for (int i = 0; i < r->n_out; i++) {
+		const struct ref_knot *x = &r->out[i];
+		if (x->members != m || x->sink != (k->kind == WPERF_SINK))
+			continue;
+		compared++;
+		cuts += x->n_removed;
+		by_reason[!strcmp(x->why, "simple cycle") ? 0 : !strcmp(x->why, "single vertex") ? 1
+			  : !strcmp(x->why, "threshold") ? 2 : 3]++;
+		CHECK_INT(mask_of(k->component, k->n_component), x->component);
+		CHECK_STR(k->stop_reason, x->why);
+		CHECK_INT(k->n_removed, x->n_removed);
+		for (int j = 0; j < x->n_removed && (size_t)j < k->n_removed; j++) {
+			CHECK_INT(g->edges[k->removed[j].edge].from, x->removed[j][0]);
+			CHECK_INT(g->edges[k->removed[j].edge].to, x->removed[j][1]);
+		}
+		return;
+	}
+	fprintf(stderr, "# graph %d: knot with members 0x%x not in the reference\n",
+		graph_no, m);
+	check_test_failures++;
+}
+
+static void one_random_graph(int graph_no)
+{
+	struct wperf_graph g;
+	struct wperf_knots k;
+	struct ref r;
+	int n = 2 + rand() % (MAXV - 1);
+	int density = 20 + rand() % 60;         /* percent */
+
+	memset(&r, 0, sizeof r);
+	r.n = n;
+	r.threshold = rand() % 3 ? INT64_MAX : 1 + rand() % 12;
+	gb_init(&g, 0, 1000);
+	for (int i = 0; i < n; i++)
+		gb_thread(&g, "t", i);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++)
+			if (rand() % 100 < density && (i != j || rand() % 4 == 0)) {
+				r.w[i][j] = 1 + rand() % 10;
+				gb_edge(&g, i, j, r.w[i][j]);
+			}
+	gb_sort(&g);
+
+	struct wperf_knot_options o = { .threshold_ns = r.threshold };
+	CHECK_INT(wperf_knots_find(&g, &o, &k), 0);
+	ref_find(&r);
+	CHECK_INT(k.n, r.n_out);
+	for (size_t i = 0; i < k.n; i++)
+		compare(&g, &r, &k.items[i], graph_no);
+	wperf_knots_fini(&k);
+	gb_free(&g);
+}
+
+static void test_random_graphs_match_reference(void)
+{
+	srand(20180708);        /* fixed: a failure can be replayed */
+	for (int i = 0; i < 5000 && check_test_failures == 0; i++)
+		one_random_graph(i);
+	printf("# %ld knots and sinks compared, %ld cuts; stops: %ld simple cycle, "
+	       "%ld single vertex, %ld threshold, %ld sinks\n", compared, cuts,
+	       by_reason[0], by_reason[1], by_reason[2], by_reason[3]);
+	CHECK(cuts > 1000 && by_reason[0] && by_reason[1] && by_reason[2] && by_reason[3]);
+}
+
+int main(void)
+{
+	RUN_TEST(test_random_graphs_match_reference);
+	return check_finish();
+}

@@ -1,0 +1,438 @@
+/*
+ * test-knots.c — knots, sinks, refinement and focus on hand-built graphs
+ * with exactly known answers (METHOD.md §7).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "graph-builder.h"
+#include "wperf/knots.h"
+
+#define NO_THRESHOLD INT64_MAX
+
+static int find(const struct wperf_graph *g, int64_t threshold, const bool *focus,
+		struct wperf_knots *out)
+{
+	struct wperf_knot_options o = { .threshold_ns = threshold, .focus = focus };
+	return wperf_knots_find(g, &o, out);
+}
+
+/* Check that k->members is exactly want[0..n). */
+static void check_ids(const uint32_t *got, size_t n_got, const uint32_t *want, size_t n)
+{
+	CHECK_INT(n_got, n);
+	for (size_t i = 0; i < n && i < n_got; i++)
+		CHECK_INT(got[i], want[i]);
+}
+
+static void check_edge(const struct wperf_graph *g, size_t idx, uint32_t from, uint32_t to)
+{
+	CHECK(idx < g->n_edges);
+	if (idx < g->n_edges) {
+		CHECK_INT(g->edges[idx].from, from);
+		CHECK_INT(g->edges[idx].to, to);
+	}
+}
+
+/* A <-> B next to a chain C -> D -> E: one knot {A,B}, one sink {E}. */
+static void test_cycle_and_sink(void)
+{
+	struct wperf_graph g;
+	struct wperf_knots k;
+	gb_init(&g, 0, 1000);
+	uint32_t a = gb_thread(&g, "a", 1), b = gb_thread(&g, "b", 2);
+	uint32_t c = gb_thread(&g, "c", 3), d = gb_thread(&g, "d", 4);
+	uint32_t e = gb_thread(&g, "e", 5);
+	gb_thread(&g, "idle", 6);               /* no edges: not reported */
+	gb_edge(&g, a, b, 100);
+	gb_edge(&g, b, a, 50);
+	gb_edge(&g, c, d, 30);
+	gb_edge(&g, d, e, 20);
+	gb_edge(&g, c, a, 10);                  /* into the knot: irrelevant */
+	gb_sort(&g);
+
+	CHECK_INT(find(&g, NO_THRESHOLD, NULL, &k), 0);
+	REQUIRE_INT(k.n, 2);
+	const struct wperf_knot *knot = &k.items[0], *sink = &k.items[1];
+	CHECK_INT(knot->kind, WPERF_KNOT);
+	check_ids(knot->members, knot->n_members, (uint32_t[]){ a, b }, 2);
+	check_ids(knot->component, knot->n_component, (uint32_t[]){ a, b }, 2);
+	CHECK_INT(knot->weight_ns, 150);
+	REQUIRE_INT(knot->n_edges, 2);
+	check_edge(&g, knot->edges[0], a, b);   /* heaviest first */
+	check_edge(&g, knot->edges[1], b, a);
+	CHECK_INT(knot->n_removed, 0);
+	CHECK_STR(knot->stop_reason, "simple cycle");
+
+	CHECK_INT(sink->kind, WPERF_SINK);
+	check_ids(sink->members, sink->n_members, (uint32_t[]){ e }, 1);
+	CHECK_INT(sink->weight_ns, 20);
+	CHECK_INT(sink->n_edges, 0);
+	CHECK_STR(sink->stop_reason, "sink");
+	CHECK_STR(wperf_knot_kind_name(knot->kind), "knot");
+	CHECK_STR(wperf_knot_kind_name(sink->kind), "sink");
+	wperf_knots_fini(&k);
+	CHECK_INT(k.n, 0);
+	gb_free(&g);
+}
+
+/* A vertex that waits on itself (a merged pool) is a knot of one. */
+static void test_self_loop(void)
+{
+	struct wperf_graph g;
+	struct wperf_knots k;
+	gb_init(&g, 0, 1000);
+	uint32_t a = gb_thread(&g, "pool", 1), b = gb_thread(&g, "client", 2);
+	gb_edge(&g, a, a, 40);
+	gb_edge(&g, b, a, 10);
+	gb_sort(&g);
+
+	CHECK_INT(find(&g, NO_THRESHOLD, NULL, &k), 0);
+	REQUIRE_INT(k.n, 1);
+	CHECK_INT(k.items[0].kind, WPERF_KNOT);
+	check_ids(k.items[0].members, k.items[0].n_members, (uint32_t[]){ a }, 1);
+	CHECK_INT(k.items[0].weight_ns, 40);
+	REQUIRE_INT(k.items[0].n_edges, 1);
+	check_edge(&g, k.items[0].edges[0], a, a);
+	CHECK_STR(k.items[0].stop_reason, "single vertex");
+	wperf_knots_fini(&k);
+	gb_free(&g);
+}
+
+/* Waits on timer/unknown and empty edges are not dependencies. */
+static void test_category_ignored(void)
+{
+	struct wperf_graph g;
+	struct wperf_knots k;
+	gb_init(&g, 0, 1000);
+	uint32_t a = gb_thread(&g, "a", 1);
+	uint32_t t = gb_vertex(&g, WPERF_V_TIMER, "timer");
+	uint32_t u = gb_vertex(&g, WPERF_V_UNKNOWN, "unknown");
+	uint32_t c = gb_thread(&g, "c", 3), d = gb_thread(&g, "d", 4);
+	gb_edge(&g, a, t, 100);
+	gb_edge(&g, a, u, 50);
+	gb_edge(&g, c, d, 0);                   /* weight 0: ignored */
+	gb_sort(&g);
+
+	CHECK_INT(find(&g, NO_THRESHOLD, NULL, &k), 0);
+	CHECK_INT(k.n, 0);                      /* timer is not a sink */
+	wperf_knots_fini(&k);
+
+	/* Once someone really waits on A, A is the sink, not the timer. */
+	uint32_t b = gb_thread(&g, "b", 2);
+	gb_edge(&g, b, a, 10);
+	gb_sort(&g);
+	CHECK_INT(find(&g, NO_THRESHOLD, NULL, &k), 0);
+	REQUIRE_INT(k.n, 1);
+	CHECK_INT(k.items[0].kind, WPERF_SINK);
+	check_ids(k.items[0].members, k.items[0].n_members, (uint32_t[]){ a }, 1);
+	CHECK_INT(k.items[0].weight_ns, 10);
+	wperf_knots_fini(&k);
+	gb_free(&g);
+}
+
+/*
+ * Four threads, all strongly connected:
+ *   A->B 100, B->A 90, B->C 20, C->D 40, D->C 30, D->A 8, C->A 5, D->D 3
+ * Refinement cuts D->D (3; still strongly connected), C->A (5; still
+ * strongly connected through D->A), D->A (8; now C and D cannot reach A
+ * or B). {A,B} waits on {C,D} through B->C, so {C,D} is the terminal part:
+ * a simple cycle of weight 70.
+ */
+static void build_four(struct wperf_graph *g, uint32_t v[4])
+{
+	gb_init(g, 0, 1000);
+	v[0] = gb_thread(g, "A", 10);
+	v[1] = gb_thread(g, "B", 11);
+	v[2] = gb_thread(g, "C", 12);
+	v[3] = gb_thread(g, "D", 13);
+	gb_edge(g, v[0], v[1], 100);
+	gb_edge(g, v[1], v[0], 90);
+	gb_edge(g, v[1], v[2], 20);
+	gb_edge(g, v[2], v[3], 40);
+	gb_edge(g, v[3], v[2], 30);
+	gb_edge(g, v[3], v[0], 8);
+	gb_edge(g, v[2], v[0], 5);
+	gb_edge(g, v[3], v[3], 3);
+	gb_sort(g);
+}
+
+static void test_refinement_order(void)
+{
+	struct wperf_graph g;
+	struct wperf_knots k;
+	uint32_t v[4];
+	build_four(&g, v);
+
+	CHECK_INT(find(&g, NO_THRESHOLD, NULL, &k), 0);
+	REQUIRE_INT(k.n, 1);
+	const struct wperf_knot *kn = &k.items[0];
+	CHECK_INT(kn->kind, WPERF_KNOT);
+	check_ids(kn->members, kn->n_members, (uint32_t[]){ v[2], v[3] }, 2);
+	check_ids(kn->component, kn->n_component, v, 4);
+	CHECK_INT(kn->weight_ns, 70);
+	CHECK_STR(kn->stop_reason, "simple cycle");
+	REQUIRE_INT(kn->n_edges, 2);
+	check_edge(&g, kn->edges[0], v[2], v[3]);
+	check_edge(&g, kn->edges[1], v[3], v[2]);
+	REQUIRE_INT(kn->n_removed, 3);
+	check_edge(&g, kn->removed[0].edge, v[3], v[3]);
+	CHECK_INT(kn->removed[0].weight_ns, 3);
+	check_edge(&g, kn->removed[1].edge, v[2], v[0]);
+	CHECK_INT(kn->removed[1].weight_ns, 5);
+	check_edge(&g, kn->removed[2].edge, v[3], v[0]);
+	CHECK_INT(kn->removed[2].weight_ns, 8);
+	wperf_knots_fini(&k);
+	gb_free(&g);
+}
+
+/* Same answer when the edges do not come sorted. */
+static void test_unsorted_edges(void)
+{
+	struct wperf_graph g;
+	struct wperf_knots k;
+	uint32_t v[4];
+	build_four(&g, v);
+	for (size_t i = 0; i < g.n_edges / 2; i++) {
+		struct wperf_edge t = g.edges[i];
+		g.edges[i] = g.edges[g.n_edges - 1 - i];
+		g.edges[g.n_edges - 1 - i] = t;
+	}
+	CHECK_INT(find(&g, NO_THRESHOLD, NULL, &k), 0);
+	REQUIRE_INT(k.n, 1);
+	check_ids(k.items[0].members, k.items[0].n_members, (uint32_t[]){ v[2], v[3] }, 2);
+	REQUIRE_INT(k.items[0].n_removed, 3);
+	check_edge(&g, k.items[0].removed[2].edge, v[3], v[0]);
+	wperf_knots_fini(&k);
+	gb_free(&g);
+}
+
+/*
+ * A->B 10, B->A 2, A->C 3, C->A 10: cutting B->A leaves B waiting on
+ * nobody, the terminal part is {B} alone: a knot of one vertex.
+ */
+static void test_refine_to_single_vertex(void)
+{
+	struct wperf_graph g;
+	struct wperf_knots k;
+	gb_init(&g, 0, 1000);
+	uint32_t a = gb_thread(&g, "A", 1), b = gb_thread(&g, "B", 2);
+	uint32_t c = gb_thread(&g, "C", 3);
+	gb_edge(&g, a, b, 10);
+	gb_edge(&g, b, a, 2);
+	gb_edge(&g, a, c, 3);
+	gb_edge(&g, c, a, 10);
+	gb_sort(&g);
+
+	CHECK_INT(find(&g, NO_THRESHOLD, NULL, &k), 0);
+	REQUIRE_INT(k.n, 1);
+	const struct wperf_knot *kn = &k.items[0];
+	CHECK_INT(kn->kind, WPERF_KNOT);
+	check_ids(kn->members, kn->n_members, (uint32_t[]){ b }, 1);
+	check_ids(kn->component, kn->n_component, (uint32_t[]){ a, b, c }, 3);
+	CHECK_INT(kn->weight_ns, 0);
+	CHECK_INT(kn->n_edges, 0);
+	CHECK_STR(kn->stop_reason, "single vertex");
+	REQUIRE_INT(kn->n_removed, 1);
+	check_edge(&g, kn->removed[0].edge, b, a);
+	wperf_knots_fini(&k);
+	gb_free(&g);
+}
+
+/* The threshold stops refinement as soon as the lightest edge reaches it. */
+static void test_threshold(void)
+{
+	struct wperf_graph g;
+	struct wperf_knots k;
+	uint32_t v[4];
+	build_four(&g, v);
+
+	CHECK_INT(find(&g, 6, NULL, &k), 0);   /* cuts 3 and 5, not 8 */
+	REQUIRE_INT(k.n, 1);
+	const struct wperf_knot *kn = &k.items[0];
+	check_ids(kn->members, kn->n_members, v, 4);
+	CHECK_STR(kn->stop_reason, "threshold");
+	CHECK_INT(kn->weight_ns, 100 + 90 + 40 + 30 + 20 + 8);
+	REQUIRE_INT(kn->n_removed, 2);
+	CHECK_INT(kn->removed[0].weight_ns, 3);
+	CHECK_INT(kn->removed[1].weight_ns, 5);
+	REQUIRE_INT(kn->n_edges, 6);
+	check_edge(&g, kn->edges[0], v[0], v[1]);
+	check_edge(&g, kn->edges[1], v[1], v[0]);
+	check_edge(&g, kn->edges[2], v[2], v[3]);
+	check_edge(&g, kn->edges[3], v[3], v[2]);
+	check_edge(&g, kn->edges[4], v[1], v[2]);
+	check_edge(&g, kn->edges[5], v[3], v[0]);
+	wperf_knots_fini(&k);
+
+	/* Lightest edge (3) already at the threshold: nothing is cut. */
+	CHECK_INT(find(&g, 3, NULL, &k), 0);
+	REQUIRE_INT(k.n, 1);
+	CHECK_INT(k.items[0].n_removed, 0);
+	CHECK_INT(k.items[0].n_edges, 8);
+	CHECK_INT(k.items[0].weight_ns, 100 + 90 + 40 + 30 + 20 + 8 + 5 + 3);
+	CHECK_STR(k.items[0].stop_reason, "threshold");
+	wperf_knots_fini(&k);
+	gb_free(&g);
+}
+
+/*
+ * Two knots and a sink: {C,D} (200) before {A,B} (20) before sink E (7).
+ * G waits on C, I only on a timer, H on nothing.
+ */
+struct focus_graph {
+	struct wperf_graph g;
+	uint32_t a, b, c, d, e, f, gg, h, i, timer;
+};
+
+static void build_focus(struct focus_graph *fg)
+{
+	struct wperf_graph *g = &fg->g;
+	gb_init(g, 0, 1000);
+	fg->a = gb_thread(g, "a", 1);
+	fg->b = gb_thread(g, "b", 2);
+	fg->c = gb_thread(g, "c", 3);
+	fg->d = gb_thread(g, "d", 4);
+	fg->e = gb_thread(g, "e", 5);
+	fg->f = gb_thread(g, "f", 6);
+	fg->gg = gb_thread(g, "g", 7);
+	fg->h = gb_thread(g, "h", 8);
+	fg->i = gb_thread(g, "i", 9);
+	fg->timer = gb_vertex(g, WPERF_V_TIMER, "timer");
+	gb_edge(g, fg->a, fg->b, 10);
+	gb_edge(g, fg->b, fg->a, 10);
+	gb_edge(g, fg->c, fg->d, 100);
+	gb_edge(g, fg->d, fg->c, 100);
+	gb_edge(g, fg->f, fg->e, 7);
+	gb_edge(g, fg->gg, fg->c, 1);
+	gb_edge(g, fg->i, fg->timer, 500);
+	gb_sort(g);
+}
+
+/* Run with focus on the given vertices (none: no focus) and check the
+ * first member of each result, in report order. */
+static void focus_run(struct focus_graph *fg, const uint32_t *on, size_t n_on,
+		      const uint32_t *want_first, size_t n_want)
+{
+	bool focus[16] = { false };
+	struct wperf_knots k;
+
+	for (size_t i = 0; i < n_on; i++)
+		focus[on[i]] = true;
+	CHECK_INT(find(&fg->g, NO_THRESHOLD, n_on ? focus : NULL, &k), 0);
+	CHECK_INT(k.n, n_want);
+	for (size_t i = 0; i < n_want && i < k.n; i++)
+		CHECK_INT(k.items[i].members[0], want_first[i]);
+	wperf_knots_fini(&k);
+}
+
+static void test_focus(void)
+{
+	struct focus_graph fg;
+	build_focus(&fg);
+	/* Unfocused: knots heaviest first, then the sink. */
+	focus_run(&fg, NULL, 0, (uint32_t[]){ fg.c, fg.a, fg.e }, 3);
+	focus_run(&fg, (uint32_t[]){ fg.a }, 1, (uint32_t[]){ fg.a }, 1);
+	focus_run(&fg, (uint32_t[]){ fg.gg }, 1, (uint32_t[]){ fg.c }, 1);
+	focus_run(&fg, (uint32_t[]){ fg.f }, 1, (uint32_t[]){ fg.e }, 1);
+	focus_run(&fg, (uint32_t[]){ fg.e }, 1, (uint32_t[]){ fg.e }, 1);
+	focus_run(&fg, (uint32_t[]){ fg.a, fg.f }, 2, (uint32_t[]){ fg.a, fg.e }, 2);
+	focus_run(&fg, (uint32_t[]){ fg.h }, 1, NULL, 0);
+	focus_run(&fg, (uint32_t[]){ fg.i }, 1, NULL, 0);  /* timer: not a sink */
+	gb_free(&fg.g);
+}
+
+/* Nothing in, nothing out; corrupt edges are skipped, not followed. */
+static void test_degenerate_input(void)
+{
+	struct wperf_graph g;
+	struct wperf_knots k;
+
+	gb_init(&g, 0, 0);
+	CHECK_INT(wperf_knots_find(&g, NULL, &k), 0);
+	CHECK_INT(k.n, 0);
+	wperf_knots_fini(&k);
+
+	uint32_t a = gb_thread(&g, "a", 1), b = gb_thread(&g, "b", 2);
+	gb_edge(&g, a, 77, 10);                 /* target out of range */
+	gb_edge(&g, 99, a, 10);                 /* source out of range */
+	gb_edge(&g, b, a, -5);                  /* negative weight */
+	CHECK_INT(wperf_knots_find(&g, NULL, &k), 0);
+	CHECK_INT(k.n, 0);
+	wperf_knots_fini(&k);
+	wperf_knots_fini(NULL);
+	gb_free(&g);
+}
+
+/*
+ * 100,000-vertex cycle (weight 10 per edge) with one light chord, and a
+ * 100,000-vertex chain (weight 5) beside it. Depth-first search goes
+ * 100,000 deep in both: this runs on a thread with a 256 KiB stack, which
+ * a recursive search would overflow.
+ */
+#define BIG 100000u
+
+static void *big_graph_thread(void *arg)
+{
+	struct wperf_graph g;
+	struct wperf_knots k;
+	(void)arg;
+
+	gb_init(&g, 0, 1000000);
+	for (uint32_t i = 0; i < 2 * BIG; i++)
+		gb_vertex(&g, WPERF_V_THREAD, NULL);
+	for (uint32_t i = 0; i < BIG; i++)
+		gb_edge(&g, i, (i + 1) % BIG, 10);
+	gb_edge(&g, 0, BIG / 2, 1);
+	for (uint32_t i = BIG; i + 1 < 2 * BIG; i++)
+		gb_edge(&g, i, i + 1, 5);
+	gb_sort(&g);
+
+	CHECK_INT(wperf_knots_find(&g, NULL, &k), 0);
+	if (k.n == 2) {
+		CHECK_INT(k.items[0].kind, WPERF_KNOT);
+		CHECK_INT(k.items[0].n_members, BIG);
+		CHECK_INT(k.items[0].n_edges, BIG);
+		CHECK_INT(k.items[0].weight_ns, 10 * (int64_t)BIG);
+		CHECK_STR(k.items[0].stop_reason, "simple cycle");
+		CHECK_INT(k.items[0].n_removed, 1);
+		if (k.items[0].n_removed == 1)
+			check_edge(&g, k.items[0].removed[0].edge, 0, BIG / 2);
+		CHECK_INT(k.items[1].kind, WPERF_SINK);
+		CHECK_INT(k.items[1].members[0], 2 * BIG - 1);
+		CHECK_INT(k.items[1].weight_ns, 5);
+	} else {
+		CHECK_INT(k.n, 2);
+	}
+	wperf_knots_fini(&k);
+	gb_free(&g);
+	return NULL;
+}
+
+static void test_big_graph_small_stack(void)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+
+	CHECK_INT(pthread_attr_init(&attr), 0);
+	CHECK_INT(pthread_attr_setstacksize(&attr, 256 * 1024), 0);
+	CHECK_INT(pthread_create(&t, &attr, big_graph_thread, NULL), 0);
+	CHECK_INT(pthread_join(t, NULL), 0);
+	pthread_attr_destroy(&attr);
+}
+
+int main(void)
+{
+	RUN_TEST(test_cycle_and_sink);
+	RUN_TEST(test_self_loop);
+	RUN_TEST(test_category_ignored);
+	RUN_TEST(test_refinement_order);
+	RUN_TEST(test_unsorted_edges);
+	RUN_TEST(test_refine_to_single_vertex);
+	RUN_TEST(test_threshold);
+	RUN_TEST(test_focus);
+	RUN_TEST(test_degenerate_input);
+	RUN_TEST(test_big_graph_small_stack);
+	return check_finish();
+}

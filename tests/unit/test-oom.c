@@ -1,0 +1,164 @@
+/*
+ * test-oom.c — every allocation of knot finding and of the report writers
+ * may fail: make the 1st, 2nd, 3rd, ... allocation fail in turn and check
+ * that the call fails cleanly (knots: -1 and nothing leaked; writers: a
+ * report is still written) until a run needs no failure at all.
+ *
+ * malloc, calloc, realloc and free are interposed here (glibc allows a
+ * program to define them) and count live blocks; the real ones are
+ * glibc's __libc_* entry points. Not built under sanitizers, which
+ * interpose the same functions.
+ */
+#include <stdlib.h>
+
+#include "check.h"
+#include "graph-builder.h"
+#include "wperf/knots.h"
+#include "wperf/report.h"
+
+extern void *__libc_malloc(size_t n);
+extern void *__libc_calloc(size_t n, size_t size);
+extern void *__libc_realloc(void *p, size_t n);
+extern void __libc_free(void *p);
+
+static long fail_at = -1;       /* index of the allocation to fail; -1: none */
+static long allocations;        /* since arming */
+static long live;               /* blocks allocated and not freed */
+
+static int should_fail(void)
+{
+	return fail_at >= 0 && allocations++ == fail_at;
+}
+
+void *malloc(size_t n)
+{
+	if (should_fail())
+		return NULL;
+	void *p = __libc_malloc(n);
+	live += p != NULL;
+	return p;
+}
+
+void *calloc(size_t n, size_t size)
+{
+	if (should_fail())
+		return NULL;
+	void *p = __libc_calloc(n, size);
+	live += p != NULL;
+	return p;
+}
+
+void *realloc(void *old, size_t n)
+{
+	if (should_fail())
+		return NULL;
+	void *p = __libc_realloc(old, n);
+	if (!old && p)
+		live++;
+	return p;
+}
+
+void free(void *p)
+{
+	live -= p != NULL;
+	__libc_free(p);
+}
+
+static void arm(long at)
+{
+	allocations = 0;
+	fail_at = at;
+}
+
+/* The refinement graph of test-knots.c plus a sink and a focus: every
+ * allocation site of wperf_knots_find is on this path. */
+static void build(struct wperf_graph *g)
+{
+	gb_init(g, 0, 1000);
+	for (int i = 0; i < 6; i++)
+		gb_thread(g, "t", i);
+	gb_edge(g, 0, 1, 100);
+	gb_edge(g, 1, 0, 90);
+	gb_edge(g, 1, 2, 20);
+	gb_edge(g, 2, 3, 40);
+	gb_edge(g, 3, 2, 30);
+	gb_edge(g, 3, 0, 8);
+	gb_edge(g, 2, 0, 5);
+	gb_edge(g, 3, 3, 3);
+	gb_edge(g, 4, 5, 7);
+	gb_sort(g);
+}
+
+static void test_knots_out_of_memory(void)
+{
+	struct wperf_graph g;
+	bool focus[6] = { true, false, false, false, true, false };
+	struct wperf_knot_options o = { .threshold_ns = INT64_MAX, .focus = focus };
+	struct wperf_knots k;
+	long failures_seen = 0;
+
+	build(&g);
+	for (long at = 0;; at++) {
+		long before = live;
+		arm(at);
+		int rc = wperf_knots_find(&g, &o, &k);
+		fail_at = -1;
+		if (rc == 0) {
+			CHECK_INT(k.n, 2);      /* knot {2,3} and sink {5} */
+			wperf_knots_fini(&k);
+			CHECK_INT(live, before);
+			if (allocations <= at)
+				break;          /* no allocation was failed: done */
+			continue;               /* a failure was absorbed: fine */
+		}
+		failures_seen++;
+		CHECK_INT(k.n, 0);
+		CHECK(k.items == NULL);
+		CHECK_INT(live, before);        /* nothing leaked */
+		if (live != before)
+			break;
+	}
+	printf("# wperf_knots_find failed cleanly at %ld allocation points\n", failures_seen);
+	CHECK(failures_seen > 10);
+	gb_free(&g);
+}
+
+static void test_writers_out_of_memory(void)
+{
+	struct wperf_graph g;
+	struct wperf_knots k;
+	bool focus[6] = { true, false, false, false, false, false };
+	FILE *null = fopen("/dev/null", "w");
+
+	CHECK(null != NULL);
+	if (!null)
+		return;
+	fputs("", null);        /* let stdio allocate its buffer now */
+	build(&g);
+	CHECK_INT(wperf_knots_find(&g, NULL, &k), 0);
+	struct wperf_report r = { .graph = &g, .knots = &k, .threshold_ns = 200,
+				  .threshold_spec = "20%", .focus = focus };
+	long at;
+	for (at = 0; at < 64; at++) {
+		long before = live;
+		arm(at);
+		CHECK_INT(wperf_report_write_text(&r, null), 0);
+		CHECK_INT(wperf_report_write_json(&r, null), 0);
+		fail_at = -1;
+		CHECK_INT(live, before);
+		if (allocations <= at)
+			break;
+	}
+	printf("# the writers survived %ld failed allocations\n", at);
+	CHECK(at > 0 && at < 64);
+	wperf_knots_fini(&k);
+	gb_free(&g);
+	fclose(null);
+}
+
+int main(void)
+{
+	RUN_TEST(test_knots_out_of_memory);
+	RUN_TEST(test_writers_out_of_memory);
+	return check_finish();
+}

@@ -1,0 +1,217 @@
+/*
+ * test-report.c — the text and JSON report writers on the cases of
+ * report-cases.c: the lines a person looks for are there, the text fits
+ * 100 columns and carries no control characters, strings are escaped
+ * exactly, write errors are reported. (The JSON is checked against the
+ * schema by validate-report.py.)
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "report-cases.h"
+#include "report-format.h"
+
+/* The whole report of one case as a string (free it), or NULL. */
+static char *render(const char *name, int json)
+{
+	struct report_case c;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (report_case_build(name, &c)) {
+		report_case_free(&c);
+		return NULL;
+	}
+	f = open_memstream(&text, &len);
+	if (f) {
+		int rc = json ? wperf_report_write_json(&c.r, f)
+			      : wperf_report_write_text(&c.r, f);
+		CHECK_INT(rc, 0);
+		fclose(f);
+	}
+	report_case_free(&c);
+	return text;
+}
+
+static void check_contains(const char *text, const char *want)
+{
+	if (!text || !strstr(text, want)) {
+		fprintf(stderr, "# report lacks: %s\n", want);
+		check_test_failures++;
+	}
+}
+
+/* Every line at most 100 characters, valid UTF-8, no control characters
+ * but newlines: what a terminal shows as intended. */
+static void check_terminal_safe(const char *text)
+{
+	size_t col = 0, line = 1;
+	const unsigned char *p = (const unsigned char *)text;
+
+	while (p && *p) {
+		size_t n = wperf_fmt_utf8_length(p);
+		if (n == 0) {
+			fprintf(stderr, "# invalid UTF-8 on line %zu\n", line);
+			check_test_failures++;
+			n = 1;
+		} else if (*p == '\n') {
+			line++;
+			col = 0;
+		} else if (*p < 0x20 || *p == 0x7f) {
+			fprintf(stderr, "# control character 0x%02x on line %zu\n", *p, line);
+			check_test_failures++;
+		} else if (++col == 101) {
+			fprintf(stderr, "# line %zu is longer than 100 columns\n", line);
+			check_test_failures++;
+		}
+		p += n;
+	}
+}
+
+static void test_text_basic(void)
+{
+	char *t = render("basic", 0);
+
+	CHECK(t != NULL);
+	check_contains(t, "Analysed   5.000000000 s .. 6.000000000 s (1.00 s)");
+	check_contains(t, "Threshold  200 ms (20%)");
+	check_contains(t, "Found      1 knot, 1 sink\n");
+	check_contains(t, "\nKnot 1: mysqld (101), jbd2/vda1-8 (200), disk:vda\n");
+	check_contains(t, "  weight 950 ms = 95.0% of the analysed time (sum of its 3 edges)\n");
+	check_contains(t, "looks like I/O blocking");
+	check_contains(t, "jbd2/vda1-8 (200) -> disk:vda");
+	check_contains(t, "Refinement cut 1 edge, lightest first, from a component of 3 vertices:\n"
+			  "     1. mysqld (101) -> disk:vda  50.0 ms\n"
+			  "  and stopped: it is a simple cycle.\n");
+	check_contains(t, "Note: mysqld (101) was runnable 43.8% of its time");
+	check_contains(t, "\nSink 1: server (301)\n");
+	check_contains(t, "waited on for 200 ms = 20.0% of the analysed time");
+	check_contains(t, "client (300) -> server (301)");
+	check_contains(t, "Threads: 20 of 31");
+	check_contains(t, "... 11 more threads omitted");
+	check_contains(t, "\n* mysqld (101)  ");
+	check_contains(t, "Data quality");
+	check_contains(t, "discarded events                         10");
+	check_contains(t, "cpu 1: 5.100000000 s .. 5.101000000 s, 10 events lost");
+	check_contains(t, "cpu ?: time unknown, packets lost (count unknown)");
+	check_contains(t, "waits open at end                         4");
+	check_terminal_safe(t);
+	free(t);
+}
+
+static void test_text_focus(void)
+{
+	char *t = render("focus", 0);
+
+	check_contains(t, "Focus      1 vertex; only knots and sinks reachable from it are shown:\n"
+			  "           client (300)\n");
+	check_contains(t, "client (300)");
+	check_contains(t, "Found      0 knots, 1 sink\n");
+	check_contains(t, "\nSink 1: server (301)\n");
+	CHECK(t && !strstr(t, "Knot 1"));
+	check_terminal_safe(t);
+	free(t);
+}
+
+static void test_text_nothing_found(void)
+{
+	char *t = render("empty", 0);
+
+	check_contains(t, "No knots and no sinks were found.");
+	check_contains(t, "The graph has no edges");
+	check_contains(t, "Threads: 0 of 0");
+	check_terminal_safe(t);
+	free(t);
+
+	t = render("timers-only", 0);
+	check_contains(t, "No knots and no sinks were found.");
+	check_contains(t, "The only edge ends at `timer` or `unknown`");
+	check_contains(t, "sleeper (1)");
+	check_terminal_safe(t);
+	free(t);
+}
+
+static void test_text_hostile_strings(void)
+{
+	char *t = render("strings", 0);
+
+	check_contains(t, "Knot 1: q\"b\\n?????????" "-\xc3\xa9\xe2\x9c\x93\xf0\x9f\x98\x80 (1), ? (2), ?\n");
+	check_terminal_safe(t);
+	free(t);
+}
+
+static void test_json_escaping(void)
+{
+	char *j = render("strings", 1);
+
+	/* quote, backslash, newline, \x01, DEL kept, then \xff, a UTF-16
+	 * surrogate (3 bytes) and an overlong '/' (2 bytes) each become one
+	 * U+FFFD per byte, then valid e-acute, check mark and emoji. */
+	check_contains(j, "\"name\": \"q\\\"b\\\\n\\n\\u0001\x7f"
+			  "\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd-"
+			  "\xc3\xa9\xe2\x9c\x93\xf0\x9f\x98\x80\"");
+	check_contains(j, "\"comm\": null");        /* thread without comm */
+	check_contains(j, "\"kind\": \"disk\", \"name\": \"\"");
+	free(j);
+}
+
+static void test_json_basic(void)
+{
+	char *j = render("basic", 1);
+
+	check_contains(j, "\"format\": \"wperf-report\",\n  \"version\": 1,\n");
+	check_contains(j, "\"time_range\": {\"begin_ns\": 5000000000, \"end_ns\": 6000000000, "
+			  "\"duration_ns\": 1000000000}");
+	check_contains(j, "\"threshold\": {\"ns\": 200000000, \"spec\": \"20%\"}");
+	check_contains(j, "\"focus\": null");
+	check_contains(j, "{\"kind\": \"knot\", \"members\": [1, 2, 3], \"weight_ns\": 950000000, "
+			  "\"share\": 0.950000");
+	check_contains(j, "\"component\": [1, 2, 3], \"removed\": [{\"from\": 1, \"to\": 3, "
+			  "\"weight_ns\": 50000000}], \"stop_reason\": \"simple cycle\"}");
+	check_contains(j, "{\"kind\": \"sink\", \"members\": [5], \"weight_ns\": 200000000, "
+			  "\"share\": 0.200000, \"edges\": []");
+	check_contains(j, "\"hist\": {\"20\": 10, \"22\": 30}");
+	check_contains(j, "{\"cpu\": -1, \"begin_ns\": -1, \"end_ns\": -1, \"count\": 0, "
+			  "\"packets\": true}");
+	check_contains(j, "\"has_waking\": true\n  }\n}\n");
+	free(j);
+
+	j = render("focus", 1);
+	check_contains(j, "\"focus\": [4]");
+	free(j);
+}
+
+/* /dev/full accepts the open and fails every flush with ENOSPC. */
+static void test_write_errors(void)
+{
+	struct report_case c;
+
+	CHECK_INT(report_case_build("basic", &c), 0);
+	FILE *f = fopen("/dev/full", "w");
+	CHECK(f != NULL);
+	if (f) {
+		errno = 0;
+		CHECK_INT(wperf_report_write_json(&c.r, f), -1);
+		CHECK(errno != 0);
+		clearerr(f);
+		CHECK_INT(wperf_report_write_text(&c.r, f), -1);
+		fclose(f);
+	}
+	CHECK_INT(wperf_report_write_text(NULL, stdout), -1);
+	CHECK_INT(wperf_report_write_json(NULL, stdout), -1);
+	report_case_free(&c);
+}
+
+int main(void)
+{
+	RUN_TEST(test_text_basic);
+	RUN_TEST(test_text_focus);
+	RUN_TEST(test_text_nothing_found);
+	RUN_TEST(test_text_hostile_strings);
+	RUN_TEST(test_json_escaping);
+	RUN_TEST(test_json_basic);
+	RUN_TEST(test_write_errors);
+	return check_finish();
+}

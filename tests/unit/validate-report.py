@@ -1,0 +1,104 @@
+#!/usr/bin/python3
+"""Validate real JSON reports against doc/wperf-report.schema.json.
+
+usage: validate-report.py REPORT_DUMP SCHEMA
+
+Runs `REPORT_DUMP --list`, then `REPORT_DUMP CASE` for every case, parses
+the output strictly (no NaN/Infinity, no duplicate keys), validates it
+against the JSON Schema, and checks what a schema cannot say: vertex ids
+are their indexes, edges are sorted and reference existing vertices, knot
+members are sorted, knots come before sinks and each group is ordered by
+weight. Prints TAP-like lines; exits 1 on any failure.
+"""
+import json
+import subprocess
+import sys
+
+import jsonschema
+
+
+def strict_pairs(pairs):
+    keys = [k for k, _ in pairs]
+    if len(keys) != len(set(keys)):
+        raise ValueError("duplicate key in %r" % keys)
+    return dict(pairs)
+
+
+def reject_constant(name):
+    raise ValueError("non-JSON number %s" % name)
+
+
+def cross_checks(doc):
+    """Yield one message per inconsistency."""
+    n = len(doc["vertices"])
+    for i, v in enumerate(doc["vertices"]):
+        if v["id"] != i:
+            yield "vertex %d has id %d" % (i, v["id"])
+    pairs = [(e["from"], e["to"]) for e in doc["edges"]]
+    if pairs != sorted(pairs):
+        yield "edges are not sorted by (from, to)"
+    for f, t in pairs:
+        if f >= n or t >= n:
+            yield "edge %d -> %d names a missing vertex" % (f, t)
+    tr = doc["time_range"]
+    if tr["duration_ns"] != max(0, tr["end_ns"] - tr["begin_ns"]):
+        yield "duration_ns is not end_ns - begin_ns"
+    rank = {"knot": 0, "background": 1, "sink": 2}
+    order = [(rank[k["kind"]], -k["weight_ns"]) for k in doc["knots"]]
+    if order != sorted(order):
+        yield "knots are not in report order"
+    for k in doc["knots"]:
+        for key in ("members", "component"):
+            ids = k[key]
+            if ids != sorted(ids) or any(i >= n for i in ids):
+                yield "knot %s not sorted or out of range: %r" % (key, ids)
+        if not set(k["members"]) <= set(k["component"]):
+            yield "knot members outside its component"
+        weights = [e["weight_ns"] for e in k["edges"]]
+        if weights != sorted(weights, reverse=True):
+            yield "knot edges not heaviest first"
+        if k["kind"] != "sink" and sum(weights) != k["weight_ns"]:
+            yield "knot weight is not the sum of its edges"
+    for t in doc["threads"]:
+        if doc["vertices"][t["id"]]["kind"] not in ("thread", "virtual"):
+            yield "thread entry %d is not a thread vertex" % t["id"]
+
+
+def main():
+    dump, schema_path = sys.argv[1], sys.argv[2]
+    with open(schema_path) as f:
+        schema = json.load(f)
+    validator_class = jsonschema.validators.validator_for(schema)
+    validator_class.check_schema(schema)
+    validator = validator_class(schema)
+
+    cases = subprocess.run([dump, "--list"], check=True, capture_output=True,
+                           text=True).stdout.split()
+    failures = 0
+    for number, case in enumerate(cases, 1):
+        problems = []
+        out = subprocess.run([dump, case], capture_output=True)
+        if out.returncode != 0:
+            problems.append("report-dump exited %d: %s" % (out.returncode, out.stderr))
+        else:
+            try:
+                text = out.stdout.decode("utf-8")   # strict: invalid UTF-8 fails
+                doc = json.loads(text, object_pairs_hook=strict_pairs,
+                                 parse_constant=reject_constant)
+                problems += ["schema: %s at /%s" % (e.message, "/".join(map(str, e.path)))
+                             for e in validator.iter_errors(doc)]
+                if not problems:
+                    problems += list(cross_checks(doc))
+            except ValueError as e:
+                problems.append("not strict JSON: %s" % e)
+        for p in problems:
+            print("# %s: %s" % (case, p))
+        print("%s %d - %s" % ("not ok" if problems else "ok", number, case))
+        failures += bool(problems)
+    print("1..%d" % len(cases))
+    print("FAIL" if failures or not cases else "PASS")
+    return 1 if failures or not cases else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
