@@ -303,8 +303,8 @@ void disk_finish(struct disk_tracker *d, struct vertex_table *vt,
 		int64_t idle = (end - begin) - disk->busy_ns;
 		uint64_t requests = 0;
 
-		if (idle <= 0)
-			continue;
+		if (idle < 0)
+			idle = 0;
 		for (size_t j = 0; j < d->n_issuers; j++)
 			if (d->issuers[j].disk == is->disk)
 				requests += d->issuers[j].requests;
@@ -314,9 +314,11 @@ void disk_finish(struct disk_tracker *d, struct vertex_table *vt,
 			? (long double)is->bytes / (long double)disk->bytes
 			: (long double)is->requests / (long double)requests;
 		int64_t w = (int64_t)((long double)idle * share + 0.5L);
+		/* The edge exists even when the share rounds to nothing: the
+		 * thread did give the disk work (count says how much). */
 		size_t e = edges_get(edges, is->disk, is->thread);
 
-		if (e == EDGE_NONE || w <= 0)
+		if (e == EDGE_NONE)
 			continue;
 		edges->e[e].weight_ns += w;
 		edges->e[e].direct_ns += w;

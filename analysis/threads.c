@@ -366,12 +366,16 @@ static void switch_out(struct sched *s, struct cpu_ctx *c, const struct wperf_ev
 	}
 	leave_state(s, v, t, VERTEX_NONE);
 	th->inferred = false;
-	if (th->exiting || (ev->u.sw.prev_state & (STATE_EXIT_DEAD | STATE_EXIT_ZOMBIE))) {
+	/* After sched_process_exit a task can still be preempted and run
+	 * again: it is gone only when it leaves the CPU for good. */
+	bool runnable = preempted_or_running(ev->u.sw.prev_state);
+
+	if ((ev->u.sw.prev_state & (STATE_EXIT_DEAD | STATE_EXIT_ZOMBIE)) ||
+	    (th->exiting && !runnable)) {
 		th->state = TS_DEAD;
 		vt_forget_tid(s->vt, ev->u.sw.prev_tid, v);
 	} else {
-		enter_state(s, v, preempted_or_running(ev->u.sw.prev_state)
-				? TS_RUNNABLE : TS_WAITING, t);
+		enter_state(s, v, runnable ? TS_RUNNABLE : TS_WAITING, t);
 	}
 }
 
