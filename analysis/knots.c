@@ -69,11 +69,12 @@ struct kgraph {
 	struct frame *calls;
 };
 
-static bool edge_counts(const struct wperf_graph *g, const struct wperf_edge *e)
+bool wperf_edge_is_dependency(const struct wperf_graph *g, const struct wperf_edge *e,
+			      int64_t min_weight_ns)
 {
 	if (e->from >= g->n_vertices || e->to >= g->n_vertices)
 		return false;       /* corrupt input: never index with it */
-	if (e->weight_ns <= 0)
+	if (e->weight_ns <= 0 || e->weight_ns < min_weight_ns)
 		return false;
 	return !wperf_vertex_kind_is_category(g->vertices[e->to].kind);
 }
@@ -95,7 +96,8 @@ static void kgraph_fini(struct kgraph *kg)
 
 /* Build the CSR by counting sort on `from`: it does not rely on the
  * graph's edges being sorted, only on their ids being in range. */
-static int kgraph_init(struct kgraph *kg, const struct wperf_graph *g)
+static int kgraph_init(struct kgraph *kg, const struct wperf_graph *g,
+		       int64_t min_weight_ns)
 {
 	size_t nv = g->n_vertices, ne = g->n_edges;
 
@@ -124,7 +126,7 @@ static int kgraph_init(struct kgraph *kg, const struct wperf_graph *g)
 		return -1;
 	}
 	for (size_t i = 0; i < ne; i++) {
-		kg->active[i] = edge_counts(g, &g->edges[i]);
+		kg->active[i] = wperf_edge_is_dependency(g, &g->edges[i], min_weight_ns);
 		if (kg->active[i])
 			kg->out_start[g->edges[i].from + 1]++;
 	}
@@ -721,7 +723,19 @@ static int refine_piece(struct search *s, struct piece *p)
 /* The top level                                                       */
 /* ------------------------------------------------------------------ */
 
-/* Vertices reachable from the focus along active edges (breadth first). */
+static bool is_device(const struct kgraph *kg, uint32_t v)
+{
+	enum wperf_vertex_kind k = kg->g->vertices[v].kind;
+
+	return k == WPERF_V_DISK || k == WPERF_V_NIC;
+}
+
+/*
+ * Vertices the focus waits for, transitively, along active edges (breadth
+ * first). A device's idle edges are not followed: the disk waiting for
+ * another program to give it work is that program's story, not the
+ * focused application's.
+ */
 static bool *reachable_from(const struct kgraph *kg, const bool *focus)
 {
 	bool *seen = calloc(kg->nv ? kg->nv : 1, sizeof *seen);
@@ -740,6 +754,8 @@ static bool *reachable_from(const struct kgraph *kg, const bool *focus)
 		}
 	while (head < tail) {
 		uint32_t v = queue[head++];
+		if (is_device(kg, v))
+			continue;
 		for (size_t k = kg->out_start[v]; k < kg->out_start[v + 1]; k++) {
 			uint32_t w = kedge(kg, kg->out_edge[k])->to;
 			if (kg->active[kg->out_edge[k]] && !seen[w]) {
@@ -750,6 +766,14 @@ static bool *reachable_from(const struct kgraph *kg, const bool *focus)
 	}
 	free(queue);
 	return seen;
+}
+
+/* Keep only the edges between vertices of the set: the focused graph. */
+static void restrict_to(struct kgraph *kg, const bool *set)
+{
+	for (size_t i = 0; i < kg->g->n_edges; i++)
+		if (kg->active[i] && (!set[kedge(kg, i)->from] || !set[kedge(kg, i)->to]))
+			kg->active[i] = false;
 }
 
 static bool has_self_loop(const struct kgraph *kg, uint32_t v)
@@ -802,16 +826,17 @@ static int classify_terminal(struct search *s, const uint32_t *members, size_t n
 	return push_piece(s, &p);
 }
 
-static int find_terminal(struct search *s, const bool *reach)
+/* in_weight/in_count: what waits on each vertex in the whole graph, so a
+ * focused thread others wait on is still a sink. */
+static int find_terminal(struct search *s, const bool *reach,
+			 const int64_t *in_weight, const uint64_t *in_count)
 {
 	struct kgraph *kg = &s->kg;
 	uint32_t *all = malloc((kg->nv ? kg->nv : 1) * sizeof *all);
-	int64_t *in_weight = NULL;
-	uint64_t *in_count = NULL;
 	struct scc c = { 0 };
 	int rc = -1;
 
-	if (!all || incoming(kg, &in_weight, &in_count))
+	if (!all)
 		goto out;
 	for (uint32_t v = 0; v < kg->nv; v++)
 		all[v] = v;
@@ -832,8 +857,6 @@ static int find_terminal(struct search *s, const bool *reach)
 out:
 	scc_fini(&c);
 	free(all);
-	free(in_weight);
-	free(in_count);
 	return rc;
 }
 
@@ -854,16 +877,23 @@ int wperf_knots_find(const struct wperf_graph *g,
 {
 	struct search s = { 0 };
 	bool *reach = NULL;
+	int64_t *in_weight = NULL;
+	uint64_t *in_count = NULL;
 	int rc = -1;
 
 	memset(out, 0, sizeof *out);
 	/* Without options: refine until simple, report everything. */
 	s.threshold_ns = opts ? opts->threshold_ns : INT64_MAX;
-	if (kgraph_init(&s.kg, g))
+	if (kgraph_init(&s.kg, g, opts ? opts->min_weight_ns : 0))
 		return -1;
-	if (opts && opts->focus && !(reach = reachable_from(&s.kg, opts->focus)))
+	if (incoming(&s.kg, &in_weight, &in_count))
 		goto out;
-	if (find_terminal(&s, reach))
+	if (opts && opts->focus) {
+		if (!(reach = reachable_from(&s.kg, opts->focus)))
+			goto out;
+		restrict_to(&s.kg, reach);
+	}
+	if (find_terminal(&s, reach, in_weight, in_count))
 		goto out;
 	while (s.n_work > 0) {
 		struct piece p = s.work[--s.n_work];
@@ -881,6 +911,8 @@ out:
 	if (rc)
 		errno = ENOMEM;
 	free(reach);
+	free(in_weight);
+	free(in_count);
 	search_fini(&s);
 	return rc;
 }

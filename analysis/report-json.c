@@ -122,6 +122,11 @@ static void write_header(const struct wperf_report *r, FILE *out)
 	json_i64(out, r->threshold_ns);
 	json_key(out, "spec", 0);
 	json_string(out, r->threshold_spec);
+	fputs("},\n  \"min_weight\": {", out);
+	json_key(out, "ns", 1);
+	json_i64(out, r->min_weight_ns);
+	json_key(out, "spec", 0);
+	json_string(out, r->min_weight_spec);
 	fputs("},\n  \"focus\": ", out);
 	if (!r->focus) {
 		fputs("null", out);

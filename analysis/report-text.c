@@ -59,14 +59,6 @@ static int mostly_runnable(const struct wperf_vertex *v)
 	       wperf_fmt_ppm(v->runnable_ns, seen) >= 250000;
 }
 
-/* Same rule as knots.c: does this edge count as a dependency? */
-static int edge_is_dependency(const struct wperf_graph *g, const struct wperf_edge *e)
-{
-	return e->from < g->n_vertices && e->to < g->n_vertices &&
-	       e->weight_ns > 0 &&
-	       !wperf_vertex_kind_is_category(g->vertices[e->to].kind);
-}
-
 static void label(char *buf, const struct wperf_graph *g, uint32_t id)
 {
 	wperf_fmt_vertex_label(buf, LABEL_LEN, g, id);
@@ -121,11 +113,12 @@ static void put_members(FILE *out, const struct wperf_graph *g,
 /* Header                                                              */
 /* ------------------------------------------------------------------ */
 
-static size_t count_dependencies(const struct wperf_graph *g)
+static size_t count_dependencies(const struct wperf_report *r)
 {
+	const struct wperf_graph *g = r->graph;
 	size_t n = 0;
 	for (size_t i = 0; i < g->n_edges; i++)
-		n += edge_is_dependency(g, &g->edges[i]);
+		n += wperf_edge_is_dependency(g, &g->edges[i], r->min_weight_ns);
 	return n;
 }
 
@@ -157,7 +150,7 @@ static void write_header(const struct wperf_report *r, FILE *out)
 {
 	const struct wperf_graph *g = r->graph;
 	char a[48], b[48], d[32];
-	size_t deps = count_dependencies(g);
+	size_t deps = count_dependencies(r);
 
 	fputs("wPerf report: knots of the wait-for graph\n", out);
 	fputs("=========================================\n", out);
@@ -170,9 +163,16 @@ static void write_header(const struct wperf_report *r, FILE *out)
 		d, r->threshold_spec ? " (" : "",
 		r->threshold_spec ? r->threshold_spec : "",
 		r->threshold_spec ? ")" : "");
+	if (r->min_weight_ns > 0) {
+		wperf_fmt_duration(d, sizeof d, r->min_weight_ns, 0);
+		fprintf(out, "Noise      %s%s%s%s: lighter edges take no part in knots\n",
+			d, r->min_weight_spec ? " (" : "",
+			r->min_weight_spec ? r->min_weight_spec : "",
+			r->min_weight_spec ? ")" : "");
+	}
 	fprintf(out, "Graph      %zu vertices, %zu edges", g->n_vertices, g->n_edges);
 	if (deps < g->n_edges)
-		fprintf(out, " (%zu ignored for knots: ended by a timer, unseen, or empty)",
+		fprintf(out, " (%zu ignored for knots: timer, unseen or too light)",
 			g->n_edges - deps);
 	fputc('\n', out);
 	if (r->focus)
@@ -328,15 +328,16 @@ static void write_knot(FILE *out, const struct wperf_report *r,
 #define TOP_WAITERS 5
 
 /* The heaviest dependency edges into v, heaviest first; returns how many. */
-static size_t top_waiters(const struct wperf_graph *g, uint32_t v,
+static size_t top_waiters(const struct wperf_report *r, uint32_t v,
 			  size_t top[TOP_WAITERS], size_t *total)
 {
+	const struct wperf_graph *g = r->graph;
 	size_t n = 0;
 
 	*total = 0;
 	for (size_t i = 0; i < g->n_edges; i++) {
 		const struct wperf_edge *e = &g->edges[i];
-		if (e->to != v || !edge_is_dependency(g, e))
+		if (e->to != v || !wperf_edge_is_dependency(g, e, r->min_weight_ns))
 			continue;
 		(*total)++;
 		size_t pos = n < TOP_WAITERS ? n++ : TOP_WAITERS;
@@ -366,7 +367,7 @@ static void write_sink(FILE *out, const struct wperf_report *r,
 	fprintf(out, "\nSink %zu: %s\n", number, name);
 	fprintf(out, "  waited on for %s = %s of the analysed time; it waits for nothing in the\n"
 		"  graph, so its limit is its own work (on-CPU or device service time).\n", w, s);
-	size_t n = top_waiters(g, v, top, &total);
+	size_t n = top_waiters(r, v, top, &total);
 	if (n == 0)
 		return;
 	write_edge_table_header(out);
@@ -387,7 +388,7 @@ static size_t count_kind(const struct wperf_knots *ks, enum wperf_knot_kind kind
 static void write_nothing_found(FILE *out, const struct wperf_report *r)
 {
 	const struct wperf_graph *g = r->graph;
-	size_t deps = count_dependencies(g);
+	size_t deps = count_dependencies(r);
 
 	fputs("\nNo knots and no sinks were found.\n", out);
 	if (g->n_edges == 0) {

@@ -8,7 +8,10 @@
  * cycle, or when the lowest edge weight reaches the termination threshold.
  *
  * Edges to category vertices (timer, unknown) are ignored here: a timeout
- * is not a dependency on anything that could be sped up.
+ * is not a dependency on anything that could be sped up. So are edges
+ * lighter than the noise floor (min_weight_ns): whatever optimising them
+ * could gain is negligible, yet on a busy system a few stray wakeups would
+ * otherwise tie every thread into one component that never terminates.
  */
 #ifndef WPERF_KNOTS_H
 #define WPERF_KNOTS_H
@@ -49,14 +52,23 @@ struct wperf_knot {
 
 struct wperf_knot_options {
 	int64_t threshold_ns;      /* stop refining when the lowest edge weighs this much */
-	const bool *focus;         /* NULL: all; else per vertex id: report only
-	                              knots and sinks reachable from these vertices */
+	int64_t min_weight_ns;     /* lighter edges are noise, not dependencies */
+	const bool *focus;         /* NULL: the whole graph. Else per vertex id: the
+	                              graph is restricted to the focus vertices and
+	                              what they wait for, transitively (not through
+	                              device idle edges), and only its knots and
+	                              sinks are reported */
 };
 
 struct wperf_knots {
 	struct wperf_knot *items;  /* knots by weight (heaviest first), then sinks by weight */
 	size_t n;
 };
+
+/* Does this edge take part in knot finding: not empty, not to a category
+ * vertex, not below the noise floor? (The one rule, for the writers too.) */
+bool wperf_edge_is_dependency(const struct wperf_graph *g, const struct wperf_edge *e,
+			      int64_t min_weight_ns);
 
 /* 0 on success, -1 on allocation failure. */
 int wperf_knots_find(const struct wperf_graph *g,

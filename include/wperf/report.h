@@ -16,6 +16,8 @@ struct wperf_report {
 	const struct wperf_knots *knots;
 	int64_t threshold_ns;          /* the termination threshold in force */
 	const char *threshold_spec;    /* as the user gave it, e.g. "20%" */
+	int64_t min_weight_ns;         /* the noise floor for knot finding */
+	const char *min_weight_spec;   /* as the user gave it, e.g. "1%" */
 	const bool *focus;             /* NULL: everything; else per vertex id */
 };
 
