@@ -199,7 +199,8 @@ static void on_block(struct wperf_analysis *a, const struct wperf_event *ev)
 		break;
 	default: {
 		uint32_t disk = disk_request_complete(&a->disks, &a->vt, ev->ts,
-						      ev->u.block.dev, ev->u.block.sector);
+						      ev->u.block.dev, ev->u.block.sector,
+						      ev->u.block.nr_sector);
 
 		sched_block_completed(&a->sched, ev, disk);
 		break;

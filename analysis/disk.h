@@ -67,7 +67,8 @@ void disk_request_issue(struct disk_tracker *d, struct vertex_table *vt, int64_t
 			uint64_t dev, uint64_t sector, uint64_t bytes, uint32_t issuer);
 /* Returns the disk's vertex (VERTEX_NONE if unknown). */
 uint32_t disk_request_complete(struct disk_tracker *d, struct vertex_table *vt,
-			       int64_t ts, uint64_t dev, uint64_t sector);
+			       int64_t ts, uint64_t dev, uint64_t sector,
+			       uint64_t nr_sector);
 
 /* Close busy periods at end and add the idle-time edges disk -> issuer. */
 void disk_finish(struct disk_tracker *d, struct vertex_table *vt,

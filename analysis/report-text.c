@@ -439,7 +439,9 @@ static void write_findings(FILE *out, const struct wperf_report *r)
 
 struct thread_row {
 	uint32_t id;
-	size_t knot_rank;       /* position of its first knot or sink; SIZE_MAX: none */
+	size_t knot_rank;       /* position of its first knot or sink; then the
+	                           focus threads; SIZE_MAX: the rest */
+	bool member;            /* of a knot or sink */
 	int64_t seen;
 };
 
@@ -453,8 +455,8 @@ static int cmp_rows(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
-/* Members of the knots and sinks first, in report order, then the rest
- * by the time the trace accounted for. */
+/* Members of the knots and sinks first, in report order, then the focus
+ * threads, then the rest, each by the time the trace accounted for. */
 static struct thread_row *rank_threads(const struct wperf_report *r, size_t *n_out)
 {
 	const struct wperf_graph *g = r->graph;
@@ -475,11 +477,14 @@ static struct thread_row *rank_threads(const struct wperf_report *r, size_t *n_o
 			if (k->members[m] < g->n_vertices)
 				rank[k->members[m]] = i;
 	}
+	size_t focus_tier = r->knots ? r->knots->n : 0;
 	for (size_t v = 0; v < g->n_vertices; v++) {
 		const struct wperf_vertex *vx = &g->vertices[v];
 		if (vx->kind != WPERF_V_THREAD && vx->kind != WPERF_V_VIRTUAL)
 			continue;
-		rows[n++] = (struct thread_row){ (uint32_t)v, rank[v], time_seen(vx) };
+		bool member = rank[v] != SIZE_MAX;
+		size_t tier = member ? rank[v] : (r->focus && r->focus[v]) ? focus_tier : SIZE_MAX;
+		rows[n++] = (struct thread_row){ (uint32_t)v, tier, member, time_seen(vx) };
 	}
 	free(rank);
 	qsort(rows, n, sizeof *rows, cmp_rows);
@@ -501,7 +506,7 @@ static void write_thread_row(FILE *out, const struct wperf_graph *g,
 	const int64_t *w = v->waiting_ns;
 	char name[LABEL_LEN + 2];
 
-	name[0] = row->knot_rank != SIZE_MAX ? '*' : ' ';
+	name[0] = row->member ? '*' : ' ';
 	name[1] = ' ';
 	wperf_fmt_vertex_label_fit(name + 2, LABEL_LEN, g, row->id, 24);
 	wperf_fmt_cell(out, name, 26, 0);
@@ -526,8 +531,8 @@ static void write_threads(FILE *out, const struct wperf_report *r)
 		return;
 	}
 	size_t shown = n < MAX_THREAD_ROWS ? n : MAX_THREAD_ROWS;
-	fprintf(out, "\nThreads: %zu of %zu, members of knots and sinks (*) first, then by time seen\n",
-		shown, n);
+	fprintf(out, "\nThreads: %zu of %zu, members of knots and sinks (*) first,%s then by time seen\n",
+		shown, n, r->focus ? " then the focus," : "");
 	if (n > 0) {
 		fputs("  w:X = waiting, ended by X (irq includes softirq; other = unknown, virtual)\n", out);
 		wperf_fmt_cell(out, "  thread", 26, 0);

@@ -14,6 +14,8 @@
 
 #include <babeltrace2/babeltrace.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "wperf/analysis.h"
 
@@ -30,5 +32,9 @@ int wperf_decoder_feed_message(struct wperf_decoder *d, struct wperf_analysis *a
 /* The default clock class of the first kernel stream seen (borrowed), for
  * components that emit their own events on the same time base. */
 const bt_clock_class *wperf_decoder_clock_class(const struct wperf_decoder *d);
+
+/* How many events of each enum wperf_event_type were decoded and fed to
+ * the analysis so far (an array of WPERF_EV_TYPE_COUNT counters). */
+const uint64_t *wperf_decoder_event_counts(const struct wperf_decoder *d);
 
 #endif /* WPERF_PLUGIN_DECODE_H */

@@ -1,8 +1,655 @@
-/* TEMPORARY STUB */
+/*
+ * plugin/knots-sink.c — sink.wperf.knots: kernel events in, knot report out.
+ *
+ * Every message of the input port goes through the decoder (decode.c) into
+ * the streaming analysis. At the end of the input the analysis closes its
+ * segments and hands over the wait-for graph; the sink finds its knots and
+ * writes the report, as text or JSON, to standard output or atomically to a
+ * file (output.c).
+ *
+ * Nothing is written before the whole input has been analysed: an error, or
+ * an interruption (Ctrl-C makes the babeltrace2 CLI stop the graph without
+ * delivering END and then finalize the components), leaves no report at all
+ * rather than a partial one.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "components.h"
-const char wperf_knots_description[] = "stub";
-const char wperf_knots_help[] = "stub";
-bt_component_class_initialize_method_status wperf_knots_init(bt_self_component_sink *s, bt_self_component_sink_configuration *c, const bt_value *p, void *d) { (void)s; (void)c; (void)p; (void)d; return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR; }
-void wperf_knots_finalize(bt_self_component_sink *s) { (void)s; }
-bt_component_class_sink_graph_is_configured_method_status wperf_knots_graph_is_configured(bt_self_component_sink *s) { (void)s; return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_ERROR; }
-bt_component_class_sink_consume_method_status wperf_knots_consume(bt_self_component_sink *s) { (void)s; return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR; }
+#include "decode.h"
+#include "output.h"
+#include "params.h"
+#include "wperf/analysis.h"
+#include "wperf/knots.h"
+#include "wperf/report.h"
+
+#define COMP_NAME "sink.wperf.knots"
+#define DEFAULT_THRESHOLD "20%"
+#define DEFAULT_MIN_WEIGHT "1%"
+
+const char wperf_knots_description[] =
+	"Find the knots (cycles of waiting) that bound a multi-threaded program's "
+	"throughput, from kernel scheduler, interrupt and block events.";
+
+const char wperf_knots_help[] =
+	"Reads kernel events (LTTng kernel traces, perf CTF from `perf data convert\n"
+	"--to-ctf`, source.wperf.tracefs), builds the wait-for graph of the\n"
+	"program's threads with cascaded redistribution of waiting time (wPerf,\n"
+	"OSDI'18), and reports its knots, sinks and per-thread breakdown.\n"
+	"It can follow filter.wperf.waits directly: that filter's own output is\n"
+	"ignored, so nothing is counted twice.\n"
+	"\n"
+	"Record at least sched_switch and sched_waking (or sched_wakeup), plus\n"
+	"irq_handler_*, irq_softirq_* and block_rq_* events to see interrupts and\n"
+	"disks; the LTTng statedump gives every thread's initial state.\n"
+	"\n"
+	"Parameters:\n"
+	"\n"
+	"  format=text|json     Report format. Default: text.\n"
+	"  path=FILE            Write the report to FILE, atomically (a temporary\n"
+	"                       file beside it, renamed when complete).\n"
+	"                       Default: standard output (also `-`).\n"
+	"  threshold=T          Termination threshold of knot refinement: stop\n"
+	"                       removing a knot's lightest edge once it weighs T.\n"
+	"                       A duration (\"250ms\", \"2s\", an integer of seconds)\n"
+	"                       or a share of the analysed duration (\"20%\").\n"
+	"                       Default: " DEFAULT_THRESHOLD ".\n"
+	"  min-weight=W         Noise floor: edges lighter than W take no part in\n"
+	"                       knot finding (a few stray wakeups would otherwise\n"
+	"                       tie every thread of a busy system into one knot).\n"
+	"                       Same forms as threshold; 0 keeps every edge.\n"
+	"                       Default: " DEFAULT_MIN_WEIGHT ".\n"
+	"  pids=LIST            Focus on these processes or threads: a thread\n"
+	"                       matches if its pid (tgid) or tid is listed.\n"
+	"                       An array or a comma-separated string. Default: none.\n"
+	"  comms=LIST           Focus on threads with these names (comm).\n"
+	"                       An array or a comma-separated string. Default: none.\n"
+	"                       With pids and/or comms, only knots and sinks that\n"
+	"                       the focused threads wait on are reported.\n"
+	"\n"
+	"Environment: WPERF_DECODE_STATS=1 prints the number of decoded events of\n"
+	"each type to standard error at the end.\n"
+	"\n"
+	"Example:\n"
+	"  babeltrace2 TRACE -c sink.wperf.knots -p 'format=\"json\",path=\"knots.json\"'\n";
+
+enum report_format { FORMAT_TEXT, FORMAT_JSON };
+
+/* A weight limit as given (the termination threshold, the noise floor):
+ * absolute, or a share of the analysed duration, known only once the
+ * analysis is finished. */
+struct weight_limit {
+	bool is_percent;
+	double percent;
+	int64_t ns;
+	char spec[64];       /* as the user wrote it, for the report */
+};
+
+struct knots_sink {
+	bt_self_component *self;
+	bt_message_iterator *iter;
+	struct wperf_decoder *decoder;
+	struct wperf_analysis *analysis;
+	enum report_format format;
+	char *path;                     /* NULL: standard output */
+	struct weight_limit threshold;
+	struct weight_limit min_weight;
+	int64_t *pids;
+	size_t n_pids;
+	struct wperf_string_list comms;
+	struct wperf_output out;        /* open only while the report is written */
+};
+
+/* One error line, prefixed with the component class name, as the cause of
+ * the ERROR status about to be returned. */
+static void fail(struct knots_sink *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void fail(struct knots_sink *s, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(s->self, "%s: %s", COMP_NAME, msg);
+}
+
+static void sink_destroy(struct knots_sink *s)
+{
+	if (!s)
+		return;
+	/* Interrupted or failed before the report was committed: leave no
+	 * temporary file behind. */
+	wperf_output_abort(&s->out);
+	bt_message_iterator_put_ref(s->iter);
+	wperf_decoder_destroy(s->decoder);
+	wperf_analysis_destroy(s->analysis);
+	free(s->path);
+	free(s->pids);
+	wperf_string_list_free(&s->comms);
+	free(s);
+}
+
+/* ------------------------------------------------------------------ */
+/* Parameters.                                                         */
+/* ------------------------------------------------------------------ */
+
+static int read_format(struct knots_sink *s, const bt_value *params)
+{
+	const char *v = NULL;
+	char err[512];
+	int rc = wperf_params_get_string(params, "format", &v, err, sizeof err);
+
+	if (rc < 0) {
+		fail(s, "%s", err);
+		return -1;
+	}
+	s->format = FORMAT_TEXT;
+	if (rc == 0 || strcmp(v, "text") == 0)
+		return 0;
+	if (strcmp(v, "json") == 0) {
+		s->format = FORMAT_JSON;
+		return 0;
+	}
+	fail(s, "parameter `format`: unknown value \"%s\" (expected text or json)", v);
+	return -1;
+}
+
+/* Refuse early, before a long trace is read, a path whose directory does
+ * not exist or cannot be written, or that names a directory. */
+static int check_path_writable(struct knots_sink *s, const char *path)
+{
+	char *dir = strdup(path);
+	const char *dir_name = ".";
+	char *slash;
+	struct stat st;
+	int rc = 0;
+
+	if (!dir) {
+		fail(s, "parameter `path`: out of memory");
+		return -1;
+	}
+	slash = strrchr(dir, '/');
+	if (slash == dir) {          /* "/name": the root directory */
+		dir[1] = '\0';
+		dir_name = dir;
+	} else if (slash) {
+		*slash = '\0';
+		dir_name = dir;
+	}
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		fail(s, "parameter `path`: `%s` is a directory (give a file name)", path);
+		rc = -1;
+	} else if (access(dir_name, W_OK | X_OK) != 0) {
+		fail(s, "parameter `path`: cannot write `%s`: directory `%s`: %s", path,
+		     dir_name, strerror(errno));
+		rc = -1;
+	}
+	free(dir);
+	return rc;
+}
+
+static int read_path(struct knots_sink *s, const bt_value *params)
+{
+	const char *v = NULL;
+	char err[512];
+	int rc = wperf_params_get_string(params, "path", &v, err, sizeof err);
+
+	if (rc < 0) {
+		fail(s, "%s", err);
+		return -1;
+	}
+	if (rc == 0 || strcmp(v, "-") == 0)
+		return 0;
+	if (v[0] == '\0') {
+		fail(s, "parameter `path`: empty file name (omit it, or give `-`, for "
+		     "standard output)");
+		return -1;
+	}
+	if (check_path_writable(s, v) < 0)
+		return -1;
+	s->path = strdup(v);
+	if (!s->path) {
+		fail(s, "parameter `path`: out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* "20%", "12.5 %": a share of the analysed duration. 0 or -1. */
+static int parse_percent(const char *v, double *out)
+{
+	char *end;
+	double p;
+
+	p = strtod(v, &end);
+	if (end == v)
+		return -1;
+	while (*end == ' ')
+		end++;
+	if (*end != '%' || end[1] != '\0' || !(p >= 0 && p <= 100))
+		return -1;
+	*out = p;
+	return 0;
+}
+
+/* The parameter name, a duration or a percentage of the analysed duration
+ * (default_spec when absent), into *t. */
+static int read_weight_limit(struct knots_sink *s, const bt_value *params,
+			     const char *name, const char *default_spec,
+			     struct weight_limit *t)
+{
+	const bt_value *v = bt_value_is_map(params)
+		? bt_value_map_borrow_entry_value_const(params, name) : NULL;
+	const char *spec = v && bt_value_is_string(v) ? bt_value_string_get(v) : default_spec;
+	char err[512];
+
+	if (!v || (bt_value_is_string(v) && strchr(spec, '%'))) {
+		if (parse_percent(spec, &t->percent) < 0) {
+			fail(s, "parameter `%s`: \"%s\" is not a percentage between "
+			     "0%% and 100%% (e.g. \"%s\")", name, spec, default_spec);
+			return -1;
+		}
+		t->is_percent = true;
+		snprintf(t->spec, sizeof t->spec, "%s", spec);
+		return 0;
+	}
+	if (wperf_params_get_duration_ns(params, name, &t->ns, err, sizeof err) < 0) {
+		fail(s, "%s, or a percentage of the analysed duration such as \"%s\"",
+		     err, default_spec);
+		return -1;
+	}
+	t->is_percent = false;
+	if (bt_value_is_string(v))
+		snprintf(t->spec, sizeof t->spec, "%s", spec);
+	else
+		snprintf(t->spec, sizeof t->spec, "%.9gs", (double)t->ns / 1e9);
+	return 0;
+}
+
+static int read_pids(struct knots_sink *s, const bt_value *params)
+{
+	struct wperf_string_list l = { NULL, 0 };
+	char err[512];
+	int rc = wperf_params_get_string_list(params, "pids", &l, err, sizeof err);
+
+	if (rc < 0) {
+		fail(s, "%s", err);
+		return -1;
+	}
+	if (rc == 0)
+		return 0;
+	s->pids = calloc(l.n ? l.n : 1, sizeof *s->pids);
+	if (!s->pids) {
+		fail(s, "parameter `pids`: out of memory");
+		goto error;
+	}
+	for (size_t i = 0; i < l.n; i++) {
+		char *end;
+		long long v;
+
+		errno = 0;
+		v = strtoll(l.items[i], &end, 10);
+		if (errno || *end != '\0' || v < 0) {
+			fail(s, "parameter `pids`: \"%s\" is not a process or thread id "
+			     "(expected non-negative integers)", l.items[i]);
+			goto error;
+		}
+		s->pids[s->n_pids++] = v;
+	}
+	if (s->n_pids == 0) {
+		fail(s, "parameter `pids`: empty list (omit it to analyse every thread)");
+		goto error;
+	}
+	wperf_string_list_free(&l);
+	return 0;
+error:
+	wperf_string_list_free(&l);
+	return -1;
+}
+
+static int read_comms(struct knots_sink *s, const bt_value *params)
+{
+	char err[512];
+	int rc = wperf_params_get_string_list(params, "comms", &s->comms, err, sizeof err);
+
+	if (rc < 0) {
+		fail(s, "%s", err);
+		return -1;
+	}
+	if (rc > 0 && s->comms.n == 0) {
+		fail(s, "parameter `comms`: empty list (omit it to analyse every thread)");
+		return -1;
+	}
+	return 0;
+}
+
+static int read_params(struct knots_sink *s, const bt_value *params)
+{
+	static const char *const known[] = {
+		"format", "path", "threshold", "min-weight", "pids", "comms", NULL
+	};
+	char err[512];
+
+	if (wperf_params_check_known(params, known, err, sizeof err) < 0) {
+		fail(s, "%s", err);
+		return -1;
+	}
+	if (read_format(s, params) < 0 || read_path(s, params) < 0 ||
+	    read_weight_limit(s, params, "threshold", DEFAULT_THRESHOLD, &s->threshold) < 0 ||
+	    read_weight_limit(s, params, "min-weight", DEFAULT_MIN_WEIGHT, &s->min_weight) < 0 ||
+	    read_pids(s, params) < 0 ||
+	    read_comms(s, params) < 0)
+		return -1;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Component methods.                                                  */
+/* ------------------------------------------------------------------ */
+
+bt_component_class_initialize_method_status wperf_knots_init(
+	bt_self_component_sink *self, bt_self_component_sink_configuration *config,
+	const bt_value *params, void *init_data)
+{
+	struct knots_sink *s = calloc(1, sizeof *s);
+
+	(void)config;
+	(void)init_data;
+	if (!s)
+		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+	s->self = bt_self_component_sink_as_self_component(self);
+	if (read_params(s, params) < 0)
+		goto error;
+	s->decoder = wperf_decoder_create();
+	s->analysis = wperf_analysis_create();
+	if (!s->decoder || !s->analysis) {
+		fail(s, "out of memory");
+		goto error;
+	}
+	if (bt_self_component_sink_add_input_port(self, "in", NULL, NULL) !=
+	    BT_SELF_COMPONENT_ADD_PORT_STATUS_OK) {
+		fail(s, "cannot add input port `in`");
+		goto error;
+	}
+	bt_self_component_set_data(s->self, s);
+	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
+error:
+	sink_destroy(s);
+	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+}
+
+void wperf_knots_finalize(bt_self_component_sink *self)
+{
+	sink_destroy(bt_self_component_get_data(
+		bt_self_component_sink_as_self_component(self)));
+}
+
+bt_component_class_sink_graph_is_configured_method_status
+wperf_knots_graph_is_configured(bt_self_component_sink *self)
+{
+	struct knots_sink *s = bt_self_component_get_data(
+		bt_self_component_sink_as_self_component(self));
+	bt_self_component_port_input *port =
+		bt_self_component_sink_borrow_input_port_by_name(self, "in");
+
+	if (!bt_port_is_connected(bt_self_component_port_as_port(
+		    bt_self_component_port_input_as_self_component_port(port)))) {
+		fail(s, "input port `in` is not connected: connect a source of kernel "
+		     "events (e.g. source.ctf.fs) to it");
+		return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_ERROR;
+	}
+	if (bt_message_iterator_create_from_sink_component(self, port, &s->iter) !=
+	    BT_MESSAGE_ITERATOR_CREATE_FROM_SINK_COMPONENT_STATUS_OK) {
+		fail(s, "cannot create a message iterator on input port `in`");
+		return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_ERROR;
+	}
+	return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* The report.                                                         */
+/* ------------------------------------------------------------------ */
+
+static int64_t resolve_limit(const struct weight_limit *t, const struct wperf_graph *g)
+{
+	int64_t duration = g->end_ns > g->begin_ns ? g->end_ns - g->begin_ns : 0;
+
+	if (!t->is_percent)
+		return t->ns;
+	return (int64_t)((double)duration * t->percent / 100.0 + 0.5);
+}
+
+static bool pid_listed(const struct knots_sink *s, int64_t id)
+{
+	for (size_t i = 0; i < s->n_pids; i++)
+		if (s->pids[i] == id)
+			return true;
+	return false;
+}
+
+static bool comm_listed(const struct knots_sink *s, const char *comm)
+{
+	if (!comm)
+		return false;
+	for (size_t i = 0; i < s->comms.n; i++)
+		if (strcmp(s->comms.items[i], comm) == 0)
+			return true;
+	return false;
+}
+
+static bool vertex_in_focus(const struct knots_sink *s, const struct wperf_vertex *v)
+{
+	if (v->kind != WPERF_V_THREAD && v->kind != WPERF_V_VIRTUAL)
+		return false;
+	if (v->tid >= 0 && pid_listed(s, v->tid))
+		return true;
+	if (v->pid >= 0 && pid_listed(s, v->pid))
+		return true;
+	return comm_listed(s, v->comm) || comm_listed(s, v->name);
+}
+
+/* "a, b, c, ..." : a few distinct thread names, to help fix a focus that
+ * matched nothing. */
+static void list_some_comms(const struct wperf_graph *g, char *buf, size_t len)
+{
+	size_t used = 0, shown = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < g->n_vertices && shown < 12; i++) {
+		const struct wperf_vertex *v = &g->vertices[i];
+		const char *c = v->comm ? v->comm : v->name;
+		bool dup = false;
+		int n;
+
+		if (v->kind != WPERF_V_THREAD || !c)
+			continue;
+		for (size_t j = 0; j < i && !dup; j++) {
+			const struct wperf_vertex *w = &g->vertices[j];
+			const char *d = w->comm ? w->comm : w->name;
+
+			dup = w->kind == WPERF_V_THREAD && d && strcmp(c, d) == 0;
+		}
+		if (dup)
+			continue;
+		n = snprintf(buf + used, len - used, "%s%s", shown ? ", " : "", c);
+		if (n < 0 || (size_t)n >= len - used)
+			break;
+		used += (size_t)n;
+		shown++;
+	}
+	if (shown == 12 && used + 6 < len)
+		snprintf(buf + used, len - used, ", ...");
+}
+
+/* The focus array for the knot search, or NULL when no focus was asked.
+ * -1 when the focus matches no thread (error appended). */
+static int build_focus(struct knots_sink *s, const struct wperf_graph *g, bool **focus)
+{
+	size_t matched = 0;
+	char seen[512];
+
+	*focus = NULL;
+	if (s->n_pids == 0 && s->comms.n == 0)
+		return 0;
+	*focus = calloc(g->n_vertices ? g->n_vertices : 1, sizeof **focus);
+	if (!*focus) {
+		fail(s, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < g->n_vertices; i++) {
+		(*focus)[i] = vertex_in_focus(s, &g->vertices[i]);
+		matched += (*focus)[i];
+	}
+	if (matched > 0)
+		return 0;
+	list_some_comms(g, seen, sizeof seen);
+	fail(s, "parameter `%s`: no thread of the trace matches (threads seen: %s)",
+	     s->n_pids && s->comms.n ? "pids`/`comms" : s->n_pids ? "pids" : "comms",
+	     seen[0] ? seen : "none");
+	free(*focus);
+	*focus = NULL;
+	return -1;
+}
+
+static int write_report(struct knots_sink *s, const struct wperf_report *r)
+{
+	char err[512];
+	int rc;
+
+	if (wperf_output_open(&s->out, s->path, err, sizeof err) < 0) {
+		fail(s, "parameter `path`: %s", err);
+		return -1;
+	}
+	rc = s->format == FORMAT_JSON ? wperf_report_write_json(r, s->out.f)
+				      : wperf_report_write_text(r, s->out.f);
+	if (rc < 0) {
+		fail(s, "cannot write the report to %s: %s",
+		     s->path ? s->path : "standard output", strerror(errno));
+		wperf_output_abort(&s->out);
+		return -1;
+	}
+	if (wperf_output_commit(&s->out, err, sizeof err) < 0) {
+		fail(s, "%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+static void print_decode_stats(const struct knots_sink *s)
+{
+	static const char *const names[WPERF_EV_TYPE_COUNT] = {
+		"switch", "wakeup", "wakeup_new", "fork", "exec", "exit", "free",
+		"irq_entry", "irq_exit", "softirq_entry", "softirq_exit",
+		"timer_entry", "timer_exit", "block_insert", "block_issue",
+		"block_complete", "statedump_process", "statedump_block_device",
+	};
+	const uint64_t *counts = wperf_decoder_event_counts(s->decoder);
+	const char *env = getenv("WPERF_DECODE_STATS");
+
+	if (!env || !*env || strcmp(env, "0") == 0)
+		return;
+	fprintf(stderr, "%s: decoded events:", COMP_NAME);
+	for (int i = 0; i < WPERF_EV_TYPE_COUNT; i++)
+		fprintf(stderr, " %s=%" PRIu64, names[i], counts[i]);
+	fputc('\n', stderr);
+}
+
+/* End of input: finish the analysis, find the knots, write the report. */
+static int finish(struct knots_sink *s)
+{
+	struct wperf_graph graph;
+	struct wperf_knots knots = { NULL, 0 };
+	struct wperf_knot_options opts = { 0 };
+	struct wperf_report report;
+	bool *focus = NULL;
+	int rc = -1;
+
+	print_decode_stats(s);
+	memset(&graph, 0, sizeof graph);
+	if (wperf_analysis_finish(s->analysis, &graph) < 0) {
+		const char *why = wperf_analysis_error(s->analysis);
+
+		fail(s, "%s", why ? why : "the trace cannot be analysed");
+		return -1;
+	}
+	if (build_focus(s, &graph, &focus) < 0)
+		goto out;
+	opts.threshold_ns = resolve_limit(&s->threshold, &graph);
+	opts.min_weight_ns = resolve_limit(&s->min_weight, &graph);
+	opts.focus = focus;
+	if (wperf_knots_find(&graph, &opts, &knots) < 0) {
+		fail(s, "out of memory while looking for knots");
+		goto out;
+	}
+	report = (struct wperf_report){
+		.graph = &graph,
+		.knots = &knots,
+		.threshold_ns = opts.threshold_ns,
+		.threshold_spec = s->threshold.spec,
+		.min_weight_ns = opts.min_weight_ns,
+		.min_weight_spec = s->min_weight.spec,
+		.focus = focus,
+	};
+	rc = write_report(s, &report);
+out:
+	wperf_knots_fini(&knots);
+	wperf_graph_fini(&graph);
+	free(focus);
+	return rc;
+}
+
+/* Decode a batch; on error, the messages not yet decoded are released too. */
+static int feed_batch(struct knots_sink *s, bt_message_array_const msgs, uint64_t count)
+{
+	char err[512];
+	int rc = 0;
+
+	for (uint64_t i = 0; i < count; i++) {
+		if (rc == 0 &&
+		    wperf_decoder_feed_message(s->decoder, s->analysis, msgs[i],
+					       err, sizeof err) < 0) {
+			fail(s, "%s", err);
+			rc = -1;
+		}
+		bt_message_put_ref(msgs[i]);
+	}
+	return rc;
+}
+
+bt_component_class_sink_consume_method_status
+wperf_knots_consume(bt_self_component_sink *self)
+{
+	struct knots_sink *s = bt_self_component_get_data(
+		bt_self_component_sink_as_self_component(self));
+	bt_message_array_const msgs;
+	uint64_t count = 0;
+
+	switch (bt_message_iterator_next(s->iter, &msgs, &count)) {
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		if (feed_batch(s, msgs, count) < 0)
+			return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_AGAIN;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		BT_MESSAGE_ITERATOR_PUT_REF_AND_RESET(s->iter);
+		if (finish(s) < 0)
+			return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_MEMORY_ERROR;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_ERROR:
+	default:
+		/* Upstream already said why. */
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+	}
+}

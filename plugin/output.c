@@ -1,2 +1,153 @@
-/* TEMPORARY STUB */
+/*
+ * plugin/output.c — report files written atomically.
+ *
+ * The report goes to a temporary file created (mkstemp) in the target's own
+ * directory, so the final rename() stays on one file system and is atomic:
+ * a reader sees either the old file or the whole new report, never half of
+ * one, and an error or an interruption leaves nothing behind.
+ */
 #include "output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || errlen == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static bool is_stdout(const char *path)
+{
+	return !path || strcmp(path, "-") == 0;
+}
+
+/* "DIR/.NAME.XXXXXX" beside path: hidden, so a directory listing taken
+ * while the report is written does not show a half file by its name. */
+static char *temp_template(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
+	const char *name = path + dir_len;
+	size_t len = dir_len + 1 + strlen(name) + sizeof ".XXXXXX";
+	char *t = malloc(len);
+
+	if (t)
+		snprintf(t, len, "%.*s.%s.XXXXXX", (int)dir_len, path, name);
+	return t;
+}
+
+/* mkstemp creates files 0600; a report should get the usual permissions
+ * (0666 less the umask), like a file created with fopen(). */
+static void set_default_mode(int fd)
+{
+	mode_t mask = umask(0);
+
+	umask(mask);
+	(void)fchmod(fd, 0666 & ~mask);
+}
+
+int wperf_output_open(struct wperf_output *o, const char *path, char *err, size_t errlen)
+{
+	int fd;
+
+	memset(o, 0, sizeof *o);
+	if (is_stdout(path)) {
+		o->f = stdout;
+		return 0;
+	}
+	if (path[0] == '\0' || path[strlen(path) - 1] == '/') {
+		set_err(err, errlen, "`%s` is not a file name", path);
+		return -1;
+	}
+	o->path = strdup(path);
+	o->tmp_path = temp_template(path);
+	if (!o->path || !o->tmp_path) {
+		set_err(err, errlen, "cannot write `%s`: out of memory", path);
+		goto fail;
+	}
+	fd = mkstemp(o->tmp_path);
+	if (fd < 0) {
+		set_err(err, errlen, "cannot write `%s`: %s", path, strerror(errno));
+		goto fail;
+	}
+	set_default_mode(fd);
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		set_err(err, errlen, "cannot write `%s`: %s", path, strerror(errno));
+		close(fd);
+		unlink(o->tmp_path);
+		goto fail;
+	}
+	return 0;
+fail:
+	free(o->path);
+	free(o->tmp_path);
+	memset(o, 0, sizeof *o);
+	return -1;
+}
+
+static void release(struct wperf_output *o)
+{
+	free(o->path);
+	free(o->tmp_path);
+	memset(o, 0, sizeof *o);
+}
+
+int wperf_output_commit(struct wperf_output *o, char *err, size_t errlen)
+{
+	int saved;
+
+	if (!o->f)
+		return 0;
+	errno = 0;   /* so a failure flagged only by ferror() reads as EIO */
+	if (!o->path) {   /* standard output: nothing to rename */
+		o->f = NULL;
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			set_err(err, errlen, "cannot write to standard output: %s", strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	/* ferror catches a write that failed earlier and was not checked. */
+	if (fflush(o->f) != 0 || ferror(o->f) || fsync(fileno(o->f)) != 0)
+		goto fail;
+	if (fclose(o->f) != 0) {
+		o->f = NULL;
+		goto fail;
+	}
+	o->f = NULL;
+	if (rename(o->tmp_path, o->path) != 0)
+		goto fail;
+	release(o);
+	return 0;
+fail:
+	saved = errno ? errno : EIO;
+	set_err(err, errlen, "cannot write `%s`: %s", o->path, strerror(saved));
+	wperf_output_abort(o);
+	return -1;
+}
+
+void wperf_output_abort(struct wperf_output *o)
+{
+	if (o->path) {
+		if (o->f)
+			fclose(o->f);
+		unlink(o->tmp_path);
+	}
+	release(o);
+}

@@ -36,4 +36,18 @@ int wperf_params_get_duration_ns(const bt_value *params, const char *name,
 /* Parse a duration string as above; 0 on success, -1 if malformed. */
 int wperf_parse_duration_ns(const char *s, int64_t *out);
 
+/* A list of strings, owned (free with wperf_string_list_free). */
+struct wperf_string_list {
+	char **items;
+	size_t n;
+};
+
+/* A list given as an array ([a, b]) or a comma-separated string ("a,b");
+ * integers are accepted and turned into their decimal text; items are
+ * trimmed and empty ones dropped. Same return convention as the getters
+ * (on 1, *out is owned by the caller). */
+int wperf_params_get_string_list(const bt_value *params, const char *name,
+				 struct wperf_string_list *out, char *err, size_t errlen);
+void wperf_string_list_free(struct wperf_string_list *l);
+
 #endif /* WPERF_PLUGIN_PARAMS_H */
