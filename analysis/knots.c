@@ -516,6 +516,47 @@ static int emit_knot(struct search *s, struct piece *p, size_t *edges,
 	return 0;
 }
 
+/*
+ * Refinement left one vertex with no self-loop: by METHOD.md §7 that is a
+ * sink, the part of the knot the rest waits on. Its weight is what the
+ * component's other members wait on it, cut edges included; it keeps the
+ * component and the cuts that isolated it. Takes ownership of p and edges.
+ */
+static int emit_refined_sink(struct search *s, struct piece *p, size_t *edges)
+{
+	const struct origin *o = &s->origins[p->origin];
+	const struct wperf_graph *g = s->kg.g;
+	uint32_t v = p->verts[0];
+	int64_t weight = 0;
+	struct wperf_knot *k;
+
+	free(edges);
+	for (size_t i = 0; i < g->n_edges; i++) {
+		const struct wperf_edge *e = &g->edges[i];
+		if (e->to == v && e->from != v && e->from < g->n_vertices &&
+		    bsearch(&e->from, o->members, o->n, sizeof *o->members, cmp_u32) &&
+		    wperf_edge_is_dependency(g, e, 0))
+			weight = add_saturating(weight, e->weight_ns);
+	}
+	if (!(k = push_item(s))) {
+		piece_fini(p);
+		return -1;
+	}
+	k->kind = WPERF_SINK;
+	k->members = p->verts;
+	k->n_members = 1;
+	k->weight_ns = weight;
+	k->removed = p->removed;
+	k->n_removed = p->n_removed;
+	k->stop_reason = "single vertex";
+	memset(p, 0, sizeof *p);
+	k->component = copy_sorted(o->members, o->n);
+	if (!k->component)
+		return -1;
+	k->n_component = o->n;
+	return 0;
+}
+
 static int emit_sink(struct search *s, uint32_t v, int64_t incoming_ns)
 {
 	struct wperf_knot *k = push_item(s);
@@ -687,6 +728,8 @@ static int refine_piece(struct search *s, struct piece *p)
 		piece_fini(p);
 		return -1;
 	}
+	if (p->n == 1 && n_edges == 0)
+		return emit_refined_sink(s, p, cut);
 	if (p->n == 1)
 		return emit_knot(s, p, cut, n_edges, "single vertex");
 	rank_edges(kg, cut, n_edges, cmp_lightest_first, &err);

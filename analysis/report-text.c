@@ -365,8 +365,15 @@ static void write_sink(FILE *out, const struct wperf_report *r,
 	wperf_fmt_duration(w, sizeof w, k->weight_ns, 0);
 	share_of(s, sizeof s, g, k->weight_ns);
 	fprintf(out, "\nSink %zu: %s\n", number, name);
-	fprintf(out, "  waited on for %s = %s of the analysed time; it waits for nothing in the\n"
-		"  graph, so its limit is its own work (on-CPU or device service time).\n", w, s);
+	if (k->n_removed > 0) {
+		fprintf(out, "  waited on for %s = %s of the analysed time by the rest of its knot;\n"
+			"  what it waits for weighs too little to matter, so its limit is its own\n"
+			"  work (on-CPU or device service time).\n", w, s);
+		write_refinement(out, g, k);
+	} else {
+		fprintf(out, "  waited on for %s = %s of the analysed time; it waits for nothing in the\n"
+			"  graph, so its limit is its own work (on-CPU or device service time).\n", w, s);
+	}
 	size_t n = top_waiters(r, v, top, &total);
 	if (n == 0)
 		return;

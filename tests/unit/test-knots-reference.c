@@ -112,7 +112,10 @@ static void refine(struct ref *r, struct work *stack, int *top)
 	for (;;) {
 		int n = popcount(w.mask), bi = -1, bj = -1;
 		if (n == 1) {
+			/* METHOD.md §7: one vertex without a self-loop is a sink. */
+			int v = __builtin_ctz(w.mask);
 			emit(r, &w, "single vertex");
+			r->out[r->n_out - 1].sink = r->w[v][v] == 0;
 			return;
 		}
 		if (internal_count(r, w.mask) == n) {

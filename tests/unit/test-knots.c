@@ -210,7 +210,8 @@ static void test_unsorted_edges(void)
 
 /*
  * A->B 10, B->A 2, A->C 3, C->A 10: cutting B->A leaves B waiting on
- * nobody, the terminal part is {B} alone: a knot of one vertex.
+ * nobody, the terminal part is {B} alone: without a self-loop that is a
+ * sink (METHOD.md §7), weighed by what its component waits on it (A->B).
  */
 static void test_refine_to_single_vertex(void)
 {
@@ -228,10 +229,10 @@ static void test_refine_to_single_vertex(void)
 	CHECK_INT(find(&g, NO_THRESHOLD, NULL, &k), 0);
 	REQUIRE_INT(k.n, 1);
 	const struct wperf_knot *kn = &k.items[0];
-	CHECK_INT(kn->kind, WPERF_KNOT);
+	CHECK_INT(kn->kind, WPERF_SINK);
 	check_ids(kn->members, kn->n_members, (uint32_t[]){ b }, 1);
 	check_ids(kn->component, kn->n_component, (uint32_t[]){ a, b, c }, 3);
-	CHECK_INT(kn->weight_ns, 0);
+	CHECK_INT(kn->weight_ns, 10);
 	CHECK_INT(kn->n_edges, 0);
 	CHECK_STR(kn->stop_reason, "single vertex");
 	REQUIRE_INT(kn->n_removed, 1);
