@@ -189,12 +189,13 @@ static void on_block(struct wperf_analysis *a, const struct wperf_event *ev)
 
 	switch (ev->type) {
 	case WPERF_EV_BLOCK_INSERT:
-		disk_request_insert(&a->disks, ev->u.block.dev, ev->u.block.sector, bytes,
+		disk_request_insert(&a->disks, ev->u.block.dev, ev->u.block.sector,
+				    ev->u.block.nr_sector, bytes,
 				    sched_current_thread(&a->sched, ev, ev->u.block.tid));
 		break;
 	case WPERF_EV_BLOCK_ISSUE:
 		disk_request_issue(&a->disks, &a->vt, ev->ts, ev->u.block.dev,
-				   ev->u.block.sector, bytes,
+				   ev->u.block.sector, ev->u.block.nr_sector, bytes,
 				   sched_current_thread(&a->sched, ev, ev->u.block.tid));
 		break;
 	default: {

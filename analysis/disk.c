@@ -226,10 +226,15 @@ static void account_issuer(struct disk_tracker *d, uint32_t disk, uint32_t threa
 	d->issuers[d->n_issuers++] = (struct disk_issuer){ disk, thread, bytes, 1 };
 }
 
-void disk_request_insert(struct disk_tracker *d, uint64_t dev, uint64_t sector,
-			 uint64_t bytes, uint32_t issuer)
+static uint64_t request_key(uint64_t sector, uint64_t nr_sector)
 {
-	struct disk_request *r = req_get(d, dev, sector);
+	return nr_sector == 0 ? DISK_FLUSH_SECTOR : sector;
+}
+
+void disk_request_insert(struct disk_tracker *d, uint64_t dev, uint64_t sector,
+			 uint64_t nr_sector, uint64_t bytes, uint32_t issuer)
+{
+	struct disk_request *r = req_get(d, dev, request_key(sector, nr_sector));
 
 	if (!r || r->in_flight)
 		return;
@@ -238,22 +243,23 @@ void disk_request_insert(struct disk_tracker *d, uint64_t dev, uint64_t sector,
 }
 
 void disk_request_issue(struct disk_tracker *d, struct vertex_table *vt, int64_t ts,
-			uint64_t dev, uint64_t sector, uint64_t bytes, uint32_t issuer)
+			uint64_t dev, uint64_t sector, uint64_t nr_sector,
+			uint64_t bytes, uint32_t issuer)
 {
 	struct disk_state *s = disk_state_of(d, vt, dev);
-	struct disk_request *r = req_get(d, dev, sector);
+	struct disk_request *r = req_get(d, dev, request_key(sector, nr_sector));
 
 	if (!s || !r)
 		return;
-	if (r->in_flight)
+	if (r->in_flight && nr_sector != 0)
 		return;                 /* re-issue of a request already counted */
 	/* The thread that queued the request is the one waiting for it; the
 	 * one issuing it may be a kworker plugging the queue. */
-	if (r->issuer == VERTEX_NONE)
+	if (r->issuer == VERTEX_NONE || r->in_flight)
 		r->issuer = issuer;
 	if (bytes)
 		r->bytes = bytes;
-	r->in_flight = true;
+	r->in_flight++;
 	if (s->in_flight++ == 0)
 		s->busy_since = ts;
 	if (r->issuer != VERTEX_NONE)
@@ -265,7 +271,7 @@ uint32_t disk_request_complete(struct disk_tracker *d, struct vertex_table *vt,
 			       uint64_t nr_sector)
 {
 	struct disk_state *s = disk_state_of(d, vt, dev);
-	struct disk_request *r = req_find(d, dev, sector);
+	struct disk_request *r = req_find(d, dev, request_key(sector, nr_sector));
 
 	if (!s)
 		return VERTEX_NONE;
@@ -277,7 +283,8 @@ uint32_t disk_request_complete(struct disk_tracker *d, struct vertex_table *vt,
 			d->unmatched_completions++;
 		return s->vertex;
 	}
-	req_remove(d, r);
+	if (--r->in_flight == 0)
+		req_remove(d, r);
 	if (--s->in_flight == 0) {
 		struct wperf_vertex *v = vt_get(vt, s->vertex);
 

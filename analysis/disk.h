@@ -19,12 +19,19 @@
 #include "vertex.h"
 
 struct disk_request {
-	uint64_t dev, sector;
+	uint64_t dev, sector;   /* sector: DISK_FLUSH_SECTOR for zero-sector requests */
 	uint32_t issuer;        /* thread vertex or VERTEX_NONE */
 	uint64_t bytes;
-	bool in_flight;
+	uint32_t in_flight;     /* issued and not completed (flushes may overlap) */
 	bool used;
 };
+
+/*
+ * Flushes carry no sectors, and the kernel does not report them with one
+ * sector value (issued at 0, completed at 2^64-1 on Linux 6.x): all
+ * zero-sector requests of a device share this key and complete in turn.
+ */
+#define DISK_FLUSH_SECTOR UINT64_MAX
 
 struct disk_issuer {
 	uint32_t disk, thread;
@@ -62,9 +69,10 @@ void disk_set_name(struct disk_tracker *d, struct vertex_table *vt, uint64_t dev
 
 /* A request was queued (insert) or handed to the device (issue). */
 void disk_request_insert(struct disk_tracker *d, uint64_t dev, uint64_t sector,
-			 uint64_t bytes, uint32_t issuer);
+			 uint64_t nr_sector, uint64_t bytes, uint32_t issuer);
 void disk_request_issue(struct disk_tracker *d, struct vertex_table *vt, int64_t ts,
-			uint64_t dev, uint64_t sector, uint64_t bytes, uint32_t issuer);
+			uint64_t dev, uint64_t sector, uint64_t nr_sector,
+			uint64_t bytes, uint32_t issuer);
 /* Returns the disk's vertex (VERTEX_NONE if unknown). */
 uint32_t disk_request_complete(struct disk_tracker *d, struct vertex_table *vt,
 			       int64_t ts, uint64_t dev, uint64_t sector,
