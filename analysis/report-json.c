@@ -403,6 +403,7 @@ static void write_quality(const struct wperf_quality *q, FILE *out)
 	write_counter(out, "unmatched_block_completions",
 		      q->unmatched_block_completions);
 	write_counter(out, "state_mismatches", q->state_mismatches);
+	write_counter(out, "untraced_interrupt_wakeups", q->untraced_interrupt_wakeups);
 	fprintf(out, ",\n    \"has_waking\": %s\n  }\n", q->has_waking ? "true" : "false");
 }
 

@@ -621,6 +621,8 @@ static void write_quality(FILE *out, const struct wperf_graph *g)
 			      q->unmatched_block_completions, NULL);
 	write_quality_counter(out, "scheduler state mismatches", q->state_mismatches,
 			      "(events contradicting the tracked state)");
+	write_quality_counter(out, "untraced interrupt wakeups", q->untraced_interrupt_wakeups,
+			      "(woken from an interrupt the trace lacks: `unknown`)");
 }
 
 int wperf_report_write_text(const struct wperf_report *r, FILE *out)
