@@ -1,0 +1,130 @@
+# wperf — convenience targets around meson. See README.md.
+#
+#   make demo     install missing packages, build, record the bundled
+#                 Figure-1 workload with source.wperf.tracefs (root), print
+#                 its knot report
+#   make check    install missing packages, build (build/ and the
+#                 ASan+UBSan build build-asan/), run every test in both
+#   make install  meson install (the plugin goes to babeltrace2's system
+#                 plugin directory, so --prefix=/usr)
+#   make clean    remove build/ and build-asan/
+
+# Debian packages needed to build, test and record. One per word; extend
+# with `DEB_PACKAGES += name` below.
+DEB_PACKAGES := gcc make pkg-config meson ninja-build \
+	babeltrace2 libbabeltrace2-dev python3-bt2 python3-jsonschema \
+	libtracefs-dev libtraceevent-dev valgrind
+
+BUILD      := build
+BUILD_ASAN := build-asan
+PREFIX     := /usr
+
+# Shared material beside the checkout (real traces for tests): tests read it
+# from this variable (tests/README.md).
+export WPERF_SHARED_DIR ?= $(abspath $(CURDIR)/../shared)
+
+# make demo: how long the workload runs, where the trace goes.
+DEMO_SECONDS ?= 3
+DEMO_TRACE   ?= $(BUILD)/demo-trace
+
+# The ASan+UBSan test run. The plugin is a .so loaded by babeltrace2, which is
+# not sanitized, so every test process gets the sanitizer runtimes preloaded
+# (tests/README.md describes the convention). `=`: evaluated when used, after
+# `deps` has made sure gcc is there.
+ASAN_PRELOAD = $(shell gcc -print-file-name=libasan.so 2>/dev/null):$(shell gcc -print-file-name=libubsan.so 2>/dev/null)
+ASAN_ENV = LD_PRELOAD=$(ASAN_PRELOAD) \
+	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	WPERF_SANITIZED=1 WPERF_ASAN_PRELOAD=$(ASAN_PRELOAD)
+
+.PHONY: all deps build build-asan tracefs demo check install clean
+
+all: build
+
+# Install the Debian packages that are missing (as root: apt-get; otherwise
+# print the exact command and stop).
+deps:
+	@command -v dpkg-query >/dev/null || { \
+		echo "deps: dpkg-query not found: wperf's Makefile expects Debian 12;"; \
+		echo "deps: install these packages by hand: $(DEB_PACKAGES)"; exit 1; }
+	@missing=""; \
+	for p in $(DEB_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | grep -q 'install ok installed' \
+			|| missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then \
+		echo "deps: all $(words $(DEB_PACKAGES)) Debian packages are installed"; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		echo "deps: installing:$$missing"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get -o DPkg::Lock::Timeout=600 update && \
+		apt-get -o DPkg::Lock::Timeout=600 install -y$$missing; \
+	else \
+		echo "deps: missing Debian packages:$$missing"; \
+		echo "deps: run this, then make again:"; \
+		echo "    sudo apt-get update && sudo apt-get install -y$$missing"; \
+		exit 1; \
+	fi
+
+build: deps
+	@[ -f $(BUILD)/build.ninja ] || meson setup --prefix=$(PREFIX) $(BUILD)
+	ninja -C $(BUILD)
+
+build-asan: deps
+	@[ -f $(BUILD_ASAN)/build.ninja ] || \
+		meson setup --prefix=$(PREFIX) -Db_sanitize=address,undefined $(BUILD_ASAN)
+	ninja -C $(BUILD_ASAN)
+
+# Kernel events are read from tracefs; mount it when it is not (root only).
+tracefs:
+	@if awk '$$3 == "tracefs" { found = 1 } END { exit !found }' /proc/mounts; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		echo "mount -t tracefs nodev /sys/kernel/tracing"; \
+		mount -t tracefs nodev /sys/kernel/tracing; \
+	else \
+		echo "tracefs is not mounted (as root: mount -t tracefs nodev /sys/kernel/tracing)"; \
+	fi
+
+demo: build tracefs
+	@if [ "$$(id -u)" != 0 ]; then \
+		echo "demo: recording kernel scheduler events needs root: run: sudo make demo"; \
+		exit 1; fi
+	rm -rf $(DEMO_TRACE)
+	WPERF_BUILD_DIR=$(BUILD) bash tests/workloads/record-fig1.sh $(DEMO_TRACE) $(DEMO_SECONDS)
+	@echo
+	@echo "== knot report of fig1-pipeline (pid $$(cat $(DEMO_TRACE)/workload.pid)) =="
+	babeltrace2 --plugin-path=$(BUILD)/plugin $(DEMO_TRACE) \
+		-c sink.wperf.knots --params=pids=$$(cat $(DEMO_TRACE)/workload.pid)
+
+# Run every test twice: the normal build and the sanitizer build. Both runs
+# always happen; then one summary line "N passed, M failed" (counted from
+# meson's testlog*.json: with --wrapper meson names it testlog-env.json), and
+# a non-zero exit on any failure, or when a run passed no test.
+check: build build-asan tracefs
+	@rm -f $(BUILD)/meson-logs/testlog*.json $(BUILD_ASAN)/meson-logs/testlog*.json
+	@echo "== meson test -C $(BUILD) =="
+	@meson test -C $(BUILD) --print-errorlogs; echo $$? > $(BUILD)/.check-rc
+	@echo "== meson test -C $(BUILD_ASAN) (ASan+UBSan; $(ASAN_ENV)) =="
+	@meson test -C $(BUILD_ASAN) --print-errorlogs --timeout-multiplier=3 \
+		--wrapper='env $(ASAN_ENV)'; echo $$? > $(BUILD_ASAN)/.check-rc
+	@pass=0; fail=0; skip=0; \
+	for d in $(BUILD) $(BUILD_ASAN); do \
+		log=$$(ls $$d/meson-logs/testlog*.json 2>/dev/null | head -n 1); \
+		if [ -z "$$log" ]; then echo "check: $$d: no test ran (meson wrote no meson-logs/testlog*.json)"; fail=$$((fail+1)); continue; fi; \
+		p=$$(grep -cE '"result": "(OK|EXPECTEDFAIL)"' $$log || true); \
+		f=$$(grep -cE '"result": "(FAIL|UNEXPECTEDPASS|TIMEOUT|ERROR)"' $$log || true); \
+		s=$$(grep -cE '"result": "SKIP"' $$log || true); \
+		echo "check: $$d: $$p passed, $$f failed, $$s skipped (meson exit $$(cat $$d/.check-rc))"; \
+		if [ "$$(cat $$d/.check-rc)" != 0 ] && [ "$$f" = 0 ]; then f=1; fi; \
+		if [ "$$p" = 0 ]; then echo "check: no test passed in $$d"; f=$$((f+1)); fi; \
+		pass=$$((pass+p)); fail=$$((fail+f)); skip=$$((skip+s)); \
+	done; \
+	echo "$$pass passed, $$fail failed"; \
+	[ $$fail = 0 ]
+
+install: build
+	meson configure $(BUILD) -Dprefix=$(PREFIX)
+	meson install -C $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(BUILD_ASAN)

@@ -1,0 +1,204 @@
+#!/usr/bin/python3
+"""Bad input: the plugin must refuse clearly and leave nothing behind.
+
+  - a kernel trace without sched_switch (a hand-built scenario with only
+    interrupt events, written to CTF with sink.ctf.fs): non-zero exit, one
+    error line naming the missing event(s) and the command that records
+    them, and no report file;
+  - an unknown parameter: an error naming it;
+  - a bad value of format / threshold / pids: an error naming the parameter;
+  - a report path in a directory that does not exist: an error, no file.
+
+Both through the babeltrace2 CLI (exit status, stderr) and through a bt2
+graph (the sink's own error cause, checked to be one line).
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import bt2  # noqa: E402
+
+import wperf_scenario as ws  # noqa: E402
+from wperf_scenario import MS, S, US, Scenario  # noqa: E402
+
+BABELTRACE2 = os.environ.get('BABELTRACE2', 'babeltrace2')
+RECORD_HINTS = ('lttng enable-event', 'source.wperf.tracefs', 'perf record')
+
+
+def irq_only():
+    """Two CPUs, interrupts and softirqs, no scheduler event at all."""
+    s = Scenario(ncpus=2, end=1 * S)
+    for i in range(5):
+        t = (i + 1) * 100 * MS
+        s.irq_entry(t, i % 2, 24, 'virtio0')
+        s.irq_exit(t + 5 * US, i % 2, 24)
+        s.softirq_entry(t + 6 * US, i % 2, 1)
+        s.softirq_exit(t + 9 * US, i % 2, 1)
+    return s
+
+
+def good():
+    s = Scenario(ncpus=2, end=4 * S)
+    A, B = s.thread(101, 'A'), s.thread(102, 'B')
+    s.run(0, 0, A)
+    s.run(0, 1, B)
+    s.sleep(1 * S, 0, A)
+    s.wake(3 * S, 1, A)
+    s.run(3 * S, 0, A)
+    return s
+
+
+def sink_causes(scn, **params):
+    """Run scenario -> sink.wperf.knots in a bt2 graph; return the error
+    causes (list of (component class name, message)), or None on success."""
+    plugin = ws.wperf_plugin()
+    g = bt2.Graph()
+    try:
+        src = g.add_component(ws.ScenarioSource, 'scenario', obj=scn)
+        sink = g.add_component(plugin.sink_component_classes['knots'], 'knots',
+                               params=params)
+        g.connect_ports(src.output_ports['out'], sink.input_ports['in'])
+        g.run()
+    except bt2._Error as e:
+        causes = []
+        for c in e:
+            cls = getattr(c, 'component_class_name', None)
+            causes.append((cls, c.message))
+        return causes
+    return None
+
+
+class BadInput(unittest.TestCase):
+    maxDiff = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix='wperf-bad-')
+        cls.noswitch = ws.write_ctf(irq_only(), os.path.join(cls.tmp, 'noswitch'))
+        cls.good = ws.write_ctf(good(), os.path.join(cls.tmp, 'good'))
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def outdir(self, name):
+        d = os.path.join(self.tmp, 'out-' + name)
+        os.makedirs(d)
+        return d
+
+    def cli(self, trace, comp='sink.wperf.knots', params=None):
+        cmd = [BABELTRACE2, '--plugin-path=' + ws.plugin_dir(), trace, '-c', comp]
+        if params is not None:
+            cmd.append('--params=' + params)
+        if comp.startswith('filter.'):
+            cmd += ['-c', 'sink.utils.dummy']
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           timeout=120)
+        return cmd, p
+
+    def assertFails(self, p, cmd, *needles):
+        self.assertNotEqual(p.returncode, 0, '%s succeeded:\n%s' % (' '.join(cmd), p.stderr))
+        for n in needles:
+            self.assertIn(n, p.stderr, '%s: stderr does not mention %r:\n%s'
+                          % (' '.join(cmd), n, p.stderr[-3000:]))
+
+    # -- sanity: the good trace passes, so the failures below mean something --
+    def test_good_trace_works(self):
+        d = self.outdir('good')
+        cmd, p = self.cli(self.good, params='format="json",path="%s/r.json"' % d)
+        self.assertEqual(p.returncode, 0, p.stderr[-3000:])
+        self.assertEqual(os.listdir(d), ['r.json'])
+
+    # -- no sched_switch -------------------------------------------------------
+    def test_no_sched_switch_cli(self):
+        d = self.outdir('noswitch')
+        cmd, p = self.cli(self.noswitch, params='format="json",path="%s/r.json"' % d)
+        self.assertFails(p, cmd, 'sched_switch')
+        self.assertTrue(any(h in p.stderr for h in RECORD_HINTS),
+                        'the error does not say how to record the missing events (%s):\n%s'
+                        % (' / '.join(RECORD_HINTS), p.stderr[-3000:]))
+        self.assertEqual(os.listdir(d), [], 'a failed analysis left files behind')
+
+    def test_no_sched_switch_text_to_stdout(self):
+        cmd, p = self.cli(self.noswitch, params='format="text"')
+        self.assertFails(p, cmd, 'sched_switch')
+
+    def test_no_sched_switch_one_line(self):
+        d = self.outdir('noswitch-graph')
+        causes = sink_causes(irq_only(), format='json', path=os.path.join(d, 'r.json'))
+        self.assertIsNotNone(causes, 'the sink accepted a trace without sched_switch')
+        mine = [m for cls, m in causes if cls == 'knots']
+        self.assertTrue(mine, 'no error cause from sink.wperf.knots: %r' % causes)
+        hits = [m for m in mine if 'sched_switch' in m]
+        self.assertTrue(hits, 'no cause of sink.wperf.knots names sched_switch: %r' % mine)
+        msg = hits[0]
+        self.assertNotIn('\n', msg.strip(), 'the error is not one line: %r' % msg)
+        self.assertTrue(any(h in msg for h in RECORD_HINTS), msg)
+        self.assertEqual(os.listdir(d), [])
+
+    # -- parameters ---------------------------------------------------------------
+    def test_unknown_parameter(self):
+        d = self.outdir('unknown')
+        cmd, p = self.cli(self.good, params='format="json",path="%s/r.json",frobnicate=3' % d)
+        self.assertFails(p, cmd, 'frobnicate')
+        self.assertEqual(os.listdir(d), [])
+
+    def test_unknown_parameter_filter(self):
+        cmd, p = self.cli(self.good, comp='filter.wperf.waits', params='frobnicate=3')
+        self.assertFails(p, cmd, 'frobnicate')
+
+    def test_bad_format(self):
+        d = self.outdir('format')
+        cmd, p = self.cli(self.good, params='format="xml",path="%s/r.json"' % d)
+        self.assertFails(p, cmd, 'format')
+        self.assertEqual(os.listdir(d), [])
+
+    def test_bad_format_type(self):
+        cmd, p = self.cli(self.good, params='format=42')
+        self.assertFails(p, cmd, 'format')
+
+    def test_bad_threshold(self):
+        for bad in ('"abc"', '"-5ms"', '"12 parsecs"', '"%"'):
+            d = self.outdir('threshold-%d' % abs(hash(bad)))
+            cmd, p = self.cli(self.good, params='format="json",path="%s/r.json",threshold=%s'
+                              % (d, bad))
+            self.assertFails(p, cmd, 'threshold')
+            self.assertEqual(os.listdir(d), [], bad)
+
+    def test_bad_pids(self):
+        cmd, p = self.cli(self.good, params='format="json",pids="abc"')
+        self.assertFails(p, cmd, 'pids')
+
+    def test_param_errors_one_line(self):
+        for params, name in (({'frobnicate': 1}, 'frobnicate'),
+                             ({'format': 'xml'}, 'format'),
+                             ({'threshold': 'abc'}, 'threshold')):
+            causes = sink_causes(good(), **params)
+            self.assertIsNotNone(causes, '%s accepted' % params)
+            mine = [m for cls, m in causes if cls == 'knots' and name in m]
+            self.assertTrue(mine, '%s: no sink.wperf.knots cause names %r: %r'
+                            % (params, name, causes))
+            self.assertNotIn('\n', mine[0].strip(), mine[0])
+
+    # -- output path ----------------------------------------------------------------
+    def test_path_in_missing_directory(self):
+        d = self.outdir('missingdir')
+        target = os.path.join(d, 'no', 'such', 'dir', 'r.json')
+        cmd, p = self.cli(self.good, params='format="json",path="%s"' % target)
+        self.assertFails(p, cmd)
+        self.assertFalse(os.path.exists(target))
+        self.assertEqual(os.listdir(d), [], 'files left behind: %s' % os.listdir(d))
+        self.assertTrue('path' in p.stderr or os.path.dirname(target) in p.stderr
+                        or 'No such file' in p.stderr,
+                        'the error does not say what is wrong with the path:\n'
+                        + p.stderr[-2000:])
+
+
+if __name__ == '__main__':
+    unittest.main(verbosity=2)

@@ -1,0 +1,460 @@
+#!/usr/bin/python3
+"""Real LTTng kernel traces through the real plugin.
+
+For every trace under $WPERF_SHARED_DIR/traces/lttng-kernel/ (read-only,
+never copied into the project):
+
+  1. `babeltrace2 --plugin-path=PLUGIN_DIR TRACE -c sink.wperf.knots
+     --params=format=json,path=...` exits 0 and writes a report (traces the
+     CLI muxer rejects, tc-synctraces' two hosts, go one host at a time
+     through `babeltrace2 run` with source.ctf.fs connected straight to the
+     sink);
+  2. the report validates against doc/wperf-report.schema.json;
+  3. invariants: weights >= 0, weight >= direct; every thread's
+     running + runnable + waiting == last - first; per thread, the direct
+     time of its out-edges == its waiting time over all waker kinds; no edge
+     leaves a knot (edges to timer/unknown, edges of weight 0 or below the
+     report's min_weight noise floor, edges out of the focused graph when
+     the report has a focus, and the edges refinement removed excepted); ids and members consistent;
+  4. filter.wperf.waits + a Python sink: each thread vertex's segments tile
+     [first_ns, last_ns] of that vertex in the report, durations >= 0.
+
+Some trace directories hold a SOURCE.txt beside the CTF metadata, which
+source.ctf.fs would take for a stream file: those are read through a
+temporary directory of symbolic links to the CTF files.
+
+Usage: WPERF_PLUGIN_DIR=build/plugin /usr/bin/python3 tests/test_real_traces.py
+       [--shared-dir-default DIR] [unittest args]
+"""
+
+import atexit
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import wperf_scenario as ws  # noqa: E402
+
+KINDS = ('thread', 'disk', 'nic', 'irq', 'softirq', 'timer', 'unknown', 'virtual')
+CATEGORY_KINDS = ('timer', 'unknown')
+
+
+def _arg(name, default=None):
+    if name in sys.argv:
+        i = sys.argv.index(name)
+        val = sys.argv[i + 1]
+        del sys.argv[i:i + 2]
+        return val
+    return default
+
+
+SHARED_DEFAULT = _arg('--shared-dir-default',
+                      os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
+                                   'shared'))
+SHARED = os.path.abspath(os.environ.get('WPERF_SHARED_DIR') or SHARED_DEFAULT)
+TRACES = os.path.join(SHARED, 'traces', 'lttng-kernel')
+SOURCE_ROOT = os.environ.get('WPERF_SOURCE_ROOT',
+                             os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+SCHEMA = os.path.join(SOURCE_ROOT, 'doc', 'wperf-report.schema.json')
+BABELTRACE2 = os.environ.get('BABELTRACE2', 'babeltrace2')
+IN_CI = os.environ.get('CI', '').lower() in ('1', 'true', 'yes')
+
+_TMP = tempfile.mkdtemp(prefix='wperf-real-')
+atexit.register(shutil.rmtree, _TMP, True)
+
+
+def ctf_dirs(root):
+    """Directories under root that hold a CTF `metadata` file."""
+    out = []
+    for d, _subdirs, files in os.walk(root):
+        if 'metadata' in files:
+            out.append(d)
+    return sorted(out)
+
+
+CTF_MAGICS = (b'\xc1\x1f\xfc\xc1', b'\xc1\xfc\x1f\xc1')
+
+
+def _is_ctf_file(path):
+    if os.path.basename(path) == 'metadata':
+        return True
+    try:
+        with open(path, 'rb') as f:
+            return f.read(4) in CTF_MAGICS
+    except OSError:
+        return False
+
+
+def readable_view(ctf_dir, label):
+    """ctf_dir itself, or a temp dir of symlinks to its CTF files when it
+    also holds files source.ctf.fs would misread (SOURCE.txt, workload.pid,
+    logs: anything that is not metadata, a CTF stream or the index/)."""
+    names = os.listdir(ctf_dir)
+    extra = [n for n in names if os.path.isfile(os.path.join(ctf_dir, n))
+             and not _is_ctf_file(os.path.join(ctf_dir, n))]
+    if not extra:
+        return ctf_dir
+    view = os.path.join(_TMP, 'view-' + label)
+    os.makedirs(view, exist_ok=True)
+    for n in names:
+        if n in extra:
+            continue
+        dst = os.path.join(view, n)
+        if not os.path.lexists(dst):
+            os.symlink(os.path.join(ctf_dir, n), dst)
+    return view
+
+
+def trace_units():
+    """(label, path, mode): mode 'cli' = babeltrace2 convert with its muxer,
+    'run' = source.ctf.fs straight to the sink (one trace of a multi-host
+    set that the muxer rejects)."""
+    units = []
+    if not os.path.isdir(TRACES):
+        return units
+    for entry in sorted(os.listdir(TRACES)):
+        top = os.path.join(TRACES, entry)
+        if not os.path.isdir(top):
+            continue
+        dirs = ctf_dirs(top)
+        if len(dirs) == 1:
+            units.append((entry, readable_view(dirs[0], entry), 'cli'))
+        else:
+            for d in dirs:
+                label = entry + '-' + os.path.relpath(d, top).replace(os.sep, '-')
+                units.append((label, readable_view(d, label), 'run'))
+    return units
+
+
+def run_sink(path, mode, out_json, extra_params=''):
+    plugin_dir = ws.plugin_dir()
+    params = 'format="json",path="%s"%s' % (out_json, extra_params)
+    if mode == 'cli':
+        cmd = [BABELTRACE2, '--plugin-path=' + plugin_dir, path,
+               '-c', 'sink.wperf.knots', '--params=' + params]
+    else:
+        cmd = [BABELTRACE2, '--plugin-path=' + plugin_dir, 'run',
+               '--component=src:source.ctf.fs', '--params=inputs=["%s"]' % path,
+               '--component=knots:sink.wperf.knots', '--params=' + params,
+               '--connect=src:knots']
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       timeout=600)
+    return cmd, p
+
+
+def segments_direct(path):
+    """source.ctf.fs -> filter.wperf.waits -> Python sink, no muxer (for the
+    'run' mode traces: one stream each)."""
+    plugin = ws.wperf_plugin()
+    out = {'segments': [], 'other_events': 0, 'other_traces': set()}
+    import bt2
+    g = bt2.Graph()
+    src = g.add_component(bt2.find_plugin('ctf').source_component_classes['fs'], 'src',
+                          params={'inputs': [path]})
+    ports = list(src.output_ports.values())
+    if len(ports) != 1:
+        raise AssertionError('%s: expected one stream, got %d ports' % (path, len(ports)))
+    flt = g.add_component(plugin.filter_component_classes['waits'], 'waits')
+    sink = g.add_component(ws._SegmentSink, 'collect', obj=out)
+    g.connect_ports(ports[0], flt.input_ports['in'])
+    g.connect_ports(flt.output_ports['out'], sink.input_ports['in'])
+    g.run()
+    return out
+
+
+class Checks:
+    """Report invariants, shared with test_recorded.py."""
+
+    @staticmethod
+    def report_invariants(tc, js, label):
+        problems = []
+        verts = js['vertices']
+        ids = [v['id'] for v in verts]
+        tc.assertEqual(len(set(ids)), len(ids), '%s: duplicate vertex ids' % label)
+        byid = {v['id']: v for v in verts}
+        tr = js['time_range']
+        tc.assertEqual(tr['duration_ns'], tr['end_ns'] - tr['begin_ns'], label)
+        tc.assertGreaterEqual(tr['duration_ns'], 0, label)
+        out_direct = {}
+        for e in js['edges']:
+            if e['from'] not in byid or e['to'] not in byid:
+                problems.append('edge with unknown endpoint %s' % e)
+                continue
+            if e['direct_ns'] < 0 or e['weight_ns'] < 0:
+                problems.append('negative weight %s' % {k: e[k] for k in
+                                                        ('from', 'to', 'weight_ns', 'direct_ns')})
+            if e['weight_ns'] < e['direct_ns']:
+                problems.append('weight < direct: %s' % {k: e[k] for k in
+                                                         ('from', 'to', 'weight_ns', 'direct_ns')})
+            if byid[e['from']]['kind'] == 'thread':
+                out_direct[e['from']] = out_direct.get(e['from'], 0) + e['direct_ns']
+        for t in js['threads']:
+            v = byid.get(t['id'])
+            if v is None or v['kind'] != 'thread':
+                problems.append('threads[] entry %s is not a thread vertex' % t['id'])
+                continue
+            waiting = sum(t['waiting_ns'].get(k, 0) for k in KINDS)
+            if t['first_ns'] == -1 and t['last_ns'] == -1:
+                # Named (statedump) but never observed: no time at all.
+                if t['running_ns'] or t['runnable_ns'] or waiting or t['waits'] \
+                        or out_direct.get(t['id'], 0):
+                    problems.append('thread %s never observed (first/last -1) but has time: %s'
+                                    % (t['id'], t))
+                continue
+            for k in KINDS:
+                if t['waiting_ns'].get(k, 0) < 0:
+                    problems.append('thread %s: negative waiting_ns.%s' % (t['id'], k))
+            if t['running_ns'] < 0 or t['runnable_ns'] < 0:
+                problems.append('thread %s: negative running/runnable' % t['id'])
+            life = t['last_ns'] - t['first_ns']
+            if t['running_ns'] + t['runnable_ns'] + waiting != life:
+                problems.append('thread %s (tid %s %s): running %d + runnable %d + waiting %d '
+                                '!= last-first %d' % (t['id'], t['tid'], t['comm'],
+                                                      t['running_ns'], t['runnable_ns'],
+                                                      waiting, life))
+            if out_direct.get(t['id'], 0) != waiting:
+                problems.append('thread %s (tid %s %s): sum of out-edge direct_ns %d != '
+                                'waiting %d' % (t['id'], t['tid'], t['comm'],
+                                                out_direct.get(t['id'], 0), waiting))
+            if t['first_ns'] < tr['begin_ns'] or t['last_ns'] > tr['end_ns']:
+                problems.append('thread %s lifetime [%d,%d] outside the time range'
+                                % (t['id'], t['first_ns'], t['last_ns']))
+        # Edges lighter than the report's noise floor take no part in knot
+        # finding (doc/wperf-report.schema.json, min_weight).
+        min_weight = (js.get('min_weight') or {}).get('ns') or 0
+
+        def active(e):
+            return (e['weight_ns'] > 0 and e['weight_ns'] >= min_weight
+                    and byid[e['to']]['kind'] not in CATEGORY_KINDS)
+        # With a focus, knots are found in the focused graph: the vertices
+        # the focus waits for transitively along active edges, a device's
+        # idle edges (disk -> issuer) not followed (analysis/knots.c,
+        # reachable_from; doc/wperf-report.7.md "Focus").
+        reach = None
+        if js.get('focus'):
+            adj = {}
+            for e in js['edges']:
+                if e['from'] in byid and e['to'] in byid and active(e):
+                    adj.setdefault(e['from'], []).append(e['to'])
+            reach = set(js['focus'])
+            todo = list(reach)
+            while todo:
+                v = todo.pop()
+                if byid[v]['kind'] in ('disk', 'nic'):
+                    continue
+                for w in adj.get(v, ()):
+                    if w not in reach:
+                        reach.add(w)
+                        todo.append(w)
+        for k in js['knots']:
+            members = set(k['members'])
+            if k['members'] != sorted(k['members']):
+                problems.append('knot members not ascending: %s' % k['members'])
+            if not members <= set(byid):
+                problems.append('knot with unknown members: %s' % k['members'])
+                continue
+            if not members <= set(k.get('component', k['members'])):
+                problems.append('knot members not in its component: %s' % k)
+            if k['kind'] == 'knot' and len(members) < 2 and not any(
+                    e['from'] == e['to'] and e['from'] in members for e in js['edges']):
+                problems.append('knot of one vertex without self-loop: %s' % k['members'])
+            for m in members:
+                if byid[m]['kind'] in CATEGORY_KINDS:
+                    problems.append('category vertex %s in a %s' % (byid[m]['name'], k['kind']))
+            if k['kind'] not in ('knot', 'sink'):
+                continue
+            removed = {(r['from'], r['to']) for r in k.get('removed', [])}
+            for e in js['edges']:
+                if e['from'] in members and e['to'] not in members:
+                    if byid[e['to']]['kind'] in CATEGORY_KINDS:
+                        continue
+                    if e['weight_ns'] == 0 or e['weight_ns'] < min_weight:
+                        continue    # no dependency / below the noise floor
+                    if reach is not None and e['to'] not in reach:
+                        continue    # outside the focused graph
+                    if (e['from'], e['to']) in removed:
+                        continue
+                    problems.append('edge %s(%s) -> %s(%s) w=%d leaves %s {%s}'
+                                    % (byid[e['from']]['name'], e['from'],
+                                       byid[e['to']]['name'], e['to'], e['weight_ns'],
+                                       k['kind'], ','.join(str(x) for x in k['members'])))
+            if k['weight_ns'] < 0:
+                problems.append('negative knot weight %s' % k)
+            ws_ = [x['weight_ns'] for x in k.get('edges', [])]
+            if ws_ != sorted(ws_, reverse=True):
+                problems.append('knot edges not heaviest first: %s' % ws_)
+        q = js['quality']
+        for key in ('events', 'discarded_events', 'discarded_packets', 'unmatched_wakeups',
+                    'unknown_initial_threads', 'waits_without_wakeup', 'waits_open_at_end',
+                    'unmatched_block_completions', 'state_mismatches'):
+            if q[key] < 0:
+                problems.append('quality.%s < 0' % key)
+        if q['events'] <= 0:
+            problems.append('quality.events = %s' % q['events'])
+        if problems:
+            tc.fail('%s: %d invariant violations:\n  %s' % (
+                label, len(problems), '\n  '.join(problems[:25])))
+
+    @staticmethod
+    def tiling(tc, js, out, label):
+        byid = {v['id']: v for v in js['vertices']}
+        threads = {t['id']: t for t in js['threads']}
+        segs = {}
+        for s in out['segments']:
+            segs.setdefault(s['vertex'], []).append(s)
+        problems = []
+        for vid, ss in segs.items():
+            v = byid.get(vid)
+            if v is None:
+                problems.append('segment of unknown vertex %s' % vid)
+                continue
+            if v['kind'] != 'thread':
+                continue
+            ss.sort(key=lambda s: (s['start'], s['start'] + s['duration']))
+            for s in ss:
+                if s['duration'] < 0:
+                    problems.append('vertex %s: negative duration %s' % (vid, s))
+                if s['tid'] != v['tid']:
+                    problems.append('vertex %s: segment tid %s != vertex tid %s'
+                                    % (vid, s['tid'], v['tid']))
+                if s['state'] not in ('running', 'runnable', 'waiting'):
+                    problems.append('vertex %s: bad state %r' % (vid, s['state']))
+            for a, b in zip(ss, ss[1:]):
+                if a['start'] + a['duration'] != b['start']:
+                    problems.append('vertex %s (tid %s %s): %s [%d,+%d] then %s [%d,+%d]: '
+                                    'gap/overlap of %d ns'
+                                    % (vid, v['tid'], v['name'], a['state'], a['start'],
+                                       a['duration'], b['state'], b['start'], b['duration'],
+                                       b['start'] - a['start'] - a['duration']))
+                    break
+            t = threads.get(vid)
+            if t is None:
+                problems.append('vertex %s has segments but no threads[] entry' % vid)
+                continue
+            if ss[0]['start'] != t['first_ns']:
+                problems.append('vertex %s (tid %s): first segment starts at %d, first_ns %d'
+                                % (vid, v['tid'], ss[0]['start'], t['first_ns']))
+            end = ss[-1]['start'] + ss[-1]['duration']
+            if end != t['last_ns']:
+                problems.append('vertex %s (tid %s): last segment ends at %d, last_ns %d'
+                                % (vid, v['tid'], end, t['last_ns']))
+        for tid_v, t in threads.items():
+            life = t['last_ns'] - t['first_ns']
+            if life > 0 and tid_v not in segs:
+                problems.append('thread vertex %s (tid %s) lives %d ns but has no segment'
+                                % (tid_v, t['tid'], life))
+        if not out['segments']:
+            problems.append('no wperf:segment event at all')
+        if problems:
+            tc.fail('%s: %d tiling problems:\n  %s' % (label, len(problems),
+                                                        '\n  '.join(problems[:25])))
+
+
+def load_schema():
+    if not os.path.exists(SCHEMA):
+        return None
+    with open(SCHEMA) as f:
+        return json.load(f)
+
+
+def validate_schema(tc, js, label):
+    schema = load_schema()
+    if schema is None:
+        msg = '%s does not exist yet: report not validated' % SCHEMA
+        if IN_CI:
+            tc.fail(msg)
+        print('NOTE: ' + msg, file=sys.stderr)
+        return False
+    try:
+        import jsonschema
+    except ImportError:
+        tc.fail('python3-jsonschema is not installed (apt-get install -y python3-jsonschema)')
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    errors = sorted(cls(schema).iter_errors(js), key=lambda e: list(e.absolute_path))
+    if errors:
+        tc.fail('%s: report does not validate against %s:\n  %s' % (
+            label, os.path.basename(SCHEMA),
+            '\n  '.join('%s: %s' % ('/'.join(str(p) for p in e.absolute_path), e.message[:300])
+                        for e in errors[:15])))
+    return True
+
+
+_REPORTS = {}
+
+
+def report_for(tc, label, path, mode):
+    if label in _REPORTS:
+        return _REPORTS[label]
+    out = os.path.join(_TMP, label + '.json')
+    cmd, p = run_sink(path, mode, out)
+    if p.returncode != 0:
+        tc.fail('%s: exit %d\n$ %s\n%s' % (label, p.returncode, ' '.join(cmd),
+                                           p.stderr[-4000:]))
+    tc.assertTrue(os.path.exists(out), '%s: no report written at %s' % (label, out))
+    with open(out) as f:
+        js = json.load(f)
+    _REPORTS[label] = js
+    return js
+
+
+class RealTraces(unittest.TestCase):
+    maxDiff = None
+
+    def test_traces_present(self):
+        units = trace_units()
+        self.assertTrue(units, 'no traces under %s (set WPERF_SHARED_DIR)' % TRACES)
+        self.assertGreaterEqual(len(units), 6, [u[0] for u in units])
+
+
+def _make(label, path, mode):
+    def test_report(self):
+        js = report_for(self, label, path, mode)
+        validate_schema(self, js, label)
+        Checks.report_invariants(self, js, label)
+        self.assertTrue(any(v['kind'] == 'thread' for v in js['vertices']),
+                        '%s: no thread vertex' % label)
+
+    def test_segments(self):
+        js = report_for(self, label, path, mode)
+        if mode == 'cli':
+            out = ws.run_segments_on_trace(path)
+        else:
+            out = segments_direct(path)
+        Checks.tiling(self, js, out, label)
+
+    def test_text(self):
+        # The text format too: exit 0 and a non-empty report.
+        out = os.path.join(_TMP, label + '.txt')
+        plugin_dir = ws.plugin_dir()
+        if mode == 'cli':
+            cmd = [BABELTRACE2, '--plugin-path=' + plugin_dir, path,
+                   '-c', 'sink.wperf.knots', '--params=format="text",path="%s"' % out]
+        else:
+            cmd = [BABELTRACE2, '--plugin-path=' + plugin_dir, 'run',
+                   '--component=src:source.ctf.fs', '--params=inputs=["%s"]' % path,
+                   '--component=knots:sink.wperf.knots',
+                   '--params=format="text",path="%s"' % out, '--connect=src:knots']
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           timeout=600)
+        self.assertEqual(p.returncode, 0, '%s\n%s' % (' '.join(cmd), p.stderr[-3000:]))
+        self.assertGreater(os.path.getsize(out), 0)
+
+    return test_report, test_segments, test_text
+
+
+for _label, _path, _mode in trace_units():
+    _r, _s, _t = _make(_label, _path, _mode)
+    _id = _label.replace('-', '_').replace('.', '_')
+    setattr(RealTraces, 'test_report_' + _id, _r)
+    setattr(RealTraces, 'test_segments_' + _id, _s)
+    setattr(RealTraces, 'test_text_' + _id, _t)
+
+
+if __name__ == '__main__':
+    unittest.main(verbosity=2)

@@ -1,0 +1,217 @@
+#!/usr/bin/python3
+"""Recorded for real: the Figure-1 workload (producer "fig1-producer" hands
+requests to writer "fig1-writer", which fsyncs) recorded with
+source.wperf.tracefs by tests/workloads/record-fig1.sh, then analysed with
+sink.wperf.knots pids=<workload pid> format=json.
+
+Asserts: the first knot contains the writer thread and a disk vertex and
+not the producer; the report's invariants hold (as for the real LTTng
+traces); filter.wperf.waits' segments tile each thread's lifetime.
+
+Needs root and tracefs. Without them: FAIL under CI=true (a skip would hide
+a broken CI setup), else SKIP (exit 77 for meson) saying why.
+WPERF_KEEP_TRACE=1 keeps the recording (its directory is printed).
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import wperf_scenario as ws  # noqa: E402
+from test_real_traces import Checks, ctf_dirs, readable_view, validate_schema  # noqa: E402
+
+SKIP = 77
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE_ROOT = os.environ.get('WPERF_SOURCE_ROOT', os.path.join(HERE, '..'))
+BUILD = os.environ.get('WPERF_BUILD_DIR', os.path.join(SOURCE_ROOT, 'build'))
+RECORD = os.path.join(SOURCE_ROOT, 'tests', 'workloads', 'record-fig1.sh')
+BABELTRACE2 = os.environ.get('BABELTRACE2', 'babeltrace2')
+IN_CI = os.environ.get('CI', '').lower() in ('1', 'true', 'yes')
+SECONDS = os.environ.get('WPERF_FIG1_SECONDS', '3')
+
+
+def why_not():
+    """None when recording can work here, else the reason."""
+    if os.geteuid() != 0:
+        return 'recording kernel events needs root (running as uid %d)' % os.geteuid()
+    if not any(os.path.exists(os.path.join(d, 'trace'))
+               for d in ('/sys/kernel/tracing', '/sys/kernel/debug/tracing')):
+        if not os.path.isdir('/sys/kernel/tracing'):
+            return 'no tracefs on this kernel (/sys/kernel/tracing missing)'
+        # record-fig1.sh mounts it as root; let it try.
+    if not os.path.exists(RECORD):
+        return '%s does not exist' % RECORD
+    wl = os.path.join(BUILD, 'tests', 'workloads', 'fig1-pipeline')
+    if not os.access(wl, os.X_OK):
+        return 'the workload %s is not built' % wl
+    return None
+
+
+class Recorded(unittest.TestCase):
+    maxDiff = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix='wperf-recorded-', dir='/var/tmp')
+        cls.trace = os.path.join(cls.tmp, 'trace')
+        env = dict(os.environ, WPERF_BUILD_DIR=BUILD)
+        p = subprocess.run(['bash', RECORD, cls.trace, SECONDS], env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           timeout=180)
+        cls.record_log = p.stdout
+        cls.record_rc = p.returncode
+        cls.pid = None
+        cls.js = None
+        cls.report_err = None
+        if p.returncode != 0:
+            return
+        with open(os.path.join(cls.trace, 'workload.pid')) as f:
+            cls.pid = int(f.read().strip())
+        dirs = ctf_dirs(cls.trace)
+        if len(dirs) != 1:
+            cls.report_err = 'expected one CTF trace under %s, found %s' % (cls.trace, dirs)
+            return
+        cls.ctf = readable_view(dirs[0], 'fig1')
+        out = os.path.join(cls.tmp, 'report.json')
+        cmd = [BABELTRACE2, '--plugin-path=' + ws.plugin_dir(), cls.ctf,
+               '-c', 'sink.wperf.knots',
+               '--params=format="json",path="%s",pids="%d"' % (out, cls.pid)]
+        q = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           timeout=300)
+        if q.returncode != 0:
+            cls.report_err = '$ %s\nexit %d\n%s' % (' '.join(cmd), q.returncode,
+                                                    q.stderr[-4000:])
+            return
+        with open(out) as f:
+            cls.js = json.load(f)
+
+    @classmethod
+    def tearDownClass(cls):
+        if os.environ.get('WPERF_KEEP_TRACE'):
+            print('trace kept in %s (WPERF_KEEP_TRACE)' % cls.tmp)
+            return
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def setUp(self):
+        self.assertEqual(self.record_rc, 0, 'record-fig1.sh failed:\n' + self.record_log[-4000:])
+        self.assertIsNone(self.report_err, self.report_err)
+
+    def names(self, ids):
+        byid = {v['id']: v for v in self.js['vertices']}
+        return ['%s[%s tid=%s pid=%s]' % (byid[i]['name'], byid[i]['kind'], byid[i].get('tid'),
+                                         byid[i].get('pid')) for i in ids]
+
+    def scc_diagnosis(self, vid):
+        """Why vid is not in a knot: its strongly connected component in the
+        graph knots are found in (edges >= min_weight, not to timer/unknown,
+        restricted to what the focus reaches without following device idle
+        edges) and the heaviest edges leaving it there."""
+        js = self.js
+        byid = {v['id']: v for v in js['vertices']}
+        floor = (js.get('min_weight') or {}).get('ns') or 0
+        act = [e for e in js['edges'] if e['weight_ns'] > 0 and e['weight_ns'] >= floor
+               and byid[e['to']]['kind'] not in ('timer', 'unknown')]
+        adj = {}
+        for e in act:
+            adj.setdefault(e['from'], set()).add(e['to'])
+        reach = set(js.get('focus') or byid)
+        todo = list(reach)
+        while js.get('focus') and todo:
+            v = todo.pop()
+            if byid[v]['kind'] in ('disk', 'nic'):
+                continue
+            for w in adj.get(v, ()):
+                if w not in reach:
+                    reach.add(w)
+                    todo.append(w)
+        act = [e for e in act if e['from'] in reach and e['to'] in reach]
+        fwd, bwd = {}, {}
+        for e in act:
+            fwd.setdefault(e['from'], set()).add(e['to'])
+            bwd.setdefault(e['to'], set()).add(e['from'])
+
+        def closure(start, g):
+            seen, stack = {start}, [start]
+            while stack:
+                for w in g.get(stack.pop(), ()):
+                    if w not in seen:
+                        seen.add(w)
+                        stack.append(w)
+            return seen
+        scc = closure(vid, fwd) & closure(vid, bwd)
+        out = sorted((e for e in act if e['from'] in scc and e['to'] not in scc),
+                     key=lambda e: -e['weight_ns'])
+        return ('focused graph: %d vertices, min_weight %d ns; component of %s: %d vertices '
+                '%s; %d edges leave it, heaviest: %s' % (
+                    len(reach), floor, byid[vid]['name'], len(scc),
+                    self.names(sorted(scc))[:12], len(out),
+                    ', '.join('%s -> %s w=%d n=%d' % (self.names([e['from']])[0],
+                                                      self.names([e['to']])[0],
+                                                      e['weight_ns'], e['count'])
+                              for e in out[:10])))
+
+    def test_writer_disk_knot(self):
+        js = self.js
+        byid = {v['id']: v for v in js['vertices']}
+        knots = [k for k in js['knots'] if k['kind'] == 'knot']
+        summary = '; '.join('%s %s w=%s' % (k['kind'], self.names(k['members']), k['weight_ns'])
+                            for k in js['knots'][:12])
+        writer_ids = [v['id'] for v in js['vertices'] if v['kind'] == 'thread'
+                      and v.get('pid') == self.pid and 'fig1-writer' in (v.get('comm') or
+                                                                          v['name'])]
+        self.assertTrue(writer_ids, 'no fig1-writer vertex of pid %d' % self.pid)
+        if not knots or not set(writer_ids) & set(knots[0]['members']):
+            summary += '\n' + self.scc_diagnosis(writer_ids[0])
+        self.assertTrue(knots, 'no knot in the report: ' + summary)
+        first = knots[0]
+        members = [byid[m] for m in first['members']]
+        writers = [v for v in members if v['kind'] == 'thread' and v['pid'] == self.pid
+                   and 'fig1-writer' in (v.get('comm') or v['name'])]
+        disks = [v for v in members if v['kind'] == 'disk']
+        producers = [v for v in members if v['kind'] == 'thread'
+                     and 'fig1-producer' in (v.get('comm') or v['name'])]
+        self.assertTrue(writers, 'the first knot has no fig1-writer thread of pid %d: %s\nall: %s'
+                        % (self.pid, self.names(first['members']), summary))
+        self.assertTrue(disks, 'the first knot has no disk vertex: %s\nall: %s'
+                        % (self.names(first['members']), summary))
+        self.assertFalse(producers, 'the producer is in the first knot: %s'
+                         % self.names(first['members']))
+        # The producer exists in the report (it waits for the writer).
+        self.assertTrue(any(v['kind'] == 'thread' and 'fig1-producer' in (v.get('comm') or
+                                                                         v['name'])
+                            for v in js['vertices']), 'no fig1-producer vertex')
+
+    def test_invariants(self):
+        validate_schema(self, self.js, 'fig1')
+        Checks.report_invariants(self, self.js, 'fig1')
+
+    def test_segments_tile(self):
+        # Unfocused run of the same trace: the filter and the sink must agree.
+        out = os.path.join(self.tmp, 'report-all.json')
+        cmd = [BABELTRACE2, '--plugin-path=' + ws.plugin_dir(), self.ctf,
+               '-c', 'sink.wperf.knots', '--params=format="json",path="%s"' % out]
+        q = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           timeout=300)
+        self.assertEqual(q.returncode, 0, q.stderr[-3000:])
+        with open(out) as f:
+            js = json.load(f)
+        Checks.report_invariants(self, js, 'fig1 (all pids)')
+        Checks.tiling(self, js, ws.run_segments_on_trace(self.ctf), 'fig1 (all pids)')
+
+
+if __name__ == '__main__':
+    reason = why_not()
+    if reason:
+        if IN_CI:
+            print('FAIL: cannot record a real trace under CI: %s' % reason)
+            sys.exit(1)
+        print('SKIP: %s' % reason)
+        sys.exit(SKIP)
+    prog = unittest.main(verbosity=2, exit=False)
+    sys.exit(0 if prog.result.wasSuccessful() else 1)

@@ -1,0 +1,761 @@
+#!/usr/bin/python3
+"""Exact-number tests: hand-built kernel traces (tests/wperf_scenario.py)
+through the real C plugin (sink.wperf.knots, filter.wperf.waits).
+
+Every expected number is derived by hand from doc METHOD.md (§3 segments,
+§4 cascade, §5 disks, §7 knots); the derivations are in the comments and in
+tests/README.md. Times are written in a unit U (100 ms) where it keeps them
+readable.
+
+Run: WPERF_PLUGIN_DIR=build/plugin /usr/bin/python3 tests/test_scenarios.py
+"""
+
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from wperf_scenario import (MS, S, US, SOFTIRQ, TASK_UNINTERRUPTIBLE, Report,  # noqa: E402
+                            Scenario, dev_t, hist_count, log2_bucket, run_knots,
+                            run_segments)
+
+U = 100 * MS
+KINDS = ('thread', 'disk', 'nic', 'irq', 'softirq', 'timer', 'unknown', 'virtual')
+
+
+def segments_of(out, tid):
+    return [s for s in out['segments'] if s['tid'] == tid]
+
+
+class Base(unittest.TestCase):
+    maxDiff = None
+
+    def knots(self, scn, **params):
+        js = run_knots(scn, **params)
+        r = Report(js)
+        self.check_common(r, scn)
+        return r
+
+    def check_common(self, r, scn):
+        """Invariants that hold for every scenario."""
+        begin, end = scn.time_range()
+        js = r.js
+        self.assertIsInstance(js['format'], str)
+        self.assertTrue(js['format'])
+        self.assertEqual(js['time_range']['begin_ns'], begin, 'time_range.begin_ns')
+        self.assertEqual(js['time_range']['end_ns'], end, 'time_range.end_ns')
+        self.assertEqual(js['time_range']['duration_ns'], end - begin, 'time_range.duration_ns')
+        for e in js['edges']:
+            self.assertGreaterEqual(e['direct_ns'], 0, r.describe_edges())
+            self.assertGreaterEqual(e['weight_ns'], e['direct_ns'], r.describe_edges())
+            self.assertIn(e['from'], r.vertices)
+            self.assertIn(e['to'], r.vertices)
+        for t in js['threads']:
+            w = sum(t['waiting_ns'][k] for k in KINDS)
+            self.assertEqual(t['running_ns'] + t['runnable_ns'] + w,
+                             t['last_ns'] - t['first_ns'],
+                             'thread %s: running+runnable+waiting != lifetime' % t)
+        # No thread in a scenario ever appears in tid 0.
+        for v in js['vertices']:
+            if v['kind'] == 'thread':
+                self.assertNotEqual(v['tid'], 0, 'swapper must not be a vertex')
+
+    def assertEdge(self, r, frm, to, weight, direct=None, count=None):
+        e = r.edge(frm, to)
+        msg = 'edge %s -> %s; all edges: %s' % (r.vname(frm), r.vname(to), r.describe_edges())
+        self.assertEqual(e['weight_ns'], weight, msg)
+        if direct is not None:
+            self.assertEqual(e['direct_ns'], direct, msg)
+        if count is not None:
+            self.assertEqual(e['count'], count, msg)
+        return e
+
+    def assertTiled(self, out, tid, first, last):
+        segs = sorted(segments_of(out, tid), key=lambda s: s['start'])
+        self.assertTrue(segs, 'no segments for tid %d' % tid)
+        self.assertEqual(segs[0]['start'], first, 'first segment of %d' % tid)
+        for a, b in zip(segs, segs[1:]):
+            self.assertEqual(a['start'] + a['duration'], b['start'],
+                             'segments of %d do not abut: %s / %s' % (tid, a, b))
+        self.assertEqual(segs[-1]['start'] + segs[-1]['duration'], last,
+                         'last segment of %d' % tid)
+        for s in segs:
+            self.assertGreaterEqual(s['duration'], 0, s)
+        return segs
+
+    def assertSegs(self, out, tid, expected):
+        """expected: [(state, start, duration, waker_name or None, cascade or None)]
+        zero-length segments are ignored on both sides."""
+        segs = [s for s in sorted(segments_of(out, tid), key=lambda s: s['start'])
+                if s['duration'] != 0]
+        got = [(s['state'], s['start'], s['duration'],
+                s['waker_name'] if s['state'] == 'waiting' else None,
+                s['cascade'] if s['state'] == 'waiting' else None) for s in segs]
+        self.assertEqual(got, expected, 'segments of tid %d' % tid)
+
+
+# ---------------------------------------------------------------------------
+def single_wait():
+    """A (101, cpu0) sleeps at 1 s; B (102, cpu1, always running) wakes it
+    at 3 s; A is switched in at 3.5 s. Trace [0, 4 s]."""
+    s = Scenario(ncpus=2, end=4 * S)
+    A, B = s.thread(101, 'A'), s.thread(102, 'B')
+    s.run(0, 0, A)
+    s.run(0, 1, B)
+    s.sleep(1 * S, 0, A)
+    s.wake(3 * S, 1, A)
+    s.run(3500 * MS, 0, A)
+    return s
+
+
+def nested():
+    """METHOD.md §4, shifted by +0.1 s: A waits for B over [0.1, 0.4];
+    B waits for C over [0.05, 0.3]. A cpu0, B cpu1, C cpu2. Trace [0, 0.5]."""
+    s = Scenario(ncpus=3, end=500 * MS)
+    A, B, C = s.thread(101, 'A'), s.thread(102, 'B'), s.thread(103, 'C')
+    for cpu, t in enumerate((A, B, C)):
+        s.run(0, cpu, t)
+    s.sleep(50 * MS, 1, B)
+    s.sleep(100 * MS, 0, A)
+    s.wake(300 * MS, 2, B)
+    s.run(300 * MS, 1, B)
+    s.wake(400 * MS, 1, A)
+    s.run(400 * MS, 0, A)
+    return s
+
+
+def chain():
+    """A waits B over [2,8]U, B waits C over [1,6]U, C waits D over [3,5]U;
+    each on its own CPU; D never waits. Trace [0, 10]U."""
+    s = Scenario(ncpus=4, end=10 * U)
+    A, B, C, D = (s.thread(101, 'A'), s.thread(102, 'B'), s.thread(103, 'C'),
+                  s.thread(104, 'D'))
+    for cpu, t in enumerate((A, B, C, D)):
+        s.run(0, cpu, t)
+    s.sleep(1 * U, 1, B)
+    s.sleep(2 * U, 0, A)
+    s.sleep(3 * U, 2, C)
+    s.wake(5 * U, 3, C)
+    s.run(5 * U, 2, C)
+    s.wake(6 * U, 2, B)
+    s.run(6 * U, 1, B)
+    s.wake(8 * U, 1, A)
+    s.run(8 * U, 0, A)
+    return s
+
+
+def two_waiters():
+    """A waits C over [1,5]U, B waits C over [2,6]U, C waits D over [3,4]U.
+    Trace [0, 7]U."""
+    s = Scenario(ncpus=4, end=7 * U)
+    A, B, C, D = (s.thread(101, 'A'), s.thread(102, 'B'), s.thread(103, 'C'),
+                  s.thread(104, 'D'))
+    for cpu, t in enumerate((A, B, C, D)):
+        s.run(0, cpu, t)
+    s.sleep(1 * U, 0, A)
+    s.sleep(2 * U, 1, B)
+    s.sleep(3 * U, 2, C)
+    s.wake(4 * U, 3, C)
+    s.run(4 * U, 2, C)
+    s.wake(5 * U, 2, A)
+    s.run(5 * U, 0, A)
+    s.wake(6 * U, 2, B)
+    s.run(6 * U, 1, B)
+    return s
+
+
+def cycle_and_chain():
+    """A and B wait on each other in turn (A:[1,2]U by B, B:[3,5]U by A,
+    A:[6,7]U by B); C waits D over [1,4]U; D never waits. Trace [0, 8]U."""
+    s = Scenario(ncpus=4, end=8 * U)
+    A, B, C, D = (s.thread(101, 'A'), s.thread(102, 'B'), s.thread(103, 'C'),
+                  s.thread(104, 'D'))
+    for cpu, t in enumerate((A, B, C, D)):
+        s.run(0, cpu, t)
+    s.sleep(1 * U, 0, A)
+    s.sleep(1 * U, 2, C)
+    s.wake(2 * U, 1, A)
+    s.run(2 * U, 0, A)
+    s.sleep(3 * U, 1, B)
+    s.wake(4 * U, 3, C)
+    s.run(4 * U, 2, C)
+    s.wake(5 * U, 0, B)
+    s.run(5 * U, 1, B)
+    s.sleep(6 * U, 0, A)
+    s.wake(7 * U, 1, A)
+    s.run(7 * U, 0, A)
+    return s
+
+
+# Refinement: sequential, non-overlapping waits (so no cascade: weight ==
+# direct), one per edge: (waiter, waker, sleep at, woken at) in U.
+REFINE_WAITS = [
+    ('A', 'B', 1, 10),    # A -> B 900 ms
+    ('B', 'A', 11, 19),   # B -> A 800 ms
+    ('B', 'C', 20, 21),   # B -> C 100 ms   (lightest)
+    ('C', 'D', 22, 28),   # C -> D 600 ms
+    ('D', 'C', 29, 34),   # D -> C 500 ms
+    ('D', 'A', 35, 37),   # D -> A 200 ms   (second lightest)
+    ('A', 'C', 38, 41),   # A -> C 300 ms
+]
+
+
+def refine4():
+    s = Scenario(ncpus=4, end=42 * U)
+    tids = {'A': 101, 'B': 102, 'C': 103, 'D': 104}
+    cpu = {'A': 0, 'B': 1, 'C': 2, 'D': 3}
+    for n, t in tids.items():
+        s.thread(t, n)
+        s.run(0, cpu[n], t)
+    for waiter, waker, t1, t2 in REFINE_WAITS:
+        s.sleep(t1 * U, cpu[waiter], tids[waiter])
+        s.wake(t2 * U, cpu[waker], tids[waiter])
+        s.run(t2 * U, cpu[waiter], tids[waiter])
+    return s
+
+
+def hardirq():
+    """X (201) runs on cpu0 all along. W (202, cpu1) sleeps at 1 s; at 2 s an
+    interrupt (irq 24, "virtio0") on cpu0 wakes it at 2 s + 1 us; W runs at
+    2 s + 3 us. V (203, cpu2) sleeps at 1 s and is woken at 2.5 s + 1 us from
+    a TASKLET softirq on cpu0. Trace [0, 3 s]."""
+    s = Scenario(ncpus=3, end=3 * S)
+    X, W, V = s.thread(201, 'X'), s.thread(202, 'W'), s.thread(203, 'V')
+    s.run(0, 0, X)
+    s.run(0, 1, W)
+    s.run(0, 2, V)
+    s.sleep(1 * S, 1, W)
+    s.sleep(1 * S, 2, V)
+    s.irq_entry(2 * S, 0, 24, 'virtio0')
+    s.wake(2 * S + 1 * US, 0, W, target_cpu=1)
+    s.irq_exit(2 * S + 2 * US, 0, 24)
+    s.run(2 * S + 3 * US, 1, W)
+    s.softirq_entry(2500 * MS, 0, SOFTIRQ['TASKLET'])
+    s.wake(2500 * MS + 1 * US, 0, V, target_cpu=2)
+    s.softirq_exit(2500 * MS + 2 * US, 0, SOFTIRQ['TASKLET'])
+    s.run(2500 * MS + 3 * US, 2, V)
+    return s
+
+
+def timers():
+    """X (301) runs on cpu0 all along. T1 (302, cpu1), T2 (303, cpu2) and
+    T3 (304, cpu3) sleep at 1 s. On cpu0: TIMER softirq wakes T1 at
+    2 s + 1 us; an hrtimer expiry wakes T2 at 2.5 s + 1 us; an HRTIMER
+    softirq wakes T3 at 2.7 s + 1 us. Trace [0, 3 s]."""
+    s = Scenario(ncpus=4, end=3 * S)
+    X, T1, T2, T3 = (s.thread(301, 'X'), s.thread(302, 'T1'), s.thread(303, 'T2'),
+                     s.thread(304, 'T3'))
+    for cpu, t in enumerate((X, T1, T2, T3)):
+        s.run(0, cpu, t)
+    for cpu, t in ((1, T1), (2, T2), (3, T3)):
+        s.sleep(1 * S, cpu, t)
+    s.softirq_entry(2 * S, 0, SOFTIRQ['TIMER'])
+    s.wake(2 * S + 1 * US, 0, T1, target_cpu=1)
+    s.softirq_exit(2 * S + 2 * US, 0, SOFTIRQ['TIMER'])
+    s.run(2 * S + 3 * US, 1, T1)
+    s.hrtimer_entry(2500 * MS, 0)
+    s.wake(2500 * MS + 1 * US, 0, T2, target_cpu=2)
+    s.hrtimer_exit(2500 * MS + 2 * US, 0)
+    s.run(2500 * MS + 3 * US, 2, T2)
+    s.softirq_entry(2700 * MS, 0, SOFTIRQ['HRTIMER'])
+    s.wake(2700 * MS + 1 * US, 0, T3, target_cpu=3)
+    s.softirq_exit(2700 * MS + 2 * US, 0, SOFTIRQ['HRTIMER'])
+    s.run(2700 * MS + 3 * US, 3, T3)
+    return s
+
+
+DISK = dev_t(8, 0)
+
+
+def disk():
+    """W (401, cpu0) issues a 4 KiB write to 8:0 at 1 s and sleeps (D). On
+    cpu1, where X (402) runs, irq 25 ("virtio1") enters at 1.5 s, the request
+    completes at 1.5 s + 1 us, W is woken at 1.5 s + 2 us, the handler exits
+    at 1.5 s + 3 us; W runs at 1.5 s + 4 us. Trace [0, 3 s]."""
+    s = Scenario(ncpus=2, end=3 * S)
+    W, X = s.thread(401, 'W'), s.thread(402, 'X')
+    s.run(0, 0, W)
+    s.run(0, 1, X)
+    s.block_issue(1 * S, 0, W, DISK, 1000, 8)
+    s.sleep(1 * S, 0, W, state=TASK_UNINTERRUPTIBLE)
+    s.irq_entry(1500 * MS, 1, 25, 'virtio1')
+    s.block_complete(1500 * MS + 1 * US, 1, DISK, 1000, 8)
+    s.wake(1500 * MS + 2 * US, 1, W, target_cpu=0)
+    s.irq_exit(1500 * MS + 3 * US, 1, 25)
+    s.run(1500 * MS + 4 * US, 0, W)
+    return s
+
+
+# ---------------------------------------------------------------------------
+class TestSingleWait(Base):
+    def test_report(self):
+        r = self.knots(single_wait())
+        A, B = r.tid(101), r.tid(102)
+        # A waits [1 s, 3 s] for B: 2 s, one wait, no cascade (B never waits).
+        e = self.assertEdge(r, A, B, 2 * S, direct=2 * S, count=1)
+        self.assertEqual(hist_count(e['hist'], log2_bucket(2 * S)), 1, 'hist bucket 30')
+        self.assertEqual(len(r.js['edges']), 1, r.describe_edges())
+        ta, tb = r.thread(101), r.thread(102)
+        self.assertEqual(ta['waiting_ns']['thread'], 2 * S)
+        for k in KINDS:
+            if k != 'thread':
+                self.assertEqual(ta['waiting_ns'][k], 0, k)
+        self.assertEqual(ta['running_ns'], 1500 * MS)      # [0,1] + [3.5,4]
+        self.assertEqual(ta['runnable_ns'], 500 * MS)      # [3,3.5]
+        self.assertEqual(ta['waits'], 1)
+        self.assertEqual((ta['first_ns'], ta['last_ns']), (0, 4 * S))
+        self.assertEqual(tb['running_ns'], 4 * S)
+        self.assertEqual(tb['waits'], 0)
+        # B is a sink (A waits for it, it waits for nothing); no knot.
+        self.assertEqual(r.knots('knot'), [], r.describe_knots())
+        sinks = r.knots('sink')
+        self.assertEqual([k['members'] for k in sinks], [[B]], r.describe_knots())
+        self.assertEqual(sinks[0]['weight_ns'], 2 * S)
+        q = r.js['quality']
+        self.assertEqual(q['unmatched_wakeups'], 0)
+        self.assertEqual(q['waits_open_at_end'], 0)
+        self.assertEqual(q['discarded_events'], 0)
+        self.assertTrue(q['has_waking'])
+
+    def test_segments(self):
+        out = run_segments(single_wait())
+        r = Report(run_knots(single_wait()))
+        self.assertTiled(out, 101, 0, 4 * S)
+        self.assertTiled(out, 102, 0, 4 * S)
+        self.assertSegs(out, 101, [('running', 0, 1 * S, None, None),
+                                   ('waiting', 1 * S, 2 * S, 'B', 0),
+                                   ('runnable', 3 * S, 500 * MS, None, None),
+                                   ('running', 3500 * MS, 500 * MS, None, None)])
+        self.assertSegs(out, 102, [('running', 0, 4 * S, None, None)])
+        w = [s for s in segments_of(out, 101) if s['state'] == 'waiting'][0]
+        self.assertEqual(w['waker'], r.tid(102))
+        self.assertEqual(w['waker_kind'], 'thread')
+        self.assertEqual(w['vertex'], r.tid(101))
+        self.assertEqual(w['name'], 'A')
+        # LTTng's sched_switch carries no pid: without statedump or fork
+        # the pid is unknown, and the filter says what the report says.
+        self.assertEqual(w['pid'], r.vertices[r.tid(101)]['pid'])
+        for seg in out['segments']:
+            if seg['state'] != 'waiting':
+                self.assertEqual(seg['waker'], -1, seg)
+        # The filter forwards the kernel events too.
+        self.assertEqual(out['other_events'], len(single_wait().events))
+
+
+class TestNested(Base):
+    """METHOD.md §4: A -> B = 0.3 s; B -> C = 0.25 (own) + 0.2 (A's wait
+    [0.1,0.4] overlaps B's [0.05,0.3] on [0.1,0.3]) = 0.45 s."""
+
+    def test_report(self):
+        r = self.knots(nested())
+        A, B, C = r.tid(101), r.tid(102), r.tid(103)
+        self.assertEdge(r, A, B, 300 * MS, direct=300 * MS, count=1)
+        self.assertEdge(r, B, C, 450 * MS, direct=250 * MS, count=1)
+        self.assertEqual(len(r.js['edges']), 2, r.describe_edges())
+        self.assertEqual(r.knots('knot'), [], r.describe_knots())
+        self.assertEqual([k['members'] for k in r.knots('sink')], [[C]], r.describe_knots())
+        self.assertEqual(r.thread(102)['waiting_ns']['thread'], 250 * MS)
+
+    def test_segments(self):
+        out = run_segments(nested())
+        for tid in (101, 102, 103):
+            self.assertTiled(out, tid, 0, 500 * MS)
+        self.assertSegs(out, 101, [('running', 0, 100 * MS, None, None),
+                                   ('waiting', 100 * MS, 300 * MS, 'B', 200 * MS),
+                                   ('running', 400 * MS, 100 * MS, None, None)])
+        self.assertSegs(out, 102, [('running', 0, 50 * MS, None, None),
+                                   ('waiting', 50 * MS, 250 * MS, 'C', 0),
+                                   ('running', 300 * MS, 200 * MS, None, None)])
+
+
+class TestChain(Base):
+    """A->B = 6U (own); B->C = 5U (own) + 4U (A's [2,8] on B's [2,6]) = 9U;
+    C->D = 2U (own) + 2U (B's wait, [3,5]) + 2U (A's, through B) = 6U.
+    Linear check: m_C = 2 on [3,5] -> C->D = 3*2U."""
+
+    def test_report(self):
+        r = self.knots(chain())
+        A, B, C, D = (r.tid(t) for t in (101, 102, 103, 104))
+        self.assertEdge(r, A, B, 6 * U, direct=6 * U, count=1)
+        self.assertEdge(r, B, C, 9 * U, direct=5 * U, count=1)
+        self.assertEdge(r, C, D, 6 * U, direct=2 * U, count=1)
+        self.assertEqual(len(r.js['edges']), 3, r.describe_edges())
+        self.assertEqual([k['members'] for k in r.knots('sink')], [[D]], r.describe_knots())
+        self.assertEqual(r.knots('knot'), [])
+        # A: running [0,2]+[8,10], waiting 6U.
+        ta = r.thread(101)
+        self.assertEqual((ta['running_ns'], ta['runnable_ns'], ta['waiting_ns']['thread']),
+                         (4 * U, 0, 6 * U))
+
+    def test_segments(self):
+        out = run_segments(chain())
+        for tid in (101, 102, 103, 104):
+            self.assertTiled(out, tid, 0, 10 * U)
+        cascade = {s['tid']: s['cascade'] for s in out['segments'] if s['state'] == 'waiting'}
+        # A's wait added 4U to B->C and 2U to C->D; B's added 2U to C->D.
+        self.assertEqual(cascade, {101: 6 * U, 102: 2 * U, 103: 0})
+
+
+class TestTwoWaiters(Base):
+    """A->C = 4U, B->C = 4U; C->D = 1U (own) + 1U (A's) + 1U (B's) = 3U."""
+
+    def test_report(self):
+        r = self.knots(two_waiters())
+        A, B, C, D = (r.tid(t) for t in (101, 102, 103, 104))
+        self.assertEdge(r, A, C, 4 * U, direct=4 * U, count=1)
+        self.assertEdge(r, B, C, 4 * U, direct=4 * U, count=1)
+        self.assertEdge(r, C, D, 3 * U, direct=1 * U, count=1)
+        self.assertEqual(len(r.js['edges']), 3, r.describe_edges())
+        self.assertEqual([k['members'] for k in r.knots('sink')], [[D]], r.describe_knots())
+
+    def test_segments(self):
+        out = run_segments(two_waiters())
+        for tid in (101, 102, 103, 104):
+            self.assertTiled(out, tid, 0, 7 * U)
+        cascade = {s['tid']: s['cascade'] for s in out['segments'] if s['state'] == 'waiting'}
+        self.assertEqual(cascade, {101: 1 * U, 102: 1 * U, 103: 0})
+
+
+class TestCycleAndSink(Base):
+    """A->B = 2U (2 waits), B->A = 2U, C->D = 3U. Knot {A,B} (weight 4U,
+    simple cycle), sink D (weight 3U). threshold 100% (0.8 s) is above every
+    edge weight, so only "simple cycle" can stop refinement."""
+
+    def test_report(self):
+        r = self.knots(cycle_and_chain(), threshold='100%')
+        A, B, C, D = (r.tid(t) for t in (101, 102, 103, 104))
+        self.assertEqual(r.js['threshold']['ns'], 8 * U)
+        self.assertEqual(r.js['threshold']['spec'], '100%')
+        e = self.assertEdge(r, A, B, 2 * U, direct=2 * U, count=2)
+        self.assertEqual(hist_count(e['hist'], log2_bucket(1 * U)), 2)
+        self.assertEdge(r, B, A, 2 * U, direct=2 * U, count=1)
+        self.assertEdge(r, C, D, 3 * U, direct=3 * U, count=1)
+        self.assertEqual(len(r.js['edges']), 3, r.describe_edges())
+        knots = r.knots('knot')
+        self.assertEqual(len(knots), 1, r.describe_knots())
+        k = knots[0]
+        self.assertEqual(k['members'], sorted([A, B]))
+        self.assertEqual(k['weight_ns'], 4 * U)
+        self.assertEqual(k['removed'], [])
+        self.assertEqual(k['stop_reason'], 'simple cycle')
+        self.assertEqual(k['component'], sorted([A, B]))
+        members = set(k['members'])
+        for e in r.js['edges']:
+            if e['from'] in members:
+                self.assertIn(e['to'], members, 'edge leaves the knot: ' + r.describe_edges())
+        sinks = r.knots('sink')
+        self.assertEqual([s['members'] for s in sinks], [[D]], r.describe_knots())
+        self.assertEqual(sinks[0]['weight_ns'], 3 * U)
+        # knots come first, then sinks
+        self.assertEqual(r.js['knots'][0]['kind'], 'knot')
+        self.assertAlmostEqual(k['share'], 0.5, places=6)   # 4U / 8U
+
+
+class TestRefinement(Base):
+    """Edges (ms): A->B 900, B->A 800, B->C 100, C->D 600, D->C 500, D->A 200,
+    A->C 300, one wait each, no overlap (weight == direct). The whole set is
+    strongly connected. Refining removes B->C (still strongly connected via
+    A->C), then D->A: {C,D} is then terminal (C<->D), a simple cycle."""
+
+    def check_edges(self, r):
+        n = {x: r.tid(t) for x, t in zip('ABCD', (101, 102, 103, 104))}
+        for waiter, waker, t1, t2 in REFINE_WAITS:
+            self.assertEdge(r, n[waiter], n[waker], (t2 - t1) * U, direct=(t2 - t1) * U,
+                            count=1)
+        self.assertEqual(len(r.js['edges']), len(REFINE_WAITS), r.describe_edges())
+        return n
+
+    def test_to_simple_cycle(self):
+        r = self.knots(refine4(), threshold='550ms')
+        n = self.check_edges(r)
+        self.assertEqual(r.js['threshold'], {'ns': 550 * MS, 'spec': '550ms'})
+        knots = r.knots('knot')
+        self.assertEqual(len(knots), 1, r.describe_knots())
+        k = knots[0]
+        self.assertEqual([(x['from'], x['to'], x['weight_ns']) for x in k['removed']],
+                         [(n['B'], n['C'], 100 * MS), (n['D'], n['A'], 200 * MS)],
+                         r.describe_knots())
+        self.assertEqual(k['members'], sorted([n['C'], n['D']]))
+        self.assertEqual(k['component'], sorted(n.values()))
+        self.assertEqual(k['stop_reason'], 'simple cycle')
+        self.assertEqual(k['weight_ns'], 1100 * MS)
+        self.assertEqual([(x['from'], x['to'], x['weight_ns']) for x in k['edges']],
+                         [(n['C'], n['D'], 600 * MS), (n['D'], n['C'], 500 * MS)])
+        self.assertEqual(r.knots('sink'), [], r.describe_knots())
+
+    def test_default_threshold(self):
+        # 20% of 4.2 s = 840 ms: same removals as with 550 ms.
+        r = self.knots(refine4())
+        n = self.check_edges(r)
+        self.assertEqual(r.js['threshold'], {'ns': 840 * MS, 'spec': '20%'})
+        k = r.knots('knot')[0]
+        self.assertEqual([(x['from'], x['to']) for x in k['removed']],
+                         [(n['B'], n['C']), (n['D'], n['A'])])
+        self.assertEqual(k['members'], sorted([n['C'], n['D']]))
+
+    def test_stopped_by_threshold(self):
+        # 150 ms: B->C (100) is cut; then the lowest edge, D->A (200), reaches
+        # the threshold while the four vertices are still strongly connected.
+        r = self.knots(refine4(), threshold='150ms')
+        n = self.check_edges(r)
+        knots = r.knots('knot')
+        self.assertEqual(len(knots), 1, r.describe_knots())
+        k = knots[0]
+        self.assertEqual([(x['from'], x['to'], x['weight_ns']) for x in k['removed']],
+                         [(n['B'], n['C'], 100 * MS)], r.describe_knots())
+        self.assertEqual(k['members'], sorted(n.values()))
+        self.assertEqual(k['stop_reason'], 'threshold')
+        ws = [x['weight_ns'] for x in k['edges']]
+        self.assertEqual(ws, sorted(ws, reverse=True), 'knot edges heaviest first')
+
+
+class TestHardIrq(Base):
+    """W's wait [1 s, 2 s + 1 us] is woken inside irq 24's handler on cpu0:
+    W -> irq:24:virtio0 = 1 000 001 000 ns, not W -> X. V's wait
+    [1 s, 2.5 s + 1 us] is woken in a TASKLET softirq: V -> softirq vertex."""
+
+    def test_report(self):
+        r = self.knots(hardirq())
+        X, W, V = r.tid(201), r.tid(202), r.tid(203)
+        irq = r.vid(name='irq:24:virtio0')
+        self.assertEqual(r.vertices[irq]['kind'], 'irq')
+        self.assertEdge(r, W, irq, 1 * S + 1 * US, direct=1 * S + 1 * US, count=1)
+        self.assertFalse(r.has_edge(W, X), 'W must not wait for the interrupted X: '
+                         + r.describe_edges())
+        self.assertEqual(r.thread(202)['waiting_ns']['irq'], 1 * S + 1 * US)
+        self.assertEqual(r.thread(202)['waiting_ns']['thread'], 0)
+        self.assertEqual(r.thread(202)['runnable_ns'], 2 * US)
+        sw = [v for v in r.js['vertices'] if v['kind'] == 'softirq']
+        self.assertEqual(len(sw), 1, r.describe_vertices())
+        self.assertTrue(sw[0]['name'].lower().startswith('softirq:tasklet'), sw[0]['name'])
+        self.assertEdge(r, V, sw[0]['id'], 1500 * MS + 1 * US, count=1)
+        self.assertFalse(r.has_edge(V, X))
+        self.assertEqual(r.thread(203)['waiting_ns']['softirq'], 1500 * MS + 1 * US)
+
+    def test_segments(self):
+        out = run_segments(hardirq())
+        for tid in (201, 202, 203):
+            self.assertTiled(out, tid, 0, 3 * S)
+        w = [s for s in segments_of(out, 202) if s['state'] == 'waiting']
+        self.assertEqual(len(w), 1)
+        self.assertEqual((w[0]['waker_name'], w[0]['waker_kind'], w[0]['duration']),
+                         ('irq:24:virtio0', 'irq', 1 * S + 1 * US))
+
+
+class TestTimer(Base):
+    """T1 -> timer 1 s + 1 us (TIMER softirq), T2 -> timer 1.5 s + 1 us
+    (hrtimer expiry), T3 -> timer 1.7 s + 1 us (HRTIMER softirq); none waits
+    for X; timer is a category: no knot or sink contains T1..T3 or timer."""
+
+    def test_report(self):
+        r = self.knots(timers())
+        X, T1, T2, T3 = (r.tid(t) for t in (301, 302, 303, 304))
+        timer = r.vid(kind='timer')
+        self.assertEqual(r.vertices[timer]['name'], 'timer')
+        self.assertEdge(r, T1, timer, 1 * S + 1 * US, direct=1 * S + 1 * US, count=1)
+        self.assertEdge(r, T2, timer, 1500 * MS + 1 * US, direct=1500 * MS + 1 * US, count=1)
+        self.assertEdge(r, T3, timer, 1700 * MS + 1 * US, direct=1700 * MS + 1 * US, count=1)
+        for t in (T1, T2, T3):
+            self.assertFalse(r.has_edge(t, X), r.describe_edges())
+        self.assertEqual(len(r.js['edges']), 3, r.describe_edges())
+        self.assertEqual(r.thread(302)['waiting_ns']['timer'], 1 * S + 1 * US)
+        self.assertEqual(r.thread(303)['waiting_ns']['timer'], 1500 * MS + 1 * US)
+        for k in r.js['knots']:
+            for m in (T1, T2, T3, timer):
+                self.assertNotIn(m, k['members'], r.describe_knots())
+
+
+class TestDisk(Base):
+    """W -> disk = its wait [1 s, 1.5 s + 2 us] = 500 002 000 ns.
+    The request is in flight [1 s, 1.5 s + 1 us] (500 001 000 ns); the disk
+    is idle for the rest of [0, 3 s]: disk -> W = 2 499 999 000 ns (W issued
+    all the bytes), count 1 request. Knot {W, disk}."""
+
+    def test_report(self):
+        r = self.knots(disk())
+        W, X = r.tid(401), r.tid(402)
+        d = r.vid(kind='disk')
+        self.assertTrue(r.vertices[d]['name'].startswith('disk:'), r.vertices[d]['name'])
+        if 'busy_ns' in r.vertices[d]:
+            self.assertEqual(r.vertices[d]['busy_ns'], 500_001_000)
+            self.assertEqual(r.vertices[d]['bytes'], 4096)
+        self.assertEdge(r, W, d, 500_002_000, direct=500_002_000, count=1)
+        self.assertEdge(r, d, W, 2_499_999_000, count=1)
+        self.assertFalse(r.has_edge(W, X), r.describe_edges())
+        self.assertFalse(any(v['kind'] == 'irq' and r.has_edge(W, v['id'])
+                             for v in r.js['vertices']), r.describe_edges())
+        self.assertEqual(r.thread(401)['waiting_ns']['disk'], 500_002_000)
+        knots = r.knots('knot')
+        self.assertEqual(len(knots), 1, r.describe_knots())
+        self.assertEqual(knots[0]['members'], sorted([W, d]))
+        self.assertEqual(knots[0]['weight_ns'], 500_002_000 + 2_499_999_000)
+        self.assertEqual(r.js['quality']['unmatched_block_completions'], 0)
+
+    def test_segments(self):
+        out = run_segments(disk())
+        self.assertTiled(out, 401, 0, 3 * S)
+        w = [s for s in segments_of(out, 401) if s['state'] == 'waiting']
+        self.assertEqual(len(w), 1)
+        self.assertEqual((w[0]['waker_kind'], w[0]['start'], w[0]['duration']),
+                         ('disk', 1 * S, 500_002_000))
+
+
+class TestDiskZeroByteIssuer(Base):
+    """The disk scenario plus K (403, cpu1 instead of X), which issues a
+    0-byte flush at 2 s completed at 2.1 s (irq on cpu1, nobody woken) and
+    never waits. In flight: [1 s, 1.5 s + 1 us] and [2 s, 2.1 s]; idle
+    3 s - 500 001 000 - 100 000 000 = 2 399 999 000 ns, all of it W's (W
+    issued all the bytes, K none: METHOD.md §5 distributes by bytes). K gets
+    no edge from the disk (a 0 ns wait is no wait), so {W, disk} stays a
+    knot."""
+
+    def scenario(self):
+        s = Scenario(ncpus=2, end=3 * S)
+        W, K = s.thread(401, 'W'), s.thread(403, 'K')
+        s.run(0, 0, W)
+        s.run(0, 1, K)
+        s.block_issue(1 * S, 0, W, DISK, 1000, 8)
+        s.sleep(1 * S, 0, W, state=TASK_UNINTERRUPTIBLE)
+        s.irq_entry(1500 * MS, 1, 25, 'virtio1')
+        s.block_complete(1500 * MS + 1 * US, 1, DISK, 1000, 8)
+        s.wake(1500 * MS + 2 * US, 1, W, target_cpu=0)
+        s.irq_exit(1500 * MS + 3 * US, 1, 25)
+        s.run(1500 * MS + 4 * US, 0, W)
+        s.block_issue(2 * S, 1, K, DISK, 0, 0)
+        s.irq_entry(2100 * MS, 1, 25, 'virtio1')
+        s.block_complete(2100 * MS, 1, DISK, 0, 0)
+        s.irq_exit(2100 * MS + 1 * US, 1, 25)
+        return s
+
+    def test_report(self):
+        r = self.knots(self.scenario())
+        W, K = r.tid(401), r.tid(403)
+        d = r.vid(kind='disk')
+        self.assertEdge(r, W, d, 500_002_000, direct=500_002_000, count=1)
+        self.assertEdge(r, d, W, 2_399_999_000)
+        knots = r.knots('knot')
+        self.assertEqual([k['members'] for k in knots], [sorted([W, d])],
+                         'knots: %s; edges: %s' % (r.describe_knots(), r.describe_edges()))
+        # K issued one request and no byte: either no edge disk -> K, or one
+        # of weight 0 that counts K's request (graph.h: count = I/O requests
+        # for disk -> thread).
+        if r.has_edge(d, K):
+            self.assertEdge(r, d, K, 0, direct=0, count=1)
+
+
+class TestExitThenSwitch(Base):
+    """Real kernels switch a task out after sched_process_exit (preempted,
+    then a last time with prev_state 16, dead) and free its tid later.
+    A (101, cpu0) exits at 1 s, is preempted by B (102) at 1.1 s, runs again
+    at 1.2 s and is switched out dead at 1.3 s; sched_process_free at 1.5 s.
+    One vertex for tid 101, lifetime [0, 1.3 s]: running [0, 1.1] + [1.2, 1.3],
+    runnable [1.1, 1.2]. Trace [0, 2 s]."""
+
+    def scenario(self):
+        s = Scenario(ncpus=2, end=2 * S)
+        A, B = s.thread(101, 'A'), s.thread(102, 'B')
+        s.run(0, 0, A)
+        s.run(0, 1, B)
+        s.sleep(500 * MS, 1, B)          # B waits for A over [0.5, 0.6]
+        s.wake(600 * MS, 0, B, target_cpu=1)
+        s.run(600 * MS, 1, B)
+        s.exit(1 * S, 0, A)
+        s.sleep(1050 * MS, 1, B)
+        s.preempt(1100 * MS, 0, A, 0)
+        s.run(1200 * MS, 0, A)
+        s.switch(1300 * MS, 0, A, 0, prev_state=16)
+        s.ev(1500 * MS, 0, 'sched_process_free', comm='A', tid=A, prio=20)
+        s.wake(1600 * MS, 0, B, target_cpu=1)   # from swapper: B's waker is... idle
+        s.run(1600 * MS, 1, B)
+        return s
+
+    def test_report(self):
+        r = self.knots(self.scenario())
+        vs = [v for v in r.js['vertices'] if v['kind'] == 'thread' and v['tid'] == 101]
+        self.assertEqual(len(vs), 1, 'tid 101 has %d vertices: %s' % (len(vs),
+                                                                     r.describe_vertices()))
+        t = r.thread(101)
+        self.assertEqual((t['first_ns'], t['last_ns']), (0, 1300 * MS))
+        self.assertEqual((t['running_ns'], t['runnable_ns']), (1200 * MS, 100 * MS))
+        self.assertEdge(r, r.tid(102), r.tid(101), 100 * MS, direct=100 * MS, count=1)
+
+
+class TestOpenWait(Base):
+    """A wait still open at the end ends at the end with waker `unknown`:
+    A (101) sleeps at 1 s and is never woken; trace [0, 2 s]. (C (103) waits
+    [0.5 s, 0.7 s] for B so that the trace has wakeups at all.)"""
+
+    def test_report(self):
+        s = Scenario(ncpus=3, end=2 * S)
+        A, B, C = s.thread(101, 'A'), s.thread(102, 'B'), s.thread(103, 'C')
+        s.run(0, 0, A)
+        s.run(0, 1, B)
+        s.run(0, 2, C)
+        s.sleep(500 * MS, 2, C)
+        s.wake(700 * MS, 1, C)
+        s.run(700 * MS, 2, C)
+        s.sleep(1 * S, 0, A)
+        r = self.knots(s)
+        unk = r.vid(kind='unknown')
+        self.assertEdge(r, r.tid(101), unk, 1 * S, direct=1 * S, count=1)
+        self.assertEdge(r, r.tid(103), r.tid(102), 200 * MS, direct=200 * MS, count=1)
+        self.assertEqual(r.thread(101)['waiting_ns']['unknown'], 1 * S)
+        self.assertEqual(r.thread(101)['last_ns'], 2 * S)
+        self.assertEqual(r.js['quality']['waits_open_at_end'], 1)
+        for k in r.js['knots']:
+            self.assertNotIn(unk, k['members'])
+
+
+class TestStatedump(Base):
+    """lttng_statedump_process_state at the trace's beginning (t = 0) says
+    T (tid 502, pid 500, "T-name") is waiting (status 5); X (501, cpu0) wakes
+    it at 1 s; T runs on cpu1 from 1 s to the end (2 s). The statedump gives
+    T's pid and name, and the wait [0, 1 s] (it began no later than the
+    statedump, which is the trace's first instant)."""
+
+    def scenario(self):
+        s = Scenario(ncpus=2, end=2 * S)
+        X = s.thread(501, 'X')
+        T = s.thread(502, 'T-name', pid=500)
+        s.statedump(0, 0, T, 5)
+        s.run(0, 0, X)
+        s.wake(1 * S, 0, T, target_cpu=1)
+        s.run(1 * S, 1, T)
+        return s
+
+    def test_report(self):
+        r = self.knots(self.scenario())
+        T, X = r.tid(502), r.tid(501)
+        self.assertEqual(r.vertices[T]['pid'], 500)
+        self.assertEqual(r.vertices[T]['comm'], 'T-name')
+        self.assertEdge(r, T, X, 1 * S, direct=1 * S, count=1)
+        t = r.thread(502)
+        self.assertEqual((t['first_ns'], t['last_ns'], t['running_ns']), (0, 2 * S, 1 * S))
+        self.assertEqual(r.js['quality']['unmatched_wakeups'], 0)
+
+
+class TestInvariantsOnAllScenarios(Base):
+    """The real-trace invariants (tests/test_real_traces.py) on every
+    scenario: report invariants, and filter.wperf.waits' segments tiling
+    each thread's [first_ns, last_ns]."""
+
+    def test_all(self):
+        from test_real_traces import Checks
+        scenarios = {'single_wait': single_wait, 'nested': nested, 'chain': chain,
+                     'two_waiters': two_waiters, 'cycle_and_chain': cycle_and_chain,
+                     'refine4': refine4, 'hardirq': hardirq, 'timers': timers, 'disk': disk,
+                     'zero_byte': TestDiskZeroByteIssuer.scenario,
+                     'exit_then_switch': TestExitThenSwitch.scenario,
+                     'statedump': TestStatedump.scenario}
+        for name, make in scenarios.items():
+            with self.subTest(scenario=name):
+                scn = make(self) if name in ('zero_byte', 'exit_then_switch',
+                                             'statedump') else make()
+                js = run_knots(scn)
+                Checks.report_invariants(self, js, name)
+                Checks.tiling(self, js, run_segments(scn), name)
+
+
+if __name__ == '__main__':
+    unittest.main(verbosity=2)
