@@ -1,0 +1,300 @@
+/*
+ * plugin/tracefs-layout.c — the ftrace → LTTng (lttng-modules 2.13) event
+ * mapping, and the code that decodes a raw ftrace record into the payload
+ * of a babeltrace2 event.
+ */
+#include "tracefs-layout.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define F(n, k, f) { n, WPERF_OUT_##k, f, WPERF_SRC_FIELD }
+#define PRIO(n, f) { n, WPERF_OUT_S32, f, WPERF_SRC_PRIO }
+#define TGID(n, f) { n, WPERF_OUT_S32, f, WPERF_SRC_TGID }
+#define CURRENT_TID(n) { n, WPERF_OUT_S32, NULL, WPERF_SRC_COMMON_PID }
+
+/* sched_waking, sched_wakeup and sched_wakeup_new share one layout. */
+#define WAKEUP_FIELDS { F("comm", STRING, "comm"), F("tid", S32, "pid"), \
+	PRIO("prio", "prio"), F("target_cpu", S32, "target_cpu") }
+#define TASK_FIELDS { F("comm", STRING, "comm"), F("tid", S32, "pid"), \
+	PRIO("prio", "prio") }
+#define BLOCK_RQ_FIELDS { F("dev", U32, "dev"), F("sector", U64, "sector"), \
+	F("nr_sector", U32, "nr_sector"), F("bytes", U32, "bytes"), \
+	CURRENT_TID("tid"), F("rwbs", STRING, "rwbs"), F("comm", STRING, "comm") }
+#define SOFTIRQ_FIELDS { F("vec", U32, "vec") }
+
+const struct wperf_layout wperf_layouts[] = {
+	{ "sched", "sched_switch", "sched_switch", true, {
+		F("prev_comm", STRING, "prev_comm"), F("prev_tid", S32, "prev_pid"),
+		PRIO("prev_prio", "prev_prio"), F("prev_state", S64, "prev_state"),
+		F("next_comm", STRING, "next_comm"), F("next_tid", S32, "next_pid"),
+		PRIO("next_prio", "next_prio") } },
+	/* sched_waking appeared in Linux 4.3; the analysis falls back to
+	 * sched_wakeup without it. */
+	{ "sched", "sched_waking", "sched_waking", false, WAKEUP_FIELDS },
+	{ "sched", "sched_wakeup", "sched_wakeup", true, WAKEUP_FIELDS },
+	{ "sched", "sched_wakeup_new", "sched_wakeup_new", true, WAKEUP_FIELDS },
+	{ "sched", "sched_process_fork", "sched_process_fork", true, {
+		F("parent_comm", STRING, "parent_comm"),
+		F("parent_tid", S32, "parent_pid"), TGID("parent_pid", "parent_pid"),
+		F("child_comm", STRING, "child_comm"),
+		F("child_tid", S32, "child_pid"), TGID("child_pid", "child_pid") } },
+	{ "sched", "sched_process_exec", "sched_process_exec", true, {
+		F("filename", STRING, "filename"), F("tid", S32, "pid"),
+		F("old_tid", S32, "old_pid") } },
+	{ "sched", "sched_process_exit", "sched_process_exit", true, TASK_FIELDS },
+	{ "sched", "sched_process_free", "sched_process_free", true, TASK_FIELDS },
+	{ "irq", "irq_handler_entry", "irq_handler_entry", false, {
+		F("irq", S32, "irq"), F("name", STRING, "name") } },
+	{ "irq", "irq_handler_exit", "irq_handler_exit", false, {
+		F("irq", S32, "irq"), F("ret", S32, "ret") } },
+	{ "irq", "softirq_entry", "irq_softirq_entry", false, SOFTIRQ_FIELDS },
+	{ "irq", "softirq_exit", "irq_softirq_exit", false, SOFTIRQ_FIELDS },
+	{ "irq", "softirq_raise", "irq_softirq_raise", false, SOFTIRQ_FIELDS },
+	{ "timer", "hrtimer_expire_entry", "timer_hrtimer_expire_entry", false, {
+		F("hrtimer", HEX64, "hrtimer"), F("now", S64, "now"),
+		F("function", HEX64, "function") } },
+	{ "timer", "hrtimer_expire_exit", "timer_hrtimer_expire_exit", false, {
+		F("hrtimer", HEX64, "hrtimer") } },
+	{ "timer", "timer_expire_entry", "timer_expire_entry", false, {
+		F("timer", HEX64, "timer"), F("now", U64, "now"),
+		F("function", HEX64, "function") } },
+	{ "timer", "timer_expire_exit", "timer_expire_exit", false, {
+		F("timer", HEX64, "timer") } },
+	{ "block", "block_rq_insert", "block_rq_insert", false, BLOCK_RQ_FIELDS },
+	{ "block", "block_rq_issue", "block_rq_issue", false, BLOCK_RQ_FIELDS },
+	{ "block", "block_rq_complete", "block_rq_complete", false, {
+		F("dev", U32, "dev"), F("sector", U64, "sector"),
+		F("nr_sector", U32, "nr_sector"), F("error", S32, "error"),
+		F("rwbs", STRING, "rwbs") } },
+	{ "net", "net_dev_xmit", "net_dev_xmit", false, {
+		F("skbaddr", HEX64, "skbaddr"), F("rc", S32, "rc"),
+		F("len", U32, "len"), F("name", STRING, "name") } },
+	{ "net", "netif_receive_skb", "netif_receive_skb", false, {
+		F("skbaddr", HEX64, "skbaddr"), F("len", U32, "len"),
+		F("name", STRING, "name") } },
+	{ NULL, NULL, NULL, false, { { NULL, 0, NULL, 0 } } },
+};
+
+/* The order of these fields is relied on by tracefs-statedump.c. */
+const struct wperf_layout wperf_statedump_process_layout = {
+	NULL, NULL, "lttng_statedump_process_state", false, {
+		F("tid", S32, NULL), F("pid", S32, NULL), F("ppid", S32, NULL),
+		F("name", STRING, NULL), F("type", S32, NULL),
+		F("status", S32, NULL), F("cpu", S32, NULL) } };
+const struct wperf_layout wperf_statedump_block_device_layout = {
+	NULL, NULL, "lttng_statedump_block_device", false, {
+		F("dev", U32, NULL), F("diskname", STRING, NULL) } };
+const struct wperf_layout wperf_statedump_start_layout = {
+	NULL, NULL, "lttng_statedump_start", false, { { NULL, 0, NULL, 0 } } };
+const struct wperf_layout wperf_statedump_end_layout = {
+	NULL, NULL, "lttng_statedump_end", false, { { NULL, 0, NULL, 0 } } };
+
+static bt_field_class *create_field_class(bt_trace_class *tc,
+					  enum wperf_out_kind kind)
+{
+	bt_field_class *fc;
+
+	switch (kind) {
+	case WPERF_OUT_STRING:
+		return bt_field_class_string_create(tc);
+	case WPERF_OUT_S32:
+	case WPERF_OUT_S64:
+		fc = bt_field_class_integer_signed_create(tc);
+		break;
+	default:
+		fc = bt_field_class_integer_unsigned_create(tc);
+		break;
+	}
+	if (!fc)
+		return NULL;
+	bt_field_class_integer_set_field_value_range(fc,
+		kind == WPERF_OUT_S32 || kind == WPERF_OUT_U32 ? 32 : 64);
+	if (kind == WPERF_OUT_HEX64)
+		bt_field_class_integer_set_preferred_display_base(fc,
+			BT_FIELD_CLASS_INTEGER_PREFERRED_DISPLAY_BASE_HEXADECIMAL);
+	return fc;
+}
+
+static bt_field_class *create_payload_class(const struct wperf_layout *l,
+					    bt_trace_class *tc)
+{
+	bt_field_class *payload = bt_field_class_structure_create(tc);
+
+	for (int i = 0; payload && i < WPERF_LAYOUT_MAX_FIELDS && l->fields[i].name; i++) {
+		bt_field_class *member = create_field_class(tc, l->fields[i].kind);
+
+		if (!member || bt_field_class_structure_append_member(payload,
+				l->fields[i].name, member)) {
+			bt_field_class_put_ref(member);
+			bt_field_class_put_ref(payload);
+			return NULL;
+		}
+		bt_field_class_put_ref(member);
+	}
+	return payload;
+}
+
+bt_event_class *wperf_layout_create_event_class(const struct wperf_layout *l,
+						bt_stream_class *sc)
+{
+	bt_trace_class *tc = bt_stream_class_borrow_trace_class(sc);
+	bt_event_class *ec = bt_event_class_create(sc);
+	bt_field_class *payload;
+
+	if (!ec || bt_event_class_set_name(ec, l->name))
+		goto error;
+	if (!l->fields[0].name)
+		return ec;  /* no payload, like lttng_statedump_start */
+	payload = create_payload_class(l, tc);
+	if (!payload || bt_event_class_set_payload_field_class(ec, payload)) {
+		bt_field_class_put_ref(payload);
+		goto error;
+	}
+	bt_field_class_put_ref(payload);
+	return ec;
+error:
+	bt_event_class_put_ref(ec);
+	return NULL;
+}
+
+void wperf_layout_bind_fields(struct wperf_bound_layout *b)
+{
+	for (int i = 0; i < WPERF_LAYOUT_MAX_FIELDS; i++) {
+		const struct wperf_out_field *f = &b->layout->fields[i];
+
+		b->src[i] = f->name && f->from ?
+			tep_find_any_field(b->format, f->from) : NULL;
+	}
+}
+
+/* A number field of the record, sign-extended when the kernel says so. */
+static int64_t read_number(struct tep_format_field *field,
+			   const struct tep_record *record)
+{
+	unsigned long long raw = 0;
+
+	if (!field || field->offset + field->size > record->size ||
+	    tep_read_number_field(field, record->data, &raw))
+		return 0;
+	if ((field->flags & TEP_FIELD_IS_SIGNED) && field->size < 8) {
+		unsigned shift = 64 - 8 * (unsigned)field->size;
+
+		return (int64_t)(raw << shift) >> shift;
+	}
+	return (int64_t)raw;
+}
+
+/*
+ * The thread group id of a tid, read from /proc while the thread is (most
+ * likely) still alive: this runs within a fraction of a second of the
+ * event. Falls back to the tid itself (right for single-threaded processes).
+ */
+static int64_t tgid_of(int64_t tid)
+{
+	char path[64], line[128];
+	int64_t tgid = tid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%lld/status", (long long)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return tid;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "Tgid:", 5) == 0) {
+			tgid = strtoll(line + 5, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return tgid ? tgid : tid;
+}
+
+/* Copy a (fixed array or __data_loc) string field, bounded by the record. */
+static int set_string_from_record(bt_field *member, struct tep_event *format,
+				  const char *from, struct tep_record *record)
+{
+	char buf[4096];
+	int len = 0;
+	const char *raw = tep_get_field_raw(NULL, format, from, record, &len, 0);
+	const char *end = (const char *)record->data + record->size;
+	size_t n = 0;
+
+	if (raw && len > 0 && raw >= (const char *)record->data && raw < end) {
+		size_t max = (size_t)(end - raw) < (size_t)len ?
+			(size_t)(end - raw) : (size_t)len;
+
+		if (max > sizeof(buf) - 1)
+			max = sizeof(buf) - 1;
+		n = strnlen(raw, max);
+		memcpy(buf, raw, n);
+	}
+	buf[n] = '\0';
+	return bt_field_string_set_value(member, buf) ==
+		BT_FIELD_STRING_SET_VALUE_STATUS_OK ? 0 : -1;
+}
+
+static int64_t field_value(const struct wperf_bound_layout *b, int i,
+			   struct tep_handle *tep, struct tep_record *record)
+{
+	const struct wperf_out_field *f = &b->layout->fields[i];
+
+	switch (f->source) {
+	case WPERF_SRC_PRIO:
+		return read_number(b->src[i], record) - 100;
+	case WPERF_SRC_TGID:
+		return tgid_of(read_number(b->src[i], record));
+	case WPERF_SRC_COMMON_PID:
+		return tep_data_pid(tep, record);
+	default:
+		return read_number(b->src[i], record);
+	}
+}
+
+int wperf_layout_fill(const struct wperf_bound_layout *b,
+		      struct tep_handle *tep, struct tep_record *record,
+		      bt_field *payload)
+{
+	for (int i = 0; i < WPERF_LAYOUT_MAX_FIELDS && b->layout->fields[i].name; i++) {
+		const struct wperf_out_field *f = &b->layout->fields[i];
+		bt_field *member = bt_field_structure_borrow_member_field_by_index(
+			payload, (uint64_t)i);
+
+		switch (f->kind) {
+		case WPERF_OUT_STRING:
+			if (set_string_from_record(member, b->format, f->from, record))
+				return -1;
+			break;
+		case WPERF_OUT_S32:
+		case WPERF_OUT_S64:
+			bt_field_integer_signed_set_value(member,
+				field_value(b, i, tep, record));
+			break;
+		default:
+			bt_field_integer_unsigned_set_value(member,
+				(uint64_t)field_value(b, i, tep, record));
+			break;
+		}
+	}
+	return 0;
+}
+
+void wperf_payload_set_int(bt_field *payload, uint64_t idx, int64_t value)
+{
+	bt_field_integer_signed_set_value(
+		bt_field_structure_borrow_member_field_by_index(payload, idx), value);
+}
+
+void wperf_payload_set_uint(bt_field *payload, uint64_t idx, uint64_t value)
+{
+	bt_field_integer_unsigned_set_value(
+		bt_field_structure_borrow_member_field_by_index(payload, idx), value);
+}
+
+int wperf_payload_set_string(bt_field *payload, uint64_t idx, const char *s)
+{
+	return bt_field_string_set_value(
+		bt_field_structure_borrow_member_field_by_index(payload, idx), s) ==
+		BT_FIELD_STRING_SET_VALUE_STATUS_OK ? 0 : -1;
+}

@@ -1,0 +1,466 @@
+/*
+ * plugin/tracefs-recorder.c — the libtracefs side of source.wperf.tracefs.
+ *
+ * We always record into a private ftrace instance named "wperf-<pid>", so
+ * that the global buffer (and whoever else uses it) is never touched, and
+ * remove it on every exit path. A process killed with SIGKILL cannot remove
+ * its instance: the next recorder removes instances whose owner is gone.
+ */
+#include "tracefs-recorder.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The event systems whose formats we decode (see tracefs-layout.c). */
+static const char *const decoded_systems[] = {
+	"sched", "irq", "timer", "block", "net", NULL
+};
+
+uint64_t wperf_monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void set_permission_error(const char *what, const char *path,
+				 char *err, size_t errlen)
+{
+	snprintf(err, errlen,
+		 "no permission to %s %s: run as root (or with CAP_SYS_ADMIN), "
+		 "or give this user read/write access to tracefs",
+		 what, path);
+}
+
+static bool is_permission_errno(int e)
+{
+	return e == EACCES || e == EPERM || e == EROFS;
+}
+
+/*
+ * Find (and if needed mount) tracefs, and check that we may use it before
+ * trying anything else, so the user gets the real reason in one line.
+ */
+static const char *find_tracefs(char *err, size_t errlen)
+{
+	const char *dir = tracefs_tracing_dir();
+	char instances[4096];
+
+	if (!dir) {
+		snprintf(err, errlen,
+			 "tracefs is not mounted and could not be mounted: "
+			 "run as root, or mount it with "
+			 "`mount -t tracefs nodev /sys/kernel/tracing`");
+		return NULL;
+	}
+	snprintf(instances, sizeof(instances), "%s/instances", dir);
+	if (access(instances, R_OK | W_OK | X_OK) != 0) {
+		if (is_permission_errno(errno))
+			set_permission_error("use tracefs at", dir, err, errlen);
+		else
+			snprintf(err, errlen,
+				 "cannot use tracefs instances at %s: %s "
+				 "(the kernel needs CONFIG_TRACING)",
+				 instances, strerror(errno));
+		return NULL;
+	}
+	return dir;
+}
+
+/* The pid in an instance name "wperf-<pid>" or "wperf-<pid>-<n>", else 0. */
+static long owner_pid(const char *name)
+{
+	char *end;
+	long pid;
+
+	if (strncmp(name, "wperf-", 6) != 0 || !isdigit((unsigned char)name[6]))
+		return 0;
+	pid = strtol(name + 6, &end, 10);
+	if (*end == '-' && isdigit((unsigned char)end[1]))
+		strtol(end + 1, &end, 10);
+	return *end == '\0' ? pid : 0;
+}
+
+/* Remove "wperf-<pid>" instances left behind by processes that are gone. */
+static void remove_stale_instances(void)
+{
+	char **names = tracefs_instances(NULL);
+
+	for (int i = 0; names && names[i]; i++) {
+		long pid = owner_pid(names[i]);
+		struct tracefs_instance *stale;
+
+		if (pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		stale = tracefs_instance_alloc(NULL, names[i]);
+		if (stale) {
+			tracefs_instance_destroy(stale);
+			tracefs_instance_free(stale);
+		}
+	}
+	tracefs_list_free(names);
+}
+
+/* Create a brand-new instance: never reuse one that someone else owns. */
+static int create_instance(struct wperf_recorder *rec, char *err, size_t errlen)
+{
+	for (int n = 0; n < 100; n++) {
+		if (n == 0)
+			snprintf(rec->instance_name, sizeof(rec->instance_name),
+				 "wperf-%ld", (long)getpid());
+		else
+			snprintf(rec->instance_name, sizeof(rec->instance_name),
+				 "wperf-%ld-%d", (long)getpid(), n);
+		if (tracefs_instance_exists(rec->instance_name))
+			continue;
+		errno = 0;
+		rec->instance = tracefs_instance_create(rec->instance_name);
+		if (!rec->instance) {
+			if (is_permission_errno(errno))
+				set_permission_error("create an ftrace instance in",
+						     tracefs_tracing_dir(), err, errlen);
+			else
+				snprintf(err, errlen,
+					 "cannot create ftrace instance %s: %s",
+					 rec->instance_name, strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	snprintf(err, errlen, "cannot find a free ftrace instance name "
+		 "(remove old ones under %s/instances)", tracefs_tracing_dir());
+	return -1;
+}
+
+static int configure_instance(struct wperf_recorder *rec,
+			      uint64_t buffer_size_kb, char *err, size_t errlen)
+{
+	/* Off first: nothing may be recorded until start(). */
+	tracefs_trace_off(rec->instance);
+
+	/* "mono" is CLOCK_MONOTONIC, the clock LTTng uses: the recording
+	 * then shares a time base with LTTng-UST traces. */
+	if (tracefs_instance_file_write(rec->instance, "trace_clock", "mono") < 0) {
+		snprintf(err, errlen, "cannot set the ftrace clock to \"mono\" "
+			 "(this kernel is too old: it needs Linux >= 3.10)");
+		return -1;
+	}
+	if (tracefs_instance_set_buffer_size(rec->instance,
+					     (size_t)buffer_size_kb, -1) < 0) {
+		snprintf(err, errlen,
+			 "parameter `buffer-size-kb`: the kernel refused %" PRIu64
+			 " KiB per CPU (%s): try a smaller value",
+			 buffer_size_kb, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int load_formats(struct wperf_recorder *rec, char *err, size_t errlen)
+{
+	rec->tep = tracefs_local_events_system(NULL, decoded_systems);
+	if (!rec->tep) {
+		snprintf(err, errlen, "cannot read the event formats under %s/events",
+			 tracefs_tracing_dir());
+		return -1;
+	}
+	rec->ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	if (rec->ncpus < 1)
+		rec->ncpus = 1;
+	rec->cpus = calloc((size_t)rec->ncpus, sizeof(*rec->cpus));
+	if (!rec->cpus) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < rec->ncpus; i++)
+		rec->cpus[i].cpu = i;
+	return 0;
+}
+
+struct wperf_recorder *wperf_recorder_create(uint64_t buffer_size_kb,
+					     char *err, size_t errlen)
+{
+	struct wperf_recorder *rec;
+
+	if (!find_tracefs(err, errlen))
+		return NULL;
+	rec = calloc(1, sizeof(*rec));
+	if (!rec) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	remove_stale_instances();
+	if (create_instance(rec, err, errlen) ||
+	    configure_instance(rec, buffer_size_kb, err, errlen) ||
+	    load_formats(rec, err, errlen)) {
+		wperf_recorder_destroy(rec);
+		return NULL;
+	}
+	return rec;
+}
+
+static void free_page_list(struct wperf_rb_page *p)
+{
+	while (p) {
+		struct wperf_rb_page *next = p->next;
+
+		free(p);
+		p = next;
+	}
+}
+
+static void close_reader(struct wperf_cpu_reader *r)
+{
+	if (r->tcpu)
+		tracefs_cpu_close(r->tcpu);
+	if (r->kbuf)
+		kbuffer_free(r->kbuf);
+	free_page_list(r->head);
+	r->tcpu = NULL;
+	r->kbuf = NULL;
+	r->head = r->tail = NULL;
+	r->has_event = false;
+}
+
+void wperf_recorder_destroy(struct wperf_recorder *rec)
+{
+	if (!rec)
+		return;
+	if (rec->instance)
+		tracefs_trace_off(rec->instance);
+	/* The instance cannot be removed while its files are open. */
+	for (int i = 0; rec->cpus && i < rec->ncpus; i++)
+		close_reader(&rec->cpus[i]);
+	free(rec->cpus);
+	free_page_list(rec->free_pages);
+	if (rec->instance) {
+		tracefs_instance_destroy(rec->instance);
+		tracefs_instance_free(rec->instance);
+	}
+	if (rec->tep)
+		tep_free(rec->tep);
+	free(rec);
+}
+
+struct tep_event *wperf_recorder_find_event(struct wperf_recorder *rec,
+					    const char *system,
+					    const char *event)
+{
+	return tep_find_event_by_name(rec->tep, system, event);
+}
+
+int wperf_recorder_enable_event(struct wperf_recorder *rec,
+				const char *system, const char *event,
+				char *err, size_t errlen)
+{
+	if (tracefs_event_enable(rec->instance, system, event) < 0) {
+		snprintf(err, errlen, "cannot enable event %s:%s in %s: %s",
+			 system, event, rec->instance_name, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int wperf_recorder_start(struct wperf_recorder *rec, char *err, size_t errlen)
+{
+	for (int i = 0; i < rec->ncpus; i++) {
+		struct wperf_cpu_reader *r = &rec->cpus[i];
+
+		r->tcpu = tracefs_cpu_open(rec->instance, i, true);
+		r->kbuf = tep_kbuffer(rec->tep);
+		if (!r->tcpu || !r->kbuf) {
+			snprintf(err, errlen, "cannot open %s/instances/%s/per_cpu/"
+				 "cpu%d/trace_pipe_raw: %s", tracefs_tracing_dir(),
+				 rec->instance_name, i, strerror(errno));
+			return -1;
+		}
+		if (tracefs_cpu_read_size(r->tcpu) > rec->subbuf_size)
+			rec->subbuf_size = tracefs_cpu_read_size(r->tcpu);
+	}
+	if (tracefs_trace_on(rec->instance) < 0) {
+		snprintf(err, errlen, "cannot turn tracing on in %s: %s",
+			 rec->instance_name, strerror(errno));
+		return -1;
+	}
+	rec->tracing = true;
+	return 0;
+}
+
+void wperf_recorder_stop(struct wperf_recorder *rec)
+{
+	if (rec->tracing)
+		tracefs_trace_off(rec->instance);
+	rec->tracing = false;
+}
+
+static struct wperf_rb_page *get_page(struct wperf_recorder *rec)
+{
+	struct wperf_rb_page *p = rec->free_pages;
+
+	if (p) {
+		rec->free_pages = p->next;
+		p->next = NULL;
+		return p;
+	}
+	p = malloc(sizeof(*p) + (size_t)rec->subbuf_size);
+	if (p)
+		p->next = NULL;
+	return p;
+}
+
+static void put_page(struct wperf_recorder *rec, struct wperf_rb_page *p)
+{
+	p->next = rec->free_pages;
+	rec->free_pages = p;
+}
+
+/* Record the lost-events note of the page just loaded into r->kbuf. */
+static void note_missed_events(struct wperf_cpu_reader *r)
+{
+	int missed = kbuffer_missed_events(r->kbuf);
+
+	if (missed == 0)
+		return;
+	if (missed < 0 || r->missed_before_event < 0) {
+		r->missed_before_event = -1;
+		return;
+	}
+	r->missed_before_event += missed;
+	r->missed_reported += (uint64_t)missed;
+}
+
+/*
+ * Make the cursor point at the oldest unconsumed event, loading the next
+ * queued page (and freeing exhausted ones) as needed.
+ */
+static void load_cursor(struct wperf_recorder *rec, struct wperf_cpu_reader *r)
+{
+	while (!r->has_event && r->head) {
+		unsigned long long ts;
+
+		kbuffer_load_subbuffer(r->kbuf, r->head->data);
+		note_missed_events(r);
+		r->event_data = kbuffer_read_event(r->kbuf, &ts);
+		if (r->event_data) {
+			r->event_ts = ts;
+			r->has_event = true;
+			return;
+		}
+		struct wperf_rb_page *done = r->head;
+
+		r->head = done->next;
+		if (!r->head)
+			r->tail = NULL;
+		put_page(rec, done);
+	}
+}
+
+void wperf_recorder_advance(struct wperf_recorder *rec,
+			    struct wperf_cpu_reader *r)
+{
+	unsigned long long ts;
+
+	r->event_data = kbuffer_next_event(r->kbuf, &ts);
+	if (r->event_data) {
+		r->event_ts = ts;
+		return;
+	}
+	/* Page exhausted: drop it and move to the next one. */
+	struct wperf_rb_page *done = r->head;
+
+	r->has_event = false;
+	r->head = done->next;
+	if (!r->head)
+		r->tail = NULL;
+	put_page(rec, done);
+	load_cursor(rec, r);
+}
+
+/*
+ * Events are stamped when the writer reserves space and become readable
+ * when it commits; a writer interrupted in between (or a vCPU preempted by
+ * the host) may commit an event stamped slightly before our read. So an
+ * empty read at time t only promises events stamped >= t - this margin.
+ */
+#define COMMIT_MARGIN_NS (20 * 1000 * 1000)
+
+int wperf_recorder_poll_cpu(struct wperf_recorder *rec,
+			    struct wperf_cpu_reader *r, int max_pages,
+			    bool stopping, char *err, size_t errlen)
+{
+	int pages = 0;
+
+	if (r->drained)
+		return 0;
+	while (pages < max_pages) {
+		uint64_t before = wperf_monotonic_ns();
+		struct wperf_rb_page *p = get_page(rec);
+		int n;
+
+		if (!p) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		n = tracefs_cpu_read(r->tcpu, p->data, true);
+		if (n < 0) {
+			put_page(rec, p);
+			snprintf(err, errlen, "cannot read cpu%d/trace_pipe_raw: %s",
+				 r->cpu, strerror(errno));
+			return -1;
+		}
+		if (n == 0) {
+			put_page(rec, p);
+			if (stopping) {
+				r->drained = true;
+				r->delivered_until = UINT64_MAX;
+			} else if (before > COMMIT_MARGIN_NS &&
+				   before - COMMIT_MARGIN_NS > r->delivered_until) {
+				r->delivered_until = before - COMMIT_MARGIN_NS;
+			}
+			break;
+		}
+		p->len = n;
+		if (r->tail)
+			r->tail->next = p;
+		else
+			r->head = p;
+		r->tail = p;
+		pages++;
+		load_cursor(rec, r);
+	}
+	return pages;
+}
+
+/* Sum of the loss counters in per_cpu/cpuN/stats. */
+int64_t wperf_recorder_lost_events(struct wperf_recorder *rec, int cpu)
+{
+	static const char *const counters[] = {
+		"overrun:", "commit overrun:", "dropped events:", NULL
+	};
+	char path[64];
+	char *text;
+	int64_t lost = 0;
+
+	snprintf(path, sizeof(path), "per_cpu/cpu%d/stats", cpu);
+	text = tracefs_instance_file_read(rec->instance, path, NULL);
+	if (!text)
+		return -1;
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		for (int i = 0; counters[i]; i++) {
+			size_t len = strlen(counters[i]);
+
+			if (strncmp(line, counters[i], len) == 0)
+				lost += strtoll(line + len, NULL, 10);
+		}
+	}
+	free(text);
+	return lost;
+}

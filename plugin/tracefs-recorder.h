@@ -1,0 +1,114 @@
+/*
+ * plugin/tracefs-recorder.h — record kernel events with libtracefs into a
+ * private ftrace instance and hand them out per CPU, in time order.
+ *
+ * This layer knows nothing about babeltrace2: it owns the ftrace instance,
+ * the event formats (a libtraceevent handle) and one reader per CPU. Each
+ * reader keeps a short queue of raw ring-buffer pages that were read from
+ * per_cpu/cpuN/trace_pipe_raw but not consumed yet, and a cursor on the
+ * oldest unconsumed event. The babeltrace2 side (tracefs-source.c) merges
+ * the cursors of all CPUs.
+ */
+#ifndef WPERF_PLUGIN_TRACEFS_RECORDER_H
+#define WPERF_PLUGIN_TRACEFS_RECORDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <event-parse.h>
+#include <kbuffer.h>
+#include <tracefs.h>
+
+/* A raw ring-buffer sub-buffer ("page") copied out of trace_pipe_raw. */
+struct wperf_rb_page {
+	struct wperf_rb_page *next;
+	int len;
+	char data[];
+};
+
+struct wperf_cpu_reader {
+	int cpu;
+	struct tracefs_cpu *tcpu;
+	struct kbuffer *kbuf;
+
+	/* Pages read but not fully consumed, oldest first; head is loaded
+	 * into kbuf when has_event is true. */
+	struct wperf_rb_page *head, *tail;
+	bool has_event;
+	void *event_data;     /* current event's payload inside head */
+	uint64_t event_ts;    /* its timestamp (trace clock "mono", ns) */
+
+	/* Lost events announced by the page the cursor just entered:
+	 * 0 none, -1 some but the kernel did not say how many, else count.
+	 * The consumer reads it and resets it to 0. */
+	int64_t missed_before_event;
+	uint64_t missed_reported;   /* sum of known counts seen in pages */
+
+	/* Every event this CPU will still deliver has ts >= delivered_until
+	 * (see wperf_recorder_poll_cpu()); UINT64_MAX once drained. */
+	uint64_t delivered_until;
+	bool drained;
+};
+
+struct wperf_recorder {
+	struct tracefs_instance *instance;
+	char instance_name[64];
+	struct tep_handle *tep;
+	int subbuf_size;
+	int ncpus;
+	struct wperf_cpu_reader *cpus;
+	struct wperf_rb_page *free_pages; /* recycled pages */
+	bool tracing;
+};
+
+/*
+ * Create the private instance, set the "mono" clock and the per-CPU buffer
+ * size, and load the formats of the event systems we decode. Tracing is
+ * left off. On failure, everything is undone and err says why in one line.
+ */
+struct wperf_recorder *wperf_recorder_create(uint64_t buffer_size_kb,
+					     char *err, size_t errlen);
+
+/* Stop tracing, close the readers, remove the instance, free all. */
+void wperf_recorder_destroy(struct wperf_recorder *rec);
+
+/* The format of system:event on this kernel, or NULL if it lacks it. */
+struct tep_event *wperf_recorder_find_event(struct wperf_recorder *rec,
+					    const char *system,
+					    const char *event);
+
+int wperf_recorder_enable_event(struct wperf_recorder *rec,
+				const char *system, const char *event,
+				char *err, size_t errlen);
+
+/* Open the per-CPU readers, clear the buffers and turn tracing on. */
+int wperf_recorder_start(struct wperf_recorder *rec, char *err, size_t errlen);
+
+/* Turn tracing off: what is in the buffers can still be read. */
+void wperf_recorder_stop(struct wperf_recorder *rec);
+
+/*
+ * Read up to max_pages new pages of one CPU without blocking. When the
+ * buffer is found empty, advance delivered_until; when stopping is true and
+ * it is empty, the CPU is drained. Returns the number of pages read, or -1
+ * on a read error (err set).
+ */
+int wperf_recorder_poll_cpu(struct wperf_recorder *rec,
+			    struct wperf_cpu_reader *r, int max_pages,
+			    bool stopping, char *err, size_t errlen);
+
+/* Move the cursor of r past its current event. */
+void wperf_recorder_advance(struct wperf_recorder *rec,
+			    struct wperf_cpu_reader *r);
+
+/*
+ * Events the kernel lost on this CPU according to per_cpu/cpuN/stats
+ * (overrun + commit overrun + dropped events), or -1 if unreadable.
+ */
+int64_t wperf_recorder_lost_events(struct wperf_recorder *rec, int cpu);
+
+/* CLOCK_MONOTONIC now, in ns: the time base of the "mono" trace clock. */
+uint64_t wperf_monotonic_ns(void);
+
+#endif /* WPERF_PLUGIN_TRACEFS_RECORDER_H */
