@@ -87,7 +87,7 @@ const char wperf_tracefs_help[] =
 	"\n"
 	"Example:\n"
 	"  babeltrace2 -c source.wperf.tracefs --params=duration=3 \\\n"
-	"              -c sink.ctf.fs --params=path=/tmp/kernel-trace\n";
+	"              -c sink.ctf.fs --params='path=\"/tmp/kernel-trace\"'\n";
 
 struct tracefs_comp {
 	bt_self_component *self;

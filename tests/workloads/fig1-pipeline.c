@@ -6,8 +6,12 @@
  *   - thread A, "fig1-producer", makes requests (a 4 KiB buffer each, a
  *     little CPU work to fill it) and hands them to B through a small
  *     bounded queue (capacity 4);
- *   - thread B, "fig1-writer", takes a request, does ~0.2 ms of CPU work on
- *     it, writes it to a file and fsyncs the file.
+ *   - thread B, "fig1-writer", takes a request, does ~0.05 ms of CPU work on
+ *     it, writes it to a file and fsyncs the file. The work is kept short
+ *     so that, as in the paper, B spends most of its time blocked in fsync
+ *     even on a fast (host-cached) virtual disk where fsync takes ~0.1 ms;
+ *     with more CPU work than I/O, B alone would be the bottleneck (a
+ *     sink), which is a different figure.
  *
  * B and the disk cannot work in parallel (B waits in fsync, the disk waits
  * for B's next write), so B + disk are the bottleneck: the wait-for graph has
@@ -40,8 +44,8 @@
 
 #define REQ_SIZE        4096    /* bytes written (and fsynced) per request */
 #define QUEUE_CAP       4       /* bounded queue between A and B */
-#define WRITER_WORK_NS  200000  /* B's CPU work per request: 0.2 ms */
-#define PRODUCER_WORK_NS 20000  /* A's CPU work per request: 0.02 ms */
+#define WRITER_WORK_NS   50000  /* B's CPU work per request: 0.05 ms */
+#define PRODUCER_WORK_NS 10000  /* A's CPU work per request: 0.01 ms */
 #define FILE_SLOTS      256     /* the file wraps after 256 requests (1 MiB) */
 
 #define TMPFS_MAGIC_    0x01021994

@@ -96,10 +96,22 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Wait (up to 10 s) until the source has made its tracefs instance, so the
-# workload's fork and first waits are recorded; then let it enable events.
+# Wait (up to 20 s) until the source's tracefs instance records
+# sched_switch with tracing on, so the workload's fork and first waits are
+# recorded (a sanitized babeltrace2 takes seconds to get there).
+recording() {
+	local inst
+	for inst in $(ls "$tracefs/instances"); do
+		case " $instances_before " in *" $inst "*) continue ;; esac
+		[ "$(cat "$tracefs/instances/$inst/tracing_on" 2>/dev/null)" = 1 ] &&
+		[ "$(cat "$tracefs/instances/$inst/events/sched/sched_switch/enable" 2>/dev/null)" = 1 ] &&
+			return 0
+	done
+	return 1
+}
+instances_before=$(echo $instances_before)
 started=
-for _ in $(seq 100); do
+for _ in $(seq 200); do
 	if ! kill -0 "$bt_pid" 2>/dev/null; then
 		wait "$bt_pid" && rc=0 || rc=$?
 		bt_pid=
@@ -107,14 +119,14 @@ for _ in $(seq 100); do
 		sed 's/^/  | /' "$log" >&2
 		die "recording failed"
 	fi
-	if [ "$(ls "$tracefs/instances")" != "$instances_before" ]; then
+	if recording; then
 		started=1
 		break
 	fi
 	sleep 0.1
 done
 [ -n "$started" ] ||
-	echo "$prog: warning: no new tracefs instance seen after 10 s; starting the workload anyway" >&2
+	echo "$prog: warning: no recording tracefs instance seen after 20 s; starting the workload anyway" >&2
 sleep 0.5
 
 echo "$prog: running fig1-pipeline for ${seconds}s"
