@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "cascade.h"
 
 void cascade_init(struct cascade *c)
@@ -22,22 +23,11 @@ void cascade_fini(struct cascade *c)
 
 static struct wait_history *history_of(struct cascade *c, uint32_t v, bool create)
 {
-	if (v >= c->n_h) {
-		if (!create)
-			return NULL;
-		size_t n = c->n_h ? c->n_h : 256;
-
-		while (n <= v)
-			n *= 2;
-		struct wait_history *h = realloc(c->h, n * sizeof *h);
-
-		if (!h) {
-			c->oom = true;
-			return NULL;
-		}
-		memset(h + c->n_h, 0, (n - c->n_h) * sizeof *h);
-		c->h = h;
-		c->n_h = n;
+	if (v >= c->n_h && !create)
+		return NULL;
+	if (!array_reserve_index((void **)&c->h, &c->n_h, v, 256, sizeof *c->h)) {
+		c->oom = true;
+		return NULL;
 	}
 	return &c->h[v];
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "threads.h"
 
 #define MAX_CPUS 65536
@@ -36,20 +37,9 @@ void sched_fini(struct sched *s)
 
 static struct sched_thread *thread_of(struct sched *s, uint32_t v)
 {
-	if (v >= s->n_th) {
-		size_t n = s->n_th ? s->n_th : 256;
-
-		while (n <= v)
-			n *= 2;
-		struct sched_thread *th = realloc(s->th, n * sizeof *th);
-
-		if (!th) {
-			s->oom = true;
-			return NULL;
-		}
-		memset(th + s->n_th, 0, (n - s->n_th) * sizeof *th);
-		s->th = th;
-		s->n_th = n;
+	if (!array_reserve_index((void **)&s->th, &s->n_th, v, 256, sizeof *s->th)) {
+		s->oom = true;
+		return NULL;
 	}
 	return &s->th[v];
 }
@@ -58,30 +48,17 @@ static struct cpu_ctx *cpu_of(struct sched *s, int cpu, int64_t ts)
 {
 	size_t i = (cpu < 0 || cpu >= MAX_CPUS) ? 0 : (size_t)cpu + 1;
 
-	if (i >= s->n_cpus) {
-		size_t n = s->n_cpus ? s->n_cpus : 8;
-
-		while (n <= i)
-			n *= 2;
-		struct cpu_ctx *c = realloc(s->cpus, n * sizeof *c);
-
-		if (!c) {
-			s->oom = true;
-			return NULL;
-		}
-		memset(c + s->n_cpus, 0, (n - s->n_cpus) * sizeof *c);
-		for (size_t j = s->n_cpus; j < n; j++) {
-			c[j].current_tid = -1;
-			c[j].last_disk = VERTEX_NONE;
-		}
-		s->cpus = c;
-		s->n_cpus = n;
+	if (!array_reserve_index((void **)&s->cpus, &s->n_cpus, i, 8, sizeof *s->cpus)) {
+		s->oom = true;
+		return NULL;
 	}
 	struct cpu_ctx *c = &s->cpus[i];
 
 	if (!c->seen) {
 		c->seen = true;
 		c->first_ts = ts;
+		c->current_tid = -1;
+		c->last_disk = VERTEX_NONE;
 	}
 	return c;
 }

@@ -18,6 +18,7 @@
  *     tids), every event carrying perf_tid and common_flags in its payload.
  */
 #include "decode.h"
+#include "error.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -251,20 +252,6 @@ struct wperf_decoder {
 	char comm_buf[16];        /* exec: basename of the file, as the kernel's comm */
 	uint64_t counts[WPERF_EV_TYPE_COUNT];
 };
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 struct wperf_decoder *wperf_decoder_create(void)
 {
@@ -631,7 +618,7 @@ static int snapshot_ns(const bt_clock_snapshot *cs, int64_t *ns, char *err, size
 {
 	if (bt_clock_snapshot_get_ns_from_origin(cs, ns) !=
 	    BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK) {
-		set_err(err, errlen, "a timestamp (%" PRIu64 " cycles of clock `%s`) does not "
+		wperf_set_err(err, errlen, "a timestamp (%" PRIu64 " cycles of clock `%s`) does not "
 			"fit in 64-bit nanoseconds from the clock's origin: the trace's clock "
 			"offset is corrupt", bt_clock_snapshot_get_value(cs),
 			bt_clock_class_get_name(bt_clock_snapshot_borrow_clock_class_const(cs))
@@ -659,7 +646,7 @@ static int check_same_machine(struct wperf_decoder *d, const bt_clock_class *cc,
 	a = bt_clock_class_get_uuid(d->clock_class);
 	b = bt_clock_class_get_uuid(cc);
 	if (a && b && memcmp(a, b, 16) != 0) {
-		set_err(err, errlen, "the input holds kernel events of two machines or boots "
+		wperf_set_err(err, errlen, "the input holds kernel events of two machines or boots "
 			"(their clock UUIDs differ): analyse one host's trace at a time");
 		return -1;
 	}
@@ -689,7 +676,7 @@ static int decode_event(struct wperf_decoder *d, struct wperf_analysis *a,
 	if (p->type < 0)
 		return 0;
 	if (!st->has_clock) {
-		set_err(err, errlen, "event `%s` has no timestamp (its stream has no clock): "
+		wperf_set_err(err, errlen, "event `%s` has no timestamp (its stream has no clock): "
 			"record the trace with a clock (LTTng and perf always do)",
 			bt_event_class_get_name(bt_event_borrow_class_const(event)));
 		return -1;
@@ -715,7 +702,7 @@ static int decode_event(struct wperf_decoder *d, struct wperf_analysis *a,
 	wperf_analysis_feed(a, &ev);
 	return 0;
 nomem:
-	set_err(err, errlen, "out of memory while decoding events");
+	wperf_set_err(err, errlen, "out of memory while decoding events");
 	return -1;
 }
 
@@ -762,7 +749,7 @@ static int decode_stream_boundary(struct wperf_decoder *d, struct wperf_analysis
 	bt_message_stream_clock_snapshot_state state;
 
 	if (!st) {
-		set_err(err, errlen, "out of memory while decoding events");
+		wperf_set_err(err, errlen, "out of memory while decoding events");
 		return -1;
 	}
 	if (st->skip || !st->has_clock)
@@ -787,7 +774,7 @@ static int decode_packet_boundary(struct wperf_decoder *d, struct wperf_analysis
 	struct stream_state *st = stream_state_for(d, stream);
 
 	if (!st) {
-		set_err(err, errlen, "out of memory while decoding events");
+		wperf_set_err(err, errlen, "out of memory while decoding events");
 		return -1;
 	}
 	if (st->skip)
@@ -819,7 +806,7 @@ static int decode_discarded(struct wperf_decoder *d, struct wperf_analysis *a,
 	bool have_times;
 
 	if (!st) {
-		set_err(err, errlen, "out of memory while decoding events");
+		wperf_set_err(err, errlen, "out of memory while decoding events");
 		return -1;
 	}
 	if (st->skip)

@@ -7,6 +7,7 @@
  * one, and an error or an interruption leaves nothing behind.
  */
 #include "output.h"
+#include "error.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,20 +17,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static bool is_stdout(const char *path)
 {
@@ -71,24 +58,24 @@ int wperf_output_open(struct wperf_output *o, const char *path, char *err, size_
 		return 0;
 	}
 	if (path[0] == '\0' || path[strlen(path) - 1] == '/') {
-		set_err(err, errlen, "`%s` is not a file name", path);
+		wperf_set_err(err, errlen, "`%s` is not a file name", path);
 		return -1;
 	}
 	o->path = strdup(path);
 	o->tmp_path = temp_template(path);
 	if (!o->path || !o->tmp_path) {
-		set_err(err, errlen, "cannot write `%s`: out of memory", path);
+		wperf_set_err(err, errlen, "cannot write `%s`: out of memory", path);
 		goto fail;
 	}
 	fd = mkstemp(o->tmp_path);
 	if (fd < 0) {
-		set_err(err, errlen, "cannot write `%s`: %s", path, strerror(errno));
+		wperf_set_err(err, errlen, "cannot write `%s`: %s", path, strerror(errno));
 		goto fail;
 	}
 	set_default_mode(fd);
 	o->f = fdopen(fd, "w");
 	if (!o->f) {
-		set_err(err, errlen, "cannot write `%s`: %s", path, strerror(errno));
+		wperf_set_err(err, errlen, "cannot write `%s`: %s", path, strerror(errno));
 		close(fd);
 		unlink(o->tmp_path);
 		goto fail;
@@ -118,7 +105,7 @@ int wperf_output_commit(struct wperf_output *o, char *err, size_t errlen)
 	if (!o->path) {   /* standard output: nothing to rename */
 		o->f = NULL;
 		if (fflush(stdout) != 0 || ferror(stdout)) {
-			set_err(err, errlen, "cannot write to standard output: %s", strerror(errno));
+			wperf_set_err(err, errlen, "cannot write to standard output: %s", strerror(errno));
 			return -1;
 		}
 		return 0;
@@ -137,7 +124,7 @@ int wperf_output_commit(struct wperf_output *o, char *err, size_t errlen)
 	return 0;
 fail:
 	saved = errno ? errno : EIO;
-	set_err(err, errlen, "cannot write `%s`: %s", o->path, strerror(saved));
+	wperf_set_err(err, errlen, "cannot write `%s`: %s", o->path, strerror(saved));
 	wperf_output_abort(o);
 	return -1;
 }

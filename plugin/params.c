@@ -8,6 +8,7 @@
  * their own name and append it as the error cause.
  */
 #include "params.h"
+#include "error.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -17,20 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static const char *value_type_name(bt_value_type type)
 {
@@ -92,7 +79,7 @@ check_one_key(const char *key, const bt_value *value, void *data)
 			break;
 		used += (size_t)n;
 	}
-	set_err(c->err, c->errlen, "parameter `%s`: unknown parameter (known: %s)",
+	wperf_set_err(c->err, c->errlen, "parameter `%s`: unknown parameter (known: %s)",
 		key, list[0] ? list : "none");
 	c->failed = true;
 	return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_INTERRUPT;
@@ -106,7 +93,7 @@ int wperf_params_check_known(const bt_value *params, const char *const *known,
 	if (!params || bt_value_is_null(params))
 		return 0;
 	if (!bt_value_is_map(params)) {
-		set_err(err, errlen, "parameters: expected a map, got %s",
+		wperf_set_err(err, errlen, "parameters: expected a map, got %s",
 			value_type_name(bt_value_get_type(params)));
 		return -1;
 	}
@@ -124,7 +111,7 @@ int wperf_params_get_string(const bt_value *params, const char *name,
 	if (!v)
 		return 0;
 	if (!bt_value_is_string(v)) {
-		set_err(err, errlen, "parameter `%s`: expected a string, got %s",
+		wperf_set_err(err, errlen, "parameter `%s`: expected a string, got %s",
 			name, value_type_name(bt_value_get_type(v)));
 		return -1;
 	}
@@ -160,7 +147,7 @@ int wperf_params_get_bool(const bt_value *params, const char *name,
 	}
 	if (bt_value_is_string(v) && parse_bool_word(bt_value_string_get(v), out) == 0)
 		return 1;
-	set_err(err, errlen, "parameter `%s`: expected a boolean (true or false)", name);
+	wperf_set_err(err, errlen, "parameter `%s`: expected a boolean (true or false)", name);
 	return -1;
 }
 
@@ -202,12 +189,12 @@ int wperf_params_get_int(const bt_value *params, const char *name,
 		   parse_int64(bt_value_string_get(v), &val) == 0) {
 		/* a number given as a string, e.g. from a shell script */
 	} else {
-		set_err(err, errlen, "parameter `%s`: expected an integer between %" PRId64
+		wperf_set_err(err, errlen, "parameter `%s`: expected an integer between %" PRId64
 			" and %" PRId64, name, min, max);
 		return -1;
 	}
 	if (val < min || val > max) {
-		set_err(err, errlen, "parameter `%s`: %" PRId64 " is out of range (expected %"
+		wperf_set_err(err, errlen, "parameter `%s`: %" PRId64 " is out of range (expected %"
 			PRId64 " to %" PRId64 ")", name, val, min, max);
 		return -1;
 	}
@@ -310,7 +297,7 @@ int wperf_params_get_duration_ns(const bt_value *params, const char *name,
 	if (bt_value_is_string(v) && wperf_parse_duration_ns(bt_value_string_get(v), out) == 0)
 		return 1;
 bad:
-	set_err(err, errlen, "parameter `%s`: expected a duration such as 5, \"1.5s\", "
+	wperf_set_err(err, errlen, "parameter `%s`: expected a duration such as 5, \"1.5s\", "
 		"\"250ms\", \"100us\", \"42ns\" or \"2m\" (a number alone means seconds)", name);
 	return -1;
 }
@@ -393,10 +380,10 @@ int wperf_params_get_string_list(const bt_value *params, const char *name,
 		rc = list_push_value(&l, v);
 	}
 	if (rc > 0)
-		set_err(err, errlen, "parameter `%s`: expected a string, an integer, or an "
+		wperf_set_err(err, errlen, "parameter `%s`: expected a string, an integer, or an "
 			"array of them (e.g. \"a,b\" or [a, b])", name);
 	else if (rc < 0)
-		set_err(err, errlen, "parameter `%s`: out of memory", name);
+		wperf_set_err(err, errlen, "parameter `%s`: out of memory", name);
 	if (rc != 0) {
 		wperf_string_list_free(&l);
 		return -1;

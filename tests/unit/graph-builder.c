@@ -104,12 +104,5 @@ size_t gb_find(const struct wperf_graph *g, uint32_t from, uint32_t to)
 
 void gb_free(struct wperf_graph *g)
 {
-	for (size_t i = 0; i < g->n_vertices; i++) {
-		free(g->vertices[i].name);
-		free(g->vertices[i].comm);
-	}
-	free(g->vertices);
-	free(g->edges);
-	free(g->quality.gaps);
-	memset(g, 0, sizeof *g);
+	wperf_graph_fini(g);
 }
