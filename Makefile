@@ -13,7 +13,7 @@
 # with `DEB_PACKAGES += name` below.
 DEB_PACKAGES := gcc make pkg-config meson ninja-build \
 	babeltrace2 libbabeltrace2-dev python3-bt2 python3-jsonschema \
-	libtracefs-dev libtraceevent-dev valgrind
+	libtracefs-dev libtraceevent-dev valgrind linux-perf
 
 BUILD      := build
 BUILD_ASAN := build-asan

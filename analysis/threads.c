@@ -325,6 +325,10 @@ static void switch_out(struct sched *s, struct cpu_ctx *c, const struct wperf_ev
 
 	if (ev->u.sw.prev_comm)
 		vt_set_comm(s->vt, v, ev->u.sw.prev_comm);
+	/* The switch is recorded while prev runs: the event's own process
+	 * context (perf_pid, LTTng pid) is prev's process. */
+	if (ev->current_pid > 0 && ev->current_tid == ev->u.sw.prev_tid)
+		vt_get(s->vt, v)->pid = ev->current_pid;
 	switch (th->state) {
 	case TS_UNKNOWN:
 		/* Running since this CPU's first event if nothing ran before. */

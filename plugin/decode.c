@@ -231,6 +231,7 @@ struct event_plan {
 	bool waking;              /* sched_waking (rather than sched_wakeup) */
 	struct field_ref slot[MAX_SLOTS];
 	struct field_ref current_tid;   /* perf_tid, or LTTng's `tid` context */
+	struct field_ref current_pid;   /* perf_pid, or LTTng's `pid` context */
 	struct field_ref common_flags;  /* perf/ftrace irq-context flags */
 };
 
@@ -380,6 +381,11 @@ static void build_plan(const bt_event_class *ec, struct event_plan *p)
 	find_context_value(ec, "tid", "perf_tid", &p->current_tid);
 	if (p->current_tid.scope == SCOPE_NONE)
 		find_context_value(ec, "perf_tid", NULL, &p->current_tid);
+	/* Likewise its process: how perf traces, whose fork events carry
+	 * only tids, tell which process a thread belongs to. */
+	find_context_value(ec, "pid", "perf_pid", &p->current_pid);
+	if (p->current_pid.scope == SCOPE_NONE)
+		find_context_value(ec, "perf_pid", NULL, &p->current_pid);
 	find_context_value(ec, "common_flags", "common_flags", &p->common_flags);
 }
 
@@ -694,6 +700,7 @@ static int decode_event(struct wperf_decoder *d, struct wperf_analysis *a,
 	scopes.specific_ctx = bt_event_borrow_specific_context_field_const(event);
 	ev.cpu = st->cpu;
 	ev.current_tid = read_int(&scopes, &p->current_tid, -1);
+	ev.current_pid = read_int(&scopes, &p->current_pid, -1);
 	ev.context_flags = p->common_flags.scope == SCOPE_NONE ? WPERF_CTX_UNKNOWN
 		: (int)(read_int(&scopes, &p->common_flags, 0) &
 			(WPERF_CTX_HARDIRQ | WPERF_CTX_SOFTIRQ));

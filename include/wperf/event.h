@@ -67,6 +67,7 @@ struct wperf_event {
 	int cpu;             /* CPU the event was recorded on, -1 if unknown */
 	int64_t current_tid; /* thread running when recorded (perf_tid, LTTng
 	                        tid context), -1 if the trace does not say */
+	int64_t current_pid; /* its process (perf_pid, LTTng pid context), or -1 */
 	int context_flags;   /* WPERF_CTX_* bits, or WPERF_CTX_UNKNOWN */
 	union {
 		struct {

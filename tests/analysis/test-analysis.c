@@ -37,6 +37,7 @@ static struct wperf_event base(enum wperf_event_type type, int64_t ts, int cpu)
 	ev.ts = ts;
 	ev.cpu = cpu;
 	ev.current_tid = -1;
+	ev.current_pid = -1;
 	ev.context_flags = WPERF_CTX_UNKNOWN;
 	return ev;
 }
