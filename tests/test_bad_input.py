@@ -186,6 +186,36 @@ class BadInput(unittest.TestCase):
                             % (params, name, causes))
             self.assertNotIn('\n', mine[0].strip(), mine[0])
 
+    def test_bad_min_weight(self):
+        for bad in ('"abc"', '"-1%"', '"150%"'):
+            cmd, p = self.cli(self.good, params='format="json",min-weight=%s' % bad)
+            self.assertFails(p, cmd, 'min-weight')
+
+    # -- the recorder -----------------------------------------------------------------
+    def tracefs(self, params, user=None):
+        cmd = [BABELTRACE2, '--plugin-path=' + ws.plugin_dir(), '-c', 'source.wperf.tracefs',
+               '--params=' + params, '-c', 'sink.utils.dummy']
+        if user is not None:
+            cmd = ['setpriv', '--reuid=%d' % user, '--regid=%d' % user, '--clear-groups'] + cmd
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           timeout=120)
+        return cmd, p
+
+    def test_tracefs_bad_parameters(self):
+        for params, name in (('frobnicate=1', 'frobnicate'),
+                             ('duration="soon"', 'duration'),
+                             ('duration=-3', 'duration'),
+                             ('buffer-size-kb=0', 'buffer-size-kb'),
+                             ('buffer-size-kb="big"', 'buffer-size-kb')):
+            cmd, p = self.tracefs(params)
+            self.assertFails(p, cmd, name)
+
+    def test_tracefs_without_permission(self):
+        if os.geteuid() != 0 or not shutil.which('setpriv'):
+            self.skipTest('needs root (to drop to an unprivileged user) and setpriv')
+        cmd, p = self.tracefs('duration=1', user=65534)
+        self.assertFails(p, cmd, 'permission', 'tracefs', 'root')
+
     # -- output path ----------------------------------------------------------------
     def test_path_in_missing_directory(self):
         d = self.outdir('missingdir')
