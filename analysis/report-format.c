@@ -5,6 +5,7 @@
  * the same whatever locale the process hosting the plugin has set.
  */
 #include <string.h>
+#include <time.h>
 
 #include "report-format.h"
 
@@ -98,8 +99,21 @@ void wperf_fmt_duration(char *buf, size_t len, int64_t ns, int compact)
 			return;
 }
 
+/* 2001-09-09: no clock counting from boot gets there. */
+#define EPOCH_LOOKING_NS 1000000000000000000LL
+
 void wperf_fmt_timestamp(char *buf, size_t len, int64_t ns)
 {
+	if (ns >= EPOCH_LOOKING_NS) {
+		time_t secs = (time_t)(ns / 1000000000LL);
+		struct tm tm;
+		char date[32];
+
+		if (gmtime_r(&secs, &tm) && strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S", &tm)) {
+			snprintf(buf, len, "%s.%09lld UTC", date, (long long)(ns % 1000000000LL));
+			return;
+		}
+	}
 	const char *sign = ns < 0 ? "-" : "";
 	uint64_t x = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns;
 

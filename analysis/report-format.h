@@ -39,7 +39,10 @@ size_t wperf_fmt_utf8_length(const unsigned char *s);
  * compact: no space and "-" for zero ("1.23ms"), for tables. */
 void wperf_fmt_duration(char *buf, size_t len, int64_t ns, int compact);
 
-/* "12.345678901 s": an absolute timestamp in seconds, full precision. */
+/* "12.345678901 s": an absolute timestamp in seconds, full precision; a
+ * time after 2001 is taken to count from the Unix epoch (LTTng's and
+ * source.wperf.tracefs's clocks do) and shown as a UTC date:
+ * "2026-11-22 02:27:01.123456789 UTC". */
 void wperf_fmt_timestamp(char *buf, size_t len, int64_t ns);
 
 /* How a vertex is shown to a person: "comm (tid)" for threads, the name

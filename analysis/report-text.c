@@ -491,6 +491,10 @@ static struct thread_row *rank_threads(const struct wperf_report *r, size_t *n_o
 			continue;
 		bool member = rank[v] != SIZE_MAX;
 		size_t tier = member ? rank[v] : (r->focus && r->focus[v]) ? focus_tier : SIZE_MAX;
+		/* A focused report is about the focus: other threads only
+		 * where they are part of its knots and sinks. */
+		if (r->focus && tier == SIZE_MAX)
+			continue;
 		rows[n++] = (struct thread_row){ (uint32_t)v, tier, member, time_seen(vx) };
 	}
 	free(rank);
@@ -538,8 +542,12 @@ static void write_threads(FILE *out, const struct wperf_report *r)
 		return;
 	}
 	size_t shown = n < MAX_THREAD_ROWS ? n : MAX_THREAD_ROWS;
-	fprintf(out, "\nThreads: %zu of %zu, members of knots and sinks (*) first,%s then by time seen\n",
-		shown, n, r->focus ? " then the focus," : "");
+	if (r->focus)
+		fprintf(out, "\nThreads: %zu of %zu, members of knots and sinks (*), then the focus\n",
+			shown, n);
+	else
+		fprintf(out, "\nThreads: %zu of %zu, members of knots and sinks (*) first, then by time seen\n",
+			shown, n);
 	if (n > 0) {
 		fputs("  w:X = waiting, ended by X (irq includes softirq; other = unknown, virtual)\n", out);
 		wperf_fmt_cell(out, "  thread", 26, 0);

@@ -39,7 +39,7 @@ static void test_durations(void)
 
 static void test_shares(void)
 {
-	char buf[32];
+	char buf[48];
 
 	CHECK_INT(wperf_fmt_ppm(1, 2), 500000);
 	CHECK_INT(wperf_fmt_ppm(3, 0), 0);
@@ -55,6 +55,8 @@ static void test_shares(void)
 	CHECK_STR(buf, "100.0%");
 	wperf_fmt_timestamp(buf, sizeof buf, 12000000345LL);
 	CHECK_STR(buf, "12.000000345 s");
+	wperf_fmt_timestamp(buf, sizeof buf, 1795313580580908994LL);
+	CHECK_STR(buf, "2026-11-22 02:13:00.580908994 UTC");
 }
 
 static void test_duration_of(void)
