@@ -66,10 +66,12 @@ mkdir -p "$outdir"
 outdir=$(cd "$outdir" && pwd)
 log=$outdir/record.log   # babeltrace2's messages (kept on failure)
 
-duration=$((seconds + 3))
+# The recording ends when the workload does (SIGINT below); the duration is
+# only a safety net.
+duration=$((seconds + 60))
 instances_before=$(ls "$tracefs/instances")
 
-echo "$prog: recording kernel events for ${duration}s into $outdir"
+echo "$prog: recording kernel events into $outdir (until the workload ends)"
 # set -m: without job control bash starts background jobs with SIGINT
 # ignored, and babeltrace2 keeps it so; with it, SIGINT stops the recorder
 # cleanly (cleanup below), and the job gets its own process group.
@@ -138,7 +140,13 @@ echo "$wl_pid" >"$outdir/workload.pid"
 wait "$wl_pid" && wl_rc=0 || wl_rc=$?
 [ "$wl_rc" = 0 ] || die "the workload (pid $wl_pid) failed with exit status $wl_rc"
 
-echo "$prog: workload done (pid $wl_pid); waiting for the recorder"
+# Stop the recording right after the workload, so the analysed time is the
+# workload's (shares of it mean something). source.wperf.tracefs takes the
+# first SIGINT itself: it stops tracing, drains the buffers and ends its
+# streams, so babeltrace2 exits 0 with a complete trace.
+sleep 0.2
+echo "$prog: workload done (pid $wl_pid); stopping the recorder"
+kill -INT "$bt_pid" 2>/dev/null || true
 wait "$bt_pid" && bt_rc=0 || bt_rc=$?
 bt_pid=
 if [ "$bt_rc" != 0 ]; then
