@@ -207,6 +207,14 @@ static const struct type_spec type_specs[] = {
 	{ WPERF_EV_STATEDUMP_BLOCK_DEVICE, { "lttng_statedump_block_device" }, {
 		{ "dev", NULL, WANT_INT, REQ },
 		{ "diskname", NULL, WANT_STR, OPT } } },
+	/* The LTTng-UST provider of ust-provider/ (include/wperf/annotate.h). */
+	{ WPERF_EV_SPIN_BEGIN, { "wperf:before_spin" }, {
+		{ "lock", NULL, WANT_INT, REQ } } },
+	{ WPERF_EV_SPIN_END, { "wperf:after_spin" }, {
+		{ "lock", NULL, WANT_INT, REQ } } },
+	{ WPERF_EV_FALSE_WAKEUP, { "wperf:false_wakeup" }, { { NULL } } },
+	{ WPERF_EV_PROGRESS, { "wperf:progress" }, {
+		{ "name", NULL, WANT_STR, OPT } } },
 };
 
 /* perf names its tracepoints "subsystem:event"; these are the subsystems
@@ -381,11 +389,15 @@ static void build_plan(const bt_event_class *ec, struct event_plan *p)
 	find_context_value(ec, "tid", "perf_tid", &p->current_tid);
 	if (p->current_tid.scope == SCOPE_NONE)
 		find_context_value(ec, "perf_tid", NULL, &p->current_tid);
+	if (p->current_tid.scope == SCOPE_NONE)   /* LTTng-UST: add-context -t vtid */
+		find_context_value(ec, "vtid", NULL, &p->current_tid);
 	/* Likewise its process: how perf traces, whose fork events carry
 	 * only tids, tell which process a thread belongs to. */
 	find_context_value(ec, "pid", "perf_pid", &p->current_pid);
 	if (p->current_pid.scope == SCOPE_NONE)
 		find_context_value(ec, "perf_pid", NULL, &p->current_pid);
+	if (p->current_pid.scope == SCOPE_NONE)
+		find_context_value(ec, "vpid", NULL, &p->current_pid);
 	find_context_value(ec, "common_flags", "common_flags", &p->common_flags);
 }
 
@@ -432,10 +444,11 @@ static int stream_class_has_kernel_events(struct wperf_decoder *d, const bt_stre
 	return 0;
 }
 
-/* Our own output (filter.wperf.waits names its trace "wperf") and traces
- * of another tracing domain (LTTng-UST's "ust") carry no kernel events. A
- * trace that does not say (the tracefs recorder, other converters) is
- * kernel if its stream class holds events we read. */
+/* Our own output (filter.wperf.waits names its trace "wperf") carries no
+ * events we read; an LTTng-UST trace ("ust" domain) only our provider's
+ * annotations, when its stream class has them. A trace that does not say
+ * (the tracefs recorder, other converters) is read if its stream class
+ * holds events we read. */
 static int classify_stream(struct wperf_decoder *d, const bt_stream *stream, bool *kernel)
 {
 	const bt_trace *trace = bt_stream_borrow_trace_const(stream);
@@ -446,7 +459,8 @@ static int classify_stream(struct wperf_decoder *d, const bt_stream *stream, boo
 	*kernel = false;
 	if (trace_name && strcmp(trace_name, "wperf") == 0)
 		return 0;
-	if (domain && bt_value_is_string(domain)) {
+	if (domain && bt_value_is_string(domain) &&
+	    strcmp(bt_value_string_get(domain), "ust") != 0) {
 		*kernel = strcmp(bt_value_string_get(domain), "kernel") == 0;
 		return 0;
 	}
@@ -611,6 +625,14 @@ static void fill_event(struct wperf_decoder *d, const struct event_plan *p,
 		ev->u.blockdev.dev = (uint64_t)read_int(s, &f[0], 0);
 		ev->u.blockdev.name = read_str(s, &f[1]);
 		break;
+	case WPERF_EV_SPIN_BEGIN:
+	case WPERF_EV_SPIN_END:
+		ev->u.spin.lock = (uint64_t)read_int(s, &f[0], 0);
+		break;
+	case WPERF_EV_PROGRESS:
+		ev->u.progress.name = read_str(s, &f[0]);
+		break;
+	case WPERF_EV_FALSE_WAKEUP:
 	case WPERF_EV_TYPE_COUNT:
 		break;
 	}

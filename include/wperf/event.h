@@ -34,6 +34,12 @@ enum wperf_event_type {
 	WPERF_EV_BLOCK_COMPLETE,  /* block_rq_complete */
 	WPERF_EV_STATEDUMP_PROCESS,      /* lttng_statedump_process_state */
 	WPERF_EV_STATEDUMP_BLOCK_DEVICE, /* lttng_statedump_block_device */
+	/* User-space annotations (LTTng-UST provider `wperf`, ust-provider/);
+	 * the thread is ev.current_tid (the vtid context). */
+	WPERF_EV_SPIN_BEGIN,      /* wperf:before_spin(lock) */
+	WPERF_EV_SPIN_END,        /* wperf:after_spin(lock): the lock is taken */
+	WPERF_EV_FALSE_WAKEUP,    /* wperf:false_wakeup(): the last wakeup did not let it proceed */
+	WPERF_EV_PROGRESS,        /* wperf:progress(name): a unit of work is done */
 	WPERF_EV_TYPE_COUNT
 };
 
@@ -111,6 +117,12 @@ struct wperf_event {
 			uint64_t dev;
 			const char *name;
 		} blockdev;
+		struct {
+			uint64_t lock;    /* the lock's address in the process */
+		} spin;                  /* SPIN_BEGIN, SPIN_END */
+		struct {
+			const char *name; /* the progress point */
+		} progress;
 	} u;
 };
 
