@@ -13,6 +13,7 @@
 #include "cascade.h"
 #include "disk.h"
 #include "edges.h"
+#include "falsewake.h"
 #include "threads.h"
 #include "vertex.h"
 
@@ -34,7 +35,10 @@ struct wperf_analysis {
 	struct cascade cascade;
 	struct disk_tracker disks;
 	struct sched sched;
+	struct falsewake falsewake;
 	struct wperf_quality quality;
+	struct wperf_progress_point *progress;
+	size_t n_progress, cap_progress;
 	size_t cap_gaps;
 
 	wperf_segment_cb cb;
@@ -78,6 +82,9 @@ void wperf_graph_fini(struct wperf_graph *g)
 	free(g->vertices);
 	free(g->edges);
 	free(g->quality.gaps);
+	for (size_t i = 0; i < g->n_progress; i++)
+		free(g->progress[i].name);
+	free(g->progress);
 	memset(g, 0, sizeof *g);
 }
 
@@ -91,7 +98,10 @@ static void maybe_prune(struct wperf_analysis *a)
 	/* A future cascade walks windows that start no earlier than the
 	 * oldest wait still open, or than now for waits not yet begun. */
 	int64_t horizon = sched_oldest_open_wait(&a->sched);
+	int64_t held = falsewake_oldest_held(&a->falsewake);
 
+	if (held < horizon)
+		horizon = held;
 	if (horizon > a->end)
 		horizon = a->end;
 	cascade_prune(&a->cascade, horizon);
@@ -135,6 +145,61 @@ static void on_closed_segment(void *data, const struct closed_segment *seg)
 		a->cb(&out, a->cb_data);
 }
 
+/* Scheduler segments go through the false-wakeup stage first. */
+static void on_sched_segment(void *data, const struct closed_segment *seg)
+{
+	struct wperf_analysis *a = data;
+
+	falsewake_segment(&a->falsewake, seg);
+}
+
+static int64_t on_state_begins(void *data, uint32_t v, enum thread_state st, int64_t t)
+{
+	struct wperf_analysis *a = data;
+
+	return falsewake_state_begins(&a->falsewake, v, st, t);
+}
+
+/* ---- annotations ---- */
+
+static void on_false_wakeup(struct wperf_analysis *a, const struct wperf_event *ev)
+{
+	uint32_t v = sched_current_thread(&a->sched, ev, -1);
+
+	if (v != VERTEX_NONE)
+		falsewake_declared(&a->falsewake, v, ev->ts);
+}
+
+static void on_progress(struct wperf_analysis *a, const struct wperf_event *ev)
+{
+	const char *name = ev->u.progress.name ? ev->u.progress.name : "";
+
+	for (size_t i = 0; i < a->n_progress; i++) {
+		if (strcmp(a->progress[i].name, name) == 0) {
+			a->progress[i].count++;
+			return;
+		}
+	}
+	if (a->n_progress == a->cap_progress) {
+		size_t cap = a->cap_progress ? a->cap_progress * 2 : 8;
+		struct wperf_progress_point *p = realloc(a->progress, cap * sizeof *p);
+
+		if (!p) {
+			a->vt.oom = true;
+			return;
+		}
+		a->progress = p;
+		a->cap_progress = cap;
+	}
+	char *copy = strdup(name);
+
+	if (!copy) {
+		a->vt.oom = true;
+		return;
+	}
+	a->progress[a->n_progress++] = (struct wperf_progress_point){ copy, 1 };
+}
+
 /* ---- the public API ---- */
 
 struct wperf_analysis *wperf_analysis_create(void)
@@ -147,7 +212,9 @@ struct wperf_analysis *wperf_analysis_create(void)
 	edges_init(&a->edges);
 	cascade_init(&a->cascade);
 	disk_init(&a->disks);
-	sched_init(&a->sched, &a->vt, &a->disks, &a->quality, on_closed_segment, a);
+	sched_init(&a->sched, &a->vt, &a->disks, &a->quality, on_sched_segment, a);
+	a->sched.state_begins = on_state_begins;
+	falsewake_init(&a->falsewake, on_closed_segment, a);
 	return a;
 }
 
@@ -156,6 +223,10 @@ void wperf_analysis_destroy(struct wperf_analysis *a)
 	if (!a)
 		return;
 	sched_fini(&a->sched);
+	falsewake_fini(&a->falsewake);
+	for (size_t i = 0; i < a->n_progress; i++)
+		free(a->progress[i].name);
+	free(a->progress);
 	disk_fini(&a->disks);
 	cascade_fini(&a->cascade);
 	edges_fini(&a->edges);
@@ -168,6 +239,11 @@ void wperf_analysis_on_segment(struct wperf_analysis *a, wperf_segment_cb cb, vo
 {
 	a->cb = cb;
 	a->cb_data = data;
+}
+
+void wperf_analysis_expect_false_wakeups(struct wperf_analysis *a)
+{
+	a->falsewake.enabled = true;
 }
 
 void wperf_analysis_observe_time(struct wperf_analysis *a, int64_t ts)
@@ -224,6 +300,12 @@ void wperf_analysis_feed(struct wperf_analysis *a, const struct wperf_event *ev)
 		break;
 	case WPERF_EV_STATEDUMP_BLOCK_DEVICE:
 		disk_set_name(&a->disks, &a->vt, ev->u.blockdev.dev, ev->u.blockdev.name);
+		break;
+	case WPERF_EV_FALSE_WAKEUP:
+		on_false_wakeup(a, ev);
+		break;
+	case WPERF_EV_PROGRESS:
+		on_progress(a, ev);
 		break;
 	default:
 		sched_event(&a->sched, ev);
@@ -284,9 +366,13 @@ int wperf_analysis_finish(struct wperf_analysis *a, struct wperf_graph *out)
 	if (check_input(a))
 		return -1;
 	sched_finish(&a->sched, a->end);
+	falsewake_flush_all(&a->falsewake);
 	disk_finish(&a->disks, &a->vt, &a->edges, a->begin, a->end);
 	a->quality.unmatched_block_completions = a->disks.unmatched_completions;
-	if (a->vt.oom || a->edges.oom || a->cascade.oom || a->disks.oom || a->sched.oom)
+	a->quality.false_wakeups_merged = a->falsewake.merged;
+	a->quality.false_wakeups_unmerged = a->falsewake.unmerged;
+	if (a->vt.oom || a->edges.oom || a->cascade.oom || a->disks.oom || a->sched.oom ||
+	    a->falsewake.oom || a->sched.locks.oom)
 		return fail(a, "out of memory while analysing the trace");
 
 	out->begin_ns = a->begin;
@@ -296,6 +382,10 @@ int wperf_analysis_finish(struct wperf_analysis *a, struct wperf_graph *out)
 	a->vt.v = NULL;
 	a->vt.n = a->vt.cap = 0;
 	edges_take_sorted(&a->edges, &out->edges, &out->n_edges);
+	out->progress = a->progress;
+	out->n_progress = a->n_progress;
+	a->progress = NULL;
+	a->n_progress = a->cap_progress = 0;
 	out->quality = a->quality;
 	a->quality.gaps = NULL;
 	a->quality.n_gaps = 0;

@@ -102,6 +102,15 @@ void wperf_fmt_duration(char *buf, size_t len, int64_t ns, int compact)
 /* 2001-09-09: no clock counting from boot gets there. */
 #define EPOCH_LOOKING_NS 1000000000000000000LL
 
+void wperf_fmt_rate(char *buf, size_t len, uint64_t count, int64_t duration_ns)
+{
+	unsigned long long milli = 0;
+
+	if (duration_ns > 0)
+		milli = (unsigned long long)((long double)count * 1e12L / (long double)duration_ns + 0.5L);
+	snprintf(buf, len, "%llu.%03llu", milli / 1000, milli % 1000);
+}
+
 void wperf_fmt_timestamp(char *buf, size_t len, int64_t ns)
 {
 	if (ns >= EPOCH_LOOKING_NS) {

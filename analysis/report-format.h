@@ -61,6 +61,10 @@ int wperf_fmt_hist_median(const uint64_t hist[WPERF_HIST_BUCKETS]);
 /* "[1.02 us, 2.05 us)": the range of wait lengths bucket b holds. */
 void wperf_fmt_bucket_range(char *buf, size_t len, int bucket);
 
+/* "4107.223": count per second over duration_ns, 3 decimals, written with
+ * integer arithmetic so no locale can make it "4107,223". */
+void wperf_fmt_rate(char *buf, size_t len, uint64_t count, int64_t duration_ns);
+
 /* Write text into a column `width` characters wide (UTF-8 aware, cut with
  * "..." when too long), padded with spaces on the right (or left when
  * right_align). */

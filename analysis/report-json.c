@@ -362,6 +362,32 @@ static void write_threads(const struct wperf_graph *g, FILE *out)
 	fputs(",\n", out);
 }
 
+/* Progress points (wperf:progress): units of work over the analysed time. */
+static void write_progress(const struct wperf_graph *g, FILE *out)
+{
+	int64_t duration = wperf_fmt_duration_of(g);
+
+	fputs("  \"progress\": [", out);
+	for (size_t i = 0; i < g->n_progress; i++) {
+		const struct wperf_progress_point *p = &g->progress[i];
+
+		json_element(out, i);
+		fputc('{', out);
+		json_key(out, "name", 1);
+		json_string(out, p->name);
+		json_key(out, "count", 0);
+		json_u64(out, p->count);
+		json_key(out, "per_second", 0);
+		char rate[48];
+
+		wperf_fmt_rate(rate, sizeof rate, p->count, duration);
+		fputs(rate, out);
+		fputc('}', out);
+	}
+	json_array_end(out, g->n_progress);
+	fputs(",\n", out);
+}
+
 static void write_gap(FILE *out, const struct wperf_gap *gap)
 {
 	fputc('{', out);
@@ -404,6 +430,8 @@ static void write_quality(const struct wperf_quality *q, FILE *out)
 		      q->unmatched_block_completions);
 	write_counter(out, "state_mismatches", q->state_mismatches);
 	write_counter(out, "untraced_interrupt_wakeups", q->untraced_interrupt_wakeups);
+	write_counter(out, "false_wakeups_merged", q->false_wakeups_merged);
+	write_counter(out, "false_wakeups_unmerged", q->false_wakeups_unmerged);
 	fprintf(out, ",\n    \"has_waking\": %s\n  }\n", q->has_waking ? "true" : "false");
 }
 
@@ -419,6 +447,7 @@ int wperf_report_write_json(const struct wperf_report *r, FILE *out)
 	write_edges(r->graph, out);
 	write_knots(r, out);
 	write_threads(r->graph, out);
+	write_progress(r->graph, out);
 	write_quality(&r->graph->quality, out);
 	fputs("}\n", out);
 	if (fflush(out) != 0 || ferror(out)) {

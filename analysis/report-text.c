@@ -631,6 +631,35 @@ static void write_quality(FILE *out, const struct wperf_graph *g)
 			      "(events contradicting the tracked state)");
 	write_quality_counter(out, "untraced interrupt wakeups", q->untraced_interrupt_wakeups,
 			      "(woken from an interrupt the trace lacks: `unknown`)");
+	if (q->false_wakeups_merged || q->false_wakeups_unmerged) {
+		write_quality_counter(out, "false wakeups merged", q->false_wakeups_merged,
+				      "(wperf:false_wakeup: one wait with the next)");
+		write_quality_counter(out, "false wakeups not merged", q->false_wakeups_unmerged,
+				      "(declared after a long run, or with no wakeup)");
+	}
+}
+
+/* Throughput from the progress points (wperf:progress), as in Coz: what
+ * breaking a knot should raise. */
+static void write_progress(FILE *out, const struct wperf_graph *g)
+{
+	int64_t duration = wperf_fmt_duration_of(g);
+	char d[32];
+
+	if (g->n_progress == 0)
+		return;
+	wperf_fmt_duration(d, sizeof d, duration, 0);
+	fprintf(out, "\nProgress points (over %s)\n", d);
+	for (size_t i = 0; i < g->n_progress; i++) {
+		const struct wperf_progress_point *p = &g->progress[i];
+
+		char rate[48];
+
+		wperf_fmt_rate(rate, sizeof rate, p->count, duration);
+		fputs("  ", out);
+		wperf_fmt_cell(out, p->name, 40, 0);   /* cleans hostile names too */
+		fprintf(out, " %12llu  %14s/s\n", (unsigned long long)p->count, rate);
+	}
 }
 
 int wperf_report_write_text(const struct wperf_report *r, FILE *out)
@@ -641,6 +670,7 @@ int wperf_report_write_text(const struct wperf_report *r, FILE *out)
 	}
 	errno = 0;
 	write_header(r, out);
+	write_progress(out, r->graph);
 	write_findings(out, r);
 	write_threads(out, r);
 	write_quality(out, r->graph);

@@ -24,12 +24,14 @@ void sched_init(struct sched *s, struct vertex_table *vt, struct disk_tracker *d
 	s->quality = q;
 	s->sink = sink;
 	s->sink_data = sink_data;
+	locks_init(&s->locks);
 }
 
 void sched_fini(struct sched *s)
 {
 	free(s->th);
 	free(s->cpus);
+	locks_fini(&s->locks);
 	memset(s, 0, sizeof *s);
 }
 
@@ -79,7 +81,7 @@ static uint32_t thread_vertex(struct sched *s, int64_t tid)
 /* ---- segments ---- */
 
 static void emit(struct sched *s, uint32_t v, enum wperf_segment_state state,
-		 int64_t start, int64_t end, uint32_t waker)
+		 int64_t start, int64_t end, uint32_t waker, bool spin)
 {
 	struct wperf_vertex *vx = vt_get(s->vt, v);
 
@@ -87,9 +89,19 @@ static void emit(struct sched *s, uint32_t v, enum wperf_segment_state state,
 		vx->last_ts = end;
 	if (end <= start)
 		return;
-	struct closed_segment seg = { v, state, start, end, waker };
+	struct closed_segment seg = { v, state, start, end, waker, spin };
 
 	s->sink(s->sink_data, &seg);
+}
+
+/* Who a spinning thread waits for: the last thread to take its lock. */
+static uint32_t spin_holder(struct sched *s, uint32_t v)
+{
+	uint32_t h = locks_holder(&s->locks, vt_get(s->vt, v)->pid, s->th[v].spin_lock);
+
+	if (h == UINT32_MAX || h == v)
+		return vt_pseudo(s->vt, WPERF_V_UNKNOWN, "unknown");
+	return h;
 }
 
 /* Close the segment of the state v is in, at t. waker: for waits. */
@@ -99,15 +111,19 @@ static void leave_state(struct sched *s, uint32_t v, int64_t t, uint32_t waker)
 
 	switch (th->state) {
 	case TS_RUNNING:
-		emit(s, v, WPERF_SEG_RUNNING, th->since, t, VERTEX_NONE);
+		emit(s, v, WPERF_SEG_RUNNING, th->since, t, VERTEX_NONE, false);
 		break;
 	case TS_RUNNABLE:
-		emit(s, v, WPERF_SEG_RUNNABLE, th->since, t, VERTEX_NONE);
+		emit(s, v, WPERF_SEG_RUNNABLE, th->since, t, VERTEX_NONE, false);
 		break;
 	case TS_WAITING:
 		if (waker == VERTEX_NONE)
 			waker = vt_pseudo(s->vt, WPERF_V_UNKNOWN, "unknown");
-		emit(s, v, WPERF_SEG_WAITING, th->since, t, waker);
+		emit(s, v, WPERF_SEG_WAITING, th->since, t, waker, false);
+		break;
+	case TS_SPINNING:
+		/* On a CPU, yet waiting: the holder, not the CPU, is what it needs. */
+		emit(s, v, WPERF_SEG_WAITING, th->since, t, spin_holder(s, v), true);
 		break;
 	default:
 		break;
@@ -116,6 +132,8 @@ static void leave_state(struct sched *s, uint32_t v, int64_t t, uint32_t waker)
 
 static void enter_state(struct sched *s, uint32_t v, enum thread_state st, int64_t t)
 {
+	if ((st == TS_WAITING || st == TS_DEAD) && s->state_begins)
+		t = s->state_begins(s->sink_data, v, st, t);
 	s->th[v].state = (uint8_t)st;
 	s->th[v].since = t;
 }
@@ -140,7 +158,7 @@ static void begin_life(struct sched *s, uint32_t v, enum thread_state st, int64_
 static void end_life(struct sched *s, uint32_t v, int64_t t)
 {
 	leave_state(s, v, t, VERTEX_NONE);
-	s->th[v].state = TS_DEAD;
+	enter_state(s, v, TS_DEAD, t);
 	vt_forget_tid(s->vt, vt_get(s->vt, v)->tid, v);
 }
 
@@ -335,6 +353,7 @@ static void switch_out(struct sched *s, struct cpu_ctx *c, const struct wperf_ev
 		begin_life(s, v, TS_RUNNING, c->current_tid < 0 ? c->first_ts : t);
 		break;
 	case TS_RUNNING:
+	case TS_SPINNING:
 		break;
 	case TS_WAITING:
 		if (!th->inferred)
@@ -353,7 +372,7 @@ static void switch_out(struct sched *s, struct cpu_ctx *c, const struct wperf_ev
 
 	if ((ev->u.sw.prev_state & (STATE_EXIT_DEAD | STATE_EXIT_ZOMBIE)) ||
 	    (th->exiting && !runnable)) {
-		th->state = TS_DEAD;
+		enter_state(s, v, TS_DEAD, t);
 		vt_forget_tid(s->vt, ev->u.sw.prev_tid, v);
 	} else {
 		enter_state(s, v, runnable ? TS_RUNNABLE : TS_WAITING, t);
@@ -388,7 +407,8 @@ static void switch_in(struct sched *s, const struct wperf_event *ev)
 	}
 	leave_state(s, v, t, VERTEX_NONE);
 	th->inferred = false;
-	enter_state(s, v, TS_RUNNING, t);
+	/* Preempted while spinning: back on the CPU, it spins on. */
+	enter_state(s, v, th->spinning ? TS_SPINNING : TS_RUNNING, t);
 }
 
 static void on_switch(struct sched *s, struct cpu_ctx *c, const struct wperf_event *ev)
@@ -534,6 +554,54 @@ static void on_statedump(struct sched *s, const struct wperf_event *ev)
 	}
 }
 
+/* The thread an annotation event was recorded in (its vtid context, else
+ * the thread running on that CPU), with its process learnt from vpid. */
+static uint32_t annotated_thread(struct sched *s, struct cpu_ctx *c,
+				 const struct wperf_event *ev)
+{
+	int64_t tid = ev->current_tid > 0 ? ev->current_tid : c->current_tid;
+
+	if (tid <= 0)
+		return VERTEX_NONE;
+	uint32_t v = thread_vertex(s, tid);
+
+	if (v != VERTEX_NONE && ev->current_pid > 0)
+		vt_get(s->vt, v)->pid = ev->current_pid;
+	return v;
+}
+
+/* wperf:before_spin: from now on the thread waits for the lock's holder,
+ * though the scheduler says it runs (METHOD.md §6). */
+static void on_spin_begin(struct sched *s, struct cpu_ctx *c, const struct wperf_event *ev)
+{
+	uint32_t v = annotated_thread(s, c, ev);
+
+	if (v == VERTEX_NONE)
+		return;
+	s->th[v].spinning = true;
+	s->th[v].spin_lock = ev->u.spin.lock;
+	if (s->th[v].state == TS_RUNNING) {
+		leave_state(s, v, ev->ts, VERTEX_NONE);
+		enter_state(s, v, TS_SPINNING, ev->ts);
+	}
+}
+
+/* wperf:after_spin: the thread has the lock; it is now the one others wait for. */
+static void on_spin_end(struct sched *s, struct cpu_ctx *c, const struct wperf_event *ev)
+{
+	uint32_t v = annotated_thread(s, c, ev);
+
+	if (v == VERTEX_NONE)
+		return;
+	if (s->th[v].state == TS_SPINNING) {
+		s->th[v].spin_lock = ev->u.spin.lock;
+		leave_state(s, v, ev->ts, VERTEX_NONE);
+		enter_state(s, v, TS_RUNNING, ev->ts);
+	}
+	s->th[v].spinning = false;
+	locks_set_holder(&s->locks, vt_get(s->vt, v)->pid, ev->u.spin.lock, v);
+}
+
 void sched_event(struct sched *s, const struct wperf_event *ev)
 {
 	struct cpu_ctx *c = cpu_of(s, ev->cpu, ev->ts);
@@ -580,6 +648,12 @@ void sched_event(struct sched *s, const struct wperf_event *ev)
 		break;
 	case WPERF_EV_STATEDUMP_PROCESS:
 		on_statedump(s, ev);
+		break;
+	case WPERF_EV_SPIN_BEGIN:
+		on_spin_begin(s, c, ev);
+		break;
+	case WPERF_EV_SPIN_END:
+		on_spin_end(s, c, ev);
 		break;
 	default:
 		break;
@@ -631,9 +705,10 @@ void sched_finish(struct sched *s, int64_t end)
 
 		if (th->state == TS_WAITING)
 			s->quality->waits_open_at_end++;
-		if (th->state == TS_RUNNING || th->state == TS_RUNNABLE || th->state == TS_WAITING) {
+		if (th->state == TS_RUNNING || th->state == TS_RUNNABLE ||
+		    th->state == TS_WAITING || th->state == TS_SPINNING) {
 			leave_state(s, (uint32_t)v, end, VERTEX_NONE);
-			enter_state(s, (uint32_t)v, th->state, end);
+			th->since = end;   /* not a new state: no hooks */
 		}
 	}
 }
@@ -643,7 +718,8 @@ int64_t sched_oldest_open_wait(const struct sched *s)
 	int64_t oldest = INT64_MAX;
 
 	for (size_t v = 0; v < s->n_th; v++)
-		if (s->th[v].state == TS_WAITING && s->th[v].since < oldest)
+		if ((s->th[v].state == TS_WAITING || s->th[v].state == TS_SPINNING) &&
+		    s->th[v].since < oldest)
 			oldest = s->th[v].since;
 	return oldest;
 }

@@ -18,6 +18,7 @@
 #include "wperf/analysis.h"
 #include "wperf/event.h"
 #include "disk.h"
+#include "locks.h"
 #include "vertex.h"
 
 enum thread_state {
@@ -26,6 +27,7 @@ enum thread_state {
 	TS_RUNNABLE,
 	TS_WAITING,
 	TS_DEAD,
+	TS_SPINNING,    /* on a CPU, but busy-waiting for a lock (annotated) */
 };
 
 struct sched_thread {
@@ -33,6 +35,8 @@ struct sched_thread {
 	bool exiting;           /* sched_process_exit seen */
 	bool inferred;          /* state guessed (statedump, first sight): no mismatch counting */
 	bool known_origin;      /* born in the trace or described by the statedump */
+	bool spinning;          /* between before_spin and after_spin */
+	uint64_t spin_lock;     /* the lock it spins on */
 	int64_t since;          /* when the current state began */
 };
 
@@ -61,16 +65,26 @@ struct closed_segment {
 	enum wperf_segment_state state;
 	int64_t start, end;
 	uint32_t waker;         /* waiting only */
+	bool spin;              /* a busy-wait on a lock, not a sleep */
 };
 
 typedef void (*segment_sink)(void *data, const struct closed_segment *seg);
+
+/*
+ * The thread enters state (TS_WAITING or TS_DEAD) at t. For a wait, the
+ * sink may answer an earlier start (a false wakeup merged the previous
+ * wait into this one, METHOD.md §6); otherwise it returns t.
+ */
+typedef int64_t (*state_hook)(void *data, uint32_t vertex, enum thread_state state, int64_t t);
 
 struct sched {
 	struct vertex_table *vt;
 	struct disk_tracker *disks;
 	struct wperf_quality *quality;
 	segment_sink sink;
+	state_hook state_begins;      /* may be NULL */
 	void *sink_data;
+	struct lock_table locks;
 
 	struct sched_thread *th;      /* by vertex id */
 	size_t n_th;
@@ -86,7 +100,8 @@ void sched_init(struct sched *s, struct vertex_table *vt, struct disk_tracker *d
 		struct wperf_quality *q, segment_sink sink, void *sink_data);
 void sched_fini(struct sched *s);
 
-/* Scheduler, interrupt and statedump events (block issue is disk.h's). */
+/* Scheduler, interrupt, statedump and spin-annotation events (block
+ * issue is disk.h's). */
 void sched_event(struct sched *s, const struct wperf_event *ev);
 
 /* A block request completed on ev->cpu: remember the disk for the waker. */

@@ -260,6 +260,8 @@ struct wperf_decoder {
 	const bt_clock_class *clock_class;       /* of the first kernel stream */
 	char comm_buf[16];        /* exec: basename of the file, as the kernel's comm */
 	uint64_t counts[WPERF_EV_TYPE_COUNT];
+	bool false_wakeup_class;  /* a stream class declares wperf:false_wakeup */
+	bool told_false_wakeups;  /* ... and the analysis knows */
 };
 
 struct wperf_decoder *wperf_decoder_create(void)
@@ -411,6 +413,8 @@ static struct event_plan *plan_for_class(struct wperf_decoder *d, const bt_event
 	if (!p)
 		return NULL;
 	build_plan(ec, p);
+	if (p->type == WPERF_EV_FALSE_WAKEUP)
+		d->false_wakeup_class = true;
 	if (ptr_map_put(&d->plans, ec, p) < 0) {
 		free(p);
 		return NULL;
@@ -861,8 +865,25 @@ static int decode_discarded(struct wperf_decoder *d, struct wperf_analysis *a,
 	return 0;
 }
 
+static int feed_one(struct wperf_decoder *d, struct wperf_analysis *a,
+		    const bt_message *msg, char *err, size_t errlen);
+
 int wperf_decoder_feed_message(struct wperf_decoder *d, struct wperf_analysis *a,
 			       const bt_message *msg, char *err, size_t errlen)
+{
+	int rc = feed_one(d, a, msg, err, errlen);
+
+	/* Stream classes are read when their first stream begins, before any
+	 * of their events: the analysis learns in time to hold segments. */
+	if (d->false_wakeup_class && !d->told_false_wakeups) {
+		wperf_analysis_expect_false_wakeups(a);
+		d->told_false_wakeups = true;
+	}
+	return rc;
+}
+
+static int feed_one(struct wperf_decoder *d, struct wperf_analysis *a,
+		    const bt_message *msg, char *err, size_t errlen)
 {
 	switch (bt_message_get_type(msg)) {
 	case BT_MESSAGE_TYPE_EVENT:

@@ -59,6 +59,12 @@ void wperf_analysis_feed(struct wperf_analysis *a, const struct wperf_event *ev)
 void wperf_analysis_discarded(struct wperf_analysis *a, int cpu, bool packets,
 			      uint64_t count, int64_t begin_ns, int64_t end_ns);
 
+/* The trace can contain wperf:false_wakeup annotations: hold each thread's
+ * segments from a wakeup until its next wait, so they can be merged
+ * (METHOD.md §6). Call before the first event; other traces' segments then
+ * flow through undelayed. */
+void wperf_analysis_expect_false_wakeups(struct wperf_analysis *a);
+
 /* Widen the analysed range (a stream or packet began/ended at ts). */
 void wperf_analysis_observe_time(struct wperf_analysis *a, int64_t ts);
 

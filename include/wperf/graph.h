@@ -84,7 +84,15 @@ struct wperf_quality {
 	uint64_t unmatched_block_completions;
 	uint64_t state_mismatches;       /* scheduler events contradicting the tracked state */
 	uint64_t untraced_interrupt_wakeups; /* woken from interrupt context the trace does not show */
+	uint64_t false_wakeups_merged;   /* wperf:false_wakeup merged into the next wait */
+	uint64_t false_wakeups_unmerged; /* declared too late (after a long run) or with no wakeup */
 	bool has_waking;                 /* sched_waking seen (else sched_wakeup used) */
+};
+
+/* A progress point (wperf:progress): units of work done, as in Coz. */
+struct wperf_progress_point {
+	char *name;
+	uint64_t count;
 };
 
 struct wperf_graph {
@@ -93,6 +101,8 @@ struct wperf_graph {
 	size_t n_vertices;
 	struct wperf_edge *edges;        /* sorted by (from, to) */
 	size_t n_edges;
+	struct wperf_progress_point *progress; /* by name */
+	size_t n_progress;
 	struct wperf_quality quality;
 };
 

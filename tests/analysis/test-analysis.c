@@ -333,6 +333,124 @@ static void test_missing_events(void)
 	wperf_analysis_destroy(a);
 }
 
+/* ---- user-space annotations (METHOD.md §6) ---- */
+
+static void annotate(struct wperf_analysis *a, enum wperf_event_type type, int64_t ts,
+		     int cpu, int64_t tid, uint64_t lock)
+{
+	struct wperf_event ev = base(type, ts, cpu);
+
+	ev.current_tid = tid;
+	ev.current_pid = 100;
+	if (type == WPERF_EV_PROGRESS)
+		ev.u.progress.name = "item";
+	else
+		ev.u.spin.lock = lock;
+	wperf_analysis_feed(a, &ev);
+}
+
+/*
+ * A takes lock L at 1 ms. B spins on it over [10, 40] ms: B waits for A
+ * (30 ms), which is not running time. C spins over [60, 100] but is
+ * preempted during [70, 80]: it waits for B, the last to take L, over
+ * [60, 70] + [80, 100] = 30 ms, and is runnable for 10 ms.
+ */
+static void test_spin(void)
+{
+	struct wperf_analysis *a = wperf_analysis_create();
+	struct wperf_graph g;
+	const uint64_t L = 0x7f00dead0000ull;
+
+	sw(a, 0, 0, 0, 0, 1);                                   /* A on cpu 0 */
+	sw(a, 0, 1, 0, 0, 2);                                   /* B on cpu 1 */
+	sw(a, 0, 2, 0, 0, 3);                                   /* C on cpu 2 */
+	annotate(a, WPERF_EV_SPIN_BEGIN, 1 * MS, 0, 1, L);
+	annotate(a, WPERF_EV_SPIN_END, 1 * MS, 0, 1, L);       /* A took it at once */
+	wake(a, 2 * MS, 0, 7);          /* a wakeup elsewhere: the trace has them */
+	annotate(a, WPERF_EV_SPIN_BEGIN, 10 * MS, 1, 2, L);
+	annotate(a, WPERF_EV_SPIN_END, 40 * MS, 1, 2, L);      /* B took it from A */
+	annotate(a, WPERF_EV_SPIN_BEGIN, 60 * MS, 2, 3, L);
+	sw(a, 70 * MS, 2, 3, 0, 0);                             /* C preempted */
+	sw(a, 80 * MS, 2, 0, 0, 3);
+	annotate(a, WPERF_EV_SPIN_END, 100 * MS, 2, 3, L);     /* C took it from B */
+	sw(a, 120 * MS, 0, 1, 0, 0);
+	sw(a, 120 * MS, 1, 2, 0, 0);
+	sw(a, 120 * MS, 2, 3, 0, 0);
+	if (finish(a, &g)) {
+		failures++;
+		return;
+	}
+	CHECK_EQ("B -> A (spin)", weight(&g, 2, 1), 30 * MS);
+	CHECK_EQ("C -> B (spin, preempted)", weight(&g, 3, 2), 30 * MS);
+	CHECK_EQ("C never waits for A", weight(&g, 3, 1), -1);
+	const struct wperf_vertex *b = &g.vertices[vertex_of_tid(&g, 2)];
+	const struct wperf_vertex *c = &g.vertices[vertex_of_tid(&g, 3)];
+
+	CHECK_EQ("B running excludes the spin", b->running_ns, 120 * MS - 30 * MS);
+	CHECK_EQ("B waiting on a thread", b->waiting_ns[WPERF_V_THREAD], 30 * MS);
+	CHECK_EQ("C runnable while preempted", c->runnable_ns, 10 * MS);
+	CHECK_EQ("C running", c->running_ns, 120 * MS - 30 * MS - 10 * MS);
+	wperf_graph_fini(&g);
+}
+
+/*
+ * T (tid 4) sleeps over [10, 20] ms, is woken by X (tid 8) but finds its
+ * condition false (false_wakeup at 21), sleeps again at 22 and is woken by
+ * Y (tid 9) at 50: one wait [10, 50] on Y. Later it sleeps at 60, is woken
+ * by X at 70, runs 70 ms (not a short run) and then declares a false
+ * wakeup: that one is not merged.
+ */
+static void test_false_wakeup(void)
+{
+	struct wperf_analysis *a = wperf_analysis_create();
+	struct wperf_graph g;
+
+	wperf_analysis_expect_false_wakeups(a);
+	sw(a, 0, 0, 0, 0, 4);           /* T on cpu 0 */
+	sw(a, 0, 1, 0, 0, 8);           /* X on cpu 1 */
+	sw(a, 0, 2, 0, 0, 9);           /* Y on cpu 2 */
+	sw(a, 10 * MS, 0, 4, 1, 0);
+	wake(a, 20 * MS, 1, 4);         /* X wakes T ... */
+	sw(a, 20 * MS, 0, 0, 0, 4);
+	annotate(a, WPERF_EV_FALSE_WAKEUP, 21 * MS, 0, 4, 0);   /* ... for nothing */
+	sw(a, 22 * MS, 0, 4, 1, 0);
+	wake(a, 50 * MS, 2, 4);         /* Y wakes T for real */
+	sw(a, 50 * MS, 0, 0, 0, 4);
+	annotate(a, WPERF_EV_PROGRESS, 55 * MS, 0, 4, 0);
+	sw(a, 60 * MS, 0, 4, 1, 0);
+	wake(a, 70 * MS, 1, 4);
+	sw(a, 70 * MS, 0, 0, 0, 4);
+	annotate(a, WPERF_EV_PROGRESS, 139 * MS, 0, 4, 0);
+	annotate(a, WPERF_EV_FALSE_WAKEUP, 140 * MS, 0, 4, 0);
+	sw(a, 150 * MS, 0, 4, 1, 0);
+	wake(a, 160 * MS, 2, 4);
+	sw(a, 160 * MS, 0, 0, 0, 4);
+	sw(a, 200 * MS, 0, 4, 0, 0);
+	if (finish(a, &g)) {
+		failures++;
+		return;
+	}
+	uint32_t t = vertex_of_tid(&g, 4), x = vertex_of_tid(&g, 8), y = vertex_of_tid(&g, 9);
+	const struct wperf_edge *ty = edge(&g, t, y), *tx = edge(&g, t, x);
+
+	CHECK_EQ("T -> Y exists", ty != NULL, 1);
+	CHECK_EQ("T -> X exists", tx != NULL, 1);
+	if (ty && tx) {
+		CHECK_EQ("T -> Y: the merged wait + the last one", ty->direct_ns, 40 * MS + 10 * MS);
+		CHECK_EQ("T -> Y count", ty->count, 2);
+		CHECK_EQ("T -> X: only the unmerged wait", tx->direct_ns, 10 * MS);
+		CHECK_EQ("T -> X count", tx->count, 1);
+	}
+	CHECK_EQ("T running: not the short run", g.vertices[t].running_ns,
+		 10 * MS + 10 * MS + 80 * MS + 40 * MS);
+	CHECK_EQ("merged", g.quality.false_wakeups_merged, 1);
+	CHECK_EQ("unmerged", g.quality.false_wakeups_unmerged, 1);
+	CHECK_EQ("progress points", g.n_progress, 1);
+	if (g.n_progress == 1)
+		CHECK_EQ("items", g.progress[0].count, 2);
+	wperf_graph_fini(&g);
+}
+
 int main(void)
 {
 	test_nested();
@@ -341,6 +459,8 @@ int main(void)
 	test_disk();
 	test_tiling_and_open_wait();
 	test_missing_events();
+	test_spin();
+	test_false_wakeup();
 	printf("%d passed, %d failed\n", checks - failures, failures);
 	return failures ? 1 : 0;
 }

@@ -53,6 +53,10 @@ static void test_shares(void)
 	CHECK_STR(buf, "45.2%");
 	wperf_fmt_ppm_percent(buf, sizeof buf, 999500);
 	CHECK_STR(buf, "100.0%");
+	wperf_fmt_rate(buf, sizeof buf, 12335, 3000000000LL);
+	CHECK_STR(buf, "4111.667");
+	wperf_fmt_rate(buf, sizeof buf, 5, 0);
+	CHECK_STR(buf, "0.000");
 	wperf_fmt_timestamp(buf, sizeof buf, 12000000345LL);
 	CHECK_STR(buf, "12.000000345 s");
 	wperf_fmt_timestamp(buf, sizeof buf, 1795313580580908994LL);
