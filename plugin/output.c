@@ -48,6 +48,30 @@ static void set_default_mode(int fd)
 	(void)fchmod(fd, 0666 & ~mask);
 }
 
+static bool is_special_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+static int open_in_place(struct wperf_output *o, const char *path, char *err, size_t errlen)
+{
+	o->path = strdup(path);
+	if (!o->path) {
+		wperf_set_err(err, errlen, "cannot write `%s`: out of memory", path);
+		return -1;
+	}
+	o->f = fopen(path, "w");
+	if (!o->f) {
+		wperf_set_err(err, errlen, "cannot write `%s`: %s", path, strerror(errno));
+		free(o->path);
+		o->path = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 int wperf_output_open(struct wperf_output *o, const char *path, char *err, size_t errlen)
 {
 	int fd;
@@ -61,6 +85,8 @@ int wperf_output_open(struct wperf_output *o, const char *path, char *err, size_
 		wperf_set_err(err, errlen, "`%s` is not a file name", path);
 		return -1;
 	}
+	if (is_special_file(path))
+		return open_in_place(o, path, err, errlen);
 	o->path = strdup(path);
 	o->tmp_path = temp_template(path);
 	if (!o->path || !o->tmp_path) {
@@ -110,6 +136,16 @@ int wperf_output_commit(struct wperf_output *o, char *err, size_t errlen)
 		}
 		return 0;
 	}
+	if (!o->tmp_path) {   /* a device or FIFO, written in place */
+		int bad = fflush(o->f) != 0 || ferror(o->f);
+
+		bad |= fclose(o->f) != 0;
+		o->f = NULL;
+		if (bad)
+			goto fail;
+		release(o);
+		return 0;
+	}
 	/* ferror catches a write that failed earlier and was not checked. */
 	if (fflush(o->f) != 0 || ferror(o->f) || fsync(fileno(o->f)) != 0)
 		goto fail;
@@ -134,7 +170,8 @@ void wperf_output_abort(struct wperf_output *o)
 	if (o->path) {
 		if (o->f)
 			fclose(o->f);
-		unlink(o->tmp_path);
+		if (o->tmp_path)
+			unlink(o->tmp_path);
 	}
 	release(o);
 }

@@ -2,6 +2,9 @@
  * plugin/output.h — writing a report file atomically: into a temporary file
  * beside the target, flushed and renamed over it only when complete, so a
  * reader never sees half a report and a failure leaves nothing behind.
+ * A path that exists and is not a regular file (/dev/null, a FIFO, a
+ * terminal) is written in place: renaming over it would replace a device
+ * with a file.
  */
 #ifndef WPERF_PLUGIN_OUTPUT_H
 #define WPERF_PLUGIN_OUTPUT_H
@@ -12,7 +15,7 @@
 struct wperf_output {
 	FILE *f;
 	char *path;     /* NULL: standard output */
-	char *tmp_path;
+	char *tmp_path; /* NULL: written in place (not a regular file) */
 };
 
 /* Open path (NULL or "-": standard output). 0, or -1 with err set. */

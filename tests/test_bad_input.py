@@ -14,7 +14,9 @@ graph (the sink's own error cause, checked to be one line).
 """
 
 import os
+import json
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -217,6 +219,20 @@ class BadInput(unittest.TestCase):
         self.assertFails(p, cmd, 'permission', 'tracefs', 'root')
 
     # -- output path ----------------------------------------------------------------
+    def test_path_to_a_fifo_is_written_in_place(self):
+        # Atomic replacement must not rename a file over a device or FIFO
+        # (it once replaced /dev/null with a regular file).
+        d = self.outdir('fifo')
+        fifo = os.path.join(d, 'report.fifo')
+        os.mkfifo(fifo)
+        reader = subprocess.Popen(['cat', fifo], stdout=subprocess.PIPE, text=True)
+        cmd, p = self.cli(self.good, params='format="json",path="%s"' % fifo)
+        out, _ = reader.communicate(timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+        self.assertTrue(stat.S_ISFIFO(os.stat(fifo).st_mode), 'the FIFO was replaced')
+        self.assertEqual(json.loads(out)['format'], 'wperf-report')
+        self.assertEqual(sorted(os.listdir(d)), ['report.fifo'], 'temporary files left')
+
     def test_path_in_missing_directory(self):
         d = self.outdir('missingdir')
         target = os.path.join(d, 'no', 'such', 'dir', 'r.json')
