@@ -13,7 +13,8 @@
 # with `DEB_PACKAGES += name` below.
 DEB_PACKAGES := gcc make pkg-config meson ninja-build \
 	babeltrace2 libbabeltrace2-dev python3-bt2 python3-jsonschema \
-	libtracefs-dev libtraceevent-dev valgrind linux-perf
+	libtracefs-dev libtraceevent-dev valgrind linux-perf \
+	lttng-tools liblttng-ust-dev libxml2-utils g++
 
 BUILD      := build
 BUILD_ASAN := build-asan
@@ -37,7 +38,7 @@ ASAN_ENV = LD_PRELOAD=$(ASAN_PRELOAD) \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	WPERF_SANITIZED=1 WPERF_ASAN_PRELOAD=$(ASAN_PRELOAD)
 
-.PHONY: all deps build build-asan tracefs demo check install clean
+.PHONY: all deps build build-asan tracefs demo check install clean bench-annotations
 
 all: build
 
@@ -125,6 +126,12 @@ check: build build-asan tracefs
 install: build
 	meson configure $(BUILD) -Dprefix=$(PREFIX)
 	meson install -C $(BUILD)
+
+# Cost of each annotation macro and throughput of an annotated lock-heavy
+# workload with and without recording (figures: doc/performance-annotations.md).
+# Not part of `make check`: it prints figures, it does not judge them.
+bench-annotations: build
+	ninja -C $(BUILD) bench-annotations
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN)
