@@ -5,11 +5,16 @@
  * that the global buffer (and whoever else uses it) is never touched, and
  * remove it on every exit path. A process killed with SIGKILL cannot remove
  * its instance: the next recorder removes instances whose owner is gone.
+ *
+ * The one exception is a snapshot of a flight recorder: an instance that
+ * `wperf record --snapshot` created and left recording in overwrite mode.
+ * We attach to it, read what its buffers hold, and leave it as it was.
  */
 #include "tracefs-recorder.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -197,6 +202,7 @@ struct wperf_recorder *wperf_recorder_create(uint64_t buffer_size_kb,
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	rec->read_until = UINT64_MAX;
 	remove_stale_instances();
 	if (create_instance(rec, err, errlen) ||
 	    configure_instance(rec, buffer_size_kb, err, errlen) ||
@@ -205,6 +211,133 @@ struct wperf_recorder *wperf_recorder_create(uint64_t buffer_size_kb,
 		return NULL;
 	}
 	return rec;
+}
+
+struct wperf_recorder *wperf_recorder_attach(const char *name,
+					     char *err, size_t errlen)
+{
+	struct wperf_recorder *rec;
+	char *clock;
+
+	if (!find_tracefs(err, errlen))
+		return NULL;
+	if (!tracefs_instance_exists(name)) {
+		snprintf(err, errlen, "parameter `instance`: no ftrace instance "
+			 "named \"%s\" under %s/instances (start one with "
+			 "`wperf record --snapshot`)", name, tracefs_tracing_dir());
+		return NULL;
+	}
+	rec = calloc(1, sizeof(*rec));
+	if (!rec) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	rec->attached = true;
+	rec->read_until = UINT64_MAX;
+	snprintf(rec->instance_name, sizeof(rec->instance_name), "%s", name);
+	rec->instance = tracefs_instance_alloc(NULL, name);
+	if (!rec->instance || load_formats(rec, err, errlen)) {
+		if (!rec->instance)
+			snprintf(err, errlen, "out of memory");
+		wperf_recorder_destroy(rec);
+		return NULL;
+	}
+	/* Timestamps in another clock would not line up with LTTng's. */
+	clock = tracefs_instance_file_read(rec->instance, "trace_clock", NULL);
+	if (!clock || !strstr(clock, "[mono]")) {
+		snprintf(err, errlen, "ftrace instance %s does not use the \"mono\" "
+			 "trace clock (echo mono > %s/instances/%s/trace_clock)",
+			 name, tracefs_tracing_dir(), name);
+		free(clock);
+		wperf_recorder_destroy(rec);
+		return NULL;
+	}
+	free(clock);
+	return rec;
+}
+
+bool wperf_recorder_event_enabled(struct wperf_recorder *rec,
+				  const char *system, const char *event)
+{
+	char path[256];
+	char *text;
+	bool on;
+
+	snprintf(path, sizeof(path), "events/%s/%s/enable", system, event);
+	text = tracefs_instance_file_read(rec->instance, path, NULL);
+	on = text && text[0] == '1';  /* "1", or "1*" when soft-disabled */
+	free(text);
+	return on;
+}
+
+/* The sub-buffer size of the instance: what one read of *_raw returns. */
+static int subbuf_size(struct wperf_recorder *rec)
+{
+	long long kb;
+
+	if (tracefs_file_exists(rec->instance, "buffer_subbuf_size_kb") &&
+	    tracefs_instance_file_read_number(rec->instance,
+					      "buffer_subbuf_size_kb", &kb) == 0 &&
+	    kb > 0)
+		return (int)(kb * 1024);
+	return (int)sysconf(_SC_PAGESIZE);
+}
+
+/* per_cpu/cpuN/snapshot_raw: the snapshot buffer, in trace_pipe_raw's format. */
+static struct tracefs_cpu *open_snapshot_raw(struct wperf_recorder *rec, int cpu)
+{
+	char path[64];
+	struct tracefs_cpu *tcpu;
+	int fd;
+
+	snprintf(path, sizeof(path), "per_cpu/cpu%d/snapshot_raw", cpu);
+	fd = tracefs_instance_file_open(rec->instance, path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return NULL;
+	tcpu = tracefs_cpu_alloc_fd(fd, subbuf_size(rec), true);
+	if (!tcpu)
+		close(fd);
+	return tcpu;
+}
+
+int wperf_recorder_open_snapshot(struct wperf_recorder *rec,
+				 uint64_t *snapshot_ts, char *err, size_t errlen)
+{
+	/* Kernels built without CONFIG_TRACER_SNAPSHOT have no such file. */
+	bool use_snapshot = tracefs_file_exists(rec->instance, "snapshot");
+
+	if (use_snapshot) {
+		/* 2 empties the spare buffer, so what 1 swaps into the live
+		 * side starts clean; 1 swaps the live buffers into it. */
+		if (tracefs_instance_file_write(rec->instance, "snapshot", "2") < 0 ||
+		    tracefs_instance_file_write(rec->instance, "snapshot", "1") < 0) {
+			snprintf(err, errlen, "cannot take an ftrace snapshot of %s: %s",
+				 rec->instance_name, strerror(errno));
+			return -1;
+		}
+	}
+	*snapshot_ts = wperf_monotonic_ns();
+	/* The frozen snapshot buffer holds nothing newer; the live one does,
+	 * and we stop at the snapshot time so every CPU ends at the same time. */
+	rec->read_until = *snapshot_ts;
+	for (int i = 0; i < rec->ncpus; i++) {
+		struct wperf_cpu_reader *r = &rec->cpus[i];
+
+		r->tcpu = use_snapshot ? open_snapshot_raw(rec, i)
+				       : tracefs_cpu_open(rec->instance, i, true);
+		r->kbuf = tep_kbuffer(rec->tep);
+		if (!r->tcpu || !r->kbuf) {
+			snprintf(err, errlen, "cannot open %s/instances/%s/per_cpu/"
+				 "cpu%d/%s: %s", tracefs_tracing_dir(),
+				 rec->instance_name, i,
+				 use_snapshot ? "snapshot_raw" : "trace_pipe_raw",
+				 strerror(errno));
+			return -1;
+		}
+		if (tracefs_cpu_read_size(r->tcpu) > rec->subbuf_size)
+			rec->subbuf_size = tracefs_cpu_read_size(r->tcpu);
+	}
+	return 0;
 }
 
 static void free_page_list(struct wperf_rb_page *p)
@@ -234,7 +367,7 @@ void wperf_recorder_destroy(struct wperf_recorder *rec)
 {
 	if (!rec)
 		return;
-	if (rec->instance)
+	if (rec->instance && !rec->attached)
 		tracefs_trace_off(rec->instance);
 	/* The instance cannot be removed while its files are open. */
 	for (int i = 0; rec->cpus && i < rec->ncpus; i++)
@@ -242,7 +375,8 @@ void wperf_recorder_destroy(struct wperf_recorder *rec)
 	free(rec->cpus);
 	free_page_list(rec->free_pages);
 	if (rec->instance) {
-		tracefs_instance_destroy(rec->instance);
+		if (!rec->attached)
+			tracefs_instance_destroy(rec->instance);
 		tracefs_instance_free(rec->instance);
 	}
 	if (rec->tep)
@@ -296,7 +430,7 @@ int wperf_recorder_start(struct wperf_recorder *rec, char *err, size_t errlen)
 
 void wperf_recorder_stop(struct wperf_recorder *rec)
 {
-	if (rec->tracing)
+	if (rec->tracing && !rec->attached)
 		tracefs_trace_off(rec->instance);
 	rec->tracing = false;
 }
@@ -323,11 +457,16 @@ static void put_page(struct wperf_recorder *rec, struct wperf_rb_page *p)
 }
 
 /* Record the lost-events note of the page just loaded into r->kbuf. */
-static void note_missed_events(struct wperf_cpu_reader *r)
+static void note_missed_events(struct wperf_recorder *rec,
+			       struct wperf_cpu_reader *r)
 {
 	int missed = kbuffer_missed_events(r->kbuf);
+	bool first = !r->read_any;
 
-	if (missed == 0)
+	r->read_any = true;
+	/* A flight recorder overwrites its oldest events all the time: what
+	 * it lost before the first page of a snapshot is just older history. */
+	if (missed == 0 || (first && rec->read_until != UINT64_MAX))
 		return;
 	if (missed < 0 || r->missed_before_event < 0) {
 		r->missed_before_event = -1;
@@ -347,7 +486,7 @@ static void load_cursor(struct wperf_recorder *rec, struct wperf_cpu_reader *r)
 		unsigned long long ts;
 
 		kbuffer_load_subbuffer(r->kbuf, r->head->data);
-		note_missed_events(r);
+		note_missed_events(rec, r);
 		r->event_data = kbuffer_read_event(r->kbuf, &ts);
 		if (r->event_data) {
 			r->event_ts = ts;
@@ -435,6 +574,15 @@ int wperf_recorder_poll_cpu(struct wperf_recorder *rec,
 		r->tail = p;
 		pages++;
 		load_cursor(rec, r);
+		/* A snapshot of a live buffer ends at the snapshot time: a page
+		 * begun after it holds only newer events (dropped by the
+		 * consumer; see wperf_recorder_open_snapshot()). */
+		if (rec->read_until != UINT64_MAX &&
+		    kbuffer_subbuf_timestamp(r->kbuf, p->data) > rec->read_until) {
+			r->drained = true;
+			r->delivered_until = UINT64_MAX;
+			break;
+		}
 	}
 	return pages;
 }

@@ -49,6 +49,7 @@ struct wperf_cpu_reader {
 	 * (see wperf_recorder_poll_cpu()); UINT64_MAX once drained. */
 	uint64_t delivered_until;
 	bool drained;
+	bool read_any;        /* a page was read: losses before it are history */
 };
 
 struct wperf_recorder {
@@ -60,6 +61,13 @@ struct wperf_recorder {
 	struct wperf_cpu_reader *cpus;
 	struct wperf_rb_page *free_pages; /* recycled pages */
 	bool tracing;
+
+	/* Attached to someone else's instance (a flight recorder): never
+	 * change its settings, its tracing_on, or remove it. */
+	bool attached;
+	/* Snapshot reading: pages are read up to this time only (see
+	 * wperf_recorder_open_snapshot()); UINT64_MAX otherwise. */
+	uint64_t read_until;
 };
 
 /*
@@ -70,7 +78,31 @@ struct wperf_recorder {
 struct wperf_recorder *wperf_recorder_create(uint64_t buffer_size_kb,
 					     char *err, size_t errlen);
 
-/* Stop tracing, close the readers, remove the instance, free all. */
+/*
+ * Use the existing instance `name` (a flight recorder left recording by
+ * `wperf record --snapshot`) without creating, configuring or removing
+ * it. Its trace clock must be "mono". err says why in one line on failure.
+ */
+struct wperf_recorder *wperf_recorder_attach(const char *name,
+					     char *err, size_t errlen);
+
+/* Whether system:event is enabled in the recorder's instance. */
+bool wperf_recorder_event_enabled(struct wperf_recorder *rec,
+				  const char *system, const char *event);
+
+/*
+ * Open the per-CPU readers of an attached instance for a snapshot of what
+ * its ring buffers hold now. With ftrace snapshots (CONFIG_TRACER_SNAPSHOT)
+ * the live buffers are swapped into the snapshot buffer and read from
+ * per_cpu/cpuN/snapshot_raw; the live buffer is not consumed. Without,
+ * the live buffers are read (consumed) from trace_pipe_raw up to the time
+ * of the call. Tracing is left on either way. *snapshot_ts is that time.
+ */
+int wperf_recorder_open_snapshot(struct wperf_recorder *rec,
+				 uint64_t *snapshot_ts, char *err, size_t errlen);
+
+/* Stop tracing, close the readers, remove the instance, free all (an
+ * attached instance is only closed). */
 void wperf_recorder_destroy(struct wperf_recorder *rec);
 
 /* The format of system:event on this kernel, or NULL if it lacks it. */

@@ -34,6 +34,16 @@
  * the graph itself gets the same stop from its interrupter
  * (bt_self_message_iterator_is_interrupted()) if it keeps the graph going.
  *
+ * Snapshots. With instance="NAME" and snapshot=true the component attaches
+ * to a flight recorder (an instance left recording in overwrite mode by
+ * `wperf record --snapshot`), takes a snapshot of its ring buffers (see
+ * wperf_recorder_open_snapshot()), reads it all at initialization, emits
+ * it, and ends. The instance keeps recording and is never modified. The
+ * statedump is read from /proc at the snapshot time and stamped with it,
+ * after the events, as `lttng regenerate statedump` does before an LTTng
+ * snapshot: the buffer's beginning has been overwritten long ago, so no
+ * earlier time would be true.
+ *
  * Packets. Each CPU stream gets a new packet every PACKET_PERIOD_NS, for
  * two reasons: sink.ctf.fs only writes a packet when it ends (so a
  * recording stopped by Ctrl-C in the babeltrace2 CLI, which destroys the
@@ -84,15 +94,27 @@ const char wperf_tracefs_help[] =
 	"                             busy CPU, so a downstream stall or the\n"
 	"                             CLI's retry sleep loses nothing. Lost\n"
 	"                             events become discarded-events messages.\n"
+	"  instance=\"NAME\"            With snapshot=true: the existing ftrace\n"
+	"                             instance to read (a flight recorder left by\n"
+	"                             `wperf record --snapshot`); it is used as\n"
+	"                             it is, never created, changed or removed.\n"
+	"  snapshot=true              Take a snapshot of what the instance's ring\n"
+	"                             buffers hold now, emit it, then end. The\n"
+	"                             instance keeps recording.\n"
 	"\n"
 	"Example:\n"
 	"  babeltrace2 -c source.wperf.tracefs --params=duration=3 \\\n"
-	"              -c sink.ctf.fs --params='path=\"/tmp/kernel-trace\"'\n";
+	"              -c sink.ctf.fs --params='path=\"/tmp/kernel-trace\"'\n"
+	"  babeltrace2 -c source.wperf.tracefs \\\n"
+	"              --params='instance=\"wperf-flight-x\",snapshot=true' \\\n"
+	"              -c sink.ctf.fs --params='path=\"/tmp/snap\"'\n";
 
 struct tracefs_comp {
 	bt_self_component *self;
 	int64_t duration_ns;            /* -1: until interrupted */
 	int64_t buffer_size_kb;
+	const char *instance;           /* attach to it (snapshot) */
+	bool snapshot;
 	struct wperf_recorder *rec;
 	bt_trace_class *trace_class;
 	bt_stream_class *stream_class;
@@ -131,6 +153,7 @@ struct tracefs_iter {
 	size_t sd_next;                 /* next statedump item to emit */
 	enum phase phase;
 	uint64_t start_ts, stop_ts;
+	uint64_t sd_ts;                 /* the statedump's time */
 	uint64_t last_ts;               /* time of the last message emitted */
 	uint64_t packet_cut_ts;         /* when the open packets began */
 	uint64_t clamped;               /* events stamped before last_ts */
@@ -177,7 +200,42 @@ static void give_back_sigint(void)
 /* Component: parameters, trace class, event classes                    */
 /* ------------------------------------------------------------------ */
 
-static const char *const known_params[] = { "duration", "buffer-size-kb", NULL };
+static const char *const known_params[] = {
+	"duration", "buffer-size-kb", "instance", "snapshot", NULL
+};
+
+/* instance and snapshot go together, and a snapshot has no duration. */
+static int read_snapshot_params(struct tracefs_comp *comp, const bt_value *params,
+				char *err, size_t errlen)
+{
+	int has_instance = wperf_params_get_string(params, "instance",
+						   &comp->instance, err, errlen);
+
+	if (has_instance < 0 ||
+	    wperf_params_get_bool(params, "snapshot", &comp->snapshot, err, errlen) < 0)
+		return -1;
+	if (has_instance && !comp->instance[0]) {
+		snprintf(err, errlen, "parameter `instance`: must not be empty "
+			 "(the name of an ftrace instance)");
+		return -1;
+	}
+	if (comp->snapshot && !has_instance) {
+		snprintf(err, errlen, "parameter `snapshot`: needs `instance`, the "
+			 "flight-recorder instance to take the snapshot of");
+		return -1;
+	}
+	if (has_instance && !comp->snapshot) {
+		snprintf(err, errlen, "parameter `instance`: only with snapshot=true "
+			 "(a live recording always uses a private instance)");
+		return -1;
+	}
+	if (comp->snapshot && comp->duration_ns > 0) {
+		snprintf(err, errlen, "parameter `duration`: not with snapshot=true "
+			 "(a snapshot holds what the buffers hold, then ends)");
+		return -1;
+	}
+	return 0;
+}
 
 static int read_params(struct tracefs_comp *comp, const bt_value *params,
 		       char *err, size_t errlen)
@@ -197,7 +255,7 @@ static int read_params(struct tracefs_comp *comp, const bt_value *params,
 	if (wperf_params_get_int(params, "buffer-size-kb", 4, 1048576,
 				 &comp->buffer_size_kb, err, errlen) < 0)
 		return -1;
-	return 0;
+	return read_snapshot_params(comp, params, err, errlen);
 }
 
 /* The boot id is the UUID LTTng gives the monotonic clock: two traces of
@@ -335,6 +393,17 @@ static int bind_layouts(struct tracefs_comp *comp, char *err, size_t errlen)
 				 "/ CONFIG_TRACEPOINTS enabled?)", l->system, l->event);
 			return -1;
 		}
+		/* A flight recorder records what it was set up with. */
+		if (comp->rec->attached &&
+		    !wperf_recorder_event_enabled(comp->rec, l->system, l->event)) {
+			if (!l->required)
+				continue;
+			snprintf(err, errlen, "ftrace instance %s does not record "
+				 "%s:%s, which the analysis needs (was it made by "
+				 "`wperf record --snapshot`?)",
+				 comp->instance, l->system, l->event);
+			return -1;
+		}
 		b->layout = l;
 		b->is_switch = strcmp(l->name, "sched_switch") == 0;
 		b->is_wakeup = strncmp(l->name, "sched_wak", 9) == 0;
@@ -342,7 +411,8 @@ static int bind_layouts(struct tracefs_comp *comp, char *err, size_t errlen)
 		b->event_class = wperf_layout_create_event_class(l, comp->stream_class);
 		if (!b->event_class)
 			return -1;
-		if (wperf_recorder_enable_event(comp->rec, l->system, l->event,
+		if (!comp->rec->attached &&
+		    wperf_recorder_enable_event(comp->rec, l->system, l->event,
 						err, errlen))
 			return -1;
 		if (b->format->id > comp->max_id)
@@ -418,8 +488,9 @@ bt_component_class_initialize_method_status wperf_tracefs_init(
 	comp->self = self;
 	if (read_params(comp, params, err, sizeof(err)))
 		goto error;
-	comp->rec = wperf_recorder_create((uint64_t)comp->buffer_size_kb,
-					  err, sizeof(err));
+	comp->rec = comp->snapshot ?
+		wperf_recorder_attach(comp->instance, err, sizeof(err)) :
+		wperf_recorder_create((uint64_t)comp->buffer_size_kb, err, sizeof(err));
 	if (!comp->rec)
 		goto error;
 	snprintf(err, sizeof(err), "cannot create the trace classes (out of memory?)");
@@ -600,7 +671,8 @@ static int produce_begin(struct tracefs_iter *it)
 			return -1;
 	}
 	it->packet_cut_ts = it->start_ts;
-	it->phase = PHASE_STATEDUMP;
+	/* A snapshot is all read already: its events, then the statedump. */
+	it->phase = it->comp->snapshot ? PHASE_DRAINING : PHASE_STATEDUMP;
 	return 1;
 }
 
@@ -608,7 +680,7 @@ static bt_message *create_statedump_msg(struct tracefs_iter *it,
 					bt_event_class *ec, bt_field **payload)
 {
 	bt_message *msg = bt_message_event_create_with_packet_and_default_clock_snapshot(
-		it->self, ec, it->streams[0].packet, monotonic_ts(it, it->start_ts));
+		it->self, ec, it->streams[0].packet, monotonic_ts(it, it->sd_ts));
 
 	if (msg && payload)
 		*payload = bt_event_borrow_payload_field(bt_message_event_borrow_event(msg));
@@ -671,7 +743,7 @@ static int produce_statedump(struct tracefs_iter *it)
 	if (push(it, create_statedump_msg(it, comp->ec_sd_end, NULL)))
 		return -1;
 	wperf_statedump_free(&it->sd);
-	it->phase = PHASE_RECORDING;
+	it->phase = it->comp->snapshot ? PHASE_ENDING : PHASE_RECORDING;
 	return 1;
 }
 
@@ -807,6 +879,11 @@ static int emit_ready_events(struct tracefs_iter *it)
 
 		if (!r)
 			break;
+		if (r->event_ts > rec->read_until) {
+			/* Read from a live buffer after the snapshot time. */
+			wperf_recorder_advance(rec, r);
+			continue;
+		}
 		if (r->missed_before_event) {
 			if (report_loss(it, r->cpu, r->event_ts,
 					r->missed_before_event, true))
@@ -880,7 +957,7 @@ static int produce_draining(struct tracefs_iter *it)
 	if (n != 0)
 		return n;
 	if (all_drained(it->comp->rec)) {
-		it->phase = PHASE_ENDING;
+		it->phase = it->comp->snapshot ? PHASE_STATEDUMP : PHASE_ENDING;
 		return 1;
 	}
 	if (poll_cpus(it, true))
@@ -895,7 +972,9 @@ static int produce_ending(struct tracefs_iter *it)
 	uint64_t end = it->stop_ts > it->last_ts ? it->stop_ts : it->last_ts;
 
 	for (int cpu = 0; cpu < it->ncpus; cpu++) {
-		int64_t lost = wperf_recorder_lost_events(rec, cpu);
+		/* A flight recorder's counters count the history it overwrote
+		 * on purpose: not a loss inside the snapshot. */
+		int64_t lost = it->comp->snapshot ? 0 : wperf_recorder_lost_events(rec, cpu);
 		int64_t unreported = lost - (int64_t)rec->cpus[cpu].missed_reported;
 
 		if (lost > 0 && unreported > 0 &&
@@ -955,6 +1034,35 @@ static void destroy_iter(struct tracefs_iter *it)
 	free(it);
 }
 
+/*
+ * Take the snapshot and read all of it now: the streams must begin at the
+ * oldest event the buffers still hold, which is known only once read.
+ */
+static int read_snapshot(struct tracefs_iter *it)
+{
+	struct wperf_recorder *rec = it->comp->rec;
+	uint64_t snapshot_ts;
+
+	if (wperf_recorder_open_snapshot(rec, &snapshot_ts, it->err, sizeof(it->err)))
+		return -1;
+	snprintf(it->err, sizeof(it->err), "cannot read /proc for the statedump (out of memory)");
+	if (wperf_statedump_collect(&it->sd))
+		return -1;
+	for (bool pending = true; pending;) {
+		if (poll_cpus(it, true))
+			return -1;
+		pending = false;
+		for (int i = 0; i < rec->ncpus; i++)
+			pending |= !rec->cpus[i].drained;
+	}
+	it->start_ts = it->sd_ts = it->stop_ts = snapshot_ts;
+	for (int i = 0; i < rec->ncpus; i++)
+		if (rec->cpus[i].has_event && rec->cpus[i].event_ts < it->start_ts)
+			it->start_ts = rec->cpus[i].event_ts;
+	it->last_ts = it->start_ts;
+	return 0;
+}
+
 bt_message_iterator_class_initialize_method_status wperf_tracefs_iter_init(
 	bt_self_message_iterator *self,
 	bt_self_message_iterator_configuration *config,
@@ -982,17 +1090,22 @@ bt_message_iterator_class_initialize_method_status wperf_tracefs_iter_init(
 	}
 	if (create_trace(it) || wperf_idle_init(&it->idle, it->ncpus))
 		goto error;
-	/* Start before reading /proc: every change after the statedump's
-	 * snapshot is then in the trace (as LTTng does). */
-	it->start_ts = wperf_monotonic_ns();
-	it->last_ts = it->start_ts;
-	if (wperf_recorder_start(comp->rec, it->err, sizeof(it->err)))
-		goto error;
-	snprintf(it->err, sizeof(it->err), "cannot read /proc for the statedump (out of memory)");
-	if (wperf_statedump_collect(&it->sd))
-		goto error;
+	if (comp->snapshot) {
+		if (read_snapshot(it))
+			goto error;
+	} else {
+		/* Start before reading /proc: every change after the
+		 * statedump's snapshot is then in the trace (as LTTng does). */
+		it->start_ts = wperf_monotonic_ns();
+		it->last_ts = it->sd_ts = it->start_ts;
+		if (wperf_recorder_start(comp->rec, it->err, sizeof(it->err)))
+			goto error;
+		snprintf(it->err, sizeof(it->err), "cannot read /proc for the statedump (out of memory)");
+		if (wperf_statedump_collect(&it->sd))
+			goto error;
+		take_first_sigint();
+	}
 	comp->has_iterator = true;
-	take_first_sigint();
 	bt_self_message_iterator_set_data(self, it);
 	return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_OK;
 error:

@@ -1,0 +1,897 @@
+#!/usr/bin/python3
+# wperf — record a program's kernel and LTTng-UST events and report the
+# knots of its wait-for graph (wPerf, OSDI'18). The manual is wperf(1)
+# (doc/wperf.1.md).
+#
+# This script only drives other programs: lttng (sessions, snapshots,
+# triggers), babeltrace2 with the wperf plugin (source.wperf.tracefs where
+# LTTng's kernel tracer is missing; sink.wperf.knots for reports), and
+# tracefs files for the flight recorder's ftrace instance. Python standard
+# library only, so it needs nothing outside Debian packages.
+#
+# meson (tools/meson.build) fills in the @...@ values: the copy in a build
+# directory knows that build's plugin and UST provider; the installed copy
+# knows the system directories.
+import argparse
+import fcntl
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+VERSION = "@VERSION@"
+BUILD_DIR = "@BUILD_DIR@"             # empty in the installed copy
+SYSTEM_PLUGIN_DIR = "@BT2_PLUGIN_DIR@"
+LIBDIR = "@LIBDIR@"
+
+STATE = "wperf.json"      # what was recorded, and the flight recorder's parts
+PRIVATE = ".wperf"        # logs and lock (babeltrace2 ignores them)
+
+# Kernel events for LTTng's kernel tracer (lttng-modules): the set that
+# doc/wperf.7.md lists, plus the network events the analysis decodes.
+LTTNG_KERNEL_EVENTS = [
+    "sched_switch", "sched_waking", "sched_wakeup", "sched_wakeup_new",
+    "sched_process_fork", "sched_process_exec", "sched_process_exit",
+    "sched_process_free", "irq_handler_entry", "irq_handler_exit",
+    "irq_softirq_entry", "irq_softirq_exit", "irq_softirq_raise",
+    "timer_hrtimer_expire_entry", "timer_hrtimer_expire_exit",
+    "block_rq_insert", "block_rq_issue", "block_rq_complete",
+    "net_dev_xmit", "netif_receive_skb",
+    "lttng_statedump_process_state", "lttng_statedump_block_device",
+    "lttng_statedump_start", "lttng_statedump_end",
+]
+# The same events in ftrace, for the flight recorder's instance: the table
+# of plugin/tracefs-layout.c (keep them in step). The first eight are
+# required by source.wperf.tracefs.
+FTRACE_EVENTS = [
+    "sched/sched_switch", "sched/sched_wakeup", "sched/sched_wakeup_new",
+    "sched/sched_process_fork", "sched/sched_process_exec",
+    "sched/sched_process_exit", "sched/sched_process_free",
+    "sched/sched_waking",
+    "irq/irq_handler_entry", "irq/irq_handler_exit", "irq/softirq_entry",
+    "irq/softirq_exit", "irq/softirq_raise",
+    "timer/hrtimer_expire_entry", "timer/hrtimer_expire_exit",
+    "timer/timer_expire_entry", "timer/timer_expire_exit",
+    "block/block_rq_insert", "block/block_rq_issue", "block/block_rq_complete",
+    "net/net_dev_xmit", "net/netif_receive_skb",
+]
+FTRACE_REQUIRED = 7
+
+
+class Fail(Exception):
+    """An error for the user: printed as one line, exit status 1."""
+
+
+def say(msg):
+    print(f"wperf: {msg}", file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- helpers
+
+def clean_env():
+    """The environment for daemons: without the sanitizer or UST preloads
+    of a test run (lttng-sessiond must not run under them)."""
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    return env
+
+
+def run(cmd, check=True, env=None, quiet=False):
+    """Run a command, capture its output; on failure raise Fail with the
+    last line it printed, which is where lttng says what went wrong."""
+    p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, env=env)
+    if check and p.returncode != 0:
+        lines = [l for l in p.stdout.splitlines() if l.strip()]
+        why = lines[-1].strip() if lines else f"exit status {p.returncode}"
+        raise Fail(f"`{' '.join(cmd[:3])} ...` failed: {why}")
+    return p
+
+
+def need_program(name, package):
+    if not shutil.which(name):
+        raise Fail(f"{name} is missing: install it (apt-get install {package})")
+
+
+def tracefs_dir():
+    """Where tracefs is mounted (mounting it if we may), else None."""
+    with open("/proc/mounts") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) > 2 and parts[2] == "tracefs":
+                return parts[1]
+    if os.geteuid() == 0 and os.path.isdir("/sys/kernel/tracing"):
+        if subprocess.run(["mount", "-t", "tracefs", "nodev",
+                           "/sys/kernel/tracing"]).returncode == 0:
+            return "/sys/kernel/tracing"
+    return None
+
+
+def plugin_dir(option):
+    """--plugin-path, $WPERF_PLUGIN_PATH, this build tree's plugin, or the
+    system plugin directory (where babeltrace2 looks by itself)."""
+    candidates = [option, os.environ.get("WPERF_PLUGIN_PATH")]
+    if BUILD_DIR and not BUILD_DIR.startswith("@"):
+        candidates.append(os.path.join(BUILD_DIR, "plugin"))
+    candidates.append(SYSTEM_PLUGIN_DIR)
+    for d in candidates:
+        if not d:
+            continue
+        if os.path.isfile(os.path.join(d, "babeltrace-plugin-wperf.so")):
+            # babeltrace2 does not load plugins through a symlinked dir.
+            return os.path.realpath(d)
+        if d in (option, os.environ.get("WPERF_PLUGIN_PATH")):
+            raise Fail(f"no babeltrace-plugin-wperf.so in {d} (build it with "
+                       "`make build`, or give the right --plugin-path)")
+    raise Fail("the wperf babeltrace2 plugin is missing: install wperf "
+               "(make install) or pass --plugin-path=BUILD/plugin")
+
+
+def ust_provider():
+    """libwperf-ust.so, the UST provider of the wperf:* annotations.
+    WPERF_UST_LIB names another one, or none when empty."""
+    if "WPERF_UST_LIB" in os.environ:
+        lib = os.environ["WPERF_UST_LIB"]
+        return os.path.realpath(lib) if lib else None
+    candidates = []
+    if BUILD_DIR and not BUILD_DIR.startswith("@"):
+        candidates.append(os.path.join(BUILD_DIR, "ust-provider", "libwperf-ust.so"))
+    if LIBDIR and not LIBDIR.startswith("@"):
+        candidates += [os.path.join(LIBDIR, "libwperf-ust.so"),
+                       os.path.join(LIBDIR, "wperf", "libwperf-ust.so")]
+    for c in candidates:
+        if c and os.path.isfile(c):
+            return os.path.realpath(c)
+    return None
+
+
+def load_state(out):
+    path = os.path.join(out, STATE)
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        raise Fail(f"{out} was not written by `wperf record` (no {STATE})")
+    except (OSError, ValueError) as e:
+        raise Fail(f"cannot read {path}: {e}")
+
+
+def save_state(out, state):
+    tmp = os.path.join(out, PRIVATE, STATE + ".tmp")
+    with open(tmp, "w") as f:
+        json.dump(state, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, os.path.join(out, STATE))
+
+
+def check_output(out):
+    """OUT must not exist, or be an empty directory."""
+    if os.path.exists(out) and (not os.path.isdir(out) or os.listdir(out)):
+        raise Fail(f"output directory {out} exists and is not empty: "
+                   "remove it or choose another with -o")
+
+
+def prepare_output(out):
+    check_output(out)
+    if not os.path.exists(out):
+        try:
+            os.makedirs(out)
+        except OSError as e:
+            raise Fail(f"cannot create output directory {out}: {e.strerror}")
+    os.makedirs(os.path.join(out, PRIVATE))
+    return os.path.realpath(out)
+
+
+def params_string(value):
+    """A string value for babeltrace2's --params (quoted, escaped)."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+# ---------------------------------------------------------------- LTTng
+
+def sessiond_running():
+    return run(["lttng", "list"], check=False).returncode == 0
+
+
+def ensure_sessiond(out):
+    """Start lttng-sessiond if none answers; return its pid if we did."""
+    need_program("lttng", "lttng-tools")
+    if sessiond_running():
+        return None
+    need_program("lttng-sessiond", "lttng-tools")
+    pidfile = os.path.join(out, PRIVATE, "sessiond.pid")
+    with open(os.path.join(out, PRIVATE, "sessiond.log"), "w") as log:
+        p = subprocess.run(["lttng-sessiond", "--daemonize", f"--pidfile={pidfile}"],
+                           stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                           env=clean_env())
+    if p.returncode != 0 or not sessiond_running():
+        with open(os.path.join(out, PRIVATE, "sessiond.log")) as log:
+            lines = [l.strip() for l in log if l.strip()]
+        why = lines[-1] if lines else f"exit status {p.returncode}"
+        raise Fail(f"no lttng-sessiond is running and none could be started: {why}")
+    with open(pidfile) as f:
+        return int(f.read().strip())
+
+
+def stop_sessiond_if_ours(pid):
+    """Stop a session daemon we started, unless someone uses it now."""
+    if not pid:
+        return
+    listing = run(["lttng", "list"], check=False).stdout
+    if re.search(r"^\s*\d+\) ", listing, re.M):
+        say(f"leaving lttng-sessiond (pid {pid}) running: it has other sessions")
+        return
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    for _ in range(100):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+
+
+def lttng_kernel_available():
+    """lttng-modules loaded: `lttng list -k` answers (else the tracefs path)."""
+    return run(["lttng", "list", "-k"], check=False).returncode == 0
+
+
+def subbuf_args(buffer_kb):
+    """Four sub-buffers per CPU of a power-of-two size adding up to at most
+    buffer_kb (LTTng wants powers of two; four lets the consumer write
+    one while the tracer fills the others)."""
+    size = 4096
+    while size * 2 * 4 <= buffer_kb * 1024:
+        size *= 2
+    return [f"--subbuf-size={size}", "--num-subbuf=4"]
+
+
+def create_lttng_session(name, out, snapshot, kernel, ust_events, buffer_kb):
+    if snapshot:
+        # The default snapshot output: where triggered snapshots land.
+        run(["lttng", "create", name, "--snapshot",
+             f"--output={os.path.join(out, PRIVATE, 'triggered')}"])
+    else:
+        run(["lttng", "create", name, f"--output={out}"])
+    mode = ["--overwrite"] if snapshot else []
+    if kernel:
+        run(["lttng", "enable-channel", "-k", "-s", name, "wperf-kernel"]
+            + mode + subbuf_args(buffer_kb))
+        # The scheduler events are required; the others may be missing
+        # from an older lttng-modules, and are then left out.
+        run(["lttng", "enable-event", "-k", "-s", name, "-c", "wperf-kernel",
+             ",".join(LTTNG_KERNEL_EVENTS[:8])])
+        for ev in LTTNG_KERNEL_EVENTS[8:]:
+            run(["lttng", "enable-event", "-k", "-s", name, "-c", "wperf-kernel", ev],
+                check=False)
+        run(["lttng", "add-context", "-k", "-s", name, "-c", "wperf-kernel",
+             "-t", "tid", "-t", "pid", "-t", "procname"])
+    run(["lttng", "enable-channel", "-u", "-s", name, "wperf-ust"]
+        + mode + subbuf_args(buffer_kb))
+    run(["lttng", "enable-event", "-u", "-s", name, "-c", "wperf-ust", ust_events])
+    run(["lttng", "add-context", "-u", "-s", name, "-c", "wperf-ust",
+         "-t", "vtid", "-t", "vpid", "-t", "procname"])
+
+
+def destroy_lttng_session(name):
+    run(["lttng", "destroy", name], check=False)
+
+
+# ------------------------------------------------------ tracefs recording
+
+def check_kernel_permission(tracefs):
+    if os.geteuid() != 0:
+        raise Fail("recording kernel events needs root: run it with sudo "
+                   "(sudo wperf record ...)")
+    if not tracefs:
+        raise Fail("tracefs is not mounted and could not be mounted "
+                   "(mount -t tracefs nodev /sys/kernel/tracing)")
+
+
+class TracefsRecorder:
+    """babeltrace2 -c source.wperf.tracefs -c sink.ctf.fs in the background."""
+
+    def __init__(self, plugins, out, tracefs, buffer_kb):
+        self.out, self.tracefs = out, tracefs
+        self.log = os.path.join(out, PRIVATE, "kernel-recorder.log")
+        sink = ("path=" + params_string(os.path.join(out, "kernel"))
+                + ",assume-single-trace=true")
+        cmd = ["babeltrace2", f"--plugin-path={plugins}",
+               "-c", "source.wperf.tracefs", f"--params=buffer-size-kb={buffer_kb}",
+               "-c", "sink.ctf.fs", f"--params={sink}"]
+        with open(self.log, "w") as log:
+            # Its own process group, so a terminal's Ctrl-C reaches the
+            # command and us but not the recorder, which we stop last; and
+            # SIGINT at its default, since the source takes the first one
+            # to end the trace cleanly (a `cmd &` shell would ignore it).
+            self.proc = subprocess.Popen(
+                cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                start_new_session=True,
+                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+    def wait_recording(self, timeout=60):
+        """Until its instance wperf-<pid> records with tracing on: only then
+        is every event of the command in the trace."""
+        inst = os.path.join(self.tracefs, "instances", f"wperf-{self.proc.pid}")
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise Fail(f"the kernel recorder failed: {self.last_log_line()}")
+            try:
+                with open(os.path.join(inst, "tracing_on")) as f:
+                    if f.read().strip() == "1":
+                        return
+            except OSError:
+                pass
+            time.sleep(0.05)
+        raise Fail(f"the kernel recorder did not start within {timeout} s "
+                   f"(see {self.log})")
+
+    def last_log_line(self):
+        try:
+            with open(self.log) as f:
+                lines = [l.strip() for l in f if l.strip()]
+        except OSError:
+            lines = []
+        # babeltrace2's error chain ends with the component's own words.
+        causes = [l for l in lines if not l.startswith("ERROR:")]
+        return (causes or lines or ["no message"])[-1].strip("^ ")
+
+    def stop(self):
+        """SIGINT: the source stops tracing, drains, ends its streams."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+        try:
+            rc = self.proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            rc = self.proc.wait()
+        if rc != 0:
+            raise Fail(f"the kernel recorder failed (exit {rc}): {self.last_log_line()}")
+        if not os.path.isfile(os.path.join(self.out, "kernel", "metadata")):
+            raise Fail(f"the kernel recorder wrote no trace (see {self.log})")
+
+
+def create_flight_instance(tracefs, name, buffer_kb):
+    """A persistent ftrace instance in overwrite mode, recording the events
+    source.wperf.tracefs decodes, on the "mono" clock like LTTng."""
+    inst = os.path.join(tracefs, "instances", name)
+    if os.path.exists(inst):
+        raise Fail(f"ftrace instance {name} already exists: stop that flight "
+                   f"recorder first (wperf stop DIR, or rmdir {inst})")
+    os.mkdir(inst)
+    try:
+        def write(path, value):
+            with open(os.path.join(inst, path), "w") as f:
+                f.write(value)
+        write("tracing_on", "0")
+        write("trace_clock", "mono")
+        write("buffer_size_kb", str(buffer_kb))
+        write("options/overwrite", "1")
+        # Keeps tid -> tgid in saved_tgids for threads gone by snapshot time.
+        if os.path.exists(os.path.join(inst, "options/record-tgid")):
+            write("options/record-tgid", "1")
+        for i, ev in enumerate(FTRACE_EVENTS):
+            path = os.path.join("events", ev, "enable")
+            if os.path.exists(os.path.join(inst, path)):
+                write(path, "1")
+            elif i < FTRACE_REQUIRED:
+                raise Fail(f"this kernel has no {ev.replace('/', ':')} "
+                           "tracepoint, which the analysis needs")
+        write("tracing_on", "1")
+    except BaseException:
+        os.rmdir(inst)
+        raise
+
+
+def remove_flight_instance(tracefs, name):
+    inst = os.path.join(tracefs or "/sys/kernel/tracing", "instances", name)
+    if os.path.isdir(inst):
+        with open(os.path.join(inst, "tracing_on"), "w") as f:
+            f.write("0")
+        os.rmdir(inst)
+
+
+# ------------------------------------------------------------ wperf record
+
+def session_name(out):
+    base = re.sub(r"[^A-Za-z0-9_-]", "-", os.path.basename(out))[:40]
+    return f"wperf-{base}-{os.getpid()}"
+
+
+def command_env():
+    """The command's environment: the UST provider preloaded, so annotated
+    programs record wperf:* events without being linked to LTTng-UST."""
+    env = dict(os.environ)
+    lib = ust_provider()
+    if lib:
+        pre = env.get("LD_PRELOAD", "")
+        env["LD_PRELOAD"] = f"{pre}:{lib}" if pre else lib
+    return env
+
+
+def check_command(cmd):
+    if cmd and not shutil.which(cmd[0]):
+        raise Fail(f"cannot run {cmd[0]}: no such program (give its path, "
+                   "e.g. ./server, after --)")
+
+
+def run_command(cmd, out, deadline, session=None):
+    """Run the command in the foreground; return its exit status. With a
+    session, LTTng records the UST events of this process only: the child
+    waits until `lttng track` names it, then execs, so none is missed."""
+    env = command_env()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(w)
+        os.read(r, 1)
+        try:
+            os.execvpe(cmd[0], cmd, env)
+        except OSError as e:
+            print(f"wperf: error: cannot run {cmd[0]}: {e.strerror}", file=sys.stderr)
+        os._exit(127)
+    os.close(r)
+    try:
+        if session:
+            run(["lttng", "track", "-u", "-s", session, f"--vpid={pid}"])
+        with open(os.path.join(out, "command.pid"), "w") as f:
+            f.write(f"{pid}\n")
+        say(f"command pid {pid} (saved in {out}/command.pid)")
+    finally:
+        os.write(w, b"go")   # on failure too: the child must not hang
+        os.close(w)
+    while True:
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return os.waitstatus_to_exitcode(status)
+            if deadline is not None and time.monotonic() >= deadline:
+                say("duration reached: recording stops, the command keeps running")
+                return 0
+            time.sleep(0.05)
+        except KeyboardInterrupt:
+            continue   # Ctrl-C went to the command too: wait for it to end
+
+
+def wait_interrupt(deadline):
+    """Record until Ctrl-C (or SIGTERM, see cmd_record), or the deadline."""
+    try:
+        while deadline is None or time.monotonic() < deadline:
+            time.sleep(0.2)
+    except KeyboardInterrupt:
+        pass
+
+
+def on_sigterm(signum, frame):
+    raise KeyboardInterrupt   # `kill wperf` ends a recording like Ctrl-C
+
+
+def cmd_record(args):
+    # Ctrl-C and `kill` stop a recording cleanly, even when started as a
+    # background job (`wperf record ... &`), where SIGINT comes ignored.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, on_sigterm)
+    if args.stop:
+        if not args.output:
+            raise Fail("--stop needs -o DIR, the flight recorder's directory")
+        return cmd_stop(argparse.Namespace(dir=args.output))
+    if args.duration is not None and args.duration <= 0:
+        raise Fail("--duration must be greater than zero (seconds)")
+    if args.trigger_on and not args.snapshot:
+        raise Fail("--trigger-on needs --snapshot (a trigger takes a snapshot "
+                   "of the flight recorder)")
+    if not 4 <= args.buffer_size_kb <= 1048576:
+        raise Fail("--buffer-size-kb must be between 4 and 1048576")
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    out = args.output or time.strftime("wperf-%Y%m%d-%H%M%S")
+    check_output(out)
+    check_command(command)
+    need_program("lttng", "lttng-tools")
+    need_program("babeltrace2", "babeltrace2")
+    plugins = plugin_dir(args.plugin_path)
+    if os.geteuid() != 0:
+        raise Fail("recording kernel events needs root: run it with sudo "
+                   "(sudo wperf record ...)")
+    out = prepare_output(out)
+    state = {"version": 1, "output": out, "command": command,
+             "plugin_path": plugins, "snapshots": 0}
+    started_sessiond = ensure_sessiond(out)
+    state["sessiond_started"] = started_sessiond
+    kernel = "lttng" if lttng_kernel_available() else "tracefs"
+    tracefs = None if kernel == "lttng" else tracefs_dir()
+    if kernel == "tracefs":
+        check_kernel_permission(tracefs)
+    state.update(kernel=kernel, tracefs=tracefs, session=session_name(out))
+    if args.snapshot:
+        return start_flight_recorder(args, out, state, command)
+    return record_once(args, out, state, command, plugins)
+
+
+def record_once(args, out, state, command, plugins):
+    name, recorder = state["session"], None
+    state["mode"] = "record"
+    create_lttng_session(name, out, False, state["kernel"] == "lttng",
+                         args.ust_events, args.buffer_size_kb)
+    try:
+        if state["kernel"] == "tracefs":
+            recorder = TracefsRecorder(plugins, out, state["tracefs"], args.buffer_size_kb)
+            recorder.wait_recording()
+        run(["lttng", "start", name])
+        save_state(out, state)
+        say(f"recording into {out} (kernel events: {state['kernel']})")
+        deadline = None if args.duration is None else time.monotonic() + args.duration
+        status = (run_command(command, out, deadline, session=name) if command
+                  else wait_interrupt(deadline))
+        run(["lttng", "stop", name])
+    finally:
+        destroy_lttng_session(name)   # writes out what is left
+        try:
+            if recorder:
+                recorder.stop()   # last: the kernel trace spans the UST one
+        finally:
+            stop_sessiond_if_ours(state["sessiond_started"])
+    say(f"trace in {out}: wperf report {out}")
+    return status or 0
+
+
+def start_flight_recorder(args, out, state, command):
+    name = state["session"]
+    state.update(mode="flight-recorder", running=True)
+    if state["kernel"] == "tracefs":
+        state["instance"] = "wperf-flight-" + name[len("wperf-"):]
+        create_flight_instance(state["tracefs"], state["instance"], args.buffer_size_kb)
+    try:
+        create_lttng_session(name, out, True, state["kernel"] == "lttng",
+                             args.ust_events, args.buffer_size_kb)
+        if args.trigger_on:
+            add_trigger(state, args.trigger_on, args.trigger_filter)
+        run(["lttng", "start", name])
+        if args.trigger_on:
+            state["watcher"] = start_watcher(out)
+        save_state(out, state)
+    except BaseException:
+        teardown(state)
+        raise
+    say(f"flight recorder running (session {name}"
+        + (f", ftrace instance {state['instance']}" if "instance" in state else "")
+        + f"): take a snapshot with `wperf snapshot {out}`, "
+        f"stop it with `wperf stop {out}`")
+    if command:
+        return run_command(command, out, None)
+    return 0
+
+
+# ------------------------------------------------------------ triggers
+
+def add_trigger(state, event, filt):
+    """A snapshot of the session whenever the application emits `event`."""
+    trig = state["session"] + "-trigger"
+    cmd = ["lttng", "add-trigger", f"--name={trig}",
+           "--condition=event-rule-matches", "--type=user", f"--name={event}"]
+    if filt:
+        cmd.append(f"--filter={filt}")
+    run(cmd + ["--action=snapshot-session", state["session"]])
+    state["trigger"] = {"name": trig, "event": event, "filter": filt}
+
+
+def start_watcher(out):
+    """A small background process that turns each triggered LTTng snapshot
+    into OUT/snapshot-N: it adds the kernel half (tracefs) at once."""
+    log = open(os.path.join(out, PRIVATE, "watcher.log"), "w")
+    proc = subprocess.Popen([sys.executable, os.path.realpath(__file__), "_watch", out],
+                            stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                            start_new_session=True)
+    return proc.pid
+
+
+def cmd_watch(args):
+    out = os.path.realpath(args.dir)
+    triggered = os.path.join(out, PRIVATE, "triggered")
+    seen = {}
+    while load_state(out).get("running"):
+        for d in sorted(os.listdir(triggered)) if os.path.isdir(triggered) else []:
+            path = os.path.join(triggered, d)
+            size = tree_size(path)
+            # LTTng writes the snapshot in place: take it once it stopped growing.
+            if seen.get(d) == size and size > 0:
+                state = load_state(out)
+                snap = take_snapshot(out, state, lttng_dir=path)
+                say(f"trigger {state['trigger']['event']}: snapshot saved in {snap}")
+                del seen[d]
+            else:
+                seen[d] = size
+        time.sleep(0.3)
+    return 0
+
+
+def tree_size(path):
+    total = 0
+    for root, _, files in os.walk(path):
+        for f in files:
+            try:
+                total += os.path.getsize(os.path.join(root, f))
+            except OSError:
+                pass
+    return total
+
+
+# ------------------------------------------------------------ snapshots
+
+def take_snapshot(out, state, lttng_dir=None):
+    """Save what the flight recorder holds into OUT/snapshot-N. With
+    lttng_dir (a triggered LTTng snapshot), use it rather than a new one."""
+    with open(os.path.join(out, PRIVATE, "lock"), "w") as lock:
+        # One snapshot at a time: two readers would split a consumed buffer.
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        n = state.get("snapshots", 0) + 1
+        while os.path.exists(os.path.join(out, f"snapshot-{n}")):
+            n += 1
+        snap = os.path.join(out, f"snapshot-{n}")
+        os.mkdir(snap)
+        try:
+            fill_snapshot(out, state, snap, n, lttng_dir)
+        except BaseException:
+            shutil.rmtree(snap, ignore_errors=True)   # no half snapshot
+            raise
+        state = load_state(out)
+        state["snapshots"] = max(n, state.get("snapshots", 0))
+        save_state(out, state)
+    return snap
+
+
+def fill_snapshot(out, state, snap, n, lttng_dir):
+    """The LTTng snapshot (or the triggered one) and the ftrace one."""
+    name = state["session"]
+    if lttng_dir is None:
+        # The statedump at start has long been overwritten.
+        run(["lttng", "regenerate", "statedump", "-s", name], check=False)
+        lttng_dir = os.path.join(snap, ".lttng")
+        run(["lttng", "snapshot", "record", "-s", name, f"file://{lttng_dir}"])
+    if state["kernel"] == "tracefs":
+        snapshot_tracefs(state, snap)
+    # LTTng writes DIR/<snapshot name>/{ust,kernel}: lift them up.
+    for root, dirs, _ in os.walk(lttng_dir):
+        for d in ("ust", "kernel"):
+            if d in dirs and not os.path.exists(os.path.join(snap, d)):
+                os.rename(os.path.join(root, d), os.path.join(snap, d))
+        dirs[:] = [d for d in dirs if d not in ("ust", "kernel")]
+    shutil.rmtree(lttng_dir, ignore_errors=True)
+    with open(os.path.join(snap, STATE), "w") as f:
+        json.dump({"version": 1, "snapshot_of": out, "number": n,
+                   "time": time.strftime("%Y-%m-%dT%H:%M:%S%z")}, f, indent=2)
+        f.write("\n")
+
+
+def snapshot_tracefs(state, snap):
+    params = f"instance={params_string(state['instance'])},snapshot=true"
+    sink = "path=" + params_string(os.path.join(snap, "kernel")) + ",assume-single-trace=true"
+    p = run(["babeltrace2", f"--plugin-path={state['plugin_path']}",
+             "-c", "source.wperf.tracefs", f"--params={params}",
+             "-c", "sink.ctf.fs", f"--params={sink}"], check=False)
+    if p.returncode != 0:
+        causes = [l.strip("^ ") for l in p.stdout.splitlines()
+                  if l.strip() and not l.startswith("ERROR:")]
+        raise Fail("the kernel snapshot failed: " + (causes[-1] if causes else p.stdout.strip()))
+
+
+def flight_state(dirname):
+    out = os.path.realpath(dirname)
+    state = load_state(out)
+    if state.get("mode") != "flight-recorder":
+        raise Fail(f"{dirname} is a recording, not a flight recorder "
+                   "(start one with wperf record --snapshot -o DIR)")
+    if not state.get("running"):
+        raise Fail(f"the flight recorder of {dirname} was stopped "
+                   "(start a new one with wperf record --snapshot -o DIR)")
+    return out, state
+
+
+def cmd_snapshot(args):
+    out, state = flight_state(args.dir)
+    need_program("lttng", "lttng-tools")
+    if os.geteuid() != 0 and state["kernel"] == "tracefs":
+        raise Fail("a snapshot of kernel events needs root: run it with sudo")
+    if run(["lttng", "list", state["session"]], check=False).returncode != 0:
+        raise Fail(f"LTTng session {state['session']} is gone (lttng-sessiond "
+                   f"restarted?): stop this flight recorder with wperf stop {args.dir}")
+    snap = take_snapshot(out, state)
+    print(snap)
+    say(f"snapshot saved: wperf report {snap}")
+    return 0
+
+
+def teardown(state):
+    """Remove everything the flight recorder left running; ignore what is
+    already gone, so that stop always ends in a clean state."""
+    if state.get("watcher"):
+        try:
+            os.kill(state["watcher"], signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    if state.get("trigger"):
+        run(["lttng", "remove-trigger", state["trigger"]["name"]], check=False)
+    destroy_lttng_session(state["session"])
+    if state.get("instance"):
+        remove_flight_instance(state.get("tracefs"), state["instance"])
+    stop_sessiond_if_ours(state.get("sessiond_started"))
+
+
+def cmd_stop(args):
+    out, state = flight_state(args.dir)
+    if os.geteuid() != 0 and state.get("instance"):
+        raise Fail("removing the ftrace instance needs root: run it with sudo")
+    state["running"] = False
+    save_state(out, state)
+    teardown(state)
+    say(f"flight recorder of {args.dir} stopped ({state.get('snapshots', 0)} snapshots)")
+    return 0
+
+
+# ------------------------------------------------------------ wperf report
+
+def cmd_report(args, sink_args):
+    need_program("babeltrace2", "babeltrace2")
+    plugins = plugin_dir(args.plugin_path)
+    trace = args.trace
+    if not os.path.isdir(trace):
+        raise Fail(f"no trace directory {trace}")
+    state_path = os.path.join(trace, STATE)
+    if os.path.isfile(state_path) and load_state(trace).get("mode") == "flight-recorder":
+        # Snapshots overlap in time: one at a time, the latest by default.
+        snaps = sorted((d for d in os.listdir(trace) if re.fullmatch(r"snapshot-\d+", d)),
+                       key=lambda d: int(d.split("-")[1]))
+        if not snaps:
+            raise Fail(f"{trace} is a flight recorder without snapshots: "
+                       f"take one with wperf snapshot {trace}")
+        trace = os.path.join(trace, snaps[-1])
+        say(f"reporting {trace}, the latest snapshot")
+    params = []
+    for key, value in sink_args:
+        params.append(f"{key}={params_string(value)}")
+    if args.params:
+        params.append(args.params)
+    cmd = ["babeltrace2", f"--plugin-path={plugins}", trace, "-c", "sink.wperf.knots"]
+    if params:
+        cmd.append("--params=" + ",".join(params))
+    return subprocess.run(cmd).returncode
+
+
+# ------------------------------------------------------------ the CLI
+
+USAGE = """\
+usage: wperf record [-o DIR] [OPTIONS] [-- COMMAND [ARG...]]
+       wperf record --snapshot [-o DIR] [--trigger-on EVENT] [OPTIONS] [-- COMMAND...]
+       wperf snapshot DIR
+       wperf stop DIR
+       wperf report [--plugin-path DIR] TRACE [--format text|json] [--output FILE]
+                    [--pids LIST] [--comms LIST] [--threshold T] [--min-weight W]
+
+Record a program's kernel and LTTng-UST events, and report the knots
+(cycles of waiting) that bound its throughput (wPerf). See wperf(1).
+
+commands:
+  record    record kernel + UST events into DIR until COMMAND exits (or Ctrl-C);
+            with --snapshot: start a flight recorder and return
+  snapshot  save what the flight recorder of DIR holds into DIR/snapshot-N
+  stop      stop the flight recorder of DIR (session and ftrace instance removed)
+  report    run babeltrace2 TRACE -c sink.wperf.knots
+
+`wperf COMMAND --help` describes each command's options.
+"""
+
+# wperf report's options (argparse dest) and the sink parameters they set.
+REPORT_OPTIONS = [("format", "format"), ("output", "path"), ("pids", "pids"),
+                  ("comms", "comms"), ("threshold", "threshold"),
+                  ("min_weight", "min-weight")]
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with usage errors on one line."""
+
+    def error(self, message):
+        raise Fail(f"{self.prog}: {message} (see {self.prog} --help)")
+
+
+def build_parsers():
+    rec = Parser(prog="wperf record", description=(
+        "Record kernel scheduler/interrupt/block events (LTTng's kernel tracer, "
+        "or source.wperf.tracefs where it is missing) and LTTng-UST events "
+        "(wperf:* annotations) into one directory that babeltrace2 reads as a "
+        "whole. Without COMMAND, records until Ctrl-C (or --duration)."))
+    rec.add_argument("-o", "--output", metavar="DIR",
+                     help="output directory; must not exist or be empty "
+                     "(default: wperf-YYYYMMDD-HHMMSS)")
+    rec.add_argument("--snapshot", action="store_true",
+                     help="start a flight recorder (overwrite buffers) and return; "
+                     "save what it holds with `wperf snapshot DIR`")
+    rec.add_argument("--duration", type=float, metavar="SECONDS",
+                     help="stop recording after SECONDS (the command keeps running)")
+    rec.add_argument("--buffer-size-kb", type=int, default=4096, metavar="KB",
+                     help="ring buffer size per CPU of each channel (default 4096)")
+    rec.add_argument("--plugin-path", metavar="DIR",
+                     help="directory of babeltrace-plugin-wperf.so "
+                     "(default: $WPERF_PLUGIN_PATH, the build tree's, or the system's)")
+    rec.add_argument("--ust-events", default="wperf:*", metavar="LIST",
+                     help="UST events to record, comma-separated (default: wperf:*)")
+    rec.add_argument("--trigger-on", metavar="EVENT",
+                     help="with --snapshot: take a snapshot whenever the application "
+                     "emits UST event EVENT (an LTTng trigger)")
+    rec.add_argument("--trigger-filter", metavar="EXPR",
+                     help="LTTng filter expression on EVENT's fields, e.g. 'name == \"req\"'")
+    rec.add_argument("--stop", action="store_true",
+                     help="stop the flight recorder of -o DIR (same as wperf stop DIR)")
+    rec.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND",
+                     help="the program to record, after --")
+
+    snap = Parser(prog="wperf snapshot", description=(
+        "Save what the flight recorder of DIR holds into DIR/snapshot-N "
+        "(kernel/ and ust/), after regenerating LTTng's statedump."))
+    snap.add_argument("dir", metavar="DIR")
+
+    stop = Parser(prog="wperf stop", description=(
+        "Stop the flight recorder of DIR: destroy its LTTng session and "
+        "trigger, remove its ftrace instance. Snapshots stay."))
+    stop.add_argument("dir", metavar="DIR")
+
+    rep = Parser(prog="wperf report", description=(
+        "Print the knot report of TRACE (a wperf record directory, one of its "
+        "snapshots, or any trace babeltrace2 reads) with sink.wperf.knots. "
+        "Options become the sink's parameters (see sink.wperf.knots(7))."))
+    rep.add_argument("trace", metavar="TRACE")
+    rep.add_argument("--plugin-path", metavar="DIR",
+                     help="directory of babeltrace-plugin-wperf.so")
+    rep.add_argument("--format", choices=["text", "json"], help="report format")
+    rep.add_argument("--output", metavar="FILE", help="write the report to FILE")
+    rep.add_argument("--pids", metavar="LIST", help="focus: pids or tids, comma-separated")
+    rep.add_argument("--comms", metavar="LIST", help="focus: thread names, comma-separated")
+    rep.add_argument("--threshold", metavar="T", help='refinement threshold ("20%%", "250ms")')
+    rep.add_argument("--min-weight", metavar="W", help='noise floor ("1%%", "5ms")')
+    rep.add_argument("--params", metavar="STR",
+                     help="more sink parameters, in babeltrace2's --params syntax")
+
+    watch = Parser(prog="wperf _watch")
+    watch.add_argument("dir")
+    return {"record": rec, "snapshot": snap, "stop": stop, "report": rep, "_watch": watch}
+
+
+def main(argv):
+    parsers = build_parsers()
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(USAGE, end="")
+        return 0 if argv else 2
+    if argv[0] == "--version":
+        print(f"wperf {VERSION}")
+        return 0
+    sub = parsers.get(argv[0])
+    if not sub:
+        raise Fail(f"unknown command `{argv[0]}` (commands: record, snapshot, "
+                   "stop, report; see wperf --help)")
+    args = sub.parse_args(argv[1:])
+    if argv[0] == "record":
+        if args.command and args.command[0] != "--":
+            raise Fail(f"wperf record: unexpected `{args.command[0]}`: "
+                       "put the command after -- (wperf record -o DIR -- COMMAND)")
+        return cmd_record(args)
+    if argv[0] == "report":
+        sink_args = [(param, getattr(args, dest)) for dest, param in REPORT_OPTIONS
+                     if getattr(args, dest) is not None]
+        return cmd_report(args, sink_args)
+    return {"snapshot": cmd_snapshot, "stop": cmd_stop, "_watch": cmd_watch}[argv[0]](args)
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except Fail as e:
+        say(f"error: {e}")
+        sys.exit(1)
+    except KeyboardInterrupt:
+        say("interrupted")
+        sys.exit(130)
