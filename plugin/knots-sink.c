@@ -66,7 +66,8 @@ const char wperf_knots_help[] =
 	"                       Same forms as threshold; 0 keeps every edge.\n"
 	"                       Default: " DEFAULT_MIN_WEIGHT ".\n"
 	"  pids=LIST            Focus on these processes or threads: a thread\n"
-	"                       matches if its pid (tgid) or tid is listed.\n"
+	"                       matches if its pid (tgid) or tid is listed,\n"
+	"                       except LTTng-UST's own threads (\"<comm>-ust\").\n"
 	"                       An array or a comma-separated string. Default: none.\n"
 	"  comms=LIST           Focus on threads with these names (comm).\n"
 	"                       An array or a comma-separated string. Default: none.\n"
@@ -446,15 +447,28 @@ static bool comm_listed(const struct knots_sink *s, const char *comm)
 	return false;
 }
 
+/*
+ * LTTng-UST runs listener threads inside every traced process, named after
+ * the process with "-ust" appended (cut to the kernel's 15 characters).
+ * They are the tracer's, not the application's: a pid focus leaves them
+ * out (they still appear when named in comms).
+ */
+static bool is_tracer_thread(const char *comm)
+{
+	size_t n = comm ? strlen(comm) : 0;
+
+	return n > 4 && strcmp(comm + n - 4, "-ust") == 0;
+}
+
 static bool vertex_in_focus(const struct knots_sink *s, const struct wperf_vertex *v)
 {
 	if (v->kind != WPERF_V_THREAD && v->kind != WPERF_V_VIRTUAL)
 		return false;
-	if (v->tid >= 0 && pid_listed(s, v->tid))
+	if (comm_listed(s, v->comm) || comm_listed(s, v->name))
 		return true;
-	if (v->pid >= 0 && pid_listed(s, v->pid))
-		return true;
-	return comm_listed(s, v->comm) || comm_listed(s, v->name);
+	if (is_tracer_thread(v->comm))
+		return false;
+	return (v->tid >= 0 && pid_listed(s, v->tid)) || (v->pid >= 0 && pid_listed(s, v->pid));
 }
 
 /* "a, b, c, ..." : a few distinct thread names, to help fix a focus that
