@@ -31,13 +31,17 @@ static struct falsewake_thread *thread_of(struct falsewake *f, uint32_t v)
 	return &f->th[v];
 }
 
+/* Pass the held segments on as they were; declarations that referred to
+ * them (the run was too long, the thread died, the trace ended) are not
+ * merged. */
 static void release(struct falsewake *f, struct falsewake_thread *t)
 {
 	for (size_t i = 0; i < t->n; i++)
 		f->out(f->out_data, &t->segs[i]);
+	f->unmerged += t->declared;
 	t->n = 0;
 	t->run_ns = 0;
-	t->declared = false;
+	t->declared = 0;
 }
 
 static bool hold(struct falsewake *f, struct falsewake_thread *t, const struct closed_segment *seg)
@@ -89,10 +93,10 @@ int64_t falsewake_state_begins(struct falsewake *f, uint32_t v, enum thread_stat
 		/* One wait from the first one's start: drop what it spans. */
 		int64_t start = ft->segs[0].start;
 
+		f->merged += ft->declared;
 		ft->n = 0;
 		ft->run_ns = 0;
-		ft->declared = false;
-		f->merged++;
+		ft->declared = 0;
 		return start;
 	}
 	release(f, ft);
@@ -106,7 +110,7 @@ void falsewake_declared(struct falsewake *f, uint32_t v, int64_t t)
 	/* Only a short run after the wakeup is a false wakeup's: the segment
 	 * running now has not closed yet, so measure from the wakeup. */
 	if (ft && ft->n > 0 && t - ft->segs[0].end <= FALSEWAKE_MAX_RUN_NS) {
-		ft->declared = true;
+		ft->declared++;
 		return;
 	}
 	if (ft && ft->n > 0)

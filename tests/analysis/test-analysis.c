@@ -396,7 +396,8 @@ static void test_spin(void)
 /*
  * T (tid 4) sleeps over [10, 20] ms, is woken by X (tid 8) but finds its
  * condition false (false_wakeup at 21), sleeps again at 22 and is woken by
- * Y (tid 9) at 50: one wait [10, 50] on Y. Later it sleeps at 60, is woken
+ * Y (tid 9) at 50: one wait [10, 50] on Y (a second declaration in the
+ * same run merges into it too). Later it sleeps at 60, is woken
  * by X at 70, runs 70 ms (not a short run) and then declares a false
  * wakeup: that one is not merged.
  */
@@ -413,6 +414,8 @@ static void test_false_wakeup(void)
 	wake(a, 20 * MS, 1, 4);         /* X wakes T ... */
 	sw(a, 20 * MS, 0, 0, 0, 4);
 	annotate(a, WPERF_EV_FALSE_WAKEUP, 21 * MS, 0, 4, 0);   /* ... for nothing */
+	/* Its wait returned at once (no sleep) and it declares again. */
+	annotate(a, WPERF_EV_FALSE_WAKEUP, 21 * MS + 500000, 0, 4, 0);
 	sw(a, 22 * MS, 0, 4, 1, 0);
 	wake(a, 50 * MS, 2, 4);         /* Y wakes T for real */
 	sw(a, 50 * MS, 0, 0, 0, 4);
@@ -443,7 +446,7 @@ static void test_false_wakeup(void)
 	}
 	CHECK_EQ("T running: not the short run", g.vertices[t].running_ns,
 		 10 * MS + 10 * MS + 80 * MS + 40 * MS);
-	CHECK_EQ("merged", g.quality.false_wakeups_merged, 1);
+	CHECK_EQ("merged (both declarations)", g.quality.false_wakeups_merged, 2);
 	CHECK_EQ("unmerged", g.quality.false_wakeups_unmerged, 1);
 	CHECK_EQ("progress points", g.n_progress, 1);
 	if (g.n_progress == 1)
