@@ -30,15 +30,15 @@ import bt2
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import recording  # noqa: E402
+
 from test_real_traces import Checks, validate_schema  # noqa: E402
 
-SKIP = 77
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE_ROOT = os.environ.get('WPERF_SOURCE_ROOT', os.path.join(HERE, '..'))
 BUILD = os.environ.get('WPERF_BUILD_DIR', os.path.join(SOURCE_ROOT, 'build'))
 WPERF = os.path.join(BUILD, 'tools', 'wperf')
 WORKLOADS = os.path.join(BUILD, 'ust-provider', 'workloads')
-IN_CI = os.environ.get('CI', '').lower() in ('1', 'true', 'yes')
 
 
 def why_not():
@@ -187,12 +187,4 @@ class Annotated(unittest.TestCase):
 
 
 if __name__ == '__main__':
-    reason = why_not()
-    if reason:
-        if IN_CI:
-            print('FAIL: cannot record annotated workloads under CI: %s' % reason)
-            sys.exit(1)
-        print('SKIP: %s' % reason)
-        sys.exit(SKIP)
-    prog = unittest.main(verbosity=2, exit=False)
-    sys.exit(0 if prog.result.wasSuccessful() else 1)
+    recording.main(why_not, 'annotated workloads')
