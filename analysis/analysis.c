@@ -14,6 +14,7 @@
 #include "disk.h"
 #include "edges.h"
 #include "falsewake.h"
+#include "nic.h"
 #include "threads.h"
 #include "vertex.h"
 
@@ -34,6 +35,7 @@ struct wperf_analysis {
 	struct edge_map edges;
 	struct cascade cascade;
 	struct disk_tracker disks;
+	struct nic_tracker nics;
 	struct sched sched;
 	struct falsewake falsewake;
 	struct wperf_quality quality;
@@ -78,6 +80,7 @@ void wperf_graph_fini(struct wperf_graph *g)
 	for (size_t i = 0; i < g->n_vertices; i++) {
 		free(g->vertices[i].name);
 		free(g->vertices[i].comm);
+		free(g->vertices[i].members);
 	}
 	free(g->vertices);
 	free(g->edges);
@@ -170,6 +173,17 @@ static void on_false_wakeup(struct wperf_analysis *a, const struct wperf_event *
 		falsewake_declared(&a->falsewake, v, ev->ts);
 }
 
+/* A packet: its interface is what network softirqs on this CPU serve
+ * next; a packet sent from thread context counts for its sender. */
+static void on_net(struct wperf_analysis *a, const struct wperf_event *ev)
+{
+	uint32_t nic = nic_vertex(&a->nics, &a->vt, ev->u.net.dev);
+
+	sched_net_seen(&a->sched, ev, nic);
+	if (ev->type == WPERF_EV_NET_XMIT)
+		nic_sent(&a->nics, &a->vt, nic, sched_thread_context(&a->sched, ev), ev->u.net.len);
+}
+
 static void on_progress(struct wperf_analysis *a, const struct wperf_event *ev)
 {
 	const char *name = ev->u.progress.name ? ev->u.progress.name : "";
@@ -212,6 +226,7 @@ struct wperf_analysis *wperf_analysis_create(void)
 	edges_init(&a->edges);
 	cascade_init(&a->cascade);
 	disk_init(&a->disks);
+	nic_init(&a->nics);
 	sched_init(&a->sched, &a->vt, &a->disks, &a->quality, on_sched_segment, a);
 	a->sched.state_begins = on_state_begins;
 	falsewake_init(&a->falsewake, on_closed_segment, a);
@@ -228,6 +243,7 @@ void wperf_analysis_destroy(struct wperf_analysis *a)
 		free(a->progress[i].name);
 	free(a->progress);
 	disk_fini(&a->disks);
+	nic_fini(&a->nics);
 	cascade_fini(&a->cascade);
 	edges_fini(&a->edges);
 	vt_fini(&a->vt);
@@ -239,6 +255,12 @@ void wperf_analysis_on_segment(struct wperf_analysis *a, wperf_segment_cb cb, vo
 {
 	a->cb = cb;
 	a->cb_data = data;
+}
+
+int wperf_analysis_set_nic_capacity(struct wperf_analysis *a, const char *dev,
+				    uint64_t bits_per_second)
+{
+	return nic_set_capacity(&a->nics, dev, bits_per_second);
 }
 
 void wperf_analysis_expect_false_wakeups(struct wperf_analysis *a)
@@ -304,6 +326,10 @@ void wperf_analysis_feed(struct wperf_analysis *a, const struct wperf_event *ev)
 	case WPERF_EV_FALSE_WAKEUP:
 		on_false_wakeup(a, ev);
 		break;
+	case WPERF_EV_NET_XMIT:
+	case WPERF_EV_NET_RECV:
+		on_net(a, ev);
+		break;
 	case WPERF_EV_PROGRESS:
 		on_progress(a, ev);
 		break;
@@ -368,11 +394,12 @@ int wperf_analysis_finish(struct wperf_analysis *a, struct wperf_graph *out)
 	sched_finish(&a->sched, a->end);
 	falsewake_flush_all(&a->falsewake);
 	disk_finish(&a->disks, &a->vt, &a->edges, a->begin, a->end);
+	nic_finish(&a->nics, &a->vt, &a->edges, a->begin, a->end);
 	a->quality.unmatched_block_completions = a->disks.unmatched_completions;
 	a->quality.false_wakeups_merged = a->falsewake.merged;
 	a->quality.false_wakeups_unmerged = a->falsewake.unmerged;
 	if (a->vt.oom || a->edges.oom || a->cascade.oom || a->disks.oom || a->sched.oom ||
-	    a->falsewake.oom || a->sched.locks.oom)
+	    a->falsewake.oom || a->sched.locks.oom || a->nics.oom)
 		return fail(a, "out of memory while analysing the trace");
 
 	out->begin_ns = a->begin;

@@ -17,6 +17,11 @@
  * where the cutting stops is found by bisection: O(log E) passes per
  * piece rather than one per cut edge (tests/unit/test-knots-reference.c
  * checks this against the one-edge-at-a-time definition).
+ *
+ * Background knots are found after refinement, one round at a time: each
+ * round analyses the graph without the vertices found background so far,
+ * from scratch (cut edges come back), so a round costs what one search
+ * costs, and every round but the last removes at least one vertex.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -302,6 +307,11 @@ struct origin {                             /* an unrefined terminal component *
 struct search {
 	struct kgraph kg;
 	int64_t threshold_ns;
+	int64_t min_weight_ns;
+	const bool *focus;
+	bool *gone;                         /* per vertex: in a background knot */
+	struct wperf_knot *bg;              /* background knots of past rounds */
+	size_t n_bg, cap_bg;
 	struct wperf_knot *items;
 	size_t n_items, cap_items;
 	struct piece *work;
@@ -353,6 +363,10 @@ static void search_fini(struct search *s)
 	for (size_t i = 0; i < s->n_origins; i++)
 		free(s->origins[i].members);
 	free(s->origins);
+	for (size_t i = 0; i < s->n_bg; i++)
+		knot_fini(&s->bg[i]);
+	free(s->bg);
+	free(s->gone);
 	kgraph_fini(&s->kg);
 	memset(s, 0, sizeof *s);
 }
@@ -903,7 +917,11 @@ out:
 	return rc;
 }
 
-/* Knots by weight, heaviest first, then sinks by weight. */
+/*
+ * Knots by weight, heaviest first, then sinks by weight, then background
+ * knots by weight: the report is read from the top for what to optimise,
+ * and a background knot is by definition not where throughput is lost.
+ */
 static int cmp_report_order(const void *a, const void *b)
 {
 	const struct wperf_knot *x = a, *y = b;
@@ -914,35 +932,163 @@ static int cmp_report_order(const void *a, const void *b)
 	return cmp_u32(&x->members[0], &y->members[0]);
 }
 
-int wperf_knots_find(const struct wperf_graph *g,
-		     const struct wperf_knot_options *opts,
-		     struct wperf_knots *out)
+/* Every dependency edge between vertices not removed as background is
+ * active again: a new round starts from the whole remaining graph. */
+static void reset_active(struct search *s)
 {
-	struct search s = { 0 };
+	const struct wperf_graph *g = s->kg.g;
+
+	for (size_t i = 0; i < g->n_edges; i++) {
+		const struct wperf_edge *e = &g->edges[i];
+		s->kg.active[i] = wperf_edge_is_dependency(g, e, s->min_weight_ns) &&
+				  !s->gone[e->from] && !s->gone[e->to];
+	}
+}
+
+/* One search of the remaining graph: terminal components, refined, into
+ * s->items. */
+static int search_round(struct search *s)
+{
 	bool *reach = NULL;
 	int64_t *in_weight = NULL;
 	uint64_t *in_count = NULL;
 	int rc = -1;
 
+	reset_active(s);
+	if (incoming(&s->kg, &in_weight, &in_count))
+		goto out;
+	if (s->focus) {
+		if (!(reach = reachable_from(&s->kg, s->focus)))
+			goto out;
+		restrict_to(&s->kg, reach);
+	}
+	if (find_terminal(s, reach, in_weight, in_count))
+		goto out;
+	while (s->n_work > 0) {
+		struct piece p = s->work[--s->n_work];
+		if (refine_piece(s, &p))
+			goto out;
+	}
+	rc = 0;
+out:
+	free(reach);
+	free(in_weight);
+	free(in_count);
+	return rc;
+}
+
+/* The analysed duration, 0 when the range is empty or too wide for int64
+ * (a corrupt trace): then no knot can be called background. */
+static int64_t duration_of(const struct wperf_graph *g)
+{
+	if (g->end_ns <= g->begin_ns)
+		return 0;
+	if (g->begin_ns < 0 && g->end_ns > INT64_MAX + g->begin_ns)
+		return 0;
+	return g->end_ns - g->begin_ns;
+}
+
+/* Sum the CPU demand of k's threads and virtual threads (running plus
+ * runnable: on a CPU or wanting one) into k->cpu_ns; true when k is
+ * background (METHOD.md §7): a knot, no device among its members, and
+ * strictly less than one CPU's worth of demand over the analysed duration.
+ * Choice: runnable time counts too, or threads of a lock-contention knot
+ * starved of CPUs (each running only while it holds the lock) would pass
+ * for heartbeats on a busy machine. */
+static bool classify_background(const struct wperf_graph *g, struct wperf_knot *k)
+{
+	bool device = false;
+
+	k->cpu_ns = 0;
+	if (k->kind != WPERF_KNOT)
+		return false;
+	for (size_t i = 0; i < k->n_members; i++) {
+		const struct wperf_vertex *v = &g->vertices[k->members[i]];
+		if (v->kind == WPERF_V_DISK || v->kind == WPERF_V_NIC)
+			device = true;
+		else if (v->kind == WPERF_V_THREAD || v->kind == WPERF_V_VIRTUAL)
+			k->cpu_ns = add_saturating(k->cpu_ns,
+						   add_saturating(v->running_ns > 0 ? v->running_ns : 0,
+								  v->runnable_ns > 0 ? v->runnable_ns : 0));
+	}
+	return !device && k->cpu_ns < duration_of(g);
+}
+
+/* Forget this round's results (the next round finds them again, or what
+ * they become without the background knots). */
+static void drop_round(struct search *s)
+{
+	for (size_t i = 0; i < s->n_items; i++)
+		knot_fini(&s->items[i]);
+	s->n_items = 0;
+	for (size_t i = 0; i < s->n_origins; i++)
+		free(s->origins[i].members);
+	s->n_origins = 0;
+}
+
+/* Move this round's background knots to s->bg and mark their vertices
+ * gone. *moved: how many. -1 on allocation failure. */
+static int take_background(struct search *s, size_t *moved)
+{
+	const struct wperf_graph *g = s->kg.g;
+
+	*moved = 0;
+	for (size_t i = 0; i < s->n_items; i++) {
+		struct wperf_knot *k = &s->items[i];
+		if (!classify_background(g, k))
+			continue;
+		if (grow((void **)&s->bg, &s->cap_bg, s->n_bg, sizeof *s->bg))
+			return -1;
+		k->kind = WPERF_BACKGROUND;
+		for (size_t m = 0; m < k->n_members; m++)
+			s->gone[k->members[m]] = true;
+		s->bg[s->n_bg++] = *k;
+		memset(k, 0, sizeof *k);  /* owned by s->bg now */
+		(*moved)++;
+	}
+	if (*moved)
+		drop_round(s);
+	return 0;
+}
+
+/* Search, take out the background knots, search again without them, until
+ * a round finds none; then its results and every background knot are the
+ * answer. Every round but the last removes a vertex: at most V + 1. */
+static int search_all(struct search *s)
+{
+	size_t moved;
+
+	do {
+		if (search_round(s) || take_background(s, &moved))
+			return -1;
+	} while (moved > 0);
+	for (size_t i = 0; i < s->n_bg; i++) {
+		struct wperf_knot *k = push_item(s);
+		if (!k)
+			return -1;
+		*k = s->bg[i];
+		memset(&s->bg[i], 0, sizeof s->bg[i]);
+	}
+	return 0;
+}
+
+int wperf_knots_find(const struct wperf_graph *g,
+		     const struct wperf_knot_options *opts,
+		     struct wperf_knots *out)
+{
+	struct search s = { 0 };
+	int rc = -1;
+
 	memset(out, 0, sizeof *out);
 	/* Without options: refine until simple, report everything. */
 	s.threshold_ns = opts ? opts->threshold_ns : INT64_MAX;
-	if (kgraph_init(&s.kg, g, opts ? opts->min_weight_ns : 0))
+	s.min_weight_ns = opts ? opts->min_weight_ns : 0;
+	s.focus = opts ? opts->focus : NULL;
+	if (kgraph_init(&s.kg, g, s.min_weight_ns))
 		return -1;
-	if (incoming(&s.kg, &in_weight, &in_count))
+	s.gone = calloc(g->n_vertices ? g->n_vertices : 1, sizeof *s.gone);
+	if (!s.gone || search_all(&s))
 		goto out;
-	if (opts && opts->focus) {
-		if (!(reach = reachable_from(&s.kg, opts->focus)))
-			goto out;
-		restrict_to(&s.kg, reach);
-	}
-	if (find_terminal(&s, reach, in_weight, in_count))
-		goto out;
-	while (s.n_work > 0) {
-		struct piece p = s.work[--s.n_work];
-		if (refine_piece(&s, &p))
-			goto out;
-	}
 	if (s.n_items > 0)
 		qsort(s.items, s.n_items, sizeof *s.items, cmp_report_order);
 	out->items = s.items;
@@ -953,9 +1099,6 @@ int wperf_knots_find(const struct wperf_graph *g,
 out:
 	if (rc)
 		errno = ENOMEM;
-	free(reach);
-	free(in_weight);
-	free(in_count);
 	search_fini(&s);
 	return rc;
 }

@@ -143,6 +143,18 @@ static void write_header(const struct wperf_report *r, FILE *out)
 	fputs(",\n", out);
 }
 
+/* A merged vertex's threads (wperf/merge.h): their tids. */
+static void write_merged_members(FILE *out, const struct wperf_vertex *v)
+{
+	json_key(out, "members", 0);
+	fputc('[', out);
+	for (size_t i = 0; i < v->n_members; i++) {
+		fputs(i ? ", " : "", out);
+		json_i64(out, v->members[i]);
+	}
+	fputc(']', out);
+}
+
 static void write_vertex(FILE *out, const struct wperf_vertex *v, size_t id)
 {
 	fputc('{', out);
@@ -159,12 +171,22 @@ static void write_vertex(FILE *out, const struct wperf_vertex *v, size_t id)
 		json_i64(out, v->pid);
 		json_key(out, "comm", 0);
 		json_string(out, v->comm);
-	} else if (v->kind == WPERF_V_DISK) {
+	} else if (v->kind == WPERF_V_DISK || v->kind == WPERF_V_NIC) {
 		json_key(out, "busy_ns", 0);
 		json_i64(out, v->busy_ns);
 		json_key(out, "bytes", 0);
 		json_u64(out, v->bytes);
+		if (v->kind == WPERF_V_NIC) {
+			/* null: the link speed was not given, idle time unknown */
+			json_key(out, "capacity_bps", 0);
+			if (v->capacity_bps)
+				json_u64(out, v->capacity_bps);
+			else
+				fputs("null", out);
+		}
 	}
+	if (v->kind == WPERF_V_VIRTUAL && v->n_members)
+		write_merged_members(out, v);
 	fputc('}', out);
 }
 
@@ -266,6 +288,22 @@ static void write_removed(const struct wperf_graph *g,
 	fputc(']', out);
 }
 
+/* Why a background knot is one (METHOD.md §7): its threads' summed
+ * running time, below one CPU's worth of the analysed duration. */
+static void write_cpu_share(const struct wperf_report *r, const struct wperf_knot *k,
+			    FILE *out)
+{
+	char share[32];
+
+	wperf_fmt_ppm_fraction(share, sizeof share,
+			       wperf_fmt_ppm(k->cpu_ns,
+					     wperf_fmt_duration_of(r->graph)));
+	json_key(out, "cpu_ns", 0);
+	json_i64(out, k->cpu_ns);
+	json_key(out, "cpu_share", 0);
+	fputs(share, out);
+}
+
 static void write_knot(const struct wperf_report *r, const struct wperf_knot *k,
 		       FILE *out)
 {
@@ -291,6 +329,8 @@ static void write_knot(const struct wperf_report *r, const struct wperf_knot *k,
 	write_removed(r->graph, k, out);
 	json_key(out, "stop_reason", 0);
 	json_string(out, k->stop_reason ? k->stop_reason : "");
+	if (k->kind == WPERF_BACKGROUND)
+		write_cpu_share(r, k, out);
 	fputc('}', out);
 }
 

@@ -295,6 +295,20 @@ static void write_runnable_notes(FILE *out, const struct wperf_graph *g,
 	}
 }
 
+/* Why a knot is background (METHOD.md §7), with the number that made it so,
+ * and what the analysis did about it. */
+static void write_background_note(FILE *out, const struct wperf_graph *g,
+				  const struct wperf_knot *k)
+{
+	char run[32], pct[32];
+
+	wperf_fmt_duration(run, sizeof run, k->cpu_ns, 0);
+	share_of(pct, sizeof pct, g, k->cpu_ns);
+	fprintf(out, "  Background: no device, and its threads ran or wanted a CPU %s = %s of\n"
+		"  the analysed time, less than one CPU: like heartbeats, not the bottleneck.\n"
+		"  It was set aside and what waited on it analysed again.\n", run, pct);
+}
+
 static void write_knot(FILE *out, const struct wperf_report *r,
 		       const struct wperf_knot *k, size_t number)
 {
@@ -310,7 +324,7 @@ static void write_knot(FILE *out, const struct wperf_report *r,
 		w, s, k->n_edges, k->n_edges == 1 ? "" : "s");
 	fprintf(out, "  %s\n", knot_diagnosis(g, k));
 	if (k->kind == WPERF_BACKGROUND)
-		fputs("  (background: no device and little CPU use, like heartbeats or timers)\n", out);
+		write_background_note(out, g, k);
 	if (k->n_edges > 0) {
 		write_edge_table_header(out);
 		for (size_t i = 0; i < k->n_edges; i++)
@@ -532,6 +546,30 @@ static void write_thread_row(FILE *out, const struct wperf_graph *g,
 	fputc('\n', out);
 }
 
+/* Vertices that stand for merged threads (wperf/merge.h), with the tids
+ * they stand for: the rest of the report names only the merged vertex. */
+static void write_merged(FILE *out, const struct wperf_report *r)
+{
+	const struct wperf_graph *g = r->graph;
+	bool title = false;
+
+	for (size_t i = 0; i < g->n_vertices; i++) {
+		const struct wperf_vertex *v = &g->vertices[i];
+
+		if (v->kind != WPERF_V_VIRTUAL || !v->n_members || (r->focus && !r->focus[i]))
+			continue;
+		if (!title)
+			fputs("\nMerged threads:\n", out);
+		title = true;
+		fprintf(out, "  %s: %zu threads, tids", v->name ? v->name : "?", v->n_members);
+		for (size_t m = 0; m < v->n_members && m < MAX_LISTED_MEMBERS; m++)
+			fprintf(out, "%s%lld", m ? ", " : " ", (long long)v->members[m]);
+		if (v->n_members > MAX_LISTED_MEMBERS)
+			fprintf(out, " and %zu more", v->n_members - MAX_LISTED_MEMBERS);
+		fputc('\n', out);
+	}
+}
+
 static void write_threads(FILE *out, const struct wperf_report *r)
 {
 	size_t n = 0;
@@ -631,6 +669,18 @@ static void write_quality(FILE *out, const struct wperf_graph *g)
 			      "(events contradicting the tracked state)");
 	write_quality_counter(out, "untraced interrupt wakeups", q->untraced_interrupt_wakeups,
 			      "(woken from an interrupt the trace lacks: `unknown`)");
+	for (size_t i = 0; i < g->n_vertices; i++) {
+		const struct wperf_vertex *v = &g->vertices[i];
+
+		char name[LABEL_LEN];
+
+		if (v->kind != WPERF_V_NIC || v->bytes == 0 || v->capacity_bps ||
+		    strncmp(v->name, "nic:", 4) != 0)
+			continue;
+		label(name, g, (uint32_t)i);   /* cleaned: names come from the trace */
+		fprintf(out, "  %s: idle time unknown (give its speed: nic-capacity=\"%s=1Gbit\")\n",
+			name, name + 4);
+	}
 	if (q->false_wakeups_merged || q->false_wakeups_unmerged) {
 		write_quality_counter(out, "false wakeups merged", q->false_wakeups_merged,
 				      "(wperf:false_wakeup: one wait with the next)");
@@ -673,6 +723,7 @@ int wperf_report_write_text(const struct wperf_report *r, FILE *out)
 	write_progress(out, r->graph);
 	write_findings(out, r);
 	write_threads(out, r);
+	write_merged(out, r);
 	write_quality(out, r->graph);
 	if (fflush(out) != 0 || ferror(out)) {
 		if (errno == 0)

@@ -61,6 +61,7 @@ static struct cpu_ctx *cpu_of(struct sched *s, int cpu, int64_t ts)
 		c->first_ts = ts;
 		c->current_tid = -1;
 		c->last_disk = VERTEX_NONE;
+		c->last_nic = VERTEX_NONE;
 	}
 	return c;
 }
@@ -210,6 +211,8 @@ static uint32_t softirq_waker(struct sched *s, const struct cpu_ctx *c, int64_t 
 		break;
 	case WPERF_SOFTIRQ_NET_TX:
 	case WPERF_SOFTIRQ_NET_RX:
+		if (c->last_nic != VERTEX_NONE)
+			return c->last_nic;
 		return named_pseudo(s, WPERF_V_NIC, "net");
 	case WPERF_SOFTIRQ_TIMER:
 	case WPERF_SOFTIRQ_HRTIMER:
@@ -494,6 +497,7 @@ static void on_fork(struct sched *s, const struct wperf_event *ev)
 	if (v == VERTEX_NONE)
 		return;
 	s->th[v].known_origin = true;
+	vt_get(s->vt, v)->parent_tid = ev->u.fork.parent_tid > 0 ? ev->u.fork.parent_tid : 0;
 	vt_get(s->vt, v)->pid = ev->u.fork.child_pid > 0 ? ev->u.fork.child_pid : tid;
 	if (ev->u.fork.child_comm)
 		vt_set_comm(s->vt, v, ev->u.fork.child_comm);
@@ -676,6 +680,27 @@ void sched_block_completed(struct sched *s, const struct wperf_event *ev, uint32
 	}
 }
 
+void sched_net_seen(struct sched *s, const struct wperf_event *ev, uint32_t nic)
+{
+	struct cpu_ctx *c = cpu_of(s, ev->cpu, ev->ts);
+
+	if (c && nic != VERTEX_NONE)
+		c->last_nic = nic;
+}
+
+uint32_t sched_thread_context(struct sched *s, const struct wperf_event *ev)
+{
+	struct cpu_ctx *c = cpu_of(s, ev->cpu, ev->ts);
+
+	if (!c)
+		return VERTEX_NONE;
+	if (ev->context_flags != WPERF_CTX_UNKNOWN
+	    ? (ev->context_flags & (WPERF_CTX_HARDIRQ | WPERF_CTX_SOFTIRQ)) != 0
+	    : c->depth > 0)
+		return VERTEX_NONE;   /* sent by the kernel on nobody's behalf */
+	return sched_current_thread(s, ev, -1);
+}
+
 uint32_t sched_current_thread(struct sched *s, const struct wperf_event *ev, int64_t tid)
 {
 	struct cpu_ctx *c;
@@ -695,6 +720,7 @@ void sched_lost_events(struct sched *s, int cpu)
 		s->cpus[i].current_tid = -1;
 		s->cpus[i].depth = 0;
 		s->cpus[i].last_disk = VERTEX_NONE;
+		s->cpus[i].last_nic = VERTEX_NONE;
 	}
 }
 

@@ -58,6 +58,7 @@ struct cpu_ctx {
 	struct ctx_frame stack[CTX_MAX_DEPTH];
 	int depth;
 	uint32_t last_disk;     /* disk of the last completion on this CPU */
+	uint32_t last_nic;      /* interface of the last packet on this CPU */
 };
 
 struct closed_segment {
@@ -106,6 +107,14 @@ void sched_event(struct sched *s, const struct wperf_event *ev);
 
 /* A block request completed on ev->cpu: remember the disk for the waker. */
 void sched_block_completed(struct sched *s, const struct wperf_event *ev, uint32_t disk);
+
+/* A packet went through interface nic on ev->cpu: network softirq
+ * wakeups there are that interface's. */
+void sched_net_seen(struct sched *s, const struct wperf_event *ev, uint32_t nic);
+
+/* The thread running ev in thread context (not in an interrupt), or
+ * VERTEX_NONE. */
+uint32_t sched_thread_context(struct sched *s, const struct wperf_event *ev);
 
 /* The thread an I/O request is attributed to, VERTEX_NONE if unknown. */
 uint32_t sched_current_thread(struct sched *s, const struct wperf_event *ev, int64_t tid);

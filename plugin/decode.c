@@ -215,11 +215,18 @@ static const struct type_spec type_specs[] = {
 	{ WPERF_EV_FALSE_WAKEUP, { "wperf:false_wakeup" }, { { NULL } } },
 	{ WPERF_EV_PROGRESS, { "wperf:progress" }, {
 		{ "name", NULL, WANT_STR, OPT } } },
+	{ WPERF_EV_NET_XMIT, { "net_dev_xmit" }, {
+		{ "name", "name", WANT_STR, REQ },
+		{ "len", "len", WANT_INT, REQ } } },
+	/* lttng-modules 2.13 records netif_receive_skb as net_if_receive_skb. */
+	{ WPERF_EV_NET_RECV, { "netif_receive_skb", "net_if_receive_skb" }, {
+		{ "name", "name", WANT_STR, REQ },
+		{ "len", "len", WANT_INT, REQ } } },
 };
 
 /* perf names its tracepoints "subsystem:event"; these are the subsystems
  * whose events we read. */
-static const char *const perf_prefixes[] = { "sched:", "irq:", "timer:", "block:" };
+static const char *const perf_prefixes[] = { "sched:", "irq:", "timer:", "block:", "net:" };
 
 /* ------------------------------------------------------------------ */
 /* Decoder state.                                                      */
@@ -635,6 +642,11 @@ static void fill_event(struct wperf_decoder *d, const struct event_plan *p,
 		break;
 	case WPERF_EV_PROGRESS:
 		ev->u.progress.name = read_str(s, &f[0]);
+		break;
+	case WPERF_EV_NET_XMIT:
+	case WPERF_EV_NET_RECV:
+		ev->u.net.dev = read_str(s, &f[0]);
+		ev->u.net.len = (uint64_t)read_int(s, &f[1], 0);
 		break;
 	case WPERF_EV_FALSE_WAKEUP:
 	case WPERF_EV_TYPE_COUNT:

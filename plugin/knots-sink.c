@@ -27,6 +27,7 @@
 #include "params.h"
 #include "wperf/analysis.h"
 #include "wperf/knots.h"
+#include "wperf/merge.h"
 #include "wperf/report.h"
 
 #define COMP_NAME "sink.wperf.knots"
@@ -69,10 +70,26 @@ const char wperf_knots_help[] =
 	"                       matches if its pid (tgid) or tid is listed,\n"
 	"                       except LTTng-UST's own threads (\"<comm>-ust\").\n"
 	"                       An array or a comma-separated string. Default: none.\n"
+	"  nic-capacity=LIST    Link speeds, \"DEV=SPEED,...\" (e.g. \"eth0=1Gbit,lo=10Gbit\";\n"
+	"                       bit/s or B/s with k, M, G, T). A NIC's idle time, and\n"
+	"                       so its edges back to the threads that send through\n"
+	"                       it, needs its speed: without it the report says the\n"
+	"                       idle time is unknown. Default: none.\n"
 	"  comms=LIST           Focus on threads with these names (comm).\n"
 	"                       An array or a comma-separated string. Default: none.\n"
 	"                       With pids and/or comms, only knots and sinks that\n"
 	"                       the focused threads wait on are reported.\n"
+	"  merge=KEY            Merge similar threads into one vertex before looking\n"
+	"                       for knots: none, process (\"process COMM (PID)\"),\n"
+	"                       or name (trailing digits stripped: worker-12 ->\n"
+	"                       \"worker-*\"). Waits between members become a\n"
+	"                       self-loop. The focus still matches the threads.\n"
+	"                       Default: none.\n"
+	"  short-lived=merge|keep  merge: the short-lived children of one parent\n"
+	"                       (forked and ended in the trace, alive under 10%\n"
+	"                       of it, at least two) become \"PARENT-children\",\n"
+	"                       which waits for the parent between them.\n"
+	"                       Default: keep.\n"
 	"\n"
 	"Environment: WPERF_DECODE_STATS=1 prints the number of decoded events of\n"
 	"each type to standard error at the end.\n"
@@ -104,6 +121,8 @@ struct knots_sink {
 	int64_t *pids;
 	size_t n_pids;
 	struct wperf_string_list comms;
+	struct wperf_merge_options merge;
+	struct wperf_string_list nic_capacity;  /* "dev=RATE" items, checked */
 	struct wperf_output out;        /* open only while the report is written */
 };
 
@@ -136,6 +155,7 @@ static void sink_destroy(struct knots_sink *s)
 	free(s->path);
 	free(s->pids);
 	wperf_string_list_free(&s->comms);
+	wperf_string_list_free(&s->nic_capacity);
 	free(s);
 }
 
@@ -333,10 +353,90 @@ static int read_comms(struct knots_sink *s, const bt_value *params)
 	return 0;
 }
 
+/* nic-capacity="eth0=1Gbit,lo=10Gbit": link speeds, without which a
+ * NIC's idle time is unknown (we never assume one). */
+static int read_nic_capacity(struct knots_sink *s, const bt_value *params)
+{
+	char err[512];
+	int rc = wperf_params_get_string_list(params, "nic-capacity", &s->nic_capacity,
+					      err, sizeof err);
+
+	if (rc < 0) {
+		fail(s, "%s", err);
+		return -1;
+	}
+	for (size_t i = 0; i < s->nic_capacity.n; i++) {
+		const char *item = s->nic_capacity.items[i];
+		const char *eq = strchr(item, '=');
+		uint64_t bps;
+
+		if (!eq || eq == item || wperf_parse_rate_bps(eq + 1, &bps) < 0) {
+			fail(s, "parameter `nic-capacity`: \"%s\" is not DEVICE=SPEED "
+			     "(e.g. \"eth0=1Gbit,lo=10Gbit\"; units bit/s or B/s with k, M, G, T)",
+			     item);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int apply_nic_capacity(struct knots_sink *s)
+{
+	for (size_t i = 0; i < s->nic_capacity.n; i++) {
+		char dev[64];
+		const char *item = s->nic_capacity.items[i];
+		const char *eq = strchr(item, '=');
+		uint64_t bps = 0;
+
+		snprintf(dev, sizeof dev, "%.*s", (int)(eq - item), item);
+		wperf_parse_rate_bps(eq + 1, &bps);   /* checked by read_nic_capacity */
+		if (wperf_analysis_set_nic_capacity(s->analysis, dev, bps) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* merge=none|process|name and short-lived=merge|keep (wperf/merge.h). */
+static int read_merge(struct knots_sink *s, const bt_value *params)
+{
+	const char *v = NULL;
+	char err[512];
+	int rc = wperf_params_get_string(params, "merge", &v, err, sizeof err);
+
+	if (rc < 0) {
+		fail(s, "%s", err);
+		return -1;
+	}
+	if (rc > 0 && strcmp(v, "stack") == 0) {
+		fail(s, "parameter `merge`: \"stack\" is not possible: the trace has no call "
+		     "stacks that wperf reads (record the callstack-user context; stack "
+		     "merging is not implemented yet); use none, process or name");
+		return -1;
+	}
+	if (rc > 0 && wperf_merge_key_parse(v, &s->merge.key) < 0) {
+		fail(s, "parameter `merge`: unknown value \"%s\" (expected none, process "
+		     "or name)", v);
+		return -1;
+	}
+	rc = wperf_params_get_string(params, "short-lived", &v, err, sizeof err);
+	if (rc < 0) {
+		fail(s, "%s", err);
+		return -1;
+	}
+	s->merge.short_lived = rc > 0 && strcmp(v, "merge") == 0;
+	if (rc > 0 && !s->merge.short_lived && strcmp(v, "keep") != 0) {
+		fail(s, "parameter `short-lived`: unknown value \"%s\" (expected merge "
+		     "or keep)", v);
+		return -1;
+	}
+	return 0;
+}
+
 static int read_params(struct knots_sink *s, const bt_value *params)
 {
 	static const char *const known[] = {
-		"format", "path", "threshold", "min-weight", "pids", "comms", NULL
+		"format", "path", "threshold", "min-weight", "pids", "comms", "nic-capacity",
+		"merge", "short-lived", NULL
 	};
 	char err[512];
 
@@ -347,8 +447,8 @@ static int read_params(struct knots_sink *s, const bt_value *params)
 	if (read_format(s, params) < 0 || read_path(s, params) < 0 ||
 	    read_weight_limit(s, params, "threshold", DEFAULT_THRESHOLD, &s->threshold) < 0 ||
 	    read_weight_limit(s, params, "min-weight", DEFAULT_MIN_WEIGHT, &s->min_weight) < 0 ||
-	    read_pids(s, params) < 0 ||
-	    read_comms(s, params) < 0)
+	    read_pids(s, params) < 0 || read_nic_capacity(s, params) < 0 ||
+	    read_comms(s, params) < 0 || read_merge(s, params) < 0)
 		return -1;
 	return 0;
 }
@@ -372,7 +472,7 @@ bt_component_class_initialize_method_status wperf_knots_init(
 		goto error;
 	s->decoder = wperf_decoder_create();
 	s->analysis = wperf_analysis_create();
-	if (!s->decoder || !s->analysis) {
+	if (!s->decoder || !s->analysis || apply_nic_capacity(s) < 0) {
 		fail(s, "out of memory");
 		goto error;
 	}
@@ -565,6 +665,7 @@ static void print_decode_stats(const struct knots_sink *s)
 		"irq_entry", "irq_exit", "softirq_entry", "softirq_exit",
 		"timer_entry", "timer_exit", "block_insert", "block_issue",
 		"block_complete", "statedump_process", "statedump_block_device",
+		"spin_begin", "spin_end", "false_wakeup", "progress", "net_xmit", "net_recv",
 	};
 	const uint64_t *counts = wperf_decoder_event_counts(s->decoder);
 	const char *env = getenv("WPERF_DECODE_STATS");
@@ -575,6 +676,35 @@ static void print_decode_stats(const struct knots_sink *s)
 	for (int i = 0; i < WPERF_EV_TYPE_COUNT; i++)
 		fprintf(stderr, " %s=%" PRIu64, names[i], counts[i]);
 	fputc('\n', stderr);
+}
+
+/* Merge threads as asked (wperf/merge.h). The focus was computed on the
+ * threads themselves; it follows them to their merged vertices. */
+static int apply_merge(struct knots_sink *s, struct wperf_graph *g, bool **focus)
+{
+	size_t n_old = g->n_vertices;
+	uint32_t *map = NULL;
+	bool *merged = NULL;
+
+	if (s->merge.key == WPERF_MERGE_NONE && !s->merge.short_lived)
+		return 0;
+	if (wperf_graph_merge(g, &s->merge, &map) < 0)
+		goto oom;
+	if (*focus) {
+		merged = calloc(g->n_vertices ? g->n_vertices : 1, sizeof *merged);
+		if (!merged)
+			goto oom;
+		for (size_t i = 0; i < n_old; i++)
+			merged[map[i]] |= (*focus)[i];
+		free(*focus);
+		*focus = merged;
+	}
+	free(map);
+	return 0;
+oom:
+	free(map);
+	fail(s, "out of memory while merging threads");
+	return -1;
 }
 
 /* End of input: finish the analysis, find the knots, write the report. */
@@ -595,7 +725,7 @@ static int finish(struct knots_sink *s)
 		fail(s, "%s", why ? why : "the trace cannot be analysed");
 		return -1;
 	}
-	if (build_focus(s, &graph, &focus) < 0)
+	if (build_focus(s, &graph, &focus) < 0 || apply_merge(s, &graph, &focus) < 0)
 		goto out;
 	opts.threshold_ns = resolve_limit(&s->threshold, &graph);
 	opts.min_weight_ns = resolve_limit(&s->min_weight, &graph);

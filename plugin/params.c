@@ -391,3 +391,33 @@ int wperf_params_get_string_list(const bt_value *params, const char *name,
 	*out = l;
 	return 1;
 }
+
+int wperf_parse_rate_bps(const char *s, uint64_t *out)
+{
+	char *end;
+	double v, scale = 1;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !(v > 0))
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': scale = 1e3; end++; break;
+	case 'M': scale = 1e6; end++; break;
+	case 'G': scale = 1e9; end++; break;
+	case 'T': scale = 1e12; end++; break;
+	default: break;
+	}
+	if (strcmp(end, "B") == 0 || strcmp(end, "Bps") == 0)
+		scale *= 8;             /* bytes per second */
+	else if (*end && strcmp(end, "b") != 0 && strcmp(end, "bit") != 0 &&
+		 strcmp(end, "bps") != 0)
+		return -1;
+	v *= scale;
+	if (v < 1 || v > 1e18)
+		return -1;
+	*out = (uint64_t)(v + 0.5);
+	return 0;
+}

@@ -33,6 +33,12 @@ int wperf_params_get_int(const bt_value *params, const char *name,
 int wperf_params_get_duration_ns(const bt_value *params, const char *name,
 				 int64_t *out, char *err, size_t errlen);
 
+/* A link speed: a number with an optional SI prefix (k, M, G, T) and unit,
+ * "bit"/"b"/"bps" for bits per second or "B" for bytes per second:
+ * "10Gbit", "1Gb", "100Mbps", "125MB", "1000000000". 0, or -1 if malformed
+ * or zero. */
+int wperf_parse_rate_bps(const char *s, uint64_t *out);
+
 /* Parse a duration string as above; 0 on success, -1 if malformed. */
 int wperf_parse_duration_ns(const char *s, int64_t *out);
 

@@ -59,6 +59,13 @@ void wperf_analysis_feed(struct wperf_analysis *a, const struct wperf_event *ev)
 void wperf_analysis_discarded(struct wperf_analysis *a, int cpu, bool packets,
 			      uint64_t count, int64_t begin_ns, int64_t end_ns);
 
+/* The link speed of a network interface ("eth0", "lo"), in bits per
+ * second: without it the interface's idle time is unknown and it gets no
+ * edges back to the threads that send through it. 0, or -1 when out of
+ * memory. */
+int wperf_analysis_set_nic_capacity(struct wperf_analysis *a, const char *dev,
+				    uint64_t bits_per_second);
+
 /* The trace can contain wperf:false_wakeup annotations: hold each thread's
  * segments from a wakeup until its next wait, so they can be merged
  * (METHOD.md §6). Call before the first event; other traces' segments then

@@ -40,6 +40,8 @@ enum wperf_event_type {
 	WPERF_EV_SPIN_END,        /* wperf:after_spin(lock): the lock is taken */
 	WPERF_EV_FALSE_WAKEUP,    /* wperf:false_wakeup(): the last wakeup did not let it proceed */
 	WPERF_EV_PROGRESS,        /* wperf:progress(name): a unit of work is done */
+	WPERF_EV_NET_XMIT,        /* net_dev_xmit: a packet handed to a NIC */
+	WPERF_EV_NET_RECV,        /* netif_receive_skb / net_if_receive_skb */
 	WPERF_EV_TYPE_COUNT
 };
 
@@ -123,6 +125,10 @@ struct wperf_event {
 		struct {
 			const char *name; /* the progress point */
 		} progress;
+		struct {
+			const char *dev;  /* interface name ("eth0", "lo") */
+			uint64_t len;     /* bytes */
+		} net;                   /* NET_XMIT, NET_RECV */
 	} u;
 };
 

@@ -43,15 +43,22 @@ struct wperf_vertex {
 	/* Threads only (-1 / NULL otherwise). */
 	int64_t tid, pid;
 	char *comm;                  /* last comm (after exec) */
+	int64_t parent_tid;          /* threads: who forked it, when the trace saw the
+	                                fork (sched_process_fork); else 0 */
+	/* Virtual vertices made by merging threads (wperf/merge.h): the
+	 * members' tids, ascending; NULL / 0 otherwise. */
+	int64_t *members;
+	size_t n_members;
 	/* Threads: observed lifetime and how it was spent, in ns. */
 	int64_t first_ts, last_ts;
 	int64_t running_ns, runnable_ns;
 	int64_t waiting_ns[WPERF_V_KIND_COUNT]; /* by kind of the waker */
 	uint64_t waits;                         /* number of waiting segments */
 	bool unknown_initial_state;  /* first seen mid-trace without statedump/fork */
-	/* Disks: busy time, bytes issued. */
+	/* Disks and NICs: busy time, bytes issued (disk) or sent (NIC). */
 	int64_t busy_ns;
 	uint64_t bytes;
+	uint64_t capacity_bps;       /* NICs: link speed given by the user, 0 = unknown */
 };
 
 #define WPERF_HIST_BUCKETS 48   /* log2(ns) buckets: bucket b holds [2^b, 2^(b+1)) ns */

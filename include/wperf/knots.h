@@ -12,6 +12,14 @@
  * lighter than the noise floor (min_weight_ns): whatever optimising them
  * could gain is negligible, yet on a busy system a few stray wakeups would
  * otherwise tie every thread into one component that never terminates.
+ *
+ * Background knots (METHOD.md §7): a knot with no device (disk, NIC) whose
+ * threads' running time sums to less than the analysed duration (less
+ * than one CPU's worth) behaves like heartbeats or timers: throughput does
+ * not hinge on it. It is reported as WPERF_BACKGROUND, its vertices and
+ * their edges are removed, and the rest of the graph is analysed again
+ * (what only waited on it may now be a knot or a sink), until no knot is
+ * background.
  */
 #ifndef WPERF_KNOTS_H
 #define WPERF_KNOTS_H
@@ -25,7 +33,7 @@
 enum wperf_knot_kind {
 	WPERF_KNOT,        /* a terminal component with >= 2 vertices or a self-loop */
 	WPERF_SINK,        /* a terminal single vertex that others wait for */
-	WPERF_BACKGROUND,  /* reserved (METHOD.md §7 background knots, later) */
+	WPERF_BACKGROUND,  /* a knot without device using less than one CPU (METHOD.md §7) */
 };
 
 const char *wperf_knot_kind_name(enum wperf_knot_kind kind);
@@ -48,6 +56,10 @@ struct wperf_knot {
 	struct wperf_removed_edge *removed; /* in removal order */
 	size_t n_removed;
 	const char *stop_reason;   /* "simple cycle", "single vertex", "threshold", "sink" */
+	/* Knots and background knots: summed CPU demand (running + runnable)
+	 * of the members that are threads or virtual threads (0 for sinks).
+	 * Background means this is below the analysed duration. */
+	int64_t cpu_ns;
 };
 
 struct wperf_knot_options {
@@ -61,7 +73,8 @@ struct wperf_knot_options {
 };
 
 struct wperf_knots {
-	struct wperf_knot *items;  /* knots by weight (heaviest first), then sinks by weight */
+	struct wperf_knot *items;  /* knots by weight (heaviest first), then sinks by
+	                              weight, then background knots by weight */
 	size_t n;
 };
 

@@ -454,6 +454,71 @@ static void test_false_wakeup(void)
 	wperf_graph_fini(&g);
 }
 
+/* ---- network interfaces (METHOD.md §5) ---- */
+
+static void net(struct wperf_analysis *a, enum wperf_event_type type, int64_t ts, int cpu,
+		const char *dev, uint64_t len)
+{
+	struct wperf_event ev = base(type, ts, cpu);
+
+	ev.u.net.dev = dev;
+	ev.u.net.len = len;
+	wperf_analysis_feed(a, &ev);
+}
+
+/*
+ * T sends 1000 bytes on lo at 1 s and sleeps; the reply arrives in NET_RX
+ * softirq context on cpu 1 at 2 s and wakes T: T waits 1 s for nic:lo.
+ * At 8000 bit/s the link was busy 1 s of the 4 s analysed: its 3 s idle go
+ * to T, its only sender. Without the speed: no nic -> T edge at all.
+ */
+static void nic_scenario(struct wperf_analysis *a)
+{
+	sw(a, 0, 0, 0, 0, 5);           /* T on cpu 0 */
+	sw(a, 0, 1, 0, 0, 0);           /* cpu 1 idle */
+	net(a, WPERF_EV_NET_XMIT, 1000 * MS, 0, "lo", 1000);
+	sw(a, 1000 * MS, 0, 5, 1, 0);
+	simple(a, WPERF_EV_SOFTIRQ_ENTRY, 2000 * MS, 1, WPERF_SOFTIRQ_NET_RX);
+	net(a, WPERF_EV_NET_RECV, 2000 * MS, 1, "lo", 1000);
+	wake(a, 2000 * MS, 1, 5);
+	simple(a, WPERF_EV_SOFTIRQ_EXIT, 2000 * MS, 1, WPERF_SOFTIRQ_NET_RX);
+	sw(a, 2000 * MS, 0, 0, 0, 5);
+	sw(a, 4000 * MS, 0, 5, 0, 0);
+}
+
+static void test_nic(void)
+{
+	for (int with_speed = 0; with_speed < 2; with_speed++) {
+		struct wperf_analysis *a = wperf_analysis_create();
+		struct wperf_graph g;
+
+		if (with_speed)
+			wperf_analysis_set_nic_capacity(a, "lo", 8000);
+		nic_scenario(a);
+		if (finish(a, &g)) {
+			failures++;
+			return;
+		}
+		uint32_t t = vertex_of_tid(&g, 5), lo = vertex_named(&g, "nic:lo");
+		const struct wperf_edge *tn = edge(&g, t, lo), *nt = edge(&g, lo, t);
+
+		CHECK_EQ("T -> nic:lo exists", tn != NULL, 1);
+		if (tn)
+			CHECK_EQ("T -> nic:lo", tn->weight_ns, 1000 * MS);
+		CHECK_EQ("bytes sent on lo", g.vertices[lo].bytes, 1000);
+		if (with_speed) {
+			CHECK_EQ("nic:lo -> T exists", nt != NULL, 1);
+			if (nt)
+				CHECK_EQ("nic:lo -> T (idle)", nt->weight_ns, 3000 * MS);
+			CHECK_EQ("lo busy", g.vertices[lo].busy_ns, 1000 * MS);
+		} else {
+			CHECK_EQ("no idle edge without a speed", nt == NULL, 1);
+			CHECK_EQ("speed unknown", g.vertices[lo].capacity_bps, 0);
+		}
+		wperf_graph_fini(&g);
+	}
+}
+
 int main(void)
 {
 	test_nested();
@@ -464,6 +529,7 @@ int main(void)
 	test_missing_events();
 	test_spin();
 	test_false_wakeup();
+	test_nic();
 	printf("%d passed, %d failed\n", checks - failures, failures);
 	return failures ? 1 : 0;
 }

@@ -9,6 +9,11 @@
  * every knot's members, component, removed edges (in order) and stop
  * reason, and on every sink. Weights are drawn from a small range so that
  * ties are common.
+ *
+ * Background knots too: vertices get random running times (and some are
+ * disks); a knot without a disk whose running times sum to less than the
+ * duration is background, removed with its edges, and the search starts
+ * over on what is left (cut edges restored), until a round finds none.
  */
 #include <stdlib.h>
 
@@ -17,20 +22,24 @@
 #include "wperf/knots.h"
 
 #define MAXV 8
+#define DURATION 1000
 
 struct ref_knot {
 	unsigned members, component;
 	int removed[MAXV * MAXV][2];
 	int n_removed;
 	const char *why;
-	int sink;
+	int sink, background;
 };
 
 struct ref {
 	int n;
 	int64_t w[MAXV][MAXV];          /* 0: no dependency edge */
+	int64_t w0[MAXV][MAXV];         /* w before any cut or removal */
+	int64_t running[MAXV];
+	int disk[MAXV];
 	int64_t threshold;
-	struct ref_knot out[MAXV * 2];
+	struct ref_knot out[MAXV * 4];
 	int n_out;
 };
 
@@ -103,6 +112,7 @@ static void emit(struct ref *r, const struct work *w, const char *why)
 	k->n_removed = w->n_removed;
 	k->why = why;
 	k->sink = 0;
+	k->background = 0;
 }
 
 static void refine(struct ref *r, struct work *stack, int *top)
@@ -150,13 +160,13 @@ static void refine(struct ref *r, struct work *stack, int *top)
 	}
 }
 
-static void ref_find(struct ref *r)
+/* One search of the vertices in `alive`, appending to r->out. */
+static void ref_round(struct ref *r, unsigned alive)
 {
 	unsigned comps[MAXV];
 	struct work stack[MAXV * 2];
-	int top = 0, nc = terminal_components(r, (1u << r->n) - 1, comps);
+	int top = 0, nc = terminal_components(r, alive, comps);
 
-	r->n_out = 0;
 	for (int c = 0; c < nc; c++) {
 		int v = __builtin_ctz(comps[c]);
 		if (popcount(comps[c]) == 1 && !r->w[v][v]) {
@@ -180,6 +190,59 @@ static void ref_find(struct ref *r)
 		refine(r, stack, &top);
 }
 
+static int ref_is_background(const struct ref *r, const struct ref_knot *k)
+{
+	int64_t running = 0;
+
+	if (k->sink)
+		return 0;
+	for (int v = 0; v < r->n; v++) {
+		if (!(k->members >> v & 1))
+			continue;
+		if (r->disk[v])
+			return 0;
+		running += r->running[v];
+	}
+	return running < DURATION;
+}
+
+/* Restore the graph, then drop every edge that touches a removed vertex. */
+static void ref_restore(struct ref *r, unsigned alive)
+{
+	memcpy(r->w, r->w0, sizeof r->w);
+	for (int i = 0; i < r->n; i++)
+		for (int j = 0; j < r->n; j++)
+			if (!(alive >> i & 1) || !(alive >> j & 1))
+				r->w[i][j] = 0;
+}
+
+static void ref_find(struct ref *r)
+{
+	unsigned alive = (1u << r->n) - 1;
+
+	memcpy(r->w0, r->w, sizeof r->w);
+	r->n_out = 0;
+	for (;;) {
+		int first = r->n_out, kept = first;
+		unsigned gone = 0;
+		ref_restore(r, alive);
+		ref_round(r, alive);
+		for (int i = first; i < r->n_out; i++)
+			if (ref_is_background(r, &r->out[i])) {
+				r->out[i].background = 1;
+				gone |= r->out[i].members;
+			}
+		if (!gone)
+			return;
+		/* Keep this round's background knots; the rest is found again. */
+		for (int i = first; i < r->n_out; i++)
+			if (r->out[i].background)
+				r->out[kept++] = r->out[i];
+		r->n_out = kept;
+		alive &= ~gone;
+	}
+}
+
 static unsigned mask_of(const uint32_t *ids, size_t n)
 {
 	unsigned m = 0;
@@ -188,7 +251,7 @@ static unsigned mask_of(const uint32_t *ids, size_t n)
 	return m;
 }
 
-static long compared, cuts, by_reason[4];
+static long compared, cuts, by_reason[4], backgrounds;
 
 /* Find the reference result for knot k (same members); compare it. */
 static void compare(const struct wperf_graph *g, const struct ref *r,
@@ -197,9 +260,11 @@ static void compare(const struct wperf_graph *g, const struct ref *r,
 	unsigned m = mask_of(k->members, k->n_members);
 	for (int i = 0; i < r->n_out; i++) {
 		const struct ref_knot *x = &r->out[i];
-		if (x->members != m || x->sink != (k->kind == WPERF_SINK))
+		if (x->members != m || x->sink != (k->kind == WPERF_SINK) ||
+		    x->background != (k->kind == WPERF_BACKGROUND))
 			continue;
 		compared++;
+		backgrounds += x->background;
 		cuts += x->n_removed;
 		by_reason[!strcmp(x->why, "simple cycle") ? 0 : !strcmp(x->why, "single vertex") ? 1
 			  : !strcmp(x->why, "threshold") ? 2 : 3]++;
@@ -228,9 +293,19 @@ static void one_random_graph(int graph_no)
 	memset(&r, 0, sizeof r);
 	r.n = n;
 	r.threshold = rand() % 3 ? INT64_MAX : 1 + rand() % 12;
-	gb_init(&g, 0, 1000);
-	for (int i = 0; i < n; i++)
+	gb_init(&g, 0, DURATION);
+	for (int i = 0; i < n; i++) {
+		r.disk[i] = rand() % 8 == 0;
+		if (r.disk[i]) {
+			gb_vertex(&g, WPERF_V_DISK, "disk");
+			continue;
+		}
 		gb_thread(&g, "t", i);
+		/* Up to 600 each, in steps of 100: two threads often sum to
+		 * exactly the duration, the boundary of the strict rule. */
+		r.running[i] = (rand() % 7) * 100;
+		g.vertices[i].running_ns = r.running[i];
+	}
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < n; j++)
 			if (rand() % 100 < density && (i != j || rand() % 4 == 0)) {
@@ -255,9 +330,10 @@ static void test_random_graphs_match_reference(void)
 	for (int i = 0; i < 5000 && check_test_failures == 0; i++)
 		one_random_graph(i);
 	printf("# %ld knots and sinks compared, %ld cuts; stops: %ld simple cycle, "
-	       "%ld single vertex, %ld threshold, %ld sinks\n", compared, cuts,
-	       by_reason[0], by_reason[1], by_reason[2], by_reason[3]);
+	       "%ld single vertex, %ld threshold, %ld sinks; %ld background\n", compared,
+	       cuts, by_reason[0], by_reason[1], by_reason[2], by_reason[3], backgrounds);
 	CHECK(cuts > 1000 && by_reason[0] && by_reason[1] && by_reason[2] && by_reason[3]);
+	CHECK(backgrounds > 1000);
 }
 
 int main(void)

@@ -1,6 +1,6 @@
 /*
- * test-knots.c — knots, sinks, refinement and focus on hand-built graphs
- * with exactly known answers (METHOD.md §7).
+ * test-knots.c — knots, sinks, refinement, focus and background knots on
+ * hand-built graphs with exactly known answers (METHOD.md §7).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -11,11 +11,36 @@
 
 #define NO_THRESHOLD INT64_MAX
 
-static int find(const struct wperf_graph *g, int64_t threshold, const bool *focus,
-		struct wperf_knots *out)
+static int find_as_is(const struct wperf_graph *g, int64_t threshold, const bool *focus,
+		      struct wperf_knots *out)
 {
 	struct wperf_knot_options o = { .threshold_ns = threshold, .focus = focus };
 	return wperf_knots_find(g, &o, out);
+}
+
+/* Every thread ran the whole analysed time: no knot is background. */
+static void busy(struct wperf_graph *g)
+{
+	for (size_t i = 0; i < g->n_vertices; i++)
+		if (g->vertices[i].kind == WPERF_V_THREAD)
+			g->vertices[i].running_ns = g->end_ns - g->begin_ns;
+}
+
+/* The tests of knots and refinement: their threads are busy, so that
+ * background knots (tested on their own below) stay out of the way. */
+static int find(struct wperf_graph *g, int64_t threshold, const bool *focus,
+		struct wperf_knots *out)
+{
+	busy(g);
+	return find_as_is(g, threshold, focus, out);
+}
+
+static uint32_t thread_running(struct wperf_graph *g, const char *comm, int64_t tid,
+			       int64_t running_ns)
+{
+	uint32_t id = gb_thread(g, comm, tid);
+	g->vertices[id].running_ns = running_ns;
+	return id;
 }
 
 /* Check that k->members is exactly want[0..n). */
@@ -389,6 +414,7 @@ static void *big_graph_thread(void *arg)
 	for (uint32_t i = BIG; i + 1 < 2 * BIG; i++)
 		gb_edge(&g, i, i + 1, 5);
 	gb_sort(&g);
+	busy(&g);
 
 	CHECK_INT(wperf_knots_find(&g, NULL, &k), 0);
 	if (k.n == 2) {
@@ -423,6 +449,217 @@ static void test_big_graph_small_stack(void)
 	pthread_attr_destroy(&attr);
 }
 
+
+/* ------------------------------------------------------------------ */
+/* Background knots                                                    */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A heartbeat and its helper wait on each other (300 + 200) and run 150
+ * of 1000 ns between them; the writer and the disk wait on each other
+ * (500 + 300) and the writer runs 400. Only the first is background: the
+ * disk keeps the second a knot. Background knots come last.
+ */
+static void test_background_beside_device_knot(void)
+{
+	struct wperf_graph g;
+	struct wperf_knots k;
+	gb_init(&g, 0, 1000);
+	uint32_t hb = thread_running(&g, "hb", 1, 100);
+	uint32_t helper = thread_running(&g, "helper", 2, 50);
+	uint32_t writer = thread_running(&g, "writer", 3, 400);
+	uint32_t disk = gb_vertex(&g, WPERF_V_DISK, "disk:vda");
+	gb_edge(&g, hb, helper, 300);
+	gb_edge(&g, helper, hb, 200);
+	gb_edge(&g, writer, disk, 500);
+	gb_edge(&g, disk, writer, 300);
+	gb_sort(&g);
+
+	CHECK_INT(find_as_is(&g, NO_THRESHOLD, NULL, &k), 0);
+	REQUIRE_INT(k.n, 2);
+	const struct wperf_knot *io = &k.items[0], *bg = &k.items[1];
+	CHECK_INT(io->kind, WPERF_KNOT);
+	check_ids(io->members, io->n_members, (uint32_t[]){ writer, disk }, 2);
+	CHECK_INT(io->weight_ns, 800);
+	CHECK_INT(io->cpu_ns, 400);
+	CHECK_INT(bg->kind, WPERF_BACKGROUND);
+	check_ids(bg->members, bg->n_members, (uint32_t[]){ hb, helper }, 2);
+	check_ids(bg->component, bg->n_component, (uint32_t[]){ hb, helper }, 2);
+	CHECK_INT(bg->weight_ns, 500);
+	CHECK_INT(bg->cpu_ns, 150);
+	REQUIRE_INT(bg->n_edges, 2);
+	check_edge(&g, bg->edges[0], hb, helper);
+	check_edge(&g, bg->edges[1], helper, hb);
+	CHECK_STR(bg->stop_reason, "simple cycle");
+	CHECK_STR(wperf_knot_kind_name(bg->kind), "background");
+	wperf_knots_fini(&k);
+	gb_free(&g);
+}
+
+/*
+ * Removing a background knot exposes what only waited on it:
+ *   {A,B} (idle, 50 + 50) is background in the first round;
+ *   C waits on A (40) and D on C (30): C becomes a sink;
+ *   {E,F} (busy, 60 + 60) waits on A (5): it becomes a knot;
+ *   {I,J} (idle, 20 + 20) waits on A (5): it becomes a knot in the second
+ *   round, background too, and is removed in its turn.
+ */
+struct exposing_graph {
+	struct wperf_graph g;
+	uint32_t a, b, c, d, e, f, i, j;
+};
+
+static void build_exposing(struct exposing_graph *x)
+{
+	struct wperf_graph *g = &x->g;
+	gb_init(g, 0, 1000);
+	x->a = thread_running(g, "a", 1, 10);
+	x->b = thread_running(g, "b", 2, 10);
+	x->c = thread_running(g, "c", 3, 900);
+	x->d = thread_running(g, "d", 4, 900);
+	x->e = thread_running(g, "e", 5, 600);
+	x->f = thread_running(g, "f", 6, 600);
+	x->i = thread_running(g, "i", 7, 1);
+	x->j = thread_running(g, "j", 8, 1);
+	gb_edge(g, x->a, x->b, 50);
+	gb_edge(g, x->b, x->a, 50);
+	gb_edge(g, x->c, x->a, 40);
+	gb_edge(g, x->d, x->c, 30);
+	gb_edge(g, x->e, x->f, 60);
+	gb_edge(g, x->f, x->e, 60);
+	gb_edge(g, x->e, x->a, 5);
+	gb_edge(g, x->i, x->j, 20);
+	gb_edge(g, x->j, x->i, 20);
+	gb_edge(g, x->i, x->a, 5);
+	gb_sort(g);
+}
+
+static void test_background_removal_exposes(void)
+{
+	struct exposing_graph x;
+	struct wperf_knots k;
+	build_exposing(&x);
+
+	CHECK_INT(find_as_is(&x.g, NO_THRESHOLD, NULL, &k), 0);
+	REQUIRE_INT(k.n, 4);
+	CHECK_INT(k.items[0].kind, WPERF_KNOT);
+	check_ids(k.items[0].members, k.items[0].n_members, (uint32_t[]){ x.e, x.f }, 2);
+	CHECK_INT(k.items[0].weight_ns, 120);
+	CHECK_INT(k.items[0].cpu_ns, 1200);
+	CHECK_INT(k.items[1].kind, WPERF_SINK);
+	check_ids(k.items[1].members, k.items[1].n_members, (uint32_t[]){ x.c }, 1);
+	CHECK_INT(k.items[1].weight_ns, 30);
+	CHECK_STR(k.items[1].stop_reason, "sink");
+	CHECK_INT(k.items[2].kind, WPERF_BACKGROUND);   /* heavier background first */
+	check_ids(k.items[2].members, k.items[2].n_members, (uint32_t[]){ x.a, x.b }, 2);
+	CHECK_INT(k.items[2].weight_ns, 100);
+	CHECK_INT(k.items[2].cpu_ns, 20);
+	CHECK_INT(k.items[3].kind, WPERF_BACKGROUND);
+	check_ids(k.items[3].members, k.items[3].n_members, (uint32_t[]){ x.i, x.j }, 2);
+	CHECK_INT(k.items[3].weight_ns, 40);
+	CHECK_INT(k.items[3].cpu_ns, 2);
+	wperf_knots_fini(&k);
+
+	/* Focused on C: the background knot, then C as a sink (D waits on it
+	 * in the whole graph). */
+	bool focus[8] = { false };
+	focus[x.c] = true;
+	CHECK_INT(find_as_is(&x.g, NO_THRESHOLD, focus, &k), 0);
+	REQUIRE_INT(k.n, 2);
+	CHECK_INT(k.items[0].kind, WPERF_SINK);
+	check_ids(k.items[0].members, k.items[0].n_members, (uint32_t[]){ x.c }, 1);
+	CHECK_INT(k.items[0].weight_ns, 30);
+	CHECK_INT(k.items[1].kind, WPERF_BACKGROUND);
+	check_ids(k.items[1].members, k.items[1].n_members, (uint32_t[]){ x.a, x.b }, 2);
+	wperf_knots_fini(&k);
+	gb_free(&x.g);
+}
+
+/* A disk in the knot: blocking I/O, never background, however idle. */
+static void test_device_knot_never_background(void)
+{
+	struct wperf_graph g;
+	struct wperf_knots k;
+	gb_init(&g, 0, 1000);
+	uint32_t w = thread_running(&g, "writer", 1, 10);
+	uint32_t s = thread_running(&g, "syncer", 2, 0);
+	uint32_t disk = gb_vertex(&g, WPERF_V_DISK, "disk:vda");
+	gb_edge(&g, w, s, 100);
+	gb_edge(&g, s, disk, 300);
+	gb_edge(&g, disk, w, 200);
+	gb_sort(&g);
+
+	CHECK_INT(find_as_is(&g, NO_THRESHOLD, NULL, &k), 0);
+	REQUIRE_INT(k.n, 1);
+	CHECK_INT(k.items[0].kind, WPERF_KNOT);
+	check_ids(k.items[0].members, k.items[0].n_members, (uint32_t[]){ w, s, disk }, 3);
+	CHECK_INT(k.items[0].weight_ns, 600);
+	CHECK_INT(k.items[0].cpu_ns, 10);
+	wperf_knots_fini(&k);
+	gb_free(&g);
+}
+
+/* The rule is strict: exactly one CPU's worth of demand (600 + 400 of
+ * 1000) is not background, one nanosecond less is, and runnable time is
+ * demand too. So is a lone idle
+ * thread waiting on itself (a knot of one). */
+static void test_background_boundary(void)
+{
+	struct wperf_graph g;
+	struct wperf_knots k;
+	gb_init(&g, 0, 1000);
+	uint32_t a = thread_running(&g, "a", 1, 600), b = thread_running(&g, "b", 2, 400);
+	gb_edge(&g, a, b, 70);
+	gb_edge(&g, b, a, 30);
+	gb_sort(&g);
+
+	CHECK_INT(find_as_is(&g, NO_THRESHOLD, NULL, &k), 0);
+	REQUIRE_INT(k.n, 1);
+	CHECK_INT(k.items[0].kind, WPERF_KNOT);
+	CHECK_INT(k.items[0].cpu_ns, 1000);
+	wperf_knots_fini(&k);
+
+	g.vertices[a].running_ns = 599;
+	CHECK_INT(find_as_is(&g, NO_THRESHOLD, NULL, &k), 0);
+	REQUIRE_INT(k.n, 1);
+	CHECK_INT(k.items[0].kind, WPERF_BACKGROUND);
+	CHECK_INT(k.items[0].cpu_ns, 999);
+	wperf_knots_fini(&k);
+
+	/* Wanting a CPU counts as much as having one: a lock-contention knot
+	 * of CPU-starved threads is not background. */
+	g.vertices[b].runnable_ns = 1;
+	CHECK_INT(find_as_is(&g, NO_THRESHOLD, NULL, &k), 0);
+	REQUIRE_INT(k.n, 1);
+	CHECK_INT(k.items[0].kind, WPERF_KNOT);
+	CHECK_INT(k.items[0].cpu_ns, 1000);
+	wperf_knots_fini(&k);
+	g.vertices[b].runnable_ns = 0;
+
+	uint32_t solo = thread_running(&g, "solo", 3, 999);
+	gb_edge(&g, solo, solo, 5);
+	gb_sort(&g);
+	g.vertices[a].running_ns = 600;
+	CHECK_INT(find_as_is(&g, NO_THRESHOLD, NULL, &k), 0);
+	REQUIRE_INT(k.n, 2);
+	CHECK_INT(k.items[0].kind, WPERF_KNOT);
+	check_ids(k.items[0].members, k.items[0].n_members, (uint32_t[]){ a, b }, 2);
+	CHECK_INT(k.items[1].kind, WPERF_BACKGROUND);
+	check_ids(k.items[1].members, k.items[1].n_members, (uint32_t[]){ solo }, 1);
+	CHECK_STR(k.items[1].stop_reason, "single vertex");
+	wperf_knots_fini(&k);
+
+	/* An empty analysed range says nothing about utilisation. */
+	g.end_ns = 0;
+	g.vertices[solo].running_ns = 0;
+	CHECK_INT(find_as_is(&g, NO_THRESHOLD, NULL, &k), 0);
+	REQUIRE_INT(k.n, 2);
+	CHECK_INT(k.items[0].kind, WPERF_KNOT);
+	CHECK_INT(k.items[1].kind, WPERF_KNOT);
+	wperf_knots_fini(&k);
+	gb_free(&g);
+}
+
 int main(void)
 {
 	RUN_TEST(test_cycle_and_sink);
@@ -435,5 +672,9 @@ int main(void)
 	RUN_TEST(test_focus);
 	RUN_TEST(test_degenerate_input);
 	RUN_TEST(test_big_graph_small_stack);
+	RUN_TEST(test_background_beside_device_knot);
+	RUN_TEST(test_background_removal_exposes);
+	RUN_TEST(test_device_knot_never_background);
+	RUN_TEST(test_background_boundary);
 	return check_finish();
 }

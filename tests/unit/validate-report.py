@@ -43,7 +43,7 @@ def cross_checks(doc):
     tr = doc["time_range"]
     if tr["duration_ns"] != max(0, tr["end_ns"] - tr["begin_ns"]):
         yield "duration_ns is not end_ns - begin_ns"
-    rank = {"knot": 0, "background": 1, "sink": 2}
+    rank = {"knot": 0, "sink": 1, "background": 2}
     order = [(rank[k["kind"]], -k["weight_ns"]) for k in doc["knots"]]
     if order != sorted(order):
         yield "knots are not in report order"

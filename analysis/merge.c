@@ -1,0 +1,456 @@
+/*
+ * merge.c — merging thread vertices into virtual vertices: see wperf/merge.h.
+ *
+ * Two passes group the old vertices: short-lived children by parent, then
+ * the remaining threads by the user's key (sorting keys, so thousands of
+ * threads cost n log n). Each group of two or more becomes one vertex at
+ * the place of its first member; the new vertices and edges are built
+ * beside the old ones and swapped in only when everything is allocated, so
+ * a failure leaves the graph as it was.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "edges.h"
+#include "wperf/merge.h"
+
+struct merge {
+	const struct wperf_graph *g;
+	uint32_t *rep;       /* old id -> old id of its group's first member */
+	uint32_t *size;      /* by representative: members in the group */
+	bool *children;      /* by representative: short-lived children group */
+	uint32_t *newid;     /* old id -> new id */
+	size_t n_new;
+};
+
+struct keyed {
+	char *key;
+	uint32_t id;
+};
+
+int wperf_merge_key_parse(const char *s, enum wperf_merge_key *out)
+{
+	static const char *const names[] = { "none", "process", "name" };
+
+	for (int k = 0; k < 3; k++)
+		if (strcmp(s, names[k]) == 0) {
+			*out = (enum wperf_merge_key)k;
+			return 0;
+		}
+	return -1;
+}
+
+bool wperf_vertex_is_short_lived(const struct wperf_graph *g, const struct wperf_vertex *v)
+{
+	int64_t duration = g->end_ns - g->begin_ns;
+
+	/* A thread alive at the end of the trace has last_ts == end_ns: its
+	 * lifetime is unknown, so it is never short-lived. */
+	return v->kind == WPERF_V_THREAD && v->parent_tid > 0 && v->first_ts >= 0 &&
+	       v->last_ts < g->end_ns && duration > 0 &&
+	       (v->last_ts - v->first_ts) * 100 < duration * WPERF_SHORT_LIVED_PERCENT;
+}
+
+/* ---- grouping ---- */
+
+/* "worker-12" -> "worker-" (caller frees); a name of digits only is kept. */
+static char *name_base(const char *comm)
+{
+	size_t n = strlen(comm);
+
+	while (n > 0 && comm[n - 1] >= '0' && comm[n - 1] <= '9')
+		n--;
+	if (n == 0)
+		n = strlen(comm);
+	return strndup(comm, n);
+}
+
+static char *int_key(int64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof buf, "%" PRId64, v);
+	return strdup(buf);
+}
+
+/* The key of old vertex i in this pass; NULL when i takes no part.
+ * *oom is set when the key could not be allocated. */
+static char *key_of(const struct merge *m, uint32_t i, bool short_pass,
+		    enum wperf_merge_key key, bool *oom)
+{
+	const struct wperf_vertex *v = &m->g->vertices[i];
+	char *k = NULL;
+
+	if (v->kind != WPERF_V_THREAD || m->size[m->rep[i]] > 1)
+		return NULL;
+	if (short_pass && wperf_vertex_is_short_lived(m->g, v))
+		k = int_key(v->parent_tid);
+	else if (!short_pass && key == WPERF_MERGE_PROCESS && v->pid >= 0)
+		k = int_key(v->pid);
+	else if (!short_pass && key == WPERF_MERGE_NAME && v->comm && v->comm[0])
+		k = name_base(v->comm);
+	else
+		return NULL;
+	*oom = !k;
+	return k;
+}
+
+static int by_key_then_id(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	return c ? c : (x->id > y->id) - (x->id < y->id);
+}
+
+/* Runs of equal keys of two or more become groups led by their first id. */
+static void make_groups(struct merge *m, const struct keyed *ks, size_t n, bool short_pass)
+{
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && strcmp(ks[i].key, ks[j].key) == 0; j++)
+			;
+		if (j - i < 2)
+			continue;
+		for (size_t k = i; k < j; k++)
+			m->rep[ks[k].id] = ks[i].id;
+		m->size[ks[i].id] = (uint32_t)(j - i);
+		m->children[ks[i].id] = short_pass;
+	}
+}
+
+static int group_pass(struct merge *m, bool short_pass, enum wperf_merge_key key)
+{
+	size_t nv = m->g->n_vertices, n = 0;
+	struct keyed *ks = calloc(nv ? nv : 1, sizeof *ks);
+	bool oom = false;
+
+	if (!ks)
+		return -1;
+	for (uint32_t i = 0; i < nv && !oom; i++) {
+		char *k = key_of(m, i, short_pass, key, &oom);
+
+		if (k)
+			ks[n++] = (struct keyed){ k, i };
+	}
+	if (!oom) {
+		qsort(ks, n, sizeof *ks, by_key_then_id);
+		make_groups(m, ks, n, short_pass);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(ks[i].key);
+	free(ks);
+	return oom ? -1 : 0;
+}
+
+static int group(struct merge *m, const struct wperf_merge_options *o)
+{
+	size_t nv = m->g->n_vertices ? m->g->n_vertices : 1;
+
+	m->rep = malloc(nv * sizeof *m->rep);
+	m->size = malloc(nv * sizeof *m->size);
+	m->children = calloc(nv, sizeof *m->children);
+	m->newid = malloc(nv * sizeof *m->newid);
+	if (!m->rep || !m->size || !m->children || !m->newid)
+		return -1;
+	for (uint32_t i = 0; i < m->g->n_vertices; i++) {
+		m->rep[i] = i;
+		m->size[i] = 1;
+	}
+	if (o->short_lived && group_pass(m, true, WPERF_MERGE_NONE) < 0)
+		return -1;
+	if (o->key != WPERF_MERGE_NONE && group_pass(m, false, o->key) < 0)
+		return -1;
+	/* A representative is its group's smallest id: numbered first. */
+	for (uint32_t i = 0; i < m->g->n_vertices; i++)
+		m->newid[i] = m->rep[i] == i ? (uint32_t)m->n_new++ : m->newid[m->rep[i]];
+	return 0;
+}
+
+/* ---- the merged vertices ---- */
+
+static const struct wperf_vertex *thread_by_tid(const struct wperf_graph *g, int64_t tid)
+{
+	for (size_t i = 0; i < g->n_vertices; i++)
+		if (g->vertices[i].kind == WPERF_V_THREAD && g->vertices[i].tid == tid)
+			return &g->vertices[i];
+	return NULL;
+}
+
+/* The name of the group led by old vertex r (allocated). */
+static char *group_name(const struct merge *m, uint32_t r, enum wperf_merge_key key)
+{
+	const struct wperf_vertex *v = &m->g->vertices[r], *main;
+	char *base, *s = NULL;
+
+	if (m->children[r]) {
+		main = thread_by_tid(m->g, v->parent_tid);
+		if (main && main->comm)
+			return asprintf(&s, "%s-children", main->comm) < 0 ? NULL : s;
+		return asprintf(&s, "%" PRId64 "-children", v->parent_tid) < 0 ? NULL : s;
+	}
+	if (key == WPERF_MERGE_PROCESS) {
+		main = thread_by_tid(m->g, v->pid);
+		if (!main || main->pid != v->pid || !main->comm)
+			main = v;
+		if (asprintf(&s, "process %s (%" PRId64 ")", main->comm ? main->comm : "?",
+			     v->pid) < 0)
+			s = NULL;
+		return s;
+	}
+	/* Digits stripped: "worker-*"; same names without digits: "worker". */
+	base = name_base(v->comm);
+	if (base && strcmp(base, v->comm) == 0)
+		return base;
+	if (base && asprintf(&s, "%s*", base) < 0)
+		s = NULL;
+	free(base);
+	return s;
+}
+
+static int init_virtual(const struct merge *m, uint32_t r, enum wperf_merge_key key,
+			struct wperf_vertex *nv)
+{
+	const struct wperf_vertex *v = &m->g->vertices[r];
+
+	memset(nv, 0, sizeof *nv);
+	nv->kind = WPERF_V_VIRTUAL;
+	nv->name = group_name(m, r, key);
+	nv->members = malloc(m->size[r] * sizeof *nv->members);
+	if (!nv->name || !nv->members)
+		return -1;
+	nv->tid = -1;
+	nv->pid = v->pid;
+	nv->parent_tid = m->children[r] ? v->parent_tid : 0;
+	nv->first_ts = nv->last_ts = -1;
+	return 0;
+}
+
+/* Add member v to the virtual vertex nv. */
+static void accumulate(struct wperf_vertex *nv, const struct wperf_vertex *v)
+{
+	if (v->first_ts >= 0 && (nv->first_ts < 0 || v->first_ts < nv->first_ts))
+		nv->first_ts = v->first_ts;
+	if (v->last_ts > nv->last_ts)
+		nv->last_ts = v->last_ts;
+	nv->running_ns += v->running_ns;
+	nv->runnable_ns += v->runnable_ns;
+	for (int k = 0; k < WPERF_V_KIND_COUNT; k++)
+		nv->waiting_ns[k] += v->waiting_ns[k];
+	nv->waits += v->waits;
+	nv->unknown_initial_state |= v->unknown_initial_state;
+	if (nv->pid != v->pid)
+		nv->pid = -1;     /* members of several processes */
+	nv->members[nv->n_members++] = v->tid;
+}
+
+static int by_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void free_fresh(const struct merge *m, struct wperf_vertex *nv)
+{
+	for (uint32_t i = 0; nv && i < m->g->n_vertices; i++)
+		if (m->rep[i] == i && m->size[i] > 1) {
+			free(nv[m->newid[i]].name);
+			free(nv[m->newid[i]].members);
+		}
+	free(nv);
+}
+
+static struct wperf_vertex *build_vertices(const struct merge *m, enum wperf_merge_key key)
+{
+	const struct wperf_graph *g = m->g;
+	struct wperf_vertex *nv = calloc(m->n_new ? m->n_new : 1, sizeof *nv);
+
+	if (!nv)
+		return NULL;
+	for (uint32_t i = 0; i < g->n_vertices; i++) {
+		struct wperf_vertex *t = &nv[m->newid[i]];
+
+		if (m->size[m->rep[i]] == 1) {
+			*t = g->vertices[i];   /* moved on success */
+		} else {
+			if (m->rep[i] == i && init_virtual(m, i, key, t) < 0) {
+				free_fresh(m, nv);
+				return NULL;
+			}
+			accumulate(t, &g->vertices[i]);
+		}
+		t->id = m->newid[i];
+	}
+	for (size_t i = 0; i < m->n_new; i++)
+		if (nv[i].members)
+			qsort(nv[i].members, nv[i].n_members, sizeof *nv[i].members, by_i64);
+	return nv;
+}
+
+/* ---- short-lived children wait for their parent between them ---- */
+
+struct span {
+	int64_t b, e;
+};
+
+static int by_begin(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	return (x->b > y->b) - (x->b < y->b);
+}
+
+/* The edge "children -> parent": the holes between the members' lifetimes,
+ * when no child exists and the group waits for the parent to create one.
+ * Returns 0 (e->count 0 when there is no hole or no parent) or -1. */
+static int parent_edge(const struct merge *m, uint32_t r, struct wperf_vertex *nv,
+		       struct wperf_edge *e)
+{
+	const struct wperf_vertex *parent = thread_by_tid(m->g, m->g->vertices[r].parent_tid);
+	struct span *s = malloc(m->size[r] * sizeof *s);
+	size_t n = 0;
+	int64_t end;
+
+	memset(e, 0, sizeof *e);
+	if (!s)
+		return -1;
+	for (uint32_t i = r; i < m->g->n_vertices; i++)
+		if (m->rep[i] == r)
+			s[n++] = (struct span){ m->g->vertices[i].first_ts, m->g->vertices[i].last_ts };
+	qsort(s, n, sizeof *s, by_begin);
+	e->from = m->newid[r];
+	e->to = parent ? m->newid[parent->id] : e->from;
+	end = s[0].e;
+	for (size_t i = 1; i < n && parent; i++) {
+		if (s[i].b > end) {
+			int64_t hole = s[i].b - end;
+
+			e->weight_ns += hole;
+			e->direct_ns += hole;
+			e->count++;
+			e->hist[edges_hist_bucket(hole)]++;
+		}
+		if (s[i].e > end)
+			end = s[i].e;
+	}
+	nv->waiting_ns[WPERF_V_THREAD] += e->weight_ns;
+	nv->waits += e->count;
+	free(s);
+	return 0;
+}
+
+/* ---- the merged edges ---- */
+
+static int by_pair(const void *a, const void *b)
+{
+	const struct wperf_edge *x = a, *y = b;
+
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return (x->to > y->to) - (x->to < y->to);
+}
+
+/* Sort and sum edges of the same (from, to); the new count. */
+static size_t combine(struct wperf_edge *e, size_t n)
+{
+	size_t out = 0;
+
+	qsort(e, n, sizeof *e, by_pair);
+	for (size_t i = 0; i < n; i++) {
+		struct wperf_edge *d = out ? &e[out - 1] : NULL;
+
+		if (!d || d->from != e[i].from || d->to != e[i].to) {
+			e[out++] = e[i];
+			continue;
+		}
+		d->weight_ns += e[i].weight_ns;
+		d->direct_ns += e[i].direct_ns;
+		d->count += e[i].count;
+		for (int b = 0; b < WPERF_HIST_BUCKETS; b++)
+			d->hist[b] += e[i].hist[b];
+	}
+	return out;
+}
+
+static struct wperf_edge *build_edges(const struct merge *m, struct wperf_vertex *nv,
+				      size_t *n_out)
+{
+	const struct wperf_graph *g = m->g;
+	struct wperf_edge *e = malloc((g->n_edges + g->n_vertices + 1) * sizeof *e);
+	size_t n = 0;
+
+	if (!e)
+		return NULL;
+	for (size_t i = 0; i < g->n_edges; i++) {
+		e[n] = g->edges[i];
+		e[n].from = m->newid[g->edges[i].from];
+		e[n].to = m->newid[g->edges[i].to];
+		n++;
+	}
+	for (uint32_t r = 0; r < g->n_vertices; r++) {
+		if (m->rep[r] != r || !m->children[r])
+			continue;
+		if (parent_edge(m, r, &nv[m->newid[r]], &e[n]) < 0) {
+			free(e);
+			return NULL;
+		}
+		n += e[n].count > 0;
+	}
+	*n_out = combine(e, n);
+	return e;
+}
+
+/* ---- the transform ---- */
+
+/* Free what the old graph owned and the new one did not take over. */
+static void release_merged(const struct merge *m, struct wperf_graph *g)
+{
+	for (uint32_t i = 0; i < g->n_vertices; i++)
+		if (m->size[m->rep[i]] > 1) {
+			free(g->vertices[i].name);
+			free(g->vertices[i].comm);
+			free(g->vertices[i].members);
+		}
+	free(g->vertices);
+	free(g->edges);
+}
+
+static void merge_fini(struct merge *m)
+{
+	free(m->rep);
+	free(m->size);
+	free(m->children);
+	free(m->newid);
+}
+
+int wperf_graph_merge(struct wperf_graph *g, const struct wperf_merge_options *o,
+		      uint32_t **map)
+{
+	struct merge m = { .g = g };
+	struct wperf_vertex *nv = NULL;
+	struct wperf_edge *ne = NULL;
+	size_t n_edges = 0;
+
+	if (map)
+		*map = NULL;
+	if (group(&m, o) < 0 || !(nv = build_vertices(&m, o->key)) ||
+	    !(ne = build_edges(&m, nv, &n_edges))) {
+		free_fresh(&m, nv);
+		merge_fini(&m);
+		return -1;
+	}
+	release_merged(&m, g);
+	g->vertices = nv;
+	g->n_vertices = m.n_new;
+	g->edges = ne;
+	g->n_edges = n_edges;
+	if (map)
+		*map = m.newid;
+	else
+		free(m.newid);
+	m.newid = NULL;
+	merge_fini(&m);
+	return 0;
+}

@@ -1,0 +1,54 @@
+/*
+ * wperf/merge.h — merging thread vertices of a wait-for graph into virtual
+ * vertices (METHOD.md §8 short-lived threads, §9 merging similar threads).
+ *
+ * A transform of a finished graph (wperf/graph.h), applied before knot
+ * finding: thread vertices with the same key become one vertex of kind
+ * WPERF_V_VIRTUAL that keeps its members' tids. Edges are re-aggregated
+ * (weight, direct time, count and histogram summed), so waits between
+ * members become a self-loop; breakdowns are summed. Vertices that are not
+ * threads (disks, NICs, interrupts, timers, unknown, virtual) are never
+ * merged, and a key shared by a single thread leaves that thread alone.
+ */
+#ifndef WPERF_MERGE_H
+#define WPERF_MERGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "wperf/graph.h"
+
+enum wperf_merge_key {
+	WPERF_MERGE_NONE,      /* keep every thread */
+	WPERF_MERGE_PROCESS,   /* one vertex per process: "process <comm> (<pid>)" */
+	WPERF_MERGE_NAME,      /* by name, trailing digits stripped: "worker-12" -> "worker-*" */
+};
+
+/* A thread is short-lived when the trace saw it forked and ending, and it
+ * lived less than this share of the analysed duration (percent). */
+#define WPERF_SHORT_LIVED_PERCENT 10
+
+struct wperf_merge_options {
+	enum wperf_merge_key key;
+	/* Merge the short-lived children of one parent (at least 2) into a
+	 * virtual "<parent comm>-children" vertex that waits for the parent
+	 * between them (METHOD.md §8). Done before the key merge. */
+	bool short_lived;
+};
+
+/* "none", "process", "name" -> 0 and *out; anything else -> -1. */
+int wperf_merge_key_parse(const char *s, enum wperf_merge_key *out);
+
+/* Does this thread vertex count as short-lived in g? */
+bool wperf_vertex_is_short_lived(const struct wperf_graph *g, const struct wperf_vertex *v);
+
+/*
+ * Replace *g with its merged graph. When map is not NULL, *map receives an
+ * array of the old vertex count: old vertex id -> new vertex id (to carry
+ * a focus computed on the threads over); the caller frees it.
+ * 0 on success, -1 on allocation failure (g left unchanged, *map NULL).
+ */
+int wperf_graph_merge(struct wperf_graph *g, const struct wperf_merge_options *o,
+		      uint32_t **map);
+
+#endif /* WPERF_MERGE_H */

@@ -1,0 +1,145 @@
+#!/usr/bin/python3
+"""Background knots (METHOD.md §7), recorded for real: tests/workloads/
+heartbeat runs a heartbeat thread ("hb-heartbeat", a 10 ms timer, a mutex
+now and then) that passes a token to a helper ("hb-helper"), beside a
+writer ("hb-writer") that fsyncs. Recorded with `wperf record`, reported
+focused on its pid.
+
+Asserts: the heartbeat and the helper form a knot of kind "background",
+with its cpu_share (below 1, from the threads' own running times), after
+every knot and sink, and neither thread is in any knot of kind "knot";
+the first entry of the report is the knot of the writer and the disk; the
+JSON report validates and keeps its invariants; the text report presents
+the background knot.
+
+Needs root and lttng-tools (wperf record). Without them: FAIL under
+CI=true, else SKIP (exit 77). WPERF_KEEP_TRACE=1 keeps the recording.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import recording  # noqa: E402
+from test_real_traces import Checks, validate_schema  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE_ROOT = os.environ.get('WPERF_SOURCE_ROOT', os.path.join(HERE, '..'))
+BUILD = os.environ.get('WPERF_BUILD_DIR', os.path.join(SOURCE_ROOT, 'build'))
+WPERF = os.path.join(BUILD, 'tools', 'wperf')
+WORKLOAD = os.path.join(BUILD, 'tests', 'workloads', 'heartbeat')
+SECONDS = os.environ.get('WPERF_HEARTBEAT_SECONDS', '3')
+
+
+def why_not():
+    if os.geteuid() != 0:
+        return 'recording kernel events needs root (running as uid %d)' % os.geteuid()
+    if not shutil.which('lttng') or not shutil.which('lttng-sessiond'):
+        return 'lttng-tools is not installed'
+    for prog in (WPERF, WORKLOAD):
+        if not os.access(prog, os.X_OK):
+            return '%s is not built' % prog
+    return None
+
+
+class BackgroundRecorded(unittest.TestCase):
+    maxDiff = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix='wperf-heartbeat-', dir='/var/tmp')
+        cls.trace = os.path.join(cls.tmp, 'trace')
+        rec = subprocess.run([WPERF, 'record', '-o', cls.trace, '--', WORKLOAD,
+                              '--seconds', SECONDS], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True, timeout=300)
+        cls.log = rec.stdout
+        cls.ok = rec.returncode == 0
+        cls.pid = None
+        if cls.ok:
+            with open(os.path.join(cls.trace, 'command.pid')) as f:
+                cls.pid = int(f.read().strip())
+
+    @classmethod
+    def tearDownClass(cls):
+        if os.environ.get('WPERF_KEEP_TRACE'):
+            print('trace kept in %s (WPERF_KEEP_TRACE)' % cls.tmp)
+            return
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def report(self, fmt):
+        self.assertTrue(self.ok, 'wperf record failed:\n' + self.log[-4000:])
+        out = os.path.join(self.tmp, 'report.' + fmt)
+        cmd = [WPERF, 'report', self.trace, '--format', fmt, '--output', out,
+               '--pids', str(self.pid)]
+        q = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           timeout=300)
+        self.assertEqual(q.returncode, 0, q.stdout[-3000:])
+        with open(out) as f:
+            return json.load(f) if fmt == 'json' else f.read()
+
+    def thread(self, js, comm):
+        ids = [v['id'] for v in js['vertices'] if v['kind'] == 'thread'
+               and v.get('pid') == self.pid and v.get('comm') == comm]
+        self.assertEqual(len(ids), 1, 'expected one %s thread of pid %d, found %s'
+                         % (comm, self.pid, ids))
+        return ids[0]
+
+    @staticmethod
+    def summary(js):
+        byid = {v['id']: v for v in js['vertices']}
+        return '; '.join('%s %s w=%d' % (k['kind'], [byid[m]['name'] for m in k['members']],
+                                         k['weight_ns'])
+                         for k in js['knots'][:12])
+
+    def test_heartbeat_is_background(self):
+        js = self.report('json')
+        validate_schema(self, js, 'heartbeat')
+        Checks.report_invariants(self, js, 'heartbeat')
+        hb, helper = self.thread(js, 'hb-heartbeat'), self.thread(js, 'hb-helper')
+        writer = self.thread(js, 'hb-writer')
+        byid = {v['id']: v for v in js['vertices']}
+        what = self.summary(js)
+
+        background = [k for k in js['knots'] if k['kind'] == 'background'
+                      and hb in k['members'] and helper in k['members']]
+        self.assertEqual(len(background), 1, 'no background knot of the heartbeat and its '
+                         'helper: ' + what)
+        bg = background[0]
+        self.assertFalse([m for m in bg['members'] if byid[m]['kind'] in ('disk', 'nic')],
+                         'a device in the background knot: ' + what)
+        demand = {t['id']: t['running_ns'] + t['runnable_ns'] for t in js['threads']}
+        self.assertEqual(bg['cpu_ns'], sum(demand[m] for m in bg['members']))
+        self.assertLess(bg['cpu_ns'], js['time_range']['duration_ns'])
+        self.assertAlmostEqual(bg['cpu_share'],
+                               bg['cpu_ns'] / js['time_range']['duration_ns'], places=5)
+        self.assertLess(bg['cpu_share'], 0.2, 'the heartbeat used much CPU: ' + what)
+
+        # Not the bottleneck: after every knot and sink, in no knot.
+        pos = js['knots'].index(bg)
+        self.assertFalse([k for k in js['knots'][pos:] if k['kind'] != 'background'],
+                         'a knot or sink after the background knot: ' + what)
+        self.assertFalse([k for k in js['knots'] if k['kind'] == 'knot'
+                          and {hb, helper} & set(k['members'])],
+                         'the heartbeat is in a knot: ' + what)
+
+        first = js['knots'][0]
+        self.assertEqual(first['kind'], 'knot', 'the first entry is not a knot: ' + what)
+        self.assertIn(writer, first['members'], 'the writer is not in the first knot: ' + what)
+        self.assertTrue([m for m in first['members'] if byid[m]['kind'] == 'disk'],
+                        'no disk in the first knot: ' + what)
+
+    def test_text_presents_background(self):
+        text = self.report('text')
+        self.assertRegex(text, r'Background knot \d+: .*hb-heartbeat|Background knot \d+: '
+                         r'.*hb-helper')
+        self.assertIn('less than one CPU', text)
+
+
+if __name__ == '__main__':
+    recording.main(why_not, 'a heartbeat workload')

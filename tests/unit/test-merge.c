@@ -1,0 +1,374 @@
+/*
+ * test-merge.c — merging thread vertices (METHOD.md §8, §9) on hand-built
+ * graphs with exactly known results: merged names, members, summed
+ * breakdowns, re-aggregated edges and self-loops, pseudo-vertices left
+ * alone, the old -> new id map that carries a focus over, and the
+ * short-lived children of one parent.
+ */
+#include <stdlib.h>
+
+#include "check.h"
+#include "graph-builder.h"
+#include "wperf/knots.h"
+#include "wperf/merge.h"
+#include "wperf/report.h"
+
+static void set_life(struct wperf_graph *g, uint32_t v, int64_t first, int64_t last,
+		     int64_t running, int64_t runnable, int64_t waiting_thread)
+{
+	struct wperf_vertex *x = &g->vertices[v];
+
+	x->first_ts = first;
+	x->last_ts = last;
+	x->running_ns = running;
+	x->runnable_ns = runnable;
+	x->waiting_ns[WPERF_V_THREAD] = waiting_thread;
+	x->waits = 1;
+}
+
+static const struct wperf_edge *edge(const struct wperf_graph *g, uint32_t from, uint32_t to)
+{
+	size_t i = gb_find(g, from, to);
+
+	return i == SIZE_MAX ? NULL : &g->edges[i];
+}
+
+static void check_sorted(const struct wperf_graph *g)
+{
+	for (size_t i = 1; i < g->n_edges; i++)
+		CHECK(g->edges[i - 1].from < g->edges[i].from ||
+		      (g->edges[i - 1].from == g->edges[i].from &&
+		       g->edges[i - 1].to < g->edges[i].to));
+	for (size_t i = 0; i < g->n_vertices; i++)
+		CHECK_INT(g->vertices[i].id, i);
+}
+
+/* main, worker-0, worker-1, worker-12, a disk and the timer. */
+static void build_pool(struct wperf_graph *g)
+{
+	gb_init(g, 0, 10000);
+	uint32_t m = gb_thread(g, "main", 1);
+	uint32_t w0 = gb_thread(g, "worker-0", 10), w1 = gb_thread(g, "worker-1", 11);
+	uint32_t w2 = gb_thread(g, "worker-12", 12);
+	uint32_t d = gb_vertex(g, WPERF_V_DISK, "disk:vda");
+	uint32_t t = gb_vertex(g, WPERF_V_TIMER, "timer");
+
+	g->vertices[w0].pid = g->vertices[w1].pid = g->vertices[w2].pid = 1;
+	g->vertices[d].busy_ns = 777;
+	set_life(g, w0, 100, 9000, 1000, 10, 500);
+	set_life(g, w1, 50, 8000, 2000, 20, 600);
+	set_life(g, w2, 200, 9500, 3000, 30, 700);
+	gb_edge(g, w0, w1, 100);
+	gb_edge(g, w1, w0, 50);
+	gb_edge(g, w2, w0, 30);
+	gb_edge(g, w0, d, 20);
+	gb_edge(g, w1, d, 40);
+	gb_edge(g, m, w2, 7);
+	gb_edge(g, d, w0, 5);
+	gb_edge(g, w1, t, 9);
+	gb_sort(g);
+}
+
+static void test_name_merge(void)
+{
+	struct wperf_graph g;
+	struct wperf_merge_options o = { .key = WPERF_MERGE_NAME };
+	uint32_t *map = NULL;
+
+	build_pool(&g);
+	REQUIRE_INT(wperf_graph_merge(&g, &o, &map), 0);
+	REQUIRE_INT(g.n_vertices, 4);
+	check_sorted(&g);
+	const uint32_t want_map[] = { 0, 1, 1, 1, 2, 3 };
+	for (int i = 0; i < 6; i++)
+		CHECK_INT(map[i], want_map[i]);
+
+	const struct wperf_vertex *w = &g.vertices[1];
+	CHECK_INT(w->kind, WPERF_V_VIRTUAL);
+	CHECK_STR(w->name, "worker-*");
+	CHECK_INT(w->tid, -1);
+	CHECK_INT(w->pid, 1);
+	REQUIRE_INT(w->n_members, 3);
+	CHECK_INT(w->members[0], 10);
+	CHECK_INT(w->members[1], 11);
+	CHECK_INT(w->members[2], 12);
+	CHECK_INT(w->first_ts, 50);
+	CHECK_INT(w->last_ts, 9500);
+	CHECK_INT(w->running_ns, 6000);
+	CHECK_INT(w->runnable_ns, 60);
+	CHECK_INT(w->waiting_ns[WPERF_V_THREAD], 1800);
+	CHECK_INT(w->waits, 3);
+
+	/* Pseudo-vertices and the lone main thread are untouched. */
+	CHECK_INT(g.vertices[0].kind, WPERF_V_THREAD);
+	CHECK_STR(g.vertices[0].name, "main");
+	CHECK_INT(g.vertices[0].tid, 1);
+	CHECK_INT(g.vertices[0].n_members, 0);
+	CHECK_INT(g.vertices[2].kind, WPERF_V_DISK);
+	CHECK_STR(g.vertices[2].name, "disk:vda");
+	CHECK_INT(g.vertices[2].busy_ns, 777);
+	CHECK_STR(g.vertices[3].name, "timer");
+
+	REQUIRE_INT(g.n_edges, 5);
+	const struct wperf_edge *self = edge(&g, 1, 1), *disk = edge(&g, 1, 2);
+	REQUIRE_INT(self != NULL && disk != NULL, 1);
+	CHECK_INT(self->weight_ns, 180);
+	CHECK_INT(self->direct_ns, 180);
+	CHECK_INT(self->count, 3);
+	CHECK_INT(self->hist[6], 1);   /* 100 ns */
+	CHECK_INT(self->hist[5], 1);   /* 50 ns */
+	CHECK_INT(self->hist[4], 1);   /* 30 ns */
+	CHECK_INT(disk->weight_ns, 60);
+	CHECK_INT(disk->count, 2);
+	CHECK(edge(&g, 0, 1) && edge(&g, 0, 1)->weight_ns == 7);
+	CHECK(edge(&g, 2, 1) && edge(&g, 2, 1)->weight_ns == 5);
+	CHECK(edge(&g, 1, 3) && edge(&g, 1, 3)->weight_ns == 9);
+	free(map);
+	gb_free(&g);
+}
+
+/* A merged pool waiting only on itself is a knot: the self-loop. */
+static void test_self_loop_is_knot(void)
+{
+	struct wperf_graph g;
+	struct wperf_merge_options o = { .key = WPERF_MERGE_NAME };
+	struct wperf_knot_options ko = { .threshold_ns = INT64_MAX };
+	struct wperf_knots k;
+
+	gb_init(&g, 0, 1000);
+	uint32_t a = gb_thread(&g, "pool-1", 1), b = gb_thread(&g, "pool-2", 2);
+	/* Busy enough (120% of a CPU) not to look like background threads. */
+	set_life(&g, a, 0, 1000, 600, 0, 200);
+	set_life(&g, b, 0, 1000, 600, 0, 300);
+	gb_edge(&g, a, b, 300);
+	gb_edge(&g, b, a, 200);
+	gb_sort(&g);
+	REQUIRE_INT(wperf_graph_merge(&g, &o, NULL), 0);
+	REQUIRE_INT(g.n_vertices, 1);
+	REQUIRE_INT(g.n_edges, 1);
+	CHECK_INT(g.edges[0].from, 0);
+	CHECK_INT(g.edges[0].to, 0);
+	CHECK_INT(g.edges[0].weight_ns, 500);
+	REQUIRE_INT(wperf_knots_find(&g, &ko, &k), 0);
+	REQUIRE_INT(k.n, 1);
+	CHECK_INT(k.items[0].kind, WPERF_KNOT);
+	REQUIRE_INT(k.items[0].n_members, 1);
+	CHECK_INT(k.items[0].members[0], 0);
+	wperf_knots_fini(&k);
+	gb_free(&g);
+}
+
+/* A focus computed on the threads, carried over by the map. */
+static void test_focus_mapping(void)
+{
+	struct wperf_graph g;
+	struct wperf_merge_options o = { .key = WPERF_MERGE_NAME };
+	uint32_t *map = NULL;
+	bool old_focus[6] = { false, false, true, false, false, false }; /* worker-1 */
+	bool new_focus[4] = { false };
+
+	build_pool(&g);
+	REQUIRE_INT(wperf_graph_merge(&g, &o, &map), 0);
+	for (int i = 0; i < 6; i++)
+		new_focus[map[i]] |= old_focus[i];
+	CHECK(!new_focus[0]);
+	CHECK(new_focus[1]);
+	CHECK(!new_focus[2]);
+	CHECK(!new_focus[3]);
+	free(map);
+	gb_free(&g);
+}
+
+static void test_process_merge(void)
+{
+	struct wperf_graph g;
+	struct wperf_merge_options o = { .key = WPERF_MERGE_PROCESS };
+
+	gb_init(&g, 0, 1000);
+	uint32_t io = gb_thread(&g, "srv-io", 101);
+	uint32_t srv = gb_thread(&g, "srv", 100);
+	uint32_t cli = gb_thread(&g, "cli", 200);
+	g.vertices[io].pid = 100;
+	gb_edge(&g, srv, io, 40);
+	gb_edge(&g, cli, srv, 25);
+	gb_sort(&g);
+	REQUIRE_INT(wperf_graph_merge(&g, &o, NULL), 0);
+	REQUIRE_INT(g.n_vertices, 2);
+	CHECK_INT(g.vertices[0].kind, WPERF_V_VIRTUAL);
+	CHECK_STR(g.vertices[0].name, "process srv (100)");
+	CHECK_INT(g.vertices[0].pid, 100);
+	REQUIRE_INT(g.vertices[0].n_members, 2);
+	CHECK_INT(g.vertices[0].members[0], 100);
+	CHECK_INT(g.vertices[0].members[1], 101);
+	CHECK_INT(g.vertices[1].kind, WPERF_V_THREAD);
+	CHECK_STR(g.vertices[1].name, "cli");
+	REQUIRE_INT(g.n_edges, 2);
+	CHECK(edge(&g, 0, 0) && edge(&g, 0, 0)->weight_ns == 40);
+	CHECK(edge(&g, 1, 0) && edge(&g, 1, 0)->weight_ns == 25);
+	gb_free(&g);
+}
+
+/* Same-named interrupts and existing virtual vertices are not threads;
+ * a name shared by one thread only is no group. */
+static void test_not_merged(void)
+{
+	struct wperf_graph g;
+	struct wperf_merge_options o = { .key = WPERF_MERGE_NAME, .short_lived = true };
+	uint32_t *map = NULL;
+
+	gb_init(&g, 0, 1000);
+	gb_vertex(&g, WPERF_V_IRQ, "irq:24");
+	gb_vertex(&g, WPERF_V_IRQ, "irq:24");
+	gb_vertex(&g, WPERF_V_VIRTUAL, "v-1");
+	gb_vertex(&g, WPERF_V_VIRTUAL, "v-2");
+	gb_thread(&g, "solo-1", 5);
+	gb_thread(&g, "other-1", 6);
+	REQUIRE_INT(wperf_graph_merge(&g, &o, &map), 0);
+	REQUIRE_INT(g.n_vertices, 6);
+	for (uint32_t i = 0; i < 6; i++)
+		CHECK_INT(map[i], i);
+	CHECK_INT(g.vertices[4].kind, WPERF_V_THREAD);
+	CHECK_STR(g.vertices[4].name, "solo-1");
+	CHECK_INT(g.vertices[4].tid, 5);
+	free(map);
+	gb_free(&g);
+}
+
+/* server forks 2, 3, 4 (short), 5 (long) and 6 (alive at the end), and 7
+ * forks 8 (one short child: no group). Duration 1000 ns, so short means
+ * under 100 ns and ended before 1000. */
+static void test_short_lived(void)
+{
+	struct wperf_graph g;
+	struct wperf_merge_options o = { .key = WPERF_MERGE_NONE, .short_lived = true };
+	uint32_t *map = NULL;
+
+	gb_init(&g, 0, 1000);
+	uint32_t srv = gb_thread(&g, "server", 1);
+	uint32_t c[5];
+	const int64_t life[5][2] = { { 100, 150 }, { 200, 260 }, { 230, 280 },
+				     { 100, 900 }, { 950, 1000 } };
+	for (int i = 0; i < 5; i++) {
+		c[i] = gb_thread(&g, "req", 2 + i);
+		set_life(&g, c[i], life[i][0], life[i][1], 5, 1, 2);
+		g.vertices[c[i]].parent_tid = 1;
+	}
+	uint32_t other = gb_thread(&g, "other", 7), lone = gb_thread(&g, "lone", 8);
+	set_life(&g, lone, 10, 20, 5, 0, 0);
+	g.vertices[lone].parent_tid = 7;
+	set_life(&g, srv, 0, 1000, 100, 0, 0);
+	gb_edge(&g, c[0], srv, 10);
+	gb_edge(&g, c[1], c[2], 4);
+	gb_sort(&g);
+	CHECK(wperf_vertex_is_short_lived(&g, &g.vertices[c[0]]));
+	CHECK(!wperf_vertex_is_short_lived(&g, &g.vertices[c[3]]));
+	CHECK(!wperf_vertex_is_short_lived(&g, &g.vertices[c[4]]));
+
+	REQUIRE_INT(wperf_graph_merge(&g, &o, &map), 0);
+	REQUIRE_INT(g.n_vertices, 6);   /* server, children, 5, 6, other, lone */
+	CHECK_INT(map[c[0]], 1);
+	CHECK_INT(map[c[1]], 1);
+	CHECK_INT(map[c[2]], 1);
+	CHECK_INT(map[c[3]], 2);
+	CHECK_INT(map[c[4]], 3);
+	CHECK_INT(map[other], 4);
+	CHECK_INT(map[lone], 5);
+	const struct wperf_vertex *v = &g.vertices[1];
+	CHECK_INT(v->kind, WPERF_V_VIRTUAL);
+	CHECK_STR(v->name, "server-children");
+	CHECK_INT(v->parent_tid, 1);
+	REQUIRE_INT(v->n_members, 3);
+	CHECK_INT(v->members[0], 2);
+	CHECK_INT(v->members[2], 4);
+	CHECK_INT(v->first_ts, 100);
+	CHECK_INT(v->last_ts, 280);
+	CHECK_INT(v->running_ns, 15);
+	CHECK_INT(v->runnable_ns, 3);
+	/* Members' own waits (3 x 2) + the hole 150..200 waiting for server. */
+	CHECK_INT(v->waiting_ns[WPERF_V_THREAD], 56);
+	CHECK_INT(v->waits, 4);
+	CHECK_INT(g.vertices[5].kind, WPERF_V_THREAD);
+	REQUIRE_INT(g.n_edges, 2);
+	const struct wperf_edge *up = edge(&g, 1, 0), *self = edge(&g, 1, 1);
+	REQUIRE_INT(up != NULL && self != NULL, 1);
+	CHECK_INT(up->weight_ns, 60);    /* 10 of child 2 + the 50 ns hole */
+	CHECK_INT(up->count, 2);
+	CHECK_INT(up->hist[5], 1);       /* 50 ns */
+	CHECK_INT(up->hist[3], 1);       /* 10 ns */
+	CHECK_INT(self->weight_ns, 4);
+	free(map);
+	gb_free(&g);
+}
+
+/* merge=none, short-lived kept: the same graph. */
+static void test_identity(void)
+{
+	struct wperf_graph g;
+	struct wperf_merge_options o = { .key = WPERF_MERGE_NONE };
+
+	build_pool(&g);
+	REQUIRE_INT(wperf_graph_merge(&g, &o, NULL), 0);
+	CHECK_INT(g.n_vertices, 6);
+	CHECK_INT(g.n_edges, 8);
+	CHECK_STR(g.vertices[3].name, "worker-12");
+	CHECK_INT(g.vertices[3].kind, WPERF_V_THREAD);
+	check_sorted(&g);
+	gb_free(&g);
+}
+
+/* The writers name the merged threads: JSON `members`, text section. */
+static void test_reports_list_members(void)
+{
+	struct wperf_graph g;
+	struct wperf_merge_options o = { .key = WPERF_MERGE_NAME };
+	struct wperf_report r = { .graph = &g, .threshold_spec = "20%", .min_weight_spec = "0" };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	build_pool(&g);
+	REQUIRE_INT(wperf_graph_merge(&g, &o, NULL), 0);
+	f = open_memstream(&buf, &len);
+	REQUIRE_INT(f != NULL, 1);
+	CHECK_INT(wperf_report_write_json(&r, f), 0);
+	fclose(f);
+	CHECK(buf && strstr(buf, "\"name\": \"worker-*\"") != NULL);
+	CHECK(buf && strstr(buf, "\"members\": [10, 11, 12]") != NULL);
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	REQUIRE_INT(f != NULL, 1);
+	CHECK_INT(wperf_report_write_text(&r, f), 0);
+	fclose(f);
+	CHECK(buf && strstr(buf, "Merged threads:\n  worker-*: 3 threads, tids 10, 11, 12\n"));
+	free(buf);
+	gb_free(&g);
+}
+
+static void test_parse(void)
+{
+	enum wperf_merge_key k = WPERF_MERGE_NONE;
+
+	CHECK_INT(wperf_merge_key_parse("name", &k), 0);
+	CHECK_INT(k, WPERF_MERGE_NAME);
+	CHECK_INT(wperf_merge_key_parse("process", &k), 0);
+	CHECK_INT(k, WPERF_MERGE_PROCESS);
+	CHECK_INT(wperf_merge_key_parse("none", &k), 0);
+	CHECK_INT(k, WPERF_MERGE_NONE);
+	CHECK_INT(wperf_merge_key_parse("stack", &k), -1);
+	CHECK_INT(wperf_merge_key_parse("", &k), -1);
+}
+
+int main(void)
+{
+	RUN_TEST(test_name_merge);
+	RUN_TEST(test_self_loop_is_knot);
+	RUN_TEST(test_focus_mapping);
+	RUN_TEST(test_process_merge);
+	RUN_TEST(test_not_merged);
+	RUN_TEST(test_short_lived);
+	RUN_TEST(test_identity);
+	RUN_TEST(test_reports_list_members);
+	RUN_TEST(test_parse);
+	return check_finish();
+}
