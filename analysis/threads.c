@@ -473,6 +473,28 @@ static void on_wakeup_new(struct sched *s, const struct wperf_event *ev)
 	begin_life(s, v, TS_RUNNABLE, ev->ts);
 }
 
+/* How far a child's first events may precede its fork event. */
+#define FORK_SKEW_NS 10000000   /* 10 ms */
+
+/*
+ * The child was already seen (switched in or woken on another CPU) just
+ * before its fork event: per-CPU streams merged with a little clock skew,
+ * or a recorder that had to nudge a late event forward. It is the same
+ * thread, not a reuse of its tid: keep its vertex, now of known origin.
+ */
+static bool adopt_early_child(struct sched *s, uint32_t v, const struct wperf_event *ev)
+{
+	struct wperf_vertex *vx = vt_get(s->vt, v);
+
+	if (s->th[v].known_origin || vx->first_ts < ev->ts - FORK_SKEW_NS)
+		return false;
+	if (vx->unknown_initial_state) {
+		vx->unknown_initial_state = false;
+		s->quality->unknown_initial_threads--;
+	}
+	return true;
+}
+
 static void on_fork(struct sched *s, const struct wperf_event *ev)
 {
 	int64_t tid = ev->u.fork.child_tid;
@@ -487,7 +509,7 @@ static void on_fork(struct sched *s, const struct wperf_event *ev)
 	if (tid <= 0)
 		return;
 	v = vt_find_thread(s->vt, tid);
-	if (v != VERTEX_NONE && vt_get(s->vt, v)->first_ts >= 0) {
+	if (v != VERTEX_NONE && vt_get(s->vt, v)->first_ts >= 0 && !adopt_early_child(s, v, ev)) {
 		/* The tid is reused by a new thread: the old one is over. */
 		end_life(s, v, ev->ts);
 		v = VERTEX_NONE;

@@ -519,6 +519,45 @@ static void test_nic(void)
 	}
 }
 
+/*
+ * Per-CPU streams merged with a little skew: the child (tid 21) is switched
+ * in on cpu 1 half a millisecond before its fork event on cpu 0. It is one
+ * thread, of known origin, not a reused tid.
+ */
+static void test_child_seen_before_fork(void)
+{
+	struct wperf_analysis *a = wperf_analysis_create();
+	struct wperf_graph g;
+	struct wperf_event ev;
+
+	sw(a, 0, 0, 0, 0, 20);
+	sw(a, 0, 1, 0, 0, 0);
+	sw(a, 100 * MS, 1, 0, 0, 21);
+	ev = base(WPERF_EV_FORK, 100 * MS + 500000, 0);
+	ev.u.fork.parent_tid = 20;
+	ev.u.fork.parent_pid = 20;
+	ev.u.fork.child_tid = 21;
+	ev.u.fork.child_pid = 20;
+	ev.u.fork.child_comm = "child";
+	wperf_analysis_feed(a, &ev);
+	wake(a, 150 * MS, 0, 7);
+	sw(a, 200 * MS, 1, 21, 0, 0);
+	if (finish(a, &g)) {
+		failures++;
+		return;
+	}
+	int n = 0;
+
+	for (size_t i = 0; i < g.n_vertices; i++)
+		n += g.vertices[i].kind == WPERF_V_THREAD && g.vertices[i].tid == 21;
+	CHECK_EQ("one vertex for the child", n, 1);
+	CHECK_EQ("its life starts when first seen", g.vertices[vertex_of_tid(&g, 21)].first_ts,
+		 100 * MS);
+	CHECK_EQ("of known origin", g.vertices[vertex_of_tid(&g, 21)].unknown_initial_state, 0);
+	CHECK_EQ("its process", g.vertices[vertex_of_tid(&g, 21)].pid, 20);
+	wperf_graph_fini(&g);
+}
+
 int main(void)
 {
 	test_nested();
@@ -530,6 +569,7 @@ int main(void)
 	test_spin();
 	test_false_wakeup();
 	test_nic();
+	test_child_seen_before_fork();
 	printf("%d passed, %d failed\n", checks - failures, failures);
 	return failures ? 1 : 0;
 }
