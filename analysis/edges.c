@@ -131,7 +131,8 @@ static int by_pair(const void *a, const void *b)
 
 void edges_take_sorted(struct edge_map *m, struct wperf_edge **out, size_t *n)
 {
-	qsort(m->e, m->n, sizeof *m->e, by_pair);
+	if (m->n > 1)   /* qsort's base may not be NULL, even for no element */
+		qsort(m->e, m->n, sizeof *m->e, by_pair);
 	*out = m->e;
 	*n = m->n;
 	m->e = NULL;
