@@ -14,6 +14,8 @@
 /* prev_state bits (kernels >= 4.14; older kernels agree on these). */
 #define STATE_EXIT_DEAD   16
 #define STATE_EXIT_ZOMBIE 32
+/* Kernels before 4.14 reported the raw task state: TASK_DEAD alone. */
+#define STATE_OLD_TASK_DEAD 64
 
 void sched_init(struct sched *s, struct vertex_table *vt, struct disk_tracker *disks,
 		struct wperf_quality *q, segment_sink sink, void *sink_data)
@@ -369,12 +371,14 @@ static void switch_out(struct sched *s, struct cpu_ctx *c, const struct wperf_ev
 	}
 	leave_state(s, v, t, VERTEX_NONE);
 	th->inferred = false;
-	/* After sched_process_exit a task can still be preempted and run
-	 * again: it is gone only when it leaves the CPU for good. */
+	/* After sched_process_exit a task can still be preempted, or sleep
+	 * (tearing down its memory, waking its joiner) and run again: it is
+	 * gone only when it leaves the CPU dead (X or Z; TASK_DEAD on old
+	 * kernels), or at sched_process_free. */
 	bool runnable = preempted_or_running(ev->u.sw.prev_state);
 
 	if ((ev->u.sw.prev_state & (STATE_EXIT_DEAD | STATE_EXIT_ZOMBIE)) ||
-	    (th->exiting && !runnable)) {
+	    (th->exiting && ev->u.sw.prev_state == STATE_OLD_TASK_DEAD)) {
 		enter_state(s, v, TS_DEAD, t);
 		vt_forget_tid(s->vt, ev->u.sw.prev_tid, v);
 	} else {

@@ -558,6 +558,39 @@ static void test_child_seen_before_fork(void)
 	wperf_graph_fini(&g);
 }
 
+/* After sched_process_exit a thread may still sleep (S) and run again
+ * before it leaves the CPU dead (X = 16): one vertex, one life. */
+static void test_exit_then_sleep(void)
+{
+	struct wperf_analysis *a = wperf_analysis_create();
+	struct wperf_graph g;
+	struct wperf_event ev;
+
+	sw(a, 0, 0, 0, 0, 30);
+	sw(a, 0, 1, 0, 0, 31);
+	ev = base(WPERF_EV_EXIT, 10 * MS, 0);
+	ev.u.task.tid = 30;
+	wperf_analysis_feed(a, &ev);
+	sw(a, 11 * MS, 0, 30, 1, 0);      /* sleeps while exiting */
+	wake(a, 12 * MS, 1, 30);
+	sw(a, 12 * MS, 0, 0, 0, 30);
+	sw(a, 13 * MS, 0, 30, 16, 0);     /* gone */
+	sw(a, 20 * MS, 1, 31, 0, 0);
+	if (finish(a, &g)) {
+		failures++;
+		return;
+	}
+	int n = 0;
+
+	for (size_t i = 0; i < g.n_vertices; i++)
+		n += g.vertices[i].kind == WPERF_V_THREAD && g.vertices[i].tid == 30;
+	CHECK_EQ("one vertex for the exiting thread", n, 1);
+	CHECK_EQ("its life ends when it leaves dead", g.vertices[vertex_of_tid(&g, 30)].last_ts,
+		 13 * MS);
+	CHECK_EQ("it waited 1 ms for tid 31", weight(&g, 30, 31), 1 * MS);
+	wperf_graph_fini(&g);
+}
+
 int main(void)
 {
 	test_nested();
@@ -570,6 +603,7 @@ int main(void)
 	test_false_wakeup();
 	test_nic();
 	test_child_seen_before_fork();
+	test_exit_then_sleep();
 	printf("%d passed, %d failed\n", checks - failures, failures);
 	return failures ? 1 : 0;
 }
