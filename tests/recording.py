@@ -6,6 +6,7 @@ SKIPs with meson's exit status 77, saying why.
 """
 
 import os
+import shutil
 import sys
 import unittest
 
@@ -26,3 +27,16 @@ def main(why_not, what):
         sys.exit(SKIP)
     prog = unittest.main(verbosity=2, exit=False)
     sys.exit(0 if prog.result.wasSuccessful() else 1)
+
+
+def why_not_wperf_record(*programs):
+    """The reason `wperf record` of these built programs cannot work here
+    (root for kernel events, lttng-tools for the annotations), or None."""
+    if os.geteuid() != 0:
+        return 'recording kernel events needs root (running as uid %d)' % os.geteuid()
+    if not shutil.which('lttng') or not shutil.which('lttng-sessiond'):
+        return 'lttng-tools is not installed'
+    for prog in programs:
+        if not os.access(prog, os.X_OK):
+            return '%s is not built' % prog
+    return None

@@ -42,15 +42,8 @@ WORKLOADS = os.path.join(BUILD, 'ust-provider', 'workloads')
 
 
 def why_not():
-    if os.geteuid() != 0:
-        return 'recording kernel events needs root (running as uid %d)' % os.geteuid()
-    if not shutil.which('lttng') or not shutil.which('lttng-sessiond'):
-        return 'lttng-tools is not installed'
-    for prog in (WPERF, os.path.join(WORKLOADS, 'spin-lock'),
-                 os.path.join(WORKLOADS, 'cond-broadcast')):
-        if not os.access(prog, os.X_OK):
-            return '%s is not built' % prog
-    return None
+    return recording.why_not_wperf_record(
+        WPERF, os.path.join(WORKLOADS, 'spin-lock'), os.path.join(WORKLOADS, 'cond-broadcast'))
 
 
 def counters(output, prog):

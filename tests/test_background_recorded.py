@@ -38,14 +38,7 @@ SECONDS = os.environ.get('WPERF_HEARTBEAT_SECONDS', '3')
 
 
 def why_not():
-    if os.geteuid() != 0:
-        return 'recording kernel events needs root (running as uid %d)' % os.geteuid()
-    if not shutil.which('lttng') or not shutil.which('lttng-sessiond'):
-        return 'lttng-tools is not installed'
-    for prog in (WPERF, WORKLOAD):
-        if not os.access(prog, os.X_OK):
-            return '%s is not built' % prog
-    return None
+    return recording.why_not_wperf_record(WPERF, WORKLOAD)
 
 
 class BackgroundRecorded(unittest.TestCase):

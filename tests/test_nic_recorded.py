@@ -35,14 +35,7 @@ WORKLOAD = os.path.join(BUILD, 'tests', 'workloads', 'tcp-pingpong')
 
 
 def why_not():
-    if os.geteuid() != 0:
-        return 'recording kernel events needs root (running as uid %d)' % os.geteuid()
-    if not shutil.which('lttng') or not shutil.which('lttng-sessiond'):
-        return 'lttng-tools is not installed'
-    for prog in (WPERF, WORKLOAD):
-        if not os.access(prog, os.X_OK):
-            return '%s is not built' % prog
-    return None
+    return recording.why_not_wperf_record(WPERF, WORKLOAD)
 
 
 class NicRecorded(unittest.TestCase):
