@@ -782,9 +782,7 @@ static int refine_piece(struct search *s, struct piece *p)
 
 static bool is_device(const struct kgraph *kg, uint32_t v)
 {
-	enum wperf_vertex_kind k = kg->g->vertices[v].kind;
-
-	return k == WPERF_V_DISK || k == WPERF_V_NIC;
+	return wperf_vertex_kind_is_device(kg->g->vertices[v].kind);
 }
 
 /*
@@ -1004,7 +1002,7 @@ static bool classify_background(const struct wperf_graph *g, struct wperf_knot *
 		return false;
 	for (size_t i = 0; i < k->n_members; i++) {
 		const struct wperf_vertex *v = &g->vertices[k->members[i]];
-		if (v->kind == WPERF_V_DISK || v->kind == WPERF_V_NIC)
+		if (wperf_vertex_kind_is_device(v->kind))
 			device = true;
 		else if (v->kind == WPERF_V_THREAD || v->kind == WPERF_V_VIRTUAL)
 			k->cpu_ns = add_saturating(k->cpu_ns,

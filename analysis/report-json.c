@@ -171,7 +171,7 @@ static void write_vertex(FILE *out, const struct wperf_vertex *v, size_t id)
 		json_i64(out, v->pid);
 		json_key(out, "comm", 0);
 		json_string(out, v->comm);
-	} else if (v->kind == WPERF_V_DISK || v->kind == WPERF_V_NIC) {
+	} else if (wperf_vertex_kind_is_device(v->kind)) {
 		json_key(out, "busy_ns", 0);
 		json_i64(out, v->busy_ns);
 		json_key(out, "bytes", 0);

@@ -36,6 +36,13 @@ static inline bool wperf_vertex_kind_is_category(enum wperf_vertex_kind k)
 	return k == WPERF_V_TIMER || k == WPERF_V_UNKNOWN;
 }
 
+/* A device: it waits for the threads that give it work while it is idle,
+ * and a knot holding one is never background (METHOD.md §5, §7). */
+static inline bool wperf_vertex_kind_is_device(enum wperf_vertex_kind k)
+{
+	return k == WPERF_V_DISK || k == WPERF_V_NIC;
+}
+
 struct wperf_vertex {
 	uint32_t id;                 /* index in wperf_graph.vertices */
 	enum wperf_vertex_kind kind;
