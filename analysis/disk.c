@@ -325,6 +325,12 @@ void disk_finish(struct disk_tracker *d, struct vertex_table *vt,
 		long double share = disk->bytes
 			? (long double)is->bytes / (long double)disk->bytes
 			: (long double)is->requests / (long double)requests;
+		/* Corrupt byte counts can wrap the disk's total: a share above
+		 * 1 would overflow w (UBSan, found by tests/fuzz). */
+		if (share > 1)
+			share = 1;
+		else if (!(share >= 0))
+			share = 0;
 		int64_t w = (int64_t)((long double)idle * share + 0.5L);
 		/* The edge exists even when the share rounds to nothing: the
 		 * thread did give the disk work (count says how much). */

@@ -1,0 +1,16 @@
+/*
+ * fuzz-params-tracefs.c — source.wperf.tracefs' parameter reader (static
+ * in plugin/tracefs-source.c, hence included), for the params fuzz target.
+ */
+#include "../../plugin/tracefs-source.c"
+
+#include "fuzz-params.h"
+
+int fuzz_tracefs_params(const bt_value *params, char *err, size_t errlen)
+{
+	struct tracefs_comp comp;
+
+	memset(&comp, 0, sizeof comp);
+	err[0] = '\0';
+	return read_params(&comp, params, err, errlen);
+}
