@@ -4,6 +4,7 @@
  * All numbers are formatted with integer arithmetic: the report must read
  * the same whatever locale the process hosting the plugin has set.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -289,4 +290,131 @@ void wperf_fmt_cell(FILE *out, const char *text, size_t width, int right_align)
 		fprintf(out, "%*s%s", (int)(width - w), "", text);
 	else
 		fprintf(out, "%s%*s", text, (int)(width - w), "");
+}
+
+void wperf_fmt_knot_title(char *buf, size_t len, const struct wperf_knots *ks, size_t i)
+{
+	size_t number = 0;
+	enum wperf_knot_kind kind = ks->items[i].kind;
+
+	/* Knots and background knots share one count, as in the text report. */
+	for (size_t j = 0; j <= i; j++)
+		number += (ks->items[j].kind == WPERF_SINK) == (kind == WPERF_SINK);
+	snprintf(buf, len, "%s %zu", kind == WPERF_SINK ? "Sink" :
+		 kind == WPERF_BACKGROUND ? "Background knot" : "Knot", number);
+}
+
+static long *minus_ones(size_t n)
+{
+	long *a = malloc((n ? n : 1) * sizeof *a);
+
+	for (size_t i = 0; a && i < n; i++)
+		a[i] = -1;
+	return a;
+}
+
+static void map_knot(struct wperf_fmt_knot_map *m, const struct wperf_graph *g,
+		     const struct wperf_knot *k, long index)
+{
+	for (size_t j = 0; j < k->n_members; j++)
+		if (k->members[j] < g->n_vertices && m->vertex_knot[k->members[j]] < 0)
+			m->vertex_knot[k->members[j]] = index;
+	for (size_t j = 0; j < k->n_edges; j++)
+		if (k->edges[j] < g->n_edges && m->edge_knot[k->edges[j]] < 0)
+			m->edge_knot[k->edges[j]] = index;
+	for (size_t j = 0; j < k->n_removed; j++) {
+		size_t e = k->removed[j].edge;
+		if (e < g->n_edges && m->edge_cut[e] < 0) {
+			m->edge_cut[e] = index;
+			m->edge_cut_rank[e] = (long)j + 1;
+		}
+	}
+}
+
+int wperf_fmt_knot_map_init(struct wperf_fmt_knot_map *m, const struct wperf_graph *g,
+			    const struct wperf_knots *ks)
+{
+	m->vertex_knot = minus_ones(g->n_vertices);
+	m->edge_knot = minus_ones(g->n_edges);
+	m->edge_cut = minus_ones(g->n_edges);
+	m->edge_cut_rank = minus_ones(g->n_edges);
+	if (!m->vertex_knot || !m->edge_knot || !m->edge_cut || !m->edge_cut_rank) {
+		wperf_fmt_knot_map_fini(m);
+		return -1;
+	}
+	/* A vertex is in one knot at most (terminal components are disjoint);
+	 * should two claim it, the first in report order keeps it. */
+	for (size_t i = 0; ks && i < ks->n; i++)
+		map_knot(m, g, &ks->items[i], (long)i);
+	return 0;
+}
+
+void wperf_fmt_knot_map_fini(struct wperf_fmt_knot_map *m)
+{
+	free(m->vertex_knot);
+	free(m->edge_knot);
+	free(m->edge_cut);
+	free(m->edge_cut_rank);
+	memset(m, 0, sizeof *m);
+}
+
+static const char replacement[] = "\xef\xbf\xbd";   /* U+FFFD */
+
+/* Length of the character at p that XML 1.0 accepts as is, or 0. */
+static size_t xml_char_length(const unsigned char *p)
+{
+	size_t n = wperf_fmt_utf8_length(p);
+
+	if (n == 1 && (*p < 0x20 || *p == 0x7f))
+		return 0;
+	if (n == 3 && p[0] == 0xef && p[1] == 0xbf && (p[2] == 0xbe || p[2] == 0xbf))
+		return 0;       /* U+FFFE, U+FFFF */
+	return n;
+}
+
+char *wperf_fmt_utf8_clean(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	/* Each byte becomes at most 3 (U+FFFD). */
+	char *out = malloc(strlen((const char *)p) * 3 + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	while (*p) {
+		size_t n = xml_char_length(p);
+		if (n == 0) {
+			memcpy(o, replacement, 3);
+			o += 3;
+			p++;
+			continue;
+		}
+		memcpy(o, p, n);
+		o += n;
+		p += n;
+	}
+	*o = '\0';
+	return out;
+}
+
+void wperf_fmt_xml_escaped(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (p && *p) {
+		size_t n = xml_char_length(p);
+		if (n == 0) {
+			fputs(replacement, out);
+			p++;
+			continue;
+		}
+		switch (*p) {
+		case '&':  fputs("&amp;", out); break;
+		case '<':  fputs("&lt;", out); break;
+		case '>':  fputs("&gt;", out); break;
+		case '"':  fputs("&quot;", out); break;
+		case '\'': fputs("&#39;", out); break;
+		default:   fwrite(p, 1, n, out);
+		}
+		p += n;
+	}
 }

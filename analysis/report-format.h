@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "wperf/graph.h"
+#include "wperf/knots.h"
 
 /* end - begin of the analysed range; 0 when the range is empty, reversed
  * or too wide to represent. */
@@ -69,5 +70,37 @@ void wperf_fmt_rate(char *buf, size_t len, uint64_t count, int64_t duration_ns);
  * "..." when too long), padded with spaces on the right (or left when
  * right_align). */
 void wperf_fmt_cell(FILE *out, const char *text, size_t width, int right_align);
+
+/* ---- Shared by the picture and GraphML writers (report-dot.c,
+ * report-html.c, report-graphml.c). ---- */
+
+/* "Knot 2", "Sink 1", "Background knot 3": knot i of the report numbered
+ * as the text report does (knots and background knots count together,
+ * sinks apart). */
+void wperf_fmt_knot_title(char *buf, size_t len, const struct wperf_knots *ks, size_t i);
+
+/* Where each vertex and edge stands in the report: the index (in report
+ * order, as in the JSON `knots` array) of the knot, sink or background
+ * knot it belongs to, or -1. */
+struct wperf_fmt_knot_map {
+	long *vertex_knot;      /* per vertex: the knot it is a member of */
+	long *edge_knot;        /* per edge: the knot it is an internal edge of */
+	long *edge_cut;         /* per edge: the knot whose refinement cut it */
+	long *edge_cut_rank;    /* per edge: 1 for the first edge that knot cut, ... */
+};
+
+/* 0, or -1 when out of memory (nothing to free then). ks may be NULL. */
+int wperf_fmt_knot_map_init(struct wperf_fmt_knot_map *m, const struct wperf_graph *g,
+			    const struct wperf_knots *ks);
+void wperf_fmt_knot_map_fini(struct wperf_fmt_knot_map *m);
+
+/* A copy of s (NULL: "") in which every byte that is not UTF-8, every
+ * control character and the non-characters U+FFFE/U+FFFF are U+FFFD:
+ * what XML 1.0 accepts. NULL when out of memory. */
+char *wperf_fmt_utf8_clean(const char *s);
+
+/* Write s as XML/HTML text or attribute value: &, <, >, " and ' escaped,
+ * cleaned as by wperf_fmt_utf8_clean. NULL writes nothing. */
+void wperf_fmt_xml_escaped(FILE *out, const char *s);
 
 #endif /* WPERF_REPORT_FORMAT_H */

@@ -1,0 +1,551 @@
+/*
+ * report-html.c — the knot report as one self-contained HTML page.
+ *
+ * Everything is inline (CSS, the script that sorts the tables, the SVG
+ * picture), so the file can be mailed or attached to a bug and opened
+ * without network access. The page reads without the script; the script
+ * only sorts tables (click a column heading) and, when the address ends in
+ * #wperf-selftest, clicks every heading itself and writes whether each
+ * column came out sorted into #wperf-selftest (the tests read it from a
+ * headless browser).
+ *
+ * Sections: the analysed range and the parameters; the findings (each
+ * knot, sink and background knot with its members, weight, edges and what
+ * refinement cut); the picture (wperf_report_write_svg) or why there is
+ * none; sortable tables of knots, edges and threads; the data quality.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "report-format.h"
+#include "wperf/classify.h"
+#include "wperf/report.h"
+
+static const char style[] =
+	"body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Helvetica,Arial,sans-serif;"
+	"margin:1.5em auto;max-width:80em;padding:0 1em;color:#222}\n"
+	"h1{font-size:1.6em;margin-bottom:.2em}h2{margin-top:1.6em;border-bottom:1px solid #ccc}\n"
+	".meta{color:#555}.knot{border-left:6px solid #c62828;background:#fdecea;"
+	"padding:.4em .9em;margin:.8em 0}.knot.sink{border-color:#ef6c00;background:#fff3e0}\n"
+	".knot.background{border-color:#757575;background:#f2f2f2}.knot h3{margin:.2em 0}\n"
+	".knot ul{margin:.3em 0}.nothing,.no-picture{font-weight:bold;color:#8a4b00}\n"
+	"figure{margin:0;overflow:auto;border:1px solid #ddd;padding:.5em}\n"
+	"figure svg{max-width:100%;height:auto}\n"
+	"table{border-collapse:collapse;margin:.5em 0;font-size:13px}\n"
+	"th,td{border:1px solid #ddd;padding:.2em .5em;text-align:left;vertical-align:top}\n"
+	"td.n{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}\n"
+	"th{background:#f4f4f4;cursor:pointer;user-select:none;white-space:nowrap}\n"
+	"th[aria-sort=ascending]::after{content:' \\25B2'}"
+	"th[aria-sort=descending]::after{content:' \\25BC'}\n"
+	"#wperf-status{color:#777;font-size:12px}\n";
+
+/* Sorting: numeric columns (data-type="num") by each cell's data-v, the
+ * others by text. The first click on a number sorts heaviest first. */
+static const char script[] =
+	"(function () {\n"
+	"  'use strict';\n"
+	"  function key(cell, num) {\n"
+	"    var v = cell.getAttribute('data-v');\n"
+	"    if (v === null) v = cell.textContent;\n"
+	"    return num ? Number(v) : v.toLowerCase();\n"
+	"  }\n"
+	"  function sortBy(table, col, dir) {\n"
+	"    var body = table.tBodies[0], heads = table.tHead.rows[0].cells;\n"
+	"    var num = heads[col].getAttribute('data-type') === 'num';\n"
+	"    var rows = Array.prototype.slice.call(body.rows);\n"
+	"    rows.sort(function (a, b) {\n"
+	"      var x = key(a.cells[col], num), y = key(b.cells[col], num);\n"
+	"      return (x < y ? -1 : x > y ? 1 : 0) * dir;\n"
+	"    });\n"
+	"    rows.forEach(function (r) { body.appendChild(r); });\n"
+	"    for (var i = 0; i < heads.length; i++) heads[i].removeAttribute('aria-sort');\n"
+	"    heads[col].setAttribute('aria-sort', dir > 0 ? 'ascending' : 'descending');\n"
+	"  }\n"
+	"  function onClick(table, col) {\n"
+	"    return function () {\n"
+	"      var th = table.tHead.rows[0].cells[col], now = th.getAttribute('aria-sort');\n"
+	"      var num = th.getAttribute('data-type') === 'num';\n"
+	"      var dir = now ? (now === 'ascending' ? -1 : 1) : (num ? -1 : 1);\n"
+	"      sortBy(table, col, dir);\n"
+	"    };\n"
+	"  }\n"
+	"  var tables = document.querySelectorAll('table.sortable');\n"
+	"  tables.forEach(function (t) {\n"
+	"    var heads = t.tHead.rows[0].cells;\n"
+	"    for (var c = 0; c < heads.length; c++) heads[c].addEventListener('click', onClick(t, c));\n"
+	"  });\n"
+	"  function sorted(table, col, dir) {\n"
+	"    var num = table.tHead.rows[0].cells[col].getAttribute('data-type') === 'num';\n"
+	"    var rows = table.tBodies[0].rows;\n"
+	"    for (var i = 1; i < rows.length; i++) {\n"
+	"      var x = key(rows[i - 1].cells[col], num), y = key(rows[i].cells[col], num);\n"
+	"      if ((dir > 0 && x > y) || (dir < 0 && x < y)) return false;\n"
+	"    }\n"
+	"    return true;\n"
+	"  }\n"
+	"  function selftest() {\n"
+	"    var checked = 0, bad = [];\n"
+	"    tables.forEach(function (t) {\n"
+	"      var heads = t.tHead.rows[0].cells;\n"
+	"      for (var c = 0; c < heads.length; c++) {\n"
+	"        heads[c].click();\n"
+	"        var first = heads[c].getAttribute('aria-sort') === 'ascending' ? 1 : -1;\n"
+	"        if (!sorted(t, c, first)) bad.push(t.id + ':' + c + ':first');\n"
+	"        heads[c].click();\n"
+	"        if (!sorted(t, c, -first)) bad.push(t.id + ':' + c + ':second');\n"
+	"        checked++;\n"
+	"      }\n"
+	"    });\n"
+	"    var out = document.getElementById('wperf-selftest');\n"
+	"    out.textContent = bad.length ? 'selftest FAILED: ' + bad.join(' ')\n"
+	"                                 : 'selftest ok: ' + checked + ' columns sorted both ways';\n"
+	"  }\n"
+	"  document.getElementById('wperf-status').textContent =\n"
+	"    'Script loaded: ' + tables.length + ' sortable tables (click a column heading).';\n"
+	"  if (location.hash === '#wperf-selftest') selftest();\n"
+	"})();\n";
+
+static void esc(FILE *out, const char *s)
+{
+	wperf_fmt_xml_escaped(out, s);
+}
+
+static void vertex_label(FILE *out, const struct wperf_graph *g, uint32_t id)
+{
+	char label[256];
+
+	wperf_fmt_vertex_label(label, sizeof label, g, id);
+	esc(out, label);
+}
+
+static void share_text(char *buf, size_t len, const struct wperf_graph *g, int64_t ns)
+{
+	wperf_fmt_ppm_percent(buf, len, wperf_fmt_ppm(ns, wperf_fmt_duration_of(g)));
+}
+
+/* ---- Table cells: numbers carry their exact value in data-v for sorting. */
+
+static void td_ns(FILE *out, int64_t ns)
+{
+	char d[32];
+
+	wperf_fmt_duration(d, sizeof d, ns, 1);
+	fprintf(out, "<td class=\"n\" data-v=\"%lld\">%s</td>", (long long)ns, d);
+}
+
+static void td_u64(FILE *out, uint64_t v)
+{
+	fprintf(out, "<td class=\"n\">%llu</td>", (unsigned long long)v);
+}
+
+static void td_share(FILE *out, const struct wperf_graph *g, int64_t ns)
+{
+	char s[32];
+
+	share_text(s, sizeof s, g, ns);
+	fprintf(out, "<td class=\"n\" data-v=\"%llu\">%s</td>",
+		(unsigned long long)wperf_fmt_ppm(ns, wperf_fmt_duration_of(g)), s);
+}
+
+/* The knot a row belongs to, sorted by report order; none sorts last. */
+static void td_knot(FILE *out, const struct wperf_report *r, long knot)
+{
+	char title[64] = "";
+
+	if (knot >= 0)
+		wperf_fmt_knot_title(title, sizeof title, r->knots, (size_t)knot);
+	fprintf(out, "<td data-v=\"%ld\">%s</td>", knot >= 0 ? knot : 1000000000L, title);
+}
+
+static void table_start(FILE *out, const char *id, const char *const *heads)
+{
+	fprintf(out, "<table class=\"sortable\" id=\"%s\"><thead><tr>", id);
+	/* A leading '#' marks a numeric column. */
+	for (; *heads; heads++)
+		fprintf(out, "<th%s>%s</th>", (*heads)[0] == '#' ? " data-type=\"num\"" : "",
+			(*heads)[0] == '#' ? *heads + 1 : *heads);
+	fputs("</tr></thead>\n<tbody>\n", out);
+}
+
+static void table_end(FILE *out)
+{
+	fputs("</tbody></table>\n", out);
+}
+
+/* ---- Header and findings ---- */
+
+static size_t count_kind(const struct wperf_knots *ks, enum wperf_knot_kind kind)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; ks && i < ks->n; i++)
+		n += ks->items[i].kind == kind;
+	return n;
+}
+
+static void write_limit(FILE *out, const char *what, int64_t ns, const char *spec)
+{
+	char d[32];
+
+	wperf_fmt_duration(d, sizeof d, ns, 0);
+	fprintf(out, "%s %s", what, d);
+	if (spec) {
+		fputs(" (", out);
+		esc(out, spec);
+		fputc(')', out);
+	}
+}
+
+static void write_header(FILE *out, const struct wperf_report *r)
+{
+	const struct wperf_graph *g = r->graph;
+	char dur[32], b[64], e[64];
+	size_t knots = count_kind(r->knots, WPERF_KNOT), sinks = count_kind(r->knots, WPERF_SINK);
+	size_t bg = count_kind(r->knots, WPERF_BACKGROUND);
+
+	wperf_fmt_duration(dur, sizeof dur, wperf_fmt_duration_of(g), 0);
+	wperf_fmt_timestamp(b, sizeof b, g->begin_ns);
+	wperf_fmt_timestamp(e, sizeof e, g->end_ns);
+	fputs("<h1>wperf knot report</h1>\n<p class=\"meta\">", out);
+	fprintf(out, "Analysed <b>%s</b>, %s .. %s. ", dur, b, e);
+	write_limit(out, "Refinement threshold", r->threshold_ns, r->threshold_spec);
+	write_limit(out, ", noise floor", r->min_weight_ns, r->min_weight_spec);
+	fprintf(out, ". %zu vertices, %zu edges.", g->n_vertices, g->n_edges);
+	if (r->focus)
+		fputs(" With a focus: only the knots and sinks it waits on are reported.", out);
+	fprintf(out, "</p>\n<p>Found <b>%zu knot%s</b>, %zu sink%s", knots, knots == 1 ? "" : "s",
+		sinks, sinks == 1 ? "" : "s");
+	if (bg)
+		fprintf(out, ", %zu background knot%s", bg, bg == 1 ? "" : "s");
+	fputs(". A weight is an upper bound of what shortening those waits could gain, "
+	      "also given as a share of the analysed time.</p>\n", out);
+}
+
+static void write_members(FILE *out, const struct wperf_graph *g, const struct wperf_knot *k)
+{
+	for (size_t j = 0; j < k->n_members; j++) {
+		fputs(j ? ", " : "", out);
+		vertex_label(out, g, k->members[j]);
+	}
+}
+
+static void write_edge_item(FILE *out, const struct wperf_graph *g, size_t i, int64_t weight)
+{
+	char w[32], s[32];
+
+	if (i >= g->n_edges)
+		return;
+	wperf_fmt_duration(w, sizeof w, weight, 0);
+	share_text(s, sizeof s, g, weight);
+	fputs("<li>", out);
+	vertex_label(out, g, g->edges[i].from);
+	fputs(" &rarr; ", out);
+	vertex_label(out, g, g->edges[i].to);
+	fprintf(out, ": %s (%s), %llu wait%s</li>", w, s, (unsigned long long)g->edges[i].count,
+		g->edges[i].count == 1 ? "" : "s");
+}
+
+static void write_refinement(FILE *out, const struct wperf_graph *g, const struct wperf_knot *k)
+{
+	if (k->kind == WPERF_SINK)
+		return;
+	const char *why = k->stop_reason ? k->stop_reason : "?";
+
+	if (k->n_removed == 0) {
+		fprintf(out, "<p>Refinement: nothing cut (stopped: %s).</p>\n", why);
+		return;
+	}
+	fprintf(out, "<p>Refinement cut %zu edge%s, lightest first (stopped: %s):</p>\n<ol>",
+		k->n_removed, k->n_removed == 1 ? "" : "s", why);
+	for (size_t j = 0; j < k->n_removed; j++)
+		write_edge_item(out, g, k->removed[j].edge, k->removed[j].weight_ns);
+	fputs("</ol>\n", out);
+}
+
+#define TOP_WAITERS 5
+
+/* Insert edge i into top[] (heaviest first, at most TOP_WAITERS). */
+static void keep_heaviest(const struct wperf_graph *g, size_t *top, size_t *n, size_t i)
+{
+	size_t at = *n < TOP_WAITERS ? (*n)++ : TOP_WAITERS;
+
+	while (at > 0 && g->edges[top[at - 1]].weight_ns < g->edges[i].weight_ns) {
+		if (at < TOP_WAITERS)
+			top[at] = top[at - 1];
+		at--;
+	}
+	if (at < TOP_WAITERS)
+		top[at] = i;
+}
+
+/* A sink's heaviest waiters: who would gain from it going faster. */
+static void write_waiters(FILE *out, const struct wperf_report *r, uint32_t sink)
+{
+	const struct wperf_graph *g = r->graph;
+	size_t top[TOP_WAITERS], n = 0, total = 0;
+
+	for (size_t i = 0; i < g->n_edges; i++)
+		if (g->edges[i].to == sink && g->edges[i].from != sink &&
+		    wperf_edge_is_dependency(g, &g->edges[i], r->min_weight_ns)) {
+			keep_heaviest(g, top, &n, i);
+			total++;
+		}
+	if (n == 0)
+		return;
+	fputs("<ul>", out);
+	for (size_t j = 0; j < n; j++)
+		write_edge_item(out, g, top[j], g->edges[top[j]].weight_ns);
+	if (total > n)
+		fprintf(out, "<li>and %zu lighter edges into it</li>", total - n);
+	fputs("</ul>\n", out);
+}
+
+/* What kind of problem it looks like, with its evidence (wperf/classify.h). */
+static void write_classification(FILE *out, const struct wperf_report *r,
+				 const struct wperf_knot *k)
+{
+	struct wperf_classification c;
+	char line[512];
+
+	if (wperf_classify_knot(r->graph, k, r->min_weight_ns, &c) < 0)
+		return;
+	fprintf(out, "<p class=\"classification %s\">Looks like ", wperf_knot_class_name(c.cls));
+	esc(out, wperf_knot_class_summary(c.cls));
+	fputs("</p>\n<ul class=\"evidence\">", out);
+	for (size_t i = 0; i < c.n_evidence; i++) {
+		wperf_evidence_describe(line, sizeof line, r->graph, &c.evidence[i]);
+		fputs("<li>", out);
+		esc(out, line);
+		fputs("</li>", out);
+	}
+	fputs("</ul>\n", out);
+}
+
+static void write_finding(FILE *out, const struct wperf_report *r, size_t i)
+{
+	const struct wperf_graph *g = r->graph;
+	const struct wperf_knot *k = &r->knots->items[i];
+	char title[64], w[32], s[32];
+
+	wperf_fmt_knot_title(title, sizeof title, r->knots, i);
+	wperf_fmt_duration(w, sizeof w, k->weight_ns, 0);
+	share_text(s, sizeof s, g, k->weight_ns);
+	fprintf(out, "<div class=\"knot %s\" id=\"knot-%zu\">\n<h3>%s: ",
+		wperf_knot_kind_name(k->kind), i + 1, title);
+	write_members(out, g, k);
+	fprintf(out, "</h3>\n<p>%s %s = <b>%s</b> of the analysed time",
+		k->kind == WPERF_SINK ? "Waited on for" : "Weight", w, s);
+	if (k->kind == WPERF_BACKGROUND) {
+		char cpu[32];
+		wperf_fmt_duration(cpu, sizeof cpu, k->cpu_ns, 0);
+		fprintf(out, "; background: no device and its threads used %s of CPU, "
+			"less than one CPU", cpu);
+	}
+	fputs(".</p>\n", out);
+	write_classification(out, r, k);
+	if (k->n_edges) {
+		fputs("<ul>", out);
+		for (size_t j = 0; j < k->n_edges; j++)
+			if (k->edges[j] < g->n_edges)
+				write_edge_item(out, g, k->edges[j], g->edges[k->edges[j]].weight_ns);
+		fputs("</ul>\n", out);
+	}
+	if (k->kind == WPERF_SINK && k->n_members == 1)
+		write_waiters(out, r, k->members[0]);
+	write_refinement(out, g, k);
+	fputs("</div>\n", out);
+}
+
+static void write_findings(FILE *out, const struct wperf_report *r)
+{
+	fputs("<h2 id=\"findings\">Findings</h2>\n", out);
+	if (!r->knots || r->knots->n == 0) {
+		fputs("<p class=\"nothing\">No knots and no sinks were found: no thread waited "
+		      "on another thread or device for longer than the noise floor (the text "
+		      "report says why).</p>\n", out);
+		return;
+	}
+	for (size_t i = 0; i < r->knots->n; i++)
+		write_finding(out, r, i);
+}
+
+static void write_picture(FILE *out, const char *svg, const char *no_picture)
+{
+	const char *start = svg ? strstr(svg, "<svg") : NULL;
+
+	fputs("<h2 id=\"picture\">Wait-for graph</h2>\n", out);
+	if (!start) {
+		fputs("<p class=\"no-picture\">No picture: ", out);
+		esc(out, no_picture ? no_picture : "Graphviz produced no SVG");
+		fputs(". The tables below have the whole graph.</p>\n", out);
+		return;
+	}
+	/* dot's XML declaration and DOCTYPE have no place inside HTML. */
+	fputs("<figure>\n", out);
+	fputs(start, out);
+	fputs("</figure>\n", out);
+}
+
+/* ---- Tables ---- */
+
+static void write_knots_table(FILE *out, const struct wperf_report *r)
+{
+	static const char *const heads[] = {
+		"#rank", "knot", "kind", "members", "#weight", "#share", "#edges", "#cut",
+		"stop reason", NULL
+	};
+	char title[64];
+
+	fputs("<h2 id=\"knots\">Knots</h2>\n", out);
+	table_start(out, "knots-table", heads);
+	for (size_t i = 0; r->knots && i < r->knots->n; i++) {
+		const struct wperf_knot *k = &r->knots->items[i];
+		wperf_fmt_knot_title(title, sizeof title, r->knots, i);
+		fprintf(out, "<tr><td class=\"n\">%zu</td><td>%s</td><td>%s</td><td>", i + 1,
+			title, wperf_knot_kind_name(k->kind));
+		write_members(out, r->graph, k);
+		fputs("</td>", out);
+		td_ns(out, k->weight_ns);
+		td_share(out, r->graph, k->weight_ns);
+		td_u64(out, k->n_edges);
+		td_u64(out, k->n_removed);
+		fputs("<td>", out);
+		esc(out, k->stop_reason ? k->stop_reason : "");
+		fputs("</td></tr>\n", out);
+	}
+	table_end(out);
+}
+
+static void write_edge_row(FILE *out, const struct wperf_report *r,
+			   const struct wperf_fmt_knot_map *m, size_t i)
+{
+	const struct wperf_edge *e = &r->graph->edges[i];
+	int median = wperf_fmt_hist_median(e->hist);
+	char range[64];
+
+	wperf_fmt_bucket_range(range, sizeof range, median);
+	fputs("<tr><td>", out);
+	vertex_label(out, r->graph, e->from);
+	fputs("</td><td>", out);
+	vertex_label(out, r->graph, e->to);
+	fputs("</td>", out);
+	td_ns(out, e->weight_ns);
+	td_share(out, r->graph, e->weight_ns);
+	td_ns(out, e->direct_ns);
+	td_u64(out, e->count);
+	fprintf(out, "<td class=\"n\" data-v=\"%d\">%s</td>", median, range);
+	td_knot(out, r, m->edge_knot[i]);
+	td_knot(out, r, m->edge_cut[i]);
+	fprintf(out, "<td>%s</td></tr>\n",
+		wperf_edge_is_dependency(r->graph, e, r->min_weight_ns) ? "yes" : "no");
+}
+
+static void write_edges_table(FILE *out, const struct wperf_report *r,
+			      const struct wperf_fmt_knot_map *m)
+{
+	static const char *const heads[] = {
+		"from", "to", "#weight", "#share", "#direct", "#waits", "#median wait",
+		"#in knot", "#cut by", "dependency", NULL
+	};
+
+	fputs("<h2 id=\"edges\">Edges</h2>\n<p>Every edge: A &rarr; B is the time A waited "
+	      "for B, with cascaded redistribution (weight) and without (direct). Only "
+	      "dependencies (above the noise floor, not to timer or unknown) take part "
+	      "in knots.</p>\n", out);
+	table_start(out, "edges-table", heads);
+	for (size_t i = 0; i < r->graph->n_edges; i++)
+		write_edge_row(out, r, m, i);
+	table_end(out);
+}
+
+static void write_thread_row(FILE *out, const struct wperf_report *r,
+			     const struct wperf_fmt_knot_map *m, size_t id)
+{
+	const struct wperf_vertex *v = &r->graph->vertices[id];
+	int64_t waiting = 0;
+
+	for (int k = 0; k < WPERF_V_KIND_COUNT; k++)
+		waiting += v->waiting_ns[k];
+	fputs("<tr><td>", out);
+	vertex_label(out, r->graph, (uint32_t)id);
+	fprintf(out, "</td><td class=\"n\">%lld</td><td class=\"n\">%lld</td>",
+		(long long)v->tid, (long long)v->pid);
+	td_ns(out, v->running_ns);
+	td_ns(out, v->runnable_ns);
+	td_ns(out, waiting);
+	td_u64(out, v->waits);
+	td_knot(out, r, m->vertex_knot[id]);
+	fputs("</tr>\n", out);
+}
+
+static void write_threads_table(FILE *out, const struct wperf_report *r,
+				const struct wperf_fmt_knot_map *m)
+{
+	static const char *const heads[] = {
+		"thread", "#tid", "#pid", "#running", "#runnable", "#waiting", "#waits",
+		"#knot", NULL
+	};
+
+	fputs("<h2 id=\"threads\">Threads</h2>\n", out);
+	table_start(out, "threads-table", heads);
+	for (size_t id = 0; id < r->graph->n_vertices; id++) {
+		enum wperf_vertex_kind kind = r->graph->vertices[id].kind;
+		if (kind == WPERF_V_THREAD || kind == WPERF_V_VIRTUAL)
+			write_thread_row(out, r, m, id);
+	}
+	table_end(out);
+}
+
+static void write_quality(FILE *out, const struct wperf_graph *g)
+{
+	const struct wperf_quality *q = &g->quality;
+
+	fprintf(out, "<h2 id=\"quality\">Data quality</h2>\n<p>%llu events analysed "
+		"(wakeups from %s); %llu events and %llu packets discarded; %llu wakeups "
+		"matched no wait; %llu threads of unknown initial state; %llu waits still "
+		"open at the end. Weights near a gap are lower bounds.</p>\n",
+		(unsigned long long)q->events, q->has_waking ? "sched_waking" : "sched_wakeup",
+		(unsigned long long)q->discarded_events, (unsigned long long)q->discarded_packets,
+		(unsigned long long)q->unmatched_wakeups,
+		(unsigned long long)q->unknown_initial_threads,
+		(unsigned long long)q->waits_open_at_end);
+}
+
+static void write_page(FILE *out, const struct wperf_report *r, const char *svg,
+		       const char *no_picture, const struct wperf_fmt_knot_map *m)
+{
+	fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+		"<title>wperf knot report</title>\n<style>\n%s</style>\n</head>\n<body>\n", style);
+	write_header(out, r);
+	write_findings(out, r);
+	write_picture(out, svg, no_picture);
+	write_knots_table(out, r);
+	write_edges_table(out, r, m);
+	write_threads_table(out, r, m);
+	write_quality(out, r->graph);
+	fprintf(out, "<p id=\"wperf-status\">The tables sort when scripts run.</p>\n"
+		"<p id=\"wperf-selftest\"></p>\n<script>\n%s</script>\n</body>\n</html>\n", script);
+}
+
+int wperf_report_write_html(const struct wperf_report *r, const char *svg,
+			    const char *no_picture, FILE *out)
+{
+	struct wperf_fmt_knot_map m;
+
+	if (!r || !r->graph || !out) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (wperf_fmt_knot_map_init(&m, r->graph, r->knots) < 0)
+		return -1;
+	errno = 0;
+	write_page(out, r, svg, no_picture, &m);
+	wperf_fmt_knot_map_fini(&m);
+	if (fflush(out) != 0 || ferror(out)) {
+		if (errno == 0)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,594 @@
+#!/usr/bin/python3
+"""The picture and graph formats of sink.wperf.knots, read back by
+independent readers, on real babeltrace2 graphs.
+
+Inputs: two hand-built scenarios (tests/wperf_scenario.py) — "mixed" (a
+thread and a disk waiting on each other, plus the 4-vertex refinement of
+test_scenarios.py at threshold 550 ms: knot {C, D}, B->C and D->A cut) and
+"pool" (two threads of one pool waiting on each other, merged by name into
+one vertex with a self-loop) — and real LTTng kernel traces from
+$WPERF_SHARED_DIR/traces/lttng-kernel/ (read in place, never copied).
+
+For each, the JSON report of the same input is the reference:
+  - format=dot: Graphviz parses it (`dot -Tsvg` exits 0) and its own
+    reading (`dot -Tjson0`) has one cluster per knot holding exactly the
+    knot's members, every dependency edge with style solid when it weighs
+    at least the threshold and dashed otherwise, self-loops, and devices in
+    a shape other than the threads' ellipse;
+  - format=svg: an SVG document with the knots' vertices;
+  - format=graphml: well-formed for xmllint, and networkx reads the same
+    vertices (kind, tid, pid, comm), edges (weight, direct, count) and knot
+    membership (vertex and edge knot ids, edges cut by refinement);
+  - format=html: a real headless Chromium loads it without a script error,
+    the DOM shows the first knot with its members and the picture, and the
+    page's own self-test (#wperf-selftest) clicks every column heading and
+    finds every table sorted both ways; it references nothing on the
+    network;
+  - without Graphviz on PATH: format=svg fails in one line that says how
+    to install it and writes nothing; format=html still writes the page and
+    says why it has no picture.
+
+Chromium runs without the sanitizer preload (LD_PRELOAD) of the
+ASan+UBSan pass: it is not our code and does not start under it.
+
+Prerequisites (Debian): graphviz, chromium, python3-networkx,
+libxml2-utils. Missing: SKIP (77), FAIL when CI=true.
+
+Run: WPERF_PLUGIN_DIR=build/plugin /usr/bin/python3 tests/test_report_formats.py
+     [--shared-dir-default DIR] [unittest args]
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import bt2  # noqa: E402
+
+import wperf_scenario as ws  # noqa: E402
+from wperf_scenario import MS, S, US, TASK_UNINTERRUPTIBLE, Scenario, dev_t  # noqa: E402
+
+
+def _arg(name, default=None):
+    if name in sys.argv:
+        i = sys.argv.index(name)
+        val = sys.argv[i + 1]
+        del sys.argv[i:i + 2]
+        return val
+    return default
+
+
+SHARED_DEFAULT = _arg('--shared-dir-default',
+                      os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
+                                   'shared'))
+SHARED = os.path.abspath(os.environ.get('WPERF_SHARED_DIR') or SHARED_DEFAULT)
+TRACES = os.path.join(SHARED, 'traces', 'lttng-kernel')
+# Real traces with something in every kind of finding between them: sinks
+# (ref-basic-kernel-analysis) and a background knot (bt-lttng-tracefile-rotation).
+REAL_TRACES = ('ref-basic-kernel-analysis', 'bt-lttng-tracefile-rotation')
+IN_CI = os.environ.get('CI', '').lower() in ('1', 'true', 'yes')
+BABELTRACE2 = shutil.which(os.environ.get('BABELTRACE2', 'babeltrace2'))
+SANITIZER_VARS = ('LD_PRELOAD', 'ASAN_OPTIONS', 'UBSAN_OPTIONS')
+
+U = 100 * MS
+NS_SVG = '{http://www.w3.org/2000/svg}'
+
+
+def need(test, program, package):
+    """The path of program, or skip (fail in CI) naming the package."""
+    path = shutil.which(program)
+    if not path:
+        msg = '%s not found: apt-get install %s' % (program, package)
+        if IN_CI:
+            test.fail(msg)
+        test.skipTest(msg)
+    return path
+
+
+def need_networkx(test):
+    try:
+        import networkx
+    except ImportError:
+        msg = 'python3 networkx missing: apt-get install python3-networkx'
+        if IN_CI:
+            test.fail(msg)
+        test.skipTest(msg)
+    return networkx
+
+
+# ---------------------------------------------------------------------------
+# Inputs.
+
+REFINE_WAITS = [          # (waiter, waker, t1, t2) in U, as in test_scenarios.py
+    ('A', 'B', 1, 10),    # A -> B 900 ms
+    ('B', 'A', 11, 19),   # B -> A 800 ms
+    ('B', 'C', 20, 21),   # B -> C 100 ms
+    ('C', 'D', 22, 28),   # C -> D 600 ms
+    ('D', 'C', 29, 34),   # D -> C 500 ms
+    ('D', 'A', 35, 37),   # D -> A 200 ms
+    ('A', 'C', 38, 41),   # A -> C 300 ms
+]
+
+
+def mixed():
+    """A, B, C, D (cpus 0-3) wait as in REFINE_WAITS; W (cpu 4) writes to
+    disk 8:0 at 1 s and sleeps until the completion interrupt on cpu 5
+    (where X runs) wakes it at 1.5 s. Trace [0, 4.2 s]."""
+    s = Scenario(ncpus=6, end=42 * U)
+    tids = {'A': 101, 'B': 102, 'C': 103, 'D': 104}
+    for cpu, (name, tid) in enumerate(tids.items()):
+        s.thread(tid, name)
+        s.run(0, cpu, tid)
+    W, X = s.thread(401, 'W'), s.thread(402, 'X')
+    s.run(0, 4, W)
+    s.run(0, 5, X)
+    events = [(t1, 'sleep', w, k) for w, k, t1, _ in REFINE_WAITS]
+    events += [(t2, 'wake', w, k) for w, k, _, t2 in REFINE_WAITS]
+    for t, what, waiter, waker in sorted(events):
+        cpu_waiter, cpu_waker = list(tids).index(waiter), list(tids).index(waker)
+        if what == 'sleep':
+            s.sleep(t * U, cpu_waiter, tids[waiter])
+        else:
+            s.wake(t * U, cpu_waker, tids[waiter])
+            s.run(t * U, cpu_waiter, tids[waiter])
+    disk = dev_t(8, 0)
+    s.block_issue(1 * S, 4, W, disk, 1000, 8)
+    s.sleep(1 * S, 4, W, state=TASK_UNINTERRUPTIBLE)
+    s.irq_entry(1500 * MS, 5, 25, 'virtio1')
+    s.block_complete(1500 * MS + 1 * US, 5, disk, 1000, 8)
+    s.wake(1500 * MS + 2 * US, 5, W, target_cpu=4)
+    s.irq_exit(1500 * MS + 3 * US, 5, 25)
+    s.run(1500 * MS + 4 * US, 4, W)
+    return s
+
+
+def pool():
+    """pool-1 (cpu 0) and pool-2 (cpu 1) both run from 0; pool-1 waits for
+    pool-2 over [1, 3]U and [7, 9]U, pool-2 for pool-1 over [4, 6]U. They
+    run 14U of 10U together: more than one CPU, so not background."""
+    s = Scenario(ncpus=2, end=10 * U)
+    P1, P2 = s.thread(601, 'pool-1', pid=600), s.thread(602, 'pool-2', pid=600)
+    s.run(0, 0, P1)
+    s.run(0, 1, P2)
+    for waiter, waker, t1, t2 in ((P1, P2, 1, 3), (P2, P1, 4, 6), (P1, P2, 7, 9)):
+        s.sleep(t1 * U, 0 if waiter == P1 else 1, waiter)
+        s.wake(t2 * U, 0 if waker == P1 else 1, waiter)
+        s.run(t2 * U, 0 if waiter == P1 else 1, waiter)
+    return s
+
+
+def scenario_report(scn, fmt, path, **params):
+    """Run scenario -> sink.wperf.knots format=fmt,path=path."""
+    p = {'format': fmt, 'path': path}
+    p.update(params)
+    g = bt2.Graph()
+    src = g.add_component(ws.ScenarioSource, 'scenario', obj=scn)
+    sink = g.add_component(ws.wperf_plugin().sink_component_classes['knots'], 'knots',
+                           params=p)
+    g.connect_ports(src.output_ports['out'], sink.input_ports['in'])
+    g.run()
+
+
+def real_trace_dir(name):
+    """The CTF directory (holding `metadata`) of a shared trace: its only
+    one, and free of files source.ctf.fs would misread."""
+    top = os.path.join(TRACES, name)
+    dirs = sorted(d for d, _, files in os.walk(top) if 'metadata' in files)
+    if len(dirs) != 1:
+        raise AssertionError('%s: expected one CTF trace (a `metadata` file), found %d; '
+                             'set WPERF_SHARED_DIR to the shared material' % (top, len(dirs)))
+    return dirs[0]
+
+
+def cli(trace, params, env=None):
+    """babeltrace2 TRACE -c sink.wperf.knots --params=PARAMS."""
+    if not BABELTRACE2:
+        raise AssertionError('babeltrace2 not found: apt-get install babeltrace2')
+    cmd = [BABELTRACE2, '--plugin-path=' + ws.plugin_dir(), trace, '-c', 'sink.wperf.knots',
+           '--params=' + params]
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    return cmd, p
+
+
+def bt_params(**kw):
+    return ','.join('%s="%s"' % (k, v) for k, v in kw.items())
+
+
+# ---------------------------------------------------------------------------
+# What the JSON report says, in the terms of the other formats.
+
+def vertex_label(v):
+    if v['kind'] == 'thread':
+        return '%s (%d)' % (v['comm'] if v['comm'] is not None else v['name'], v['tid'])
+    return v['name']
+
+
+def knot_title(knots, i):
+    """'Knot 2', 'Sink 1', 'Background knot 3', numbered as the writers do."""
+    sink = knots[i]['kind'] == 'sink'
+    n = sum(1 for k in knots[:i + 1] if (k['kind'] == 'sink') == sink)
+    return '%s %d' % ({'sink': 'Sink', 'background': 'Background knot'}.get(
+        knots[i]['kind'], 'Knot'), n)
+
+
+def vertex_knots(js):
+    out = {}
+    for i, k in enumerate(js['knots']):
+        for m in k['members']:
+            out.setdefault(m, i)
+    return out
+
+
+def edge_knots(js):
+    inside, cut = {}, {}
+    for i, k in enumerate(js['knots']):
+        for e in k['edges']:
+            inside.setdefault((e['from'], e['to']), i)
+        for rank, e in enumerate(k['removed'], 1):
+            cut.setdefault((e['from'], e['to']), (i, rank))
+    return inside, cut
+
+
+def is_dependency(js, e):
+    """The one rule (wperf_edge_is_dependency): weight above zero and at
+    least the noise floor, not to timer or unknown."""
+    to_kind = js['vertices'][e['to']]['kind']
+    return (e['weight_ns'] > 0 and e['weight_ns'] >= js['min_weight']['ns']
+            and to_kind not in ('timer', 'unknown'))
+
+
+# ---------------------------------------------------------------------------
+# The checks, shared by scenarios and real traces.
+
+class Checks(unittest.TestCase):
+    maxDiff = None
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix='wperf-formats-')
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def out(self, name):
+        return os.path.join(self.tmp, name)
+
+    def assertOnly(self, names):
+        """The atomic writer left no temporary file beside the outputs."""
+        self.assertEqual(sorted(os.listdir(self.tmp)), sorted(names))
+
+    # -- DOT ----------------------------------------------------------------
+    def check_dot(self, js, dot_path):
+        dot = need(self, 'dot', 'graphviz')
+        for fmt in ('-Tsvg', '-Tjson0'):
+            p = subprocess.run([dot, fmt, dot_path], capture_output=True, text=True,
+                               timeout=300)
+            self.assertEqual(p.returncode, 0, 'dot %s %s: %s' % (fmt, dot_path, p.stderr))
+            self.assertEqual(p.stderr, '', 'dot warns about %s' % dot_path)
+        parsed = json.loads(p.stdout)
+        objects = parsed.get('objects', [])
+        gvid = {o['_gvid']: o for o in objects}
+        nodes = {o['name']: o for o in objects if 'nodes' not in o}
+        clusters = {o['name']: o for o in objects if o['name'].startswith('cluster_')}
+
+        # One cluster per knot, sink and background knot, with its members
+        # and its title.
+        self.assertEqual(len(clusters), len(js['knots']), sorted(clusters))
+        for i, k in enumerate(js['knots']):
+            c = clusters.get('cluster_%d' % i)
+            self.assertIsNotNone(c, 'no cluster for knot %d' % i)
+            members = sorted(int(gvid[n]['name'][1:]) for n in c.get('nodes', []))
+            self.assertEqual(members, k['members'], 'cluster_%d' % i)
+            self.assertTrue(c['label'].startswith(knot_title(js['knots'], i) + ': '), c['label'])
+
+        # Shapes: threads are ellipses (merged ones double circles), devices not.
+        for name, n in nodes.items():
+            v = js['vertices'][int(name[1:])]
+            want = {'thread': 'ellipse', 'virtual': 'doublecircle', 'disk': 'cylinder',
+                    'nic': 'box3d', 'irq': 'hexagon', 'softirq': 'hexagon'}[v['kind']]
+            self.assertEqual(n['shape'], want, 'vertex %s (%s)' % (name, v['kind']))
+            self.assertEqual(n['label'].replace('\\\\', '\\'), vertex_label(v))
+
+        # Edges: the dependencies between drawn vertices, solid at or above
+        # the threshold, dashed below, wider when heavier.
+        drawn = {int(n[1:]) for n in nodes}
+        edges = {}
+        for e in parsed.get('edges', []):
+            key = (int(gvid[e['tail']]['name'][1:]), int(gvid[e['head']]['name'][1:]))
+            self.assertNotIn(key, edges, 'edge drawn twice')
+            edges[key] = e
+        want = {(e['from'], e['to']): e for e in js['edges']
+                if is_dependency(js, e) and e['from'] in drawn and e['to'] in drawn}
+        self.assertEqual(sorted(edges), sorted(want))
+        thr = js['threshold']['ns']
+        for key, e in edges.items():
+            w = want[key]['weight_ns']
+            self.assertEqual(e['style'], 'solid' if w >= thr else 'dashed', key)
+        by_weight = sorted(edges, key=lambda k: want[k]['weight_ns'])
+        widths = [float(edges[k]['penwidth']) for k in by_weight]
+        self.assertEqual(widths, sorted(widths), 'penwidth grows with weight')
+        if widths:
+            self.assertEqual(widths[-1], 5.0)
+        # Every member of a knot is drawn.
+        for k in js['knots']:
+            self.assertLessEqual(set(k['members']), drawn)
+        return parsed, edges
+
+    # -- GraphML ------------------------------------------------------------
+    def check_graphml(self, js, path):
+        xmllint = need(self, 'xmllint', 'libxml2-utils')
+        p = subprocess.run([xmllint, '--noout', '--nonet', path], capture_output=True,
+                           text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        nx = need_networkx(self)
+        g = nx.read_graphml(path)
+        self.assertTrue(g.is_directed())
+        for key in ('begin_ns', 'end_ns', 'duration_ns'):
+            self.assertEqual(g.graph[key], js['time_range'][key])
+        self.assertEqual(g.graph['threshold_ns'], js['threshold']['ns'])
+        self.assertEqual(g.graph['min_weight_ns'], js['min_weight']['ns'])
+
+        vknot = vertex_knots(js)
+        self.assertEqual(sorted(g.nodes), sorted('v%d' % v['id'] for v in js['vertices']))
+        for v in js['vertices']:
+            a = g.nodes['v%d' % v['id']]
+            self.assertEqual(a['kind'], v['kind'])
+            self.assertEqual(a['name'], v['name'])
+            self.assertEqual(a['label'], vertex_label(v))
+            if v['kind'] == 'thread':
+                self.assertEqual((a['tid'], a['pid']), (v['tid'], v['pid']))
+                self.assertEqual(a.get('comm'), v['comm'])
+            else:
+                self.assertNotIn('tid', a)
+            i = vknot.get(v['id'], -1)
+            self.assertEqual(a['knot'], i, 'vertex %d' % v['id'])
+            if i >= 0:
+                self.assertEqual(a['knot_kind'], js['knots'][i]['kind'])
+            self.assertEqual(a['focus'], bool(js['focus'] and v['id'] in js['focus']))
+
+        inside, cut = edge_knots(js)
+        self.assertEqual(g.number_of_edges(), len(js['edges']))
+        for e in js['edges']:
+            key = ('v%d' % e['from'], 'v%d' % e['to'])
+            self.assertTrue(g.has_edge(*key), key)
+            a = g.edges[key]
+            self.assertEqual((a['weight'], a['direct_ns'], a['count']),
+                             (e['weight_ns'], e['direct_ns'], e['count']), key)
+            self.assertEqual(a['knot'], inside.get((e['from'], e['to']), -1), key)
+            by, rank = cut.get((e['from'], e['to']), (-1, 0))
+            self.assertEqual((a['cut_by'], a['cut_rank']), (by, rank), key)
+            self.assertEqual(a['dependency'], is_dependency(js, e), key)
+            dur = js['time_range']['duration_ns']
+            self.assertAlmostEqual(a['share'], e['weight_ns'] / dur if dur else 0, places=5)
+        return g
+
+    # -- SVG ----------------------------------------------------------------
+    def check_svg(self, js, path):
+        root = ET.parse(path).getroot()
+        self.assertEqual(root.tag, NS_SVG + 'svg')
+        titles = {t.text for t in root.iter(NS_SVG + 'title')}
+        for k in js['knots']:
+            for m in k['members']:
+                self.assertIn('v%d' % m, titles)
+
+    # -- HTML in Chromium -----------------------------------------------------
+    def chromium(self, html_path):
+        """(DOM after the page's self-test ran, Chromium's log)."""
+        exe = need(self, 'chromium', 'chromium')
+        profile = os.path.join(self.tmp, 'chromium-profile')
+        env = {k: v for k, v in os.environ.items() if k not in SANITIZER_VARS}
+        env['HOME'] = profile
+        cmd = [exe, '--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
+               '--user-data-dir=' + profile, '--enable-logging=stderr', '--v=0',
+               # Nothing may come from the network: make every host unresolvable.
+               '--host-resolver-rules=MAP * ~NOTFOUND',
+               '--dump-dom', 'file://' + os.path.abspath(html_path) + '#wperf-selftest']
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=180)
+        self.assertEqual(p.returncode, 0, 'chromium failed:\n%s' % p.stderr[-3000:])
+        shutil.rmtree(profile, ignore_errors=True)
+        return p.stdout, p.stderr
+
+    def check_html(self, js, path, picture=True):
+        with open(path, encoding='utf-8') as f:
+            page = f.read()
+        self.assertIsNone(re.search(r'''(src|href)\s*=\s*["']?(https?:)?//''', page),
+                          'the page loads something from the network')
+        dom, log = self.chromium(path)
+        errors = [line for line in log.splitlines() if ':CONSOLE' in line]
+        self.assertEqual(errors, [], 'script errors in Chromium')
+        self.assertIn('Script loaded: 3 sortable tables', dom)
+        columns = len(re.findall(r'<th[ >]', page))
+        self.assertIn('selftest ok: %d columns sorted both ways' % columns, dom)
+        if js['knots']:
+            k = js['knots'][0]
+            h3 = re.search(r'<div class="knot [a-z]+" id="knot-1">\s*<h3>(.*?)</h3>', dom, re.S)
+            self.assertIsNotNone(h3, 'the first knot is not shown')
+            labels = [vertex_label(js['vertices'][m]) for m in k['members']]
+            want = knot_title(js['knots'], 0) + ': ' + ', '.join(labels)
+            got = h3.group(1).replace('&amp;', '&').replace('&lt;', '<').replace('&gt;', '>')
+            self.assertEqual(got, want)
+        else:
+            self.assertIn('No knots and no sinks were found', dom)
+        fig = re.search(r'<figure>\s*<svg.*?</svg>\s*</figure>', dom, re.S)
+        if picture:
+            self.assertIsNotNone(fig, 'no inline SVG picture')
+            for k in js['knots'][:1]:
+                for m in k['members']:
+                    self.assertIn('<title>v%d</title>' % m, fig.group(0))
+        else:
+            self.assertIsNone(fig)
+            self.assertIn('No picture: Graphviz is not installed (apt-get install graphviz)',
+                          dom)
+        return dom
+
+
+# ---------------------------------------------------------------------------
+
+class TestScenarioFormats(Checks):
+    """The "mixed" scenario at threshold 550 ms: knot {W, disk:8,0} (about
+    4.2 s), knot {C, D} (1.1 s, B->C then D->A cut); and the merged pool."""
+
+    PARAMS = {'threshold': '550ms'}
+
+    def report(self, scn, fmt, name, **params):
+        path = self.out(name)
+        scenario_report(scn, fmt, path, **params)
+        return path
+
+    def reference(self, scn, **params):
+        path = self.report(scn, 'json', 'r.json', **params)
+        with open(path) as f:
+            js = json.load(f)
+        os.unlink(path)
+        return js
+
+    def test_dot(self):
+        js = self.reference(mixed(), **self.PARAMS)
+        r = ws.Report(js)
+        A, B, C, D = (r.tid(t) for t in (101, 102, 103, 104))
+        W, disk = r.tid(401), r.vid(kind='disk')
+        self.assertEqual([k['members'] for k in r.knots('knot')],
+                         [sorted([W, disk]), sorted([C, D])], r.describe_knots())
+        parsed, edges = self.check_dot(js, self.report(mixed(), 'dot', 'g.dot', **self.PARAMS))
+        # As in the paper's figures: heavy edges solid, light ones dashed;
+        # what refinement cut is labelled so.
+        self.assertEqual(edges[(A, B)]['style'], 'solid')       # 900 ms
+        self.assertEqual(edges[(C, D)]['style'], 'solid')       # 600 ms
+        self.assertEqual(edges[(D, C)]['style'], 'dashed')      # 500 ms
+        self.assertEqual(edges[(B, C)]['style'], 'dashed')      # 100 ms
+        self.assertIn('cut 1 (Knot 2)', edges[(B, C)]['label'])
+        self.assertIn('cut 2 (Knot 2)', edges[(D, A)]['label'])
+        self.assertEqual(edges[(W, disk)]['style'], 'dashed')   # 500 ms
+        self.assertEqual(edges[(disk, W)]['style'], 'solid')    # idle, 3.7 s
+        self.assertEqual(edges[(A, B)]['label'], '900 ms\\n21.4%')
+        self.assertOnly(['g.dot'])
+
+    def test_selfloop(self):
+        js = self.reference(pool(), merge='name')
+        r = ws.Report(js)
+        v = r.vid(name='pool-*')
+        self.assertEqual([k['members'] for k in r.knots('knot')], [[v]], r.describe_knots())
+        parsed, edges = self.check_dot(js, self.report(pool(), 'dot', 'g.dot', merge='name'))
+        self.assertIn((v, v), edges)
+        self.assertEqual(edges[(v, v)]['style'], 'solid')        # 600 ms >= 20% of 1 s
+        self.check_graphml(js, self.report(pool(), 'graphml', 'g.graphml', merge='name'))
+
+    def test_svg(self):
+        need(self, 'dot', 'graphviz')
+        js = self.reference(mixed(), **self.PARAMS)
+        self.check_svg(js, self.report(mixed(), 'svg', 'g.svg', **self.PARAMS))
+        self.assertOnly(['g.svg'])
+
+    def test_graphml(self):
+        js = self.reference(mixed(), **self.PARAMS)
+        g = self.check_graphml(js, self.report(mixed(), 'graphml', 'g.graphml', **self.PARAMS))
+        r = ws.Report(js)
+        B, C = r.tid(102), r.tid(103)
+        self.assertEqual(g.edges['v%d' % B, 'v%d' % C]['cut_rank'], 1)
+        self.assertEqual(g.nodes['v%d' % r.vid(kind='disk')]['knot'], 0)
+
+    def test_html(self):
+        need(self, 'dot', 'graphviz')
+        js = self.reference(mixed(), **self.PARAMS)
+        dom = self.check_html(js, self.report(mixed(), 'html', 'r.html', **self.PARAMS))
+        self.assertIn('id="knot-2"', dom)
+        self.assertOnly(['r.html'])
+
+
+class TestRealTraceFormats(Checks):
+    """Real LTTng kernel traces through the babeltrace2 CLI."""
+
+    def run_cli(self, trace, fmt, name, env=None):
+        path = self.out(name)
+        cmd, p = cli(trace, bt_params(format=fmt, path=path), env=env)
+        self.assertEqual(p.returncode, 0, '%s\n%s' % (' '.join(cmd), p.stderr[-3000:]))
+        return path
+
+    def reference(self, trace):
+        path = self.run_cli(trace, 'json', 'r.json')
+        with open(path) as f:
+            js = json.load(f)
+        os.unlink(path)
+        return js
+
+    def test_all_formats(self):
+        for name in REAL_TRACES:
+            with self.subTest(trace=name):
+                trace = real_trace_dir(name)
+                js = self.reference(trace)
+                self.assertTrue(js['knots'], '%s: nothing found' % name)
+                self.check_dot(js, self.run_cli(trace, 'dot', 'g.dot'))
+                self.check_graphml(js, self.run_cli(trace, 'graphml', 'g.graphml'))
+                self.check_svg(js, self.run_cli(trace, 'svg', 'g.svg'))
+                self.assertOnly(['g.dot', 'g.graphml', 'g.svg'])
+                for f in os.listdir(self.tmp):
+                    os.unlink(self.out(f))
+
+    def test_html(self):
+        need(self, 'dot', 'graphviz')
+        trace = real_trace_dir(REAL_TRACES[0])
+        js = self.reference(trace)
+        self.check_html(js, self.run_cli(trace, 'html', 'r.html'))
+
+    def test_without_graphviz(self):
+        """PATH without dot: svg is refused before the trace is read, in one
+        line, and no file is written; html says why it has no picture."""
+        trace = real_trace_dir(REAL_TRACES[0])
+        env = dict(os.environ, PATH=os.path.join(self.tmp, 'empty-path'))
+        path = self.out('g.svg')
+        cmd, p = cli(trace, bt_params(format='svg', path=path), env=env)
+        self.assertNotEqual(p.returncode, 0)
+        # The CLI wraps the cause at 80 columns: undo that.
+        text = ' '.join(p.stderr.split())
+        self.assertIn("sink.wperf.knots: parameter `format`: svg needs Graphviz's `dot`, "
+                      "which is not on PATH: install it (apt-get install graphviz) or use "
+                      "format=dot", text)
+        self.assertOnly([])
+        js = self.reference(trace)
+        self.check_html(js, self.run_cli(trace, 'html', 'r.html', env=env), picture=False)
+
+
+class TestGraphvizFails(Checks):
+    """A `dot` that fails (here a stand-in that says why and exits 1): the
+    sink checks its exit status, reports its reason in one line and writes
+    nothing, for svg and for html alike."""
+
+    def test_dot_exit_status(self):
+        fake = os.path.join(self.tmp, 'bin')
+        os.mkdir(fake)
+        with open(os.path.join(fake, 'dot'), 'w') as f:
+            f.write('#!/bin/sh\ncat >/dev/null\necho "Error: <stdin>: syntax error in line 7" >&2\n'
+                    'exit 3\n')
+        os.chmod(os.path.join(fake, 'dot'), 0o755)
+        out = os.path.join(self.tmp, 'out')
+        os.mkdir(out)
+        env = dict(os.environ, PATH=fake + os.pathsep + os.environ.get('PATH', ''))
+        trace = real_trace_dir(REAL_TRACES[0])
+        for fmt in ('svg', 'html'):
+            with self.subTest(format=fmt):
+                cmd, p = cli(trace, bt_params(format=fmt, path=os.path.join(out, 'r.' + fmt)),
+                             env=env)
+                self.assertNotEqual(p.returncode, 0, p.stderr[-2000:])
+                text = ' '.join(p.stderr.split())
+                self.assertIn('sink.wperf.knots: Graphviz `dot -Tsvg` failed with exit status 3: '
+                              'Error: <stdin>: syntax error in line 7', text)
+                self.assertEqual(os.listdir(out), [], 'a failed report left files behind')
+
+
+def main():
+    result = unittest.main(exit=False, verbosity=2).result
+    if not result.wasSuccessful():
+        sys.exit(1)
+    if result.testsRun and len(result.skipped) == result.testsRun:
+        sys.exit(77)
+    sys.exit(0)
+
+
+if __name__ == '__main__':
+    main()
