@@ -1,0 +1,421 @@
+# wperf diff — compare two knot reports of the same program (before and
+# after a change), in the spirit of OSprof's differential analysis: what
+# appeared, what went away, what got heavier, and whether the wait lengths
+# behind an edge moved (Earth Mover's Distance between the log2 histograms).
+# The manual is the DIFF section of wperf(1) (doc/wperf.1.md).
+#
+# Imported by the `wperf` command (tools/wperf.py); Python standard library
+# only. Reports are the JSON of sink.wperf.knots (wperf-report(7)); members
+# this module does not know are ignored.
+import argparse
+import json
+import os
+import re
+import sys
+
+EXIT_OK, EXIT_GREW, EXIT_BAD = 0, 1, 2
+
+
+class BadInput(Exception):
+    """Unusable input or usage: one line, exit status 2."""
+
+
+# ------------------------------------------------------------ loading
+
+def load_report(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise BadInput(f"cannot read {path}: {e.strerror or e}")
+    except UnicodeDecodeError:
+        raise BadInput(f"{path} is not a wperf report (not UTF-8 text): write one with "
+                       "wperf report --format json --output FILE")
+    try:
+        report = json.loads(text)
+    except ValueError as e:
+        raise BadInput(f"{path} is not a wperf report (not JSON: {e}): write one with "
+                       "wperf report --format json --output FILE")
+    if not isinstance(report, dict) or report.get("format") != "wperf-report":
+        raise BadInput(f"{path} is not a wperf report (no \"format\": \"wperf-report\"): "
+                       "write one with wperf report --format json --output FILE")
+    if report.get("version") != 1:
+        raise BadInput(f"{path}: wperf report version {report.get('version')!r} is not "
+                       "supported (this wperf reads version 1)")
+    try:
+        check_report(report)
+    except (KeyError, TypeError, ValueError) as e:
+        raise BadInput(f"{path} is a damaged wperf report ({e})")
+    return report
+
+
+def check_report(r):
+    """The members diff uses, with the right types (KeyError/TypeError/
+    ValueError otherwise)."""
+    int(r["time_range"]["duration_ns"])
+    ids = set()
+    for v in r["vertices"]:
+        ids.add(int(v["id"]))
+        str(v["kind"])
+        str(v["name"])
+    for e in r["edges"]:
+        if e["from"] not in ids or e["to"] not in ids:
+            raise ValueError(f"edge {e['from']} -> {e['to']} names an unknown vertex")
+        int(e["weight_ns"])
+        int(e["count"])
+        dict(e.get("hist") or {})
+    for k in r["knots"]:
+        str(k["kind"])
+        int(k["weight_ns"])
+        for m in k["members"]:
+            if m not in ids:
+                raise ValueError(f"knot member {m} is an unknown vertex")
+
+
+# ------------------------------------------------------------ matching
+
+def base_name(name):
+    """A thread's name without what differs between runs: trailing digits
+    (worker-3, kworker/0:1) and the separators before them."""
+    stripped = re.sub(r"[\d\-_/:.#]+$", "", name)
+    return stripped or name
+
+
+def vertex_key(v):
+    """What identifies a vertex across two runs: threads and merged threads
+    by their comm without trailing digits (tids never match), devices,
+    interrupts, timer and unknown by name."""
+    kind = v["kind"]
+    if kind in ("thread", "virtual"):
+        name = v.get("comm") if kind == "thread" else None
+        name = name or v["name"]
+        if kind == "virtual":
+            name = name.rstrip("*")
+        return ("thread", base_name(name))
+    return (kind, v["name"])
+
+
+def key_label(key):
+    return key[1]
+
+
+class Side:
+    """One report, keyed for matching."""
+
+    def __init__(self, path, report):
+        self.path = path
+        self.report = report
+        self.duration = int(report["time_range"]["duration_ns"])
+        self.key = {v["id"]: vertex_key(v) for v in report["vertices"]}
+        # Edges folded by key pair: threads of one name are one vertex here.
+        self.edges = {}
+        for e in report["edges"]:
+            pair = (self.key[e["from"]], self.key[e["to"]])
+            acc = self.edges.setdefault(pair, {"weight_ns": 0, "direct_ns": 0,
+                                               "count": 0, "hist": {}})
+            acc["weight_ns"] += int(e["weight_ns"])
+            acc["direct_ns"] += int(e.get("direct_ns", e["weight_ns"]))
+            acc["count"] += int(e["count"])
+            for b, c in (e.get("hist") or {}).items():
+                acc["hist"][int(b)] = acc["hist"].get(int(b), 0) + int(c)
+        self.knots = []
+        for k in report["knots"]:
+            self.knots.append({
+                "kind": k["kind"],
+                "members": frozenset(self.key[m] for m in k["members"]),
+                "weight_ns": int(k["weight_ns"]),
+                "classification": k.get("classification"),
+            })
+
+    def share(self, ns):
+        return ns / self.duration if self.duration > 0 else 0.0
+
+
+def jaccard(a, b):
+    return len(a & b) / len(a | b) if a | b else 1.0
+
+
+def match_knots(a, b):
+    """Pairs (ka, kb) with None for a knot only one side has: same members
+    first, then the most overlapping (at least half of the union)."""
+    left = list(range(len(a.knots)))
+    right = list(range(len(b.knots)))
+    pairs = []
+    for i in list(left):
+        for j in right:
+            if a.knots[i]["members"] == b.knots[j]["members"]:
+                pairs.append((i, j))
+                left.remove(i)
+                right.remove(j)
+                break
+    candidates = sorted(((jaccard(a.knots[i]["members"], b.knots[j]["members"]), i, j)
+                         for i in left for j in right), key=lambda t: (-t[0], t[1], t[2]))
+    for score, i, j in candidates:
+        if score >= 0.5 and i in left and j in right:
+            pairs.append((i, j))
+            left.remove(i)
+            right.remove(j)
+    pairs += [(i, None) for i in left] + [(None, j) for j in right]
+    return pairs
+
+
+# ------------------------------------------------------------ histograms
+
+def emd(hist_a, hist_b):
+    """Earth Mover's Distance between two wait-length histograms over log2
+    buckets, each normalised to 1: the sum over buckets of the absolute
+    difference of the two cumulative distributions. Its unit is one bucket
+    (a factor of 2 in wait length). None when either histogram is empty."""
+    ta, tb = sum(hist_a.values()), sum(hist_b.values())
+    if ta <= 0 or tb <= 0:
+        return None
+    lo = min(min(hist_a), min(hist_b))
+    hi = max(max(hist_a), max(hist_b))
+    ca = cb = 0.0
+    dist = 0.0
+    for b in range(lo, hi):        # the last bucket's CDFs are both 1
+        ca += hist_a.get(b, 0) / ta
+        cb += hist_b.get(b, 0) / tb
+        dist += abs(ca - cb)
+    return round(dist, 6)
+
+
+# ------------------------------------------------------------ the diff
+
+def growth_pct(before, after):
+    """Relative growth in percent; None (infinite) from zero."""
+    if before == 0:
+        return 0.0 if after == 0 else None
+    return round((after - before) * 100.0 / before, 3)
+
+
+def diff(a, b, min_change_pct, absolute):
+    def measure(side, ns):
+        return ns if absolute else side.share(ns)
+
+    knots = []
+    for i, j in match_knots(a, b):
+        ka = a.knots[i] if i is not None else None
+        kb = b.knots[j] if j is not None else None
+        wa = ka["weight_ns"] if ka else 0
+        wb = kb["weight_ns"] if kb else 0
+        grow = growth_pct(measure(a, wa), measure(b, wb))
+        if ka is None:
+            status = "appeared"
+        elif kb is None:
+            status = "disappeared"
+        elif (ka["members"] != kb["members"] or ka["kind"] != kb["kind"]
+              or grow is None or abs(grow) >= min_change_pct):
+            status = "changed"
+        else:
+            status = "unchanged"
+        members = (kb or ka)["members"]
+        entry = {
+            "status": status,
+            "kind": (kb or ka)["kind"],
+            "members": sorted(key_label(m) for m in members),
+            "kind_before": ka["kind"] if ka else None,
+            "kind_after": kb["kind"] if kb else None,
+            "members_before": sorted(key_label(m) for m in ka["members"]) if ka else None,
+            "members_after": sorted(key_label(m) for m in kb["members"]) if kb else None,
+            "weight_before_ns": wa, "weight_after_ns": wb,
+            "share_before": round(a.share(wa), 6), "share_after": round(b.share(wb), 6),
+            "growth_pct": grow,
+        }
+        if (ka and ka["classification"] is not None) or (kb and kb["classification"] is not None):
+            entry["classification_before"] = ka["classification"] if ka else None
+            entry["classification_after"] = kb["classification"] if kb else None
+        knots.append(entry)
+    order = {"appeared": 0, "changed": 1, "disappeared": 2, "unchanged": 3}
+    knots.sort(key=lambda k: (order[k["status"]],
+                              -max(k["weight_before_ns"], k["weight_after_ns"]),
+                              k["members"]))
+
+    edges = []
+    for pair in sorted(set(a.edges) | set(b.edges)):
+        ea, eb = a.edges.get(pair), b.edges.get(pair)
+        wa = ea["weight_ns"] if ea else 0
+        wb = eb["weight_ns"] if eb else 0
+        change = growth_pct(measure(a, wa), measure(b, wb))
+        status = ("appeared" if ea is None else "disappeared" if eb is None
+                  else "changed" if change is None or abs(change) >= min_change_pct
+                  else "unchanged")
+        edges.append({
+            "status": status,
+            "from": key_label(pair[0]), "to": key_label(pair[1]),
+            "weight_before_ns": wa, "weight_after_ns": wb,
+            "share_before": round(a.share(wa), 6), "share_after": round(b.share(wb), 6),
+            "change_pct": change,
+            "count_before": ea["count"] if ea else 0, "count_after": eb["count"] if eb else 0,
+            "emd_buckets": emd(ea["hist"], eb["hist"]) if ea and eb else None,
+        })
+    edges.sort(key=lambda e: (-abs(measure(b, e["weight_after_ns"])
+                                   - measure(a, e["weight_before_ns"])), e["from"], e["to"]))
+    return knots, edges
+
+
+def guard(knots, limit_pct):
+    """Knots (kind knot) that grew beyond limit_pct, or appeared."""
+    if limit_pct is None:
+        return []
+    out = []
+    for k in knots:
+        if k["kind"] != "knot" or k["status"] == "disappeared":
+            continue
+        g = k["growth_pct"]
+        if g is None or g > limit_pct:
+            out.append(k)
+    return out
+
+
+# ------------------------------------------------------------ output
+
+def fmt_ns(ns):
+    ns = float(ns)
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if abs(ns) >= scale:
+            return f"{ns / scale:.3g}{unit}"
+    return f"{ns:.0f}ns"
+
+
+def class_name(c):
+    """A knot's classification (added to reports by the analysis) as text."""
+    if isinstance(c, dict):
+        return str(c.get("class") or "").replace("_", " ")
+    return "" if c is None else str(c)
+
+
+def fmt_growth(g):
+    return "new" if g is None else f"{g:+.1f}%"
+
+
+def text_output(a, b, knots, edges, violations, limit_pct, top, out):
+    w = out.write
+    w(f"wperf diff: {a.path} ({fmt_ns(a.duration)}) -> {b.path} ({fmt_ns(b.duration)})\n")
+    counts = {s: sum(1 for k in knots if k["status"] == s)
+              for s in ("appeared", "disappeared", "changed", "unchanged")}
+    w(f"Knots and sinks: {counts['appeared']} appeared, {counts['disappeared']} disappeared, "
+      f"{counts['changed']} changed, {counts['unchanged']} unchanged\n")
+    for k in knots:
+        if k["status"] == "unchanged":
+            continue
+        names = "{" + ", ".join(k["members"]) + "}"
+        before = (f"{fmt_ns(k['weight_before_ns'])} ({k['share_before'] * 100:.1f}%)"
+                  if k["status"] != "appeared" else "-")
+        after = (f"{fmt_ns(k['weight_after_ns'])} ({k['share_after'] * 100:.1f}%)"
+                 if k["status"] != "disappeared" else "-")
+        w(f"  {k['status']:<11} {k['kind']:<10} {names}  {before} -> {after}"
+          f"  {fmt_growth(k['growth_pct']) if k['status'] in ('changed',) else ''}\n".rstrip() + "\n")
+        if k["status"] == "changed" and k["members_before"] != k["members_after"]:
+            w(f"              members were {{{', '.join(k['members_before'])}}}\n")
+        if k["status"] == "changed" and k["kind_before"] != k["kind_after"]:
+            w(f"              was a {k['kind_before']}\n")
+        before, after = (class_name(k.get("classification_before")),
+                         class_name(k.get("classification_after")))
+        if (after and k["status"] != "disappeared"
+                and (after != "unknown" or (before and before != after))):
+            w(f"              looks like {after}"
+              + (f" (was {before})" if before and before != after else "") + "\n")
+    moved = [e for e in edges if e["status"] != "unchanged"]
+    w(f"Edges: {len(moved)} of {len(edges)} changed by at least the tolerance")
+    if len(moved) > top:
+        w(f" (the {top} largest changes; --format=json lists all)")
+    w("\n")
+    for e in moved[:top]:
+        emd_text = "" if e["emd_buckets"] is None else f"  EMD {e['emd_buckets']:.3f} buckets"
+        w(f"  {e['from']} -> {e['to']}: {fmt_ns(e['weight_before_ns'])} -> "
+          f"{fmt_ns(e['weight_after_ns'])} ({fmt_growth(e['change_pct'])}), waits "
+          f"{e['count_before']} -> {e['count_after']}{emd_text}\n")
+    shifted = [e for e in edges if e["emd_buckets"] is not None and e["emd_buckets"] >= 1.0]
+    if shifted:
+        w("Wait lengths that moved by at least one log2 bucket (EMD >= 1):\n")
+        for e in sorted(shifted, key=lambda e: -e["emd_buckets"])[:top]:
+            w(f"  {e['from']} -> {e['to']}: EMD {e['emd_buckets']:.3f}\n")
+    if limit_pct is not None:
+        if violations:
+            for k in violations:
+                what = ("appeared" if k["growth_pct"] is None
+                        else f"grew {k['growth_pct']:+.1f}%")
+                w(f"FAIL: knot {{{', '.join(k['members'])}}} {what} "
+                  f"(tolerance {limit_pct:g}%)\n")
+        else:
+            w(f"OK: no knot grew more than {limit_pct:g}%\n")
+
+
+def parse_pct(text):
+    m = re.fullmatch(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*%?\s*", text)
+    if not m:
+        raise argparse.ArgumentTypeError(f"invalid percentage {text!r} (e.g. 10 or 10%)")
+    return float(m.group(1))
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise BadInput(f"wperf diff: {message} (see wperf diff --help)")
+
+
+def build_parser():
+    p = Parser(prog="wperf diff", description=(
+        "Compare two JSON knot reports of the same program (before and after): "
+        "knots that appeared, disappeared or changed (matched by member names, "
+        "trailing digits of thread names ignored), edges whose weight changed, "
+        "and how each edge's wait-length histogram moved (Earth Mover's "
+        "Distance in log2 buckets). Weights are compared as shares of each "
+        "report's analysed time unless --absolute. Exit status: 0, 1 when "
+        "--fail-if-knot-grows is exceeded, 2 on bad input."))
+    p.add_argument("before", metavar="A.json")
+    p.add_argument("after", metavar="B.json")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument("--fail-if-knot-grows", type=parse_pct, metavar="PCT",
+                   help="exit 1 when a knot (kind knot) grows by more than PCT "
+                   "percent, or a new knot appears")
+    p.add_argument("--min-change", type=parse_pct, default=10.0, metavar="PCT",
+                   help="smallest relative change reported as changed (default 10%%)")
+    p.add_argument("--absolute", action="store_true",
+                   help="compare weights in ns, not as shares of the analysed time")
+    p.add_argument("--top", type=int, default=20, metavar="N",
+                   help="text output: at most N edges (default 20)")
+    return p
+
+
+def run(argv, out=sys.stdout):
+    """wperf diff's main: returns the exit status; raises BadInput."""
+    args = build_parser().parse_args(argv)
+    a = Side(args.before, load_report(args.before))
+    b = Side(args.after, load_report(args.after))
+    knots, edges = diff(a, b, args.min_change, args.absolute)
+    violations = guard(knots, args.fail_if_knot_grows)
+    status = EXIT_GREW if violations else EXIT_OK
+    if args.format == "json":
+        doc = {
+            "format": "wperf-diff", "version": 1,
+            "before": {"path": a.path, "duration_ns": a.duration},
+            "after": {"path": b.path, "duration_ns": b.duration},
+            "compared_by": "weight_ns" if args.absolute else "share",
+            "min_change_pct": args.min_change,
+            "knots": knots, "edges": edges,
+            "guard": {"fail_if_knot_grows_pct": args.fail_if_knot_grows,
+                      "violations": [{"members": k["members"],
+                                      "growth_pct": k["growth_pct"]} for k in violations]},
+            "exit_status": status,
+        }
+        out.write(json.dumps(doc, indent=1, allow_nan=False) + "\n")
+    else:
+        text_output(a, b, knots, edges, violations, args.fail_if_knot_grows, args.top, out)
+    return status
+
+
+def main(argv):
+    try:
+        return run(argv)
+    except BadInput as e:
+        print(f"wperf: error: {e}", file=sys.stderr)
+        return EXIT_BAD
+    except BrokenPipeError:
+        # The reader went away (`| head`): Python's advice, stdout to /dev/null.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
