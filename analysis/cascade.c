@@ -10,6 +10,7 @@
 void cascade_init(struct cascade *c)
 {
 	memset(c, 0, sizeof *c);
+	c->max_records = CASCADE_HISTORY_MAX;
 }
 
 void cascade_fini(struct cascade *c)
@@ -39,9 +40,18 @@ static void history_append(struct cascade *c, uint32_t v, int64_t start,
 
 	if (!h)
 		return;
+	if (c->max_records && h->n - h->head >= c->max_records) {
+		/* The cap: forget the oldest record (see cascade.h). */
+		h->dropped_until = h->r[h->head].end;
+		h->head++;
+		c->stats.records_dropped++;
+		c->stats.live--;
+	}
 	if (h->n == h->cap) {
-		/* Reclaim the pruned prefix before growing. */
-		if (h->head > 0) {
+		/* Reclaim the dead prefix before growing; only once it is at
+		 * least half the array, so the move is amortised O(1) when the
+		 * cap drops one record per append. */
+		if (h->head > 0 && h->head >= h->cap / 2) {
 			memmove(h->r, h->r + h->head, (h->n - h->head) * sizeof *h->r);
 			h->n -= h->head;
 			h->head = 0;
@@ -59,13 +69,35 @@ static void history_append(struct cascade *c, uint32_t v, int64_t start,
 		}
 	}
 	h->r[h->n++] = (struct wait_record){ .start = start, .end = end, .waker = waker };
+	if (++c->stats.live > c->stats.peak_live)
+		c->stats.peak_live = c->stats.live;
+}
+
+/* Is i the answer of first_ending_after(h, t)? */
+static bool is_first_ending_after(const struct wait_history *h, size_t i, int64_t t)
+{
+	return (i == h->head || h->r[i - 1].end <= t) && (i == h->n || h->r[i].end > t);
 }
 
 /* First live record of h that ends after t (records are in time order). */
-static size_t first_ending_after(const struct wait_history *h, int64_t t)
+static size_t first_ending_after(struct wait_history *h, int64_t t)
 {
-	size_t lo = h->head, hi = h->n;
+	size_t lo = h->head, hi = h->n, i;
 
+	/* A walk over consecutive windows (a server's waits on its backend,
+	 * one after another) looks the same thread up at increasing times:
+	 * the previous answer, or the one after it, is the answer. */
+	i = h->hint < lo ? lo : h->hint > hi ? hi : h->hint;
+	if (is_first_ending_after(h, i, t))
+		return i;
+	if (i < hi && is_first_ending_after(h, i + 1, t))
+		return h->hint = i + 1;
+	/* Most other windows are recent: the answer is among the newest
+	 * records, which are in cache; a binary search over the whole
+	 * history would touch a cache line per step. */
+	for (int k = 0; k < 4 && hi > lo; k++, hi--)
+		if (h->r[hi - 1].end <= t)
+			return h->hint = hi;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -74,11 +106,15 @@ static size_t first_ending_after(const struct wait_history *h, int64_t t)
 		else
 			hi = mid;
 	}
-	return lo;
+	return h->hint = lo;
 }
 
+/*
+ * Push a frame for thread over [a, b], its walk starting at record `next`,
+ * and put the thread on the path. Its history exists.
+ */
 static bool push_frame(struct cascade *c, size_t *top, uint32_t thread,
-		       int64_t a, int64_t b, size_t parent)
+		       int64_t a, int64_t b, size_t next)
 {
 	if (*top == c->stack_cap) {
 		size_t cap = c->stack_cap ? c->stack_cap * 2 : 64;
@@ -91,55 +127,86 @@ static bool push_frame(struct cascade *c, size_t *top, uint32_t thread,
 		c->stack = s;
 		c->stack_cap = cap;
 	}
-	c->stack[(*top)++] = (struct cascade_frame){ thread, a, b, parent };
+	c->h[thread].on_path = true;
+	c->stack[(*top)++] = (struct cascade_frame){ thread, a, b, next };
 	return true;
 }
 
-/* Is v the thread of frame f or of one of its ancestors (the cycle guard)? */
-static bool on_path(const struct cascade *c, size_t f, uint32_t v)
+/* The waiter and its waker: their histories are created if need be, so
+ * the on-path marks have a home (c->h may move: the walk holds indexes). */
+static bool push_root(struct cascade *c, size_t *top, uint32_t thread, int64_t a, int64_t b)
 {
-	for (; f != SIZE_MAX; f = c->stack[f].parent)
-		if (c->stack[f].thread == v)
-			return true;
-	return false;
+	struct wait_history *h = history_of(c, thread, true);
+
+	if (!h)
+		return false;
+	if (a < h->dropped_until)
+		c->stats.truncated_walks++;
+	return push_frame(c, top, thread, a, b, first_ending_after(h, a));
 }
 
 /*
- * Depth-first walk with an explicit stack: frames are never popped while
- * their descendants may still look at them (the cycle guard walks parent
- * links), so the stack only grows during one cascade and is reset after.
+ * Depth-first walk with an explicit stack. The cycle guard is a mark on
+ * each thread of the current path (set on push, cleared on pop), so it
+ * costs O(1) per record: checking the path itself would make a chain of
+ * N threads cost O(N^2) per wait.
  */
 static int64_t walk(struct cascade *c, struct edge_map *edges, uint32_t waiter,
 		    uint32_t waker, int64_t t1, int64_t t2)
 {
-	size_t top = 0, next = 0;
+	size_t top = 0, edge = EDGE_NONE;
+	uint32_t edge_from = 0, edge_to = 0;
 	int64_t added = 0;
 
-	if (!push_frame(c, &top, waiter, t1, t2, SIZE_MAX) ||
-	    !push_frame(c, &top, waker, t1, t2, 0))
-		return 0;
-	next = 1;
-	while (next < top) {
-		size_t f = next++;
-		struct cascade_frame fr = c->stack[f];
-		struct wait_history *h = history_of(c, fr.thread, false);
+	if (push_root(c, &top, waiter, t1, t2) && push_root(c, &top, waker, t1, t2)) {
+		c->stats.frames++;
+		while (top > 1) {
+			struct cascade_frame *fr = &c->stack[top - 1];
+			struct wait_history *h = &c->h[fr->thread];
 
-		if (!h)
-			continue;
-		for (size_t i = first_ending_after(h, fr.a); i < h->n && h->r[i].start < fr.b; i++) {
-			const struct wait_record *r = &h->r[i];
-			int64_t lo = r->start > fr.a ? r->start : fr.a;
-			int64_t hi = r->end < fr.b ? r->end : fr.b;
-
-			if (hi <= lo || on_path(c, f, r->waker))
+			if (fr->next >= h->n || h->r[fr->next].start >= fr->b) {
+				h->on_path = false;
+				top--;
 				continue;
-			edges_add_cascade(edges, fr.thread, r->waker, hi - lo);
+			}
+			struct wait_record r = h->r[fr->next++];
+			int64_t lo = r.start > fr->a ? r.start : fr->a;
+			int64_t hi = r.end < fr->b ? r.end : fr->b;
+
+			c->stats.records_scanned++;
+			if (hi <= lo || (r.waker < c->n_h && c->h[r.waker].on_path))
+				continue;
+			/* Consecutive records often weigh on one edge (a
+			 * server's waits on its backend): look it up once. */
+			if (edge == EDGE_NONE || edge_from != fr->thread || edge_to != r.waker) {
+				edge = edges_get(edges, fr->thread, r.waker);
+				edge_from = fr->thread;
+				edge_to = r.waker;
+			}
+			if (edge != EDGE_NONE)
+				edges->e[edge].weight_ns += hi - lo;
 			added += hi - lo;
-			if (!push_frame(c, &top, r->waker, lo, hi, f))
-				return added;
-			h = history_of(c, fr.thread, false); /* the stack may have moved, not h */
+			c->stats.frames++;
+			/* Only a waker with waits inside [lo, hi] needs a frame:
+			 * most have none (pushing and popping would cost more
+			 * than this look). */
+			if (r.waker >= c->n_h)
+				continue;
+			struct wait_history *w = &c->h[r.waker];
+			size_t j = first_ending_after(w, lo);
+
+			if (lo < w->dropped_until)
+				c->stats.truncated_walks++;
+			if (j == w->n || w->r[j].start >= hi)
+				continue;
+			if (!push_frame(c, &top, r.waker, lo, hi, j))
+				break;
 		}
 	}
+	/* Clear the marks of what is left on the stack (all of it, when
+	 * out of memory cut the walk short). */
+	while (top > 0)
+		c->h[c->stack[--top].thread].on_path = false;
 	return added;
 }
 
@@ -149,6 +216,7 @@ int64_t cascade_wait_ended(struct cascade *c, struct edge_map *edges,
 {
 	if (!waker_is_thread || t2 <= t1)
 		return 0;
+	c->stats.walks++;
 	int64_t added = walk(c, edges, waiter, waker, t1, t2);
 
 	history_append(c, waiter, t1, t2, waker);
@@ -160,11 +228,17 @@ void cascade_prune(struct cascade *c, int64_t horizon)
 	for (size_t v = 0; v < c->n_h; v++) {
 		struct wait_history *h = &c->h[v];
 
-		h->head = first_ending_after(h, horizon);
+		size_t head = first_ending_after(h, horizon);
+
+		c->stats.live -= head - h->head;
+		h->head = head;
 		if (h->head == h->n) {
 			/* Nothing left: give the memory back. */
+			int64_t dropped_until = h->dropped_until;
+
 			free(h->r);
 			memset(h, 0, sizeof *h);
+			h->dropped_until = dropped_until;
 		}
 	}
 }
@@ -175,5 +249,14 @@ size_t cascade_records(const struct cascade *c)
 
 	for (size_t v = 0; v < c->n_h; v++)
 		n += c->h[v].n - c->h[v].head;
+	return n;
+}
+
+size_t cascade_capacity(const struct cascade *c)
+{
+	size_t n = 0;
+
+	for (size_t v = 0; v < c->n_h; v++)
+		n += c->h[v].cap;
 	return n;
 }

@@ -10,7 +10,19 @@
  * ever reads finished history: the computation streams.
  *
  * Memory: history older than the earliest still-open wait can never be
- * reached again and is dropped (cascade_prune).
+ * reached again and is dropped (cascade_prune). That alone is not a bound:
+ * one thread that sleeps for the whole trace (a daemon in epoll_wait)
+ * pins the horizon at the start, and every other thread's history would
+ * be kept for good. So each thread also keeps at most `max_records`
+ * finished waits (CASCADE_HISTORY_MAX by default); older ones are dropped.
+ * Exact and bounded are not both possible: which thread's history a
+ * long wait walks is known only when it ends (its waker), and how far
+ * down each record's weight flows depends on the path (the cycle guard),
+ * so no per-thread summary of finished waits gives the same numbers. A
+ * walk whose window reaches before a dropped record adds less cascaded
+ * weight than the exact method would (never more), and is counted in
+ * stats.truncated_walks. Memory: at most 2 * max_records records per
+ * thread, 24 bytes each.
  */
 #ifndef WPERF_CASCADE_H
 #define WPERF_CASCADE_H
@@ -29,12 +41,28 @@ struct wait_record {
 struct wait_history {
 	struct wait_record *r;
 	size_t head, n, cap;    /* live records are r[head .. n) */
+	int64_t dropped_until;  /* end of the newest record dropped by the cap */
+	size_t hint;            /* the last answer of a search in r (a guess) */
+	bool on_path;           /* the thread is on the walk's current path */
+};
+
+/* Default per-thread cap on finished waits kept for the cascade. */
+#define CASCADE_HISTORY_MAX 1024
+
+/* What the cascade did: to prove work is linear and memory bounded. */
+struct cascade_stats {
+	uint64_t walks;           /* cascades run (waits on a thread that ended) */
+	uint64_t frames;          /* (thread, window) frames visited by all walks */
+	uint64_t records_scanned; /* history records looked at by all walks */
+	uint64_t records_dropped; /* dropped by the per-thread cap */
+	uint64_t truncated_walks; /* frames whose window reached before a dropped record */
+	size_t live, peak_live;   /* records kept now, and at most */
 };
 
 struct cascade_frame {
 	uint32_t thread;
 	int64_t a, b;
-	size_t parent;          /* index of the frame that pushed it, SIZE_MAX at the root */
+	size_t next;            /* the next record of the thread's history to look at */
 };
 
 struct cascade {
@@ -42,6 +70,8 @@ struct cascade {
 	size_t n_h;
 	struct cascade_frame *stack;
 	size_t stack_cap;
+	size_t max_records;     /* per-thread cap; cascade_init sets the default */
+	struct cascade_stats stats;
 	bool oom;
 };
 
@@ -63,5 +93,8 @@ void cascade_prune(struct cascade *c, int64_t horizon);
 
 /* Records currently kept (for memory accounting and tests). */
 size_t cascade_records(const struct cascade *c);
+
+/* Records the history arrays have room for (the memory they hold). */
+size_t cascade_capacity(const struct cascade *c);
 
 #endif /* WPERF_CASCADE_H */

@@ -1,0 +1,210 @@
+/*
+ * test-cascade.c — the cascade's worst cases (issue 7): exact weights where
+ * they can be derived, and the counters of struct cascade_stats proving the
+ * work stays linear in the number of waits and the memory bounded by the
+ * threads, however long the trace.
+ *
+ * It drives analysis/cascade.c directly: each call is "this wait ended",
+ * in the order the analysis would make them (analysis.c prunes behind the
+ * oldest open wait every so often; the tests do the same).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cascade.h"
+#include "edges.h"
+
+#define U 1000 /* one time unit, ns */
+
+static int failures, checks;
+
+#define CHECK(what, cond)                                                      \
+	do {                                                                   \
+		checks++;                                                      \
+		if (!(cond)) {                                                 \
+			failures++;                                            \
+			fprintf(stderr, "FAIL %s:%d %s\n", __FILE__, __LINE__, what); \
+		}                                                              \
+	} while (0)
+
+#define CHECK_EQ(what, got, want)                                              \
+	do {                                                                   \
+		long long g_ = (long long)(got), w_ = (long long)(want);       \
+		checks++;                                                      \
+		if (g_ != w_) {                                                \
+			failures++;                                            \
+			fprintf(stderr, "FAIL %s:%d %s: got %lld, want %lld\n", \
+				__FILE__, __LINE__, what, g_, w_);             \
+		}                                                              \
+	} while (0)
+
+static int64_t weight(struct edge_map *m, uint32_t from, uint32_t to)
+{
+	return m->e[edges_get(m, from, to)].weight_ns;
+}
+
+/* METHOD.md §4: A waits B [100, 400], B waits C [50, 300]: B -> C gets
+ * the overlap, 200. */
+static void test_nested(void)
+{
+	struct cascade c;
+	struct edge_map m;
+
+	cascade_init(&c);
+	edges_init(&m);
+	CHECK_EQ("B's wait cascades nothing", cascade_wait_ended(&c, &m, 1, 2, true, 50, 300), 0);
+	CHECK_EQ("A's wait cascades the overlap", cascade_wait_ended(&c, &m, 0, 1, true, 100, 400), 200);
+	CHECK_EQ("B -> C", weight(&m, 1, 2), 200);
+	cascade_fini(&c);
+	edges_fini(&m);
+}
+
+/*
+ * A chain of N threads, round after round: T0 asks T1, which asks T2, ...;
+ * the answers come back. T_i waits on T_{i+1} over [i, 2N-2-i] (units from
+ * the round's start), so the waits end innermost first. T_i's walk visits
+ * T_{i+1} .. T_{N-2}'s waits, each fully inside: it adds
+ * sum_{j=i+1}^{N-2} (2N-2-2j) units, and visits N-1-i frames.
+ */
+static void test_chain(void)
+{
+	enum { N = 64, ROUNDS = 2000 };
+	struct cascade c;
+	struct edge_map m;
+	int64_t round_len = 2 * N * U;
+	int exact = 1;
+
+	cascade_init(&c);
+	edges_init(&m);
+	for (int r = 0; r < ROUNDS; r++) {
+		int64_t t0 = r * round_len;
+
+		for (int i = N - 2; i >= 0; i--) {
+			int64_t want = 0, got;
+
+			for (int j = i + 1; j <= N - 2; j++)
+				want += (2 * N - 2 - 2 * j) * U;
+			got = cascade_wait_ended(&c, &m, i, i + 1, true, t0 + i * U,
+						 t0 + (2 * N - 2 - i) * U);
+			exact &= got == want;
+		}
+		/* The analysis prunes behind the oldest open wait: here the
+		 * next round's start. */
+		cascade_prune(&c, t0 + round_len);
+	}
+	CHECK("every chain walk adds the exact cascade", exact);
+	/* T0 -> T1's weight is direct only (not added here); T1 -> T2 got
+	 * T0's cascade: (2N-4) units per round. */
+	CHECK_EQ("T1 -> T2 cascaded", weight(&m, 1, 2), (int64_t)ROUNDS * (2 * N - 4) * U);
+	CHECK_EQ("walks", c.stats.walks, (uint64_t)ROUNDS * (N - 1));
+	/* Linear: the frames of one round are the same every round,
+	 * sum_{i=0}^{N-2} (N-1-i) = N(N-1)/2, however many rounds came before. */
+	CHECK_EQ("frames", c.stats.frames, (uint64_t)ROUNDS * N * (N - 1) / 2);
+	CHECK("records scanned stay within one round's", c.stats.records_scanned <= c.stats.frames);
+	CHECK("history bounded by one round", c.stats.peak_live <= N);
+	CHECK_EQ("nothing dropped", c.stats.records_dropped, 0);
+	cascade_fini(&c);
+	edges_fini(&m);
+}
+
+/*
+ * 1,000 clients wait on one server H. Client k's wait is [k-1000, k]
+ * units; H waits on a backend D over [k+0.1, k+0.5] each unit. Every
+ * client's walk covers 1,000 of H's waits: it adds 1000 * 0.4 units, and
+ * scans about 1,000 records (the overlap itself, no more: linear in the
+ * output).
+ */
+static void test_fanin(void)
+{
+	enum { CLIENTS = 1000, UNITS = 20000, H = 0, D = 1 };
+	struct cascade c;
+	struct edge_map m;
+	int exact = 1;
+	uint64_t client_walks = 0;
+
+	cascade_init(&c);
+	edges_init(&m);
+	for (int64_t k = 0; k < UNITS; k++) {
+		cascade_wait_ended(&c, &m, H, D, true, k * U + U / 10, k * U + U / 2);
+		if (k >= CLIENTS) {
+			uint32_t client = 2 + (uint32_t)(k % CLIENTS);
+			int64_t got = cascade_wait_ended(&c, &m, client, H, true,
+							 (k - CLIENTS) * U + U / 2 + 1, k * U + U / 2 + 1);
+
+			exact &= got == CLIENTS * (U / 2 - U / 10);
+			client_walks++;
+		}
+		if (k % 4096 == 0) /* the oldest open wait began 1,000 units ago */
+			cascade_prune(&c, (k - CLIENTS) * U);
+	}
+	CHECK("every client's walk adds 1000 * 0.4 units", exact);
+	CHECK_EQ("H -> D cascaded", weight(&m, H, D),
+		 (int64_t)client_walks * CLIENTS * (U / 2 - U / 10));
+	CHECK("records scanned: the overlap, plus one per walk",
+	      c.stats.records_scanned <= client_walks * (CLIENTS + 1) + UNITS);
+	CHECK("frames: one per overlapping wait, plus the root's",
+	      c.stats.frames <= client_walks * (CLIENTS + 1) + UNITS);
+	/* H keeps the 1,000 waits a client's window covers (the cap is
+	 * 1,024); the clients' own waits since the horizon (1,001) and the
+	 * 4,096 between prunes. */
+	CHECK("history bounded by the open waits' reach",
+	      c.stats.peak_live <= CASCADE_HISTORY_MAX + CLIENTS + 1 + 4096);
+	cascade_fini(&c);
+	edges_fini(&m);
+}
+
+/*
+ * One thread W sleeps for the whole trace while 100 pairs of threads
+ * ping-pong (A waits B over [2k, 2k+1], B waits A over [2k+1, 2k+2]).
+ * W's open wait pins the prune horizon at 0, so only the per-thread cap
+ * bounds the history: memory stays at most 2 * cap records per thread
+ * whatever the length. At the end a pair's A wakes W: the walk covers A's
+ * last `cap` waits only (documented in cascade.h), adds exactly cap units
+ * (each B frame overlaps nothing new) and says it was truncated.
+ */
+static void test_long_waiter(void)
+{
+	enum { PAIRS = 100, STEPS = 20000, CAP = 256, W = 0 };
+	struct cascade c;
+	struct edge_map m;
+	int64_t end = 2 * STEPS * U, added;
+
+	cascade_init(&c);
+	c.max_records = CAP;
+	edges_init(&m);
+	for (int64_t k = 0; k < STEPS; k++) {
+		for (uint32_t p = 0; p < PAIRS; p++) {
+			uint32_t a = 1 + 2 * p, b = a + 1;
+
+			cascade_wait_ended(&c, &m, a, b, true, 2 * k * U, (2 * k + 1) * U);
+			cascade_wait_ended(&c, &m, b, a, true, (2 * k + 1) * U, (2 * k + 2) * U);
+		}
+		if (k % 512 == 0)
+			cascade_prune(&c, 0); /* W is still waiting since 0 */
+	}
+	CHECK("history is capped per thread", c.stats.peak_live <= 2 * PAIRS * CAP);
+	CHECK("the arrays hold at most twice the cap",
+	      cascade_capacity(&c) <= 2 * 2 * PAIRS * CAP);
+	CHECK_EQ("dropped", c.stats.records_dropped, (uint64_t)2 * PAIRS * (STEPS - CAP));
+	CHECK("no walk was truncated before W's", c.stats.truncated_walks == 0);
+	added = cascade_wait_ended(&c, &m, W, 1, true, 0, end);
+	CHECK_EQ("W's walk adds A's kept waits", added, (int64_t)CAP * U);
+	CHECK("and is reported truncated", c.stats.truncated_walks >= 1);
+	/* Work per wait is bounded by the threads' histories, not by the
+	 * trace: all 4,000,000 waits together scanned a few records each. */
+	CHECK("records scanned per wait stay small",
+	      c.stats.records_scanned <= 4 * c.stats.walks + CAP);
+	cascade_fini(&c);
+	edges_fini(&m);
+}
+
+int main(void)
+{
+	test_nested();
+	test_chain();
+	test_fanin();
+	test_long_waiter();
+	printf("%s: %d checks, %d failed\n", failures ? "FAIL" : "PASS", checks, failures);
+	return failures ? 1 : 0;
+}
