@@ -7,6 +7,8 @@
 #                 ASan+UBSan build build-asan/), run every test in both
 #   make install  meson install (the plugin goes to babeltrace2's system
 #                 plugin directory, so --prefix=/usr)
+#   make bench    analysis time and memory against babeltrace2 alone
+#                 (doc/performance.md; not part of make check)
 #   make clean    remove build/ and build-asan/
 
 # Debian packages needed to build, test and record. One per word; extend
@@ -15,6 +17,15 @@ DEB_PACKAGES := gcc make pkg-config meson ninja-build \
 	babeltrace2 libbabeltrace2-dev python3-bt2 python3-jsonschema \
 	libtracefs-dev libtraceevent-dev valgrind linux-perf \
 	lttng-tools liblttng-ust-dev libxml2-utils g++
+# Pictures and graph files (format=svg|html|graphml of sink.wperf.knots) and
+# the `report-formats` suite that reads them back (Graphviz, Chromium, networkx).
+DEB_PACKAGES += graphviz chromium python3-networkx libxml2-dev
+# A working LAMI producer (lttng-cputop-mi) that the `lami` suite compares
+# wperf-lami's output with.
+DEB_PACKAGES += python3-lttnganalyses
+# libFuzzer targets (tests/fuzz/run.sh, suite fuzz); libFuzzer itself is in
+# libclang-rt, only a Recommends of clang.
+DEB_PACKAGES += clang libclang-rt-14-dev
 
 BUILD      := build
 BUILD_ASAN := build-asan
@@ -38,7 +49,7 @@ ASAN_ENV = LD_PRELOAD=$(ASAN_PRELOAD) \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	WPERF_SANITIZED=1 WPERF_ASAN_PRELOAD=$(ASAN_PRELOAD)
 
-.PHONY: all deps build build-asan tracefs demo check install clean bench-annotations
+.PHONY: all deps build build-asan tracefs demo check install clean bench-annotations bench
 
 all: build
 
@@ -132,6 +143,16 @@ install: build
 # Not part of `make check`: it prints figures, it does not judge them.
 bench-annotations: build
 	ninja -C $(BUILD) bench-annotations
+
+# Analysis speed and memory against the floor (babeltrace2 into
+# sink.utils.dummy on the same trace): synthetic traces up to 10 million
+# events, the cascade's worst cases, the real traces of ../shared, and a
+# recording of tests/workloads/ctxswitch at 200,000 context switches per
+# second (root). Prints the figures (doc/performance.md); not part of
+# `make check`. BENCH_ARGS: e.g. --runs 5, --events 1000000, --no-record.
+BENCH_ARGS ?=
+bench: build tracefs
+	/usr/bin/python3 tests/bench/run-bench.py --build $(BUILD) $(BENCH_ARGS)
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN)

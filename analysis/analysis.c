@@ -15,6 +15,7 @@
 #include "edges.h"
 #include "falsewake.h"
 #include "nic.h"
+#include "stacks.h"
 #include "threads.h"
 #include "vertex.h"
 
@@ -38,6 +39,7 @@ struct wperf_analysis {
 	struct nic_tracker nics;
 	struct sched sched;
 	struct falsewake falsewake;
+	struct stack_table stacks;
 	struct wperf_quality quality;
 	struct wperf_progress_point *progress;
 	size_t n_progress, cap_progress;
@@ -47,6 +49,7 @@ struct wperf_analysis {
 	void *cb_data;
 
 	int64_t begin, end;            /* analysed range so far */
+	int64_t last_event_ts;         /* of the event fed last */
 	bool have_time;
 	uint64_t counts[WPERF_EV_TYPE_COUNT];
 	uint64_t waits_since_prune;
@@ -88,6 +91,13 @@ void wperf_graph_fini(struct wperf_graph *g)
 	for (size_t i = 0; i < g->n_progress; i++)
 		free(g->progress[i].name);
 	free(g->progress);
+	for (size_t i = 0; i < g->n_stacks; i++) {
+		for (size_t f = 0; g->stacks[i].symbols && f < g->stacks[i].n; f++)
+			free(g->stacks[i].symbols[f]);
+		free(g->stacks[i].symbols);
+		free(g->stacks[i].ips);
+	}
+	free(g->stacks);
 	memset(g, 0, sizeof *g);
 }
 
@@ -108,6 +118,15 @@ static void maybe_prune(struct wperf_analysis *a)
 	if (horizon > a->end)
 		horizon = a->end;
 	cascade_prune(&a->cascade, horizon);
+}
+
+/* The edge's evidence touches a gap: knots holding it are marked. */
+static void mark_gap_wait(struct edge_map *m, uint32_t from, uint32_t to)
+{
+	size_t e = edges_get(m, from, to);
+
+	if (e != EDGE_NONE)
+		m->e[e].gap_waits++;
 }
 
 static void on_closed_segment(void *data, const struct closed_segment *seg)
@@ -134,6 +153,10 @@ static void on_closed_segment(void *data, const struct closed_segment *seg)
 		v->waiting_ns[w->kind] += d;
 		v->waits++;
 		edges_add_wait(&a->edges, seg->vertex, seg->waker, d);
+		if (seg->stack)
+			stacks_add_wait(&a->stacks, seg->vertex, seg->waker, seg->stack - 1, d);
+		if (seg->after_gap)
+			mark_gap_wait(&a->edges, seg->vertex, seg->waker);
 		out.cascade_ns = cascade_wait_ended(&a->cascade, &a->edges, seg->vertex,
 						    seg->waker, w->kind == WPERF_V_THREAD,
 						    seg->start, seg->end);
@@ -229,6 +252,8 @@ struct wperf_analysis *wperf_analysis_create(void)
 	nic_init(&a->nics);
 	sched_init(&a->sched, &a->vt, &a->disks, &a->quality, on_sched_segment, a);
 	a->sched.state_begins = on_state_begins;
+	stacks_init(&a->stacks);
+	a->sched.stacks = &a->stacks;
 	falsewake_init(&a->falsewake, on_closed_segment, a);
 	return a;
 }
@@ -246,6 +271,7 @@ void wperf_analysis_destroy(struct wperf_analysis *a)
 	nic_fini(&a->nics);
 	cascade_fini(&a->cascade);
 	edges_fini(&a->edges);
+	stacks_fini(&a->stacks);
 	vt_fini(&a->vt);
 	free(a->quality.gaps);
 	free(a);
@@ -307,10 +333,23 @@ static void on_block(struct wperf_analysis *a, const struct wperf_event *ev)
 	}
 }
 
-void wperf_analysis_feed(struct wperf_analysis *a, const struct wperf_event *ev)
+void wperf_analysis_feed(struct wperf_analysis *a, const struct wperf_event *in)
 {
-	if (a->finished || (unsigned)ev->type >= WPERF_EV_TYPE_COUNT)
+	struct wperf_event moved;
+	const struct wperf_event *ev = in;
+
+	if (a->finished || (unsigned)in->type >= WPERF_EV_TYPE_COUNT)
 		return;
+	/* Streams whose clocks disagree, or a source that does not sort: the
+	 * report says so, and a late event is taken as happening now, so that
+	 * time only moves forward and segments still tile each lifetime. */
+	if (a->quality.events > 0 && in->ts < a->last_event_ts) {
+		a->quality.events_out_of_order++;
+		moved = *in;
+		moved.ts = a->last_event_ts;
+		ev = &moved;
+	}
+	a->last_event_ts = ev->ts;
 	wperf_analysis_observe_time(a, ev->ts);
 	a->counts[ev->type]++;
 	a->quality.events++;
@@ -361,6 +400,50 @@ void wperf_analysis_discarded(struct wperf_analysis *a, int cpu, bool packets,
 		q->gaps[q->n_gaps++] = (struct wperf_gap){ cpu, begin_ns, end_ns, count, packets };
 	/* Who runs where, and in which interrupt, is no longer known there. */
 	sched_lost_events(&a->sched, cpu);
+	/* Waits open now, or beginning before the gap ends, may have ended
+	 * unseen. Without an end time, the loss is known to be over by now. */
+	sched_gap(&a->sched, end_ns > a->end ? end_ns : a->end);
+}
+
+static int cmp_gap_begin(const void *x, const void *y)
+{
+	const struct wperf_gap *a = x, *b = y;
+
+	return (a->begin_ns > b->begin_ns) - (a->begin_ns < b->begin_ns);
+}
+
+/* Analysed time inside at least one gap (gaps on several CPUs overlap;
+ * gaps without times count for nothing: their extent is unknown). */
+static int64_t gap_coverage(const struct wperf_quality *q, int64_t begin, int64_t end)
+{
+	struct wperf_gap *g = malloc((q->n_gaps ? q->n_gaps : 1) * sizeof *g);
+	size_t n = 0;
+	int64_t covered = 0, upto = begin;
+
+	if (!g)
+		return -1;
+	for (size_t i = 0; i < q->n_gaps; i++) {
+		struct wperf_gap x = q->gaps[i];
+
+		if (x.begin_ns < 0 || x.end_ns < 0)
+			continue;
+		x.begin_ns = x.begin_ns < begin ? begin : x.begin_ns;
+		x.end_ns = x.end_ns > end ? end : x.end_ns;
+		if (x.end_ns > x.begin_ns)
+			g[n++] = x;
+	}
+	if (n)
+		qsort(g, n, sizeof *g, cmp_gap_begin);
+	for (size_t i = 0; i < n; i++) {
+		int64_t b = g[i].begin_ns > upto ? g[i].begin_ns : upto;
+
+		if (g[i].end_ns > b)
+			covered += g[i].end_ns - b;
+		if (g[i].end_ns > upto)
+			upto = g[i].end_ns;
+	}
+	free(g);
+	return covered;
 }
 
 static int fail(struct wperf_analysis *a, const char *msg)
@@ -398,8 +481,10 @@ int wperf_analysis_finish(struct wperf_analysis *a, struct wperf_graph *out)
 	a->quality.unmatched_block_completions = a->disks.unmatched_completions;
 	a->quality.false_wakeups_merged = a->falsewake.merged;
 	a->quality.false_wakeups_unmerged = a->falsewake.unmerged;
+	a->quality.gap_ns = gap_coverage(&a->quality, a->begin, a->end);
 	if (a->vt.oom || a->edges.oom || a->cascade.oom || a->disks.oom || a->sched.oom ||
-	    a->falsewake.oom || a->sched.locks.oom || a->nics.oom)
+	    a->falsewake.oom || a->sched.locks.oom || a->nics.oom || a->quality.gap_ns < 0 ||
+	    a->stacks.oom)
 		return fail(a, "out of memory while analysing the trace");
 
 	out->begin_ns = a->begin;
@@ -409,6 +494,10 @@ int wperf_analysis_finish(struct wperf_analysis *a, struct wperf_graph *out)
 	a->vt.v = NULL;
 	a->vt.n = a->vt.cap = 0;
 	edges_take_sorted(&a->edges, &out->edges, &out->n_edges);
+	if (stacks_attach(&a->stacks, out) < 0) {
+		wperf_graph_fini(out);
+		return fail(a, "out of memory while analysing the trace");
+	}
 	out->progress = a->progress;
 	out->n_progress = a->n_progress;
 	a->progress = NULL;

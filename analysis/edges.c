@@ -15,6 +15,7 @@ void edges_fini(struct edge_map *m)
 {
 	free(m->e);
 	free(m->slots);
+	free(m->last_wait);
 	memset(m, 0, sizeof *m);
 }
 
@@ -55,8 +56,14 @@ static size_t append_edge(struct edge_map *m, uint32_t from, uint32_t to)
 		if (!e)
 			return EDGE_NONE;
 		m->e = e;
+		uint64_t *last = realloc(m->last_wait, cap * sizeof *last);
+
+		if (!last)
+			return EDGE_NONE;
+		m->last_wait = last;
 		m->cap = cap;
 	}
+	m->last_wait[m->n] = 0;
 	memset(&m->e[m->n], 0, sizeof m->e[m->n]);
 	m->e[m->n].from = from;
 	m->e[m->n].to = to;
@@ -89,13 +96,37 @@ size_t edges_get(struct edge_map *m, uint32_t from, uint32_t to)
 
 unsigned edges_hist_bucket(int64_t ns)
 {
-	unsigned b = 0;
+	/* floor(log2(ns)) in one instruction: this runs for every wait. */
+	unsigned b = ns > 1 ? 63u - (unsigned)__builtin_clzll((unsigned long long)ns) : 0;
 
-	while (ns > 1 && b < WPERF_HIST_BUCKETS - 1) {
-		ns >>= 1;
-		b++;
+	return b < WPERF_HIST_BUCKETS - 1 ? b : WPERF_HIST_BUCKETS - 1;
+}
+
+/* Look the reverse edge up without creating it. */
+static size_t find_edge(const struct edge_map *m, uint32_t from, uint32_t to)
+{
+	if (!m->n_slots)
+		return EDGE_NONE;
+	for (size_t s = pair_slot(from, to, m->n_slots); m->slots[s];
+	     s = (s + 1) & (m->n_slots - 1)) {
+		const struct wperf_edge *e = &m->e[m->slots[s] - 1];
+
+		if (e->from == from && e->to == to)
+			return m->slots[s] - 1;
 	}
-	return b;
+	return EDGE_NONE;
+}
+
+/* Is a wait on edge i the first of a run: its first wait, or the reverse
+ * edge waited since? */
+static int starts_turn(const struct edge_map *m, size_t i)
+{
+	size_t r;
+
+	if (m->last_wait[i] == 0)
+		return 1;
+	r = find_edge(m, m->e[i].to, m->e[i].from);
+	return r != EDGE_NONE && m->last_wait[r] > m->last_wait[i];
 }
 
 void edges_add_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t duration)
@@ -108,6 +139,8 @@ void edges_add_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t dura
 	m->e[i].direct_ns += duration;
 	m->e[i].count++;
 	m->e[i].hist[edges_hist_bucket(duration)]++;
+	m->e[i].turns += starts_turn(m, i);
+	m->last_wait[i] = ++m->waits_seen;
 }
 
 void edges_add_cascade(struct edge_map *m, uint32_t from, uint32_t to, int64_t amount)
@@ -137,6 +170,8 @@ void edges_take_sorted(struct edge_map *m, struct wperf_edge **out, size_t *n)
 	*n = m->n;
 	m->e = NULL;
 	m->n = m->cap = 0;
+	free(m->last_wait);
+	m->last_wait = NULL;
 	free(m->slots);
 	m->slots = NULL;
 	m->n_slots = 0;

@@ -19,6 +19,8 @@ struct edge_map {
 	size_t n, cap;
 	size_t *slots;      /* index + 1 into e; 0 = empty */
 	size_t n_slots;
+	uint64_t *last_wait;  /* by edge index: sequence number of its last wait */
+	uint64_t waits_seen;  /* sequence of edges_add_wait calls */
 	bool oom;
 };
 
@@ -28,7 +30,9 @@ void edges_fini(struct edge_map *m);
 /* The edge from -> to, created with zero weight on first use. */
 size_t edges_get(struct edge_map *m, uint32_t from, uint32_t to);
 
-/* A wait of `duration` ns: direct weight, count and histogram. */
+/* A wait of `duration` ns: direct weight, count and histogram, and a new
+ * turn when the reverse edge had a wait since this edge's last one.
+ * Waits are added in the order they end. */
 void edges_add_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t duration);
 /* Weight that reaches the edge by cascade only. */
 void edges_add_cascade(struct edge_map *m, uint32_t from, uint32_t to, int64_t amount);

@@ -996,20 +996,31 @@ static int64_t duration_of(const struct wperf_graph *g)
 static bool classify_background(const struct wperf_graph *g, struct wperf_knot *k)
 {
 	bool device = false;
+	int64_t first = INT64_MAX, last = INT64_MIN;
 
 	k->cpu_ns = 0;
+	k->span_ns = duration_of(g);
 	if (k->kind != WPERF_KNOT)
 		return false;
 	for (size_t i = 0; i < k->n_members; i++) {
 		const struct wperf_vertex *v = &g->vertices[k->members[i]];
-		if (wperf_vertex_kind_is_device(v->kind))
+		if (wperf_vertex_kind_is_device(v->kind)) {
 			device = true;
-		else if (v->kind == WPERF_V_THREAD || v->kind == WPERF_V_VIRTUAL)
+		} else if (v->kind == WPERF_V_THREAD || v->kind == WPERF_V_VIRTUAL) {
 			k->cpu_ns = add_saturating(k->cpu_ns,
 						   add_saturating(v->running_ns > 0 ? v->running_ns : 0,
 								  v->runnable_ns > 0 ? v->runnable_ns : 0));
+			if (v->first_ts >= 0 && v->first_ts < first)
+				first = v->first_ts;
+			if (v->last_ts > last)
+				last = v->last_ts;
+		}
 	}
-	return !device && k->cpu_ns < duration_of(g);
+	/* Utilisation over the time the threads existed: a program traced
+	 * for a part of the recording is not background for being short. */
+	if (first < last && last - first < k->span_ns)
+		k->span_ns = last - first;
+	return !device && k->cpu_ns < k->span_ns;
 }
 
 /* Forget this round's results (the next round finds them again, or what

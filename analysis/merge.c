@@ -32,9 +32,9 @@ struct keyed {
 
 int wperf_merge_key_parse(const char *s, enum wperf_merge_key *out)
 {
-	static const char *const names[] = { "none", "process", "name" };
+	static const char *const names[] = { "none", "process", "name", "stack" };
 
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < 4; k++)
 		if (strcmp(s, names[k]) == 0) {
 			*out = (enum wperf_merge_key)k;
 			return 0;
@@ -67,6 +67,84 @@ static char *name_base(const char *comm)
 	return strndup(comm, n);
 }
 
+/* First edge of g whose from is v (edges are sorted by (from, to)). */
+static size_t first_edge_from(const struct wperf_graph *g, uint32_t v)
+{
+	size_t lo = 0, hi = g->n_edges;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (g->edges[mid].from < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+uint32_t wperf_vertex_main_stack(const struct wperf_graph *g, uint32_t v)
+{
+	uint32_t best = UINT32_MAX;
+	int64_t best_ns = 0;
+
+	/* Few edges and at most WPERF_EDGE_STACKS stacks each: sum by
+	 * rescanning rather than with a table. */
+	for (size_t e = first_edge_from(g, v); e < g->n_edges && g->edges[e].from == v; e++)
+		for (uint8_t k = 0; k < g->edges[e].n_stacks; k++) {
+			uint32_t id = g->edges[e].stacks[k].stack;
+			int64_t ns = 0;
+			for (size_t f = first_edge_from(g, v);
+			     f < g->n_edges && g->edges[f].from == v; f++)
+				for (uint8_t j = 0; j < g->edges[f].n_stacks; j++)
+					if (g->edges[f].stacks[j].stack == id)
+						ns += g->edges[f].stacks[j].ns;
+			if (ns > best_ns || (ns == best_ns && id < best)) {
+				best = id;
+				best_ns = ns;
+			}
+		}
+	return best;
+}
+
+/* Frames that every wait shares: the tracer's and the scheduler's. */
+static bool is_generic_frame(const char *sym)
+{
+	static const char *const prefixes[] = {
+		"trace_event_raw_event_", "__traceiter_", "__schedule+", "schedule+",
+		"preempt_schedule", "__bpf_trace_", "perf_trace_",
+	};
+
+	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+		if (strncmp(sym, prefixes[i], strlen(prefixes[i])) == 0)
+			return true;
+	return false;
+}
+
+void wperf_stack_wait_frame(char *buf, size_t len, const struct wperf_stack *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		const char *sym = s->symbols ? s->symbols[i] : NULL;
+		if (sym && is_generic_frame(sym))
+			continue;
+		if (sym) {
+			size_t n = strcspn(sym, "+");
+			snprintf(buf, len, "%.*s", (int)n, sym);
+		} else {
+			snprintf(buf, len, "0x%" PRIx64, s->ips[i]);
+		}
+		return;
+	}
+	snprintf(buf, len, "?");
+}
+
+static char *stack_key(int64_t pid, uint32_t stack)
+{
+	char buf[48];
+
+	snprintf(buf, sizeof buf, "%" PRId64 "|%" PRIu32, pid, stack);
+	return strdup(buf);
+}
+
 static char *int_key(int64_t v)
 {
 	char buf[32];
@@ -91,6 +169,9 @@ static char *key_of(const struct merge *m, uint32_t i, bool short_pass,
 		k = int_key(v->pid);
 	else if (!short_pass && key == WPERF_MERGE_NAME && v->comm && v->comm[0])
 		k = name_base(v->comm);
+	else if (!short_pass && key == WPERF_MERGE_STACK && v->pid >= 0 &&
+		 wperf_vertex_main_stack(m->g, i) != UINT32_MAX)
+		k = stack_key(v->pid, wperf_vertex_main_stack(m->g, i));
 	else
 		return NULL;
 	*oom = !k;
@@ -178,6 +259,25 @@ static const struct wperf_vertex *thread_by_tid(const struct wperf_graph *g, int
 	return NULL;
 }
 
+/* "worker-* @ futex_wait_queue": the leader's name base and where the
+ * group's threads wait. */
+static char *stack_group_name(const struct merge *m, uint32_t r)
+{
+	const struct wperf_vertex *v = &m->g->vertices[r];
+	uint32_t id = wperf_vertex_main_stack(m->g, r);
+	char frame[128] = "?", *base = name_base(v->comm ? v->comm : "?"), *s = NULL;
+
+	if (!base)
+		return NULL;
+	if (id < m->g->n_stacks)
+		wperf_stack_wait_frame(frame, sizeof frame, &m->g->stacks[id]);
+	if (asprintf(&s, "%s%s @ %s", base, strcmp(base, v->comm ? v->comm : "?") ? "*" : "",
+		     frame) < 0)
+		s = NULL;
+	free(base);
+	return s;
+}
+
 /* The name of the group led by old vertex r (allocated). */
 static char *group_name(const struct merge *m, uint32_t r, enum wperf_merge_key key)
 {
@@ -199,6 +299,8 @@ static char *group_name(const struct merge *m, uint32_t r, enum wperf_merge_key 
 			s = NULL;
 		return s;
 	}
+	if (key == WPERF_MERGE_STACK)
+		return stack_group_name(m, r);
 	/* Digits stripped: "worker-*"; same names without digits: "worker". */
 	base = name_base(v->comm);
 	if (base && strcmp(base, v->comm) == 0)
@@ -335,6 +437,7 @@ static int parent_edge(const struct merge *m, uint32_t r, struct wperf_vertex *n
 		if (s[i].e > end)
 			end = s[i].e;
 	}
+	e->turns = e->count > 0;   /* the parent never waits for its children here */
 	nv->waiting_ns[WPERF_V_THREAD] += e->weight_ns;
 	nv->waits += e->count;
 	free(s);
@@ -350,6 +453,37 @@ static int by_pair(const void *a, const void *b)
 	if (x->from != y->from)
 		return x->from < y->from ? -1 : 1;
 	return (x->to > y->to) - (x->to < y->to);
+}
+
+/* Add src's top stacks to dst's: sums for a stack both name, then the
+ * heaviest WPERF_EDGE_STACKS of the union. Each side kept only its own
+ * heaviest, so a stack light on every member edge may be missing. */
+static void combine_stacks(struct wperf_edge *dst, const struct wperf_edge *src)
+{
+	struct wperf_edge_stack all[2 * WPERF_EDGE_STACKS];
+	size_t n = 0;
+
+	for (uint8_t i = 0; i < dst->n_stacks; i++)
+		all[n++] = dst->stacks[i];
+	for (uint8_t i = 0; i < src->n_stacks; i++) {
+		size_t j = 0;
+		while (j < n && all[j].stack != src->stacks[i].stack)
+			j++;
+		if (j < n) {
+			all[j].count += src->stacks[i].count;
+			all[j].ns += src->stacks[i].ns;
+		} else {
+			all[n++] = src->stacks[i];
+		}
+	}
+	for (size_t i = 1; i < n; i++)       /* insertion sort, heaviest first */
+		for (size_t j = i; j > 0 && all[j].ns > all[j - 1].ns; j--) {
+			struct wperf_edge_stack t = all[j];
+			all[j] = all[j - 1];
+			all[j - 1] = t;
+		}
+	dst->n_stacks = (uint8_t)(n < WPERF_EDGE_STACKS ? n : WPERF_EDGE_STACKS);
+	memcpy(dst->stacks, all, dst->n_stacks * sizeof *all);
 }
 
 /* Sort and sum edges of the same (from, to); the new count. */
@@ -368,6 +502,9 @@ static size_t combine(struct wperf_edge *e, size_t n)
 		d->weight_ns += e[i].weight_ns;
 		d->direct_ns += e[i].direct_ns;
 		d->count += e[i].count;
+		d->gap_waits += e[i].gap_waits;
+		d->turns += e[i].turns;
+		combine_stacks(d, &e[i]);
 		for (int b = 0; b < WPERF_HIST_BUCKETS; b++)
 			d->hist[b] += e[i].hist[b];
 	}

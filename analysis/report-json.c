@@ -11,9 +11,12 @@
  * integers; shares as fixed-point decimals (no locale-dependent printf).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
+#include "gaps.h"
 #include "report-format.h"
+#include "wperf/classify.h"
 #include "wperf/report.h"
 
 /* ------------------------------------------------------------------ */
@@ -216,6 +219,49 @@ static void write_hist(FILE *out, const uint64_t hist[WPERF_HIST_BUCKETS])
 	fputc('}', out);
 }
 
+/* The heaviest call stacks of an edge's waits: indexes into "stacks". */
+static void write_edge_stacks(FILE *out, const struct wperf_edge *e)
+{
+	json_key(out, "stacks", 0);
+	fputc('[', out);
+	for (uint8_t k = 0; k < e->n_stacks; k++) {
+		fputs(k ? ", {" : "{", out);
+		json_key(out, "stack", 1);
+		json_u64(out, e->stacks[k].stack);
+		json_key(out, "count", 0);
+		json_u64(out, e->stacks[k].count);
+		json_key(out, "ns", 0);
+		json_i64(out, e->stacks[k].ns);
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
+/* The call stacks the edges name, frames innermost first, and how their
+ * kernel frames were named (or why not). */
+static void write_stacks(const struct wperf_report *r, FILE *out)
+{
+	const struct wperf_graph *g = r->graph;
+
+	fputs("  \"stacks_note\": ", out);
+	json_string(out, r->stacks_note);
+	fputs(",\n  \"stacks\": [", out);
+	for (size_t i = 0; i < g->n_stacks; i++) {
+		const struct wperf_stack *s = &g->stacks[i];
+		json_element(out, i);
+		fputs("{\"frames\": [", out);
+		for (size_t f = 0; f < s->n; f++) {
+			fprintf(out, "%s{\"addr\": \"0x%" PRIx64 "\", \"symbol\": ", f ? ", " : "",
+				s->ips[f]);
+			json_string(out, s->symbols ? s->symbols[f] : NULL);
+			fputc('}', out);
+		}
+		fputs("]}", out);
+	}
+	json_array_end(out, g->n_stacks);
+	fputs(",\n", out);
+}
+
 static void write_edges(const struct wperf_graph *g, FILE *out)
 {
 	fputs("  \"edges\": [", out);
@@ -235,6 +281,10 @@ static void write_edges(const struct wperf_graph *g, FILE *out)
 		json_u64(out, e->count);
 		json_key(out, "hist", 0);
 		write_hist(out, e->hist);
+		json_key(out, "turns", 0);
+		json_u64(out, e->turns);
+		if (e->n_stacks)
+			write_edge_stacks(out, e);
 		fputc('}', out);
 	}
 	json_array_end(out, g->n_edges);
@@ -289,19 +339,80 @@ static void write_removed(const struct wperf_graph *g,
 }
 
 /* Why a background knot is one (METHOD.md §7): its threads' summed
- * running time, below one CPU's worth of the analysed duration. */
+ * CPU demand, below one CPU's worth of the time they existed. */
 static void write_cpu_share(const struct wperf_report *r, const struct wperf_knot *k,
 			    FILE *out)
 {
 	char share[32];
 
-	wperf_fmt_ppm_fraction(share, sizeof share,
-			       wperf_fmt_ppm(k->cpu_ns,
-					     wperf_fmt_duration_of(r->graph)));
+	(void)r;
+	wperf_fmt_ppm_fraction(share, sizeof share, wperf_fmt_ppm(k->cpu_ns, k->span_ns));
 	json_key(out, "cpu_ns", 0);
 	json_i64(out, k->cpu_ns);
+	json_key(out, "span_ns", 0);
+	json_i64(out, k->span_ns);
 	json_key(out, "cpu_share", 0);
 	fputs(share, out);
+}
+
+static void write_evidence(const struct wperf_graph *g, const struct wperf_evidence *ev,
+			   FILE *out)
+{
+	char text[512];
+
+	fputc('{', out);
+	json_key(out, "kind", 1);
+	json_string(out, wperf_evidence_kind_name(ev->kind));
+	if (ev->vertex < g->n_vertices) {
+		json_key(out, "vertex", 0);
+		json_u64(out, ev->vertex);
+	}
+	if (ev->vertex2 < g->n_vertices) {
+		json_key(out, "vertex2", 0);
+		json_u64(out, ev->vertex2);
+	}
+	json_key(out, "a_ns", 0);
+	json_i64(out, ev->a_ns);
+	json_key(out, "b_ns", 0);
+	json_i64(out, ev->b_ns);
+	json_key(out, "count", 0);
+	json_u64(out, ev->count);
+	json_key(out, "turns", 0);
+	json_u64(out, ev->turns);
+	wperf_fmt_ppm_fraction(text, sizeof text, ev->ppm);
+	json_key(out, "share", 0);
+	fputs(text, out);
+	if (ev->pid >= 0) {
+		json_key(out, "pid", 0);
+		json_i64(out, ev->pid);
+	}
+	wperf_evidence_describe(text, sizeof text, g, ev);
+	json_key(out, "text", 0);
+	json_string(out, text);
+	fputc('}', out);
+}
+
+/* METHOD.md §10: the kind of problem, in words and with its evidence. */
+static void write_classification(const struct wperf_report *r, const struct wperf_knot *k,
+				 FILE *out)
+{
+	struct wperf_classification c;
+
+	if (wperf_classify_knot(r->graph, k, r->min_weight_ns, &c) < 0)
+		return;
+	json_key(out, "classification", 0);
+	fputc('{', out);
+	json_key(out, "class", 1);
+	json_string(out, wperf_knot_class_name(c.cls));
+	json_key(out, "summary", 0);
+	json_string(out, wperf_knot_class_summary(c.cls));
+	json_key(out, "evidence", 0);
+	fputc('[', out);
+	for (size_t i = 0; i < c.n_evidence; i++) {
+		fputs(i ? ", " : "", out);
+		write_evidence(r->graph, &c.evidence[i], out);
+	}
+	fputs("]}", out);
 }
 
 static void write_knot(const struct wperf_report *r, const struct wperf_knot *k,
@@ -331,6 +442,9 @@ static void write_knot(const struct wperf_report *r, const struct wperf_knot *k,
 	json_string(out, k->stop_reason ? k->stop_reason : "");
 	if (k->kind == WPERF_BACKGROUND)
 		write_cpu_share(r, k, out);
+	write_classification(r, k, out);
+	json_key(out, "gap_waits", 0);
+	json_u64(out, wperf_knot_gap_waits(r->graph, k));
 	fputc('}', out);
 }
 
@@ -357,6 +471,18 @@ static void write_waiting(FILE *out, const struct wperf_vertex *v)
 	fputc('}', out);
 }
 
+/* METHOD.md §7: a thread often runnable needs a CPU or priority. */
+static void write_runnable_share(FILE *out, const struct wperf_vertex *v)
+{
+	char share[32];
+
+	wperf_fmt_ppm_fraction(share, sizeof share, wperf_vertex_runnable_ppm(v));
+	json_key(out, "runnable_share", 0);
+	fputs(share, out);
+	json_key(out, "runnable_bound", 0);
+	fputs(wperf_vertex_is_runnable_bound(v) ? "true" : "false", out);
+}
+
 static void write_thread(FILE *out, const struct wperf_vertex *v, size_t id)
 {
 	fputc('{', out);
@@ -378,6 +504,7 @@ static void write_thread(FILE *out, const struct wperf_vertex *v, size_t id)
 	json_i64(out, v->runnable_ns);
 	json_key(out, "waiting_ns", 0);
 	write_waiting(out, v);
+	write_runnable_share(out, v);
 	json_key(out, "waits", 0);
 	json_u64(out, v->waits);
 	json_key(out, "unknown_initial_state", 0);
@@ -462,6 +589,10 @@ static void write_quality(const struct wperf_quality *q, FILE *out)
 		write_gap(out, &q->gaps[i]);
 	}
 	fputc(']', out);
+	fputs(",\n    \"gap_ns\": ", out);
+	json_i64(out, q->gap_ns);
+	write_counter(out, "waits_cut_by_gaps", q->waits_cut_by_gaps);
+	write_counter(out, "events_out_of_order", q->events_out_of_order);
 	write_counter(out, "unmatched_wakeups", q->unmatched_wakeups);
 	write_counter(out, "unknown_initial_threads", q->unknown_initial_threads);
 	write_counter(out, "waits_without_wakeup", q->waits_without_wakeup);
@@ -485,6 +616,7 @@ int wperf_report_write_json(const struct wperf_report *r, FILE *out)
 	write_header(r, out);
 	write_vertices(r->graph, out);
 	write_edges(r->graph, out);
+	write_stacks(r, out);
 	write_knots(r, out);
 	write_threads(r->graph, out);
 	write_progress(r->graph, out);

@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gaps.h"
 #include "report-format.h"
+#include "wperf/classify.h"
+#include "wperf/merge.h"
 #include "wperf/report.h"
 
 #define PAGE_WIDTH 98           /* leave the last columns of 100 free */
@@ -51,14 +54,6 @@ static int64_t time_seen(const struct wperf_vertex *v)
 			     v->runnable_ns);
 }
 
-/* A thread that is runnable a quarter of its time lacks CPU (METHOD §7). */
-static int mostly_runnable(const struct wperf_vertex *v)
-{
-	int64_t seen = time_seen(v);
-	return v->kind == WPERF_V_THREAD && seen > 0 &&
-	       wperf_fmt_ppm(v->runnable_ns, seen) >= 250000;
-}
-
 static void label(char *buf, const struct wperf_graph *g, uint32_t id)
 {
 	wperf_fmt_vertex_label(buf, LABEL_LEN, g, id);
@@ -89,6 +84,35 @@ static size_t put_listed(FILE *out, const char *word, int first, size_t col,
 	}
 	fputs(word, out);
 	return col + len;
+}
+
+/* Print text as lines of at most PAGE_WIDTH columns, broken at spaces
+ * (a word longer than a line is left whole): the first line after
+ * `first`, the others indented by `indent` spaces. */
+static void put_wrapped(FILE *out, const char *first, const char *text, size_t indent)
+{
+	size_t col = strlen(first);
+	const char *p = text;
+
+	fputs(first, out);
+	while (*p) {
+		const char *space = strchr(p, ' ');
+		size_t len = space ? (size_t)(space - p) : strlen(p);
+
+		if (p != text && col + 1 + len > PAGE_WIDTH) {
+			fprintf(out, "\n%*s", (int)indent, "");
+			col = indent;
+		} else if (p != text) {
+			fputc(' ', out);
+			col++;
+		}
+		fwrite(p, 1, len, out);
+		col += len;
+		p += len;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', out);
 }
 
 /* "a (1), b (2), disk:vda" with at most MAX_LISTED_MEMBERS names. */
@@ -175,6 +199,8 @@ static void write_header(const struct wperf_report *r, FILE *out)
 		fprintf(out, " (%zu ignored for knots: timer, unseen or too light)",
 			g->n_edges - deps);
 	fputc('\n', out);
+	if (r->stacks_note)
+		fprintf(out, "Stacks     %zu distinct wait stacks; %s\n", g->n_stacks, r->stacks_note);
 	if (r->focus)
 		write_focus(r, out);
 }
@@ -183,46 +209,49 @@ static void write_header(const struct wperf_report *r, FILE *out)
 /* Knots                                                               */
 /* ------------------------------------------------------------------ */
 
-static int has_kind(const struct wperf_graph *g, const struct wperf_knot *k,
-		    enum wperf_vertex_kind kind)
-{
-	for (size_t i = 0; i < k->n_members; i++)
-		if (k->members[i] < g->n_vertices && g->vertices[k->members[i]].kind == kind)
-			return 1;
-	return 0;
-}
-
-static int any_mostly_runnable(const struct wperf_graph *g, const struct wperf_knot *k)
-{
-	for (size_t i = 0; i < k->n_members; i++)
-		if (k->members[i] < g->n_vertices && mostly_runnable(&g->vertices[k->members[i]]))
-			return 1;
-	return 0;
-}
-
-/* METHOD.md §10: say whether it looks like I/O blocking, lock
- * contention, load imbalance or too few CPUs. A hint, not a verdict. */
-static const char *knot_diagnosis(const struct wperf_graph *g, const struct wperf_knot *k)
-{
-	if (k->n_members == 1 && k->n_edges == 0)
-		return "the rest of its component waits on it, and it on nothing left:\n"
-		       "  its limit is its own work, as for a sink";
-	if (has_kind(g, k, WPERF_V_DISK) || has_kind(g, k, WPERF_V_NIC))
-		return "looks like I/O blocking: threads wait for a device that waits for them";
-	if (any_mostly_runnable(g, k))
-		return "looks like too few CPUs: members are often runnable (waiting for a CPU)";
-	if (has_kind(g, k, WPERF_V_IRQ) || has_kind(g, k, WPERF_V_SOFTIRQ))
-		return "looks like interrupt handling is part of the cycle";
-	if (k->n_members == 1)
-		return "looks like lock contention or load imbalance inside a merged vertex";
-	return "looks like lock contention or load imbalance: threads wait on each other";
-}
-
 static void write_edge_table_header(FILE *out)
 {
 	fputs("  ", out);
 	wperf_fmt_cell(out, "waits for (from -> to)", 44, 0);
 	fprintf(out, " %9s %7s %9s  %s\n", "weight", "share", "waits", "median wait length");
+}
+
+/* The heaviest call stack of an edge's waits, where the trace has stacks:
+ * the frames that say what the thread waited in, innermost first. */
+#define STACK_FRAMES_SHOWN 5
+
+static void write_edge_stack(FILE *out, const struct wperf_graph *g,
+			     const struct wperf_edge *e)
+{
+	char line[1024], frame[128], pct[32];
+	const struct wperf_stack *s;
+	size_t used = 0, shown = 0;
+
+	if (e->n_stacks == 0 || e->stacks[0].stack >= g->n_stacks)
+		return;
+	s = &g->stacks[e->stacks[0].stack];
+	line[0] = '\0';
+	for (size_t i = 0; i < s->n && shown < STACK_FRAMES_SHOWN; i++) {
+		struct wperf_stack one = { &s->ips[i], s->n - i, s->symbols ? &s->symbols[i] : NULL };
+
+		wperf_stack_wait_frame(frame, sizeof frame, &one);
+		if (strcmp(frame, "?") == 0)
+			break;
+		/* Skip to the frame it named (generic frames are passed over). */
+		while (i + 1 < s->n && s->symbols && s->symbols[i] &&
+		       strncmp(s->symbols[i], frame, strlen(frame)) != 0)
+			i++;
+		used += (size_t)snprintf(line + used, used < sizeof line ? sizeof line - used : 0,
+					 "%s%s", shown ? " <- " : "", frame);
+		shown++;
+		if (used >= sizeof line)
+			break;
+	}
+	char text[1200];
+
+	wperf_fmt_ppm_percent(pct, sizeof pct, wperf_fmt_ppm(e->stacks[0].ns, e->direct_ns));
+	snprintf(text, sizeof text, "in %s (%s of the wait time)", line, pct);
+	put_wrapped(out, "      ", text, 9);
 }
 
 static void write_edge_row(FILE *out, const struct wperf_graph *g,
@@ -240,6 +269,7 @@ static void write_edge_row(FILE *out, const struct wperf_graph *g,
 	fputs("  ", out);
 	wperf_fmt_cell(out, pair, 44, 0);
 	fprintf(out, " %9s %7s %9llu  %s\n", w, s, (unsigned long long)e->count, med);
+	write_edge_stack(out, g, e);
 }
 
 static const char *stop_explanation(const char *why)
@@ -253,6 +283,18 @@ static const char *stop_explanation(const char *why)
 	if (!strcmp(why, "threshold"))
 		return "its lightest edge weighs at least the threshold";
 	return why;
+}
+
+/* The knot was measured across a hole in the trace (analysis/gaps.h). */
+static void write_knot_gaps(FILE *out, const struct wperf_graph *g,
+			    const struct wperf_knot *k)
+{
+	uint64_t n = wperf_knot_gap_waits(g, k);
+
+	if (n)
+		fprintf(out, "  OVERLAPS GAPS: %llu wait%s on its edges crossed a gap in the trace;\n"
+			"  only the part after the gap counts: its weights are lower bounds.\n",
+			(unsigned long long)n, n == 1 ? "" : "s");
 }
 
 static void write_refinement(FILE *out, const struct wperf_graph *g,
@@ -278,20 +320,22 @@ static void write_refinement(FILE *out, const struct wperf_graph *g,
 	fprintf(out, "  and stopped: %s.\n", stop_explanation(k->stop_reason));
 }
 
-static void write_runnable_notes(FILE *out, const struct wperf_graph *g,
+/* METHOD.md §10: what kind of problem it looks like, and the facts that
+ * say so (wperf/classify.h), so a person can check the hint. */
+static void write_classification(FILE *out, const struct wperf_report *r,
 				 const struct wperf_knot *k)
 {
-	char name[LABEL_LEN], pct[32];
+	struct wperf_classification c;
+	char line[512];
 
-	for (size_t i = 0; i < k->n_members; i++) {
-		uint32_t id = k->members[i];
-		if (id >= g->n_vertices || !mostly_runnable(&g->vertices[id]))
-			continue;
-		const struct wperf_vertex *v = &g->vertices[id];
-		label(name, g, id);
-		wperf_fmt_ppm_percent(pct, sizeof pct, wperf_fmt_ppm(v->runnable_ns, time_seen(v)));
-		fprintf(out, "  Note: %s was runnable %s of its time: it needs a CPU or priority,\n"
-			"        not less waiting.\n", name, pct);
+	if (wperf_classify_knot(r->graph, k, r->min_weight_ns, &c) < 0)
+		return;
+	fprintf(out, "  Looks like %s\n", wperf_knot_class_summary(c.cls));
+	for (size_t i = 0; i < c.n_evidence; i++) {
+		if (c.evidence[i].kind == WPERF_EV_BACKGROUND)
+			continue;   /* the background note says it with its consequence */
+		wperf_evidence_describe(line, sizeof line, r->graph, &c.evidence[i]);
+		put_wrapped(out, "    - ", line, 6);
 	}
 }
 
@@ -302,11 +346,16 @@ static void write_background_note(FILE *out, const struct wperf_graph *g,
 {
 	char run[32], pct[32];
 
+	char span[32];
+
+	(void)g;
 	wperf_fmt_duration(run, sizeof run, k->cpu_ns, 0);
-	share_of(pct, sizeof pct, g, k->cpu_ns);
+	wperf_fmt_duration(span, sizeof span, k->span_ns, 0);
+	wperf_fmt_ppm_percent(pct, sizeof pct, wperf_fmt_ppm(k->cpu_ns, k->span_ns));
 	fprintf(out, "  Background: no device, and its threads ran or wanted a CPU %s = %s of\n"
-		"  the analysed time, less than one CPU: like heartbeats, not the bottleneck.\n"
-		"  It was set aside and what waited on it analysed again.\n", run, pct);
+		"  the %s they existed, less than one CPU: like heartbeats, not the\n"
+		"  bottleneck. It was set aside and what waited on it analysed again.\n",
+		run, pct, span);
 }
 
 static void write_knot(FILE *out, const struct wperf_report *r,
@@ -322,7 +371,7 @@ static void write_knot(FILE *out, const struct wperf_report *r,
 	share_of(s, sizeof s, g, k->weight_ns);
 	fprintf(out, "  weight %s = %s of the analysed time (sum of its %zu edge%s)\n",
 		w, s, k->n_edges, k->n_edges == 1 ? "" : "s");
-	fprintf(out, "  %s\n", knot_diagnosis(g, k));
+	write_classification(out, r, k);
 	if (k->kind == WPERF_BACKGROUND)
 		write_background_note(out, g, k);
 	if (k->n_edges > 0) {
@@ -332,7 +381,7 @@ static void write_knot(FILE *out, const struct wperf_report *r,
 				write_edge_row(out, g, &g->edges[k->edges[i]]);
 	}
 	write_refinement(out, g, k);
-	write_runnable_notes(out, g, k);
+	write_knot_gaps(out, g, k);
 }
 
 /* ------------------------------------------------------------------ */
@@ -388,6 +437,7 @@ static void write_sink(FILE *out, const struct wperf_report *r,
 		fprintf(out, "  waited on for %s = %s of the analysed time; it waits for nothing in the\n"
 			"  graph, so its limit is its own work (on-CPU or device service time).\n", w, s);
 	}
+	write_classification(out, r, k);
 	size_t n = top_waiters(r, v, top, &total);
 	if (n == 0)
 		return;
@@ -635,6 +685,20 @@ static void write_gap(FILE *out, const struct wperf_gap *gap)
 	fputc('\n', out);
 }
 
+/* How much of the analysed time the gaps cover, and what it did to waits. */
+static void write_gap_coverage(FILE *out, const struct wperf_graph *g)
+{
+	const struct wperf_quality *q = &g->quality;
+	char d[32], s[32];
+
+	wperf_fmt_duration(d, sizeof d, q->gap_ns, 0);
+	wperf_fmt_ppm_percent(s, sizeof s, wperf_fmt_ppm(q->gap_ns, wperf_fmt_duration_of(g)));
+	/* Gaps without times are not counted: their extent is unknown. */
+	fprintf(out, "  %-32s %10s  (%s of the analysed time)\n", "time inside gaps", d, s);
+	write_quality_counter(out, "waits cut by gaps", q->waits_cut_by_gaps,
+			      "(up to the gap's end: on `trace-gap`)");
+}
+
 static void write_quality(FILE *out, const struct wperf_graph *g)
 {
 	const struct wperf_quality *q = &g->quality;
@@ -653,7 +717,11 @@ static void write_quality(FILE *out, const struct wperf_graph *g)
 			write_gap(out, &q->gaps[i]);
 		if (q->n_gaps > MAX_LISTED_GAPS)
 			fprintf(out, "      ... %zu more gaps\n", q->n_gaps - MAX_LISTED_GAPS);
+		write_gap_coverage(out, g);
 	}
+	if (q->events_out_of_order)
+		write_quality_counter(out, "events out of order", q->events_out_of_order,
+				      "(clocks disagree: states are guesses)");
 	write_quality_counter(out, "wakeups matching no wait", q->unmatched_wakeups,
 			      "(the woken thread was not waiting)");
 	write_quality_counter(out, "threads of unknown initial state",

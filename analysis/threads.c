@@ -26,6 +26,7 @@ void sched_init(struct sched *s, struct vertex_table *vt, struct disk_tracker *d
 	s->quality = q;
 	s->sink = sink;
 	s->sink_data = sink_data;
+	s->gap_until = INT64_MIN;
 	locks_init(&s->locks);
 }
 
@@ -68,9 +69,14 @@ static struct cpu_ctx *cpu_of(struct sched *s, int cpu, int64_t ts)
 	return c;
 }
 
-/* The live vertex of tid, created (state unknown) on first sight. */
+/* The live vertex of tid, created (state unknown) on first sight. Not for
+ * tid <= 0: the idle thread, "unknown", or a corrupt field (INT64_MIN is
+ * the tid index's empty key: looking it up returned garbage, found by
+ * tests/fuzz). */
 static uint32_t thread_vertex(struct sched *s, int64_t tid)
 {
+	if (tid <= 0)
+		return VERTEX_NONE;
 	uint32_t v = vt_find_thread(s->vt, tid);
 
 	if (v == VERTEX_NONE) {
@@ -83,18 +89,48 @@ static uint32_t thread_vertex(struct sched *s, int64_t tid)
 
 /* ---- segments ---- */
 
+static void emit_segment(struct sched *s, const struct closed_segment *seg)
+{
+	struct wperf_vertex *vx = vt_get(s->vt, seg->vertex);
+
+	if (seg->end > vx->last_ts)
+		vx->last_ts = seg->end;
+	if (seg->end > seg->start)
+		s->sink(s->sink_data, seg);
+}
+
 static void emit(struct sched *s, uint32_t v, enum wperf_segment_state state,
 		 int64_t start, int64_t end, uint32_t waker, bool spin)
 {
-	struct wperf_vertex *vx = vt_get(s->vt, v);
+	struct closed_segment seg = { v, state, start, end, waker, spin, false, 0 };
 
-	if (end > vx->last_ts)
-		vx->last_ts = end;
-	if (end <= start)
+	if (state == WPERF_SEG_WAITING)
+		seg.stack = s->th[v].wait_stack;
+	emit_segment(s, &seg);
+}
+
+/*
+ * A wait [start, end] on waker. If it overlaps a gap in the trace, the
+ * thread may have been woken, run and slept again where events were lost:
+ * what is certain is only the part after the gap. The part up to the
+ * gap's end goes to the `trace-gap` category, never to the waker seen
+ * after it: no wait is invented across a gap.
+ */
+static void emit_wait(struct sched *s, uint32_t v, int64_t start, int64_t end, uint32_t waker)
+{
+	if (s->gap_until > start && end > start) {
+		int64_t cut = s->gap_until < end ? s->gap_until : end;
+
+		s->quality->waits_cut_by_gaps++;
+		emit(s, v, WPERF_SEG_WAITING, start, cut,
+		     vt_pseudo(s->vt, WPERF_V_UNKNOWN, "trace-gap"), false);
+		struct closed_segment seg = { v, WPERF_SEG_WAITING, cut, end, waker, false, true,
+					      s->th[v].wait_stack };
+
+		emit_segment(s, &seg);
 		return;
-	struct closed_segment seg = { v, state, start, end, waker, spin };
-
-	s->sink(s->sink_data, &seg);
+	}
+	emit(s, v, WPERF_SEG_WAITING, start, end, waker, false);
 }
 
 /* Who a spinning thread waits for: the last thread to take its lock. */
@@ -122,7 +158,7 @@ static void leave_state(struct sched *s, uint32_t v, int64_t t, uint32_t waker)
 	case TS_WAITING:
 		if (waker == VERTEX_NONE)
 			waker = vt_pseudo(s->vt, WPERF_V_UNKNOWN, "unknown");
-		emit(s, v, WPERF_SEG_WAITING, th->since, t, waker, false);
+		emit_wait(s, v, th->since, t, waker);
 		break;
 	case TS_SPINNING:
 		/* On a CPU, yet waiting: the holder, not the CPU, is what it needs. */
@@ -337,6 +373,14 @@ static bool preempted_or_running(int64_t prev_state)
 	return (prev_state & 0xFF) == 0;
 }
 
+/* A new wait of v begins: its stack, when the event carries one. */
+static void set_wait_stack(struct sched *s, uint32_t v, const struct wperf_event *ev)
+{
+	uint32_t id = s->stacks ? stacks_intern(s->stacks, ev->stack, ev->n_stack) : STACK_NONE;
+
+	s->th[v].wait_stack = id == STACK_NONE ? 0 : id + 1;
+}
+
 static void switch_out(struct sched *s, struct cpu_ctx *c, const struct wperf_event *ev)
 {
 	uint32_t v = thread_vertex(s, ev->u.sw.prev_tid);
@@ -383,7 +427,20 @@ static void switch_out(struct sched *s, struct cpu_ctx *c, const struct wperf_ev
 		vt_forget_tid(s->vt, ev->u.sw.prev_tid, v);
 	} else {
 		enter_state(s, v, runnable ? TS_RUNNABLE : TS_WAITING, t);
+		if (!runnable)
+			set_wait_stack(s, v, ev);
 	}
+}
+
+/* A kernel stack recorded right after its thread switched out (ftrace's
+ * stacktrace trigger): the stack of the wait that thread just began. */
+static void on_stack(struct sched *s, const struct wperf_event *ev)
+{
+	uint32_t v = ev->current_tid > 0 ? vt_find_thread(s->vt, ev->current_tid) : VERTEX_NONE;
+
+	if (v != VERTEX_NONE && v < s->n_th && s->th[v].state == TS_WAITING &&
+	    s->th[v].since <= ev->ts)
+		set_wait_stack(s, v, ev);
 }
 
 static void switch_in(struct sched *s, const struct wperf_event *ev)
@@ -685,6 +742,9 @@ void sched_event(struct sched *s, const struct wperf_event *ev)
 	case WPERF_EV_SPIN_END:
 		on_spin_end(s, c, ev);
 		break;
+	case WPERF_EV_STACK:
+		on_stack(s, ev);
+		break;
 	default:
 		break;
 	}
@@ -748,6 +808,12 @@ void sched_lost_events(struct sched *s, int cpu)
 		s->cpus[i].last_disk = VERTEX_NONE;
 		s->cpus[i].last_nic = VERTEX_NONE;
 	}
+}
+
+void sched_gap(struct sched *s, int64_t end)
+{
+	if (end > s->gap_until)
+		s->gap_until = end;
 }
 
 void sched_finish(struct sched *s, int64_t end)

@@ -19,6 +19,7 @@
 #include "wperf/event.h"
 #include "disk.h"
 #include "locks.h"
+#include "stacks.h"
 #include "vertex.h"
 
 enum thread_state {
@@ -38,6 +39,7 @@ struct sched_thread {
 	bool spinning;          /* between before_spin and after_spin */
 	uint64_t spin_lock;     /* the lock it spins on */
 	int64_t since;          /* when the current state began */
+	uint32_t wait_stack;    /* stack id + 1 of the current wait, 0: none */
 };
 
 #define CTX_MAX_DEPTH 8
@@ -67,6 +69,8 @@ struct closed_segment {
 	int64_t start, end;
 	uint32_t waker;         /* waiting only */
 	bool spin;              /* a busy-wait on a lock, not a sleep */
+	bool after_gap;         /* the rest of a wait cut short by a gap in the trace */
+	uint32_t stack;         /* waiting: stack id + 1 of the waiting side, 0: none */
 };
 
 typedef void (*segment_sink)(void *data, const struct closed_segment *seg);
@@ -86,6 +90,7 @@ struct sched {
 	state_hook state_begins;      /* may be NULL */
 	void *sink_data;
 	struct lock_table locks;
+	struct stack_table *stacks;   /* where wait stacks are interned; may be NULL */
 
 	struct sched_thread *th;      /* by vertex id */
 	size_t n_th;
@@ -94,6 +99,7 @@ struct sched {
 	uint32_t irq_disk_map_irq[64], irq_disk_map_disk[64]; /* irq line -> disk learned */
 	size_t n_irq_disk;
 	uint64_t switches, wakeups;
+	int64_t gap_until;            /* latest end of a gap in the trace, INT64_MIN: none */
 	bool oom;
 };
 
@@ -121,6 +127,11 @@ uint32_t sched_current_thread(struct sched *s, const struct wperf_event *ev, int
 
 /* Events were lost on cpu (-1: anywhere): forget what we believed about it. */
 void sched_lost_events(struct sched *s, int cpu);
+
+/* Events were lost (on some CPU) until `end`: a wait that overlaps the
+ * gap may have ended and begun again unseen. Up to `end` it is put on the
+ * `trace-gap` vertex, not on the waker seen after the gap. */
+void sched_gap(struct sched *s, int64_t end);
 
 /* Close every open segment at `end` (waits end with the `unknown` waker). */
 void sched_finish(struct sched *s, int64_t end);

@@ -209,6 +209,11 @@ void vt_set_name(struct vertex_table *t, uint32_t id, const char *name)
 
 void vt_set_comm(struct vertex_table *t, uint32_t id, const char *comm)
 {
+	/* Every switch and wakeup names its thread, and the name seldom
+	 * changes: one comparison then. A thread's name only ever follows
+	 * its comm (vt_set_name renames disks), so it is unchanged too. */
+	if (!comm || (t->v[id].comm && strcmp(t->v[id].comm, comm) == 0))
+		return;
 	replace_string(t, &t->v[id].comm, comm);
 	replace_string(t, &t->v[id].name, comm);
 }

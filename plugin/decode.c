@@ -115,7 +115,7 @@ static void ptr_map_free_all(struct ptr_map *m)
 /* What to read from each kind of event.                               */
 /* ------------------------------------------------------------------ */
 
-enum value_kind { WANT_INT, WANT_STR };
+enum value_kind { WANT_INT, WANT_STR, WANT_INT_ARRAY };
 
 /* One value an event type needs, under its LTTng and its perf name. A NULL
  * name means the layout does not carry it (e.g. perf's parent_pid is a tid,
@@ -222,6 +222,11 @@ static const struct type_spec type_specs[] = {
 	{ WPERF_EV_NET_RECV, { "netif_receive_skb", "net_if_receive_skb" }, {
 		{ "name", "name", WANT_STR, REQ },
 		{ "len", "len", WANT_INT, REQ } } },
+	/* source.wperf.tracefs with stacks="kernel": ftrace's kernel_stack
+	 * entry after each sched_switch (the frames are read by find_stacks). */
+	{ WPERF_EV_STACK, { "wperf_kernel_stack" }, {
+		{ "tid", NULL, WANT_INT, REQ },
+		{ "ips", NULL, WANT_INT_ARRAY, REQ } } },
 };
 
 /* perf names its tracepoints "subsystem:event"; these are the subsystems
@@ -248,6 +253,9 @@ struct event_plan {
 	struct field_ref current_tid;   /* perf_tid, or LTTng's `tid` context */
 	struct field_ref current_pid;   /* perf_pid, or LTTng's `pid` context */
 	struct field_ref common_flags;  /* perf/ftrace irq-context flags */
+	/* Call stacks: LTTng's callstack_kernel and callstack_user contexts,
+	 * perf's perf_callchain, source.wperf.tracefs's kernel stack `ips`. */
+	struct field_ref stack[2];
 };
 
 struct stream_state {
@@ -265,8 +273,12 @@ struct wperf_decoder {
 	const bt_stream *last_stream;            /* one-entry cache: events of */
 	struct stream_state *last_stream_state;  /* a stream come in runs */
 	const bt_clock_class *clock_class;       /* of the first kernel stream */
+	uint8_t clock_uuid[16];                  /* its UUID, kept: the class may be
+	                                            gone when the analysis ends */
+	bool has_clock_uuid;
 	char comm_buf[16];        /* exec: basename of the file, as the kernel's comm */
 	uint64_t counts[WPERF_EV_TYPE_COUNT];
+	uint64_t stack_buf[2 * WPERF_STACK_MAX_FRAMES];
 	bool false_wakeup_class;  /* a stream class declares wperf:false_wakeup */
 	bool told_false_wakeups;  /* ... and the analysis knows */
 };
@@ -285,6 +297,20 @@ void wperf_decoder_destroy(struct wperf_decoder *d)
 	free(d);
 }
 
+static void remember_clock_uuid(struct wperf_decoder *d, const bt_clock_class *cc)
+{
+	bt_uuid uuid = bt_clock_class_get_uuid(cc);
+
+	d->has_clock_uuid = uuid != NULL;
+	if (uuid)
+		memcpy(d->clock_uuid, uuid, sizeof d->clock_uuid);
+}
+
+const uint8_t *wperf_decoder_clock_uuid(const struct wperf_decoder *d)
+{
+	return d->has_clock_uuid ? d->clock_uuid : NULL;
+}
+
 const bt_clock_class *wperf_decoder_clock_class(const struct wperf_decoder *d)
 {
 	return d->clock_class;
@@ -298,6 +324,16 @@ const uint64_t *wperf_decoder_event_counts(const struct wperf_decoder *d)
 /* ------------------------------------------------------------------ */
 /* Building an event plan (once per event class).                      */
 /* ------------------------------------------------------------------ */
+
+/* An array (static or dynamic) of integers: a call stack. */
+static bool is_int_array(const bt_field_class *fc)
+{
+	if (!bt_field_class_type_is(bt_field_class_get_type(fc), BT_FIELD_CLASS_TYPE_ARRAY))
+		return false;
+	return bt_field_class_type_is(bt_field_class_get_type(
+		bt_field_class_array_borrow_element_field_class_const(fc)),
+		BT_FIELD_CLASS_TYPE_INTEGER);
+}
 
 /* Find a member by name and kind in a structure field class. */
 static bool find_member(const bt_field_class *fc, enum field_scope scope,
@@ -321,6 +357,9 @@ static bool find_member(const bt_field_class *fc, enum field_scope scope,
 		if (kind == WANT_INT && !bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_INTEGER))
 			return false;
 		if (kind == WANT_STR && t != BT_FIELD_CLASS_TYPE_STRING)
+			return false;
+		if (kind == WANT_INT_ARRAY && !is_int_array(
+			    bt_field_class_structure_member_borrow_field_class_const(m)))
 			return false;
 		out->scope = scope;
 		out->index = i;
@@ -369,6 +408,33 @@ static const struct type_spec *spec_for_name(const char *name, bool *perf_layout
 	return NULL;
 }
 
+/* Where the event's call stacks are, kernel part first. */
+static void find_stacks(const bt_event_class *ec, struct event_plan *p)
+{
+	static const char *const names[][2] = {
+		{ "callstack_kernel", "callstack_user" },   /* LTTng contexts */
+		{ "perf_callchain", NULL },                 /* perf data convert */
+		{ "ips", NULL },                            /* wperf_kernel_stack */
+	};
+	const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(ec);
+	const bt_field_class *scopes[3] = {
+		bt_stream_class_borrow_event_common_context_field_class_const(sc),
+		bt_event_class_borrow_specific_context_field_class_const(ec),
+		bt_event_class_borrow_payload_field_class_const(ec),
+	};
+	const enum field_scope scope_ids[3] = { SCOPE_COMMON_CTX, SCOPE_SPECIFIC_CTX,
+						SCOPE_PAYLOAD };
+
+	for (int k = 0; k < 2; k++) {
+		p->stack[k].scope = SCOPE_NONE;
+		for (size_t n = 0; n < sizeof names / sizeof names[0]; n++)
+			for (int sc_i = 0; sc_i < 3 && names[n][k]; sc_i++)
+				if (p->stack[k].scope == SCOPE_NONE)
+					find_member(scopes[sc_i], scope_ids[sc_i], names[n][k],
+						    WANT_INT_ARRAY, &p->stack[k]);
+	}
+}
+
 static void build_plan(const bt_event_class *ec, struct event_plan *p)
 {
 	const char *name = bt_event_class_get_name(ec);
@@ -408,6 +474,7 @@ static void build_plan(const bt_event_class *ec, struct event_plan *p)
 	if (p->current_pid.scope == SCOPE_NONE)
 		find_context_value(ec, "vpid", NULL, &p->current_pid);
 	find_context_value(ec, "common_flags", "common_flags", &p->common_flags);
+	find_stacks(ec, p);
 }
 
 static struct event_plan *plan_for_class(struct wperf_decoder *d, const bt_event_class *ec)
@@ -500,8 +567,10 @@ static struct stream_state *stream_state_for(struct wperf_decoder *d, const bt_s
 		st->has_clock = st->clock != NULL;
 		/* Components emitting their own events (filter.wperf.waits) need
 		 * the kernel time base before the first kernel event. */
-		if (!st->skip && st->clock && !d->clock_class)
+		if (!st->skip && st->clock && !d->clock_class) {
 			d->clock_class = st->clock;
+			remember_clock_uuid(d, st->clock);
+		}
 	}
 	d->last_stream = stream;
 	d->last_stream_state = st;
@@ -543,6 +612,42 @@ static int64_t read_int(const struct event_scopes *s, const struct field_ref *r,
 	if (r->is_signed)
 		return bt_field_integer_signed_get_value(f);
 	return (int64_t)bt_field_integer_unsigned_get_value(f);
+}
+
+/* perf marks where a callchain's kernel and user parts begin with values
+ * from PERF_CONTEXT_MAX (-4095) up: they are not frames. */
+#define PERF_CONTEXT_MAX ((uint64_t)-4095)
+
+/* Append the frames of an integer array to buf (at most cap in all);
+ * zeros (unused slots of a fixed array) and perf's markers are skipped. */
+static uint32_t read_frames(const struct event_scopes *s, const struct field_ref *r,
+			    uint64_t *buf, uint32_t n, uint32_t cap)
+{
+	const bt_field *f = member(s, r);
+	uint64_t len = f ? bt_field_array_get_length(f) : 0;
+
+	for (uint64_t i = 0; i < len && n < cap; i++) {
+		const bt_field *e = bt_field_array_borrow_element_field_by_index_const(f, i);
+		uint64_t ip = bt_field_class_type_is(bt_field_get_class_type(e),
+						     BT_FIELD_CLASS_TYPE_SIGNED_INTEGER)
+			? (uint64_t)bt_field_integer_signed_get_value(e)
+			: bt_field_integer_unsigned_get_value(e);
+		if (ip != 0 && ip < PERF_CONTEXT_MAX)
+			buf[n++] = ip;
+	}
+	return n;
+}
+
+static void read_stack(struct wperf_decoder *d, const struct event_plan *p,
+		       const struct event_scopes *s, struct wperf_event *ev)
+{
+	uint32_t n = 0, cap = sizeof d->stack_buf / sizeof d->stack_buf[0];
+
+	for (int k = 0; k < 2; k++)
+		if (p->stack[k].scope != SCOPE_NONE)
+			n = read_frames(s, &p->stack[k], d->stack_buf, n, cap);
+	ev->stack = n ? d->stack_buf : NULL;
+	ev->n_stack = n;
 }
 
 static const char *read_str(const struct event_scopes *s, const struct field_ref *r)
@@ -648,6 +753,9 @@ static void fill_event(struct wperf_decoder *d, const struct event_plan *p,
 		ev->u.net.dev = read_str(s, &f[0]);
 		ev->u.net.len = (uint64_t)read_int(s, &f[1], 0);
 		break;
+	case WPERF_EV_STACK:   /* whose stack it is; the frames: read_stack() */
+		ev->current_tid = read_int(s, &f[0], -1);
+		break;
 	case WPERF_EV_FALSE_WAKEUP:
 	case WPERF_EV_TYPE_COUNT:
 		break;
@@ -743,6 +851,8 @@ static int decode_event(struct wperf_decoder *d, struct wperf_analysis *a,
 		: (int)(read_int(&scopes, &p->common_flags, 0) &
 			(WPERF_CTX_HARDIRQ | WPERF_CTX_SOFTIRQ));
 	fill_event(d, p, &scopes, &ev);
+	if (ev.type == WPERF_EV_SWITCH || ev.type == WPERF_EV_STACK)
+		read_stack(d, p, &scopes, &ev);
 	d->counts[ev.type]++;
 	wperf_analysis_feed(a, &ev);
 	return 0;

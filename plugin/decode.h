@@ -33,6 +33,10 @@ int wperf_decoder_feed_message(struct wperf_decoder *d, struct wperf_analysis *a
  * components that emit their own events on the same time base. */
 const bt_clock_class *wperf_decoder_clock_class(const struct wperf_decoder *d);
 
+/* That clock's UUID (16 bytes, copied when first seen, so it outlives the
+ * clock class), or NULL when it has none. */
+const uint8_t *wperf_decoder_clock_uuid(const struct wperf_decoder *d);
+
 /* How many events of each enum wperf_event_type were decoded and fed to
  * the analysis so far (an array of WPERF_EV_TYPE_COUNT counters). */
 const uint64_t *wperf_decoder_event_counts(const struct wperf_decoder *d);

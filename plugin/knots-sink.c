@@ -24,6 +24,7 @@
 #include "components.h"
 #include "decode.h"
 #include "output.h"
+#include "symbols.h"
 #include "params.h"
 #include "wperf/analysis.h"
 #include "wperf/knots.h"
@@ -52,7 +53,10 @@ const char wperf_knots_help[] =
 	"\n"
 	"Parameters:\n"
 	"\n"
-	"  format=text|json     Report format. Default: text.\n"
+	"  format=F             Report format: text (default), json, dot (Graphviz),\n"
+	"                       svg (the dot picture laid out by Graphviz, which\n"
+	"                       must be installed), html (one self-contained page:\n"
+	"                       findings, picture, sortable tables) or graphml.\n"
 	"  path=FILE            Write the report to FILE, atomically (a temporary\n"
 	"                       file beside it, renamed when complete).\n"
 	"                       Default: standard output (also `-`).\n"
@@ -81,8 +85,11 @@ const char wperf_knots_help[] =
 	"                       the focused threads wait on are reported.\n"
 	"  merge=KEY            Merge similar threads into one vertex before looking\n"
 	"                       for knots: none, process (\"process COMM (PID)\"),\n"
-	"                       or name (trailing digits stripped: worker-12 ->\n"
-	"                       \"worker-*\"). Waits between members become a\n"
+	"                       name (trailing digits stripped: worker-12 ->\n"
+	"                       \"worker-*\"), or stack (threads of a process whose\n"
+	"                       heaviest wait has the same call stack: \"worker-*\n"
+	"                       @ futex_wait_queue\"; the trace needs stacks).\n"
+	"                       Waits between members become a\n"
 	"                       self-loop. The focus still matches the threads.\n"
 	"                       Default: none.\n"
 	"  short-lived=merge|keep  merge: the short-lived children of one parent\n"
@@ -97,7 +104,8 @@ const char wperf_knots_help[] =
 	"Example:\n"
 	"  babeltrace2 TRACE -c sink.wperf.knots -p 'format=\"json\",path=\"knots.json\"'\n";
 
-enum report_format { FORMAT_TEXT, FORMAT_JSON };
+enum report_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_DOT, FORMAT_SVG, FORMAT_HTML,
+		     FORMAT_GRAPHML };
 
 /* A weight limit as given (the termination threshold, the noise floor):
  * absolute, or a share of the analysed duration, known only once the
@@ -173,15 +181,31 @@ static int read_format(struct knots_sink *s, const bt_value *params)
 		fail(s, "%s", err);
 		return -1;
 	}
+	static const char *const names[] = {
+		[FORMAT_TEXT] = "text", [FORMAT_JSON] = "json", [FORMAT_DOT] = "dot",
+		[FORMAT_SVG] = "svg", [FORMAT_HTML] = "html", [FORMAT_GRAPHML] = "graphml",
+	};
+	size_t i = 0, n = sizeof names / sizeof names[0];
+
 	s->format = FORMAT_TEXT;
-	if (rc == 0 || strcmp(v, "text") == 0)
+	if (rc == 0)
 		return 0;
-	if (strcmp(v, "json") == 0) {
-		s->format = FORMAT_JSON;
-		return 0;
+	while (i < n && strcmp(v, names[i]) != 0)
+		i++;
+	if (i == n) {
+		fail(s, "parameter `format`: unknown value \"%s\" (expected text, json, dot, "
+		     "svg, html or graphml)", v);
+		return -1;
 	}
-	fail(s, "parameter `format`: unknown value \"%s\" (expected text or json)", v);
-	return -1;
+	s->format = (enum report_format)i;
+	/* Say so now rather than after reading a long trace. (html does
+	 * without: the page says why it has no picture.) */
+	if (s->format == FORMAT_SVG && !wperf_graphviz_available()) {
+		fail(s, "parameter `format`: svg needs Graphviz's `dot`, which is not on "
+		     "PATH: install it (apt-get install graphviz) or use format=dot");
+		return -1;
+	}
+	return 0;
 }
 
 /* Refuse early, before a long trace is read, a path whose directory does
@@ -407,15 +431,9 @@ static int read_merge(struct knots_sink *s, const bt_value *params)
 		fail(s, "%s", err);
 		return -1;
 	}
-	if (rc > 0 && strcmp(v, "stack") == 0) {
-		fail(s, "parameter `merge`: \"stack\" is not possible: the trace has no call "
-		     "stacks that wperf reads (record the callstack-user context; stack "
-		     "merging is not implemented yet); use none, process or name");
-		return -1;
-	}
 	if (rc > 0 && wperf_merge_key_parse(v, &s->merge.key) < 0) {
-		fail(s, "parameter `merge`: unknown value \"%s\" (expected none, process "
-		     "or name)", v);
+		fail(s, "parameter `merge`: unknown value \"%s\" (expected none, process, "
+		     "name or stack)", v);
 		return -1;
 	}
 	rc = wperf_params_get_string(params, "short-lived", &v, err, sizeof err);
@@ -634,20 +652,61 @@ static int build_focus(struct knots_sink *s, const struct wperf_graph *g, bool *
 	return -1;
 }
 
+/* The HTML page, with the picture when Graphviz is installed. */
+static int write_html(const struct wperf_report *r, FILE *f, char *err, size_t len)
+{
+	char *svg = NULL;
+	size_t n = 0;
+	FILE *mem;
+	int rc;
+
+	if (!wperf_graphviz_available())
+		return wperf_report_write_html(r, NULL, "Graphviz is not installed "
+					       "(apt-get install graphviz)", f);
+	mem = open_memstream(&svg, &n);
+	if (!mem)
+		return -1;
+	rc = wperf_report_write_svg(r, mem, err, len);
+	if (fclose(mem) != 0 && rc == 0)
+		rc = -1;
+	if (rc == 0)
+		rc = wperf_report_write_html(r, svg, NULL, f);
+	free(svg);
+	return rc;
+}
+
+/* Write the report in the chosen format; -1 with a reason in err. */
+static int write_format(struct knots_sink *s, const struct wperf_report *r, char *err,
+			size_t len)
+{
+	FILE *f = s->out.f;
+	int rc;
+
+	err[0] = '\0';
+	switch (s->format) {
+	case FORMAT_JSON:    rc = wperf_report_write_json(r, f); break;
+	case FORMAT_DOT:     rc = wperf_report_write_dot(r, f); break;
+	case FORMAT_SVG:     rc = wperf_report_write_svg(r, f, err, len); break;
+	case FORMAT_HTML:    rc = write_html(r, f, err, len); break;
+	case FORMAT_GRAPHML: rc = wperf_report_write_graphml(r, f); break;
+	default:             rc = wperf_report_write_text(r, f); break;
+	}
+	if (rc < 0 && !err[0])
+		snprintf(err, len, "cannot write the report to %s: %s",
+			 s->path ? s->path : "standard output", strerror(errno));
+	return rc;
+}
+
 static int write_report(struct knots_sink *s, const struct wperf_report *r)
 {
 	char err[512];
-	int rc;
 
 	if (wperf_output_open(&s->out, s->path, err, sizeof err) < 0) {
 		fail(s, "parameter `path`: %s", err);
 		return -1;
 	}
-	rc = s->format == FORMAT_JSON ? wperf_report_write_json(r, s->out.f)
-				      : wperf_report_write_text(r, s->out.f);
-	if (rc < 0) {
-		fail(s, "cannot write the report to %s: %s",
-		     s->path ? s->path : "standard output", strerror(errno));
+	if (write_format(s, r, err, sizeof err) < 0) {
+		fail(s, "%s", err);
 		wperf_output_abort(&s->out);
 		return -1;
 	}
@@ -666,6 +725,7 @@ static void print_decode_stats(const struct knots_sink *s)
 		"timer_entry", "timer_exit", "block_insert", "block_issue",
 		"block_complete", "statedump_process", "statedump_block_device",
 		"spin_begin", "spin_end", "false_wakeup", "progress", "net_xmit", "net_recv",
+		"stack",
 	};
 	const uint64_t *counts = wperf_decoder_event_counts(s->decoder);
 	const char *env = getenv("WPERF_DECODE_STATS");
@@ -688,6 +748,13 @@ static int apply_merge(struct knots_sink *s, struct wperf_graph *g, bool **focus
 
 	if (s->merge.key == WPERF_MERGE_NONE && !s->merge.short_lived)
 		return 0;
+	if (s->merge.key == WPERF_MERGE_STACK && g->n_stacks == 0) {
+		fail(s, "parameter `merge`: \"stack\" needs call stacks and the trace has "
+		     "none: record them (`wperf record --stacks`, source.wperf.tracefs "
+		     "stacks=\"kernel\", LTTng's callstack-kernel/callstack-user contexts "
+		     "on sched_switch, or `perf record -g`), or use none, process or name");
+		return -1;
+	}
 	if (wperf_graph_merge(g, &s->merge, &map) < 0)
 		goto oom;
 	if (*focus) {
@@ -715,6 +782,7 @@ static int finish(struct knots_sink *s)
 	struct wperf_knot_options opts = { 0 };
 	struct wperf_report report;
 	bool *focus = NULL;
+	char stacks_note[256];
 	int rc = -1;
 
 	print_decode_stats(s);
@@ -724,6 +792,11 @@ static int finish(struct knots_sink *s)
 
 		fail(s, "%s", why ? why : "the trace cannot be analysed");
 		return -1;
+	}
+	if (wperf_symbolize_stacks(&graph, wperf_decoder_clock_uuid(s->decoder),
+				   stacks_note, sizeof stacks_note) < 0) {
+		fail(s, "out of memory while naming stack frames");
+		goto out;
 	}
 	if (build_focus(s, &graph, &focus) < 0 || apply_merge(s, &graph, &focus) < 0)
 		goto out;
@@ -742,6 +815,7 @@ static int finish(struct knots_sink *s)
 		.min_weight_ns = opts.min_weight_ns,
 		.min_weight_spec = s->min_weight.spec,
 		.focus = focus,
+		.stacks_note = stacks_note[0] ? stacks_note : NULL,
 	};
 	rc = write_report(s, &report);
 out:
@@ -769,6 +843,50 @@ static int feed_batch(struct knots_sink *s, bt_message_array_const msgs, uint64_
 	return rc;
 }
 
+/*
+ * Upstream failed (a corrupt or truncated trace: the reader said why, in
+ * a chain of causes). Say in one line what the user needs: the analysis
+ * stopped, no report was written, and the root cause, whitespace folded.
+ */
+static void fail_upstream(struct knots_sink *s)
+{
+	const bt_error *e = bt_current_thread_take_error();
+	char root[512] = "see the causes that follow";
+	uint64_t n = e ? bt_error_get_cause_count(e) : 0;
+
+	if (n > 0) {
+		/* Index 0 is the oldest cause: where the error began (the
+		 * reader of the trace); later ones are its way down the graph. */
+		const bt_error_cause *c = bt_error_borrow_cause_by_index(e, 0);
+		const char *m = bt_error_cause_get_message(c);
+		size_t j = 0;
+
+		if (bt_error_cause_get_actor_type(c) == BT_ERROR_CAUSE_ACTOR_TYPE_COMPONENT) {
+			const char *plugin = bt_error_cause_component_actor_get_plugin_name(c);
+			int len = snprintf(root, sizeof root, "%s.%s: ", plugin ? plugin : "?",
+					   bt_error_cause_component_actor_get_component_class_name(c));
+
+			j = len > 0 && (size_t)len < sizeof root ? (size_t)len : 0;
+		}
+
+		for (; m && *m && j + 1 < sizeof root; m++) {
+			bool space = *m == ' ' || *m == '\n' || *m == '\t';
+
+			if (!space || (j > 0 && root[j - 1] != ' '))
+				root[j++] = space ? ' ' : *m;
+		}
+		root[j] = '\0';
+	}
+	if (e)
+		bt_current_thread_move_error(e);
+	/* The muxer's words for clocks that disagree are cryptic. */
+	fail(s, "cannot read the trace to its end: %s%s; no report was written", root,
+	     strstr(root, "muxer") && strstr(root, "timestamp is less than")
+	     ? " (events go back in time across streams: a corrupt packet, or traces "
+	       "whose clocks cannot be correlated, such as two hosts: analyse one "
+	       "host's trace at a time)" : "");
+}
+
 bt_component_class_sink_consume_method_status
 wperf_knots_consume(bt_self_component_sink *self)
 {
@@ -793,7 +911,7 @@ wperf_knots_consume(bt_self_component_sink *self)
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_MEMORY_ERROR;
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_ERROR:
 	default:
-		/* Upstream already said why. */
+		fail_upstream(s);
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 	}
 }

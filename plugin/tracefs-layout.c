@@ -12,7 +12,11 @@
 #define F(n, k, f) { n, WPERF_OUT_##k, f, WPERF_SRC_FIELD }
 #define PRIO(n, f) { n, WPERF_OUT_S32, f, WPERF_SRC_PRIO }
 #define TGID(n, f) { n, WPERF_OUT_S32, f, WPERF_SRC_TGID }
+
+/* Frames kept of a kernel stack (the kernel's own limit is about 64). */
+#define WPERF_STACK_FRAMES_MAX 64
 #define CURRENT_TID(n) { n, WPERF_OUT_S32, NULL, WPERF_SRC_COMMON_PID }
+#define CHILD_TGID(n, f) { n, WPERF_OUT_S32, f, WPERF_SRC_CHILD_TGID }
 
 /* sched_waking, sched_wakeup and sched_wakeup_new share one layout. */
 #define WAKEUP_FIELDS { F("comm", STRING, "comm"), F("tid", S32, "pid"), \
@@ -39,7 +43,14 @@ const struct wperf_layout wperf_layouts[] = {
 		F("parent_comm", STRING, "parent_comm"),
 		F("parent_tid", S32, "parent_pid"), TGID("parent_pid", "parent_pid"),
 		F("child_comm", STRING, "child_comm"),
-		F("child_tid", S32, "child_pid"), TGID("child_pid", "child_pid") } },
+		F("child_tid", S32, "child_pid"), CHILD_TGID("child_pid", "child_pid") } },
+	/* Not an LTTng event: its clone flags say whether the child of the
+	 * sched_process_fork that follows is a thread (CLONE_THREAD) of its
+	 * parent's process or a new process, which /proc can no longer tell
+	 * once a short-lived thread is gone. */
+	{ "task", "task_newtask", "task_newtask", false, {
+		F("tid", S32, "pid"), { "clone_flags", WPERF_OUT_HEX64, "clone_flags",
+					WPERF_SRC_CLONE } } },
 	{ "sched", "sched_process_exec", "sched_process_exec", true, {
 		F("filename", STRING, "filename"), F("tid", S32, "pid"),
 		F("old_tid", S32, "old_pid") } },
@@ -74,6 +85,10 @@ const struct wperf_layout wperf_layouts[] = {
 	{ "net", "netif_receive_skb", "netif_receive_skb", false, {
 		F("skbaddr", HEX64, "skbaddr"), F("len", U32, "len"),
 		F("name", STRING, "name") } },
+	/* The kernel stack of the thread switching out, written by the
+	 * stacktrace trigger right after its sched_switch. */
+	{ "ftrace", "kernel_stack", "wperf_kernel_stack", false, {
+		CURRENT_TID("tid"), { "ips", WPERF_OUT_STACK, "caller", WPERF_SRC_FIELD } } },
 	{ NULL, NULL, NULL, false, { { NULL, 0, NULL, 0 } } },
 };
 
@@ -99,6 +114,12 @@ static bt_field_class *create_field_class(bt_trace_class *tc,
 	switch (kind) {
 	case WPERF_OUT_STRING:
 		return bt_field_class_string_create(tc);
+	case WPERF_OUT_STACK: {
+		bt_field_class *addr = create_field_class(tc, WPERF_OUT_HEX64);
+		fc = addr ? bt_field_class_array_dynamic_create(tc, addr, NULL) : NULL;
+		bt_field_class_put_ref(addr);
+		return fc;
+	}
 	case WPERF_OUT_S32:
 	case WPERF_OUT_S64:
 		fc = bt_field_class_integer_signed_create(tc);
@@ -187,28 +208,63 @@ static int64_t read_number(struct tep_format_field *field,
 }
 
 /*
+ * Thread group ids learned so far, by tid: records are converted a little
+ * after they happen, and at the end of a recording some threads have
+ * exited, so /proc no longer knows them. What was learned while they
+ * lived is used then; without it a late lookup would call a thread of a
+ * multi-threaded process a process of its own. One slot per tid modulo
+ * the table size: a clash forgets the older entry, never returns a wrong
+ * one (the tid is kept beside the tgid).
+ */
+#define TGID_SLOTS 65536
+static struct { int64_t tid, tgid; } tgid_cache[TGID_SLOTS];
+
+static int64_t *cached_tgid(int64_t tid)
+{
+	size_t slot = (size_t)tid % TGID_SLOTS;
+
+	return tgid_cache[slot].tid == tid ? &tgid_cache[slot].tgid : NULL;
+}
+
+static void remember_tgid(int64_t tid, int64_t tgid)
+{
+	size_t slot = (size_t)tid % TGID_SLOTS;
+
+	tgid_cache[slot].tid = tid;
+	tgid_cache[slot].tgid = tgid;
+}
+
+/*
  * The thread group id of a tid, read from /proc while the thread is (most
  * likely) still alive: this runs within a fraction of a second of the
- * event. Falls back to the tid itself (right for single-threaded processes).
+ * event. Then what an earlier lookup found; last, the tid itself (right
+ * for single-threaded processes).
  */
 static int64_t tgid_of(int64_t tid)
 {
 	char path[64], line[128];
-	int64_t tgid = tid;
+	int64_t tgid = 0, *cached;
 	FILE *f;
 
+	if (tid <= 0)
+		return tid;
 	snprintf(path, sizeof(path), "/proc/%lld/status", (long long)tid);
 	f = fopen(path, "r");
-	if (!f)
-		return tid;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "Tgid:", 5) == 0) {
-			tgid = strtoll(line + 5, NULL, 10);
-			break;
+	if (f) {
+		while (fgets(line, sizeof(line), f)) {
+			if (strncmp(line, "Tgid:", 5) == 0) {
+				tgid = strtoll(line + 5, NULL, 10);
+				break;
+			}
 		}
+		fclose(f);
 	}
-	fclose(f);
-	return tgid ? tgid : tid;
+	if (tgid > 0) {
+		remember_tgid(tid, tgid);
+		return tgid;
+	}
+	cached = cached_tgid(tid);
+	return cached ? *cached : tid;
 }
 
 /* Copy a (fixed array or __data_loc) string field, bounded by the record. */
@@ -235,6 +291,75 @@ static int set_string_from_record(bt_field *member, struct tep_event *format,
 		BT_FIELD_STRING_SET_VALUE_STATUS_OK ? 0 : -1;
 }
 
+/*
+ * The frames of ftrace's kernel_stack entry: its format declares
+ * caller[8], but the kernel writes as many as the stack has (`size`
+ * entries, bounded here by what the record holds), ending early at a
+ * zero or ULONG_MAX slot.
+ */
+static int set_stack_from_record(bt_field *member, struct tep_format_field *caller,
+				 const struct tep_record *record)
+{
+	uint64_t n = 0, max;
+
+	if (caller && caller->offset >= 0 && caller->offset < record->size)
+		max = (uint64_t)(record->size - caller->offset) / 8;
+	else
+		max = 0;
+	if (max > WPERF_STACK_FRAMES_MAX)
+		max = WPERF_STACK_FRAMES_MAX;
+	while (n < max) {
+		uint64_t ip;
+		memcpy(&ip, (const char *)record->data + caller->offset + 8 * n, 8);
+		if (ip == 0 || ip == UINT64_MAX)
+			break;
+		n++;
+	}
+	if (bt_field_array_dynamic_set_length(member, n) !=
+	    BT_FIELD_DYNAMIC_ARRAY_SET_LENGTH_STATUS_OK)
+		return -1;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t ip;
+		memcpy(&ip, (const char *)record->data + caller->offset + 8 * i, 8);
+		bt_field_integer_unsigned_set_value(
+			bt_field_array_borrow_element_field_by_index(member, i), ip);
+	}
+	return 0;
+}
+
+/*
+ * Clone flags of the threads task_newtask announced, by child tid, until
+ * their sched_process_fork (which follows on the same CPU) reads them.
+ */
+#define CLONE_SLOTS 4096
+#define CLONE_THREAD_FLAG 0x00010000ull
+static struct { int64_t tid, parent; uint64_t flags; } clones[CLONE_SLOTS];
+
+static uint64_t remember_clone(int64_t child, int64_t parent, uint64_t flags)
+{
+	size_t slot = (size_t)child % CLONE_SLOTS;
+
+	clones[slot].tid = child;
+	clones[slot].parent = parent;
+	clones[slot].flags = flags;
+	return flags;
+}
+
+/* The thread group of a child just forked: its parent's when it is a
+ * thread (CLONE_THREAD), its own tid when a new process; /proc otherwise. */
+static int64_t child_tgid(int64_t child)
+{
+	size_t slot = (size_t)child % CLONE_SLOTS;
+	int64_t tgid;
+
+	if (child <= 0 || clones[slot].tid != child)
+		return tgid_of(child);
+	tgid = (clones[slot].flags & CLONE_THREAD_FLAG) ? tgid_of(clones[slot].parent) : child;
+	clones[slot].tid = 0;
+	remember_tgid(child, tgid);
+	return tgid;
+}
+
 static int64_t field_value(const struct wperf_bound_layout *b, int i,
 			   struct tep_handle *tep, struct tep_record *record)
 {
@@ -247,6 +372,13 @@ static int64_t field_value(const struct wperf_bound_layout *b, int i,
 		return tgid_of(read_number(b->src[i], record));
 	case WPERF_SRC_COMMON_PID:
 		return tep_data_pid(tep, record);
+	case WPERF_SRC_CHILD_TGID:
+		return child_tgid(read_number(b->src[i], record));
+	case WPERF_SRC_CLONE:
+		/* The layout's first field is the child's tid (pid). */
+		return (int64_t)remember_clone(read_number(b->src[0], record),
+					       tep_data_pid(tep, record),
+					       (uint64_t)read_number(b->src[i], record));
 	default:
 		return read_number(b->src[i], record);
 	}
@@ -270,6 +402,10 @@ int wperf_layout_fill(const struct wperf_bound_layout *b,
 		case WPERF_OUT_S64:
 			bt_field_integer_signed_set_value(member,
 				field_value(b, i, tep, record));
+			break;
+		case WPERF_OUT_STACK:
+			if (set_stack_from_record(member, b->src[i], record))
+				return -1;
 			break;
 		default:
 			bt_field_integer_unsigned_set_value(member,

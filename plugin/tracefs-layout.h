@@ -11,6 +11,8 @@
 
 #include <babeltrace2/babeltrace.h>
 #include <event-parse.h>
+#include <stdbool.h>
+#include <string.h>
 
 #define WPERF_LAYOUT_MAX_FIELDS 8
 
@@ -20,6 +22,8 @@ enum wperf_out_kind {
 	WPERF_OUT_U32,
 	WPERF_OUT_U64,
 	WPERF_OUT_HEX64,   /* an address: unsigned, shown in hexadecimal */
+	WPERF_OUT_STACK,   /* a kernel stack: dynamic array of addresses (the
+	                      ftrace field `from` is the caller array) */
 	WPERF_OUT_STRING,
 };
 
@@ -28,6 +32,9 @@ enum wperf_out_source {
 	WPERF_SRC_PRIO,       /* ftrace prio - 100, as LTTng records it */
 	WPERF_SRC_TGID,       /* the thread group of the tid in field `from` */
 	WPERF_SRC_COMMON_PID, /* the current thread (common_pid) */
+	WPERF_SRC_CHILD_TGID, /* sched_process_fork's child: its thread group, from
+	                         the clone flags task_newtask gave just before */
+	WPERF_SRC_CLONE,      /* task_newtask's clone_flags, remembered by child */
 };
 
 struct wperf_out_field {
@@ -44,6 +51,13 @@ struct wperf_layout {
 	bool required;        /* the analysis cannot work without it */
 	struct wperf_out_field fields[WPERF_LAYOUT_MAX_FIELDS];
 };
+
+/* Not an event to enable (system "ftrace"): ftrace writes it when the
+ * stacktrace trigger is set on sched_switch (parameter stacks="kernel"). */
+static inline bool wperf_layout_by_stack_trigger(const struct wperf_layout *l)
+{
+	return l->system && strcmp(l->system, "ftrace") == 0;
+}
 
 /* The table, terminated by an entry whose name is NULL. */
 extern const struct wperf_layout wperf_layouts[];

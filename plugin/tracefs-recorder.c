@@ -23,9 +23,12 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Where the stacktrace trigger of stacks="kernel" is set. */
+#define SWITCH_TRIGGER "events/sched/sched_switch/trigger"
+
 /* The event systems whose formats we decode (see tracefs-layout.c). */
 static const char *const decoded_systems[] = {
-	"sched", "irq", "timer", "block", "net", NULL
+	"sched", "irq", "timer", "block", "net", "ftrace", "task", NULL
 };
 
 uint64_t wperf_monotonic_ns(void)
@@ -369,6 +372,9 @@ void wperf_recorder_destroy(struct wperf_recorder *rec)
 		return;
 	if (rec->instance && !rec->attached)
 		tracefs_trace_off(rec->instance);
+	/* A trigger may keep the instance busy: take it off first. */
+	if (rec->stack_trigger)
+		tracefs_instance_file_write(rec->instance, SWITCH_TRIGGER, "!stacktrace");
 	/* The instance cannot be removed while its files are open. */
 	for (int i = 0; rec->cpus && i < rec->ncpus; i++)
 		close_reader(&rec->cpus[i]);
@@ -400,6 +406,19 @@ int wperf_recorder_enable_event(struct wperf_recorder *rec,
 			 system, event, rec->instance_name, strerror(errno));
 		return -1;
 	}
+	return 0;
+}
+
+int wperf_recorder_stack_on_switch(struct wperf_recorder *rec, char *err, size_t errlen)
+{
+	if (tracefs_instance_file_write(rec->instance, SWITCH_TRIGGER, "stacktrace") < 0) {
+		snprintf(err, errlen, "parameter `stacks`: cannot set the stacktrace trigger "
+			 "on sched_switch in %s: %s (does this kernel have "
+			 "CONFIG_STACKTRACE and event triggers?)", rec->instance_name,
+			 strerror(errno));
+		return -1;
+	}
+	rec->stack_trigger = true;
 	return 0;
 }
 

@@ -65,6 +65,7 @@ struct wperf_recorder {
 	/* Attached to someone else's instance (a flight recorder): never
 	 * change its settings, its tracing_on, or remove it. */
 	bool attached;
+	bool stack_trigger;   /* the stacktrace trigger is set on sched_switch */
 	/* Snapshot reading: pages are read up to this time only (see
 	 * wperf_recorder_open_snapshot()); UINT64_MAX otherwise. */
 	uint64_t read_until;
@@ -142,5 +143,10 @@ int64_t wperf_recorder_lost_events(struct wperf_recorder *rec, int cpu);
 
 /* CLOCK_MONOTONIC now, in ns: the time base of the "mono" trace clock. */
 uint64_t wperf_monotonic_ns(void);
+
+/* Record the kernel stack of every thread switching out (ftrace's
+ * stacktrace trigger on sched_switch; ftrace/kernel_stack entries follow
+ * each sched_switch). 0, or -1 with err set. Private instances only. */
+int wperf_recorder_stack_on_switch(struct wperf_recorder *rec, char *err, size_t errlen);
 
 #endif /* WPERF_PLUGIN_TRACEFS_RECORDER_H */

@@ -40,3 +40,83 @@ def why_not_wperf_record(*programs):
         if not os.access(prog, os.X_OK):
             return '%s is not built' % prog
     return None
+
+
+class WperfRecorded(unittest.TestCase):
+    """A test case class whose setUpClass records COMMAND (argv, the
+    workload built in this build directory) with `wperf record`, once for
+    all its tests. Subclasses set COMMAND (a list; a relative first word is
+    taken from <build>/tests/workloads/) and use report() to analyse the
+    recording. WPERF_KEEP_TRACE=1 keeps the recording."""
+    COMMAND = None
+    RECORD_OPTIONS = []     # more `wperf record` options, e.g. ['--stacks']
+    maxDiff = None
+
+    @staticmethod
+    def build_dir():
+        here = os.path.dirname(os.path.abspath(__file__))
+        source = os.environ.get('WPERF_SOURCE_ROOT', os.path.join(here, '..'))
+        return os.environ.get('WPERF_BUILD_DIR', os.path.join(source, 'build'))
+
+    @classmethod
+    def wperf(cls):
+        return os.path.join(cls.build_dir(), 'tools', 'wperf')
+
+    @classmethod
+    def workload(cls):
+        prog = cls.COMMAND[0]
+        if os.path.isabs(prog):
+            return prog
+        return os.path.join(cls.build_dir(), 'tests', 'workloads', prog)
+
+    @classmethod
+    def setUpClass(cls):
+        import subprocess
+        import tempfile
+        cls.tmp = tempfile.mkdtemp(prefix='wperf-%s-' % os.path.basename(cls.workload()),
+                                   dir='/var/tmp')
+        cls.trace = os.path.join(cls.tmp, 'trace')
+        rec = subprocess.run([cls.wperf(), 'record', '-o', cls.trace]
+                             + list(cls.RECORD_OPTIONS) + ['--', cls.workload()]
+                             + list(cls.COMMAND[1:]),
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             timeout=300)
+        cls.log = rec.stdout
+        cls.ok = rec.returncode == 0
+        cls.pid = None
+        if cls.ok:
+            with open(os.path.join(cls.trace, 'command.pid')) as f:
+                cls.pid = int(f.read().strip())
+
+    @classmethod
+    def tearDownClass(cls):
+        if os.environ.get('WPERF_KEEP_TRACE'):
+            print('trace kept in %s (WPERF_KEEP_TRACE)' % cls.tmp)
+            return
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def report(self, *params, fmt='json', focus=True):
+        """`wperf report` of the recording focused on the workload's pid,
+        with sink parameters `params` ('merge="name"', ...): the parsed
+        JSON report (fmt='json') or the text."""
+        import json
+        import subprocess
+        self.assertTrue(self.ok, 'wperf record failed:\n' + self.log[-4000:])
+        out = os.path.join(self.tmp, 'report-%d.%s' % (abs(hash(params)), fmt))
+        plugin = os.environ.get('WPERF_PLUGIN_DIR',
+                                os.path.join(self.build_dir(), 'plugin'))
+        cmd = [self.wperf(), 'report', self.trace, '--plugin-path', plugin,
+               '--format', fmt, '--output', out]
+        if focus:
+            cmd += ['--pids', str(self.pid)]
+        if params:
+            cmd += ['--params', ','.join(params)]   # one --params: the last one wins
+        q = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           timeout=300)
+        self.assertEqual(q.returncode, 0, '$ %s\n%s' % (' '.join(cmd), q.stdout[-3000:]))
+        with open(out) as f:
+            return json.load(f) if fmt == 'json' else f.read()
+
+    def workload_output(self):
+        """What the workload printed (its counters), from the recording log."""
+        return self.log

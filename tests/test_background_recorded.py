@@ -6,7 +6,8 @@ writer ("hb-writer") that fsyncs. Recorded with `wperf record`, reported
 focused on its pid.
 
 Asserts: the heartbeat and the helper form a knot of kind "background",
-with its cpu_share (below 1, from the threads' own running times), after
+with its cpu_share (below 1: their running and runnable times over the time
+they existed), after
 every knot and sink, and neither thread is in any knot of kind "knot";
 the first entry of the report is the knot of the writer and the disk; the
 JSON report validates and keeps its invariants; the text report presents
@@ -104,13 +105,19 @@ class BackgroundRecorded(unittest.TestCase):
         self.assertEqual(len(background), 1, 'no background knot of the heartbeat and its '
                          'helper: ' + what)
         bg = background[0]
+        self.assertEqual(bg['classification']['class'], 'background', bg)
         self.assertFalse([m for m in bg['members'] if byid[m]['kind'] in ('disk', 'nic')],
                          'a device in the background knot: ' + what)
         demand = {t['id']: t['running_ns'] + t['runnable_ns'] for t in js['threads']}
         self.assertEqual(bg['cpu_ns'], sum(demand[m] for m in bg['members']))
-        self.assertLess(bg['cpu_ns'], js['time_range']['duration_ns'])
-        self.assertAlmostEqual(bg['cpu_share'],
-                               bg['cpu_ns'] / js['time_range']['duration_ns'], places=5)
+        # Utilisation over the time the two threads existed.
+        lives = {t['id']: (t['first_ns'], t['last_ns']) for t in js['threads']}
+        span = (max(lives[m][1] for m in bg['members']) -
+                min(lives[m][0] for m in bg['members']))
+        self.assertEqual(bg['span_ns'], span)
+        self.assertLessEqual(bg['span_ns'], js['time_range']['duration_ns'])
+        self.assertLess(bg['cpu_ns'], bg['span_ns'])
+        self.assertAlmostEqual(bg['cpu_share'], bg['cpu_ns'] / bg['span_ns'], places=5)
         self.assertLess(bg['cpu_share'], 0.2, 'the heartbeat used much CPU: ' + what)
 
         # Not the bottleneck: after every knot and sink, in no knot.

@@ -182,6 +182,11 @@ class Recorded(unittest.TestCase):
                         % (self.names(first['members']), summary))
         self.assertFalse(producers, 'the producer is in the first knot: %s'
                          % self.names(first['members']))
+        # Classified as blocking I/O, the disk as the deciding evidence.
+        c = first['classification']
+        self.assertEqual(c['class'], 'blocking_io', c)
+        self.assertEqual(c['evidence'][0]['kind'], 'device', c)
+        self.assertIn(c['evidence'][0]['vertex'], [d['id'] for d in disks])
         # The producer exists in the report (it waits for the writer).
         self.assertTrue(any(v['kind'] == 'thread' and 'fig1-producer' in (v.get('comm') or
                                                                          v['name'])

@@ -735,6 +735,71 @@ class TestStatedump(Base):
         self.assertEqual(r.js['quality']['unmatched_wakeups'], 0)
 
 
+class TestCallStacks(Base):
+    """LTTng's callstack-kernel and callstack-user contexts on sched_switch
+    (prev's stacks, where its wait begins). worker-1 (101, cpu0) and
+    worker-2 (102, cpu1) of process 100 each sleep in the same place,
+    kernel frames K + user frame U; each wakes the other:
+    worker-1 waits [1 s, 3 s] for worker-2, worker-2 waits [2 s, 3.5 s] for
+    worker-1. Trace [0, 4 s]. The stacks are the contexts' frames, kernel
+    first; the scenario's clock has no UUID, so they stay addresses and the
+    report says why; merge="stack" makes one vertex of the two."""
+
+    K = [0xffffffff81000100, 0xffffffff81000200]
+    U = [0x7f0000401000]
+
+    def test_report(self):
+        s = Scenario(ncpus=2, end=4 * S)
+        s.callstacks = True
+        A, B = s.thread(101, 'worker-1', pid=100), s.thread(102, 'worker-2', pid=100)
+        s.run(0, 0, A)
+        s.run(0, 1, B)
+        s.sleep(1 * S, 0, A, _stack_kernel=self.K, _stack_user=self.U)
+        s.sleep(2 * S, 1, B, 103, _stack_kernel=self.K, _stack_user=self.U)
+        s.wake(3 * S, 1, A, target_cpu=0)     # C (103) runs on cpu1 in between...
+        s.run(3 * S, 0, A)
+        s.wake(3500 * MS, 0, B, target_cpu=1)   # ...and A wakes B
+        s.preempt(3500 * MS, 1, 103, B)
+        r = self.knots(s)
+        a, b, c = r.tid(101), r.tid(102), r.tid(103)
+        # + 1 s cascaded: worker-2 waited on worker-1 over [2 s, 3 s].
+        self.assertEdge(r, a, c, 3 * S, direct=2 * S, count=1)
+        self.assertEdge(r, b, a, 1500 * MS, direct=1500 * MS, count=1)
+        js = r.js
+        self.assertEqual(len(js['stacks']), 1)
+        frames = js['stacks'][0]['frames']
+        self.assertEqual([int(f['addr'], 16) for f in frames], self.K + self.U)
+        self.assertEqual([f['symbol'] for f in frames], [None] * 3)
+        self.assertIn('no UUID', js['stacks_note'])
+        for frm, to, ns in ((a, c, 2 * S), (b, a, 1500 * MS)):
+            e = r.edge(frm, to)
+            self.assertEqual(e['stacks'], [{'stack': 0, 'count': 1, 'ns': ns}])
+
+    def test_merge_by_stack(self):
+        s = Scenario(ncpus=2, end=4 * S)
+        s.callstacks = True
+        A, B = s.thread(101, 'worker-1', pid=100), s.thread(102, 'worker-2', pid=100)
+        s.statedump(0, 0, A, 6, on_cpu=0)     # says they are of process 100
+        s.statedump(0, 0, B, 6, on_cpu=1)
+        s.run(0, 0, A)
+        s.run(0, 1, B)
+        s.sleep(1 * S, 0, A, _stack_kernel=self.K, _stack_user=self.U)
+        s.wake(2 * S, 1, A, target_cpu=0)     # B wakes A...
+        s.run(2 * S, 0, A)
+        s.sleep(2500 * MS, 1, B, _stack_kernel=self.K, _stack_user=self.U)
+        s.wake(3500 * MS, 0, B, target_cpu=1)   # ...and A wakes B
+        s.run(3500 * MS, 1, B)
+        # Not self.knots: a merged vertex sums its members' times, so it
+        # does not tile one lifetime (doc/wperf-analysis.7.md).
+        r = Report(run_knots(s, merge='stack'))
+        merged = [v for v in r.js['vertices'] if v['kind'] == 'virtual']
+        self.assertEqual([v['name'] for v in merged], ['worker-* @ 0xffffffff81000100'])
+        self.assertEqual(sorted(merged[0]['members']), [101, 102])
+        m = merged[0]['id']
+        self.assertEdge(r, m, m, 2 * S, direct=2 * S, count=2)
+        self.assertEqual(r.edge(m, m)['stacks'], [{'stack': 0, 'count': 2, 'ns': 2 * S}])
+
+
 class TestInvariantsOnAllScenarios(Base):
     """The real-trace invariants (tests/test_real_traces.py) on every
     scenario: report invariants, and filter.wperf.waits' segments tiling

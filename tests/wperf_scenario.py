@@ -103,8 +103,14 @@ class Scenario:
         self.begin = begin
         self.end = end
         self.events = []            # (t, seq, cpu, name, fields)
+        self.discards = []          # (begin, end, cpu, count): discarded events
         self.comms = {}
         self.pids = {}
+        # LTTng's callstack-kernel and callstack-user contexts on every
+        # event (event common context), as `lttng add-context -k -t
+        # callstack-kernel -t callstack-user` records them. Events give
+        # theirs with the special fields _stack_kernel / _stack_user.
+        self.callstacks = False
 
     # -- threads -----------------------------------------------------------
     def thread(self, tid, comm, pid=None):
@@ -128,19 +134,21 @@ class Scenario:
         return self
 
     # -- scheduler ---------------------------------------------------------
-    def switch(self, t, cpu, prev_tid, next_tid, prev_state=TASK_RUNNING):
+    def switch(self, t, cpu, prev_tid, next_tid, prev_state=TASK_RUNNING, **stacks):
+        """stacks: _stack_kernel=[...], _stack_user=[...] (with callstacks)."""
         return self.ev(t, cpu, 'sched_switch',
                        prev_comm=self.comm(prev_tid, cpu), prev_tid=prev_tid, prev_prio=20,
                        prev_state=prev_state,
-                       next_comm=self.comm(next_tid, cpu), next_tid=next_tid, next_prio=20)
+                       next_comm=self.comm(next_tid, cpu), next_tid=next_tid, next_prio=20,
+                       **stacks)
 
     def run(self, t, cpu, tid, prev_tid=0):
         """tid is switched in on cpu (prev_tid, default idle, leaves runnable)."""
         return self.switch(t, cpu, prev_tid, tid, TASK_RUNNING)
 
-    def sleep(self, t, cpu, tid, next_tid=0, state=TASK_INTERRUPTIBLE):
+    def sleep(self, t, cpu, tid, next_tid=0, state=TASK_INTERRUPTIBLE, **stacks):
         """tid blocks (S by default, D with state=2) and next_tid runs."""
-        return self.switch(t, cpu, tid, next_tid, state)
+        return self.switch(t, cpu, tid, next_tid, state, **stacks)
 
     def preempt(self, t, cpu, tid, next_tid):
         return self.switch(t, cpu, tid, next_tid, TASK_PREEMPTED)
@@ -202,6 +210,13 @@ class Scenario:
         return self.ev(t, cpu, 'block_rq_complete', dev=dev, sector=sector,
                        nr_sector=nr_sector, error=error, rwbs=rwbs)
 
+    # -- lost events -----------------------------------------------------------
+    def discard(self, begin, end, cpu, count=0):
+        """A discarded-events message on cpu's stream (count 0: unknown),
+        delivered before the first event at or after `begin`."""
+        self.discards.append((int(begin), int(end), cpu, count))
+        return self
+
     # -- the list --------------------------------------------------------------
     def sorted_events(self):
         return sorted(self.events, key=lambda e: (e[0], e[1]))
@@ -227,6 +242,9 @@ def _field_class(tc, kind):
     if kind == 'arr_s32':
         return tc.create_dynamic_array_field_class(
             tc.create_signed_integer_field_class(32))
+    if kind == 'arr_u64':
+        return tc.create_dynamic_array_field_class(
+            tc.create_unsigned_integer_field_class(64))
     signed = kind[0] == 's'
     size = int(kind[1:])
     if signed:
@@ -235,7 +253,7 @@ def _field_class(tc, kind):
 
 
 def _set_field(field, kind, value):
-    if kind == 'arr_s32':
+    if kind in ('arr_s32', 'arr_u64'):
         field.length = len(value)
         for i, v in enumerate(value):
             field[i] = v
@@ -258,11 +276,19 @@ class _ScenarioIterator(bt2._UserMessageIterator):
                                       origin_is_unix_epoch=True)
         pctx = tc.create_structure_field_class()
         pctx.append_member('cpu_id', tc.create_unsigned_integer_field_class(32))
+        ectx = None
+        if scn.callstacks:
+            ectx = tc.create_structure_field_class()
+            ectx.append_member('callstack_kernel', _field_class(tc, 'arr_u64'))
+            ectx.append_member('callstack_user', _field_class(tc, 'arr_u64'))
         sc = tc.create_stream_class(
             name='channel0', default_clock_class=cc, packet_context_field_class=pctx,
+            event_common_context_field_class=ectx,
             supports_packets=True,
             packets_have_beginning_default_clock_snapshot=True,
-            packets_have_end_default_clock_snapshot=True)
+            packets_have_end_default_clock_snapshot=True,
+            supports_discarded_events=bool(scn.discards),
+            discarded_events_have_default_clock_snapshots=bool(scn.discards))
         ecs = {}
         for name in scn.used_event_names():
             payload = tc.create_structure_field_class()
@@ -283,10 +309,24 @@ class _ScenarioIterator(bt2._UserMessageIterator):
             packets.append(pk)
             msgs.append(self._create_stream_beginning_message(st))
             msgs.append(self._create_packet_beginning_message(pk, begin))
-        for t, _seq, cpu, name, fields in scn.sorted_events():
+        discards = sorted(scn.discards)
+        for t, _seq, cpu, name, fields in scn.sorted_events() + [(end + 1, 0, 0, None, None)]:
+            while discards and discards[0][0] <= t:
+                b, e, dcpu, count = discards.pop(0)
+                msgs.append(self._create_discarded_events_message(
+                    streams[dcpu], count=count or None, beg_clock_snapshot=b,
+                    end_clock_snapshot=e))
+            if name is None:
+                break
             ec = ecs[name]
             msg = self._create_event_message(ec, packets[cpu], t)
             payload = msg.event.payload_field
+            fields = dict(fields)
+            stacks = (fields.pop('_stack_kernel', []), fields.pop('_stack_user', []))
+            if scn.callstacks:
+                ctx = msg.event.common_context_field
+                _set_field(ctx['callstack_kernel'], 'arr_u64', stacks[0])
+                _set_field(ctx['callstack_user'], 'arr_u64', stacks[1])
             layout = dict(LAYOUTS[name])
             missing = set(layout) - set(fields)
             if missing:

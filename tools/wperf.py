@@ -27,6 +27,7 @@ VERSION = "@VERSION@"
 BUILD_DIR = "@BUILD_DIR@"             # empty in the installed copy
 SYSTEM_PLUGIN_DIR = "@BT2_PLUGIN_DIR@"
 LIBDIR = "@LIBDIR@"
+DATADIR = "@DATADIR@"                 # share/: wperf_diff.py is in DATADIR/wperf/python
 
 STATE = "wperf.json"      # what was recorded, and the flight recorder's parts
 PRIVATE = ".wperf"        # logs and lock (babeltrace2 ignores them)
@@ -58,6 +59,7 @@ FTRACE_EVENTS = [
     "timer/timer_expire_entry", "timer/timer_expire_exit",
     "block/block_rq_insert", "block/block_rq_issue", "block/block_rq_complete",
     "net/net_dev_xmit", "net/netif_receive_skb",
+    "task/task_newtask",
 ]
 FTRACE_REQUIRED = 7
 
@@ -252,7 +254,7 @@ def subbuf_args(buffer_kb):
     return [f"--subbuf-size={size}", "--num-subbuf=4"]
 
 
-def create_lttng_session(name, out, snapshot, kernel, ust_events, buffer_kb):
+def create_lttng_session(name, out, snapshot, kernel, ust_events, buffer_kb, stacks=False):
     if snapshot:
         # The default snapshot output: where triggered snapshots land.
         run(["lttng", "create", name, "--snapshot",
@@ -272,6 +274,10 @@ def create_lttng_session(name, out, snapshot, kernel, ust_events, buffer_kb):
                 check=False)
         run(["lttng", "add-context", "-k", "-s", name, "-c", "wperf-kernel",
              "-t", "tid", "-t", "pid", "-t", "procname"])
+        if stacks:
+            # Where each wait began (sched_switch carries prev's stacks).
+            run(["lttng", "add-context", "-k", "-s", name, "-c", "wperf-kernel",
+                 "-t", "callstack-kernel", "-t", "callstack-user"])
     run(["lttng", "enable-channel", "-u", "-s", name, "wperf-ust"]
         + mode + subbuf_args(buffer_kb))
     run(["lttng", "enable-event", "-u", "-s", name, "-c", "wperf-ust", ust_events])
@@ -297,13 +303,14 @@ def check_kernel_permission(tracefs):
 class TracefsRecorder:
     """babeltrace2 -c source.wperf.tracefs -c sink.ctf.fs in the background."""
 
-    def __init__(self, plugins, out, tracefs, buffer_kb):
+    def __init__(self, plugins, out, tracefs, buffer_kb, stacks=False):
         self.out, self.tracefs = out, tracefs
         self.log = os.path.join(out, PRIVATE, "kernel-recorder.log")
         sink = ("path=" + params_string(os.path.join(out, "kernel"))
                 + ",assume-single-trace=true")
+        source = f"buffer-size-kb={buffer_kb}" + (',stacks="kernel"' if stacks else "")
         cmd = ["babeltrace2", f"--plugin-path={plugins}",
-               "-c", "source.wperf.tracefs", f"--params=buffer-size-kb={buffer_kb}",
+               "-c", "source.wperf.tracefs", f"--params={source}",
                "-c", "sink.ctf.fs", f"--params={sink}"]
         with open(self.log, "w") as log:
             # Its own process group, so a terminal's Ctrl-C reaches the
@@ -484,6 +491,9 @@ def cmd_record(args):
         return cmd_stop(argparse.Namespace(dir=args.output))
     if args.duration is not None and args.duration <= 0:
         raise Fail("--duration must be greater than zero (seconds)")
+    if args.stacks and args.snapshot:
+        raise Fail("--stacks is for a plain recording, not --snapshot (the flight "
+                   "recorder keeps its buffers small)")
     if args.trigger_on and not args.snapshot:
         raise Fail("--trigger-on needs --snapshot (a trigger takes a snapshot "
                    "of the flight recorder)")
@@ -518,10 +528,11 @@ def record_once(args, out, state, command, plugins):
     name, recorder = state["session"], None
     state["mode"] = "record"
     create_lttng_session(name, out, False, state["kernel"] == "lttng",
-                         args.ust_events, args.buffer_size_kb)
+                         args.ust_events, args.buffer_size_kb, args.stacks)
     try:
         if state["kernel"] == "tracefs":
-            recorder = TracefsRecorder(plugins, out, state["tracefs"], args.buffer_size_kb)
+            recorder = TracefsRecorder(plugins, out, state["tracefs"], args.buffer_size_kb,
+                                       args.stacks)
             recorder.wait_recording()
         run(["lttng", "start", name])
         save_state(out, state)
@@ -772,6 +783,7 @@ usage: wperf record [-o DIR] [OPTIONS] [-- COMMAND [ARG...]]
        wperf stop DIR
        wperf report [--plugin-path DIR] TRACE [--format text|json] [--output FILE]
                     [--pids LIST] [--comms LIST] [--threshold T] [--min-weight W]
+       wperf diff [--format text|json] [--fail-if-knot-grows PCT] A.json B.json
 
 Record a program's kernel and LTTng-UST events, and report the knots
 (cycles of waiting) that bound its throughput (wPerf). See wperf(1).
@@ -782,6 +794,7 @@ commands:
   snapshot  save what the flight recorder of DIR holds into DIR/snapshot-N
   stop      stop the flight recorder of DIR (session and ftrace instance removed)
   report    run babeltrace2 TRACE -c sink.wperf.knots
+  diff      compare two JSON reports (before/after): knots, edges, wait lengths
 
 `wperf COMMAND --help` describes each command's options.
 """
@@ -820,6 +833,11 @@ def build_parsers():
                      "(default: $WPERF_PLUGIN_PATH, the build tree's, or the system's)")
     rec.add_argument("--ust-events", default="wperf:*", metavar="LIST",
                      help="UST events to record, comma-separated (default: wperf:*)")
+    rec.add_argument("--stacks", action="store_true",
+                     help="also record where each wait began: the kernel stack of "
+                     "every thread that switches out (LTTng: the callstack-kernel "
+                     "and callstack-user contexts); reports then show the heaviest "
+                     "stacks of each edge, and merge=\"stack\" works")
     rec.add_argument("--trigger-on", metavar="EVENT",
                      help="with --snapshot: take a snapshot whenever the application "
                      "emits UST event EVENT (an LTTng trigger)")
@@ -861,6 +879,22 @@ def build_parsers():
     return {"record": rec, "snapshot": snap, "stop": stop, "report": rep, "_watch": watch}
 
 
+def load_diff():
+    """tools/wperf_diff.py: beside this script (build tree), or installed
+    in DATADIR/wperf/python."""
+    here = os.path.dirname(os.path.realpath(__file__))
+    for d in (here, os.path.join(DATADIR, "wperf", "python")):
+        if os.path.isfile(os.path.join(d, "wperf_diff.py")):
+            sys.path.insert(0, d)
+            break
+    try:
+        import wperf_diff
+    except ImportError:
+        raise Fail(f"wperf_diff.py is missing (looked in {here} and "
+                   f"{os.path.join(DATADIR, 'wperf', 'python')}): reinstall wperf")
+    return wperf_diff
+
+
 def main(argv):
     parsers = build_parsers()
     if not argv or argv[0] in ("-h", "--help", "help"):
@@ -869,10 +903,12 @@ def main(argv):
     if argv[0] == "--version":
         print(f"wperf {VERSION}")
         return 0
+    if argv[0] == "diff":
+        return load_diff().main(argv[1:])
     sub = parsers.get(argv[0])
     if not sub:
         raise Fail(f"unknown command `{argv[0]}` (commands: record, snapshot, "
-                   "stop, report; see wperf --help)")
+                   "stop, report, diff; see wperf --help)")
     args = sub.parse_args(argv[1:])
     if argv[0] == "record":
         if args.command and args.command[0] != "--":

@@ -3,7 +3,9 @@
  * weighted wait-for graph out.
  *
  * Feed events in time order (per CPU at least; globally as babeltrace2's
- * muxer delivers them). Segments (running / runnable / waiting) are cut as
+ * muxer delivers them): an event earlier than the one fed before it is
+ * taken as happening at that time, and counted in
+ * quality.events_out_of_order. Segments (running / runnable / waiting) are cut as
  * events arrive, waits are weighted by cascaded redistribution the moment
  * their waker is known, and only the history an open wait may still reach
  * is kept. wperf_analysis_finish() closes what is still open and hands the

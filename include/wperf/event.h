@@ -42,6 +42,11 @@ enum wperf_event_type {
 	WPERF_EV_PROGRESS,        /* wperf:progress(name): a unit of work is done */
 	WPERF_EV_NET_XMIT,        /* net_dev_xmit: a packet handed to a NIC */
 	WPERF_EV_NET_RECV,        /* netif_receive_skb / net_if_receive_skb */
+	/* The kernel stack of current_tid, recorded right after it switched
+	 * out (ftrace's stacktrace trigger on sched_switch, as
+	 * source.wperf.tracefs records with stacks="kernel"): the stack of
+	 * the wait it just began. Frames in .stack. */
+	WPERF_EV_STACK,
 	WPERF_EV_TYPE_COUNT
 };
 
@@ -77,6 +82,12 @@ struct wperf_event {
 	                        tid context), -1 if the trace does not say */
 	int64_t current_pid; /* its process (perf_pid, LTTng pid context), or -1 */
 	int context_flags;   /* WPERF_CTX_* bits, or WPERF_CTX_UNKNOWN */
+	/* A call stack recorded with the event, innermost frame first (LTTng
+	 * callstack-kernel then callstack-user contexts, a perf callchain
+	 * without its context markers), or NULL / 0. On SWITCH it is the
+	 * stack of prev, where it starts to wait. Borrowed, like strings. */
+	const uint64_t *stack;
+	uint32_t n_stack;
 	union {
 		struct {
 			int64_t prev_tid, next_tid;

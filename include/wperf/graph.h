@@ -70,12 +70,42 @@ struct wperf_vertex {
 
 #define WPERF_HIST_BUCKETS 48   /* log2(ns) buckets: bucket b holds [2^b, 2^(b+1)) ns */
 
+/* Call stacks of the waiting side (where the trace has them): LTTng's
+ * callstack-kernel/-user contexts, perf callchains, or the kernel stacks
+ * source.wperf.tracefs records with stacks="kernel". */
+#define WPERF_EDGE_STACKS 3          /* heaviest stacks kept per edge */
+#define WPERF_STACK_MAX_FRAMES 64
+
+struct wperf_stack {
+	uint64_t *ips;               /* innermost frame first */
+	size_t n;
+	char **symbols;              /* NULL, or per frame "function+0x1a" / NULL:
+	                                set by whoever can symbolise (the plugin) */
+};
+
+struct wperf_edge_stack {
+	uint32_t stack;              /* index in wperf_graph.stacks */
+	uint64_t count;              /* waits with this stack */
+	int64_t ns;                  /* their waiting time (direct) */
+};
+
 struct wperf_edge {
 	uint32_t from, to;           /* vertex ids: "from waits for to" */
 	int64_t weight_ns;           /* after cascaded redistribution */
 	int64_t direct_ns;           /* the waits' own durations, no cascade */
 	uint64_t count;              /* number of waits (or I/O requests for disk -> thread) */
 	uint64_t hist[WPERF_HIST_BUCKETS]; /* log2 histogram of wait lengths */
+	uint64_t gap_waits;          /* waits that a gap in the trace cut short: only
+	                                their part after the gap is counted here */
+	/* Runs of consecutive waits on this edge that no wait of the reverse
+	 * edge (to waits for from) interrupted: count / turns is how many
+	 * times in a row one side waited before the other did. About 1 when
+	 * two threads ping-pong on a lock; many when they take turns by
+	 * phases (load imbalance, METHOD.md §10). */
+	uint64_t turns;
+	/* The heaviest stacks of the waits, by ns; n_stacks 0 without stacks. */
+	struct wperf_edge_stack stacks[WPERF_EDGE_STACKS];
+	uint8_t n_stacks;
 };
 
 struct wperf_gap {                   /* a hole in what the trace saw */
@@ -91,6 +121,10 @@ struct wperf_quality {
 	uint64_t discarded_packets;
 	struct wperf_gap *gaps;
 	size_t n_gaps;
+	int64_t gap_ns;                  /* analysed time inside a gap (on any CPU) */
+	uint64_t waits_cut_by_gaps;      /* their part up to the gap's end went to `trace-gap` */
+	uint64_t events_out_of_order;    /* earlier than an event fed before them: taken
+	                                    as happening at that event's time */
 	uint64_t unmatched_wakeups;      /* wakeups of threads that were not waiting */
 	uint64_t unknown_initial_threads;
 	uint64_t waits_without_wakeup;   /* a waiting thread switched in with no wakeup seen */
@@ -117,6 +151,8 @@ struct wperf_graph {
 	size_t n_edges;
 	struct wperf_progress_point *progress; /* by name */
 	size_t n_progress;
+	struct wperf_stack *stacks;      /* those the edges name */
+	size_t n_stacks;
 	struct wperf_quality quality;
 };
 

@@ -14,8 +14,9 @@
  * otherwise tie every thread into one component that never terminates.
  *
  * Background knots (METHOD.md §7): a knot with no device (disk, NIC) whose
- * threads' running time sums to less than the analysed duration (less
- * than one CPU's worth) behaves like heartbeats or timers: throughput does
+ * threads' CPU demand (running + runnable) sums to less than the time they
+ * existed (less than one CPU's worth) behaves like heartbeats or timers:
+ * throughput does
  * not hinge on it. It is reported as WPERF_BACKGROUND, its vertices and
  * their edges are removed, and the rest of the graph is analysed again
  * (what only waited on it may now be a knot or a sink), until no knot is
@@ -60,6 +61,10 @@ struct wperf_knot {
 	 * of the members that are threads or virtual threads (0 for sinks).
 	 * Background means this is below the analysed duration. */
 	int64_t cpu_ns;
+	/* Knots and background knots: the time their threads existed, from
+	 * the first one's first event to the last one's last (the analysed
+	 * duration when unknown): the denominator of CPU utilisation. */
+	int64_t span_ns;
 };
 
 struct wperf_knot_options {

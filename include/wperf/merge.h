@@ -22,6 +22,8 @@ enum wperf_merge_key {
 	WPERF_MERGE_NONE,      /* keep every thread */
 	WPERF_MERGE_PROCESS,   /* one vertex per process: "process <comm> (<pid>)" */
 	WPERF_MERGE_NAME,      /* by name, trailing digits stripped: "worker-12" -> "worker-*" */
+	WPERF_MERGE_STACK,     /* threads of one process whose heaviest wait has the
+	                          same call stack: "worker-* @ futex_wait_queue" */
 };
 
 /* A thread is short-lived when the trace saw it forked and ending, and it
@@ -36,8 +38,17 @@ struct wperf_merge_options {
 	bool short_lived;
 };
 
-/* "none", "process", "name" -> 0 and *out; anything else -> -1. */
+/* "none", "process", "name", "stack" -> 0 and *out; anything else -> -1. */
 int wperf_merge_key_parse(const char *s, enum wperf_merge_key *out);
+
+/* The call stack (index in g->stacks) of the heaviest waiting of vertex
+ * v (summed over its out-edges), or UINT32_MAX when it has none. */
+uint32_t wperf_vertex_main_stack(const struct wperf_graph *g, uint32_t v);
+
+/* The first frame of a stack that says what the thread waits in, skipping
+ * the tracer's and the scheduler's own frames: "futex_wait_queue", or
+ * "0x7f12..." when the stack is not symbolised. Writes into buf. */
+void wperf_stack_wait_frame(char *buf, size_t len, const struct wperf_stack *s);
 
 /* Does this thread vertex count as short-lived in g? */
 bool wperf_vertex_is_short_lived(const struct wperf_graph *g, const struct wperf_vertex *v);

@@ -19,10 +19,37 @@ struct wperf_report {
 	int64_t min_weight_ns;         /* the noise floor for knot finding */
 	const char *min_weight_spec;   /* as the user gave it, e.g. "1%" */
 	const bool *focus;             /* NULL: everything; else per vertex id */
+	const char *stacks_note;       /* how stack frames were named, or why not;
+	                                  NULL: no stacks */
 };
 
 /* Both return 0, or -1 when writing failed (errno set). */
 int wperf_report_write_text(const struct wperf_report *r, FILE *out);
 int wperf_report_write_json(const struct wperf_report *r, FILE *out);
+
+/* The wait-for graph for pictures and graph tools (doc/wperf-report.7.md,
+ * "PICTURES, HTML AND GRAPHML"). Same return convention. */
+
+/* Graphviz DOT: knots as clusters, edge width and label by weight, solid
+ * at or above the threshold and dashed below, devices in their own shapes. */
+int wperf_report_write_dot(const struct wperf_report *r, FILE *out);
+
+/* GraphML (written with libxml2): every vertex and edge, with kind, tid,
+ * comm, weight, count and the knot each belongs to. */
+int wperf_report_write_graphml(const struct wperf_report *r, FILE *out);
+
+/* One self-contained HTML page: the knot summary, the picture, sortable
+ * tables of knots, edges and threads. svg is the picture (the output of
+ * wperf_report_write_svg), or NULL and no_picture says why there is none. */
+int wperf_report_write_html(const struct wperf_report *r, const char *svg,
+			    const char *no_picture, FILE *out);
+
+/* Is Graphviz's `dot` on PATH? */
+bool wperf_graphviz_available(void);
+
+/* The DOT picture laid out by Graphviz (`dot -Tsvg`), written to out.
+ * 0, or -1 with a one-line reason in err (errno ENOENT: dot not found). */
+int wperf_report_write_svg(const struct wperf_report *r, FILE *out, char *err,
+			   size_t errlen);
 
 #endif /* WPERF_REPORT_H */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "wperf/analysis.h"
+#include "wperf/merge.h"
 
 #define MS 1000000LL
 
@@ -591,6 +592,76 @@ static void test_exit_then_sleep(void)
 	wperf_graph_fini(&g);
 }
 
+/* Wait stacks: on the switch (LTTng contexts, perf callchains) and from
+ * a kernel-stack event right after it (tracefs); per edge, the heaviest
+ * first with their counts and waiting time.
+ *   cpu0: A sleeps [0,100] (S1), B sleeps [100,200] (S2), A sleeps
+ *   [200,300] (S1, from a stack event), A sleeps [400,450] (S3); each
+ *   woken by the other, running on cpu0.
+ * A->B: 3 waits: S1 2 waits 200 ms, then S3 1 wait 50 ms. B->A: S2 100 ms. */
+static void switch_with_stack(struct wperf_analysis *a, int64_t ts, int64_t prev,
+			      int64_t state, int64_t next, const uint64_t *ips, uint32_t n)
+{
+	struct wperf_event ev = base(WPERF_EV_SWITCH, ts, 0);
+
+	ev.u.sw.prev_tid = prev;
+	ev.u.sw.prev_state = state;
+	ev.u.sw.next_tid = next;
+	ev.stack = ips;
+	ev.n_stack = n;
+	wperf_analysis_feed(a, &ev);
+}
+
+static void test_wait_stacks(void)
+{
+	static const uint64_t s1[] = { 0xffffffff81000010ull, 0xffffffff81000020ull };
+	static const uint64_t s2[] = { 0xffffffff81000030ull };
+	static const uint64_t s3[] = { 0xffffffff81000010ull, 0x7f0000001234ull };
+	struct wperf_analysis *a = wperf_analysis_create();
+	struct wperf_graph g;
+	struct wperf_event st = base(WPERF_EV_STACK, 200 * MS + 1000, 0);
+
+	switch_with_stack(a, 0, 10, 1, 20, s1, 2);
+	wake(a, 100 * MS, 0, 10);
+	switch_with_stack(a, 100 * MS, 20, 1, 10, s2, 1);
+	wake(a, 200 * MS, 0, 20);
+	sw(a, 200 * MS, 0, 10, 1, 20);
+	st.current_tid = 10;
+	st.stack = s1;
+	st.n_stack = 2;
+	wperf_analysis_feed(a, &st);
+	wake(a, 300 * MS, 0, 10);
+	sw(a, 300 * MS, 0, 20, 0, 10);
+	switch_with_stack(a, 400 * MS, 10, 1, 20, s3, 2);
+	wake(a, 450 * MS, 0, 10);
+	sw(a, 450 * MS, 0, 20, 0, 10);
+	sw(a, 500 * MS, 0, 10, 0, 20);
+	if (finish(a, &g))
+		return;
+	const struct wperf_edge *ab = edge(&g, vertex_of_tid(&g, 10), vertex_of_tid(&g, 20));
+	const struct wperf_edge *ba = edge(&g, vertex_of_tid(&g, 20), vertex_of_tid(&g, 10));
+	CHECK_EQ("stacks named", g.n_stacks, 3);
+	CHECK_EQ("A->B exists", ab != NULL, 1);
+	CHECK_EQ("B->A exists", ba != NULL, 1);
+	if (ab && ba && g.n_stacks == 3) {
+		CHECK_EQ("A->B waits", ab->count, 3);
+		CHECK_EQ("A->B stacks", ab->n_stacks, 2);
+		CHECK_EQ("A->B S1 count", ab->stacks[0].count, 2);
+		CHECK_EQ("A->B S1 ns", ab->stacks[0].ns, 200 * MS);
+		CHECK_EQ("A->B S1 frames", g.stacks[ab->stacks[0].stack].n, 2);
+		CHECK_EQ("A->B S1 frame 1", g.stacks[ab->stacks[0].stack].ips[1], s1[1]);
+		CHECK_EQ("A->B S3 count", ab->stacks[1].count, 1);
+		CHECK_EQ("A->B S3 ns", ab->stacks[1].ns, 50 * MS);
+		CHECK_EQ("A->B S3 user frame", g.stacks[ab->stacks[1].stack].ips[1], s3[1]);
+		CHECK_EQ("B->A stacks", ba->n_stacks, 1);
+		CHECK_EQ("B->A S2 ns", ba->stacks[0].ns, 100 * MS);
+		CHECK_EQ("B->A S2 frame", g.stacks[ba->stacks[0].stack].ips[0], s2[0]);
+		CHECK_EQ("A's main stack is S1",
+			 wperf_vertex_main_stack(&g, vertex_of_tid(&g, 10)), ab->stacks[0].stack);
+	}
+	wperf_graph_fini(&g);
+}
+
 int main(void)
 {
 	test_nested();
@@ -604,6 +675,7 @@ int main(void)
 	test_nic();
 	test_child_seen_before_fork();
 	test_exit_then_sleep();
+	test_wait_stacks();
 	printf("%d passed, %d failed\n", checks - failures, failures);
 	return failures ? 1 : 0;
 }

@@ -345,6 +345,56 @@ static void test_reports_list_members(void)
 	gb_free(&g);
 }
 
+/* merge=stack: w-1 and w-2 of process 100 wait mostly in stack 0
+ * (futex), w-3 in stack 1 (pipe): w-1 and w-2 become "w-* @ futex_wait",
+ * and their edges to w-3 combine, stacks summed. */
+static void test_stack_merge(void)
+{
+	struct wperf_graph g;
+	static uint64_t ips0[] = { 0xffffffff81000100ull, 0xffffffff81000200ull };
+	static uint64_t ips1[] = { 0xffffffff81000300ull };
+	static char *syms0[] = { "__schedule+0x10", "futex_wait+0x20" };
+
+	gb_init(&g, 0, 1000);
+	uint32_t a = gb_thread(&g, "w-1", 101), b = gb_thread(&g, "w-2", 102),
+		 c = gb_thread(&g, "w-3", 103);
+	for (uint32_t v = a; v <= c; v++)
+		g.vertices[v].pid = 100;
+	struct wperf_edge *e = gb_edge(&g, a, c, 300);
+	e->n_stacks = 2;
+	e->stacks[0] = (struct wperf_edge_stack){ 0, 3, 200 };
+	e->stacks[1] = (struct wperf_edge_stack){ 1, 1, 100 };
+	e = gb_edge(&g, b, c, 250);
+	e->n_stacks = 1;
+	e->stacks[0] = (struct wperf_edge_stack){ 0, 2, 250 };
+	e = gb_edge(&g, c, a, 400);
+	e->n_stacks = 1;
+	e->stacks[0] = (struct wperf_edge_stack){ 1, 4, 400 };
+	gb_sort(&g);
+	struct wperf_stack stacks[2] = { { ips0, 2, syms0 }, { ips1, 1, NULL } };
+	g.stacks = stacks;
+	g.n_stacks = 2;
+	CHECK_INT(wperf_vertex_main_stack(&g, a), 0);
+	CHECK_INT(wperf_vertex_main_stack(&g, c), 1);
+
+	struct wperf_merge_options o = { .key = WPERF_MERGE_STACK };
+	REQUIRE_INT(wperf_graph_merge(&g, &o, NULL), 0);
+	CHECK_INT(g.n_vertices, 2);
+	CHECK_STR(g.vertices[0].name, "w-* @ futex_wait");
+	CHECK_INT(g.vertices[0].n_members, 2);
+	const struct wperf_edge *m = edge(&g, 0, 1);
+	REQUIRE_INT(m != NULL, 1);
+	CHECK_INT(m->count, 2);
+	CHECK_INT(m->n_stacks, 2);
+	CHECK_INT(m->stacks[0].stack, 0);
+	CHECK_INT(m->stacks[0].count, 5);
+	CHECK_INT(m->stacks[0].ns, 450);
+	CHECK_INT(m->stacks[1].ns, 100);
+	g.stacks = NULL;   /* static: not gb_free's */
+	g.n_stacks = 0;
+	gb_free(&g);
+}
+
 static void test_parse(void)
 {
 	enum wperf_merge_key k = WPERF_MERGE_NONE;
@@ -355,7 +405,9 @@ static void test_parse(void)
 	CHECK_INT(k, WPERF_MERGE_PROCESS);
 	CHECK_INT(wperf_merge_key_parse("none", &k), 0);
 	CHECK_INT(k, WPERF_MERGE_NONE);
-	CHECK_INT(wperf_merge_key_parse("stack", &k), -1);
+	CHECK_INT(wperf_merge_key_parse("stack", &k), 0);
+	CHECK_INT(k, WPERF_MERGE_STACK);
+	CHECK_INT(wperf_merge_key_parse("stacks", &k), -1);
 	CHECK_INT(wperf_merge_key_parse("", &k), -1);
 }
 
@@ -370,5 +422,6 @@ int main(void)
 	RUN_TEST(test_identity);
 	RUN_TEST(test_reports_list_members);
 	RUN_TEST(test_parse);
+	RUN_TEST(test_stack_merge);
 	return check_finish();
 }

@@ -80,12 +80,13 @@ static void test_text_basic(void)
 	check_contains(t, "Found      1 knot, 1 sink\n");
 	check_contains(t, "\nKnot 1: mysqld (101), jbd2/vda1-8 (200), disk:vda\n");
 	check_contains(t, "  weight 950 ms = 95.0% of the analysed time (sum of its 3 edges)\n");
-	check_contains(t, "looks like I/O blocking");
+	check_contains(t, "  Looks like blocking I/O: threads wait for a device that waits for them\n"
+			  "    - disk:vda is a member: the threads wait for it");
 	check_contains(t, "jbd2/vda1-8 (200) -> disk:vda");
 	check_contains(t, "Refinement cut 1 edge, lightest first, from a component of 3 vertices:\n"
 			  "     1. mysqld (101) -> disk:vda  50.0 ms\n"
 			  "  and stopped: it is a simple cycle.\n");
-	check_contains(t, "Note: mysqld (101) was runnable 43.8% of its time");
+	check_contains(t, "    - mysqld (101) was runnable 43.8% of its time");
 	check_contains(t, "\nSink 1: server (301)\n");
 	check_contains(t, "waited on for 200 ms = 20.0% of the analysed time");
 	check_contains(t, "client (300) -> server (301)");
@@ -169,7 +170,8 @@ static void test_json_basic(void)
 	check_contains(j, "{\"kind\": \"knot\", \"members\": [1, 2, 3], \"weight_ns\": 950000000, "
 			  "\"share\": 0.950000");
 	check_contains(j, "\"component\": [1, 2, 3], \"removed\": [{\"from\": 1, \"to\": 3, "
-			  "\"weight_ns\": 50000000}], \"stop_reason\": \"simple cycle\"}");
+			  "\"weight_ns\": 50000000}], \"stop_reason\": \"simple cycle\", "
+			  "\"classification\": {\"class\": \"blocking_io\"");
 	check_contains(j, "{\"kind\": \"sink\", \"members\": [5], \"weight_ns\": 200000000, "
 			  "\"share\": 0.200000, \"edges\": []");
 	check_contains(j, "\"hist\": {\"20\": 10, \"22\": 30}");

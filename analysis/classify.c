@@ -1,0 +1,507 @@
+/*
+ * classify.c — what kind of problem a knot is: see wperf/classify.h.
+ *
+ * First the facts are gathered (who is a member, how long and how often
+ * the members wait for each other, how long they waited for a CPU), then
+ * the first rule that fits names the class, and the facts are kept as
+ * the evidence, those that decided first.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "report-format.h"
+#include "wperf/classify.h"
+
+/* One side waiting this many times in a row, on average, before the other
+ * waits (edge count / turns), in both directions: phases, not a lock's
+ * ping-pong (about 1) or a queue of threads (about 2). Preemption blurs
+ * phases on a loaded machine (a block of 20 phases recorded as runs of 3
+ * to 10), so the bar is low. */
+#define PHASE_RUN_LENGTH 3
+
+const char *wperf_knot_class_name(enum wperf_knot_class cls)
+{
+	static const char *const names[] = {
+		[WPERF_CLASS_BACKGROUND] = "background",
+		[WPERF_CLASS_BLOCKING_IO] = "blocking_io",
+		[WPERF_CLASS_TOO_FEW_CPUS] = "too_few_cpus",
+		[WPERF_CLASS_LOAD_IMBALANCE] = "load_imbalance",
+		[WPERF_CLASS_LOCK_CONTENTION] = "lock_contention",
+		[WPERF_CLASS_UNKNOWN] = "unknown",
+	};
+	return (unsigned)cls <= WPERF_CLASS_UNKNOWN ? names[cls] : "unknown";
+}
+
+const char *wperf_knot_class_summary(enum wperf_knot_class cls)
+{
+	switch (cls) {
+	case WPERF_CLASS_BACKGROUND:
+		return "background: it uses less than one CPU and holds no device, like heartbeats";
+	case WPERF_CLASS_BLOCKING_IO:
+		return "blocking I/O: threads wait for a device that waits for them";
+	case WPERF_CLASS_TOO_FEW_CPUS:
+		return "too few CPUs: the members wait for a CPU more than for each other";
+	case WPERF_CLASS_LOAD_IMBALANCE:
+		return "load imbalance: threads take turns waiting for each other to finish a phase";
+	case WPERF_CLASS_LOCK_CONTENTION:
+		return "lock contention: threads of one process wait on each other in short waits";
+	case WPERF_CLASS_UNKNOWN:
+		break;
+	}
+	return "unknown: the members wait on each other, in no pattern wperf recognises";
+}
+
+const char *wperf_evidence_kind_name(enum wperf_evidence_kind kind)
+{
+	static const char *const names[] = {
+		[WPERF_EV_DEVICE] = "device",
+		[WPERF_EV_RUNNABLE] = "runnable",
+		[WPERF_EV_CPU_DEMAND] = "cpu_demand",
+		[WPERF_EV_WAIT_LENGTH] = "wait_length",
+		[WPERF_EV_TURNS] = "turns",
+		[WPERF_EV_ONE_PROCESS] = "one_process",
+		[WPERF_EV_SELF_LOOP] = "self_loop",
+		[WPERF_EV_PROCESSES] = "processes",
+		[WPERF_EV_INTERRUPT] = "interrupt",
+		[WPERF_EV_BACKGROUND] = "background",
+	};
+	return (unsigned)kind <= WPERF_EV_BACKGROUND ? names[kind] : "?";
+}
+
+static bool is_threadlike(const struct wperf_vertex *v)
+{
+	return v->kind == WPERF_V_THREAD || v->kind == WPERF_V_VIRTUAL;
+}
+
+static int64_t add_ns(int64_t a, int64_t b)
+{
+	return b > 0 && a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+static int64_t time_seen(const struct wperf_vertex *v)
+{
+	int64_t sum = add_ns(v->running_ns, v->runnable_ns);
+
+	for (int k = 0; k < WPERF_V_KIND_COUNT; k++)
+		sum = add_ns(sum, v->waiting_ns[k]);
+	return sum;
+}
+
+uint64_t wperf_vertex_runnable_ppm(const struct wperf_vertex *v)
+{
+	return is_threadlike(v) ? wperf_fmt_ppm(v->runnable_ns, time_seen(v)) : 0;
+}
+
+bool wperf_vertex_is_runnable_bound(const struct wperf_vertex *v)
+{
+	return wperf_vertex_runnable_ppm(v) >= WPERF_RUNNABLE_BOUND_PPM;
+}
+
+/* ---- gathering the facts ---- */
+
+struct facts {
+	const struct wperf_graph *g;
+	const struct wperf_knot *k;
+	int64_t min_weight_ns;
+	struct wperf_classification *out;
+	bool has_device, has_interrupt, has_self_loop, phase_like;
+	int64_t runnable_ns, waits_on_each_other_ns;
+	size_t threads;
+	int64_t pid;          /* the members' one process, or -1 */
+	size_t processes;
+	uint64_t thread_waits;
+	uint64_t hist[WPERF_HIST_BUCKETS];
+};
+
+static struct wperf_evidence *add(struct facts *f, enum wperf_evidence_kind kind)
+{
+	struct wperf_classification *c = f->out;
+
+	if (c->n_evidence == WPERF_MAX_EVIDENCE)
+		return NULL;
+	struct wperf_evidence *ev = &c->evidence[c->n_evidence++];
+
+	memset(ev, 0, sizeof *ev);
+	ev->kind = kind;
+	ev->vertex = ev->vertex2 = UINT32_MAX;
+	ev->pid = -1;
+	return ev;
+}
+
+/* The knot's internal edges that count as dependencies. */
+static const struct wperf_edge *internal_edge(const struct facts *f, size_t i)
+{
+	size_t e = f->k->edges[i];
+
+	if (e >= f->g->n_edges || !wperf_edge_is_dependency(f->g, &f->g->edges[e], f->min_weight_ns))
+		return NULL;
+	return &f->g->edges[e];
+}
+
+static void device_fact(struct facts *f, uint32_t dev)
+{
+	struct wperf_evidence *ev = add(f, WPERF_EV_DEVICE);
+
+	if (!ev)
+		return;
+	ev->vertex = dev;
+	for (size_t i = 0; i < f->k->n_edges; i++) {
+		const struct wperf_edge *e = internal_edge(f, i);
+		if (e && e->to == dev && e->from != dev)
+			ev->a_ns = add_ns(ev->a_ns, e->weight_ns);
+		if (e && e->from == dev && e->to != dev)
+			ev->b_ns = add_ns(ev->b_ns, e->weight_ns);
+	}
+}
+
+static void member_facts(struct facts *f)
+{
+	f->pid = -2;   /* none seen yet */
+	for (size_t i = 0; i < f->k->n_members; i++) {
+		uint32_t id = f->k->members[i];
+		if (id >= f->g->n_vertices)
+			continue;
+		const struct wperf_vertex *v = &f->g->vertices[id];
+
+		if (wperf_vertex_kind_is_device(v->kind)) {
+			f->has_device = true;
+			device_fact(f, id);
+		} else if (v->kind == WPERF_V_IRQ || v->kind == WPERF_V_SOFTIRQ) {
+			f->has_interrupt = true;
+		}
+		if (!is_threadlike(v))
+			continue;
+		f->threads += v->kind == WPERF_V_VIRTUAL && v->n_members ? v->n_members : 1;
+		f->runnable_ns = add_ns(f->runnable_ns, v->runnable_ns);
+		if (f->pid == -2)
+			f->pid = v->pid;
+		else if (f->pid != v->pid)
+			f->pid = -1;
+	}
+	if (f->pid == -2)
+		f->pid = -1;
+}
+
+static void edge_facts(struct facts *f)
+{
+	for (size_t i = 0; i < f->k->n_edges; i++) {
+		const struct wperf_edge *e = internal_edge(f, i);
+		if (!e || !is_threadlike(&f->g->vertices[e->from]) ||
+		    !is_threadlike(&f->g->vertices[e->to]))
+			continue;
+		f->waits_on_each_other_ns = add_ns(f->waits_on_each_other_ns, e->direct_ns);
+		f->thread_waits += e->count;
+		for (int b = 0; b < WPERF_HIST_BUCKETS; b++)
+			f->hist[b] += e->hist[b];
+		if (e->from == e->to) {
+			struct wperf_evidence *ev = add(f, WPERF_EV_SELF_LOOP);
+			f->has_self_loop = true;
+			if (ev) {
+				ev->vertex = e->from;
+				ev->a_ns = e->weight_ns;
+				ev->count = e->count;
+			}
+		}
+	}
+}
+
+static const struct wperf_edge *find_edge(const struct wperf_graph *g, uint32_t from, uint32_t to)
+{
+	size_t lo = 0, hi = g->n_edges;
+
+	while (lo < hi) {   /* edges are sorted by (from, to) */
+		size_t mid = lo + (hi - lo) / 2;
+		const struct wperf_edge *e = &g->edges[mid];
+		if (e->from == from && e->to == to)
+			return e;
+		if (e->from < from || (e->from == from && e->to < to))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static uint64_t run_length(const struct wperf_edge *e)
+{
+	return e->turns ? e->count / e->turns : e->count;
+}
+
+/* The heaviest pair of distinct threads that wait for each other both
+ * ways, and whether they take turns by phases. */
+static void turns_fact(struct facts *f)
+{
+	const struct wperf_edge *best = NULL, *best_rev = NULL;
+
+	for (size_t i = 0; i < f->k->n_edges; i++) {
+		const struct wperf_edge *e = internal_edge(f, i), *r;
+		if (!e || e->from == e->to || !is_threadlike(&f->g->vertices[e->from]) ||
+		    !is_threadlike(&f->g->vertices[e->to]))
+			continue;
+		r = find_edge(f->g, e->to, e->from);
+		if (!r || !wperf_edge_is_dependency(f->g, r, f->min_weight_ns))
+			continue;
+		if (!best || add_ns(e->weight_ns, r->weight_ns) >
+			     add_ns(best->weight_ns, best_rev->weight_ns)) {
+			best = e;
+			best_rev = r;
+		}
+	}
+	if (!best)
+		return;
+	f->phase_like = run_length(best) >= PHASE_RUN_LENGTH &&
+			run_length(best_rev) >= PHASE_RUN_LENGTH;
+	struct wperf_evidence *ev = add(f, WPERF_EV_TURNS);
+	if (!ev)
+		return;
+	ev->vertex = best->from;
+	ev->vertex2 = best->to;
+	ev->a_ns = best->weight_ns;
+	ev->b_ns = best_rev->weight_ns;
+	ev->count = best->count + best_rev->count;
+	ev->turns = best->turns + best_rev->turns;
+}
+
+static void wait_length_fact(struct facts *f)
+{
+	int b = wperf_fmt_hist_median(f->hist);
+	struct wperf_evidence *ev;
+
+	if (b < 0 || !(ev = add(f, WPERF_EV_WAIT_LENGTH)))
+		return;
+	ev->count = f->thread_waits;
+	ev->a_ns = b == 0 ? 0 : (int64_t)1 << b;
+	ev->b_ns = b >= 62 ? INT64_MAX : (int64_t)1 << (b + 1);
+}
+
+static void runnable_facts(struct facts *f)
+{
+	for (size_t i = 0; i < f->k->n_members; i++) {
+		uint32_t id = f->k->members[i];
+		if (id >= f->g->n_vertices || !wperf_vertex_is_runnable_bound(&f->g->vertices[id]))
+			continue;
+		struct wperf_evidence *ev = add(f, WPERF_EV_RUNNABLE);
+		if (!ev)
+			return;
+		ev->vertex = id;
+		ev->a_ns = f->g->vertices[id].runnable_ns;
+		ev->ppm = wperf_vertex_runnable_ppm(&f->g->vertices[id]);
+	}
+	if (f->threads > 0) {
+		struct wperf_evidence *ev = add(f, WPERF_EV_CPU_DEMAND);
+		if (ev) {
+			ev->a_ns = f->runnable_ns;
+			ev->b_ns = f->waits_on_each_other_ns;
+		}
+	}
+}
+
+static void process_facts(struct facts *f)
+{
+	struct wperf_evidence *ev;
+
+	if (f->threads == 0)
+		return;
+	if (f->pid >= 0) {
+		if ((ev = add(f, WPERF_EV_ONE_PROCESS))) {
+			ev->count = f->threads;
+			ev->pid = f->pid;
+		}
+		return;
+	}
+	/* Several processes (or a merged vertex spanning several). */
+	size_t distinct = 0;
+	for (size_t i = 0; i < f->k->n_members; i++) {
+		uint32_t id = f->k->members[i];
+		const struct wperf_vertex *v = id < f->g->n_vertices ? &f->g->vertices[id] : NULL;
+		bool seen = false;
+		if (!v || !is_threadlike(v))
+			continue;
+		for (size_t j = 0; j < i && !seen; j++) {
+			uint32_t o = f->k->members[j];
+			seen = o < f->g->n_vertices && is_threadlike(&f->g->vertices[o]) &&
+			       f->g->vertices[o].pid == v->pid && v->pid >= 0;
+		}
+		distinct += !seen;
+	}
+	if ((ev = add(f, WPERF_EV_PROCESSES)))
+		ev->count = distinct;
+}
+
+static void interrupt_facts(struct facts *f)
+{
+	for (size_t i = 0; i < f->k->n_members; i++) {
+		uint32_t id = f->k->members[i];
+		if (id >= f->g->n_vertices)
+			continue;
+		enum wperf_vertex_kind kind = f->g->vertices[id].kind;
+		struct wperf_evidence *ev;
+		if ((kind == WPERF_V_IRQ || kind == WPERF_V_SOFTIRQ) &&
+		    (ev = add(f, WPERF_EV_INTERRUPT)))
+			ev->vertex = id;
+	}
+}
+
+/* ---- the rules ---- */
+
+static enum wperf_knot_class decide(const struct facts *f)
+{
+	if (f->k->kind == WPERF_BACKGROUND)
+		return WPERF_CLASS_BACKGROUND;
+	if (f->has_device)
+		return WPERF_CLASS_BLOCKING_IO;
+	if (f->threads > 0 && f->runnable_ns > f->waits_on_each_other_ns)
+		return WPERF_CLASS_TOO_FEW_CPUS;
+	if (f->has_interrupt)
+		return WPERF_CLASS_UNKNOWN;
+	if (f->phase_like)
+		return WPERF_CLASS_LOAD_IMBALANCE;
+	if (f->pid >= 0 && f->threads >= 2)
+		return WPERF_CLASS_LOCK_CONTENTION;
+	return WPERF_CLASS_UNKNOWN;
+}
+
+/* Does this kind of fact support the class (listed first)? */
+static bool supports(enum wperf_knot_class cls, enum wperf_evidence_kind kind)
+{
+	switch (cls) {
+	case WPERF_CLASS_BACKGROUND:
+		return kind == WPERF_EV_BACKGROUND;
+	case WPERF_CLASS_BLOCKING_IO:
+		return kind == WPERF_EV_DEVICE;
+	case WPERF_CLASS_TOO_FEW_CPUS:
+		return kind == WPERF_EV_CPU_DEMAND || kind == WPERF_EV_RUNNABLE;
+	case WPERF_CLASS_LOAD_IMBALANCE:
+		return kind == WPERF_EV_TURNS || kind == WPERF_EV_WAIT_LENGTH;
+	case WPERF_CLASS_LOCK_CONTENTION:
+		return kind == WPERF_EV_ONE_PROCESS || kind == WPERF_EV_SELF_LOOP ||
+		       kind == WPERF_EV_TURNS || kind == WPERF_EV_WAIT_LENGTH;
+	case WPERF_CLASS_UNKNOWN:
+		return kind == WPERF_EV_INTERRUPT || kind == WPERF_EV_PROCESSES;
+	}
+	return false;
+}
+
+/* Stable: the deciding facts first, the others after, each in the order
+ * they were gathered. */
+static void order_evidence(struct wperf_classification *c)
+{
+	struct wperf_evidence sorted[WPERF_MAX_EVIDENCE];
+	size_t n = 0;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < c->n_evidence; i++)
+			if (supports(c->cls, c->evidence[i].kind) == (pass == 0))
+				sorted[n++] = c->evidence[i];
+	memcpy(c->evidence, sorted, n * sizeof *sorted);
+}
+
+/* A sink's limit is its own work; when it is often runnable, that work
+ * waits for a CPU (a knot refined down to one busy worker of a pool). */
+static int classify_sink(struct facts *f)
+{
+	runnable_facts(f);
+	for (size_t i = 0; i < f->out->n_evidence; i++)
+		if (f->out->evidence[i].kind == WPERF_EV_RUNNABLE) {
+			f->out->n_evidence = 1;
+			f->out->evidence[0] = f->out->evidence[i];
+			f->out->cls = WPERF_CLASS_TOO_FEW_CPUS;
+			return 0;
+		}
+	f->out->n_evidence = 0;
+	return -1;
+}
+
+int wperf_classify_knot(const struct wperf_graph *g, const struct wperf_knot *k,
+			int64_t min_weight_ns, struct wperf_classification *out)
+{
+	struct facts f = { .g = g, .k = k, .min_weight_ns = min_weight_ns, .out = out };
+
+	memset(out, 0, sizeof *out);
+	if (k->kind == WPERF_SINK)
+		return classify_sink(&f);
+	if (k->kind == WPERF_BACKGROUND) {
+		struct wperf_evidence *ev = add(&f, WPERF_EV_BACKGROUND);
+		ev->a_ns = k->cpu_ns;
+		ev->b_ns = k->span_ns;
+		ev->ppm = wperf_fmt_ppm(k->cpu_ns, k->span_ns);
+	}
+	member_facts(&f);
+	edge_facts(&f);
+	turns_fact(&f);
+	wait_length_fact(&f);
+	runnable_facts(&f);
+	process_facts(&f);
+	interrupt_facts(&f);
+	out->cls = decide(&f);
+	order_evidence(out);
+	return 0;
+}
+
+/* ---- in words ---- */
+
+#define LABEL 96
+
+void wperf_evidence_describe(char *buf, size_t len, const struct wperf_graph *g,
+			     const struct wperf_evidence *ev)
+{
+	char v1[LABEL] = "?", v2[LABEL] = "?", a[32], b[32], pct[32];
+
+	if (ev->vertex < g->n_vertices)
+		wperf_fmt_vertex_label(v1, sizeof v1, g, ev->vertex);
+	if (ev->vertex2 < g->n_vertices)
+		wperf_fmt_vertex_label(v2, sizeof v2, g, ev->vertex2);
+	wperf_fmt_duration(a, sizeof a, ev->a_ns, 0);
+	wperf_fmt_duration(b, sizeof b, ev->b_ns, 0);
+	wperf_fmt_ppm_percent(pct, sizeof pct, ev->ppm);
+
+	switch (ev->kind) {
+	case WPERF_EV_DEVICE:
+		snprintf(buf, len, "%s is a member: the threads wait for it %s, "
+			 "and it waits for them (idle) %s", v1, a, b);
+		return;
+	case WPERF_EV_RUNNABLE:
+		snprintf(buf, len, "%s was runnable %s of its time (%s): it needs a CPU "
+			 "or priority, not less waiting", v1, pct, a);
+		return;
+	case WPERF_EV_CPU_DEMAND:
+		snprintf(buf, len, "the members waited for a CPU (runnable) %s in all, "
+			 "%s the %s they waited on each other", a,
+			 ev->a_ns > ev->b_ns ? "more than" : "not more than", b);
+		return;
+	case WPERF_EV_WAIT_LENGTH: {
+		char lo[32], hi[32];
+		wperf_fmt_duration(lo, sizeof lo, ev->a_ns, 0);
+		wperf_fmt_duration(hi, sizeof hi, ev->b_ns, 0);
+		snprintf(buf, len, "the %llu waits of threads on each other have a median "
+			 "length between %s and %s", (unsigned long long)ev->count, lo, hi);
+		return;
+	}
+	case WPERF_EV_TURNS:
+		snprintf(buf, len, "%s -> %s %s and back %s: %llu waits in %llu turns, "
+			 "about %llu in a row before the other side waits", v1, v2, a, b,
+			 (unsigned long long)ev->count, (unsigned long long)ev->turns,
+			 (unsigned long long)(ev->turns ? ev->count / ev->turns : ev->count));
+		return;
+	case WPERF_EV_ONE_PROCESS:
+		snprintf(buf, len, "all %llu threads belong to process %lld",
+			 (unsigned long long)ev->count, (long long)ev->pid);
+		return;
+	case WPERF_EV_SELF_LOOP:
+		snprintf(buf, len, "%s waits on itself %s (%llu waits): the threads merged "
+			 "into it wait on each other", v1, a, (unsigned long long)ev->count);
+		return;
+	case WPERF_EV_PROCESSES:
+		snprintf(buf, len, "the threads belong to %llu processes",
+			 (unsigned long long)ev->count);
+		return;
+	case WPERF_EV_INTERRUPT:
+		snprintf(buf, len, "%s is a member: interrupt handling is part of the cycle", v1);
+		return;
+	case WPERF_EV_BACKGROUND:
+		snprintf(buf, len, "no device, and its threads ran or wanted a CPU %s = %s "
+			 "of the %s they existed: less than one CPU", a, pct, b);
+		return;
+	}
+	snprintf(buf, len, "?");
+}

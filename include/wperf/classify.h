@@ -1,0 +1,119 @@
+/*
+ * wperf/classify.h — what kind of problem a knot is, in plain language,
+ * with the evidence (METHOD.md §10).
+ *
+ * A classification is a reading of the finished graph, not a measurement:
+ * it looks at who is in the knot and how they wait, applies the first rule
+ * that fits, and keeps every fact it looked at so a person can check it.
+ * The rules, in order (doc/wperf-analysis.7.md, "Classification"):
+ *
+ *   background      the knot is background (wperf/knots.h): not the limit.
+ *   blocking I/O    a disk or NIC is a member.
+ *   too few CPUs    the members were runnable (waiting for a CPU) longer,
+ *                   in all, than they waited on each other.
+ *   load imbalance  the waits between members are long (median at least
+ *                   WPERF_PHASE_WAIT_NS): threads take turns finishing a
+ *                   phase of work and waiting for the others.
+ *   lock contention short waits between threads of one process (or a
+ *                   merged vertex waiting on itself).
+ *   unknown         anything else (threads of several processes, an
+ *                   interrupt in the cycle): the evidence still says what
+ *                   was seen.
+ *
+ * A sink's limit is its own work: it is classified only when that work
+ * waits for a CPU (too few CPUs, its runnable share as the evidence).
+ */
+#ifndef WPERF_CLASSIFY_H
+#define WPERF_CLASSIFY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wperf/graph.h"
+#include "wperf/knots.h"
+
+enum wperf_knot_class {
+	WPERF_CLASS_BACKGROUND,
+	WPERF_CLASS_BLOCKING_IO,
+	WPERF_CLASS_TOO_FEW_CPUS,
+	WPERF_CLASS_LOAD_IMBALANCE,
+	WPERF_CLASS_LOCK_CONTENTION,
+	WPERF_CLASS_UNKNOWN,
+};
+
+/* Waits between members at least this long (median) look like phases of
+ * work, not critical sections: a lock is held for microseconds, a phase of
+ * a parallel computation lasts milliseconds. */
+#define WPERF_PHASE_WAIT_NS 1000000
+
+/* A thread runnable at least this share of its time (ppm) lacks a CPU. */
+#define WPERF_RUNNABLE_BOUND_PPM 250000
+
+enum wperf_evidence_kind {
+	WPERF_EV_DEVICE,        /* vertex: a device member; a_ns: members wait for it;
+	                           b_ns: it waits for them (idle) */
+	WPERF_EV_RUNNABLE,      /* vertex: a runnable-bound member; a_ns: runnable
+	                           time; ppm: share of its time */
+	WPERF_EV_CPU_DEMAND,    /* a_ns: members' runnable time; b_ns: their waits on
+	                           each other (direct) */
+	WPERF_EV_WAIT_LENGTH,   /* count: waits between members; a_ns: lower bound of
+	                           the median bucket; b_ns: its upper bound */
+	WPERF_EV_TURNS,         /* vertex -> vertex2 a_ns, vertex2 -> vertex b_ns: the
+	                           heaviest pair that waits both ways; count: their
+	                           waits, turns: runs of them (wperf_edge.turns) */
+	WPERF_EV_ONE_PROCESS,   /* vertex: a member; count: thread members; pid */
+	WPERF_EV_SELF_LOOP,     /* vertex: a merged vertex; a_ns: its self-loop weight */
+	WPERF_EV_PROCESSES,     /* count: distinct processes among members */
+	WPERF_EV_INTERRUPT,     /* vertex: an interrupt member */
+	WPERF_EV_BACKGROUND,    /* a_ns: CPU demand; b_ns: the time its threads
+	                           existed; ppm: a_ns / b_ns */
+};
+
+struct wperf_evidence {
+	enum wperf_evidence_kind kind;
+	uint32_t vertex, vertex2;  /* UINT32_MAX when not used */
+	int64_t a_ns, b_ns;
+	uint64_t count;
+	uint64_t turns;
+	uint64_t ppm;
+	int64_t pid;
+};
+
+#define WPERF_MAX_EVIDENCE 12
+
+struct wperf_classification {
+	enum wperf_knot_class cls;
+	struct wperf_evidence evidence[WPERF_MAX_EVIDENCE];
+	size_t n_evidence;
+};
+
+/* "blocking_io", "lock_contention", ... as written in JSON reports. */
+const char *wperf_knot_class_name(enum wperf_knot_class cls);
+
+/* One plain-language sentence: "blocking I/O: threads wait for a device
+ * that waits for them". */
+const char *wperf_knot_class_summary(enum wperf_knot_class cls);
+
+/* "evidence kind" as written in JSON reports: "device", "runnable", ... */
+const char *wperf_evidence_kind_name(enum wperf_evidence_kind kind);
+
+/* Runnable at least WPERF_RUNNABLE_BOUND_PPM of its time (threads and
+ * merged threads only). */
+bool wperf_vertex_is_runnable_bound(const struct wperf_vertex *v);
+
+/* Share of a thread's accounted time (running + runnable + waiting) it
+ * spent runnable, in ppm; 0 for vertices that are not threads. */
+uint64_t wperf_vertex_runnable_ppm(const struct wperf_vertex *v);
+
+/* Classify a knot or background knot; a sink only when it is runnable
+ * bound (else -1). Edges lighter than min_weight_ns are left out, as in
+ * knot finding. */
+int wperf_classify_knot(const struct wperf_graph *g, const struct wperf_knot *k,
+			int64_t min_weight_ns, struct wperf_classification *out);
+
+/* The evidence as one sentence with its numbers, for a person. */
+void wperf_evidence_describe(char *buf, size_t len, const struct wperf_graph *g,
+			     const struct wperf_evidence *ev);
+
+#endif /* WPERF_CLASSIFY_H */

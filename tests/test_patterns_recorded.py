@@ -1,0 +1,222 @@
+#!/usr/bin/python3
+"""Patterns of waiting, recorded for real with `wperf record`, each with the
+finding the report must make (issue 4, METHOD.md §7, §8, §10):
+
+- load imbalance (tests/workloads/load-imbalance): two threads computing in
+  phases between barriers, the heavy share moving from one to the other by
+  blocks of phases. The first knot is the two-thread cycle {phase-a,
+  phase-b}, classified "load_imbalance": each side waits several times in a
+  row before the other does (edge turns).
+- a CPU-bound pool larger than the machine (tests/workloads/cpu-pool): the
+  first knot holds pool-main and the workers, classified "too_few_cpus";
+  the workers are runnable_bound, and the evidence names them with their
+  runnable share.
+- thread-per-request (tests/workloads/thread-per-request): with
+  short-lived="merge" the handler threads become one virtual vertex
+  "tpr-server-children" whose members are the handlers' tids, which waits
+  for its creator (tpr-server), and it is in the first knot with the
+  client and the server. Without merging, no handler thread is in a knot.
+
+Each report also validates against doc/wperf-report.schema.json.
+
+Needs root and lttng-tools (wperf record). Without them: FAIL under
+CI=true, else SKIP (exit 77). WPERF_KEEP_TRACE=1 keeps the recordings.
+"""
+
+import os
+import re
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import recording  # noqa: E402
+from test_real_traces import validate_schema  # noqa: E402
+
+WORKLOADS = ('load-imbalance', 'cpu-pool', 'thread-per-request')
+
+
+def why_not():
+    build = recording.WperfRecorded.build_dir()
+    return recording.why_not_wperf_record(
+        recording.WperfRecorded.wperf(),
+        *[os.path.join(build, 'tests', 'workloads', w) for w in WORKLOADS])
+
+
+def names(js, ids):
+    byid = {v['id']: v for v in js['vertices']}
+    return sorted(byid[i]['name'] for i in ids)
+
+
+def describe(js):
+    """The knots, for failure messages."""
+    return ['%s %s %s' % (k['kind'], names(js, k['members']),
+                          k.get('classification', {}).get('class'))
+            for k in js['knots']]
+
+
+# On this VM a workload thread is now and then woken, after a wait of
+# about 10 ms, from another process's thread (an interrupt the trace does
+# not show). Cascaded, such an edge weighs 1-3% of the run, and one edge
+# out of a component keeps it from being a knot. A noise floor of 4% drops
+# it and keeps the workloads' own edges (5% and more).
+NOISE = 'min-weight="4%"'
+
+
+class LoadImbalance(recording.WperfRecorded):
+    COMMAND = ['load-imbalance', '--seconds', '2']
+
+    def test_two_thread_cycle(self):
+        js = self.report(NOISE)
+        validate_schema(self, js, 'load-imbalance')
+        phase = {v['id'] for v in js['vertices'] if v.get('pid') == self.pid
+                 and (v.get('comm') or '').startswith('phase-')}
+        mine = [k for k in js['knots'] if phase & set(k['members'])]
+        self.assertEqual(len(mine), 1, describe(js))
+        first = mine[0]
+        self.assertEqual(first['kind'], 'knot', describe(js))
+        self.assertEqual(names(js, first['members']), ['phase-a', 'phase-b'], describe(js))
+        self.assertIs(first, [k for k in js['knots'] if k['kind'] == 'knot'][0],
+                      describe(js))
+        c = first['classification']
+        turns = [ev for ev in c['evidence'] if ev['kind'] == 'turns']
+        self.assertEqual(len(turns), 1, c)
+        # Blocks of 20 phases: at least 3 waits in a row on average, even
+        # with preemption blurring the phases.
+        self.assertGreaterEqual(turns[0]['count'], 3 * turns[0]['turns'], turns[0])
+        demand = [ev for ev in c['evidence'] if ev['kind'] == 'cpu_demand'][0]
+        if demand['a_ns'] > demand['b_ns']:
+            # The rules put CPU shortage first: on a machine so loaded
+            # that the two threads waited longer for a CPU than for each
+            # other, that is the finding (seen with other jobs running).
+            self.assertEqual(c['class'], 'too_few_cpus', c)
+        else:
+            self.assertEqual(c['class'], 'load_imbalance', c)
+
+    def test_both_sides_wait(self):
+        """Each thread waited on the other about as many times as the
+        workload counted its light phases (the barrier wait)."""
+        js = self.report()
+        m = re.search(r'load-imbalance: phases (\d+) waits-a (\d+) waits-b (\d+)',
+                      self.workload_output())
+        self.assertIsNotNone(m, self.workload_output()[-2000:])
+        light = {'phase-a': int(m.group(2)), 'phase-b': int(m.group(3))}
+        byname = {v['name']: v['id'] for v in js['vertices'] if v['kind'] == 'thread'
+                  and v.get('pid') == self.pid}
+        for waiter, other in (('phase-a', 'phase-b'), ('phase-b', 'phase-a')):
+            e = [e for e in js['edges'] if e['from'] == byname[waiter]
+                 and e['to'] == byname[other]]
+            self.assertEqual(len(e), 1, '%s -> %s missing' % (waiter, other))
+            # Every light phase ends in a wait on the other, unless the
+            # heavy side arrived first by being preempted itself.
+            self.assertGreaterEqual(e[0]['count'], light[waiter] // 2, (waiter, e[0]))
+            self.assertGreater(light[waiter], 20)
+
+
+class CpuPool(recording.WperfRecorded):
+    COMMAND = ['cpu-pool', '--seconds', '2']
+    NOISE = NOISE
+
+    def test_runnable_bound_knot(self):
+        """The pool's knot, or what refinement leaves of it: pool-main
+        waits on every worker and each worker on pool-main, a star, not a
+        simple cycle, so refinement may cut the lightest worker -> main
+        edge and leave one worker as a sink. Either way the heaviest
+        finding made of pool threads says too few CPUs."""
+        js = self.report(self.NOISE)
+        validate_schema(self, js, 'cpu-pool')
+        m = re.search(r'cpu-pool: workers (\d+) rounds (\d+)', self.workload_output())
+        self.assertIsNotNone(m, self.workload_output()[-2000:])
+        self.assertGreater(int(m.group(2)), 10)
+        pool = {v['id'] for v in js['vertices'] if v.get('pid') == self.pid
+                and (v.get('comm') or '').startswith('pool-')}
+        mine = [k for k in js['knots'] if k['kind'] in ('knot', 'sink')
+                and set(k['members']) <= pool]
+        self.assertTrue(mine, describe(js))
+        first = mine[0]   # knots first, then sinks, each by weight
+        c = first.get('classification')
+        self.assertIsNotNone(c, describe(js))
+        self.assertEqual(c['class'], 'too_few_cpus', c)
+        flagged = [ev for ev in c['evidence'] if ev['kind'] == 'runnable']
+        self.assertTrue(flagged, c)
+        for ev in flagged:
+            self.assertIn(ev['vertex'], pool)
+            self.assertGreaterEqual(ev['share'], 0.25, ev)
+        demand = [ev for ev in c['evidence'] if ev['kind'] == 'cpu_demand']
+        if first['kind'] == 'knot':
+            self.assertGreater(demand[0]['a_ns'], demand[0]['b_ns'], demand)
+
+    def test_workers_flagged(self):
+        """Twice as many workers as CPUs: each waits for a CPU about as long
+        as it runs, so every worker is runnable_bound (>= 25%)."""
+        js = self.report()
+        pool = [t for t in js['threads'] if t['pid'] == self.pid
+                and (t['comm'] or '').startswith('pool-worker-')]
+        self.assertGreaterEqual(len(pool), 2, js['threads'])
+        for t in pool:
+            self.assertTrue(t['runnable_bound'], t)
+            self.assertGreaterEqual(t['runnable_share'], 0.25, t)
+            self.assertAlmostEqual(
+                t['runnable_share'],
+                t['runnable_ns'] / (t['running_ns'] + t['runnable_ns'] +
+                                    sum(t['waiting_ns'].values())), places=5)
+        text = self.report(self.NOISE, fmt='text')
+        self.assertIn('Looks like too few CPUs', text)
+        self.assertRegex(text, r'pool-worker-\d+ \(\d+\) was runnable \d+\.\d% of its time')
+
+
+class ThreadPerRequest(recording.WperfRecorded):
+    COMMAND = ['thread-per-request', '--seconds', '2']
+
+    def requests(self):
+        m = re.search(r'thread-per-request: requests (\d+)', self.workload_output())
+        self.assertIsNotNone(m, self.workload_output()[-2000:])
+        return int(m.group(1))
+
+    def test_virtual_thread(self):
+        js = self.report('short-lived="merge"', NOISE)
+        validate_schema(self, js, 'thread-per-request short-lived=merge')
+        requests = self.requests()
+        self.assertGreater(requests, 100)
+        byid = {v['id']: v for v in js['vertices']}
+        virtual = [v for v in js['vertices'] if v['kind'] == 'virtual'
+                   and v['name'] == 'tpr-server-children']
+        self.assertEqual(len(virtual), 1, sorted(v['name'] for v in js['vertices']
+                                                 if v['kind'] == 'virtual'))
+        v = virtual[0]
+        # Every handler of the traced time is a member: the trace may miss
+        # the first few handlers (before the recording started) only.
+        self.assertGreaterEqual(len(v['members']), requests * 9 // 10, (len(v['members']),
+                                                                        requests))
+        self.assertLessEqual(len(v['members']), requests)
+        server = [t for t in js['vertices'] if t['kind'] == 'thread'
+                  and t.get('comm') == 'tpr-server' and t.get('pid') == self.pid]
+        self.assertEqual(len(server), 1)
+        to_creator = [e for e in js['edges'] if e['from'] == v['id']
+                      and e['to'] == server[0]['id']]
+        self.assertEqual(len(to_creator), 1, 'the virtual thread does not wait for its creator')
+        self.assertGreater(to_creator[0]['weight_ns'], 0)
+        mine = [k for k in js['knots'] if v['id'] in k['members']]
+        self.assertEqual(len(mine), 1, describe(js))
+        first = mine[0]
+        self.assertEqual(first['kind'], 'knot', describe(js))
+        self.assertIs(first, [k for k in js['knots'] if k['kind'] == 'knot'][0], describe(js))
+        self.assertIn(server[0]['id'], first['members'], describe(js))
+        self.assertIn('tpr-client', [byid[i]['name'] for i in first['members']], describe(js))
+
+    def test_handlers_apart_without_merge(self):
+        """Kept apart, each handler is a sink the client waited on once:
+        the cycle through the server is invisible, so no knot holds a
+        handler or the server."""
+        js = self.report()
+        handlers = {v['id'] for v in js['vertices'] if v['kind'] == 'thread'
+                    and v.get('comm') == 'tpr-handler'}
+        server = {v['id'] for v in js['vertices'] if v.get('comm') == 'tpr-server'}
+        self.assertGreater(len(handlers), 100)
+        for k in js['knots']:
+            if k['kind'] == 'knot':
+                self.assertFalse((handlers | server) & set(k['members']), describe(js))
+
+
+if __name__ == '__main__':
+    recording.main(why_not, 'the load-imbalance, cpu-pool and thread-per-request workloads')

@@ -1,0 +1,284 @@
+/*
+ * test-classify.c — the classification of knots (wperf/classify.h) on
+ * hand-built graphs: each rule, the order of the rules, and the evidence
+ * with its exact numbers.
+ */
+#include <string.h>
+
+#include "check.h"
+#include "graph-builder.h"
+#include "wperf/classify.h"
+#include "wperf/knots.h"
+
+#define MS 1000000LL
+#define DURATION (1000 * MS)
+
+/* A thread of process pid that ran `running` and was runnable `runnable`. */
+static uint32_t thread(struct wperf_graph *g, const char *comm, int64_t tid, int64_t pid,
+		       int64_t running, int64_t runnable)
+{
+	uint32_t id = gb_thread(g, comm, tid);
+	g->vertices[id].pid = pid;
+	g->vertices[id].running_ns = running;
+	g->vertices[id].runnable_ns = runnable;
+	return id;
+}
+
+/* `count` waits of `each` ns, in `turns` runs. */
+static void waits(struct wperf_graph *g, uint32_t from, uint32_t to, uint64_t count,
+		  int64_t each, uint64_t turns)
+{
+	struct wperf_edge *e = gb_edge(g, from, to, each * (int64_t)count);
+	memset(e->hist, 0, sizeof e->hist);
+	e->count = count;
+	e->turns = turns;
+	int b = 0;
+	while (b + 1 < WPERF_HIST_BUCKETS && each >> (b + 1))
+		b++;
+	e->hist[b] = count;
+}
+
+/* Find the knots and classify the first; -1 when there is none. */
+static int classify_first(struct wperf_graph *g, struct wperf_classification *c,
+			  enum wperf_knot_kind *kind)
+{
+	struct wperf_knot_options o = { .threshold_ns = INT64_MAX };
+	struct wperf_knots k;
+	int rc = -1;
+
+	gb_sort(g);
+	if (wperf_knots_find(g, &o, &k) < 0)
+		return -1;
+	if (k.n > 0) {
+		*kind = k.items[0].kind;
+		rc = wperf_classify_knot(g, &k.items[0], 0, c);
+	}
+	wperf_knots_fini(&k);
+	return rc;
+}
+
+static void check_text(const struct wperf_graph *g, const struct wperf_evidence *ev,
+		       const char *want)
+{
+	char buf[512];
+
+	wperf_evidence_describe(buf, sizeof buf, g, ev);
+	if (!strstr(buf, want)) {
+		fprintf(stderr, "# evidence \"%s\" lacks \"%s\"\n", buf, want);
+		check_test_failures++;
+	}
+}
+
+static void test_blocking_io(void)
+{
+	struct wperf_graph g;
+	struct wperf_classification c;
+	enum wperf_knot_kind kind;
+
+	gb_init(&g, 0, DURATION);
+	uint32_t w = thread(&g, "writer", 10, 10, 300 * MS, 0);
+	uint32_t d = gb_vertex(&g, WPERF_V_DISK, "disk:vda");
+	waits(&g, w, d, 100, 4 * MS, 1);
+	waits(&g, d, w, 100, 3 * MS, 1);
+	REQUIRE_INT(classify_first(&g, &c, &kind), 0);
+	CHECK_INT(c.cls, WPERF_CLASS_BLOCKING_IO);
+	CHECK_STR(wperf_knot_class_name(c.cls), "blocking_io");
+	REQUIRE_INT(c.evidence[0].kind, WPERF_EV_DEVICE);
+	CHECK_INT(c.evidence[0].vertex, d);
+	CHECK_INT(c.evidence[0].a_ns, 400 * MS);
+	CHECK_INT(c.evidence[0].b_ns, 300 * MS);
+	check_text(&g, &c.evidence[0], "disk:vda is a member: the threads wait for it 400 ms, "
+		   "and it waits for them (idle) 300 ms");
+	gb_free(&g);
+}
+
+/* Four workers on a machine too small for them: each was runnable 400 ms
+ * while they waited on each other 2 x 100 ms. */
+static void test_too_few_cpus(void)
+{
+	struct wperf_graph g;
+	struct wperf_classification c;
+	enum wperf_knot_kind kind;
+
+	gb_init(&g, 0, DURATION);
+	uint32_t m = thread(&g, "main", 20, 20, 500 * MS, 0);
+	uint32_t w = thread(&g, "worker", 21, 20, 500 * MS, 400 * MS);
+	waits(&g, m, w, 10, 10 * MS, 10);
+	waits(&g, w, m, 10, 10 * MS, 10);
+	REQUIRE_INT(classify_first(&g, &c, &kind), 0);
+	CHECK_INT(c.cls, WPERF_CLASS_TOO_FEW_CPUS);
+	/* The deciding facts first: the runnable worker and the demand. */
+	REQUIRE_INT(c.evidence[0].kind, WPERF_EV_RUNNABLE);
+	CHECK_INT(c.evidence[0].vertex, w);
+	CHECK_INT(c.evidence[0].a_ns, 400 * MS);
+	CHECK_INT(c.evidence[0].ppm, 444444);   /* 400 / (500 + 400) */
+	check_text(&g, &c.evidence[0], "worker (21) was runnable 44.4% of its time (400 ms)");
+	REQUIRE_INT(c.evidence[1].kind, WPERF_EV_CPU_DEMAND);
+	CHECK_INT(c.evidence[1].a_ns, 400 * MS);
+	CHECK_INT(c.evidence[1].b_ns, 200 * MS);
+	CHECK(wperf_vertex_is_runnable_bound(&g.vertices[w]));
+	CHECK(!wperf_vertex_is_runnable_bound(&g.vertices[m]));
+	gb_free(&g);
+}
+
+/* Two threads of one process: 20 waits each way in 2 runs each (phases
+ * of ten), long waits. */
+static void test_load_imbalance(void)
+{
+	struct wperf_graph g;
+	struct wperf_classification c;
+	enum wperf_knot_kind kind;
+
+	gb_init(&g, 0, DURATION);
+	uint32_t a = thread(&g, "phase-a", 30, 30, 600 * MS, 0);
+	uint32_t b = thread(&g, "phase-b", 31, 30, 600 * MS, 0);
+	waits(&g, a, b, 20, 10 * MS, 2);
+	waits(&g, b, a, 20, 12 * MS, 2);
+	REQUIRE_INT(classify_first(&g, &c, &kind), 0);
+	CHECK_INT(c.cls, WPERF_CLASS_LOAD_IMBALANCE);
+	REQUIRE_INT(c.evidence[0].kind, WPERF_EV_TURNS);
+	CHECK_INT(c.evidence[0].count, 40);
+	CHECK_INT(c.evidence[0].turns, 4);
+	/* The heavier direction first: b -> a 240 ms. */
+	CHECK_INT(c.evidence[0].vertex, b);
+	CHECK_INT(c.evidence[0].a_ns, 240 * MS);
+	CHECK_INT(c.evidence[0].b_ns, 200 * MS);
+	check_text(&g, &c.evidence[0], "about 10 in a row");
+	/* Runs of 2 both ways: a queue of threads, not phases. */
+	g.edges[gb_find(&g, a, b)].turns = 10;
+	g.edges[gb_find(&g, b, a)].turns = 10;
+	REQUIRE_INT(classify_first(&g, &c, &kind), 0);
+	CHECK_INT(c.cls, WPERF_CLASS_LOCK_CONTENTION);
+	REQUIRE_INT(c.evidence[1].kind, WPERF_EV_WAIT_LENGTH);
+	CHECK_INT(c.evidence[1].count, 40);
+	gb_free(&g);
+}
+
+/* The same two threads ping-ponging on a lock: every wait a turn. */
+static void test_lock_contention(void)
+{
+	struct wperf_graph g;
+	struct wperf_classification c;
+	enum wperf_knot_kind kind;
+
+	gb_init(&g, 0, DURATION);
+	uint32_t a = thread(&g, "lock-a", 40, 40, 600 * MS, 0);
+	uint32_t b = thread(&g, "lock-b", 41, 40, 600 * MS, 0);
+	waits(&g, a, b, 2000, 100000, 2000);
+	waits(&g, b, a, 2000, 100000, 1990);
+	REQUIRE_INT(classify_first(&g, &c, &kind), 0);
+	CHECK_INT(c.cls, WPERF_CLASS_LOCK_CONTENTION);
+	REQUIRE_INT(c.evidence[0].kind, WPERF_EV_TURNS);
+	REQUIRE_INT(c.evidence[1].kind, WPERF_EV_WAIT_LENGTH);
+	CHECK_INT(c.evidence[1].a_ns, 65536);     /* 100 us is in [2^16, 2^17) */
+	CHECK_INT(c.evidence[1].b_ns, 131072);
+	REQUIRE_INT(c.evidence[2].kind, WPERF_EV_ONE_PROCESS);
+	CHECK_INT(c.evidence[2].count, 2);
+	CHECK_INT(c.evidence[2].pid, 40);
+	check_text(&g, &c.evidence[2], "all 2 threads belong to process 40");
+	gb_free(&g);
+}
+
+/* The same pattern between two processes is not called a lock. */
+static void test_two_processes_unknown(void)
+{
+	struct wperf_graph g;
+	struct wperf_classification c;
+	enum wperf_knot_kind kind;
+
+	gb_init(&g, 0, DURATION);
+	uint32_t a = thread(&g, "client", 50, 50, 600 * MS, 0);
+	uint32_t b = thread(&g, "server", 60, 60, 600 * MS, 0);
+	waits(&g, a, b, 2000, 100000, 2000);
+	waits(&g, b, a, 2000, 100000, 2000);
+	REQUIRE_INT(classify_first(&g, &c, &kind), 0);
+	CHECK_INT(c.cls, WPERF_CLASS_UNKNOWN);
+	REQUIRE_INT(c.evidence[0].kind, WPERF_EV_PROCESSES);
+	CHECK_INT(c.evidence[0].count, 2);
+	gb_free(&g);
+}
+
+/* merge="name": one vertex of four threads waiting on itself. */
+static void test_merged_self_loop(void)
+{
+	struct wperf_graph g;
+	struct wperf_classification c;
+	enum wperf_knot_kind kind;
+
+	gb_init(&g, 0, DURATION);
+	uint32_t v = gb_vertex(&g, WPERF_V_VIRTUAL, "worker-*");
+	g.vertices[v].pid = 70;
+	g.vertices[v].running_ns = 1500 * MS;
+	static int64_t tids[] = { 71, 72, 73, 74 };
+	g.vertices[v].members = tids;
+	g.vertices[v].n_members = 4;
+	waits(&g, v, v, 5000, 300000, 3000);
+	REQUIRE_INT(classify_first(&g, &c, &kind), 0);
+	CHECK_INT(kind, WPERF_KNOT);
+	CHECK_INT(c.cls, WPERF_CLASS_LOCK_CONTENTION);
+	REQUIRE_INT(c.evidence[0].kind, WPERF_EV_SELF_LOOP);
+	CHECK_INT(c.evidence[0].a_ns, 1500 * MS);
+	CHECK_INT(c.evidence[0].count, 5000);
+	REQUIRE_INT(c.evidence[2].kind, WPERF_EV_ONE_PROCESS);
+	CHECK_INT(c.evidence[2].count, 4);
+	g.vertices[v].members = NULL;   /* static: not gb_free's */
+	g.vertices[v].n_members = 0;
+	gb_free(&g);
+}
+
+/* Two threads that ran 100 ms in all: background, whatever else. */
+static void test_background(void)
+{
+	struct wperf_graph g;
+	struct wperf_classification c;
+	enum wperf_knot_kind kind;
+
+	gb_init(&g, 0, DURATION);
+	uint32_t a = thread(&g, "heartbeat", 80, 80, 60 * MS, 0);
+	uint32_t b = thread(&g, "helper", 81, 80, 40 * MS, 0);
+	waits(&g, a, b, 10, 5 * MS, 10);
+	waits(&g, b, a, 10, 5 * MS, 10);
+	REQUIRE_INT(classify_first(&g, &c, &kind), 0);
+	CHECK_INT(kind, WPERF_BACKGROUND);
+	CHECK_INT(c.cls, WPERF_CLASS_BACKGROUND);
+	REQUIRE_INT(c.evidence[0].kind, WPERF_EV_BACKGROUND);
+	CHECK_INT(c.evidence[0].a_ns, 100 * MS);
+	CHECK_INT(c.evidence[0].ppm, 100000);
+	gb_free(&g);
+}
+
+static void test_sink_not_classified(void)
+{
+	struct wperf_graph g;
+	struct wperf_classification c;
+	enum wperf_knot_kind kind;
+
+	gb_init(&g, 0, DURATION);
+	uint32_t a = thread(&g, "client", 90, 90, 600 * MS, 0);
+	uint32_t b = thread(&g, "server", 91, 91, 600 * MS, 0);
+	waits(&g, a, b, 10, 10 * MS, 10);
+	CHECK_INT(classify_first(&g, &c, &kind), -1);
+	CHECK_INT(kind, WPERF_SINK);
+	/* The same server runnable 300 ms of its 900: it needs a CPU. */
+	g.vertices[b].runnable_ns = 300 * MS;
+	REQUIRE_INT(classify_first(&g, &c, &kind), 0);
+	CHECK_INT(kind, WPERF_SINK);
+	CHECK_INT(c.cls, WPERF_CLASS_TOO_FEW_CPUS);
+	CHECK_INT(c.n_evidence, 1);
+	CHECK_INT(c.evidence[0].kind, WPERF_EV_RUNNABLE);
+	CHECK_INT(c.evidence[0].ppm, 333333);
+	gb_free(&g);
+}
+
+int main(void)
+{
+	RUN_TEST(test_blocking_io);
+	RUN_TEST(test_too_few_cpus);
+	RUN_TEST(test_load_imbalance);
+	RUN_TEST(test_lock_contention);
+	RUN_TEST(test_two_processes_unknown);
+	RUN_TEST(test_merged_self_loop);
+	RUN_TEST(test_background);
+	RUN_TEST(test_sink_not_classified);
+	return check_finish();
+}
