@@ -117,8 +117,10 @@ static int same_boot(const uint8_t *uuid, char *note, size_t len)
 		return 0;
 	for (int i = 0; i < 16; i++)
 		if (uuid[i] != (uint8_t)b[i]) {
-			snprintf(note, len, "kernel frames not named: the trace is of another "
-				 "boot than this one (KASLR moves the kernel at every boot)");
+			snprintf(note, len, "kernel frames not named: the trace's clock UUID is "
+				 "not this boot's id, so it may be of another boot (KASLR moves "
+				 "the kernel at every boot; perf's CTF clocks never carry the "
+				 "boot id)");
 			return 0;
 		}
 	return 1;

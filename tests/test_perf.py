@@ -73,7 +73,8 @@ class PerfRecorded(unittest.TestCase):
         cls.err = None
         cls.js = None
         data = os.path.join(cls.tmp, 'perf.data')
-        rec = run(['perf', 'record', '-q', '-k', 'CLOCK_MONOTONIC', '-a', '-e', EVENTS,
+        # -g: callchains, so the report's edges carry wait stacks.
+        rec = run(['perf', 'record', '-q', '-g', '-k', 'CLOCK_MONOTONIC', '-a', '-e', EVENTS,
                    '-o', data, '--', WORKLOAD, '--seconds', '2'])
         if rec.returncode != 0:
             cls.err = 'perf record failed (exit %d):\n%s' % (rec.returncode, rec.stdout[-3000:])
@@ -138,6 +139,24 @@ class PerfRecorded(unittest.TestCase):
                            'times; perf recorded %d of those waits' % e['count'])
         self.assertGreaterEqual(e['weight_ns'], e['direct_ns'])
         self.assertEqual(sum(e['hist'].values()), e['count'])
+
+    def test_callchains_become_wait_stacks(self):
+        """perf record -g: the producer's waits on the writer carry stacks
+        from perf_callchain, kernel frames then user frames, without perf's
+        context markers (PERF_CONTEXT_KERNEL/USER); perf's clock is not the
+        boot id, so the note says the frames are not named."""
+        threads = self.workload_threads()
+        producer, writer = threads['fig1-producer']['id'], threads['fig1-writer']['id']
+        e = [e for e in self.js['edges'] if e['from'] == producer and e['to'] == writer][0]
+        self.assertIn('stacks', e, e)
+        self.assertLessEqual(sum(s['count'] for s in e['stacks']), e['count'])
+        frames = [int(f['addr'], 16) for f in self.js['stacks'][e['stacks'][0]['stack']]['frames']]
+        kernel = [a >= 0xffff800000000000 for a in frames]
+        self.assertTrue(kernel[0], 'innermost frame is not the kernel\'s: %s' % frames)
+        self.assertIn(False, kernel, 'no user-space frame: %s' % [hex(a) for a in frames])
+        self.assertEqual(kernel, sorted(kernel, reverse=True), 'kernel frames first')
+        self.assertFalse([a for a in frames if a >= 2**64 - 4095], 'perf context markers kept')
+        self.assertIn('not named', self.js['stacks_note'])
 
 
 if __name__ == '__main__':
