@@ -481,6 +481,7 @@ int wperf_analysis_finish(struct wperf_analysis *a, struct wperf_graph *out)
 	a->quality.unmatched_block_completions = a->disks.unmatched_completions;
 	a->quality.false_wakeups_merged = a->falsewake.merged;
 	a->quality.false_wakeups_unmerged = a->falsewake.unmerged;
+	a->quality.cascades_truncated = a->cascade.stats.truncated_waits;
 	a->quality.gap_ns = gap_coverage(&a->quality, a->begin, a->end);
 	if (a->vt.oom || a->edges.oom || a->cascade.oom || a->disks.oom || a->sched.oom ||
 	    a->falsewake.oom || a->sched.locks.oom || a->nics.oom || a->quality.gap_ns < 0 ||

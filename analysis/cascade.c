@@ -217,7 +217,11 @@ int64_t cascade_wait_ended(struct cascade *c, struct edge_map *edges,
 	if (!waker_is_thread || t2 <= t1)
 		return 0;
 	c->stats.walks++;
+	uint64_t truncated = c->stats.truncated_walks;
 	int64_t added = walk(c, edges, waiter, waker, t1, t2);
+
+	if (c->stats.truncated_walks != truncated)
+		c->stats.truncated_waits++;
 
 	history_append(c, waiter, t1, t2, waker);
 	return added;

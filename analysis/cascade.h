@@ -22,7 +22,7 @@
  * walk whose window reaches before a dropped record adds less cascaded
  * weight than the exact method would (never more), and is counted in
  * stats.truncated_walks. Memory: at most 2 * max_records records per
- * thread, 24 bytes each.
+ * thread (max_records a power of two, as the default is), 24 bytes each.
  */
 #ifndef WPERF_CASCADE_H
 #define WPERF_CASCADE_H
@@ -52,10 +52,11 @@ struct wait_history {
 /* What the cascade did: to prove work is linear and memory bounded. */
 struct cascade_stats {
 	uint64_t walks;           /* cascades run (waits on a thread that ended) */
-	uint64_t frames;          /* (thread, window) frames visited by all walks */
+	uint64_t frames;          /* (thread, window) pairs the walks considered */
 	uint64_t records_scanned; /* history records looked at by all walks */
 	uint64_t records_dropped; /* dropped by the per-thread cap */
 	uint64_t truncated_walks; /* frames whose window reached before a dropped record */
+	uint64_t truncated_waits; /* waits whose cascade had such a frame */
 	size_t live, peak_live;   /* records kept now, and at most */
 };
 

@@ -597,6 +597,7 @@ static void write_quality(const struct wperf_quality *q, FILE *out)
 	write_counter(out, "unknown_initial_threads", q->unknown_initial_threads);
 	write_counter(out, "waits_without_wakeup", q->waits_without_wakeup);
 	write_counter(out, "waits_open_at_end", q->waits_open_at_end);
+	write_counter(out, "cascades_truncated", q->cascades_truncated);
 	write_counter(out, "unmatched_block_completions",
 		      q->unmatched_block_completions);
 	write_counter(out, "state_mismatches", q->state_mismatches);

@@ -731,6 +731,9 @@ static void write_quality(FILE *out, const struct wperf_graph *g)
 			      "(switched in with no wakeup seen)");
 	write_quality_counter(out, "waits open at end", q->waits_open_at_end,
 			      "(counted as waiting on `unknown`)");
+	if (q->cascades_truncated)
+		write_quality_counter(out, "cascades truncated", q->cascades_truncated,
+				      "(reached past the waker's kept history: less weight)");
 	write_quality_counter(out, "unmatched block completions",
 			      q->unmatched_block_completions, NULL);
 	write_quality_counter(out, "scheduler state mismatches", q->state_mismatches,

@@ -129,6 +129,8 @@ struct wperf_quality {
 	uint64_t unknown_initial_threads;
 	uint64_t waits_without_wakeup;   /* a waiting thread switched in with no wakeup seen */
 	uint64_t waits_open_at_end;      /* waits whose end the trace did not show */
+	uint64_t cascades_truncated;     /* waits whose cascade reached past the
+	                                    per-thread history kept (less weight) */
 	uint64_t unmatched_block_completions;
 	uint64_t state_mismatches;       /* scheduler events contradicting the tracked state */
 	uint64_t untraced_interrupt_wakeups; /* woken from interrupt context the trace does not show */

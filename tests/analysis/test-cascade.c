@@ -191,6 +191,8 @@ static void test_long_waiter(void)
 	added = cascade_wait_ended(&c, &m, W, 1, true, 0, end);
 	CHECK_EQ("W's walk adds A's kept waits", added, (int64_t)CAP * U);
 	CHECK("and is reported truncated", c.stats.truncated_walks >= 1);
+	CHECK_EQ("one wait truncated: W's (the report's quality.cascades_truncated)",
+		 c.stats.truncated_waits, 1);
 	/* Work per wait is bounded by the threads' histories, not by the
 	 * trace: all 4,000,000 waits together scanned a few records each. */
 	CHECK("records scanned per wait stay small",
