@@ -261,18 +261,55 @@ static const struct wperf_vertex *thread_by_tid(const struct wperf_graph *g, int
 
 /* "worker-* @ futex_wait_queue": the leader's name base and where the
  * group's threads wait. */
+static int by_comm(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+
+	return strcmp(x, y);
+}
+
+/* The comm most members of the group led by r share (kernel-only stacks
+ * also match a helper thread waiting on the same primitive, and the
+ * group should be named after what most of it is). NULL: out of memory. */
+static const char *majority_comm(const struct merge *m, uint32_t r)
+{
+	size_t n = 0, best = 0;
+	const char **comms = malloc(m->size[r] * sizeof *comms), *pick = NULL;
+
+	if (!comms)
+		return NULL;
+	for (uint32_t i = 0; i < m->g->n_vertices && n < m->size[r]; i++)
+		if (m->rep[i] == r)
+			comms[n++] = m->g->vertices[i].comm ? m->g->vertices[i].comm : "?";
+	qsort(comms, n, sizeof *comms, by_comm);
+	/* Runs of equal name bases: compare up to the trailing digits. */
+	for (size_t i = 0, j; i < n; i = j) {
+		size_t len = strlen(comms[i]);
+		while (len > 0 && comms[i][len - 1] >= '0' && comms[i][len - 1] <= '9')
+			len--;
+		for (j = i + 1; j < n && strncmp(comms[i], comms[j], len) == 0 &&
+				strspn(comms[j] + len, "0123456789") == strlen(comms[j] + len); j++)
+			;
+		if (j - i > best) {
+			best = j - i;
+			pick = comms[i];
+		}
+	}
+	free(comms);
+	return pick ? pick : "?";
+}
+
 static char *stack_group_name(const struct merge *m, uint32_t r)
 {
-	const struct wperf_vertex *v = &m->g->vertices[r];
 	uint32_t id = wperf_vertex_main_stack(m->g, r);
-	char frame[128] = "?", *base = name_base(v->comm ? v->comm : "?"), *s = NULL;
+	const char *comm = majority_comm(m, r);
+	char frame[128] = "?", *base = comm ? name_base(comm) : NULL, *s = NULL;
 
 	if (!base)
 		return NULL;
 	if (id < m->g->n_stacks)
 		wperf_stack_wait_frame(frame, sizeof frame, &m->g->stacks[id]);
-	if (asprintf(&s, "%s%s @ %s", base, strcmp(base, v->comm ? v->comm : "?") ? "*" : "",
-		     frame) < 0)
+	if (asprintf(&s, "%s%s @ %s", base, strcmp(base, comm) ? "*" : "", frame) < 0)
 		s = NULL;
 	free(base);
 	return s;

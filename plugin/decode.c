@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 /* ------------------------------------------------------------------ */
 /* A pointer-keyed open-addressing hash table of owned entries.        */
@@ -256,6 +257,10 @@ struct event_plan {
 	/* Call stacks: LTTng's callstack_kernel and callstack_user contexts,
 	 * perf's perf_callchain, source.wperf.tracefs's kernel stack `ips`. */
 	struct field_ref stack[2];
+	/* perf_mmap (perf data convert --all): where perf saw the kernel's
+	 * text, which tells whether this kernel can name its stack frames. */
+	bool perf_mmap;
+	struct field_ref mmap_start, mmap_filename;
 };
 
 struct stream_state {
@@ -276,6 +281,8 @@ struct wperf_decoder {
 	uint8_t clock_uuid[16];                  /* its UUID, kept: the class may be
 	                                            gone when the analysis ends */
 	bool has_clock_uuid;
+	uint64_t kernel_text;                    /* perf_mmap of [kernel.kallsyms], or 0 */
+	char kernel_release[128];                /* the trace's, "" when it does not say */
 	char comm_buf[16];        /* exec: basename of the file, as the kernel's comm */
 	uint64_t counts[WPERF_EV_TYPE_COUNT];
 	uint64_t stack_buf[2 * WPERF_STACK_MAX_FRAMES];
@@ -297,6 +304,23 @@ void wperf_decoder_destroy(struct wperf_decoder *d)
 	free(d);
 }
 
+/* The kernel release the trace says it was recorded on: LTTng and
+ * source.wperf.tracefs write `kernel_release`, perf `release`. */
+static void remember_release(struct wperf_decoder *d, const bt_trace *trace)
+{
+	static const char *const names[] = { "kernel_release", "release" };
+
+	for (size_t i = 0; i < 2; i++) {
+		const bt_value *v = bt_trace_borrow_environment_entry_value_by_name_const(
+			trace, names[i]);
+		if (v && bt_value_is_string(v)) {
+			snprintf(d->kernel_release, sizeof d->kernel_release, "%s",
+				 bt_value_string_get(v));
+			return;
+		}
+	}
+}
+
 static void remember_clock_uuid(struct wperf_decoder *d, const bt_clock_class *cc)
 {
 	bt_uuid uuid = bt_clock_class_get_uuid(cc);
@@ -304,6 +328,17 @@ static void remember_clock_uuid(struct wperf_decoder *d, const bt_clock_class *c
 	d->has_clock_uuid = uuid != NULL;
 	if (uuid)
 		memcpy(d->clock_uuid, uuid, sizeof d->clock_uuid);
+}
+
+uint64_t wperf_decoder_kernel_text(const struct wperf_decoder *d)
+{
+	struct utsname u;
+
+	/* Without KASLR every kernel's text is at the same address: the
+	 * address alone only means "this kernel" when the release agrees. */
+	if (!d->kernel_text || uname(&u) != 0 || strcmp(u.release, d->kernel_release) != 0)
+		return 0;
+	return d->kernel_text;
 }
 
 const uint8_t *wperf_decoder_clock_uuid(const struct wperf_decoder *d)
@@ -444,6 +479,13 @@ static void build_plan(const bt_event_class *ec, struct event_plan *p)
 
 	memset(p, 0, sizeof *p);
 	p->type = -1;
+	if (name && strcmp(name, "perf_mmap") == 0) {
+		p->perf_mmap = find_member(payload, SCOPE_PAYLOAD, "start", WANT_INT,
+					   &p->mmap_start) &&
+			       find_member(payload, SCOPE_PAYLOAD, "filename", WANT_STR,
+					   &p->mmap_filename);
+		return;
+	}
 	spec = name ? spec_for_name(name, &perf) : NULL;
 	if (!spec)
 		return;
@@ -570,6 +612,7 @@ static struct stream_state *stream_state_for(struct wperf_decoder *d, const bt_s
 		if (!st->skip && st->clock && !d->clock_class) {
 			d->clock_class = st->clock;
 			remember_clock_uuid(d, st->clock);
+			remember_release(d, bt_stream_borrow_trace_const(stream));
 		}
 	}
 	d->last_stream = stream;
@@ -809,6 +852,19 @@ static int check_same_machine(struct wperf_decoder *d, const bt_clock_class *cc,
 /* Messages.                                                           */
 /* ------------------------------------------------------------------ */
 
+/* perf's mmap of "[kernel.kallsyms]_text": the kernel's text address
+ * when perf recorded (its KASLR slide). Nothing else of perf_mmap is used. */
+static int note_perf_mmap(struct wperf_decoder *d, const struct event_plan *p,
+			  const bt_event *event)
+{
+	struct event_scopes s = { bt_event_borrow_payload_field_const(event), NULL, NULL };
+	const char *file = read_str(&s, &p->mmap_filename);
+
+	if (file && strncmp(file, "[kernel.kallsyms]", 17) == 0)
+		d->kernel_text = (uint64_t)read_int(&s, &p->mmap_start, 0);
+	return 0;
+}
+
 static int decode_event(struct wperf_decoder *d, struct wperf_analysis *a,
 			const bt_message *msg, char *err, size_t errlen)
 {
@@ -825,6 +881,8 @@ static int decode_event(struct wperf_decoder *d, struct wperf_analysis *a,
 	p = plan_for_class(d, bt_event_borrow_class_const(event));
 	if (!p)
 		goto nomem;
+	if (p->perf_mmap)
+		return note_perf_mmap(d, p, event);
 	if (p->type < 0)
 		return 0;
 	if (!st->has_clock) {

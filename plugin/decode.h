@@ -37,6 +37,11 @@ const bt_clock_class *wperf_decoder_clock_class(const struct wperf_decoder *d);
  * clock class), or NULL when it has none. */
 const uint8_t *wperf_decoder_clock_uuid(const struct wperf_decoder *d);
 
+/* The kernel text address a perf trace recorded (its perf_mmap of
+ * "[kernel.kallsyms]", with `perf data convert --all`), when the trace's
+ * kernel release is the running one's; else 0. */
+uint64_t wperf_decoder_kernel_text(const struct wperf_decoder *d);
+
 /* How many events of each enum wperf_event_type were decoded and fed to
  * the analysis so far (an array of WPERF_EV_TYPE_COUNT counters). */
 const uint64_t *wperf_decoder_event_counts(const struct wperf_decoder *d);

@@ -794,6 +794,7 @@ static int finish(struct knots_sink *s)
 		return -1;
 	}
 	if (wperf_symbolize_stacks(&graph, wperf_decoder_clock_uuid(s->decoder),
+				   wperf_decoder_kernel_text(s->decoder),
 				   stacks_note, sizeof stacks_note) < 0) {
 		fail(s, "out of memory while naming stack frames");
 		goto out;

@@ -4,6 +4,7 @@
 #include "symbols.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@ struct ksym {
 struct ksyms {
 	struct ksym *v;
 	size_t n, cap;
+	uint64_t text;       /* the address of _text, where the kernel is */
 };
 
 static void ksyms_free(struct ksyms *k)
@@ -51,6 +53,8 @@ static int ksyms_load(struct ksyms *k)
 		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 ||
 		    (type != 't' && type != 'T') || addr == 0)
 			continue;
+		if (strcmp(name, "_text") == 0)
+			k->text = addr;
 		if (k->n == k->cap) {
 			size_t cap = k->cap ? 2 * k->cap : 65536;
 			struct ksym *v = realloc(k->v, cap * sizeof *v);
@@ -147,15 +151,21 @@ static int name_frames(struct wperf_stack *s, const struct ksyms *k, size_t *nam
 }
 
 int wperf_symbolize_stacks(struct wperf_graph *g, const uint8_t *clock_uuid,
-			   char *note, size_t note_len)
+			   uint64_t kernel_text, char *note, size_t note_len)
 {
 	struct ksyms k = { 0 };
 	size_t named = 0;
+	bool by_text = false;
 	int rc;
 
 	note[0] = '\0';
-	if (g->n_stacks == 0 || !same_boot(clock_uuid, note, note_len))
+	if (g->n_stacks == 0)
 		return 0;
+	if (!same_boot(clock_uuid, note, note_len)) {
+		if (!kernel_text)
+			return 0;
+		by_text = true;   /* a perf trace: compare where the kernel was */
+	}
 	rc = ksyms_load(&k);
 	if (rc == -2) {
 		ksyms_free(&k);
@@ -167,10 +177,18 @@ int wperf_symbolize_stacks(struct wperf_graph *g, const uint8_t *clock_uuid,
 		ksyms_free(&k);
 		return 0;
 	}
+	if (by_text && k.text != kernel_text) {
+		snprintf(note, note_len, "kernel frames not named: the trace's kernel text "
+			 "was at 0x%" PRIx64 ", this kernel's is at 0x%" PRIx64 " (another "
+			 "kernel or boot)", kernel_text, k.text);
+		ksyms_free(&k);
+		return 0;
+	}
 	for (size_t i = 0; i < g->n_stacks && rc == 0; i++)
 		rc = name_frames(&g->stacks[i], &k, &named);
 	ksyms_free(&k);
-	snprintf(note, note_len, "kernel frames named from /proc/kallsyms of this boot "
-		 "(%zu frames)", named);
+	snprintf(note, note_len, "kernel frames named from /proc/kallsyms of %s (%zu frames)",
+		 by_text ? "this kernel (the trace's kernel text address is its _text)"
+			 : "this boot", named);
 	return rc;
 }

@@ -17,12 +17,14 @@
 
 /*
  * Symbolise g's stacks when clock_uuid (the kernel trace's clock UUID, 16
- * bytes, or NULL) says the trace is of this boot. Writes in note what was done or
+ * bytes, or NULL) says the trace is of this boot, or when kernel_text (the
+ * kernel text address a perf trace recorded, 0 if none) is this kernel's
+ * `_text`: the same kernel, at the same place. Writes in note what was done or
  * why not, for the report ("kernel frames named from /proc/kallsyms",
  * "not named: the trace is of another boot", ...). Returns 0, or -1 on
  * allocation failure (g keeps what was named).
  */
 int wperf_symbolize_stacks(struct wperf_graph *g, const uint8_t *clock_uuid,
-			   char *note, size_t note_len);
+			   uint64_t kernel_text, char *note, size_t note_len);
 
 #endif /* WPERF_PLUGIN_SYMBOLS_H */

@@ -896,7 +896,11 @@ static int emit_event(struct tracefs_iter *it, struct wperf_cpu_reader *r)
 	b = &comp->bound[comp->bound_by_id[id]];
 	if (r->event_ts < it->last_ts)
 		it->clamped++;
-	if (wperf_idle_switch_missing(&it->idle, r->cpu,
+	/* A kernel stack is written right after its sched_switch with the
+	 * thread that switched out as common_pid: that thread is not running
+	 * again, even when idle came next. */
+	if (!wperf_layout_by_stack_trigger(b->layout) &&
+	    wperf_idle_switch_missing(&it->idle, r->cpu,
 				      tep_data_pid(comp->rec->tep, &record)) &&
 	    emit_restored_switch(it, r->cpu, tep_data_pid(comp->rec->tep, &record),
 				 r->event_ts))

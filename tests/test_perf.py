@@ -86,7 +86,9 @@ class PerfRecorded(unittest.TestCase):
             return
         cls.pid = int(pids[-1])
         cls.ctf = os.path.join(cls.tmp, 'ctf')
-        conv = run(['perf', 'data', 'convert', '-i', data, '--to-ctf', cls.ctf])
+        # --all: perf_mmap too, whose [kernel.kallsyms] entry lets the
+        # sink check that this kernel can name the stacks' frames.
+        conv = run(['perf', 'data', 'convert', '--all', '-i', data, '--to-ctf', cls.ctf])
         if conv.returncode != 0:
             cls.err = ('perf data convert --to-ctf failed (exit %d): this perf may lack '
                        'libbabeltrace support:\n%s' % (conv.returncode, conv.stdout[-3000:]))
@@ -143,8 +145,10 @@ class PerfRecorded(unittest.TestCase):
     def test_callchains_become_wait_stacks(self):
         """perf record -g: the producer's waits on the writer carry stacks
         from perf_callchain, kernel frames then user frames, without perf's
-        context markers (PERF_CONTEXT_KERNEL/USER); perf's clock is not the
-        boot id, so the note says the frames are not named."""
+        context markers (PERF_CONTEXT_KERNEL/USER). perf's clock is not the
+        boot id, but its perf_mmap of [kernel.kallsyms] is this kernel's
+        _text (and its release this one's): the kernel frames are named,
+        and the producer waits in the futex of its condition variable."""
         threads = self.workload_threads()
         producer, writer = threads['fig1-producer']['id'], threads['fig1-writer']['id']
         e = [e for e in self.js['edges'] if e['from'] == producer and e['to'] == writer][0]
@@ -156,7 +160,12 @@ class PerfRecorded(unittest.TestCase):
         self.assertIn(False, kernel, 'no user-space frame: %s' % [hex(a) for a in frames])
         self.assertEqual(kernel, sorted(kernel, reverse=True), 'kernel frames first')
         self.assertFalse([a for a in frames if a >= 2**64 - 4095], 'perf context markers kept')
-        self.assertIn('not named', self.js['stacks_note'])
+        self.assertIn('named from /proc/kallsyms of this kernel', self.js['stacks_note'])
+        symbols = [f['symbol'] or '' for f in
+                   self.js['stacks'][e['stacks'][0]['stack']]['frames']]
+        self.assertTrue(any('futex' in s for s in symbols), symbols)
+        self.assertFalse([s for a, s in zip(frames, symbols) if a < 0xffff800000000000 and s],
+                         'user frames are never named')
 
 
 if __name__ == '__main__':

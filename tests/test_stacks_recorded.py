@@ -9,7 +9,8 @@ mutex (tests/workloads/mutex-contention).
   and passing through the kernel's futex wait, and the stacks' counts and
   times add up to no more than the edge's own;
 - merge="stack" makes one vertex "mutex-worker-* @ <futex frame>" of the
-  four workers, with a self-loop: threads waiting in the same place;
+  four workers (and any helper of the process blocked in the same kernel
+  path), with a self-loop: threads waiting in the same place;
 - the text report shows the stack under the edge ("in futex_...").
 
 Needs root and lttng-tools (wperf record). Without them: FAIL under
@@ -74,7 +75,14 @@ class StacksRecorded(recording.WperfRecorded):
                                                 if v['kind'] == 'virtual'))
         m = merged[0]
         self.assertIn('futex', m['name'])
-        self.assertEqual(len(m['members']), WORKERS, m)
+        # Every worker; kernel-only stacks may also match a helper thread
+        # of the process waiting on a futex (LTTng-UST's listener): the
+        # vertex is named after the majority.
+        workers = {v['tid'] for v in js['vertices'] if v['kind'] == 'thread'
+                   and (v.get('comm') or '').startswith('mutex-worker-')}
+        self.assertFalse(workers, 'workers left unmerged: %s' % workers)
+        self.assertGreaterEqual(len(m['members']), WORKERS, m)
+        self.assertLessEqual(len(m['members']), WORKERS + 2, m)
         loops = [e for e in js['edges'] if e['from'] == m['id'] and e['to'] == m['id']]
         self.assertEqual(len(loops), 1, 'no self-loop on the merged vertex')
         self.assertGreater(loops[0]['weight_ns'], 0)
