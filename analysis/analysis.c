@@ -101,6 +101,30 @@ void wperf_graph_fini(struct wperf_graph *g)
 	memset(g, 0, sizeof *g);
 }
 
+size_t wperf_graph_first_edge_from(const struct wperf_graph *g, uint32_t v)
+{
+	size_t lo = 0, hi = g->n_edges;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (g->edges[mid].from < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+const struct wperf_edge *wperf_graph_find_edge(const struct wperf_graph *g, uint32_t from,
+					       uint32_t to)
+{
+	for (size_t e = wperf_graph_first_edge_from(g, from);
+	     e < g->n_edges && g->edges[e].from == from; e++)
+		if (g->edges[e].to == to)
+			return &g->edges[e];
+	return NULL;
+}
+
 /* ---- segments: the breakdown, the edges and the cascade ---- */
 
 static void maybe_prune(struct wperf_analysis *a)

@@ -205,23 +205,6 @@ static void edge_facts(struct facts *f)
 	}
 }
 
-static const struct wperf_edge *find_edge(const struct wperf_graph *g, uint32_t from, uint32_t to)
-{
-	size_t lo = 0, hi = g->n_edges;
-
-	while (lo < hi) {   /* edges are sorted by (from, to) */
-		size_t mid = lo + (hi - lo) / 2;
-		const struct wperf_edge *e = &g->edges[mid];
-		if (e->from == from && e->to == to)
-			return e;
-		if (e->from < from || (e->from == from && e->to < to))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
 static uint64_t run_length(const struct wperf_edge *e)
 {
 	return e->turns ? e->count / e->turns : e->count;
@@ -238,7 +221,7 @@ static void turns_fact(struct facts *f)
 		if (!e || e->from == e->to || !is_threadlike(&f->g->vertices[e->from]) ||
 		    !is_threadlike(&f->g->vertices[e->to]))
 			continue;
-		r = find_edge(f->g, e->to, e->from);
+		r = wperf_graph_find_edge(f->g, e->to, e->from);
 		if (!r || !wperf_edge_is_dependency(f->g, r, f->min_weight_ns))
 			continue;
 		if (!best || add_ns(e->weight_ns, r->weight_ns) >

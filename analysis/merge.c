@@ -66,22 +66,6 @@ static char *name_base(const char *comm)
 		n = strlen(comm);
 	return strndup(comm, n);
 }
-
-/* First edge of g whose from is v (edges are sorted by (from, to)). */
-static size_t first_edge_from(const struct wperf_graph *g, uint32_t v)
-{
-	size_t lo = 0, hi = g->n_edges;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (g->edges[mid].from < v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 uint32_t wperf_vertex_main_stack(const struct wperf_graph *g, uint32_t v)
 {
 	uint32_t best = UINT32_MAX;
@@ -89,11 +73,12 @@ uint32_t wperf_vertex_main_stack(const struct wperf_graph *g, uint32_t v)
 
 	/* Few edges and at most WPERF_EDGE_STACKS stacks each: sum by
 	 * rescanning rather than with a table. */
-	for (size_t e = first_edge_from(g, v); e < g->n_edges && g->edges[e].from == v; e++)
+	for (size_t e = wperf_graph_first_edge_from(g, v);
+	     e < g->n_edges && g->edges[e].from == v; e++)
 		for (uint8_t k = 0; k < g->edges[e].n_stacks; k++) {
 			uint32_t id = g->edges[e].stacks[k].stack;
 			int64_t ns = 0;
-			for (size_t f = first_edge_from(g, v);
+			for (size_t f = wperf_graph_first_edge_from(g, v);
 			     f < g->n_edges && g->edges[f].from == v; f++)
 				for (uint8_t j = 0; j < g->edges[f].n_stacks; j++)
 					if (g->edges[f].stacks[j].stack == id)

@@ -76,23 +76,6 @@ static const char *vertex_shape(enum wperf_vertex_kind kind)
 	default:              return "ellipse";
 	}
 }
-
-/* Index of the first edge from v (edges are sorted by (from, to)), or
- * n_edges when there is none. */
-static size_t first_edge_from(const struct wperf_graph *g, uint32_t v)
-{
-	size_t lo = 0, hi = g->n_edges;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (g->edges[mid].from < v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* Mark v and what it waits on, transitively, over dependencies; a device's
  * own edges are its idle time waiting for whoever gives it work (maybe
  * another program), not something the focus waits on, so they are not
@@ -111,7 +94,7 @@ static void mark_reachable(const struct wperf_report *r, bool *drawn, uint32_t s
 		uint32_t v = stack[--top];
 		if (wperf_vertex_kind_is_device(g->vertices[v].kind))
 			continue;
-		for (size_t i = first_edge_from(g, v); i < g->n_edges && g->edges[i].from == v; i++) {
+		for (size_t i = wperf_graph_first_edge_from(g, v); i < g->n_edges && g->edges[i].from == v; i++) {
 			const struct wperf_edge *e = &g->edges[i];
 			if (e->to >= g->n_vertices || drawn[e->to] ||
 			    !wperf_edge_is_dependency(g, e, r->min_weight_ns))

@@ -160,4 +160,12 @@ struct wperf_graph {
 
 void wperf_graph_fini(struct wperf_graph *g);
 
+/* Index of the first edge from v (edges are sorted by (from, to)), or
+ * n_edges when v waits for nothing. */
+size_t wperf_graph_first_edge_from(const struct wperf_graph *g, uint32_t v);
+
+/* The edge from -> to, or NULL. */
+const struct wperf_edge *wperf_graph_find_edge(const struct wperf_graph *g, uint32_t from,
+					       uint32_t to);
+
 #endif /* WPERF_GRAPH_H */

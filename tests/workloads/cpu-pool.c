@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu-work.h"
+
 #define ROUND_WORK_NS 5000000   /* CPU time per worker per round */
 #define MAX_WORKERS   64
 
@@ -35,25 +37,6 @@ static pthread_cond_t round_done = PTHREAD_COND_INITIALIZER;
 static uint64_t round_number;   /* under lock */
 static int unfinished;          /* under lock: workers still computing */
 static bool finished;           /* under lock: no more rounds */
-
-static int64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* Spin until this thread has used `ns` more of CPU time. */
-static void compute(int64_t ns)
-{
-	int64_t until = clock_ns(CLOCK_THREAD_CPUTIME_ID) + ns;
-	volatile uint64_t x = 1;
-
-	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < until)
-		for (int i = 0; i < 1000; i++)
-			x = x * 6364136223846793005ULL + 1;
-}
 
 static void *worker(void *arg)
 {

@@ -28,6 +28,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "cpu-work.h"
+
 #define PHASES_PER_BLOCK 20
 #define HEAVY_FACTOR     5
 
@@ -35,25 +37,6 @@ static double run_seconds = 2.0;
 static long light_ns = 2000000;
 static pthread_barrier_t barrier;
 static uint64_t phases, light_phases[2];
-
-static int64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* Spin until this thread has used `ns` more of CPU time. */
-static void compute(int64_t ns)
-{
-	int64_t until = thread_cpu_ns() + ns;
-	volatile uint64_t x = 1;
-
-	while (thread_cpu_ns() < until)
-		for (int i = 0; i < 1000; i++)
-			x = x * 6364136223846793005ULL + 1;
-}
 
 /* Which thread has the heavy share in phase p. */
 static int heavy_side(uint64_t p)

@@ -25,28 +25,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu-work.h"
+
 #define HANDLER_WORK_NS 200000   /* CPU time per request */
 
 static double run_seconds = 2.0;
 static int to_server[2], to_client[2];   /* pipes: [0] read end, [1] write end */
-
-static int64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static void compute(int64_t ns)
-{
-	int64_t until = clock_ns(CLOCK_THREAD_CPUTIME_ID) + ns;
-	volatile uint64_t x = 1;
-
-	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < until)
-		for (int i = 0; i < 1000; i++)
-			x = x * 6364136223846793005ULL + 1;
-}
 
 /* One byte, retried on EINTR; 0 on success. */
 static int put(int fd, char c)
