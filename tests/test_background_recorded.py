@@ -17,13 +17,8 @@ Needs root and lttng-tools (wperf record). Without them: FAIL under
 CI=true, else SKIP (exit 77). WPERF_KEEP_TRACE=1 keeps the recording.
 """
 
-import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
-import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -42,40 +37,11 @@ def why_not():
     return recording.why_not_wperf_record(WPERF, WORKLOAD)
 
 
-class BackgroundRecorded(unittest.TestCase):
-    maxDiff = None
-
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix='wperf-heartbeat-', dir='/var/tmp')
-        cls.trace = os.path.join(cls.tmp, 'trace')
-        rec = subprocess.run([WPERF, 'record', '-o', cls.trace, '--', WORKLOAD,
-                              '--seconds', SECONDS], stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, text=True, timeout=300)
-        cls.log = rec.stdout
-        cls.ok = rec.returncode == 0
-        cls.pid = None
-        if cls.ok:
-            with open(os.path.join(cls.trace, 'command.pid')) as f:
-                cls.pid = int(f.read().strip())
-
-    @classmethod
-    def tearDownClass(cls):
-        if os.environ.get('WPERF_KEEP_TRACE'):
-            print('trace kept in %s (WPERF_KEEP_TRACE)' % cls.tmp)
-            return
-        shutil.rmtree(cls.tmp, ignore_errors=True)
+class BackgroundRecorded(recording.WperfRecorded):
+    COMMAND = ['heartbeat', '--seconds', SECONDS]
 
     def report(self, fmt):
-        self.assertTrue(self.ok, 'wperf record failed:\n' + self.log[-4000:])
-        out = os.path.join(self.tmp, 'report.' + fmt)
-        cmd = [WPERF, 'report', self.trace, '--format', fmt, '--output', out,
-               '--pids', str(self.pid)]
-        q = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           timeout=300)
-        self.assertEqual(q.returncode, 0, q.stdout[-3000:])
-        with open(out) as f:
-            return json.load(f) if fmt == 'json' else f.read()
+        return super().report(fmt=fmt)
 
     def thread(self, js, comm):
         ids = [v['id'] for v in js['vertices'] if v['kind'] == 'thread'

@@ -22,13 +22,9 @@ Needs root and lttng-tools (wperf record). Without them: FAIL under
 CI=true, else SKIP (exit 77). WPERF_KEEP_TRACE=1 keeps the recording.
 """
 
-import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
-import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -49,42 +45,8 @@ def why_not():
     return recording.why_not_wperf_record(WPERF, WORKLOAD)
 
 
-class MergeRecorded(unittest.TestCase):
-    maxDiff = None
-
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix='wperf-merge-', dir='/var/tmp')
-        cls.trace = os.path.join(cls.tmp, 'trace')
-        rec = subprocess.run([WPERF, 'record', '-o', cls.trace, '--', WORKLOAD,
-                              '--threads', str(WORKERS), '--seconds', '2'],
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                             timeout=300)
-        cls.log = rec.stdout
-        cls.ok = rec.returncode == 0
-        if cls.ok:
-            with open(os.path.join(cls.trace, 'command.pid')) as f:
-                cls.pid = int(f.read().strip())
-
-    @classmethod
-    def tearDownClass(cls):
-        if os.environ.get('WPERF_KEEP_TRACE'):
-            print('trace kept in %s (WPERF_KEEP_TRACE)' % cls.tmp)
-            return
-        shutil.rmtree(cls.tmp, ignore_errors=True)
-
-    def report(self, *params):
-        self.assertTrue(self.ok, 'wperf record failed:\n' + self.log[-4000:])
-        out = os.path.join(self.tmp, 'report-%d.json' % len(params))
-        cmd = [WPERF, 'report', self.trace, '--plugin-path', ws.plugin_dir(),
-               '--format', 'json', '--output', out, '--pids', str(self.pid)]
-        for p in params:
-            cmd += ['--params', p]
-        q = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           timeout=300)
-        self.assertEqual(q.returncode, 0, '$ %s\n%s' % (' '.join(cmd), q.stdout[-3000:]))
-        with open(out) as f:
-            return json.load(f)
+class MergeRecorded(recording.WperfRecorded):
+    COMMAND = ['mutex-contention', '--threads', str(WORKERS), '--seconds', '2']
 
     def workers(self, js):
         return [v for v in js['vertices'] if v['kind'] == 'thread'

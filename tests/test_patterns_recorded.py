@@ -26,7 +26,6 @@ CI=true, else SKIP (exit 77). WPERF_KEEP_TRACE=1 keeps the recordings.
 import os
 import re
 import sys
-import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
