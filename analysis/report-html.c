@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "gaps.h"
 #include "report-format.h"
 #include "wperf/classify.h"
 #include "wperf/report.h"
@@ -342,6 +343,10 @@ static void write_finding(FILE *out, const struct wperf_report *r, size_t i)
 			"less than one CPU", cpu);
 	}
 	fputs(".</p>\n", out);
+	if (wperf_knot_gap_waits(g, k))
+		fprintf(out, "<p class=\"gaps\">Overlaps gaps: %llu waits on its edges crossed "
+			"a gap in the trace; its weights are lower bounds.</p>\n",
+			(unsigned long long)wperf_knot_gap_waits(g, k));
 	write_classification(out, r, k);
 	if (k->n_edges) {
 		fputs("<ul>", out);
@@ -496,9 +501,11 @@ static void write_threads_table(FILE *out, const struct wperf_report *r,
 	table_end(out);
 }
 
-static void write_quality(FILE *out, const struct wperf_graph *g)
+static void write_quality(FILE *out, const struct wperf_report *r)
 {
+	const struct wperf_graph *g = r->graph;
 	const struct wperf_quality *q = &g->quality;
+	char gap[32];
 
 	fprintf(out, "<h2 id=\"quality\">Data quality</h2>\n<p>%llu events analysed "
 		"(wakeups from %s); %llu events and %llu packets discarded; %llu wakeups "
@@ -509,6 +516,18 @@ static void write_quality(FILE *out, const struct wperf_graph *g)
 		(unsigned long long)q->unmatched_wakeups,
 		(unsigned long long)q->unknown_initial_threads,
 		(unsigned long long)q->waits_open_at_end);
+	wperf_fmt_duration(gap, sizeof gap, q->gap_ns, 0);
+	fprintf(out, "<p>Gaps cover %s of the analysed time and cut %llu waits short; "
+		"%llu events came out of order; %llu cascades reached past the history "
+		"kept per thread (their weights are lower bounds).</p>\n", gap,
+		(unsigned long long)q->waits_cut_by_gaps,
+		(unsigned long long)q->events_out_of_order,
+		(unsigned long long)q->cascades_truncated);
+	if (r->stacks_note) {
+		fprintf(out, "<p>Call stacks: %zu distinct wait stacks; ", g->n_stacks);
+		esc(out, r->stacks_note);
+		fputs(".</p>\n", out);
+	}
 }
 
 static void write_page(FILE *out, const struct wperf_report *r, const char *svg,
@@ -523,7 +542,7 @@ static void write_page(FILE *out, const struct wperf_report *r, const char *svg,
 	write_knots_table(out, r);
 	write_edges_table(out, r, m);
 	write_threads_table(out, r, m);
-	write_quality(out, r->graph);
+	write_quality(out, r);
 	fprintf(out, "<p id=\"wperf-status\">The tables sort when scripts run.</p>\n"
 		"<p id=\"wperf-selftest\"></p>\n<script>\n%s</script>\n</body>\n</html>\n", script);
 }

@@ -357,6 +357,10 @@ static void test_html_basic(void)
 	check_contains(t, "<div class=\"knot knot\" id=\"knot-1\">\n<h3>Knot 1: mysqld (101), "
 			  "jbd2/vda1-8 (200), disk:vda</h3>\n");
 	check_contains(t, "<p>Weight 950 ms = <b>95.0%</b> of the analysed time.</p>");
+	check_contains(t, "<p class=\"classification blocking_io\">Looks like blocking I/O: "
+			  "threads wait for a device that waits for them</p>");
+	check_contains(t, "<li>disk:vda is a member: the threads wait for it ");
+	check_contains(t, "<p>Gaps cover ");
 	check_contains(t, "<p>Refinement cut 1 edge, lightest first (stopped: simple cycle):</p>\n"
 			  "<ol><li>mysqld (101) &rarr; disk:vda: 50.0 ms (5.0%), 5 waits</li></ol>");
 	check_contains(t, "<div class=\"knot sink\" id=\"knot-2\">\n<h3>Sink 1: server (301)</h3>");
