@@ -270,7 +270,8 @@ static void runnable_facts(struct facts *f)
 		ev->a_ns = f->g->vertices[id].runnable_ns;
 		ev->ppm = wperf_vertex_runnable_ppm(&f->g->vertices[id]);
 	}
-	if (f->threads > 0) {
+	/* One thread (with a device) has nobody to wait on: no comparison. */
+	if (f->threads > 1) {
 		struct wperf_evidence *ev = add(f, WPERF_EV_CPU_DEMAND);
 		if (ev) {
 			ev->a_ns = f->runnable_ns;
@@ -283,7 +284,7 @@ static void process_facts(struct facts *f)
 {
 	struct wperf_evidence *ev;
 
-	if (f->threads == 0)
+	if (f->threads < 2)
 		return;
 	if (f->pid >= 0) {
 		if ((ev = add(f, WPERF_EV_ONE_PROCESS))) {
@@ -333,7 +334,7 @@ static enum wperf_knot_class decide(const struct facts *f)
 		return WPERF_CLASS_BACKGROUND;
 	if (f->has_device)
 		return WPERF_CLASS_BLOCKING_IO;
-	if (f->threads > 0 && f->runnable_ns > f->waits_on_each_other_ns)
+	if (f->threads > 1 && f->runnable_ns > f->waits_on_each_other_ns)
 		return WPERF_CLASS_TOO_FEW_CPUS;
 	if (f->has_interrupt)
 		return WPERF_CLASS_UNKNOWN;
