@@ -26,6 +26,7 @@
 #include "output.h"
 #include "symbols.h"
 #include "params.h"
+#include "shared-analysis.h"
 #include "wperf/analysis.h"
 #include "wperf/knots.h"
 #include "wperf/merge.h"
@@ -98,8 +99,13 @@ const char wperf_knots_help[] =
 	"                       which waits for the parent between them.\n"
 	"                       Default: keep.\n"
 	"\n"
+	"Connected straight to filter.wperf.waits, the sink reuses that filter's\n"
+	"analysis of the kernel events instead of repeating it (same report).\n"
+	"\n"
 	"Environment: WPERF_DECODE_STATS=1 prints the number of decoded events of\n"
-	"each type to standard error at the end.\n"
+	"each type to standard error at the end (and whether they were decoded by\n"
+	"filter.wperf.waits). WPERF_SHARE_ANALYSIS=0 makes the sink analyse on its\n"
+	"own even behind filter.wperf.waits.\n"
 	"\n"
 	"Example:\n"
 	"  babeltrace2 TRACE -c sink.wperf.knots -p 'format=\"json\",path=\"knots.json\"'\n";
@@ -121,7 +127,11 @@ struct knots_sink {
 	bt_self_component *self;
 	bt_message_iterator *iter;
 	struct wperf_decoder *decoder;
-	struct wperf_analysis *analysis;
+	struct wperf_analysis *analysis;   /* NULL while reusing `shared` */
+	/* The analysis of a filter.wperf.waits connected straight to our
+	 * input, reused instead of ours (shared-analysis.h), or NULL. */
+	struct wperf_shared_analysis *shared;
+	uint64_t messages_in;              /* received while reusing it */
 	enum report_format format;
 	char *path;                     /* NULL: standard output */
 	struct weight_limit threshold;
@@ -160,6 +170,7 @@ static void sink_destroy(struct knots_sink *s)
 	bt_message_iterator_put_ref(s->iter);
 	wperf_decoder_destroy(s->decoder);
 	wperf_analysis_destroy(s->analysis);
+	wperf_shared_analysis_put(s->shared);
 	free(s->path);
 	free(s->pids);
 	wperf_string_list_free(&s->comms);
@@ -404,7 +415,7 @@ static int read_nic_capacity(struct knots_sink *s, const bt_value *params)
 	return 0;
 }
 
-static int apply_nic_capacity(struct knots_sink *s)
+static int apply_nic_capacity(struct knots_sink *s, struct wperf_analysis *a)
 {
 	for (size_t i = 0; i < s->nic_capacity.n; i++) {
 		char dev[64];
@@ -414,7 +425,7 @@ static int apply_nic_capacity(struct knots_sink *s)
 
 		snprintf(dev, sizeof dev, "%.*s", (int)(eq - item), item);
 		wperf_parse_rate_bps(eq + 1, &bps);   /* checked by read_nic_capacity */
-		if (wperf_analysis_set_nic_capacity(s->analysis, dev, bps) < 0)
+		if (wperf_analysis_set_nic_capacity(a, dev, bps) < 0)
 			return -1;
 	}
 	return 0;
@@ -490,7 +501,7 @@ bt_component_class_initialize_method_status wperf_knots_init(
 		goto error;
 	s->decoder = wperf_decoder_create();
 	s->analysis = wperf_analysis_create();
-	if (!s->decoder || !s->analysis || apply_nic_capacity(s) < 0) {
+	if (!s->decoder || !s->analysis || apply_nic_capacity(s, s->analysis) < 0) {
 		fail(s, "out of memory");
 		goto error;
 	}
@@ -512,6 +523,43 @@ void wperf_knots_finalize(bt_self_component_sink *self)
 		bt_self_component_sink_as_self_component(self)));
 }
 
+static bool sharing_disabled(void)
+{
+	const char *env = getenv("WPERF_SHARE_ANALYSIS");
+
+	return env && strcmp(env, "0") == 0;
+}
+
+/*
+ * Reuse the analysis of a filter.wperf.waits connected straight to our
+ * input port (shared-analysis.h): it decodes exactly the kernel messages
+ * we would, so analysing them again only doubles the cost. Our options
+ * go to the shared analysis now, before its first event: nic-capacity is
+ * only read when the analysis finishes, and the false-wakeup stage is
+ * switched on by the filter's decoder from the same stream classes ours
+ * would see. Our own analysis is dropped so nothing can feed it.
+ */
+static int try_reuse(struct knots_sink *s, const bt_port *in)
+{
+	const bt_connection *conn = bt_port_borrow_connection_const(in);
+	const bt_port_output *up;
+
+	if (!conn || sharing_disabled())
+		return 0;
+	up = bt_connection_borrow_upstream_port_const(conn);
+	s->shared = wperf_shared_analysis_claim(
+		bt_port_borrow_component_const(bt_port_output_as_port_const(up)));
+	if (!s->shared)
+		return 0;
+	if (apply_nic_capacity(s, s->shared->analysis) < 0) {
+		fail(s, "out of memory");
+		return -1;
+	}
+	wperf_analysis_destroy(s->analysis);
+	s->analysis = NULL;
+	return 0;
+}
+
 bt_component_class_sink_graph_is_configured_method_status
 wperf_knots_graph_is_configured(bt_self_component_sink *self)
 {
@@ -531,6 +579,11 @@ wperf_knots_graph_is_configured(bt_self_component_sink *self)
 		fail(s, "cannot create a message iterator on input port `in`");
 		return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_ERROR;
 	}
+	/* Creating our iterator created the upstream one: a filter.wperf.waits
+	 * there has registered its analysis by now. */
+	if (try_reuse(s, bt_self_component_port_as_port(
+		    bt_self_component_port_input_as_self_component_port(port))) < 0)
+		return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_ERROR;
 	return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_OK;
 }
 
@@ -717,6 +770,12 @@ static int write_report(struct knots_sink *s, const struct wperf_report *r)
 	return 0;
 }
 
+/* The decoder that fed the analysis we report. */
+static const struct wperf_decoder *used_decoder(const struct knots_sink *s)
+{
+	return s->shared ? s->shared->decoder : s->decoder;
+}
+
 static void print_decode_stats(const struct knots_sink *s)
 {
 	static const char *const names[WPERF_EV_TYPE_COUNT] = {
@@ -727,12 +786,13 @@ static void print_decode_stats(const struct knots_sink *s)
 		"spin_begin", "spin_end", "false_wakeup", "progress", "net_xmit", "net_recv",
 		"stack",
 	};
-	const uint64_t *counts = wperf_decoder_event_counts(s->decoder);
+	const uint64_t *counts = wperf_decoder_event_counts(used_decoder(s));
 	const char *env = getenv("WPERF_DECODE_STATS");
 
 	if (!env || !*env || strcmp(env, "0") == 0)
 		return;
-	fprintf(stderr, "%s: decoded events:", COMP_NAME);
+	fprintf(stderr, "%s: decoded events%s:", COMP_NAME,
+		s->shared ? " (by filter.wperf.waits, whose analysis is reused)" : "");
 	for (int i = 0; i < WPERF_EV_TYPE_COUNT; i++)
 		fprintf(stderr, " %s=%" PRIu64, names[i], counts[i]);
 	fputc('\n', stderr);
@@ -774,6 +834,34 @@ oom:
 	return -1;
 }
 
+/*
+ * The finished analysis' graph: ours, or the one the filter we reuse
+ * finished before it ended. That filter handed us every message it
+ * produced; if the counts disagree, something we cannot see came between
+ * us, and a report from it could be wrong: refuse rather than guess.
+ */
+static int take_graph(struct knots_sink *s, struct wperf_graph *graph)
+{
+	memset(graph, 0, sizeof *graph);
+	if (!s->shared) {
+		if (wperf_analysis_finish(s->analysis, graph) == 0)
+			return 0;
+		fail(s, "%s", wperf_analysis_error(s->analysis));
+		return -1;
+	}
+	if (!s->shared->finished || s->shared->messages_out != s->messages_in) {
+		fail(s, "internal error: the analysis of filter.wperf.waits, reused here, "
+		     "did not see the messages received here (%" PRIu64 " sent, %" PRIu64
+		     " received); run again with WPERF_SHARE_ANALYSIS=0",
+		     s->shared->messages_out, s->messages_in);
+		return -1;
+	}
+	*graph = s->shared->graph;   /* moved: ours to free now */
+	memset(&s->shared->graph, 0, sizeof s->shared->graph);
+	s->shared->finished = false;
+	return 0;
+}
+
 /* End of input: finish the analysis, find the knots, write the report. */
 static int finish(struct knots_sink *s)
 {
@@ -786,15 +874,10 @@ static int finish(struct knots_sink *s)
 	int rc = -1;
 
 	print_decode_stats(s);
-	memset(&graph, 0, sizeof graph);
-	if (wperf_analysis_finish(s->analysis, &graph) < 0) {
-		const char *why = wperf_analysis_error(s->analysis);
-
-		fail(s, "%s", why ? why : "the trace cannot be analysed");
+	if (take_graph(s, &graph) < 0)
 		return -1;
-	}
-	if (wperf_symbolize_stacks(&graph, wperf_decoder_clock_uuid(s->decoder),
-				   wperf_decoder_kernel_text(s->decoder),
+	if (wperf_symbolize_stacks(&graph, wperf_decoder_clock_uuid(used_decoder(s)),
+				   wperf_decoder_kernel_text(used_decoder(s)),
 				   stacks_note, sizeof stacks_note) < 0) {
 		fail(s, "out of memory while naming stack frames");
 		goto out;
@@ -826,11 +909,19 @@ out:
 	return rc;
 }
 
-/* Decode a batch; on error, the messages not yet decoded are released too. */
+/* Decode a batch; on error, the messages not yet decoded are released too.
+ * While reusing a filter's analysis, that filter has decoded them already. */
 static int feed_batch(struct knots_sink *s, bt_message_array_const msgs, uint64_t count)
 {
 	char err[512];
 	int rc = 0;
+
+	if (s->shared) {
+		for (uint64_t i = 0; i < count; i++)
+			bt_message_put_ref(msgs[i]);
+		s->messages_in += count;
+		return 0;
+	}
 
 	for (uint64_t i = 0; i < count; i++) {
 		if (rc == 0 &&

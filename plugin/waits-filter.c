@@ -25,6 +25,7 @@
 #include "components.h"
 #include "decode.h"
 #include "params.h"
+#include "shared-analysis.h"
 #include "waits-trace.h"
 #include "wperf/analysis.h"
 #include "wperf/graph.h"
@@ -63,7 +64,9 @@ const char wperf_waits_help[] =
 	"  babeltrace2 TRACE -c filter.wperf.waits -c sink.ctf.fs --params='path=\"OUT\"'\n"
 	"    (writes the segments in OUT/wperf, beside a copy of the kernel trace)\n"
 	"\n"
-	"sink.wperf.knots skips the `wperf` trace, so it can follow this filter.\n"
+	"sink.wperf.knots skips the `wperf` trace, so it can follow this filter; when it\n"
+	"is connected straight to it, it reuses this filter's analysis instead of\n"
+	"analysing the same kernel events a second time (same report, less work).\n"
 	"The trace must contain kernel scheduler events (sched_switch, sched_waking or\n"
 	"sched_wakeup); without them the filter stops with an error at the end.\n";
 
@@ -75,6 +78,10 @@ struct waits_component {
 struct waits_iter {
 	bt_self_message_iterator *self;
 	bt_message_iterator *upstream;
+	/* Decoder and analysis, which a sink.wperf.knots right behind us
+	 * may reuse (shared-analysis.h); decoder and analysis are borrowed
+	 * from it. */
+	struct wperf_shared_analysis *shared;
 	struct wperf_decoder *decoder;
 	struct wperf_analysis *analysis;
 	struct waits_queue queue;
@@ -267,8 +274,8 @@ static void iter_destroy(struct waits_iter *it)
 		return;
 	waits_queue_fini(&it->queue);
 	waits_trace_destroy(it->trace);
-	wperf_decoder_destroy(it->decoder);
-	wperf_analysis_destroy(it->analysis);
+	wperf_shared_analysis_unregister(it->shared);
+	wperf_shared_analysis_put(it->shared);
 	bt_message_iterator_put_ref(it->upstream);
 	free(it);
 }
@@ -294,12 +301,14 @@ bt_message_iterator_class_initialize_method_status wperf_waits_iter_init(
 		iter_destroy(it);
 		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 	}
-	it->decoder = wperf_decoder_create();
-	it->analysis = wperf_analysis_create();
-	if (!it->decoder || !it->analysis) {
+	it->shared = wperf_shared_analysis_create(bt_self_component_as_component(
+		bt_self_message_iterator_borrow_component(self)));
+	if (!it->shared) {
 		iter_destroy(it);
 		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
 	}
+	it->decoder = it->shared->decoder;
+	it->analysis = it->shared->analysis;
 	wperf_analysis_on_segment(it->analysis, on_segment, it);
 	bt_self_message_iterator_set_data(self, it);
 	return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_OK;
@@ -359,7 +368,14 @@ static bt_message_iterator_class_next_method_status finish(struct waits_iter *it
 	memset(&graph, 0, sizeof(graph));
 	it->finishing = true;
 	status = wperf_analysis_finish(it->analysis, &graph);
-	wperf_graph_fini(&graph);   /* the graph is the knots sink's business */
+	/* claimed was set when the graph was configured, in this thread. */
+	if (status == 0 && it->shared->claimed) {
+		/* The knots sink behind us reports it. */
+		it->shared->graph = graph;
+		it->shared->finished = true;
+	} else {
+		wperf_graph_fini(&graph);   /* nobody reports it */
+	}
 	if (status != 0)
 		return iter_error(it, wperf_analysis_error(it->analysis));
 	if (it->failed)
@@ -410,5 +426,7 @@ bt_message_iterator_class_next_method_status wperf_waits_iter_next(
 			return status;
 	}
 	*count = waits_queue_pop(&it->queue, msgs, capacity);
+	/* A sink reusing our analysis checks it received all of them. */
+	it->shared->messages_out += *count;
 	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 }

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "waits-trace.h"
 
@@ -44,6 +45,14 @@ static const struct {
 	[F_CASCADE] = { "cascade", T_S64 },
 };
 
+/* A string whose length is known (see set_string_len()). */
+struct const_str {
+	const char *s;
+	size_t len;
+};
+
+#define N_STATES (WPERF_SEG_WAITING + 1)
+
 struct waits_trace {
 	bt_self_message_iterator *self;  /* messages are created for it */
 	bt_trace_class *trace_class;
@@ -56,7 +65,16 @@ struct waits_trace {
 	uint64_t events_in_packet;
 	bool stream_begun, stream_ended;
 	uint64_t last_cycles;            /* latest time emitted, our clock */
+	/* Our clock's frequency and offset, read once: they are fixed when
+	 * the clock is copied, and next_cycles() compares them per segment. */
+	uint64_t frequency;
+	int64_t offset_seconds;
+	uint64_t offset_cycles;
+	struct const_str state_names[N_STATES];
+	struct const_str kind_names[WPERF_V_KIND_COUNT];
 };
+
+static void measure_names(struct waits_trace *t);
 
 /* ---- The output queue ------------------------------------------------ */
 
@@ -171,14 +189,10 @@ static uint64_t cycles_at_or_after(const bt_clock_class *cc, int64_t ns)
 	return v;
 }
 
-static bool same_clock(const bt_clock_class *cc, const struct waits_time *at)
+static bool same_clock(const struct waits_trace *t, const struct waits_time *at)
 {
-	int64_t off_s;
-	uint64_t off_c;
-
-	bt_clock_class_get_offset(cc, &off_s, &off_c);
-	return at->has_cycles && at->frequency == bt_clock_class_get_frequency(cc) &&
-	       at->offset_seconds == off_s && at->offset_cycles == off_c;
+	return at->has_cycles && at->frequency == t->frequency &&
+	       at->offset_seconds == t->offset_seconds && at->offset_cycles == t->offset_cycles;
 }
 
 /* Our clock's value for `at`, never before what we already emitted. */
@@ -187,7 +201,7 @@ static uint64_t next_cycles(struct waits_trace *t, const struct waits_time *at)
 	uint64_t v = t->last_cycles;
 
 	if (at->known)
-		v = same_clock(t->clock_class, at) ? at->cycles
+		v = same_clock(t, at) ? at->cycles
 						   : cycles_at_or_after(t->clock_class, at->ns);
 	if (v < t->last_cycles)
 		v = t->last_cycles;
@@ -300,6 +314,9 @@ struct waits_trace *waits_trace_create(bt_self_message_iterator *self,
 	t->clock_class = copy_clock_class(comp, kernel_clock);
 	if (!t->clock_class || make_classes(t, comp))
 		goto error;
+	t->frequency = bt_clock_class_get_frequency(t->clock_class);
+	bt_clock_class_get_offset(t->clock_class, &t->offset_seconds, &t->offset_cycles);
+	measure_names(t);
 	t->trace = bt_trace_create(t->trace_class);
 	/* The name is the contract with sinks: "wperf" traces are ours
 	 * (the decoder skips them, sink.ctf.fs names the directory after it). */
@@ -400,9 +417,52 @@ static int set_string(bt_field *payload, enum payload_field i, const char *s)
 	return bt_field_string_set_value(f, s ? s : "") ? -1 : 0;
 }
 
-static int fill_payload(bt_field *payload, const struct wperf_segment *seg)
+/* A string whose length we know (the state and kind names, ""): what
+ * bt_field_string_set_value() does, without its strlen(). Every segment
+ * sets four strings; this one is per-segment work worth trimming. */
+static int set_string_len(bt_field *payload, enum payload_field i, const char *s,
+			  size_t len)
+{
+	bt_field *f = bt_field_structure_borrow_member_field_by_index(payload, i);
+
+	bt_field_string_clear(f);
+	return bt_field_string_append_with_length(f, s, len) ? -1 : 0;
+}
+
+static struct const_str const_str_of(const char *s)
+{
+	return (struct const_str){ s, strlen(s) };
+}
+
+/* The state and kind names, measured once per trace. */
+static void measure_names(struct waits_trace *t)
+{
+	for (int i = 0; i < N_STATES; i++)
+		t->state_names[i] = const_str_of(
+			wperf_segment_state_name((enum wperf_segment_state)i));
+	for (int i = 0; i < WPERF_V_KIND_COUNT; i++)
+		t->kind_names[i] = const_str_of(wperf_vertex_kind_name((enum wperf_vertex_kind)i));
+}
+
+static struct const_str state_name(const struct waits_trace *t, enum wperf_segment_state st)
+{
+	return (unsigned)st < N_STATES ? t->state_names[st]
+		: const_str_of(wperf_segment_state_name(st));
+}
+
+static struct const_str kind_name(const struct waits_trace *t, enum wperf_vertex_kind k)
+{
+	return (unsigned)k < WPERF_V_KIND_COUNT ? t->kind_names[k]
+		: const_str_of(wperf_vertex_kind_name(k));
+}
+
+static int fill_payload(const struct waits_trace *t, bt_field *payload,
+			const struct wperf_segment *seg)
 {
 	bool waiting = seg->state == WPERF_SEG_WAITING && seg->waker != UINT32_MAX;
+	struct const_str state = state_name(t, seg->state);
+	struct const_str kind = waiting ? kind_name(t, seg->waker_kind)
+					: (struct const_str){ "", 0 };
 
 	set_int(payload, F_VERTEX, seg->vertex);
 	set_int(payload, F_TID, seg->tid);
@@ -411,11 +471,12 @@ static int fill_payload(bt_field *payload, const struct wperf_segment *seg)
 	set_int(payload, F_DURATION, seg->end_ns - seg->start_ns);
 	set_int(payload, F_WAKER, waiting ? (int64_t)seg->waker : -1);
 	set_int(payload, F_CASCADE, waiting ? seg->cascade_ns : 0);
+
 	return set_string(payload, F_NAME, seg->comm) ||
-	       set_string(payload, F_STATE, wperf_segment_state_name(seg->state)) ||
-	       set_string(payload, F_WAKER_NAME, waiting ? seg->waker_name : "") ||
-	       set_string(payload, F_WAKER_KIND,
-			  waiting ? wperf_vertex_kind_name(seg->waker_kind) : "") ? -1 : 0;
+	       set_string_len(payload, F_STATE, state.s, state.len) ||
+	       (waiting ? set_string(payload, F_WAKER_NAME, seg->waker_name)
+			: set_string_len(payload, F_WAKER_NAME, "", 0)) ||
+	       set_string_len(payload, F_WAKER_KIND, kind.s, kind.len) ? -1 : 0;
 }
 
 int waits_trace_emit_segment(struct waits_trace *t, const struct wperf_segment *seg,
@@ -431,7 +492,7 @@ int waits_trace_emit_segment(struct waits_trace *t, const struct wperf_segment *
 		t->self, t->event_class, t->packet, cycles);
 	if (!msg)
 		return out_of_memory(err, errlen);
-	if (fill_payload(bt_event_borrow_payload_field(bt_message_event_borrow_event(msg)),
+	if (fill_payload(t, bt_event_borrow_payload_field(bt_message_event_borrow_event(msg)),
 			 seg)) {
 		bt_message_put_ref(msg);
 		return out_of_memory(err, errlen);
