@@ -366,6 +366,39 @@ static bt_field_class *create_packet_context_class(bt_trace_class *tc)
 	return context;
 }
 
+/*
+ * The event common context LTTng writes with `add-context -k -t tid`: the
+ * thread running when the event was recorded (ftrace's common_pid). A
+ * wakeup's waker is that thread, not whoever the switches seen so far put
+ * on the CPU: this kernel does not trace every switch (tracefs-idle.h),
+ * and a waker missed that way used to be replaced by the thread that ran
+ * before it.
+ */
+static bt_field_class *create_event_context_class(bt_trace_class *tc)
+{
+	bt_field_class *context = bt_field_class_structure_create(tc);
+	bt_field_class *tid = bt_field_class_integer_signed_create(tc);
+
+	if (!context || !tid ||
+	    bt_field_class_structure_append_member(context, "tid", tid)) {
+		bt_field_class_put_ref(context);
+		context = NULL;
+	}
+	if (tid)
+		bt_field_class_integer_set_field_value_range(tid, 32);
+	bt_field_class_put_ref(tid);
+	return context;
+}
+
+/* Set the event's context: the running thread (-1: not a recorded event). */
+static void set_event_tid(bt_message *msg, int64_t tid)
+{
+	bt_field *ctx = bt_event_borrow_common_context_field(bt_message_event_borrow_event(msg));
+
+	bt_field_integer_signed_set_value(
+		bt_field_structure_borrow_member_field_by_index(ctx, 0), tid);
+}
+
 static int create_stream_class(struct tracefs_comp *comp)
 {
 	bt_field_class *context;
@@ -385,6 +418,13 @@ static int create_stream_class(struct tracefs_comp *comp)
 						      BT_TRUE, BT_TRUE);
 	context = create_packet_context_class(comp->trace_class);
 	if (!context || bt_stream_class_set_packet_context_field_class(
+			comp->stream_class, context)) {
+		bt_field_class_put_ref(context);
+		return -1;
+	}
+	bt_field_class_put_ref(context);
+	context = create_event_context_class(comp->trace_class);
+	if (!context || bt_stream_class_set_event_common_context_field_class(
 			comp->stream_class, context)) {
 		bt_field_class_put_ref(context);
 		return -1;
@@ -729,6 +769,8 @@ static bt_message *create_statedump_msg(struct tracefs_iter *it,
 	bt_message *msg = bt_message_event_create_with_packet_and_default_clock_snapshot(
 		it->self, ec, it->streams[0].packet, monotonic_ts(it, it->sd_ts));
 
+	if (msg)
+		set_event_tid(msg, -1);
 	if (msg && payload)
 		*payload = bt_event_borrow_payload_field(bt_message_event_borrow_event(msg));
 	return msg;
@@ -861,6 +903,7 @@ static int emit_restored_switch(struct tracefs_iter *it, int cpu, int64_t tid,
 		it->streams[cpu].packet, monotonic_ts(it, ts));
 
 	if (msg) {
+		set_event_tid(msg, 0);   /* the switch is the idle thread's */
 		snprintf(idle_comm, sizeof(idle_comm), "swapper/%d", cpu);
 		p = bt_event_borrow_payload_field(bt_message_event_borrow_event(msg));
 		wperf_payload_set_string(p, 0, idle_comm);
@@ -910,6 +953,7 @@ static int emit_event(struct tracefs_iter *it, struct wperf_cpu_reader *r)
 		it->self, b->event_class, it->streams[r->cpu].packet, ts);
 	if (!msg)
 		return push(it, NULL);
+	set_event_tid(msg, tep_data_pid(comp->rec->tep, &record));
 	payload = bt_event_borrow_payload_field(bt_message_event_borrow_event(msg));
 	if (wperf_layout_fill(b, comp->rec->tep, &record, payload)) {
 		bt_message_put_ref(msg);
