@@ -54,11 +54,13 @@ def describe(js):
             for k in js['knots']]
 
 
-# On this VM a workload thread is now and then woken, after a wait of
-# about 10 ms, from another process's thread (an interrupt the trace does
-# not show). Cascaded, such an edge weighs 1-3% of the run, and one edge
-# out of a component keeps it from being a knot. A noise floor of 4% drops
-# it and keeps the workloads' own edges (5% and more).
+# wperf record runs the workload with LTTng-UST loaded: at start its main
+# thread waits for LTTng-UST's listener threads to register with the
+# session daemon, and a pid focus follows that edge out of the program
+# (to lttng-sessiond's threads). Those waits weigh 1-3% of a 2 s run
+# (cascaded), enough at the default 1% noise floor to keep the program's
+# own component from being terminal; a 4% floor drops them and keeps the
+# workloads' own edges (5% and more).
 NOISE = 'min-weight="4%"'
 
 
