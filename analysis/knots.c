@@ -309,6 +309,7 @@ struct search {
 	int64_t threshold_ns;
 	int64_t min_weight_ns;
 	const bool *focus;
+	const bool *opaque;                 /* not entered from the focus */
 	bool *gone;                         /* per vertex: in a background knot */
 	struct wperf_knot *bg;              /* background knots of past rounds */
 	size_t n_bg, cap_bg;
@@ -789,9 +790,10 @@ static bool is_device(const struct kgraph *kg, uint32_t v)
  * Vertices the focus waits for, transitively, along active edges (breadth
  * first). A device's idle edges are not followed: the disk waiting for
  * another program to give it work is that program's story, not the
- * focused application's.
+ * focused application's. Opaque vertices (the tracer's threads) are not
+ * entered either.
  */
-static bool *reachable_from(const struct kgraph *kg, const bool *focus)
+static bool *reachable_from(const struct kgraph *kg, const bool *focus, const bool *opaque)
 {
 	bool *seen = calloc(kg->nv ? kg->nv : 1, sizeof *seen);
 	uint32_t *queue = malloc((kg->nv ? kg->nv : 1) * sizeof *queue);
@@ -813,7 +815,7 @@ static bool *reachable_from(const struct kgraph *kg, const bool *focus)
 			continue;
 		for (size_t k = kg->out_start[v]; k < kg->out_start[v + 1]; k++) {
 			uint32_t w = kedge(kg, kg->out_edge[k])->to;
-			if (kg->active[kg->out_edge[k]] && !seen[w]) {
+			if (kg->active[kg->out_edge[k]] && !seen[w] && !(opaque && opaque[w])) {
 				seen[w] = true;
 				queue[tail++] = w;
 			}
@@ -956,7 +958,7 @@ static int search_round(struct search *s)
 	if (incoming(&s->kg, &in_weight, &in_count))
 		goto out;
 	if (s->focus) {
-		if (!(reach = reachable_from(&s->kg, s->focus)))
+		if (!(reach = reachable_from(&s->kg, s->focus, s->opaque)))
 			goto out;
 		restrict_to(&s->kg, reach);
 	}
@@ -1093,6 +1095,7 @@ int wperf_knots_find(const struct wperf_graph *g,
 	s.threshold_ns = opts ? opts->threshold_ns : INT64_MAX;
 	s.min_weight_ns = opts ? opts->min_weight_ns : 0;
 	s.focus = opts ? opts->focus : NULL;
+	s.opaque = opts ? opts->opaque : NULL;
 	if (kgraph_init(&s.kg, g, s.min_weight_ns))
 		return -1;
 	s.gone = calloc(g->n_vertices ? g->n_vertices : 1, sizeof *s.gone);

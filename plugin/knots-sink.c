@@ -73,7 +73,8 @@ const char wperf_knots_help[] =
 	"                       Default: " DEFAULT_MIN_WEIGHT ".\n"
 	"  pids=LIST            Focus on these processes or threads: a thread\n"
 	"                       matches if its pid (tgid) or tid is listed,\n"
-	"                       except LTTng-UST's own threads (\"<comm>-ust\").\n"
+	"                       except LTTng-UST's own threads (\"<comm>-ust\"),\n"
+	"                       whose waits the focus does not follow either.\n"
 	"                       An array or a comma-separated string. Default: none.\n"
 	"  nic-capacity=LIST    Link speeds, \"DEV=SPEED,...\" (e.g. \"eth0=1Gbit,lo=10Gbit\";\n"
 	"                       bit/s or B/s with k, M, G, T). A NIC's idle time, and\n"
@@ -642,6 +643,34 @@ static bool vertex_in_focus(const struct knots_sink *s, const struct wperf_verte
 	return (v->tid >= 0 && pid_listed(s, v->tid)) || (v->pid >= 0 && pid_listed(s, v->pid));
 }
 
+/*
+ * With a focus, the tracer's own threads are not followed: the focused
+ * program waits for LTTng-UST's listeners while they register with the
+ * session daemon, which is the recording, not the program's work (and
+ * would lead the focus into lttng-sessiond). Named in comms, they count.
+ * NULL without a focus; -1 when out of memory.
+ */
+static int build_opaque(struct knots_sink *s, const struct wperf_graph *g, const bool *focus,
+			bool **opaque)
+{
+	*opaque = NULL;
+	if (!focus)
+		return 0;
+	*opaque = calloc(g->n_vertices ? g->n_vertices : 1, sizeof **opaque);
+	if (!*opaque) {
+		fail(s, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < g->n_vertices; i++) {
+		const struct wperf_vertex *v = &g->vertices[i];
+		const char *comm = v->comm ? v->comm : v->name;
+
+		(*opaque)[i] = (v->kind == WPERF_V_THREAD || v->kind == WPERF_V_VIRTUAL) &&
+			       is_tracer_thread(comm) && !comm_listed(s, comm) && !focus[i];
+	}
+	return 0;
+}
+
 /* "a, b, c, ..." : a few distinct thread names, to help fix a focus that
  * matched nothing. */
 static void list_some_comms(const struct wperf_graph *g, char *buf, size_t len)
@@ -869,7 +898,7 @@ static int finish(struct knots_sink *s)
 	struct wperf_knots knots = { NULL, 0 };
 	struct wperf_knot_options opts = { 0 };
 	struct wperf_report report;
-	bool *focus = NULL;
+	bool *focus = NULL, *opaque = NULL;
 	char stacks_note[256];
 	int rc = -1;
 
@@ -887,6 +916,9 @@ static int finish(struct knots_sink *s)
 	opts.threshold_ns = resolve_limit(&s->threshold, &graph);
 	opts.min_weight_ns = resolve_limit(&s->min_weight, &graph);
 	opts.focus = focus;
+	if (build_opaque(s, &graph, focus, &opaque) < 0)
+		goto out;
+	opts.opaque = opaque;
 	if (wperf_knots_find(&graph, &opts, &knots) < 0) {
 		fail(s, "out of memory while looking for knots");
 		goto out;
@@ -906,6 +938,7 @@ out:
 	wperf_knots_fini(&knots);
 	wperf_graph_fini(&graph);
 	free(focus);
+	free(opaque);
 	return rc;
 }
 

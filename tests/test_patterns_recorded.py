@@ -54,21 +54,11 @@ def describe(js):
             for k in js['knots']]
 
 
-# wperf record runs the workload with LTTng-UST loaded: at start its main
-# thread waits for LTTng-UST's listener threads to register with the
-# session daemon, and a pid focus follows that edge out of the program
-# (to lttng-sessiond's threads). Those waits weigh 1-3% of a 2 s run
-# (cascaded), enough at the default 1% noise floor to keep the program's
-# own component from being terminal; a 4% floor drops them and keeps the
-# workloads' own edges (5% and more).
-NOISE = 'min-weight="4%"'
-
-
 class LoadImbalance(recording.WperfRecorded):
     COMMAND = ['load-imbalance', '--seconds', '2']
 
     def test_two_thread_cycle(self):
-        js = self.report(NOISE)
+        js = self.report()
         validate_schema(self, js, 'load-imbalance')
         phase = {v['id'] for v in js['vertices'] if v.get('pid') == self.pid
                  and (v.get('comm') or '').startswith('phase-')}
@@ -116,7 +106,6 @@ class LoadImbalance(recording.WperfRecorded):
 
 class CpuPool(recording.WperfRecorded):
     COMMAND = ['cpu-pool', '--seconds', '2']
-    NOISE = NOISE
 
     def test_runnable_bound_knot(self):
         """The pool's knot, or what refinement leaves of it: pool-main
@@ -124,7 +113,7 @@ class CpuPool(recording.WperfRecorded):
         simple cycle, so refinement may cut the lightest worker -> main
         edge and leave one worker as a sink. Either way the heaviest
         finding made of pool threads says too few CPUs."""
-        js = self.report(self.NOISE)
+        js = self.report()
         validate_schema(self, js, 'cpu-pool')
         m = re.search(r'cpu-pool: workers (\d+) rounds (\d+)', self.workload_output())
         self.assertIsNotNone(m, self.workload_output()[-2000:])
@@ -161,7 +150,7 @@ class CpuPool(recording.WperfRecorded):
                 t['runnable_share'],
                 t['runnable_ns'] / (t['running_ns'] + t['runnable_ns'] +
                                     sum(t['waiting_ns'].values())), places=5)
-        text = self.report(self.NOISE, fmt='text')
+        text = self.report(fmt='text')
         self.assertIn('Looks like too few CPUs', text)
         self.assertRegex(text, r'pool-worker-\d+ \(\d+\) was runnable \d+\.\d% of its time')
 
@@ -175,7 +164,7 @@ class ThreadPerRequest(recording.WperfRecorded):
         return int(m.group(1))
 
     def test_virtual_thread(self):
-        js = self.report('short-lived="merge"', NOISE)
+        js = self.report('short-lived="merge"')
         validate_schema(self, js, 'thread-per-request short-lived=merge')
         requests = self.requests()
         self.assertGreater(requests, 100)

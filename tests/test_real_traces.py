@@ -233,8 +233,13 @@ class Checks:
                     and byid[e['to']]['kind'] not in CATEGORY_KINDS)
         # With a focus, knots are found in the focused graph: the vertices
         # the focus waits for transitively along active edges, a device's
-        # idle edges (disk -> issuer) not followed (analysis/knots.c,
-        # reachable_from; doc/wperf-report.7.md "Focus").
+        # idle edges (disk -> issuer) not followed, nor waits on LTTng-UST's
+        # own threads ("<comm>-ust", not in the focus) (analysis/knots.c,
+        # reachable_from; plugin/knots-sink.c, build_opaque).
+        def tracer(v):
+            name = byid[v].get('comm') or byid[v]['name']
+            return (byid[v]['kind'] in ('thread', 'virtual') and len(name) > 4
+                    and name.endswith('-ust') and v not in js['focus'])
         reach = None
         if js.get('focus'):
             adj = {}
@@ -248,7 +253,7 @@ class Checks:
                 if byid[v]['kind'] in ('disk', 'nic'):
                     continue
                 for w in adj.get(v, ()):
-                    if w not in reach:
+                    if w not in reach and not tracer(w):
                         reach.add(w)
                         todo.append(w)
         # Background knots were removed before the rest was searched again

@@ -800,6 +800,52 @@ class TestCallStacks(Base):
         self.assertEqual(r.edge(m, m)['stacks'], [{'stack': 0, 'count': 2, 'ns': 2 * S}])
 
 
+class TestFocusSkipsTracerThreads(Base):
+    """A pid focus does not follow waits into LTTng-UST's own threads.
+    app (101) and app-worker (102) of process 100 wait on each other:
+    101 waits [1 s, 2 s] for 102, 102 waits [2 s, 3 s] for 101. At start
+    101 also waits [0.1 s, 0.6 s] for its listener app-ust (103, process
+    100), which waits [0, 0.5 s] for lttng-sessiond (201, process 200).
+    With pids=100 the knot is {app, app-worker}; following the listener
+    would have made it non-terminal and reported lttng-sessiond instead.
+    Trace [0, 4 s]."""
+
+    def scenario(self):
+        s = Scenario(ncpus=4, end=4 * S)
+        A, B = s.thread(101, 'app', pid=100), s.thread(102, 'app-worker', pid=100)
+        U, D = s.thread(103, 'app-ust', pid=100), s.thread(201, 'lttng-sessiond', pid=200)
+        for cpu, t in enumerate((A, B, U, D)):
+            s.statedump(0, 0, t, 6, on_cpu=cpu)
+            s.run(0, cpu, t)
+        s.sleep(0, 2, U)
+        s.sleep(100 * MS, 0, A)
+        s.wake(500 * MS, 3, U, target_cpu=2)
+        s.run(500 * MS, 2, U)
+        s.wake(600 * MS, 2, A, target_cpu=0)
+        s.run(600 * MS, 0, A)
+        s.sleep(1 * S, 0, A)
+        s.wake(2 * S, 1, A, target_cpu=0)    # B wakes A, then sleeps itself
+        s.sleep(2 * S, 1, B)
+        s.run(2 * S, 0, A)
+        s.wake(3 * S, 0, B, target_cpu=1)
+        s.run(3 * S, 1, B)
+        return s
+
+    def test_report(self):
+        r = self.knots(self.scenario(), pids='100')
+        a, b, u = r.tid(101), r.tid(102), r.tid(103)
+        self.assertTrue(r.has_edge(a, u), r.describe_edges())
+        knots = [k for k in r.js['knots'] if k['kind'] == 'knot']
+        self.assertEqual([sorted(k['members']) for k in knots], [sorted([a, b])],
+                         r.describe_knots())
+        named = {r.vname(m) for k in r.js['knots'] for m in k['members']}
+        self.assertNotIn('lttng-sessiond(201)', named, r.describe_knots())
+        # Named in comms, the listener is the user's choice: followed.
+        r = self.knots(self.scenario(), pids='100', comms='app-ust')
+        self.assertFalse([k for k in r.js['knots'] if k['kind'] == 'knot'
+                          and sorted(k['members']) == sorted([a, b])], r.describe_knots())
+
+
 class TestInvariantsOnAllScenarios(Base):
     """The real-trace invariants (tests/test_real_traces.py) on every
     scenario: report invariants, and filter.wperf.waits' segments tiling

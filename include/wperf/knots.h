@@ -75,6 +75,10 @@ struct wperf_knot_options {
 	                              what they wait for, transitively (not through
 	                              device idle edges), and only its knots and
 	                              sinks are reported */
+	const bool *opaque;        /* NULL, or per vertex id: with a focus, waits on
+	                              these are not followed (the tracer's own
+	                              threads: what the program waits for there is
+	                              the recording, not its work) */
 };
 
 struct wperf_knots {
