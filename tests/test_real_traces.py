@@ -44,19 +44,7 @@ KINDS = ('thread', 'disk', 'nic', 'irq', 'softirq', 'timer', 'unknown', 'virtual
 CATEGORY_KINDS = ('timer', 'unknown')
 
 
-def _arg(name, default=None):
-    if name in sys.argv:
-        i = sys.argv.index(name)
-        val = sys.argv[i + 1]
-        del sys.argv[i:i + 2]
-        return val
-    return default
-
-
-SHARED_DEFAULT = _arg('--shared-dir-default',
-                      os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
-                                   'shared'))
-SHARED = os.path.abspath(os.environ.get('WPERF_SHARED_DIR') or SHARED_DEFAULT)
+SHARED = ws.shared_dir()   # also takes meson's --shared-dir-default off argv
 TRACES = os.path.join(SHARED, 'traces', 'lttng-kernel')
 SOURCE_ROOT = os.environ.get('WPERF_SOURCE_ROOT',
                              os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))

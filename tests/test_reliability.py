@@ -54,17 +54,10 @@ U = 100 * MS
 IN_CI = os.environ.get('CI') == 'true'
 
 
-def shared_dir():
-    d = os.environ.get('WPERF_SHARED_DIR')
-    if not d:
-        d = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'shared')
-    return os.path.abspath(d)
-
-
 def real_trace(name):
-    d = os.path.join(shared_dir(), 'traces', 'lttng-kernel', name)
+    d = os.path.join(ws.shared_dir(), 'traces', 'lttng-kernel', name)
     if not os.path.isdir(d):
-        raise AssertionError('real trace %s not found (WPERF_SHARED_DIR=%s)' % (d, shared_dir()))
+        raise AssertionError('real trace %s not found (WPERF_SHARED_DIR=%s)' % (d, ws.shared_dir()))
     return d
 
 

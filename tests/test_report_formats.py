@@ -56,19 +56,7 @@ import wperf_scenario as ws  # noqa: E402
 from wperf_scenario import MS, S, US, TASK_UNINTERRUPTIBLE, Scenario, dev_t  # noqa: E402
 
 
-def _arg(name, default=None):
-    if name in sys.argv:
-        i = sys.argv.index(name)
-        val = sys.argv[i + 1]
-        del sys.argv[i:i + 2]
-        return val
-    return default
-
-
-SHARED_DEFAULT = _arg('--shared-dir-default',
-                      os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
-                                   'shared'))
-SHARED = os.path.abspath(os.environ.get('WPERF_SHARED_DIR') or SHARED_DEFAULT)
+SHARED = ws.shared_dir()   # also takes meson's --shared-dir-default off argv
 TRACES = os.path.join(SHARED, 'traces', 'lttng-kernel')
 # Real traces with something in every kind of finding between them: sinks
 # (ref-basic-kernel-analysis) and a background knot (bt-lttng-tracefile-rotation).

@@ -401,6 +401,24 @@ def _py(field):
 # ---------------------------------------------------------------------------
 # Graph helpers.
 
+_SHARED_DIR = None
+
+
+def shared_dir():
+    """The project's shared material (real traces, schemas): $WPERF_SHARED_DIR,
+    else the directory meson passes with `--shared-dir-default DIR` (taken off
+    sys.argv so that unittest does not see it), else <source>/../shared."""
+    global _SHARED_DIR
+    if _SHARED_DIR is None:
+        default = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'shared')
+        if '--shared-dir-default' in sys.argv:
+            i = sys.argv.index('--shared-dir-default')
+            default = sys.argv[i + 1]
+            del sys.argv[i:i + 2]
+        _SHARED_DIR = os.path.abspath(os.environ.get('WPERF_SHARED_DIR') or default)
+    return _SHARED_DIR
+
+
 def plugin_dir():
     d = os.environ.get('WPERF_PLUGIN_DIR')
     if not d:
