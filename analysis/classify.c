@@ -73,23 +73,9 @@ static bool is_threadlike(const struct wperf_vertex *v)
 	return v->kind == WPERF_V_THREAD || v->kind == WPERF_V_VIRTUAL;
 }
 
-static int64_t add_ns(int64_t a, int64_t b)
-{
-	return b > 0 && a > INT64_MAX - b ? INT64_MAX : a + b;
-}
-
-static int64_t time_seen(const struct wperf_vertex *v)
-{
-	int64_t sum = add_ns(v->running_ns, v->runnable_ns);
-
-	for (int k = 0; k < WPERF_V_KIND_COUNT; k++)
-		sum = add_ns(sum, v->waiting_ns[k]);
-	return sum;
-}
-
 uint64_t wperf_vertex_runnable_ppm(const struct wperf_vertex *v)
 {
-	return is_threadlike(v) ? wperf_fmt_ppm(v->runnable_ns, time_seen(v)) : 0;
+	return is_threadlike(v) ? wperf_fmt_ppm(v->runnable_ns, wperf_fmt_time_seen(v)) : 0;
 }
 
 bool wperf_vertex_is_runnable_bound(const struct wperf_vertex *v)
@@ -148,9 +134,9 @@ static void device_fact(struct facts *f, uint32_t dev)
 	for (size_t i = 0; i < f->k->n_edges; i++) {
 		const struct wperf_edge *e = internal_edge(f, i);
 		if (e && e->to == dev && e->from != dev)
-			ev->a_ns = add_ns(ev->a_ns, e->weight_ns);
+			ev->a_ns = wperf_fmt_add_durations(ev->a_ns, e->weight_ns);
 		if (e && e->from == dev && e->to != dev)
-			ev->b_ns = add_ns(ev->b_ns, e->weight_ns);
+			ev->b_ns = wperf_fmt_add_durations(ev->b_ns, e->weight_ns);
 	}
 }
 
@@ -172,7 +158,7 @@ static void member_facts(struct facts *f)
 		if (!is_threadlike(v))
 			continue;
 		f->threads += v->kind == WPERF_V_VIRTUAL && v->n_members ? v->n_members : 1;
-		f->runnable_ns = add_ns(f->runnable_ns, v->runnable_ns);
+		f->runnable_ns = wperf_fmt_add_durations(f->runnable_ns, v->runnable_ns);
 		if (f->pid == -2)
 			f->pid = v->pid;
 		else if (f->pid != v->pid)
@@ -189,7 +175,8 @@ static void edge_facts(struct facts *f)
 		if (!e || !is_threadlike(&f->g->vertices[e->from]) ||
 		    !is_threadlike(&f->g->vertices[e->to]))
 			continue;
-		f->waits_on_each_other_ns = add_ns(f->waits_on_each_other_ns, e->direct_ns);
+		f->waits_on_each_other_ns = wperf_fmt_add_durations(f->waits_on_each_other_ns,
+								     e->direct_ns);
 		f->thread_waits += e->count;
 		for (int b = 0; b < WPERF_HIST_BUCKETS; b++)
 			f->hist[b] += e->hist[b];
@@ -224,8 +211,8 @@ static void turns_fact(struct facts *f)
 		r = wperf_graph_find_edge(f->g, e->to, e->from);
 		if (!r || !wperf_edge_is_dependency(f->g, r, f->min_weight_ns))
 			continue;
-		if (!best || add_ns(e->weight_ns, r->weight_ns) >
-			     add_ns(best->weight_ns, best_rev->weight_ns)) {
+		if (!best || wperf_fmt_add_durations(e->weight_ns, r->weight_ns) >
+			     wperf_fmt_add_durations(best->weight_ns, best_rev->weight_ns)) {
 			best = e;
 			best_rev = r;
 		}

@@ -19,6 +19,24 @@ int64_t wperf_fmt_duration_of(const struct wperf_graph *g)
 	return g->end_ns - g->begin_ns;
 }
 
+int64_t wperf_fmt_add_durations(int64_t a, int64_t b)
+{
+	if (a < 0)
+		a = 0;
+	if (b < 0)
+		b = 0;
+	return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+int64_t wperf_fmt_time_seen(const struct wperf_vertex *v)
+{
+	int64_t sum = wperf_fmt_add_durations(v->running_ns, v->runnable_ns);
+
+	for (int k = 0; k < WPERF_V_KIND_COUNT; k++)
+		sum = wperf_fmt_add_durations(sum, v->waiting_ns[k]);
+	return sum;
+}
+
 uint64_t wperf_fmt_ppm(int64_t part, int64_t whole)
 {
 	if (part <= 0 || whole <= 0)

@@ -20,6 +20,13 @@
  * or too wide to represent. */
 int64_t wperf_fmt_duration_of(const struct wperf_graph *g);
 
+/* a + b for durations: negative parts (corrupt input) count as 0 and the
+ * sum saturates instead of overflowing. */
+int64_t wperf_fmt_add_durations(int64_t a, int64_t b);
+
+/* A thread's running + runnable + waiting: the time the trace accounted for. */
+int64_t wperf_fmt_time_seen(const struct wperf_vertex *v);
+
 /* part / whole in millionths, rounded; 0 when whole <= 0 or part <= 0.
  * May exceed 1,000,000: cascaded weights add up beyond the duration. */
 uint64_t wperf_fmt_ppm(int64_t part, int64_t whole);

@@ -28,32 +28,6 @@
 /* Small helpers                                                       */
 /* ------------------------------------------------------------------ */
 
-/* a + b for durations: negative parts (corrupt input) count as 0 and the
- * sum saturates instead of overflowing. */
-static int64_t add_durations(int64_t a, int64_t b)
-{
-	if (a < 0)
-		a = 0;
-	if (b < 0)
-		b = 0;
-	return a > INT64_MAX - b ? INT64_MAX : a + b;
-}
-
-static int64_t total_waiting(const struct wperf_vertex *v)
-{
-	int64_t sum = 0;
-	for (int k = 0; k < WPERF_V_KIND_COUNT; k++)
-		sum = add_durations(sum, v->waiting_ns[k]);
-	return sum;
-}
-
-/* Running + runnable + waiting: the time the trace accounted for. */
-static int64_t time_seen(const struct wperf_vertex *v)
-{
-	return add_durations(add_durations(total_waiting(v), v->running_ns),
-			     v->runnable_ns);
-}
-
 static void label(char *buf, const struct wperf_graph *g, uint32_t id)
 {
 	wperf_fmt_vertex_label(buf, LABEL_LEN, g, id);
@@ -559,7 +533,8 @@ static struct thread_row *rank_threads(const struct wperf_report *r, size_t *n_o
 		 * where they are part of its knots and sinks. */
 		if (r->focus && tier == SIZE_MAX)
 			continue;
-		rows[n++] = (struct thread_row){ (uint32_t)v, tier, member, time_seen(vx) };
+		rows[n++] = (struct thread_row){ (uint32_t)v, tier, member,
+						 wperf_fmt_time_seen(vx) };
 	}
 	free(rank);
 	qsort(rows, n, sizeof *rows, cmp_rows);
@@ -590,9 +565,9 @@ static void write_thread_row(FILE *out, const struct wperf_graph *g,
 	write_duration_cell(out, w[WPERF_V_THREAD]);
 	write_duration_cell(out, w[WPERF_V_DISK]);
 	write_duration_cell(out, w[WPERF_V_NIC]);
-	write_duration_cell(out, add_durations(w[WPERF_V_IRQ], w[WPERF_V_SOFTIRQ]));
+	write_duration_cell(out, wperf_fmt_add_durations(w[WPERF_V_IRQ], w[WPERF_V_SOFTIRQ]));
 	write_duration_cell(out, w[WPERF_V_TIMER]);
-	write_duration_cell(out, add_durations(w[WPERF_V_UNKNOWN], w[WPERF_V_VIRTUAL]));
+	write_duration_cell(out, wperf_fmt_add_durations(w[WPERF_V_UNKNOWN], w[WPERF_V_VIRTUAL]));
 	fputc('\n', out);
 }
 
