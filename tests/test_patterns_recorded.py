@@ -74,6 +74,7 @@ class LoadImbalance(recording.WperfRecorded):
         self.assertEqual(len(turns), 1, c)
         # Blocks of 20 phases: at least 3 waits in a row on average, even
         # with preemption blurring the phases.
+        self.assertGreaterEqual(turns[0]['turns'], 2, turns[0])   # each side began a run
         self.assertGreaterEqual(turns[0]['count'], 3 * turns[0]['turns'], turns[0])
         demand = [ev for ev in c['evidence'] if ev['kind'] == 'cpu_demand'][0]
         if demand['a_ns'] > demand['b_ns']:

@@ -645,6 +645,10 @@ static void test_wait_stacks(void)
 	CHECK_EQ("B->A exists", ba != NULL, 1);
 	if (ab && ba && g.n_stacks == 3) {
 		CHECK_EQ("A->B waits", ab->count, 3);
+		/* Waits end A->B, B->A, A->B, A->B: A->B starts a run twice
+		 * (first, and after B->A), B->A once. */
+		CHECK_EQ("A->B turns", ab->turns, 2);
+		CHECK_EQ("B->A turns", ba->turns, 1);
 		CHECK_EQ("A->B stacks", ab->n_stacks, 2);
 		CHECK_EQ("A->B S1 count", ab->stacks[0].count, 2);
 		CHECK_EQ("A->B S1 ns", ab->stacks[0].ns, 200 * MS);
