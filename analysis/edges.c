@@ -16,6 +16,7 @@ void edges_fini(struct edge_map *m)
 	free(m->e);
 	free(m->slots);
 	free(m->last_wait);
+	free(m->reverse);
 	memset(m, 0, sizeof *m);
 }
 
@@ -47,6 +48,21 @@ static bool rehash(struct edge_map *m)
 	return true;
 }
 
+/* Look an edge up without creating it. */
+static size_t find_edge(const struct edge_map *m, uint32_t from, uint32_t to)
+{
+	if (!m->n_slots)
+		return EDGE_NONE;
+	for (size_t s = pair_slot(from, to, m->n_slots); m->slots[s];
+	     s = (s + 1) & (m->n_slots - 1)) {
+		const struct wperf_edge *e = &m->e[m->slots[s] - 1];
+
+		if (e->from == from && e->to == to)
+			return m->slots[s] - 1;
+	}
+	return EDGE_NONE;
+}
+
 static size_t append_edge(struct edge_map *m, uint32_t from, uint32_t to)
 {
 	if (m->n == m->cap) {
@@ -61,9 +77,18 @@ static size_t append_edge(struct edge_map *m, uint32_t from, uint32_t to)
 		if (!last)
 			return EDGE_NONE;
 		m->last_wait = last;
+		size_t *reverse = realloc(m->reverse, cap * sizeof *reverse);
+
+		if (!reverse)
+			return EDGE_NONE;
+		m->reverse = reverse;
 		m->cap = cap;
 	}
 	m->last_wait[m->n] = 0;
+	/* Link the pair both ways now, so no wait has to look it up. */
+	m->reverse[m->n] = find_edge(m, to, from);
+	if (m->reverse[m->n] != EDGE_NONE)
+		m->reverse[m->reverse[m->n]] = m->n;
 	memset(&m->e[m->n], 0, sizeof m->e[m->n]);
 	m->e[m->n].from = from;
 	m->e[m->n].to = to;
@@ -102,30 +127,14 @@ unsigned edges_hist_bucket(int64_t ns)
 	return b < WPERF_HIST_BUCKETS - 1 ? b : WPERF_HIST_BUCKETS - 1;
 }
 
-/* Look the reverse edge up without creating it. */
-static size_t find_edge(const struct edge_map *m, uint32_t from, uint32_t to)
-{
-	if (!m->n_slots)
-		return EDGE_NONE;
-	for (size_t s = pair_slot(from, to, m->n_slots); m->slots[s];
-	     s = (s + 1) & (m->n_slots - 1)) {
-		const struct wperf_edge *e = &m->e[m->slots[s] - 1];
-
-		if (e->from == from && e->to == to)
-			return m->slots[s] - 1;
-	}
-	return EDGE_NONE;
-}
-
 /* Is a wait on edge i the first of a run: its first wait, or the reverse
  * edge waited since? */
 static int starts_turn(const struct edge_map *m, size_t i)
 {
-	size_t r;
+	size_t r = m->reverse[i];
 
 	if (m->last_wait[i] == 0)
 		return 1;
-	r = find_edge(m, m->e[i].to, m->e[i].from);
 	return r != EDGE_NONE && m->last_wait[r] > m->last_wait[i];
 }
 
@@ -172,6 +181,8 @@ void edges_take_sorted(struct edge_map *m, struct wperf_edge **out, size_t *n)
 	m->n = m->cap = 0;
 	free(m->last_wait);
 	m->last_wait = NULL;
+	free(m->reverse);   /* by index, which sorting changed */
+	m->reverse = NULL;
 	free(m->slots);
 	m->slots = NULL;
 	m->n_slots = 0;

@@ -20,6 +20,7 @@ struct edge_map {
 	size_t *slots;      /* index + 1 into e; 0 = empty */
 	size_t n_slots;
 	uint64_t *last_wait;  /* by edge index: sequence number of its last wait */
+	size_t *reverse;      /* by edge index: the edge to -> from, or EDGE_NONE */
 	uint64_t waits_seen;  /* sequence of edges_add_wait calls */
 	bool oom;
 };

@@ -270,6 +270,11 @@ struct stream_state {
 	struct field_ref cpu_ref; /* where cpu_id is in the packet context */
 	bool has_clock;
 	const bt_clock_class *clock;
+	/* The plans of this stream's event classes by class id, filled as
+	 * they are met: every event needs its plan, and an array index is
+	 * cheaper than hashing the class pointer (see plan_in_stream()). */
+	struct event_plan **plan_by_id;
+	uint64_t n_plan_by_id;
 };
 
 struct wperf_decoder {
@@ -300,6 +305,9 @@ void wperf_decoder_destroy(struct wperf_decoder *d)
 	if (!d)
 		return;
 	ptr_map_free_all(&d->plans);
+	for (size_t i = 0; i < d->streams.cap; i++)
+		if (d->streams.values[i])
+			free(((struct stream_state *)d->streams.values[i])->plan_by_id);
 	ptr_map_free_all(&d->streams);
 	free(d);
 }
@@ -535,6 +543,39 @@ static struct event_plan *plan_for_class(struct wperf_decoder *d, const bt_event
 		free(p);
 		return NULL;
 	}
+	return p;
+}
+
+/* Class ids are small in every trace we know (LTTng numbers a session's
+ * event classes from 0); a class with a larger id is looked up by pointer. */
+#define PLAN_BY_ID_MAX 4096
+
+/* plan_for_class(), through the stream's table of its classes by id. */
+static struct event_plan *plan_in_stream(struct wperf_decoder *d, struct stream_state *st,
+					 const bt_event_class *ec)
+{
+	uint64_t id = bt_event_class_get_id(ec);
+	struct event_plan *p;
+
+	if (id < st->n_plan_by_id && st->plan_by_id[id])
+		return st->plan_by_id[id];
+	p = plan_for_class(d, ec);
+	if (!p || id >= PLAN_BY_ID_MAX)
+		return p;
+	if (id >= st->n_plan_by_id) {
+		uint64_t n = st->n_plan_by_id ? st->n_plan_by_id : 64;
+		struct event_plan **grown;
+
+		while (n <= id)
+			n *= 2;
+		grown = realloc(st->plan_by_id, n * sizeof *grown);
+		if (!grown)
+			return p;   /* still correct, only slower */
+		memset(grown + st->n_plan_by_id, 0, (n - st->n_plan_by_id) * sizeof *grown);
+		st->plan_by_id = grown;
+		st->n_plan_by_id = n;
+	}
+	st->plan_by_id[id] = p;
 	return p;
 }
 
@@ -878,7 +919,7 @@ static int decode_event(struct wperf_decoder *d, struct wperf_analysis *a,
 		goto nomem;
 	if (st->skip)
 		return 0;
-	p = plan_for_class(d, bt_event_borrow_class_const(event));
+	p = plan_in_stream(d, st, bt_event_borrow_class_const(event));
 	if (!p)
 		goto nomem;
 	if (p->perf_mmap)
@@ -894,7 +935,11 @@ static int decode_event(struct wperf_decoder *d, struct wperf_analysis *a,
 	if (check_same_machine(d, st->clock, err, errlen) < 0)
 		return -1;
 
-	memset(&ev, 0, sizeof ev);
+	/* Field by field: a memset of the whole event became a `rep stos`
+	 * that cost more than the rest of this function. */
+	memset(&ev.u, 0, sizeof ev.u);
+	ev.stack = NULL;
+	ev.n_stack = 0;
 	ev.type = (enum wperf_event_type)p->type;
 	if (snapshot_ns(bt_message_event_borrow_default_clock_snapshot_const(msg), &ev.ts,
 			err, errlen) < 0)

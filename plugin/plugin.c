@@ -6,7 +6,13 @@
 
 #include "components.h"
 
+/* The plugin is built with hidden symbols (plugin/meson.build): calls
+ * inside it are direct and can be inlined. babeltrace2 finds a plugin by
+ * the section getters BT_PLUGIN_MODULE() defines, so only they are
+ * exported. */
+#pragma GCC visibility push(default)
 BT_PLUGIN_MODULE();
+#pragma GCC visibility pop
 BT_PLUGIN(wperf);
 BT_PLUGIN_DESCRIPTION("Find the cycles of waiting (knots) that limit a multi-threaded program's throughput (wPerf).");
 BT_PLUGIN_AUTHOR("The wperf developers");

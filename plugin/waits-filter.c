@@ -87,6 +87,11 @@ struct waits_iter {
 	struct waits_queue queue;
 	struct waits_trace *trace;   /* created at the first segment */
 	struct waits_time latest;    /* time of the latest forwarded message */
+	/* The clock snapshot of a later message than `latest`, not converted
+	 * yet: most messages close no segment, so their time is only read
+	 * when one does (or when the batch is done, see settle_latest()).
+	 * Its message is in the queue, which keeps the snapshot alive. */
+	const bt_clock_snapshot *pending;
 	bool finishing;              /* inside wperf_analysis_finish() */
 	bool ended;                  /* upstream ended and everything is queued */
 	bool failed;                 /* an error was met (err says which): stop */
@@ -197,11 +202,20 @@ static const bt_clock_snapshot *message_clock_snapshot(const bt_message *msg)
 static void observe_message_time(struct waits_iter *it, const bt_message *msg)
 {
 	const bt_clock_snapshot *cs = message_clock_snapshot(msg);
+
+	if (cs)
+		it->pending = cs;
+}
+
+/* Make `latest` the time of the latest message seen. */
+static void settle_latest(struct waits_iter *it)
+{
 	struct waits_time t;
 
-	if (!cs)
+	if (!it->pending)
 		return;
-	t = waits_time_of_snapshot(cs);
+	t = waits_time_of_snapshot(it->pending);
+	it->pending = NULL;
 	if (t.known && (!it->latest.known || t.ns >= it->latest.ns))
 		it->latest = t;
 }
@@ -217,6 +231,7 @@ static void observe_message_time(struct waits_iter *it, const bt_message *msg)
 static struct waits_time segment_event_time(struct waits_iter *it,
 					    const struct wperf_segment *seg)
 {
+	settle_latest(it);
 	if (!it->latest.known || (it->finishing && seg->end_ns > it->latest.ns))
 		it->latest = waits_time_of_ns(seg->end_ns);
 	return it->latest;
@@ -351,6 +366,8 @@ forward_batch(struct waits_iter *it, bt_message_array_const msgs, uint64_t count
 			return iter_error(it, it->err);
 		}
 	}
+	/* Downstream may release these messages once they are handed out. */
+	settle_latest(it);
 	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 }
 
