@@ -425,6 +425,9 @@ static int set_string_len(bt_field *payload, enum payload_field i, const char *s
 {
 	bt_field *f = bt_field_structure_borrow_member_field_by_index(payload, i);
 
+	/* Appending even "" matters: clearing only sets the length to 0, and
+	 * bt_field_string_get_value() would still return a recycled event's
+	 * old string (babeltrace2 2.0, clear_string_field()). */
 	bt_field_string_clear(f);
 	return bt_field_string_append_with_length(f, s, len) ? -1 : 0;
 }

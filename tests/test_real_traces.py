@@ -321,6 +321,21 @@ class Checks:
                                     % (vid, s['tid'], v['tid']))
                 if s['state'] not in ('running', 'runnable', 'waiting'):
                     problems.append('vertex %s: bad state %r' % (vid, s['state']))
+                # The waker fields say the same thing three ways, and only
+                # waits have them (events are recycled: a field left over
+                # from an earlier segment shows here).
+                w = byid.get(s['waker'])
+                if s['waker'] == -1:
+                    if s['state'] == 'waiting' or s['waker_name'] or s['waker_kind']:
+                        problems.append('vertex %s: %s segment without a waker has '
+                                        'waker_name %r, waker_kind %r'
+                                        % (vid, s['state'], s['waker_name'], s['waker_kind']))
+                elif (s['state'] != 'waiting' or w is None or not s['waker_name']
+                      or s['waker_kind'] != w['kind']):
+                    problems.append('vertex %s: %s segment with waker %s (%s): '
+                                    'waker_name %r, waker_kind %r'
+                                    % (vid, s['state'], s['waker'], w and w['kind'],
+                                       s['waker_name'], s['waker_kind']))
             for a, b in zip(ss, ss[1:]):
                 if a['start'] + a['duration'] != b['start']:
                     problems.append('vertex %s (tid %s %s): %s [%d,+%d] then %s [%d,+%d]: '
