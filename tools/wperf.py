@@ -771,7 +771,74 @@ def cmd_report(args, sink_args):
     cmd = ["babeltrace2", f"--plugin-path={plugins}", trace, "-c", "sink.wperf.knots"]
     if params:
         cmd.append("--params=" + ",".join(params))
-    return subprocess.run(cmd).returncode
+    # The report goes to stdout as it is written; babeltrace2's stderr is
+    # kept, to say in one line why it failed (--verbose: all of it).
+    p = subprocess.run(cmd, stderr=subprocess.PIPE, text=True, errors="replace")
+    if p.returncode == 0 or args.verbose:
+        sys.stderr.write(p.stderr)
+    if p.returncode != 0:
+        raise Fail(f"cannot report {trace}: {babeltrace2_failure(p.stderr)}"
+                   + ("" if args.verbose else
+                      " (wperf report --verbose shows babeltrace2's whole error)"))
+    return 0
+
+
+# babeltrace2's CLI writes log lines ("11-22 07:31:43.460 31878 31878 E
+# PLUGIN/CTF/META/DECODER func@file.c:257 [comp] message") and then the
+# error's causes, newest first ("ERROR: [actor] (file.c:line)", then
+# "CAUSED BY [actor] (file.c:line)", each followed by its message wrapped
+# on indented lines).
+BT_LOG_LINE = re.compile(r"^\d\d-\d\d [\d:.]+ +\d+ +\d+ ([WEF]) \S+ \S+ (?:\[[^]]*\] )?(.*)$")
+BT_CAUSE = re.compile(r"^(?:ERROR: +|CAUSED BY )\[([^]]*)\]")
+
+
+def babeltrace2_causes(stderr):
+    """[(actor, message)] of babeltrace2's error, newest first."""
+    causes = []
+    for line in stderr.splitlines():
+        m = BT_CAUSE.match(line)
+        if m:
+            causes.append([m.group(1), ""])
+        elif causes and line.startswith("  "):
+            causes[-1][1] = (causes[-1][1] + " " + line.strip()).strip()
+        elif causes and line.strip():
+            break   # past the error block
+    return [tuple(c) for c in causes]
+
+
+def without_fields(msg):
+    """A library message without its trailing `: key=value, ...` dump."""
+    return re.sub(r"[:,]\s+[\w-]+=\S.*$", "", msg).strip()
+
+
+def babeltrace2_failure(stderr):
+    """Why babeltrace2 failed, in one line: wperf's own message when one of
+    its components said why (it already names the cause and the fix), else
+    the first error babeltrace2 logged (where it began), else the oldest
+    cause; with a hint for the failures users meet most."""
+    causes = babeltrace2_causes(stderr)
+    for actor, msg in causes:
+        if "wperf" in actor and msg:
+            return msg
+    logged = [m.group(2) for m in map(BT_LOG_LINE.match, stderr.splitlines())
+              if m and m.group(1) in "EF"]
+    logged = [msg for msg in logged if not msg.startswith("Command-line error")]
+    warned = [m.group(2) for m in map(BT_LOG_LINE.match, stderr.splitlines())
+              if m and m.group(1) == "W"]
+    text = "\n".join(logged + warned)
+    if "No trace was found based on input" in text:
+        return ("no CTF trace there (a trace directory has a `metadata` file "
+                "beside its stream files; record one with `wperf record`)")
+    if "metadata" in text.lower() and ("signature" in text or "decoder" in stderr.lower()):
+        first = next((w for w in warned + logged if "metadata" in w.lower()), logged[0] if logged else "")
+        return (f"its CTF metadata cannot be read ({without_fields(first)}): "
+                "not a CTF trace, or a damaged one")
+    if logged:
+        return without_fields(logged[0])
+    if causes:
+        return without_fields(causes[-1][1])
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    return lines[-1].strip() if lines else "babeltrace2 failed without saying why"
 
 
 # ------------------------------------------------------------ the CLI
@@ -873,6 +940,8 @@ def build_parsers():
     rep.add_argument("--min-weight", metavar="W", help='noise floor ("1%%", "5ms")')
     rep.add_argument("--params", metavar="STR",
                      help="more sink parameters, in babeltrace2's --params syntax")
+    rep.add_argument("--verbose", action="store_true",
+                     help="on failure, show babeltrace2's whole error, not only its cause")
 
     watch = Parser(prog="wperf _watch")
     watch.add_argument("dir")

@@ -4,7 +4,10 @@
 - Errors: bad input gives one line on stderr naming the problem and how to
   fix it, and a non-zero exit (unknown option or command, output directory
   not empty, not root, LTTng missing, babeltrace2 or the plugin missing,
-  snapshot of something that is not a flight recorder).
+  snapshot of something that is not a flight recorder; `wperf report` of
+  no trace, bad metadata, a truncated stream, a bad sink parameter: its
+  one line instead of babeltrace2's chain of causes, all of which
+  --verbose shows).
 - Record: `wperf record -o DIR -- fig1-pipeline`, for real; then `wperf
   report DIR --format json --pids PID`, PID read from DIR/command.pid, must
   have the workload's threads under that pid and the Figure-1 cycle
@@ -41,6 +44,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 BUILD = os.environ.get('WPERF_BUILD_DIR', os.path.join(HERE, '..', '..', 'build'))
 WPERF = os.environ.get('WPERF_COMMAND', os.path.join(BUILD, 'tools', 'wperf'))
 FIG1 = os.path.join(BUILD, 'tests', 'workloads', 'fig1-pipeline')
+GEN_TRACE = os.path.join(BUILD, 'tests', 'bench', 'gen-trace')
 TICKER = os.environ.get('WPERF_UST_TICKER', '')
 IN_CI = os.environ.get('CI', '').lower() in ('1', 'true', 'yes')
 TRACEFS = '/sys/kernel/tracing'
@@ -151,6 +155,44 @@ class Errors(unittest.TestCase):
     def test_plugin_missing(self):
         self.assertOneLine(wperf('report', '--plugin-path', self.tmp, self.tmp),
                            'babeltrace-plugin-wperf.so', self.tmp)
+
+    def test_report_of_a_directory_without_trace(self):
+        self.assertOneLine(wperf('report', self.tmp), 'no CTF trace there', 'wperf record',
+                           '--verbose')
+
+    def test_report_of_bad_metadata(self):
+        with open(os.path.join(self.tmp, 'metadata'), 'w') as f:
+            f.write('not CTF\n')
+        self.assertOneLine(wperf('report', self.tmp), 'CTF metadata cannot be read',
+                           'CTF major.minor')
+
+    def synthetic_trace(self):
+        path = os.path.join(self.tmp, 'mix')
+        subprocess.run([GEN_TRACE, 'mix', path, '2000'], check=True,
+                       stdout=subprocess.DEVNULL)
+        return path
+
+    def test_report_of_a_truncated_trace(self):
+        path = self.synthetic_trace()
+        os.truncate(os.path.join(path, 'chan_0'), 1000)
+        self.assertOneLine(wperf('report', path), 'chan_0')
+
+    def test_report_parameter_error_is_the_sinks_line(self):
+        # The sink's own message names the parameter and the fix; wperf
+        # passes it on instead of babeltrace2's chain of causes.
+        p = wperf('report', self.synthetic_trace(), '--threshold', '300%')
+        self.assertOneLine(p, 'sink.wperf.knots: parameter `threshold`', '"300%"')
+
+    def test_report_verbose_shows_babeltrace2s_error(self):
+        p = wperf('report', '--verbose', self.tmp)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn('CAUSED BY', p.stderr)
+        self.assertTrue(p.stderr.splitlines()[-1].startswith('wperf: error: '), p.stderr)
+
+    def test_report_success_writes_the_report(self):
+        p = wperf('report', self.synthetic_trace(), '--format', 'json')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn('knots', json.loads(p.stdout))
 
     def test_snapshot_of_a_plain_directory(self):
         self.assertOneLine(wperf('snapshot', self.tmp), 'not written by `wperf record`')
