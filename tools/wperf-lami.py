@@ -22,6 +22,7 @@ import tempfile
 VERSION = "@VERSION@"
 BUILD_DIR = "@BUILD_DIR@"             # empty in the installed copy
 SYSTEM_PLUGIN_DIR = "@BT2_PLUGIN_DIR@"
+DATADIR = "@DATADIR@"                 # share/: wperf_babeltrace.py is in DATADIR/wperf/python
 
 MI_VERSION = {"major": 1, "minor": 0}
 
@@ -307,22 +308,28 @@ def convert(report, limit):
 
 # ------------------------------------------------------------ babeltrace2
 
+def shared():
+    """tools/wperf_babeltrace.py (what wperf and wperf-lami share): beside
+    this script (build tree), or installed in DATADIR/wperf/python."""
+    here = os.path.dirname(os.path.realpath(__file__))
+    installed = os.path.join(DATADIR, "wperf", "python")
+    for d in (here, installed):
+        if os.path.isfile(os.path.join(d, "wperf_babeltrace.py")) and d not in sys.path:
+            sys.path.insert(0, d)
+            break
+    try:
+        import wperf_babeltrace
+    except ImportError:
+        raise Fail(f"wperf_babeltrace.py is missing (looked in {here} and {installed}): "
+                   "reinstall wperf")
+    return wperf_babeltrace
+
+
 def plugin_dir(option):
-    candidates = [option, os.environ.get("WPERF_PLUGIN_PATH")]
-    if BUILD_DIR and not BUILD_DIR.startswith("@"):
-        candidates.append(os.path.join(BUILD_DIR, "plugin"))
-    if SYSTEM_PLUGIN_DIR and not SYSTEM_PLUGIN_DIR.startswith("@"):
-        candidates.append(SYSTEM_PLUGIN_DIR)
-    for d in candidates:
-        if not d:
-            continue
-        if os.path.isfile(os.path.join(d, "babeltrace-plugin-wperf.so")):
-            return os.path.realpath(d)
-        if d in (option, os.environ.get("WPERF_PLUGIN_PATH")):
-            raise Fail(f"no babeltrace-plugin-wperf.so in {d}: build it (make build) "
-                       "or give the right --plugin-path")
-    raise Fail("the wperf babeltrace2 plugin is missing: install wperf (make install) "
-               "or pass --plugin-path=BUILD/plugin")
+    try:
+        return shared().plugin_dir(option, BUILD_DIR, SYSTEM_PLUGIN_DIR)
+    except shared().PluginMissing as e:
+        raise Fail(str(e))
 
 
 def parse_ts(text, option):
@@ -344,28 +351,6 @@ def parse_ts(text, option):
 def quoted(value):
     """A string value for babeltrace2's --params (quoted, escaped)."""
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def babeltrace_error(stderr):
-    """The most telling line of a babeltrace2 error: the wperf component's
-    cause if there is one, else the first cause."""
-    causes = []
-    current = None
-    for line in stderr.splitlines():
-        m = re.match(r"(?:ERROR|CAUSED BY):?\s+\[(.*?)\]", line)
-        if m:
-            current = [m.group(1), []]
-            causes.append(current)
-        elif current is not None and line.startswith("  "):
-            current[1].append(line.strip())
-    for who, text in causes:
-        if "wperf" in who and text:
-            return " ".join(text)
-    for who, text in reversed(causes):
-        if text:
-            return " ".join(text)
-    lines = [l.strip() for l in stderr.splitlines() if l.strip()]
-    return lines[-1] if lines else "babeltrace2 failed"
 
 
 def analyse(args):
@@ -399,11 +384,8 @@ def analyse(args):
         except FileNotFoundError:
             raise Fail("babeltrace2 is missing: install it (apt-get install babeltrace2)")
         if p.returncode != 0:
-            why = babeltrace_error(p.stderr)
-            if why.startswith("No source component"):
-                raise Fail(f"babeltrace2 found no trace in {' '.join(args.traces)}: "
-                           "give a kernel trace directory (CTF)")
-            raise Fail(f"babeltrace2 failed: {why}")
+            raise Fail(f"babeltrace2 cannot analyse {' '.join(args.traces)}: "
+                       f"{shared().failure(p.stderr)}")
         progress(args, 0.9, "converting the report")
         try:
             with open(out, encoding="utf-8") as f:

@@ -14,6 +14,7 @@
 # knows the system directories.
 import argparse
 import fcntl
+import importlib
 import json
 import os
 import re
@@ -27,7 +28,7 @@ VERSION = "@VERSION@"
 BUILD_DIR = "@BUILD_DIR@"             # empty in the installed copy
 SYSTEM_PLUGIN_DIR = "@BT2_PLUGIN_DIR@"
 LIBDIR = "@LIBDIR@"
-DATADIR = "@DATADIR@"                 # share/: wperf_diff.py is in DATADIR/wperf/python
+DATADIR = "@DATADIR@"                 # share/: our Python modules are in DATADIR/wperf/python
 
 STATE = "wperf.json"      # what was recorded, and the flight recorder's parts
 PRIVATE = ".wperf"        # logs and lock (babeltrace2 ignores them)
@@ -113,24 +114,19 @@ def tracefs_dir():
     return None
 
 
+def shared():
+    """tools/wperf_babeltrace.py (what wperf and wperf-lami share): beside
+    this script (build tree), or installed in DATADIR/wperf/python."""
+    return load_module("wperf_babeltrace")
+
+
 def plugin_dir(option):
     """--plugin-path, $WPERF_PLUGIN_PATH, this build tree's plugin, or the
     system plugin directory (where babeltrace2 looks by itself)."""
-    candidates = [option, os.environ.get("WPERF_PLUGIN_PATH")]
-    if BUILD_DIR and not BUILD_DIR.startswith("@"):
-        candidates.append(os.path.join(BUILD_DIR, "plugin"))
-    candidates.append(SYSTEM_PLUGIN_DIR)
-    for d in candidates:
-        if not d:
-            continue
-        if os.path.isfile(os.path.join(d, "babeltrace-plugin-wperf.so")):
-            # babeltrace2 does not load plugins through a symlinked dir.
-            return os.path.realpath(d)
-        if d in (option, os.environ.get("WPERF_PLUGIN_PATH")):
-            raise Fail(f"no babeltrace-plugin-wperf.so in {d} (build it with "
-                       "`make build`, or give the right --plugin-path)")
-    raise Fail("the wperf babeltrace2 plugin is missing: install wperf "
-               "(make install) or pass --plugin-path=BUILD/plugin")
+    try:
+        return shared().plugin_dir(option, BUILD_DIR, SYSTEM_PLUGIN_DIR)
+    except shared().PluginMissing as e:
+        raise Fail(str(e))
 
 
 def ust_provider():
@@ -777,68 +773,10 @@ def cmd_report(args, sink_args):
     if p.returncode == 0 or args.verbose:
         sys.stderr.write(p.stderr)
     if p.returncode != 0:
-        raise Fail(f"cannot report {trace}: {babeltrace2_failure(p.stderr)}"
+        raise Fail(f"cannot report {trace}: {shared().failure(p.stderr)}"
                    + ("" if args.verbose else
                       " (wperf report --verbose shows babeltrace2's whole error)"))
     return 0
-
-
-# babeltrace2's CLI writes log lines ("11-22 07:31:43.460 31878 31878 E
-# PLUGIN/CTF/META/DECODER func@file.c:257 [comp] message") and then the
-# error's causes, newest first ("ERROR: [actor] (file.c:line)", then
-# "CAUSED BY [actor] (file.c:line)", each followed by its message wrapped
-# on indented lines).
-BT_LOG_LINE = re.compile(r"^\d\d-\d\d [\d:.]+ +\d+ +\d+ ([WEF]) \S+ \S+ (?:\[[^]]*\] )?(.*)$")
-BT_CAUSE = re.compile(r"^(?:ERROR: +|CAUSED BY )\[([^]]*)\]")
-
-
-def babeltrace2_causes(stderr):
-    """[(actor, message)] of babeltrace2's error, newest first."""
-    causes = []
-    for line in stderr.splitlines():
-        m = BT_CAUSE.match(line)
-        if m:
-            causes.append([m.group(1), ""])
-        elif causes and line.startswith("  "):
-            causes[-1][1] = (causes[-1][1] + " " + line.strip()).strip()
-        elif causes and line.strip():
-            break   # past the error block
-    return [tuple(c) for c in causes]
-
-
-def without_fields(msg):
-    """A library message without its trailing `: key=value, ...` dump."""
-    return re.sub(r"[:,]\s+[\w-]+=\S.*$", "", msg).strip()
-
-
-def babeltrace2_failure(stderr):
-    """Why babeltrace2 failed, in one line: wperf's own message when one of
-    its components said why (it already names the cause and the fix), else
-    the first error babeltrace2 logged (where it began), else the oldest
-    cause; with a hint for the failures users meet most."""
-    causes = babeltrace2_causes(stderr)
-    for actor, msg in causes:
-        if "wperf" in actor and msg:
-            return msg
-    logged = [m.group(2) for m in map(BT_LOG_LINE.match, stderr.splitlines())
-              if m and m.group(1) in "EF"]
-    logged = [msg for msg in logged if not msg.startswith("Command-line error")]
-    warned = [m.group(2) for m in map(BT_LOG_LINE.match, stderr.splitlines())
-              if m and m.group(1) == "W"]
-    text = "\n".join(logged + warned)
-    if "No trace was found based on input" in text:
-        return ("no CTF trace there (a trace directory has a `metadata` file "
-                "beside its stream files; record one with `wperf record`)")
-    if "metadata" in text.lower() and ("signature" in text or "decoder" in stderr.lower()):
-        first = next((w for w in warned + logged if "metadata" in w.lower()), logged[0] if logged else "")
-        return (f"its CTF metadata cannot be read ({without_fields(first)}): "
-                "not a CTF trace, or a damaged one")
-    if logged:
-        return without_fields(logged[0])
-    if causes:
-        return without_fields(causes[-1][1])
-    lines = [line for line in stderr.splitlines() if line.strip()]
-    return lines[-1].strip() if lines else "babeltrace2 failed without saying why"
 
 
 # ------------------------------------------------------------ the CLI
@@ -948,20 +886,25 @@ def build_parsers():
     return {"record": rec, "snapshot": snap, "stop": stop, "report": rep, "_watch": watch}
 
 
-def load_diff():
-    """tools/wperf_diff.py: beside this script (build tree), or installed
-    in DATADIR/wperf/python."""
+def load_module(name):
+    """One of wperf's Python modules (wperf_diff, wperf_babeltrace): beside
+    this script (build tree), or installed in DATADIR/wperf/python."""
     here = os.path.dirname(os.path.realpath(__file__))
-    for d in (here, os.path.join(DATADIR, "wperf", "python")):
-        if os.path.isfile(os.path.join(d, "wperf_diff.py")):
-            sys.path.insert(0, d)
+    installed = os.path.join(DATADIR, "wperf", "python")
+    for d in (here, installed):
+        if os.path.isfile(os.path.join(d, name + ".py")):
+            if d not in sys.path:
+                sys.path.insert(0, d)
             break
     try:
-        import wperf_diff
+        return importlib.import_module(name)
     except ImportError:
-        raise Fail(f"wperf_diff.py is missing (looked in {here} and "
-                   f"{os.path.join(DATADIR, 'wperf', 'python')}): reinstall wperf")
-    return wperf_diff
+        raise Fail(f"{name}.py is missing (looked in {here} and {installed}): "
+                   "reinstall wperf")
+
+
+def load_diff():
+    return load_module("wperf_diff")
 
 
 def main(argv):

@@ -237,7 +237,18 @@ class TestLami(unittest.TestCase):
             p = lami(tmp)
         self.assertNotEqual(p.returncode, 0)
         self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        self.assertIn("no CTF trace there", p.stderr)
         self.assertIn("error-message", json.loads(p.stdout))
+
+    def test_bad_metadata(self):
+        # babeltrace2 says why only in its log; the one line carries it.
+        with tempfile.TemporaryDirectory() as tmp:
+            with open(os.path.join(tmp, "metadata"), "w") as f:
+                f.write("not CTF\n")
+            p = lami(tmp)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        self.assertIn("CTF metadata cannot be read", p.stderr)
 
     def test_usage_errors(self):
         for args in (["--begin=yesterday", TRACE], ["--limit=0", TRACE], [],
