@@ -158,11 +158,8 @@ static void on_closed_segment(void *data, const struct closed_segment *seg)
 	struct wperf_analysis *a = data;
 	struct wperf_vertex *v = vt_get(&a->vt, seg->vertex);
 	int64_t d = seg->end - seg->start;
-	struct wperf_segment out = {
-		.vertex = seg->vertex, .tid = v->tid, .pid = v->pid, .comm = v->comm,
-		.state = seg->state, .start_ns = seg->start, .end_ns = seg->end,
-		.waker = UINT32_MAX, .waker_kind = WPERF_V_UNKNOWN,
-	};
+	const struct wperf_vertex *w = NULL;
+	int64_t cascade_ns = 0;
 
 	switch (seg->state) {
 	case WPERF_SEG_RUNNING:
@@ -171,9 +168,8 @@ static void on_closed_segment(void *data, const struct closed_segment *seg)
 	case WPERF_SEG_RUNNABLE:
 		v->runnable_ns += d;
 		break;
-	case WPERF_SEG_WAITING: {
-		const struct wperf_vertex *w = vt_get(&a->vt, seg->waker);
-
+	case WPERF_SEG_WAITING:
+		w = vt_get(&a->vt, seg->waker);
 		v->waiting_ns[w->kind] += d;
 		v->waits++;
 		edges_add_wait(&a->edges, seg->vertex, seg->waker, d);
@@ -181,18 +177,26 @@ static void on_closed_segment(void *data, const struct closed_segment *seg)
 			stacks_add_wait(&a->stacks, seg->vertex, seg->waker, seg->stack - 1, d);
 		if (seg->after_gap)
 			mark_gap_wait(&a->edges, seg->vertex, seg->waker);
-		out.cascade_ns = cascade_wait_ended(&a->cascade, &a->edges, seg->vertex,
-						    seg->waker, w->kind == WPERF_V_THREAD,
-						    seg->start, seg->end);
-		out.waker = seg->waker;
-		out.waker_name = w->name;
-		out.waker_kind = w->kind;
+		cascade_ns = cascade_wait_ended(&a->cascade, &a->edges, seg->vertex,
+						seg->waker, w->kind == WPERF_V_THREAD,
+						seg->start, seg->end);
 		maybe_prune(a);
 		break;
 	}
-	}
-	if (a->cb)
+	/* Only a filter.wperf.waits listens: without one, the segment's
+	 * description (and the cache line of the vertex it reads) is skipped. */
+	if (a->cb) {
+		struct wperf_segment out = {
+			.vertex = seg->vertex, .tid = v->tid, .pid = v->pid, .comm = v->comm,
+			.state = seg->state, .start_ns = seg->start, .end_ns = seg->end,
+			.waker = w ? seg->waker : UINT32_MAX,
+			.waker_name = w ? w->name : NULL,
+			.waker_kind = w ? w->kind : WPERF_V_UNKNOWN,
+			.cascade_ns = cascade_ns,
+		};
+
 		a->cb(&out, a->cb_data);
+	}
 }
 
 /* Scheduler segments go through the false-wakeup stage first. */
