@@ -13,31 +13,10 @@
 #include <stdlib.h>
 
 #include "cascade.h"
+#include "check.h"
 #include "edges.h"
 
 #define U 1000 /* one time unit, ns */
-
-static int failures, checks;
-
-#define CHECK(what, cond)                                                      \
-	do {                                                                   \
-		checks++;                                                      \
-		if (!(cond)) {                                                 \
-			failures++;                                            \
-			fprintf(stderr, "FAIL %s:%d %s\n", __FILE__, __LINE__, what); \
-		}                                                              \
-	} while (0)
-
-#define CHECK_EQ(what, got, want)                                              \
-	do {                                                                   \
-		long long g_ = (long long)(got), w_ = (long long)(want);       \
-		checks++;                                                      \
-		if (g_ != w_) {                                                \
-			failures++;                                            \
-			fprintf(stderr, "FAIL %s:%d %s: got %lld, want %lld\n", \
-				__FILE__, __LINE__, what, g_, w_);             \
-		}                                                              \
-	} while (0)
 
 static int64_t weight(struct edge_map *m, uint32_t from, uint32_t to)
 {
@@ -53,9 +32,12 @@ static void test_nested(void)
 
 	cascade_init(&c);
 	edges_init(&m);
-	CHECK_EQ("B's wait cascades nothing", cascade_wait_ended(&c, &m, 1, 2, true, 50, 300), 0);
-	CHECK_EQ("A's wait cascades the overlap", cascade_wait_ended(&c, &m, 0, 1, true, 100, 400), 200);
-	CHECK_EQ("B -> C", weight(&m, 1, 2), 200);
+	/* B's wait cascades nothing */
+	CHECK_INT(cascade_wait_ended(&c, &m, 1, 2, true, 50, 300), 0);
+	/* A's wait cascades the overlap */
+	CHECK_INT(cascade_wait_ended(&c, &m, 0, 1, true, 100, 400), 200);
+	/* B -> C */
+	CHECK_INT(weight(&m, 1, 2), 200);
 	cascade_fini(&c);
 	edges_fini(&m);
 }
@@ -93,17 +75,24 @@ static void test_chain(void)
 		 * next round's start. */
 		cascade_prune(&c, t0 + round_len);
 	}
-	CHECK("every chain walk adds the exact cascade", exact);
+	/* every chain walk adds the exact cascade */
+	CHECK(exact);
 	/* T0 -> T1's weight is direct only (not added here); T1 -> T2 got
 	 * T0's cascade: (2N-4) units per round. */
-	CHECK_EQ("T1 -> T2 cascaded", weight(&m, 1, 2), (int64_t)ROUNDS * (2 * N - 4) * U);
-	CHECK_EQ("walks", c.stats.walks, (uint64_t)ROUNDS * (N - 1));
+	/* T1 -> T2 cascaded */
+	CHECK_INT(weight(&m, 1, 2), (int64_t)ROUNDS * (2 * N - 4) * U);
+	/* walks */
+	CHECK_INT(c.stats.walks, (uint64_t)ROUNDS * (N - 1));
 	/* Linear: the frames of one round are the same every round,
 	 * sum_{i=0}^{N-2} (N-1-i) = N(N-1)/2, however many rounds came before. */
-	CHECK_EQ("frames", c.stats.frames, (uint64_t)ROUNDS * N * (N - 1) / 2);
-	CHECK("records scanned stay within one round's", c.stats.records_scanned <= c.stats.frames);
-	CHECK("history bounded by one round", c.stats.peak_live <= N);
-	CHECK_EQ("nothing dropped", c.stats.records_dropped, 0);
+	/* frames */
+	CHECK_INT(c.stats.frames, (uint64_t)ROUNDS * N * (N - 1) / 2);
+	/* records scanned stay within one round's */
+	CHECK(c.stats.records_scanned <= c.stats.frames);
+	/* history bounded by one round */
+	CHECK(c.stats.peak_live <= N);
+	/* nothing dropped */
+	CHECK_INT(c.stats.records_dropped, 0);
 	cascade_fini(&c);
 	edges_fini(&m);
 }
@@ -138,18 +127,19 @@ static void test_fanin(void)
 		if (k % 4096 == 0) /* the oldest open wait began 1,000 units ago */
 			cascade_prune(&c, (k - CLIENTS) * U);
 	}
-	CHECK("every client's walk adds 1000 * 0.4 units", exact);
-	CHECK_EQ("H -> D cascaded", weight(&m, H, D),
-		 (int64_t)client_walks * CLIENTS * (U / 2 - U / 10));
-	CHECK("records scanned: the overlap, plus one per walk",
-	      c.stats.records_scanned <= client_walks * (CLIENTS + 1) + UNITS);
-	CHECK("frames: one per overlapping wait, plus the root's",
-	      c.stats.frames <= client_walks * (CLIENTS + 1) + UNITS);
-	/* H keeps the 1,000 waits a client's window covers (the cap is
-	 * 1,024); the clients' own waits since the horizon (1,001) and the
-	 * 4,096 between prunes. */
-	CHECK("history bounded by the open waits' reach",
-	      c.stats.peak_live <= CASCADE_HISTORY_MAX + CLIENTS + 1 + 4096);
+	/* every client's walk adds 1000 * 0.4 units */
+	CHECK(exact);
+	/* H -> D cascaded */
+	CHECK_INT(weight(&m, H, D),
+		  (int64_t)client_walks * CLIENTS * (U / 2 - U / 10));
+	/* records scanned: the overlap, plus one per walk */
+	CHECK(c.stats.records_scanned <= client_walks * (CLIENTS + 1) + UNITS);
+	/* frames: one per overlapping wait, plus the root's */
+	CHECK(c.stats.frames <= client_walks * (CLIENTS + 1) + UNITS);
+	/* History bounded by the open waits' reach: H keeps the 1,000 waits
+	 * a client's window covers (the cap is 1,024); the clients' own waits
+	 * since the horizon (1,001) and the 4,096 between prunes. */
+	CHECK(c.stats.peak_live <= CASCADE_HISTORY_MAX + CLIENTS + 1 + 4096);
 	cascade_fini(&c);
 	edges_fini(&m);
 }
@@ -183,30 +173,34 @@ static void test_long_waiter(void)
 		if (k % 512 == 0)
 			cascade_prune(&c, 0); /* W is still waiting since 0 */
 	}
-	CHECK("history is capped per thread", c.stats.peak_live <= 2 * PAIRS * CAP);
-	CHECK("the arrays hold at most twice the cap",
-	      cascade_capacity(&c) <= 2 * 2 * PAIRS * CAP);
-	CHECK_EQ("dropped", c.stats.records_dropped, (uint64_t)2 * PAIRS * (STEPS - CAP));
-	CHECK("no walk was truncated before W's", c.stats.truncated_walks == 0);
+	/* history is capped per thread */
+	CHECK(c.stats.peak_live <= 2 * PAIRS * CAP);
+	/* the arrays hold at most twice the cap */
+	CHECK(cascade_capacity(&c) <= 2 * 2 * PAIRS * CAP);
+	/* dropped */
+	CHECK_INT(c.stats.records_dropped, (uint64_t)2 * PAIRS * (STEPS - CAP));
+	/* no walk was truncated before W's */
+	CHECK(c.stats.truncated_walks == 0);
 	added = cascade_wait_ended(&c, &m, W, 1, true, 0, end);
-	CHECK_EQ("W's walk adds A's kept waits", added, (int64_t)CAP * U);
-	CHECK("and is reported truncated", c.stats.truncated_walks >= 1);
-	CHECK_EQ("one wait truncated: W's (the report's quality.cascades_truncated)",
-		 c.stats.truncated_waits, 1);
+	/* W's walk adds A's kept waits */
+	CHECK_INT(added, (int64_t)CAP * U);
+	/* and is reported truncated */
+	CHECK(c.stats.truncated_walks >= 1);
+	/* one wait truncated: W's (the report's quality.cascades_truncated) */
+	CHECK_INT(c.stats.truncated_waits, 1);
 	/* Work per wait is bounded by the threads' histories, not by the
 	 * trace: all 4,000,000 waits together scanned a few records each. */
-	CHECK("records scanned per wait stay small",
-	      c.stats.records_scanned <= 4 * c.stats.walks + CAP);
+	/* records scanned per wait stay small */
+	CHECK(c.stats.records_scanned <= 4 * c.stats.walks + CAP);
 	cascade_fini(&c);
 	edges_fini(&m);
 }
 
 int main(void)
 {
-	test_nested();
-	test_chain();
-	test_fanin();
-	test_long_waiter();
-	printf("%s: %d checks, %d failed\n", failures ? "FAIL" : "PASS", checks, failures);
-	return failures ? 1 : 0;
+	RUN_TEST(test_nested);
+	RUN_TEST(test_chain);
+	RUN_TEST(test_fanin);
+	RUN_TEST(test_long_waiter);
+	return check_finish();
 }
