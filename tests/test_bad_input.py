@@ -45,17 +45,6 @@ def irq_only():
     return s
 
 
-def good():
-    s = Scenario(ncpus=2, end=4 * S)
-    A, B = s.thread(101, 'A'), s.thread(102, 'B')
-    s.run(0, 0, A)
-    s.run(0, 1, B)
-    s.sleep(1 * S, 0, A)
-    s.wake(3 * S, 1, A)
-    s.run(3 * S, 0, A)
-    return s
-
-
 def sink_causes(scn, **params):
     """Run scenario -> sink.wperf.knots in a bt2 graph; return the error
     causes (list of (component class name, message)), or None on success."""
@@ -83,7 +72,7 @@ class BadInput(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix='wperf-bad-')
         cls.noswitch = ws.write_ctf(irq_only(), os.path.join(cls.tmp, 'noswitch'))
-        cls.good = ws.write_ctf(good(), os.path.join(cls.tmp, 'good'))
+        cls.good = ws.write_ctf(ws.one_wait(), os.path.join(cls.tmp, 'good'))
 
     @classmethod
     def tearDownClass(cls):
@@ -181,7 +170,7 @@ class BadInput(unittest.TestCase):
         for params, name in (({'frobnicate': 1}, 'frobnicate'),
                              ({'format': 'xml'}, 'format'),
                              ({'threshold': 'abc'}, 'threshold')):
-            causes = sink_causes(good(), **params)
+            causes = sink_causes(ws.one_wait(), **params)
             self.assertIsNotNone(causes, '%s accepted' % params)
             mine = [m for cls, m in causes if cls == 'knots' and name in m]
             self.assertTrue(mine, '%s: no sink.wperf.knots cause names %r: %r'

@@ -100,28 +100,11 @@ def smash(path, offset, length, seed=7):
 # ---------------------------------------------------------------------------
 # Scenarios.
 
-def good():
-    s = Scenario(ncpus=2, end=4 * S)
-    A, B = s.thread(101, 'A'), s.thread(102, 'B')
-    s.run(0, 0, A)
-    s.run(0, 1, B)
-    s.sleep(1 * S, 0, A)
-    s.wake(3 * S, 1, A)
-    s.run(3 * S, 0, A)
-    return s
-
-
 def gap_wait(with_gap=True):
     """A sleeps at 1 s; events of CPU 2 are lost in [1.5 s, 2.5 s]; B wakes
     A at 3 s on CPU 1. Only [2.5 s, 3 s] is known to be a wait on B: A may
     have been woken, run and slept again on CPU 2 during the gap."""
-    s = Scenario(ncpus=3, end=4 * S)
-    A, B = s.thread(101, 'A'), s.thread(102, 'B')
-    s.run(0, 0, A)
-    s.run(0, 1, B)
-    s.sleep(1 * S, 0, A)
-    s.wake(3 * S, 1, A)
-    s.run(3 * S, 0, A)
+    s = ws.one_wait(ncpus=3)
     if with_gap:
         s.discard(1500 * MS, 2500 * MS, 2, count=10)
     return s
@@ -270,7 +253,7 @@ class CorruptCTF(Base):
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
-        cls.good = ws.write_ctf(good(), os.path.join(cls.tmp, 'good'))
+        cls.good = ws.write_ctf(ws.one_wait(), os.path.join(cls.tmp, 'good'))
 
     def streams(self, trace):
         return sorted(f for f in glob.glob(os.path.join(trace, '*'))
@@ -691,7 +674,7 @@ class Parameters(Base):
     def test_knots_every_parameter(self):
         for params, name in KNOTS_BAD:
             with self.subTest(params=params):
-                js, causes = run_sink(good(), **params)
+                js, causes = run_sink(ws.one_wait(), **params)
                 self.assertIsNone(js, '%s accepted' % params)
                 msg = self.assertOneLineCause(causes, 'parameter `%s`' % name)
                 self.assertTrue(msg.startswith('sink.wperf.knots: '), msg)
@@ -727,7 +710,7 @@ class FaultInjection(Base):
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
-        cls.good = ws.write_ctf(good(), os.path.join(cls.tmp, 'good'))
+        cls.good = ws.write_ctf(ws.one_wait(), os.path.join(cls.tmp, 'good'))
 
     def knots_cli(self, path, fmt='json', **kw):
         return self.cli(self.good, '-c', 'sink.wperf.knots',
