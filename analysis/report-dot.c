@@ -249,22 +249,14 @@ static void write_edge(FILE *out, const struct wperf_report *r,
 	fputs("];\n", out);
 }
 
-static size_t count_kind(const struct wperf_knots *ks, enum wperf_knot_kind kind)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; ks && i < ks->n; i++)
-		n += ks->items[i].kind == kind;
-	return n;
-}
-
 /* What the picture is, what its line styles mean, and what it leaves out. */
 static void write_caption(FILE *out, const struct wperf_report *r, size_t n_drawn,
 			  size_t e_drawn)
 {
 	const struct wperf_graph *g = r->graph;
 	char caption[1024], dur[32], thr[32], floor[32];
-	size_t knots = count_kind(r->knots, WPERF_KNOT), sinks = count_kind(r->knots, WPERF_SINK);
+	size_t knots = wperf_fmt_count_kind(r->knots, WPERF_KNOT);
+	size_t sinks = wperf_fmt_count_kind(r->knots, WPERF_SINK);
 
 	wperf_fmt_duration(dur, sizeof dur, wperf_fmt_duration_of(g), 0);
 	wperf_fmt_duration(thr, sizeof thr, r->threshold_ns, 0);

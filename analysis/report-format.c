@@ -310,6 +310,15 @@ void wperf_fmt_cell(FILE *out, const char *text, size_t width, int right_align)
 		fprintf(out, "%s%*s", text, (int)(width - w), "");
 }
 
+size_t wperf_fmt_count_kind(const struct wperf_knots *ks, enum wperf_knot_kind kind)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; ks && i < ks->n; i++)
+		n += ks->items[i].kind == kind;
+	return n;
+}
+
 void wperf_fmt_knot_title(char *buf, size_t len, const struct wperf_knots *ks, size_t i)
 {
 	size_t number = 0;

@@ -86,6 +86,9 @@ void wperf_fmt_cell(FILE *out, const char *text, size_t width, int right_align);
  * sinks apart). */
 void wperf_fmt_knot_title(char *buf, size_t len, const struct wperf_knots *ks, size_t i);
 
+/* How many of the report's items are of this kind (ks may be NULL). */
+size_t wperf_fmt_count_kind(const struct wperf_knots *ks, enum wperf_knot_kind kind);
+
 /* Where each vertex and edge stands in the report: the index (in report
  * order, as in the JSON `knots` array) of the knot, sink or background
  * knot it belongs to, or -1. */

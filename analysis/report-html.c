@@ -175,15 +175,6 @@ static void table_end(FILE *out)
 
 /* ---- Header and findings ---- */
 
-static size_t count_kind(const struct wperf_knots *ks, enum wperf_knot_kind kind)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; ks && i < ks->n; i++)
-		n += ks->items[i].kind == kind;
-	return n;
-}
-
 static void write_limit(FILE *out, const char *what, int64_t ns, const char *spec)
 {
 	char d[32];
@@ -201,8 +192,9 @@ static void write_header(FILE *out, const struct wperf_report *r)
 {
 	const struct wperf_graph *g = r->graph;
 	char dur[32], b[64], e[64];
-	size_t knots = count_kind(r->knots, WPERF_KNOT), sinks = count_kind(r->knots, WPERF_SINK);
-	size_t bg = count_kind(r->knots, WPERF_BACKGROUND);
+	size_t knots = wperf_fmt_count_kind(r->knots, WPERF_KNOT);
+	size_t sinks = wperf_fmt_count_kind(r->knots, WPERF_SINK);
+	size_t bg = wperf_fmt_count_kind(r->knots, WPERF_BACKGROUND);
 
 	wperf_fmt_duration(dur, sizeof dur, wperf_fmt_duration_of(g), 0);
 	wperf_fmt_timestamp(b, sizeof b, g->begin_ns);

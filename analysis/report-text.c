@@ -422,14 +422,6 @@ static void write_sink(FILE *out, const struct wperf_report *r,
 		fprintf(out, "  ... and %zu lighter edges into it\n", total - n);
 }
 
-static size_t count_kind(const struct wperf_knots *ks, enum wperf_knot_kind kind)
-{
-	size_t n = 0;
-	for (size_t i = 0; ks && i < ks->n; i++)
-		n += ks->items[i].kind == kind;
-	return n;
-}
-
 static void write_nothing_found(FILE *out, const struct wperf_report *r)
 {
 	const struct wperf_graph *g = r->graph;
@@ -455,9 +447,9 @@ static void write_nothing_found(FILE *out, const struct wperf_report *r)
 
 static void write_findings(FILE *out, const struct wperf_report *r)
 {
-	size_t knots = count_kind(r->knots, WPERF_KNOT);
-	size_t sinks = count_kind(r->knots, WPERF_SINK);
-	size_t background = count_kind(r->knots, WPERF_BACKGROUND);
+	size_t knots = wperf_fmt_count_kind(r->knots, WPERF_KNOT);
+	size_t sinks = wperf_fmt_count_kind(r->knots, WPERF_SINK);
+	size_t background = wperf_fmt_count_kind(r->knots, WPERF_BACKGROUND);
 	size_t nk = 0, ns = 0;
 
 	fprintf(out, "Found      %zu knot%s, %zu sink%s", knots, knots == 1 ? "" : "s",
