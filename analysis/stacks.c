@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "stacks.h"
 
 void stacks_init(struct stack_table *t)
@@ -34,22 +35,6 @@ static uint64_t hash_frames(const uint64_t *ips, uint32_t n)
 	for (uint32_t i = 0; i < n; i++)
 		h = mix(h, ips[i]);
 	return h;
-}
-
-/* Grow an array of elem-sized items to hold need; false when out of memory. */
-static bool reserve(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return true;
-	size_t n = *cap ? *cap : 64;
-	while (n < need)
-		n *= 2;
-	void *p = realloc(*arr, n * elem);
-	if (!p)
-		return false;
-	*arr = p;
-	*cap = n;
-	return true;
 }
 
 /* Rebuild an open-addressing index of n items (id + 1 in each slot). */
@@ -96,8 +81,10 @@ static bool same_frames(const struct stack_table *t, const struct stack_entry *e
 static uint32_t append_stack(struct stack_table *t, const uint64_t *ips, uint32_t n,
 			     uint64_t h)
 {
-	if (!reserve((void **)&t->ips, &t->cap_ips, t->n_ips + n, sizeof *t->ips) ||
-	    !reserve((void **)&t->st, &t->cap, t->n + 1, sizeof *t->st))
+	/* Index n_ips + n held: room for the n frames (and one spare). */
+	if (!array_reserve_index((void **)&t->ips, &t->cap_ips, t->n_ips + n, 64,
+				 sizeof *t->ips) ||
+	    !array_reserve_index((void **)&t->st, &t->cap, t->n, 64, sizeof *t->st))
 		return STACK_NONE;
 	memcpy(&t->ips[t->n_ips], ips, n * sizeof *ips);
 	t->st[t->n] = (struct stack_entry){ t->n_ips, n, h };
@@ -158,7 +145,7 @@ void stacks_add_wait(struct stack_table *t, uint32_t from, uint32_t to, uint32_t
 			return;
 		}
 	}
-	if (!reserve((void **)&t->es, &t->cap_es, t->n_es + 1, sizeof *t->es)) {
+	if (!array_reserve_index((void **)&t->es, &t->cap_es, t->n_es, 64, sizeof *t->es)) {
 		t->oom = true;
 		return;
 	}
