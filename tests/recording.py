@@ -42,6 +42,15 @@ def why_not_wperf_record(*programs):
     return None
 
 
+def remove_recordings(tmp):
+    """Remove a test's recording directory, unless WPERF_KEEP_TRACE=1 asks
+    to keep it (then say where it is)."""
+    if os.environ.get('WPERF_KEEP_TRACE'):
+        print('recordings kept in %s (WPERF_KEEP_TRACE)' % tmp)
+        return
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
 class WperfRecorded(unittest.TestCase):
     """A test case class whose setUpClass records COMMAND (argv, the
     workload built in this build directory) with `wperf record`, once for
@@ -90,10 +99,7 @@ class WperfRecorded(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        if os.environ.get('WPERF_KEEP_TRACE'):
-            print('trace kept in %s (WPERF_KEEP_TRACE)' % cls.tmp)
-            return
-        shutil.rmtree(cls.tmp, ignore_errors=True)
+        remove_recordings(cls.tmp)
 
     def report(self, *params, fmt='json', focus=True):
         """`wperf report` of the recording focused on the workload's pid,

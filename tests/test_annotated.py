@@ -20,7 +20,6 @@ them: FAIL under CI=true, else SKIP (exit 77) saying why.
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -119,10 +118,7 @@ class Annotated(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        if os.environ.get('WPERF_KEEP_TRACE'):
-            print('recordings kept in %s (WPERF_KEEP_TRACE)' % cls.tmp)
-            return
-        shutil.rmtree(cls.tmp, ignore_errors=True)
+        recording.remove_recordings(cls.tmp)
 
     def recorded(self, r):
         self.assertEqual(r.rc, 0, 'wperf record/report failed:\n' + r.log[-4000:])

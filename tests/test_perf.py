@@ -105,10 +105,7 @@ class PerfRecorded(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        if os.environ.get('WPERF_KEEP_TRACE'):
-            print('perf trace kept in %s (WPERF_KEEP_TRACE)' % cls.tmp)
-            return
-        shutil.rmtree(cls.tmp, ignore_errors=True)
+        recording.remove_recordings(cls.tmp)
 
     def setUp(self):
         self.assertIsNone(self.err, self.err)

@@ -15,7 +15,6 @@ WPERF_KEEP_TRACE=1 keeps the recording (its directory is printed).
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -93,10 +92,7 @@ class Recorded(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        if os.environ.get('WPERF_KEEP_TRACE'):
-            print('trace kept in %s (WPERF_KEEP_TRACE)' % cls.tmp)
-            return
-        shutil.rmtree(cls.tmp, ignore_errors=True)
+        recording.remove_recordings(cls.tmp)
 
     def setUp(self):
         self.assertEqual(self.record_rc, 0, 'record-fig1.sh failed:\n' + self.record_log[-4000:])
