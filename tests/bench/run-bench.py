@@ -168,12 +168,12 @@ def generate(gen, out, kind, events, extra=None):
 # ---- recording (root, tracefs) ----
 
 def tracefs_dir():
-    with open("/proc/mounts") as f:
-        for line in f:
-            parts = line.split()
-            if len(parts) > 2 and parts[2] == "tracefs":
-                return parts[1]
-    return None
+    """Where tracefs is mounted (mounted if we may): the wperf command's
+    own tracefs_dir(), from tools/wperf.py."""
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    sys.dont_write_bytecode = True   # no __pycache__ in the source tree
+    import wperf
+    return wperf.tracefs_dir()
 
 
 def why_no_recording():
