@@ -53,7 +53,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bt2  # noqa: E402
 
 import wperf_scenario as ws  # noqa: E402
-from wperf_scenario import MS, S, US, TASK_UNINTERRUPTIBLE, Scenario, dev_t  # noqa: E402
+from wperf_scenario import MS, S, Scenario, dev_t  # noqa: E402
 
 
 SHARED = ws.shared_dir()   # also takes meson's --shared-dir-default off argv
@@ -127,13 +127,7 @@ def mixed():
             s.wake(t * U, cpu_waker, tids[waiter])
             s.run(t * U, cpu_waiter, tids[waiter])
     disk = dev_t(8, 0)
-    s.block_issue(1 * S, 4, W, disk, 1000, 8)
-    s.sleep(1 * S, 4, W, state=TASK_UNINTERRUPTIBLE)
-    s.irq_entry(1500 * MS, 5, 25, 'virtio1')
-    s.block_complete(1500 * MS + 1 * US, 5, disk, 1000, 8)
-    s.wake(1500 * MS + 2 * US, 5, W, target_cpu=4)
-    s.irq_exit(1500 * MS + 3 * US, 5, 25)
-    s.run(1500 * MS + 4 * US, 4, W)
+    s.disk_wait(1 * S, 4, W, disk, done=1500 * MS, irq_cpu=5)
     return s
 
 

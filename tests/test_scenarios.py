@@ -16,7 +16,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from wperf_scenario import (MS, S, US, SOFTIRQ, TASK_UNINTERRUPTIBLE, Report,  # noqa: E402
+from wperf_scenario import (MS, S, US, SOFTIRQ, Report,  # noqa: E402
                             Scenario, dev_t, hist_count, log2_bucket, run_knots,
                             run_segments)
 
@@ -277,13 +277,7 @@ def disk():
     W, X = s.thread(401, 'W'), s.thread(402, 'X')
     s.run(0, 0, W)
     s.run(0, 1, X)
-    s.block_issue(1 * S, 0, W, DISK, 1000, 8)
-    s.sleep(1 * S, 0, W, state=TASK_UNINTERRUPTIBLE)
-    s.irq_entry(1500 * MS, 1, 25, 'virtio1')
-    s.block_complete(1500 * MS + 1 * US, 1, DISK, 1000, 8)
-    s.wake(1500 * MS + 2 * US, 1, W, target_cpu=0)
-    s.irq_exit(1500 * MS + 3 * US, 1, 25)
-    s.run(1500 * MS + 4 * US, 0, W)
+    s.disk_wait(1 * S, 0, W, DISK, done=1500 * MS, irq_cpu=1)
     return s
 
 
@@ -615,13 +609,7 @@ class TestDiskZeroByteIssuer(Base):
         W, K = s.thread(401, 'W'), s.thread(403, 'K')
         s.run(0, 0, W)
         s.run(0, 1, K)
-        s.block_issue(1 * S, 0, W, DISK, 1000, 8)
-        s.sleep(1 * S, 0, W, state=TASK_UNINTERRUPTIBLE)
-        s.irq_entry(1500 * MS, 1, 25, 'virtio1')
-        s.block_complete(1500 * MS + 1 * US, 1, DISK, 1000, 8)
-        s.wake(1500 * MS + 2 * US, 1, W, target_cpu=0)
-        s.irq_exit(1500 * MS + 3 * US, 1, 25)
-        s.run(1500 * MS + 4 * US, 0, W)
+        s.disk_wait(1 * S, 0, W, DISK, done=1500 * MS, irq_cpu=1)
         s.block_issue(2 * S, 1, K, DISK, 0, 0)
         s.irq_entry(2100 * MS, 1, 25, 'virtio1')
         s.block_complete(2100 * MS, 1, DISK, 0, 0)

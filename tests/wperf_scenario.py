@@ -210,6 +210,19 @@ class Scenario:
         return self.ev(t, cpu, 'block_rq_complete', dev=dev, sector=sector,
                        nr_sector=nr_sector, error=error, rwbs=rwbs)
 
+    def disk_wait(self, t, cpu, tid, dev, done, irq_cpu):
+        """tid issues an 8-sector request (sector 1000) to dev at t on cpu
+        and sleeps uninterruptibly until irq 25 (virtio1) on irq_cpu, entered
+        at `done`, completes it 1 us later and wakes tid 2 us later; the
+        handler returns 3 us after `done` and tid runs on cpu 4 us after."""
+        self.block_issue(t, cpu, tid, dev, 1000, 8)
+        self.sleep(t, cpu, tid, state=TASK_UNINTERRUPTIBLE)
+        self.irq_entry(done, irq_cpu, 25, 'virtio1')
+        self.block_complete(done + 1 * US, irq_cpu, dev, 1000, 8)
+        self.wake(done + 2 * US, irq_cpu, tid, target_cpu=cpu)
+        self.irq_exit(done + 3 * US, irq_cpu, 25)
+        self.run(done + 4 * US, cpu, tid)
+
     # -- lost events -----------------------------------------------------------
     def discard(self, begin, end, cpu, count=0):
         """A discarded-events message on cpu's stream (count 0: unknown),

@@ -27,7 +27,7 @@ SOURCE = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(SOURCE, "tests"))
 
 import bt2  # noqa: E402
-from wperf_scenario import MS, S, US, Scenario, TASK_UNINTERRUPTIBLE, dev_t, write_ctf  # noqa: E402
+from wperf_scenario import MS, S, US, Scenario, dev_t, write_ctf  # noqa: E402
 
 SHARED = os.environ.get("WPERF_SHARED_DIR") or os.path.join(SOURCE, "..", "shared")
 XSD = os.path.join(SHARED, "schemas", "tracecompass", "xmlDefinition.xsd")
@@ -257,13 +257,7 @@ class TestScenario(Base):
         s.wake(2 * S, 1, W, target_cpu=0)
         s.run(2200 * MS, 0, W)
         disk = dev_t(8, 0)
-        s.block_issue(3 * S, 0, W, disk, 1000, 8)
-        s.sleep(3 * S, 0, W, state=TASK_UNINTERRUPTIBLE)
-        s.irq_entry(3500 * MS, 1, 25, "virtio1")
-        s.block_complete(3500 * MS + 1 * US, 1, disk, 1000, 8)
-        s.wake(3500 * MS + 2 * US, 1, W, target_cpu=0)
-        s.irq_exit(3500 * MS + 3 * US, 1, 25)
-        s.run(3500 * MS + 4 * US, 0, W)
+        s.disk_wait(3 * S, 0, W, disk, done=3500 * MS, irq_cpu=1)
         s.sleep(4 * S, 0, W)
         s.hrtimer_entry(4500 * MS, 1)
         s.wake(4500 * MS + 1 * US, 1, W, target_cpu=0)
