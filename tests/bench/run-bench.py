@@ -89,16 +89,19 @@ def count_events(bt, trace):
     sys.exit(f"run-bench: cannot count the events of {trace}:\n{out}")
 
 
+# The three commands, by the arguments after the trace.
+CONFIGS = {
+    "floor": ["-c", "sink.utils.dummy"],
+    "knots": ["-c", "sink.wperf.knots"],
+    "waits": ["-c", "filter.wperf.waits", "-c", "sink.wperf.knots"],
+}
+
+
 def measure(bt, plugin, trace, runs):
-    configs = {
-        "floor": ["-c", "sink.utils.dummy"],
-        "knots": ["-c", "sink.wperf.knots"],
-        "waits": ["-c", "filter.wperf.waits", "-c", "sink.wperf.knots"],
-    }
-    res = {k: [] for k in configs}
+    res = {k: [] for k in CONFIGS}
     # Interleaved, so a burst of load from elsewhere hits all three alike.
     for _ in range(runs):
-        for name, args in configs.items():
+        for name, args in CONFIGS.items():
             res[name].append(run_measured([bt, f"--plugin-path={plugin}", trace] + args))
     out = {}
     for name, samples in res.items():
@@ -119,14 +122,8 @@ def count_instructions(bt, plugin, gen, out):
         print("run-bench: valgrind not found: no instruction counts (apt-get install valgrind)")
         return {}
     trace = generate(gen, out, "mix", 200_000)
-    configs = {
-        "floor": ["-c", "sink.utils.dummy"],
-        "knots": ["-c", "sink.wperf.knots", "--params=path=\"/dev/null\""],
-        "waits": ["-c", "filter.wperf.waits", "-c", "sink.wperf.knots",
-                  "--params=path=\"/dev/null\""],
-    }
     counts = {}
-    for name, args in configs.items():
+    for name, args in CONFIGS.items():
         log = os.path.join(out, f"callgrind-{name}.log")
         p = subprocess.run([valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null",
                             f"--log-file={log}", bt, f"--plugin-path={plugin}", trace] + args,
