@@ -330,10 +330,5 @@ int wperf_report_write_dot(const struct wperf_report *r, FILE *out)
 	write_body(out, r, &m, drawn);
 	free(drawn);
 	wperf_fmt_knot_map_fini(&m);
-	if (fflush(out) != 0 || ferror(out)) {
-		if (errno == 0)
-			errno = EIO;
-		return -1;
-	}
-	return 0;
+	return wperf_fmt_finish(out, false);
 }

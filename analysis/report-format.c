@@ -4,6 +4,7 @@
  * All numbers are formatted with integer arithmetic: the report must read
  * the same whatever locale the process hosting the plugin has set.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -308,6 +309,16 @@ void wperf_fmt_cell(FILE *out, const char *text, size_t width, int right_align)
 		fprintf(out, "%*s%s", (int)(width - w), "", text);
 	else
 		fprintf(out, "%s%*s", text, (int)(width - w), "");
+}
+
+int wperf_fmt_finish(FILE *out, bool failed)
+{
+	if (failed || fflush(out) != 0 || ferror(out)) {
+		if (errno == 0)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
 }
 
 size_t wperf_fmt_count_kind(const struct wperf_knots *ks, enum wperf_knot_kind kind)

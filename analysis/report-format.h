@@ -9,6 +9,7 @@
 #ifndef WPERF_REPORT_FORMAT_H
 #define WPERF_REPORT_FORMAT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -85,6 +86,11 @@ void wperf_fmt_cell(FILE *out, const char *text, size_t width, int right_align);
  * as the text report does (knots and background knots count together,
  * sinks apart). */
 void wperf_fmt_knot_title(char *buf, size_t len, const struct wperf_knots *ks, size_t i);
+
+/* The end of every report writer: 0 when the report is all out (flushed,
+ * no stream error), else -1 with errno set (EIO if nothing more precise).
+ * failed: the writer already met an error of its own (then no flush). */
+int wperf_fmt_finish(FILE *out, bool failed);
 
 /* How many of the report's items are of this kind (ks may be NULL). */
 size_t wperf_fmt_count_kind(const struct wperf_knots *ks, enum wperf_knot_kind kind);

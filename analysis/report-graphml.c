@@ -286,10 +286,5 @@ int wperf_report_write_graphml(const struct wperf_report *r, FILE *out)
 	xmlFreeTextWriter(x.w);         /* flushes into out, frees buf */
 	xmlSetGenericErrorFunc(old_ctx, old_handler);
 	wperf_fmt_knot_map_fini(&m);
-	if (x.failed || fflush(out) != 0 || ferror(out)) {
-		if (errno == 0)
-			errno = EIO;
-		return -1;
-	}
-	return 0;
+	return wperf_fmt_finish(out, x.failed);
 }

@@ -553,10 +553,5 @@ int wperf_report_write_html(const struct wperf_report *r, const char *svg,
 	errno = 0;
 	write_page(out, r, svg, no_picture, &m);
 	wperf_fmt_knot_map_fini(&m);
-	if (fflush(out) != 0 || ferror(out)) {
-		if (errno == 0)
-			errno = EIO;
-		return -1;
-	}
-	return 0;
+	return wperf_fmt_finish(out, false);
 }

@@ -623,10 +623,5 @@ int wperf_report_write_json(const struct wperf_report *r, FILE *out)
 	write_progress(r->graph, out);
 	write_quality(&r->graph->quality, out);
 	fputs("}\n", out);
-	if (fflush(out) != 0 || ferror(out)) {
-		if (errno == 0)
-			errno = EIO;
-		return -1;
-	}
-	return 0;
+	return wperf_fmt_finish(out, false);
 }

@@ -763,10 +763,5 @@ int wperf_report_write_text(const struct wperf_report *r, FILE *out)
 	write_threads(out, r);
 	write_merged(out, r);
 	write_quality(out, r->graph);
-	if (fflush(out) != 0 || ferror(out)) {
-		if (errno == 0)
-			errno = EIO;
-		return -1;
-	}
-	return 0;
+	return wperf_fmt_finish(out, false);
 }
