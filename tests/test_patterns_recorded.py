@@ -48,10 +48,17 @@ def names(js, ids):
 
 
 def describe(js):
-    """The knots, for failure messages."""
+    """The knots, and what the trace lost, for failure messages (a pattern
+    recorded while the machine dropped events or starved the workload
+    looks different: the message should say which happened)."""
+    q = js['quality']
     return ['%s %s %s' % (k['kind'], names(js, k['members']),
                           k.get('classification', {}).get('class'))
-            for k in js['knots']]
+            for k in js['knots']] + [
+        'quality: %d events, %d discarded, %d unmatched wakeups, %d waits without '
+        'wakeup, %d state mismatches' % (q['events'], q['discarded_events'],
+                                         q['unmatched_wakeups'], q['waits_without_wakeup'],
+                                         q['state_mismatches'])]
 
 
 class LoadImbalance(recording.WperfRecorded):
