@@ -210,14 +210,10 @@ static void observe_message_time(struct waits_iter *it, const bt_message *msg)
 /* Make `latest` the time of the latest message seen. */
 static void settle_latest(struct waits_iter *it)
 {
-	struct waits_time t;
-
 	if (!it->pending)
 		return;
-	t = waits_time_of_snapshot(it->pending);
+	waits_time_advance(&it->latest, it->pending);
 	it->pending = NULL;
-	if (t.known && (!it->latest.known || t.ns >= it->latest.ns))
-		it->latest = t;
 }
 
 /* ---- Segments ---------------------------------------------------------- */
@@ -228,13 +224,13 @@ static void settle_latest(struct waits_iter *it)
  * earlier. At the end (finishing): at the segment's own end if that is
  * later, since nothing upstream follows any more.
  */
-static struct waits_time segment_event_time(struct waits_iter *it,
-					    const struct wperf_segment *seg)
+static const struct waits_time *segment_event_time(struct waits_iter *it,
+						   const struct wperf_segment *seg)
 {
 	settle_latest(it);
 	if (!it->latest.known || (it->finishing && seg->end_ns > it->latest.ns))
-		it->latest = waits_time_of_ns(seg->end_ns);
-	return it->latest;
+		waits_time_set_ns(&it->latest, seg->end_ns);
+	return &it->latest;
 }
 
 static void fail(struct waits_iter *it, const char *what)
@@ -249,7 +245,6 @@ static void fail(struct waits_iter *it, const char *what)
 static void on_segment(const struct wperf_segment *seg, void *data)
 {
 	struct waits_iter *it = data;
-	struct waits_time at;
 
 	if (it->failed)
 		return;
@@ -267,9 +262,8 @@ static void on_segment(const struct wperf_segment *seg, void *data)
 			return;
 		}
 	}
-	at = segment_event_time(it, seg);
-	if (waits_trace_emit_segment(it->trace, seg, &at, &it->queue, it->err,
-				     sizeof(it->err)))
+	if (waits_trace_emit_segment(it->trace, seg, segment_event_time(it, seg),
+				     &it->queue, it->err, sizeof(it->err)))
 		it->failed = true;
 }
 
@@ -288,6 +282,7 @@ static void iter_destroy(struct waits_iter *it)
 	if (!it)
 		return;
 	waits_queue_fini(&it->queue);
+	waits_time_fini(&it->latest);
 	waits_trace_destroy(it->trace);
 	wperf_shared_analysis_unregister(it->shared);
 	wperf_shared_analysis_put(it->shared);

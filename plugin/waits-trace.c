@@ -57,6 +57,7 @@ struct waits_trace {
 	bt_self_message_iterator *self;  /* messages are created for it */
 	bt_trace_class *trace_class;
 	bt_clock_class *clock_class;
+	const bt_clock_class *model_clock;  /* the kernel clock ours copies (ref) */
 	bt_stream_class *stream_class;
 	bt_event_class *event_class;
 	bt_trace *trace;
@@ -66,7 +67,7 @@ struct waits_trace {
 	bool stream_begun, stream_ended;
 	uint64_t last_cycles;            /* latest time emitted, our clock */
 	/* Our clock's frequency and offset, read once: they are fixed when
-	 * the clock is copied, and next_cycles() compares them per segment. */
+	 * the clock is copied (see same_clock()). */
 	uint64_t frequency;
 	int64_t offset_seconds;
 	uint64_t offset_cycles;
@@ -121,25 +122,40 @@ void waits_queue_fini(struct waits_queue *q)
 
 /* ---- Times ------------------------------------------------------------ */
 
-struct waits_time waits_time_of_snapshot(const bt_clock_snapshot *cs)
+/* Make t's clock `clock`, moving the reference (rarely: one clock per trace). */
+static void set_clock(struct waits_time *t, const bt_clock_class *clock)
 {
-	struct waits_time t = { 0 };
-	const bt_clock_class *cc = bt_clock_snapshot_borrow_clock_class_const(cs);
-
-	if (bt_clock_snapshot_get_ns_from_origin(cs, &t.ns) !=
-	    BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
-		return t;
-	t.known = true;
-	t.has_cycles = true;
-	t.cycles = bt_clock_snapshot_get_value(cs);
-	t.frequency = bt_clock_class_get_frequency(cc);
-	bt_clock_class_get_offset(cc, &t.offset_seconds, &t.offset_cycles);
-	return t;
+	if (clock == t->clock)
+		return;
+	bt_clock_class_get_ref(clock);
+	bt_clock_class_put_ref(t->clock);
+	t->clock = clock;
 }
 
-struct waits_time waits_time_of_ns(int64_t ns)
+void waits_time_advance(struct waits_time *t, const bt_clock_snapshot *cs)
 {
-	return (struct waits_time){ .known = true, .ns = ns };
+	int64_t ns;
+
+	if (bt_clock_snapshot_get_ns_from_origin(cs, &ns) !=
+	    BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK || (t->known && ns < t->ns))
+		return;
+	t->ns = ns;
+	t->cycles = bt_clock_snapshot_get_value(cs);
+	set_clock(t, bt_clock_snapshot_borrow_clock_class_const(cs));
+	t->known = true;
+}
+
+void waits_time_set_ns(struct waits_time *t, int64_t ns)
+{
+	set_clock(t, NULL);
+	t->ns = ns;
+	t->cycles = 0;
+	t->known = true;
+}
+
+void waits_time_fini(struct waits_time *t)
+{
+	set_clock(t, NULL);
 }
 
 /* a * b / NS_PER_S rounded up, for 0 <= a < NS_PER_S, without overflow for
@@ -189,10 +205,24 @@ static uint64_t cycles_at_or_after(const bt_clock_class *cc, int64_t ns)
 	return v;
 }
 
+/*
+ * Whether `at`'s raw value can be reused as ours: its clock is the kernel
+ * clock we copied, or another with the same frequency and offset (then a
+ * value means the same instant in both). The pointer test settles almost
+ * every segment without asking the library for the clock's parameters.
+ */
 static bool same_clock(const struct waits_trace *t, const struct waits_time *at)
 {
-	return at->has_cycles && at->frequency == t->frequency &&
-	       at->offset_seconds == t->offset_seconds && at->offset_cycles == t->offset_cycles;
+	int64_t off_s;
+	uint64_t off_c;
+
+	if (!at->clock)
+		return false;
+	if (at->clock == t->model_clock)
+		return true;
+	bt_clock_class_get_offset(at->clock, &off_s, &off_c);
+	return bt_clock_class_get_frequency(at->clock) == t->frequency &&
+	       off_s == t->offset_seconds && off_c == t->offset_cycles;
 }
 
 /* Our clock's value for `at`, never before what we already emitted. */
@@ -311,6 +341,8 @@ struct waits_trace *waits_trace_create(bt_self_message_iterator *self,
 	if (!t)
 		goto error;
 	t->self = self;
+	t->model_clock = kernel_clock;
+	bt_clock_class_get_ref(kernel_clock);
 	t->clock_class = copy_clock_class(comp, kernel_clock);
 	if (!t->clock_class || make_classes(t, comp))
 		goto error;
@@ -342,6 +374,7 @@ void waits_trace_destroy(struct waits_trace *t)
 	bt_event_class_put_ref(t->event_class);
 	bt_stream_class_put_ref(t->stream_class);
 	bt_clock_class_put_ref(t->clock_class);
+	bt_clock_class_put_ref(t->model_clock);
 	bt_trace_class_put_ref(t->trace_class);
 	free(t);
 }

@@ -41,25 +41,25 @@ void waits_queue_fini(struct waits_queue *q);
 
 /*
  * A point in time as an upstream message gave it: nanoseconds from the
- * clock's origin and, when the snapshot's clock is described, the raw value
- * in that clock so a segment stamped "at this message" can reuse it exactly
- * when our clock is a copy of that one (no rounding through nanoseconds).
+ * clock's origin and, when known, the raw value in the snapshot's clock, so
+ * that a segment stamped "at this message" can reuse it exactly when our
+ * clock is a copy of that one (no rounding through nanoseconds). Holds a
+ * reference to that clock class; waits_time_fini() releases it.
  */
 struct waits_time {
-	bool known;
 	int64_t ns;
-	bool has_cycles;
 	uint64_t cycles;
-	uint64_t frequency;
-	int64_t offset_seconds;
-	uint64_t offset_cycles;
+	const bt_clock_class *clock;     /* NULL: only ns is known */
+	bool known;
 };
 
-/* The time of a clock snapshot; known = false if it cannot be expressed in
- * ns from origin (overflow). */
-struct waits_time waits_time_of_snapshot(const bt_clock_snapshot *cs);
-/* A time given only in ns (no raw value). */
-struct waits_time waits_time_of_ns(int64_t ns);
+/* Set *t to the time of a clock snapshot unless that is before t->ns. A
+ * snapshot that cannot be expressed in ns from origin (overflow) changes
+ * nothing. */
+void waits_time_advance(struct waits_time *t, const bt_clock_snapshot *cs);
+/* Set *t to ns, in no particular clock. */
+void waits_time_set_ns(struct waits_time *t, int64_t ns);
+void waits_time_fini(struct waits_time *t);
 
 struct waits_trace;
 
