@@ -334,43 +334,14 @@ static int read_weight_limit(struct knots_sink *s, const bt_value *params,
 
 static int read_pids(struct knots_sink *s, const bt_value *params)
 {
-	struct wperf_string_list l = { NULL, 0 };
 	char err[512];
-	int rc = wperf_params_get_string_list(params, "pids", &l, err, sizeof err);
 
-	if (rc < 0) {
+	if (wperf_params_get_id_list(params, "pids", &s->pids, &s->n_pids, err,
+				     sizeof err) < 0) {
 		fail(s, "%s", err);
 		return -1;
 	}
-	if (rc == 0)
-		return 0;
-	s->pids = calloc(l.n ? l.n : 1, sizeof *s->pids);
-	if (!s->pids) {
-		fail(s, "parameter `pids`: out of memory");
-		goto error;
-	}
-	for (size_t i = 0; i < l.n; i++) {
-		char *end;
-		long long v;
-
-		errno = 0;
-		v = strtoll(l.items[i], &end, 10);
-		if (errno || *end != '\0' || v < 0) {
-			fail(s, "parameter `pids`: \"%s\" is not a process or thread id "
-			     "(expected non-negative integers)", l.items[i]);
-			goto error;
-		}
-		s->pids[s->n_pids++] = v;
-	}
-	if (s->n_pids == 0) {
-		fail(s, "parameter `pids`: empty list (omit it to analyse every thread)");
-		goto error;
-	}
-	wperf_string_list_free(&l);
 	return 0;
-error:
-	wperf_string_list_free(&l);
-	return -1;
 }
 
 static int read_comms(struct knots_sink *s, const bt_value *params)

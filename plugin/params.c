@@ -392,6 +392,46 @@ int wperf_params_get_string_list(const bt_value *params, const char *name,
 	return 1;
 }
 
+int wperf_params_get_id_list(const bt_value *params, const char *name,
+			     int64_t **ids, size_t *n, char *err, size_t errlen)
+{
+	struct wperf_string_list l = { NULL, 0 };
+	int rc = wperf_params_get_string_list(params, name, &l, err, errlen);
+	int64_t *v;
+
+	if (rc <= 0)
+		return rc;
+	if (l.n == 0) {
+		wperf_set_err(err, errlen, "parameter `%s`: empty list (give at least "
+			"one id, or omit the parameter)", name);
+		goto error;
+	}
+	v = calloc(l.n, sizeof *v);
+	if (!v) {
+		wperf_set_err(err, errlen, "parameter `%s`: out of memory", name);
+		goto error;
+	}
+	for (size_t i = 0; i < l.n; i++) {
+		char *end;
+
+		errno = 0;
+		v[i] = strtoll(l.items[i], &end, 10);
+		if (errno || *end != '\0' || v[i] < 0) {
+			wperf_set_err(err, errlen, "parameter `%s`: \"%s\" is not a process "
+				"or thread id (expected non-negative integers)", name, l.items[i]);
+			free(v);
+			goto error;
+		}
+	}
+	*ids = v;
+	*n = l.n;
+	wperf_string_list_free(&l);
+	return 1;
+error:
+	wperf_string_list_free(&l);
+	return -1;
+}
+
 int wperf_parse_rate_bps(const char *s, uint64_t *out)
 {
 	char *end;

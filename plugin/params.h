@@ -56,4 +56,10 @@ int wperf_params_get_string_list(const bt_value *params, const char *name,
 				 struct wperf_string_list *out, char *err, size_t errlen);
 void wperf_string_list_free(struct wperf_string_list *l);
 
+/* A non-empty list of process or thread ids, in the forms of a string
+ * list ([1234, 1235] or "1234,1235"). Same return convention as the
+ * getters; on 1, *ids (n of them) is owned by the caller (free()). */
+int wperf_params_get_id_list(const bt_value *params, const char *name,
+			     int64_t **ids, size_t *n, char *err, size_t errlen);
+
 #endif /* WPERF_PLUGIN_PARAMS_H */

@@ -26,6 +26,7 @@
 #include "decode.h"
 #include "params.h"
 #include "shared-analysis.h"
+#include "waits-select.h"
 #include "waits-trace.h"
 #include "wperf/analysis.h"
 #include "wperf/graph.h"
@@ -57,10 +58,19 @@ const char wperf_waits_help[] =
 	"  cascade     (s64)    ns this wait adds to the graph beyond its own duration,\n"
 	"                       along its waker's own waits (cascaded redistribution)\n"
 	"\n"
-	"Parameters: none.\n"
+	"Parameters (optional; the analysis still sees every thread, for wakers,\n"
+	"cascaded weights and knots; only the segment events are chosen):\n"
+	"  pids=LIST     Only the segments of these processes or threads: a thread\n"
+	"                matches if its tid, or its pid (tgid) once the trace has\n"
+	"                said it, is listed. An array or a comma-separated string.\n"
+	"  states=LIST   Only segments in these states: running, runnable,\n"
+	"                waiting. Default: all three.\n"
+	"  Asking for segments and matching none is an error, not an empty output.\n"
 	"\n"
 	"Example:\n"
 	"  babeltrace2 TRACE -c filter.wperf.waits -c sink.text.pretty\n"
+	"  babeltrace2 TRACE -c filter.wperf.waits --params='pids=1234,states=\"waiting\"' \\\n"
+	"    -c sink.text.pretty\n"
 	"  babeltrace2 TRACE -c filter.wperf.waits -c sink.ctf.fs --params='path=\"OUT\"'\n"
 	"    (writes the segments in OUT/wperf, beside a copy of the kernel trace)\n"
 	"\n"
@@ -70,9 +80,11 @@ const char wperf_waits_help[] =
 	"The trace must contain kernel scheduler events (sched_switch, sched_waking or\n"
 	"sched_wakeup); without them the filter stops with an error at the end.\n";
 
-/* The component: just its input port, for iterators to connect to. */
+/* The component: its input port, for iterators to connect to, and which
+ * segments they show. */
 struct waits_component {
 	bt_self_component_port_input *in_port;
+	struct waits_selection selection;
 };
 
 struct waits_iter {
@@ -85,7 +97,9 @@ struct waits_iter {
 	struct wperf_decoder *decoder;
 	struct wperf_analysis *analysis;
 	struct waits_queue queue;
-	struct waits_trace *trace;   /* created at the first segment */
+	struct waits_trace *trace;   /* created at the first segment shown */
+	const struct waits_selection *selection;  /* the component's */
+	uint64_t segments_shown, segments_hidden;
 	struct waits_time latest;    /* time of the latest forwarded message */
 	/* The clock snapshot of a later message than `latest`, not converted
 	 * yet: most messages close no segment, so their time is only read
@@ -106,6 +120,7 @@ init_error(bt_self_component_filter *self, struct waits_component *comp,
 {
 	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
 		bt_self_component_filter_as_self_component(self), "%s", what);
+	waits_selection_fini(&comp->selection);
 	free(comp);
 	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 }
@@ -114,7 +129,7 @@ bt_component_class_initialize_method_status wperf_waits_init(
 	bt_self_component_filter *self, bt_self_component_filter_configuration *config,
 	const bt_value *params, void *init_data)
 {
-	static const char *const known_params[] = { NULL };
+	static const char *const known_params[] = { "pids", "states", NULL };
 	struct waits_component *comp = calloc(1, sizeof(*comp));
 	char err[512];
 
@@ -122,7 +137,8 @@ bt_component_class_initialize_method_status wperf_waits_init(
 	(void)init_data;
 	if (!comp)
 		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
-	if (wperf_params_check_known(params, known_params, err, sizeof(err)))
+	if (wperf_params_check_known(params, known_params, err, sizeof(err)) ||
+	    waits_selection_read(&comp->selection, params, err, sizeof(err)))
 		return init_error(self, comp, err);
 	if (bt_self_component_filter_add_input_port(self, "in", NULL, &comp->in_port) ||
 	    bt_self_component_filter_add_output_port(self, "out", NULL, NULL))
@@ -133,7 +149,12 @@ bt_component_class_initialize_method_status wperf_waits_init(
 
 void wperf_waits_finalize(bt_self_component_filter *self)
 {
-	free(bt_self_component_get_data(bt_self_component_filter_as_self_component(self)));
+	struct waits_component *comp = bt_self_component_get_data(
+		bt_self_component_filter_as_self_component(self));
+
+	if (comp)
+		waits_selection_fini(&comp->selection);
+	free(comp);
 }
 
 /* ---- Times of upstream messages --------------------------------------- */
@@ -248,6 +269,11 @@ static void on_segment(const struct wperf_segment *seg, void *data)
 
 	if (it->failed)
 		return;
+	if (!waits_selection_has(it->selection, seg)) {
+		it->segments_hidden++;
+		return;
+	}
+	it->segments_shown++;
 	if (!it->trace) {
 		const bt_clock_class *kernel_clock = wperf_decoder_clock_class(it->decoder);
 
@@ -303,6 +329,7 @@ bt_message_iterator_class_initialize_method_status wperf_waits_iter_init(
 	if (!it)
 		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
 	it->self = self;
+	it->selection = &comp->selection;
 	if (bt_message_iterator_create_from_message_iterator(self, comp->in_port,
 							     &it->upstream)) {
 		/* The upstream component already said why. */
@@ -392,6 +419,12 @@ static bt_message_iterator_class_next_method_status finish(struct waits_iter *it
 		return iter_error(it, wperf_analysis_error(it->analysis));
 	if (it->failed)
 		return iter_error(it, it->err);
+	/* Asked for segments and shown none: say so rather than look empty. */
+	if (it->segments_shown == 0 && it->segments_hidden > 0) {
+		waits_selection_explain_none(it->selection, it->segments_hidden, it->err,
+					     sizeof(it->err));
+		return iter_error(it, it->err);
+	}
 	if (it->trace &&
 	    waits_trace_emit_end(it->trace, &it->latest, &it->queue, it->err, sizeof(it->err)))
 		return iter_error(it, it->err);

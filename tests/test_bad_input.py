@@ -144,6 +144,25 @@ class BadInput(unittest.TestCase):
         cmd, p = self.cli(self.good, comp='filter.wperf.waits', params='frobnicate=3')
         self.assertFails(p, cmd, 'frobnicate')
 
+    def test_bad_segment_selection(self):
+        """filter.wperf.waits' pids and states: each malformed value is
+        refused in one line that names the parameter."""
+        for params, name in (('pids=""', 'pids'), ('pids="12x"', 'pids'),
+                             ('pids=-3', 'pids'), ('pids=[1.5]', 'pids'),
+                             ('states="sleeping"', 'states'), ('states=""', 'states'),
+                             ('states=[3]', 'states')):
+            cmd, p = self.cli(self.good, comp='filter.wperf.waits', params=params)
+            self.assertFails(p, cmd, 'parameter `%s`' % name)
+
+    def test_segment_selection_matching_nothing(self):
+        """Choosing segments that the trace does not have is an error, not
+        an output without segments."""
+        cmd, p = self.cli(self.good, comp='filter.wperf.waits', params='pids=999')
+        self.assertFails(p, cmd, 'parameter `pids`: none of the trace\'s')
+        cmd, p = self.cli(self.good, comp='filter.wperf.waits',
+                          params='pids=102,states="waiting"')
+        self.assertFails(p, cmd, 'parameters `pids` and `states`: none of the trace\'s')
+
     def test_bad_format(self):
         d = self.outdir('format')
         cmd, p = self.cli(self.good, params='format="xml",path="%s/r.json"' % d)

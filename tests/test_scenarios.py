@@ -16,9 +16,10 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import bt2  # noqa: E402
 from wperf_scenario import (MS, S, US, SOFTIRQ, Report,  # noqa: E402
-                            Scenario, dev_t, hist_count, log2_bucket, run_knots,
-                            run_segments)
+                            Scenario, bt2_error_text, dev_t, hist_count, log2_bucket,
+                            run_knots, run_segments)
 
 U = 100 * MS
 KINDS = ('thread', 'disk', 'nic', 'irq', 'softirq', 'timer', 'unknown', 'virtual')
@@ -786,6 +787,75 @@ class TestCallStacks(Base):
         m = merged[0]['id']
         self.assertEdge(r, m, m, 2 * S, direct=2 * S, count=2)
         self.assertEqual(r.edge(m, m)['stacks'], [{'stack': 0, 'count': 2, 'ns': 2 * S}])
+
+
+def one_process_and_another():
+    """worker-1 (101) and worker-2 (102) of process 100, other (103) of its
+    own; the statedump says which. worker-1 sleeps [1 s, 2 s], woken by
+    other; worker-2 sleeps [1.5 s, 2.5 s], woken by worker-1. Trace [0, 3 s]."""
+    s = Scenario(ncpus=3, end=3 * S)
+    A = s.thread(101, 'worker-1', pid=100)
+    B = s.thread(102, 'worker-2', pid=100)
+    C = s.thread(103, 'other')
+    for cpu, t in enumerate((A, B, C)):
+        s.statedump(0, 0, t, 6, on_cpu=cpu)
+        s.run(0, cpu, t)
+    s.sleep(1 * S, 0, A)
+    s.sleep(1500 * MS, 1, B)
+    s.wake(2 * S, 2, A, target_cpu=0)
+    s.run(2 * S, 0, A)
+    s.wake(2500 * MS, 0, B, target_cpu=1)
+    s.run(2500 * MS, 1, B)
+    return s
+
+
+class TestSegmentSelection(Base):
+    """filter.wperf.waits' pids and states choose which segment events go
+    out, and nothing else: each chosen output is exactly the full output
+    with the others left out, in the same order, with the same fields (the
+    waker and cascade of a shown wait come from threads not shown)."""
+
+    def chosen(self, scn, keep, **params):
+        full = run_segments(scn)['segments']
+        got = run_segments(scn, **params)['segments']
+        self.assertEqual(got, [s for s in full if keep(s)], params)
+        return got
+
+    def test_by_tid(self):
+        got = self.chosen(single_wait(), lambda s: s['tid'] == 101, pids=[101])
+        self.assertSegs({'segments': got}, 101,
+                        [('running', 0, 1 * S, None, None),
+                         ('waiting', 1 * S, 2 * S, 'B', 0),
+                         ('runnable', 3 * S, 500 * MS, None, None),
+                         ('running', 3500 * MS, 500 * MS, None, None)])
+
+    def test_by_state(self):
+        got = self.chosen(single_wait(), lambda s: s['state'] == 'waiting',
+                          states='waiting')
+        self.assertEqual([(s['tid'], s['start'], s['duration'], s['waker_name'])
+                          for s in got], [(101, 1 * S, 2 * S, 'B')])
+
+    def test_by_pid(self):
+        scn = one_process_and_another()
+        got = self.chosen(scn, lambda s: s['pid'] == 100, pids='100')
+        self.assertEqual({s['tid'] for s in got}, {101, 102})
+        for tid in (101, 102):
+            self.assertTiled({'segments': got}, tid, 0, 3 * S)
+        waits = [(s['tid'], s['waker_name']) for s in got if s['state'] == 'waiting']
+        self.assertEqual(waits, [(101, 'other'), (102, 'worker-1')])
+
+    def test_pid_or_tid_and_states(self):
+        scn = one_process_and_another()
+        self.chosen(scn, lambda s: s['tid'] in (101, 103) and s['state'] != 'waiting',
+                    pids=[101, 103], states=['running', 'runnable'])
+        self.chosen(scn, lambda s: s['state'] in ('runnable', 'waiting'),
+                    states='runnable,waiting')
+
+    def test_choosing_nothing_is_an_error(self):
+        with self.assertRaises(bt2._Error) as ctx:
+            run_segments(single_wait(), pids=[999])
+        self.assertIn("parameter `pids`: none of the trace's",
+                      bt2_error_text(ctx.exception))
 
 
 class TestFocusSkipsTracerThreads(Base):

@@ -223,6 +223,17 @@ class HandBuilt(Shared):
                                params=',pids="200",merge="process",threshold="1%"')
 
 
+    def test_filter_chooses_segments_only(self):
+        """The filter's pids and states choose its segment events, not what
+        its analysis sees: the sink reusing that analysis reports every
+        thread, as it does alone."""
+        alone, _ = self.report('choose-alone', self.trace, [])
+        chain = [('filter.wperf.waits', 'pids="200",states="waiting"')]
+        reused, st = self.report('choose-reused', self.trace, chain)
+        self.assertIn(REUSED, st)
+        self.assertEqual(reused, alone)
+
+
 class _DropIterator(bt2._UserMessageIterator):
     def __init__(self, config, self_output_port):
         self._up = self._create_message_iterator(

@@ -9,7 +9,8 @@
  *   m       empty map           n      null
  *   anything else: the string itself.
  * The map goes through sink.wperf.knots' readers (plugin/knots-sink.c),
- * source.wperf.tracefs' (plugin/tracefs-source.c), and plugin/params.c's
+ * source.wperf.tracefs' (plugin/tracefs-source.c), filter.wperf.waits'
+ * (plugin/waits-select.c), and plugin/params.c's
  * getters and parsers directly. Each must accept or refuse without
  * crashing, and a refusal is one line naming a parameter.
  *
@@ -24,6 +25,7 @@
 
 #include "fuzz-params.h"
 #include "params.h"
+#include "waits-select.h"
 
 static void insert_array(bt_value *map, const char *key, const char *items)
 {
@@ -134,6 +136,14 @@ try_getters(const char *key, const bt_value *value, void *data)
 	check_message(wperf_params_get_duration_ns(params, key, &i, err, sizeof err), err);
 	check_message(wperf_params_get_string_list(params, key, &l, err, sizeof err), err);
 	wperf_string_list_free(&l);
+	{
+		int64_t *ids = NULL;
+		size_t n = 0;
+
+		check_message(wperf_params_get_id_list(params, key, &ids, &n, err, sizeof err),
+			      err);
+		free(ids);
+	}
 	if (bt_value_is_string(value)) {
 		uint64_t bps;
 
@@ -155,6 +165,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	check_message(fuzz_knots_params(map, &kerr), kerr);
 	check_message(fuzz_tracefs_params(map, err, sizeof err), err);
+	{
+		struct waits_selection sel;
+
+		check_message(waits_selection_read(&sel, map, err, sizeof err), err);
+		waits_selection_fini(&sel);
+	}
 	bt_value_map_foreach_entry_const(map, try_getters, map);
 	bt_value_put_ref(map);
 	return 0;

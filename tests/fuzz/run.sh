@@ -5,7 +5,8 @@
 #
 # TARGET: analysis (normalised event sequences into the analysis library,
 # knots, merge, report writers) and params (component parameter parsing:
-# plugin/params.c and sink.wperf.knots' own readers). Default: both.
+# plugin/params.c, sink.wperf.knots' own readers, filter.wperf.waits'
+# segment selection). Default: both.
 #
 # For each target: compile with -fsanitize=fuzzer,address,undefined into
 # OUTDIR (default: a temporary directory), replay every input committed in
