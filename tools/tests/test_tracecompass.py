@@ -46,10 +46,11 @@ def run(cmd):
                           timeout=300)
 
 
-def segment_trace(kernel_trace, out):
+def segment_trace(kernel_trace, out, params=None):
     """The documented pipeline: kernel trace -> filter.wperf.waits -> sink.ctf.fs."""
     p = run(["babeltrace2", f"--plugin-path={PLUGIN_DIR}", kernel_trace,
-             "-c", "filter.wperf.waits", "-c", "sink.ctf.fs", f'--params=path="{out}"'])
+             "-c", "filter.wperf.waits"] + ([f"--params={params}"] if params else [])
+            + ["-c", "sink.ctf.fs", f'--params=path="{out}"'])
     assert p.returncode == 0, p.stderr
     return out
 
@@ -174,8 +175,8 @@ class Base(unittest.TestCase):
     def tearDownClass(cls):
         shutil.rmtree(cls.tmp, ignore_errors=True)
 
-    def states_of(self, kernel_trace, tag):
-        seg = segment_trace(kernel_trace, os.path.join(self.tmp, tag + "-seg"))
+    def states_of(self, kernel_trace, tag, params=None):
+        seg = segment_trace(kernel_trace, os.path.join(self.tmp, tag + "-seg"), params)
         states = os.path.join(self.tmp, tag + "-states")
         p = run([sys.executable, STATES, seg, states])
         self.assertEqual(p.returncode, 0, p.stderr)
@@ -243,7 +244,7 @@ class TestSchema(Base):
 
 
 class TestScenario(Base):
-    def test_states(self):
+    def scenario(self, tag):
         """W (cpu0) runs [0, 1] s; waits on X [1, 2] s; runnable until
         2.2 s; runs; issues a write to 8:0 at 3 s and sleeps until irq 25
         completes it and wakes W at 3.5 s + 2 us; switched in 2 us later;
@@ -264,8 +265,26 @@ class TestScenario(Base):
         s.hrtimer_exit(4500 * MS + 2 * US, 1)
         s.run(4500 * MS + 3 * US, 0, W)
         s.sleep(5 * S, 0, W)
-        kernel = write_ctf(s, os.path.join(self.tmp, "scenario-kernel"))
-        segments, sp = self.states_of(kernel, "scenario")
+        return write_ctf(s, os.path.join(self.tmp, tag + "-kernel"))
+
+    def test_only_waits(self):
+        """With the filter's states="waiting", W's row shows its waits and
+        nothing between them: no wait stretched over the time it ran."""
+        segments, sp = self.states_of(self.scenario("waits-only"), "waits-only",
+                                      'states="waiting"')
+        self.check_tiling(segments, sp)
+        (w,) = {str(x["vertex"]) for x in segments if x["tid"] == 401}
+        c = self.code
+        self.assertEqual(merged(sp.intervals[("Threads", w, "State")]), [
+            (1 * S, 2 * S, c["WAIT_THREAD"]),
+            (3 * S, 3500 * MS + 2 * US, c["WAIT_DEVICE"]),
+            (4 * S, 4500 * MS + 1 * US, c["WAIT_TIMER"]),
+            (5 * S, 6 * S, c["WAIT_OTHER"]),
+        ])
+
+    def test_states(self):
+        """Every segment of the scenario above, painted exactly."""
+        segments, sp = self.states_of(self.scenario("scenario"), "scenario")
         by_vertex = self.check_tiling(segments, sp)
         (w,) = {str(x["vertex"]) for x in segments if x["tid"] == 401}
         c = self.code

@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 # wperf-tc-states — rewrite the segment trace of filter.wperf.waits for
 # Trace Compass: one `wperf:state` event per segment, stamped when the
-# segment BEGAN, plus one `wperf:thread_end` event per thread vertex when
-# its last segment ends. The data-driven analysis wperf-segments.xml (same
+# segment BEGAN, plus one `wperf:thread_end` event when a thread vertex's
+# last segment ends, or one that the next does not follow at once (the
+# filter's `states` parameter left segments out: the row shows nothing
+# there rather than stretch the previous state over them). The data-driven analysis wperf-segments.xml (same
 # directory) turns them into a time graph. Manual: wperf-tracecompass(7).
 #
 # Why: a `wperf:segment` event is stamped when its segment closes (that is
@@ -148,14 +150,16 @@ def write_states(bt2, segs, clock, out):
     freq = clock.frequency
     off = clock.offset
     rows = []
-    last = {}
+    by_vertex = {}
     for s in segs:
         rows.append((s["start"], 1, s["vertex"], "wperf:state", s))
-        end = s["start"] + s["duration"]
-        if s["vertex"] not in last or end > last[s["vertex"]][0]:
-            last[s["vertex"]] = (end, s)
-    for vertex, (end, s) in last.items():
-        rows.append((end, 0, vertex, "wperf:thread_end", s))
+        by_vertex.setdefault(s["vertex"], []).append(s)
+    for vertex, mine in by_vertex.items():
+        mine.sort(key=lambda s: s["start"])
+        for s, after in zip(mine, mine[1:] + [None]):
+            end = s["start"] + s["duration"]
+            if after is None or after["start"] > end:
+                rows.append((end, 0, vertex, "wperf:thread_end", s))
     # At one time, thread ends first (a vertex never ends and restarts at once).
     rows.sort(key=lambda r: (r[0], r[1], r[2]))
     begin_ns, end_ns = rows[0][0], rows[-1][0]
@@ -229,7 +233,7 @@ def write_states(bt2, segs, clock, out):
                            params={"path": out, "assume-single-trace": True})
     g.connect_ports(src.output_ports["out"], sink.input_ports["in"])
     g.run()
-    return len(segs), len(last)
+    return len(segs), len(by_vertex)
 
 
 def main(argv):
