@@ -63,6 +63,8 @@ const char wperf_waits_help[] =
 	"  pids=LIST     Only the segments of these processes or threads: a thread\n"
 	"                matches if its tid, or its pid (tgid) once the trace has\n"
 	"                said it, is listed. An array or a comma-separated string.\n"
+	"  comms=LIST    Only the segments of threads with these names (comm).\n"
+	"                With pids too: a thread either lists is shown.\n"
 	"  states=LIST   Only segments in these states: running, runnable,\n"
 	"                waiting. Default: all three.\n"
 	"  Asking for segments and matching none is an error, not an empty output.\n"
@@ -129,7 +131,7 @@ bt_component_class_initialize_method_status wperf_waits_init(
 	bt_self_component_filter *self, bt_self_component_filter_configuration *config,
 	const bt_value *params, void *init_data)
 {
-	static const char *const known_params[] = { "pids", "states", NULL };
+	static const char *const known_params[] = { "pids", "comms", "states", NULL };
 	struct waits_component *comp = calloc(1, sizeof(*comp));
 	char err[512];
 

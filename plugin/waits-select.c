@@ -1,7 +1,8 @@
 /*
- * plugin/waits-select.c — filter.wperf.waits' `pids` and `states`
- * parameters (see waits-select.h).
+ * plugin/waits-select.c — filter.wperf.waits' `pids`, `comms` and
+ * `states` parameters (see waits-select.h).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,11 +53,25 @@ static int read_states(struct waits_selection *sel, const bt_value *params,
 	return rc < 0 ? -1 : 0;
 }
 
+static int read_comms(struct waits_selection *sel, const bt_value *params,
+		      char *err, size_t errlen)
+{
+	int rc = wperf_params_get_string_list(params, "comms", &sel->comms, err, errlen);
+
+	if (rc > 0 && sel->comms.n == 0) {
+		wperf_set_err(err, errlen, "parameter `comms`: empty list (give at least "
+			"one thread name, or omit the parameter)");
+		return -1;
+	}
+	return rc < 0 ? -1 : 0;
+}
+
 int waits_selection_read(struct waits_selection *sel, const bt_value *params,
 			 char *err, size_t errlen)
 {
-	*sel = (struct waits_selection){ NULL, 0, ALL_STATES };
+	*sel = (struct waits_selection){ .states = ALL_STATES };
 	if (wperf_params_get_id_list(params, "pids", &sel->ids, &sel->n_ids, err, errlen) < 0 ||
+	    read_comms(sel, params, err, errlen) < 0 ||
 	    read_states(sel, params, err, errlen) < 0) {
 		waits_selection_fini(sel);
 		return -1;
@@ -69,20 +84,36 @@ void waits_selection_fini(struct waits_selection *sel)
 	free(sel->ids);
 	sel->ids = NULL;
 	sel->n_ids = 0;
+	wperf_string_list_free(&sel->comms);
+}
+
+bool waits_selection_has_comm(const struct waits_selection *sel, const char *comm)
+{
+	if (!comm)
+		return false;
+	for (size_t i = 0; i < sel->comms.n; i++)
+		if (strcmp(sel->comms.items[i], comm) == 0)
+			return true;
+	return false;
 }
 
 void waits_selection_explain_none(const struct waits_selection *sel, uint64_t closed,
 				  char *err, size_t errlen)
 {
-	bool by_id = sel->ids != NULL, by_state = sel->states != ALL_STATES;
+	bool by_thread = sel->ids || sel->comms.n, by_state = sel->states != ALL_STATES;
+	const char *threads = sel->ids && sel->comms.n ? "`pids`/`comms`"
+			      : sel->ids ? "`pids`" : "`comms`";
+	char names[64];
 
+	if (by_thread && by_state)
+		snprintf(names, sizeof names, "parameters %s and `states`", threads);
+	else
+		snprintf(names, sizeof names, "parameter %s", by_thread ? threads : "`states`");
 	wperf_set_err(err, errlen, "%s: none of the trace's %llu segments %s%s%s (run the "
 		"filter without %s to see them all)",
-		by_id && by_state ? "parameters `pids` and `states`"
-			: by_id ? "parameter `pids`" : "parameter `states`",
-		(unsigned long long)closed,
-		by_id ? "belongs to a listed process or thread" : "",
-		by_id && by_state ? " in a listed state" : "",
-		!by_id ? "is in a listed state" : "",
-		by_id && by_state ? "them" : "it");
+		names, (unsigned long long)closed,
+		by_thread ? "belongs to a listed thread or process" : "",
+		by_thread && by_state ? " in a listed state" : "",
+		!by_thread ? "is in a listed state" : "",
+		by_thread && by_state ? "them" : "it");
 }

@@ -1,6 +1,6 @@
 /*
  * plugin/waits-select.h — which segments filter.wperf.waits shows: its
- * `pids` and `states` parameters.
+ * `pids`, `comms` and `states` parameters.
  *
  * The choice is only of the `wperf:segment` events. The analysis behind
  * them still sees every thread: a wait's waker, its cascaded weight, and
@@ -15,33 +15,41 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "params.h"
 #include "wperf/analysis.h"
 
 struct waits_selection {
-	int64_t *ids;          /* `pids`: processes or threads; NULL: every thread */
+	/* `pids` (processes or threads) and `comms` (thread names): a thread
+	 * either lists is shown; neither given: every thread. */
+	int64_t *ids;
 	size_t n_ids;
+	struct wperf_string_list comms;
 	unsigned states;       /* `states`: one bit per enum wperf_segment_state */
 };
 
-/* Read `pids` and `states` from params (both optional). 0, or -1 with a
- * one-line message naming the parameter in err. */
+/* Read `pids`, `comms` and `states` from params (all optional). 0, or -1
+ * with a one-line message naming the parameter in err. */
 int waits_selection_read(struct waits_selection *sel, const bt_value *params,
 			 char *err, size_t errlen);
 void waits_selection_fini(struct waits_selection *sel);
 
+/* Whether seg's thread is listed by name. */
+bool waits_selection_has_comm(const struct waits_selection *sel, const char *comm);
+
 /* Whether seg is shown: its state is chosen and its thread is listed, by
- * tid, or by pid once the trace has said which process it belongs to. */
+ * tid, by pid once the trace has said which process it belongs to, or by
+ * name (comm). */
 static inline bool waits_selection_has(const struct waits_selection *sel,
 				       const struct wperf_segment *seg)
 {
 	if (!(sel->states & (1u << seg->state)))
 		return false;
-	if (!sel->ids)
+	if (!sel->ids && !sel->comms.n)
 		return true;
 	for (size_t i = 0; i < sel->n_ids; i++)
 		if (sel->ids[i] == seg->tid || (seg->pid >= 0 && sel->ids[i] == seg->pid))
 			return true;
-	return false;
+	return waits_selection_has_comm(sel, seg->comm);
 }
 
 /* The error when the trace had `closed` segments and none was chosen. */

@@ -149,6 +149,7 @@ class BadInput(unittest.TestCase):
         refused in one line that names the parameter."""
         for params, name in (('pids=""', 'pids'), ('pids="12x"', 'pids'),
                              ('pids=-3', 'pids'), ('pids=[1.5]', 'pids'),
+                             ('comms=""', 'comms'), ('comms=[]', 'comms'),
                              ('states="sleeping"', 'states'), ('states=""', 'states'),
                              ('states=[3]', 'states')):
             cmd, p = self.cli(self.good, comp='filter.wperf.waits', params=params)
@@ -162,6 +163,8 @@ class BadInput(unittest.TestCase):
         cmd, p = self.cli(self.good, comp='filter.wperf.waits',
                           params='pids=102,states="waiting"')
         self.assertFails(p, cmd, 'parameters `pids` and `states`: none of the trace\'s')
+        cmd, p = self.cli(self.good, comp='filter.wperf.waits', params='comms="nobody"')
+        self.assertFails(p, cmd, 'parameter `comms`: none of the trace\'s')
 
     def test_bad_format(self):
         d = self.outdir('format')

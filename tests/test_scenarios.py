@@ -851,6 +851,14 @@ class TestSegmentSelection(Base):
         self.chosen(scn, lambda s: s['state'] in ('runnable', 'waiting'),
                     states='runnable,waiting')
 
+    def test_by_name_or_id(self):
+        scn = one_process_and_another()
+        got = self.chosen(scn, lambda s: s['name'] == 'worker-2', comms='worker-2')
+        self.assertEqual({s['tid'] for s in got}, {102})
+        got = self.chosen(scn, lambda s: s['tid'] in (102, 103),
+                          comms=['worker-2'], pids=[103])
+        self.assertEqual({s['tid'] for s in got}, {102, 103})
+
     def test_choosing_nothing_is_an_error(self):
         with self.assertRaises(bt2._Error) as ctx:
             run_segments(single_wait(), pids=[999])
