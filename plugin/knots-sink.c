@@ -574,20 +574,12 @@ static int64_t resolve_limit(const struct weight_limit *t, const struct wperf_gr
 
 static bool pid_listed(const struct knots_sink *s, int64_t id)
 {
-	for (size_t i = 0; i < s->n_pids; i++)
-		if (s->pids[i] == id)
-			return true;
-	return false;
+	return wperf_id_list_contains(s->pids, s->n_pids, id);
 }
 
 static bool comm_listed(const struct knots_sink *s, const char *comm)
 {
-	if (!comm)
-		return false;
-	for (size_t i = 0; i < s->comms.n; i++)
-		if (strcmp(s->comms.items[i], comm) == 0)
-			return true;
-	return false;
+	return wperf_string_list_contains(&s->comms, comm);
 }
 
 /*

@@ -313,6 +313,16 @@ void wperf_string_list_free(struct wperf_string_list *l)
 	l->n = 0;
 }
 
+bool wperf_string_list_contains(const struct wperf_string_list *l, const char *s)
+{
+	if (!s)
+		return false;
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->items[i], s) == 0)
+			return true;
+	return false;
+}
+
 static int list_push(struct wperf_string_list *l, const char *s, size_t len)
 {
 	char **grown = realloc(l->items, (l->n + 1) * sizeof *grown);
@@ -430,6 +440,14 @@ int wperf_params_get_id_list(const bt_value *params, const char *name,
 error:
 	wperf_string_list_free(&l);
 	return -1;
+}
+
+bool wperf_id_list_contains(const int64_t *ids, size_t n, int64_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
 }
 
 int wperf_parse_rate_bps(const char *s, uint64_t *out)

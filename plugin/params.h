@@ -55,11 +55,15 @@ struct wperf_string_list {
 int wperf_params_get_string_list(const bt_value *params, const char *name,
 				 struct wperf_string_list *out, char *err, size_t errlen);
 void wperf_string_list_free(struct wperf_string_list *l);
+/* Whether s is one of l's items (a NULL s is not). */
+bool wperf_string_list_contains(const struct wperf_string_list *l, const char *s);
 
 /* A non-empty list of process or thread ids, in the forms of a string
  * list ([1234, 1235] or "1234,1235"). Same return convention as the
  * getters; on 1, *ids (n of them) is owned by the caller (free()). */
 int wperf_params_get_id_list(const bt_value *params, const char *name,
 			     int64_t **ids, size_t *n, char *err, size_t errlen);
+/* Whether id is one of ids[0 .. n). */
+bool wperf_id_list_contains(const int64_t *ids, size_t n, int64_t id);
 
 #endif /* WPERF_PLUGIN_PARAMS_H */

@@ -87,15 +87,6 @@ void waits_selection_fini(struct waits_selection *sel)
 	wperf_string_list_free(&sel->comms);
 }
 
-bool waits_selection_has_comm(const struct waits_selection *sel, const char *comm)
-{
-	if (!comm)
-		return false;
-	for (size_t i = 0; i < sel->comms.n; i++)
-		if (strcmp(sel->comms.items[i], comm) == 0)
-			return true;
-	return false;
-}
 
 void waits_selection_explain_none(const struct waits_selection *sel, uint64_t closed,
 				  char *err, size_t errlen)

@@ -33,9 +33,6 @@ int waits_selection_read(struct waits_selection *sel, const bt_value *params,
 			 char *err, size_t errlen);
 void waits_selection_fini(struct waits_selection *sel);
 
-/* Whether seg's thread is listed by name. */
-bool waits_selection_has_comm(const struct waits_selection *sel, const char *comm);
-
 /* Whether seg is shown: its state is chosen and its thread is listed, by
  * tid, by pid once the trace has said which process it belongs to, or by
  * name (comm). */
@@ -46,10 +43,9 @@ static inline bool waits_selection_has(const struct waits_selection *sel,
 		return false;
 	if (!sel->ids && !sel->comms.n)
 		return true;
-	for (size_t i = 0; i < sel->n_ids; i++)
-		if (sel->ids[i] == seg->tid || (seg->pid >= 0 && sel->ids[i] == seg->pid))
-			return true;
-	return waits_selection_has_comm(sel, seg->comm);
+	return wperf_id_list_contains(sel->ids, sel->n_ids, seg->tid) ||
+	       (seg->pid >= 0 && wperf_id_list_contains(sel->ids, sel->n_ids, seg->pid)) ||
+	       wperf_string_list_contains(&sel->comms, seg->comm);
 }
 
 /* The error when the trace had `closed` segments and none was chosen. */
