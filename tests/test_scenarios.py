@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bt2  # noqa: E402
 from wperf_scenario import (MS, S, US, SOFTIRQ, Report,  # noqa: E402
                             Scenario, bt2_error_text, dev_t, hist_count, log2_bucket,
-                            run_knots, run_segments)
+                            one_wait, run_knots, run_segments)
 
 U = 100 * MS
 KINDS = ('thread', 'disk', 'nic', 'irq', 'softirq', 'timer', 'unknown', 'virtual')
@@ -100,14 +100,7 @@ class Base(unittest.TestCase):
 def single_wait():
     """A (101, cpu0) sleeps at 1 s; B (102, cpu1, always running) wakes it
     at 3 s; A is switched in at 3.5 s. Trace [0, 4 s]."""
-    s = Scenario(ncpus=2, end=4 * S)
-    A, B = s.thread(101, 'A'), s.thread(102, 'B')
-    s.run(0, 0, A)
-    s.run(0, 1, B)
-    s.sleep(1 * S, 0, A)
-    s.wake(3 * S, 1, A)
-    s.run(3500 * MS, 0, A)
-    return s
+    return one_wait(runs_again=3500 * MS)
 
 
 def nested():
@@ -810,7 +803,7 @@ def one_process_and_another():
 
 
 class TestSegmentSelection(Base):
-    """filter.wperf.waits' pids and states choose which segment events go
+    """filter.wperf.waits' pids, comms and states choose which segment events go
     out, and nothing else: each chosen output is exactly the full output
     with the others left out, in the same order, with the same fields (the
     waker and cascade of a shown wait come from threads not shown)."""

@@ -249,18 +249,18 @@ class Scenario:
 # ---------------------------------------------------------------------------
 # The babeltrace2 source component.
 
-def one_wait(ncpus=2):
+def one_wait(ncpus=2, runs_again=3 * S):
     """The smallest trace with a knot-worthy wait: A (101, CPU 0) sleeps
-    at 1 s, B (102, CPU 1, always running) wakes it at 3 s, A runs again at
-    once. Trace [0, 4 s]. The good input of the bad-input and reliability
-    tests, which damage it or cut it."""
+    at 1 s, B (102, CPU 1, always running) wakes it at 3 s, A is switched
+    in at `runs_again` (at once by default). Trace [0, 4 s]. The good input
+    of the bad-input and reliability tests, which damage it or cut it."""
     s = Scenario(ncpus=ncpus, end=4 * S)
     A, B = s.thread(101, 'A'), s.thread(102, 'B')
     s.run(0, 0, A)
     s.run(0, 1, B)
     s.sleep(1 * S, 0, A)
     s.wake(3 * S, 1, A)
-    s.run(3 * S, 0, A)
+    s.run(runs_again, 0, A)
     return s
 
 

@@ -4,8 +4,9 @@
 # segment BEGAN, plus one `wperf:thread_end` event when a thread vertex's
 # last segment ends, or one that the next does not follow at once (the
 # filter's `states` parameter left segments out: the row shows nothing
-# there rather than stretch the previous state over them). The data-driven analysis wperf-segments.xml (same
-# directory) turns them into a time graph. Manual: wperf-tracecompass(7).
+# there rather than stretch the previous state over them). The
+# data-driven analysis wperf-segments.xml (same directory) turns them
+# into a time graph. Manual: wperf-tracecompass(7).
 #
 # Why: a `wperf:segment` event is stamped when its segment closes (that is
 # when the analysis knows what ended a wait), and a Trace Compass XML state
