@@ -20,9 +20,13 @@ too) only ever adds time to a run, never removes it, so the fastest of
 RUNS runs is the estimate of a command's own cost least disturbed by it
 (Chen and Revels, "Robust benchmarking in noisy environments", 2016). The
 ratio `x` is of those minima; `x med` is of the medians, for comparison.
-Then, on a 200,000-event mix, callgrind counts the instructions of the
-three commands (valgrind, when installed; --no-instructions skips it):
-they do not depend on the machine's load at all.
+Then, on a 200,000-event mix, cachegrind runs the three commands
+(valgrind, when installed; --no-instructions skips it) and counts their
+instructions, simulated cache misses and branch mispredictions: none of
+them depends on the machine's load. From those it prints KCachegrind's
+cycle estimate, Ir + 10 x (L1 misses + mispredictions) + 100 x LL misses,
+which, unlike instructions alone, charges what a command's memory and
+branches cost: the ratio CPU time would show on a quiet machine, roughly.
 
 Inputs:
   - synthetic traces written by gen-trace (tests/bench/gen-trace.c): `mix`
@@ -114,26 +118,50 @@ def measure(bt, plugin, trace, runs):
     return out
 
 
-def count_instructions(bt, plugin, gen, out):
-    """Instructions of the three commands on a 200,000-event mix, by
-    callgrind; {} when valgrind is not installed."""
+# cachegrind's summary lines (valgrind 3.19) that the estimate needs, by
+# the name it prints before the colon.
+CACHEGRIND_COUNTS = {"I   refs": "ir", "I1  misses": "i1", "D1  misses": "d1",
+                     "LL misses": "ll", "Mispredicts": "bm"}
+
+
+def read_cachegrind_log(path):
+    """The counts in a cachegrind log, by CACHEGRIND_COUNTS' short names."""
+    counts = {}
+    with open(path) as f:
+        for line in f:
+            label, sep, rest = line.partition(":")
+            label = label.split("==")[-1].strip()
+            if sep and label in CACHEGRIND_COUNTS and rest.split():
+                counts[CACHEGRIND_COUNTS[label]] = int(rest.split()[0].replace(",", ""))
+    return counts
+
+
+def cycle_estimate(c):
+    """KCachegrind's cycle estimate (its default `CEst` formula)."""
+    return c["ir"] + 10 * (c["i1"] + c["d1"] + c["bm"]) + 100 * c["ll"]
+
+
+def count_costs(bt, plugin, gen, out):
+    """Instructions, simulated misses and the cycle estimate of the three
+    commands on a 200,000-event mix, by cachegrind; {} when valgrind is not
+    installed."""
     valgrind = shutil.which("valgrind")
     if not valgrind:
         print("run-bench: valgrind not found: no instruction counts (apt-get install valgrind)")
         return {}
     trace = generate(gen, out, "mix", 200_000)
-    counts = {}
+    costs = {}
     for name, args in CONFIGS.items():
-        log = os.path.join(out, f"callgrind-{name}.log")
-        p = subprocess.run([valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null",
+        log = os.path.join(out, f"cachegrind-{name}.log")
+        p = subprocess.run([valgrind, "--tool=cachegrind", "--cache-sim=yes",
+                            "--branch-sim=yes", "--cachegrind-out-file=/dev/null",
                             f"--log-file={log}", bt, f"--plugin-path={plugin}", trace] + args,
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        with open(log) as f:
-            refs = [line for line in f if "Collected :" in line]
-        if p.returncode != 0 or not refs:
-            sys.exit(f"run-bench: callgrind on {name} failed (exit {p.returncode}); see {log}")
-        counts[name] = int(refs[-1].split(":")[-1].strip())
-    return counts
+        counts = read_cachegrind_log(log)
+        if p.returncode != 0 or set(counts) != set(CACHEGRIND_COUNTS.values()):
+            sys.exit(f"run-bench: cachegrind on {name} failed (exit {p.returncode}); see {log}")
+        costs[name] = {**counts, "cest": cycle_estimate(counts)}
+    return costs
 
 
 def readable_view(ctf_dir, view):
@@ -259,6 +287,23 @@ def recordings(bt, plugin, build, out, seconds):
     return trace
 
 
+def print_costs(costs):
+    f, k, w = costs["floor"], costs["knots"], costs["waits"]
+    print()
+    print("cachegrind, mix of 200,000 events (millions; x: ratio to dummy):")
+    print(f"{'':8} {'Ir':>8} {'L1 miss':>8} {'LL miss':>8} {'mispred':>8} {'CEst':>8} "
+          f"{'x Ir':>6} {'x CEst':>7}")
+    for name, c in (("dummy", f), ("knots", k), ("waits", w)):
+        print(f"{name:8} {c['ir'] / 1e6:>8,.0f} {(c['i1'] + c['d1']) / 1e6:>8.1f} "
+              f"{c['ll'] / 1e6:>8.2f} {c['bm'] / 1e6:>8.1f} {c['cest'] / 1e6:>8,.0f} "
+              f"{c['ir'] / f['ir']:>6.3f} {c['cest'] / f['cest']:>7.3f}")
+    for unit, key in (("instructions", "ir"), ("estimated cycles", "cest")):
+        kx, wx = k[key] / f[key], w[key] / f[key]
+        print(f"targets in {unit} (no load changes them): knots {kx:.3f}x <= 1.15x: "
+              f"{'met' if kx <= 1.15 else 'NOT met'}; waits {wx:.3f}x <= 1.3x: "
+              f"{'met' if wx <= 1.3 else 'NOT met'}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -353,18 +398,10 @@ def main():
               f"{'met' if wx <= 1.3 else 'NOT met'}; memory +{mem / MIB:.1f} MiB <= 64 MiB: "
               f"{'met' if mem <= 64 * MIB else 'NOT met'}")
     if not args.no_instructions:
-        ins = count_instructions(bt, plugin, gen, out)
-        if ins:
-            results["instructions-mix-200000"] = ins
-            print()
-            kx, wx = ins['knots'] / ins['floor'], ins['waits'] / ins['floor']
-            print("instructions (callgrind, mix of 200,000 events; millions): "
-                  f"dummy {ins['floor'] / 1e6:,.0f}, "
-                  f"knots {ins['knots'] / 1e6:,.0f} ({kx:.3f}x), "
-                  f"waits {ins['waits'] / 1e6:,.0f} ({wx:.3f}x)")
-            print(f"targets in instructions (no load changes them): knots {kx:.3f}x <= 1.15x: "
-                  f"{'met' if kx <= 1.15 else 'NOT met'}; waits {wx:.3f}x <= 1.3x: "
-                  f"{'met' if wx <= 1.3 else 'NOT met'}")
+        costs = count_costs(bt, plugin, gen, out)
+        if costs:
+            results["cachegrind-mix-200000"] = costs
+            print_costs(costs)
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(results, f, indent=1)
 
