@@ -347,14 +347,10 @@ static int read_pids(struct knots_sink *s, const bt_value *params)
 static int read_comms(struct knots_sink *s, const bt_value *params)
 {
 	char err[512];
-	int rc = wperf_params_get_string_list(params, "comms", &s->comms, err, sizeof err);
 
-	if (rc < 0) {
+	if (wperf_params_get_nonempty_list(params, "comms", "thread name", &s->comms, err,
+					   sizeof err) < 0) {
 		fail(s, "%s", err);
-		return -1;
-	}
-	if (rc > 0 && s->comms.n == 0) {
-		fail(s, "parameter `comms`: empty list (omit it to analyse every thread)");
 		return -1;
 	}
 	return 0;

@@ -402,20 +402,30 @@ int wperf_params_get_string_list(const bt_value *params, const char *name,
 	return 1;
 }
 
+int wperf_params_get_nonempty_list(const bt_value *params, const char *name,
+				   const char *what, struct wperf_string_list *out,
+				   char *err, size_t errlen)
+{
+	int rc = wperf_params_get_string_list(params, name, out, err, errlen);
+
+	if (rc > 0 && out->n == 0) {
+		wperf_string_list_free(out);
+		wperf_set_err(err, errlen, "parameter `%s`: empty list (give at least one %s, "
+			"or omit the parameter)", name, what);
+		return -1;
+	}
+	return rc;
+}
+
 int wperf_params_get_id_list(const bt_value *params, const char *name,
 			     int64_t **ids, size_t *n, char *err, size_t errlen)
 {
 	struct wperf_string_list l = { NULL, 0 };
-	int rc = wperf_params_get_string_list(params, name, &l, err, errlen);
+	int rc = wperf_params_get_nonempty_list(params, name, "id", &l, err, errlen);
 	int64_t *v;
 
 	if (rc <= 0)
 		return rc;
-	if (l.n == 0) {
-		wperf_set_err(err, errlen, "parameter `%s`: empty list (give at least "
-			"one id, or omit the parameter)", name);
-		goto error;
-	}
 	v = calloc(l.n, sizeof *v);
 	if (!v) {
 		wperf_set_err(err, errlen, "parameter `%s`: out of memory", name);

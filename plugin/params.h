@@ -54,6 +54,12 @@ struct wperf_string_list {
  * (on 1, *out is owned by the caller). */
 int wperf_params_get_string_list(const bt_value *params, const char *name,
 				 struct wperf_string_list *out, char *err, size_t errlen);
+/* The same, for a parameter that chooses things: a given but empty list
+ * ([] or "") is refused with "parameter `NAME`: empty list (give at least
+ * one WHAT, or omit the parameter)". */
+int wperf_params_get_nonempty_list(const bt_value *params, const char *name,
+				   const char *what, struct wperf_string_list *out,
+				   char *err, size_t errlen);
 void wperf_string_list_free(struct wperf_string_list *l);
 /* Whether s is one of l's items (a NULL s is not). */
 bool wperf_string_list_contains(const struct wperf_string_list *l, const char *s);

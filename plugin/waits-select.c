@@ -26,12 +26,11 @@ static int read_states(struct waits_selection *sel, const bt_value *params,
 		       char *err, size_t errlen)
 {
 	struct wperf_string_list l = { NULL, 0 };
-	int rc = wperf_params_get_string_list(params, "states", &l, err, errlen);
+	int rc = wperf_params_get_nonempty_list(params, "states",
+		"of running, runnable, waiting", &l, err, errlen);
 
-	if (rc <= 0) {
-		sel->states = ALL_STATES;
-		return rc;
-	}
+	if (rc <= 0)
+		return rc;    /* not given: every state, as initialised */
 	sel->states = 0;
 	for (size_t i = 0; i < l.n; i++) {
 		int st = state_of(l.items[i]);
@@ -44,25 +43,7 @@ static int read_states(struct waits_selection *sel, const bt_value *params,
 		}
 		sel->states |= 1u << st;
 	}
-	if (rc > 0 && sel->states == 0) {
-		wperf_set_err(err, errlen, "parameter `states`: empty list (give at least "
-			"one of running, runnable, waiting, or omit the parameter)");
-		rc = -1;
-	}
 	wperf_string_list_free(&l);
-	return rc < 0 ? -1 : 0;
-}
-
-static int read_comms(struct waits_selection *sel, const bt_value *params,
-		      char *err, size_t errlen)
-{
-	int rc = wperf_params_get_string_list(params, "comms", &sel->comms, err, errlen);
-
-	if (rc > 0 && sel->comms.n == 0) {
-		wperf_set_err(err, errlen, "parameter `comms`: empty list (give at least "
-			"one thread name, or omit the parameter)");
-		return -1;
-	}
 	return rc < 0 ? -1 : 0;
 }
 
@@ -71,7 +52,8 @@ int waits_selection_read(struct waits_selection *sel, const bt_value *params,
 {
 	*sel = (struct waits_selection){ .states = ALL_STATES };
 	if (wperf_params_get_id_list(params, "pids", &sel->ids, &sel->n_ids, err, errlen) < 0 ||
-	    read_comms(sel, params, err, errlen) < 0 ||
+	    wperf_params_get_nonempty_list(params, "comms", "thread name", &sel->comms,
+					   err, errlen) < 0 ||
 	    read_states(sel, params, err, errlen) < 0) {
 		waits_selection_fini(sel);
 		return -1;
@@ -86,7 +68,6 @@ void waits_selection_fini(struct waits_selection *sel)
 	sel->n_ids = 0;
 	wperf_string_list_free(&sel->comms);
 }
-
 
 void waits_selection_explain_none(const struct waits_selection *sel, uint64_t closed,
 				  char *err, size_t errlen)

@@ -188,6 +188,14 @@ class BadInput(unittest.TestCase):
         cmd, p = self.cli(self.good, params='format="json",pids="abc"')
         self.assertFails(p, cmd, 'pids')
 
+    def test_empty_focus(self):
+        """sink.wperf.knots' focus given but empty is refused, as the
+        filter's choice is: focusing on nothing is not every thread."""
+        for params, name in (('pids=[]', 'pids'), ('comms=[]', 'comms'),
+                             ('comms=""', 'comms')):
+            cmd, p = self.cli(self.good, params='format="json",' + params)
+            self.assertFails(p, cmd, 'parameter `%s`: empty list' % name)
+
     def test_param_errors_one_line(self):
         for params, name in (({'frobnicate': 1}, 'frobnicate'),
                              ({'format': 'xml'}, 'format'),
