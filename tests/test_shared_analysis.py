@@ -222,7 +222,6 @@ class HandBuilt(Shared):
         self.assert_same_three('focus', self.trace,
                                params=',pids="200",merge="process",threshold="1%"')
 
-
     def test_filter_chooses_segments_only(self):
         """The filter's pids and states choose its segment events, not what
         its analysis sees: the sink reusing that analysis reports every
