@@ -9,16 +9,24 @@
  * the one of the wakeup that really let the thread go.
  *
  * Threads: "cond-producer" puts one item at a time in a one-slot mailbox
- * and broadcasts; it waits for the slot to be empty before the next one.
- * "cond-wait-0", "cond-wait-1", ... wait for the slot to be full, take the
- * item, work on it a little and call WPERF_PROGRESS("item").
+ * and broadcasts. "cond-wait-0", "cond-wait-1", ... wait for the slot to be
+ * full, take the item, work on it a little and call WPERF_PROGRESS("item").
+ *
+ * The producer puts the next item only once every waiter has gone back to
+ * waiting since the last broadcast. So each broadcast wakes all N waiters,
+ * one takes the item and the N - 1 others find the slot empty: exactly
+ * N - 1 false wakeups per item, whatever the scheduler does (plus any
+ * spurious wakeup, which is a false wakeup too). Without that rule, on two
+ * CPUs the producer could refill the slot before a woken waiter looked, and
+ * a run could make no false wakeup at all.
  *
  * Usage: cond-broadcast [--waiters N] [--items K]
  *   --waiters N  waiting threads (default 3)
  *   --items K    items the producer makes (default 2000)
  * At the end it prints (one "cond-broadcast: KEY VALUE" per line): pid,
  * provider, each thread's name and tid, items (= WPERF_PROGRESS calls),
- * false_wakeups (= WPERF_FALSE_WAKEUP calls) and seconds.
+ * false_wakeups (= WPERF_FALSE_WAKEUP calls, at least items * (N - 1)) and
+ * seconds.
  */
 #define WPERF_ANNOTATE_DEFINE   /* this file holds the tracepoint definitions */
 #include <wperf/annotate.h>
@@ -41,17 +49,21 @@
 static struct {
 	pthread_mutex_t mu;
 	pthread_cond_t full;       /* broadcast: an item (or the end) is there */
-	pthread_cond_t empty;      /* signalled: the item was taken */
+	pthread_cond_t all_waiting;  /* signalled: every waiter is waiting again */
 	bool has_item;
 	bool done;                 /* no more items will come */
+	long broadcasts;           /* how many times `full` was broadcast */
+	long waiting;              /* waiters that waited since the last one */
+	long waiters;              /* how many waiter threads there are */
 } box = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-	  PTHREAD_COND_INITIALIZER, false, false };
+	  PTHREAD_COND_INITIALIZER, false, false, 0, 0, 0 };
 
 struct thread_info {
 	pthread_t thread;
 	pid_t tid;
 	long items;                /* producer: made; waiter: taken */
 	long false_wakeups;
+	long seen_broadcast;       /* waiter: box.broadcasts when it last counted */
 	uint64_t sink;
 	char name[16];
 };
@@ -66,6 +78,22 @@ static uint64_t work(uint64_t x, int rounds)
 }
 
 /*
+ * Count this waiter as waiting again since the last broadcast (once per
+ * broadcast: a spurious wakeup must not count it twice), and tell the
+ * producer when it is the last one. Called with box.mu held, just before
+ * pthread_cond_wait(), so a producer that sees box.waiting == box.waiters
+ * under the mutex knows that all of them are inside the wait.
+ */
+static void wait_counted(struct thread_info *t)
+{
+	if (t->seen_broadcast == box.broadcasts)
+		return;
+	t->seen_broadcast = box.broadcasts;
+	if (++box.waiting == box.waiters)
+		pthread_cond_signal(&box.all_waiting);
+}
+
+/*
  * Wait for an item. Returns false at the end. A wakeup that finds the slot
  * empty (another waiter took the item) is a false wakeup: say so before
  * waiting again.
@@ -74,6 +102,7 @@ static bool take_item(struct thread_info *t)
 {
 	pthread_mutex_lock(&box.mu);
 	while (!box.has_item && !box.done) {
+		wait_counted(t);
 		pthread_cond_wait(&box.full, &box.mu);
 		if (!box.has_item && !box.done) {
 			t->false_wakeups++;
@@ -85,7 +114,6 @@ static bool take_item(struct thread_info *t)
 		return false;
 	}
 	box.has_item = false;
-	pthread_cond_signal(&box.empty);
 	pthread_mutex_unlock(&box.mu);
 	return true;
 }
@@ -105,16 +133,22 @@ static void *waiter_main(void *arg)
 	return NULL;
 }
 
-/* Put one item in the slot once it is empty, and wake every waiter. */
+/*
+ * Put one item in the slot once it is empty and every waiter is waiting
+ * again, and wake them all. The slot is always empty by then (the item was
+ * taken by a waiter that has since come back); the test says what is meant.
+ */
 static void put(bool last)
 {
 	pthread_mutex_lock(&box.mu);
-	while (box.has_item)
-		pthread_cond_wait(&box.empty, &box.mu);
+	while (box.has_item || box.waiting < box.waiters)
+		pthread_cond_wait(&box.all_waiting, &box.mu);
 	if (last)
 		box.done = true;
 	else
 		box.has_item = true;
+	box.broadcasts++;
+	box.waiting = 0;
 	pthread_cond_broadcast(&box.full);
 	pthread_mutex_unlock(&box.mu);
 }
@@ -178,11 +212,12 @@ int main(int argc, char **argv)
 	long items = 0, false_wakeups = 0;
 	double t0 = now_seconds();
 
-	/* Waiters first, so that most are waiting when the first item comes. */
+	box.waiters = n;
 	for (long i = 0; i < n; i++) {
 		char name[16];
 
 		snprintf(name, sizeof(name), "cond-wait-%ld", i);
+		waiters[i].seen_broadcast = -1;   /* not counted yet */
 		start(&waiters[i], waiter_main, name);
 	}
 	start(&producer, producer_main, "cond-producer");
@@ -203,6 +238,11 @@ int main(int argc, char **argv)
 	printf("%s: seconds %.6f\n", PROG, now_seconds() - t0);
 	if (items != producer.items) {
 		fprintf(stderr, "%s: %ld items made, %ld taken\n", PROG, producer.items, items);
+		return 1;
+	}
+	if (false_wakeups < items * (n - 1)) {
+		fprintf(stderr, "%s: %ld false wakeups, fewer than %ld\n",
+			PROG, false_wakeups, items * (n - 1));
 		return 1;
 	}
 	return 0;
