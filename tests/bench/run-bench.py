@@ -153,6 +153,18 @@ def cycle_estimate(c):
     return c["ir"] + 10 * (c["i1"] + c["d1"] + c["bm"]) + 100 * c["ll"]
 
 
+def cachegrind(valgrind, cmd, log, out_file="/dev/null"):
+    """Run `cmd` under cachegrind with cache and branch simulation; return
+    its exit status and the counts read back from its log (`log`). The
+    per-function profile goes to `out_file` (none by default: the summary
+    in the log is all the benchmark reads)."""
+    p = subprocess.run([valgrind, "--tool=cachegrind", "--cache-sim=yes",
+                        "--branch-sim=yes", f"--cachegrind-out-file={out_file}",
+                        f"--log-file={log}"] + cmd,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return p.returncode, read_cachegrind_log(log)
+
+
 def count_costs(bt, plugin, gen, out):
     """Instructions, simulated misses and the cycle estimate of the three
     commands on a 200,000-event mix, by cachegrind; {} when valgrind is not
@@ -165,13 +177,9 @@ def count_costs(bt, plugin, gen, out):
     costs = {}
     for name, args in CONFIGS.items():
         log = os.path.join(out, f"cachegrind-{name}.log")
-        p = subprocess.run([valgrind, "--tool=cachegrind", "--cache-sim=yes",
-                            "--branch-sim=yes", "--cachegrind-out-file=/dev/null",
-                            f"--log-file={log}", bt, f"--plugin-path={plugin}", trace] + args,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        counts = read_cachegrind_log(log)
-        if p.returncode != 0 or set(counts) != set(CACHEGRIND_COUNTS.values()):
-            sys.exit(f"run-bench: cachegrind on {name} failed (exit {p.returncode}); see {log}")
+        status, counts = cachegrind(valgrind, [bt, f"--plugin-path={plugin}", trace] + args, log)
+        if status != 0 or set(counts) != set(CACHEGRIND_COUNTS.values()):
+            sys.exit(f"run-bench: cachegrind on {name} failed (exit {status}); see {log}")
         costs[name] = {**counts, "cest": cycle_estimate(counts)}
     return costs
 
