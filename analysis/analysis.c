@@ -115,6 +115,15 @@ size_t wperf_graph_first_edge_from(const struct wperf_graph *g, uint32_t v)
 	return lo;
 }
 
+int64_t wperf_graph_duration(const struct wperf_graph *g)
+{
+	if (g->end_ns <= g->begin_ns)
+		return 0;
+	if (g->begin_ns < 0 && g->end_ns > INT64_MAX + g->begin_ns)
+		return 0;       /* end - begin would overflow */
+	return g->end_ns - g->begin_ns;
+}
+
 const struct wperf_edge *wperf_graph_find_edge(const struct wperf_graph *g, uint32_t from,
 					       uint32_t to)
 {

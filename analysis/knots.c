@@ -977,17 +977,6 @@ out:
 	return rc;
 }
 
-/* The analysed duration, 0 when the range is empty or too wide for int64
- * (a corrupt trace): then no knot can be called background. */
-static int64_t duration_of(const struct wperf_graph *g)
-{
-	if (g->end_ns <= g->begin_ns)
-		return 0;
-	if (g->begin_ns < 0 && g->end_ns > INT64_MAX + g->begin_ns)
-		return 0;
-	return g->end_ns - g->begin_ns;
-}
-
 /* Sum the CPU demand of k's threads and virtual threads (running plus
  * runnable: on a CPU or wanting one) into k->cpu_ns; true when k is
  * background (METHOD.md §7): a knot, no device among its members, and
@@ -1001,7 +990,7 @@ static bool classify_background(const struct wperf_graph *g, struct wperf_knot *
 	int64_t first = INT64_MAX, last = INT64_MIN;
 
 	k->cpu_ns = 0;
-	k->span_ns = duration_of(g);
+	k->span_ns = wperf_graph_duration(g);   /* 0: no knot is background */
 	if (k->kind != WPERF_KNOT)
 		return false;
 	for (size_t i = 0; i < k->n_members; i++) {

@@ -192,7 +192,7 @@ static void write_cluster(FILE *out, const struct wperf_report *r,
 	wperf_fmt_knot_title(title, sizeof title, r->knots, i);
 	wperf_fmt_duration(w, sizeof w, k->weight_ns, 0);
 	wperf_fmt_ppm_percent(share, sizeof share,
-			      wperf_fmt_ppm(k->weight_ns, wperf_fmt_duration_of(r->graph)));
+			      wperf_fmt_ppm(k->weight_ns, wperf_graph_duration(r->graph)));
 	snprintf(label, sizeof label, "%s: %s = %s", title, w, share);
 	fprintf(out, "  subgraph cluster_%zu {\n    label=", i);
 	dot_string(out, label);
@@ -224,7 +224,7 @@ static void write_edge(FILE *out, const struct wperf_report *r,
 
 	wperf_fmt_duration(w, sizeof w, e->weight_ns, 0);
 	wperf_fmt_ppm_percent(share, sizeof share,
-			      wperf_fmt_ppm(e->weight_ns, wperf_fmt_duration_of(r->graph)));
+			      wperf_fmt_ppm(e->weight_ns, wperf_graph_duration(r->graph)));
 	snprintf(label, sizeof label, "%s\n%s", w, share);
 	if (m->edge_knot[i] >= 0) {
 		color = knot_color(r->knots->items[m->edge_knot[i]].kind);
@@ -258,7 +258,7 @@ static void write_caption(FILE *out, const struct wperf_report *r, size_t n_draw
 	size_t knots = wperf_fmt_count_kind(r->knots, WPERF_KNOT);
 	size_t sinks = wperf_fmt_count_kind(r->knots, WPERF_SINK);
 
-	wperf_fmt_duration(dur, sizeof dur, wperf_fmt_duration_of(g), 0);
+	wperf_fmt_duration(dur, sizeof dur, wperf_graph_duration(g), 0);
 	wperf_fmt_duration(thr, sizeof thr, r->threshold_ns, 0);
 	wperf_fmt_duration(floor, sizeof floor, r->min_weight_ns, 0);
 	snprintf(caption, sizeof caption,

@@ -11,15 +11,6 @@
 
 #include "report-format.h"
 
-int64_t wperf_fmt_duration_of(const struct wperf_graph *g)
-{
-	if (g->end_ns <= g->begin_ns)
-		return 0;
-	if (g->begin_ns < 0 && g->end_ns > INT64_MAX + g->begin_ns)
-		return 0;       /* end - begin would overflow */
-	return g->end_ns - g->begin_ns;
-}
-
 int64_t wperf_fmt_add_durations(int64_t a, int64_t b)
 {
 	if (a < 0)

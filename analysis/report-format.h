@@ -17,10 +17,6 @@
 #include "wperf/graph.h"
 #include "wperf/knots.h"
 
-/* end - begin of the analysed range; 0 when the range is empty, reversed
- * or too wide to represent. */
-int64_t wperf_fmt_duration_of(const struct wperf_graph *g);
-
 /* a + b for durations: negative parts (corrupt input) count as 0 and the
  * sum saturates instead of overflowing. */
 int64_t wperf_fmt_add_durations(int64_t a, int64_t b);

@@ -129,7 +129,7 @@ static void write_graph_data(struct gml *x, const struct wperf_report *r)
 {
 	data_i64(x, "g_begin_ns", r->graph->begin_ns);
 	data_i64(x, "g_end_ns", r->graph->end_ns);
-	data_i64(x, "g_duration_ns", wperf_fmt_duration_of(r->graph));
+	data_i64(x, "g_duration_ns", wperf_graph_duration(r->graph));
 	data_i64(x, "g_threshold_ns", r->threshold_ns);
 	data_i64(x, "g_min_weight_ns", r->min_weight_ns);
 }
@@ -211,7 +211,7 @@ static void write_edge(struct gml *x, const struct wperf_report *r,
 	data_i64(x, "e_direct_ns", e->direct_ns);
 	data_i64(x, "e_count", (long long)e->count);
 	wperf_fmt_ppm_fraction(buf, sizeof buf,
-			       wperf_fmt_ppm(e->weight_ns, wperf_fmt_duration_of(r->graph)));
+			       wperf_fmt_ppm(e->weight_ns, wperf_graph_duration(r->graph)));
 	data_str(x, "e_share", buf);
 	data_bool(x, "e_dependency", wperf_edge_is_dependency(r->graph, e, r->min_weight_ns));
 	data_i64(x, "e_knot", m->edge_knot[i]);

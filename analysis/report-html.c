@@ -121,7 +121,7 @@ static void vertex_label(FILE *out, const struct wperf_graph *g, uint32_t id)
 
 static void share_text(char *buf, size_t len, const struct wperf_graph *g, int64_t ns)
 {
-	wperf_fmt_ppm_percent(buf, len, wperf_fmt_ppm(ns, wperf_fmt_duration_of(g)));
+	wperf_fmt_ppm_percent(buf, len, wperf_fmt_ppm(ns, wperf_graph_duration(g)));
 }
 
 /* ---- Table cells: numbers carry their exact value in data-v for sorting. */
@@ -145,7 +145,7 @@ static void td_share(FILE *out, const struct wperf_graph *g, int64_t ns)
 
 	share_text(s, sizeof s, g, ns);
 	fprintf(out, "<td class=\"n\" data-v=\"%llu\">%s</td>",
-		(unsigned long long)wperf_fmt_ppm(ns, wperf_fmt_duration_of(g)), s);
+		(unsigned long long)wperf_fmt_ppm(ns, wperf_graph_duration(g)), s);
 }
 
 /* The knot a row belongs to, sorted by report order; none sorts last. */
@@ -196,7 +196,7 @@ static void write_header(FILE *out, const struct wperf_report *r)
 	size_t sinks = wperf_fmt_count_kind(r->knots, WPERF_SINK);
 	size_t bg = wperf_fmt_count_kind(r->knots, WPERF_BACKGROUND);
 
-	wperf_fmt_duration(dur, sizeof dur, wperf_fmt_duration_of(g), 0);
+	wperf_fmt_duration(dur, sizeof dur, wperf_graph_duration(g), 0);
 	wperf_fmt_timestamp(b, sizeof b, g->begin_ns);
 	wperf_fmt_timestamp(e, sizeof e, g->end_ns);
 	fputs("<h1>wperf knot report</h1>\n<p class=\"meta\">", out);

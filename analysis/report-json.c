@@ -119,7 +119,7 @@ static void write_header(const struct wperf_report *r, FILE *out)
 	json_key(out, "end_ns", 0);
 	json_i64(out, g->end_ns);
 	json_key(out, "duration_ns", 0);
-	json_i64(out, wperf_fmt_duration_of(g));
+	json_i64(out, wperf_graph_duration(g));
 	fputs("},\n  \"threshold\": {", out);
 	json_key(out, "ns", 1);
 	json_i64(out, r->threshold_ns);
@@ -422,7 +422,7 @@ static void write_knot(const struct wperf_report *r, const struct wperf_knot *k,
 
 	wperf_fmt_ppm_fraction(share, sizeof share,
 			       wperf_fmt_ppm(k->weight_ns,
-					     wperf_fmt_duration_of(r->graph)));
+					     wperf_graph_duration(r->graph)));
 	fputc('{', out);
 	json_key(out, "kind", 1);
 	json_string(out, wperf_knot_kind_name(k->kind));
@@ -532,7 +532,7 @@ static void write_threads(const struct wperf_graph *g, FILE *out)
 /* Progress points (wperf:progress): units of work over the analysed time. */
 static void write_progress(const struct wperf_graph *g, FILE *out)
 {
-	int64_t duration = wperf_fmt_duration_of(g);
+	int64_t duration = wperf_graph_duration(g);
 
 	fputs("  \"progress\": [", out);
 	for (size_t i = 0; i < g->n_progress; i++) {

@@ -35,7 +35,7 @@ static void label(char *buf, const struct wperf_graph *g, uint32_t id)
 
 static void share_of(char *buf, size_t len, const struct wperf_graph *g, int64_t ns)
 {
-	wperf_fmt_ppm_percent(buf, len, wperf_fmt_ppm(ns, wperf_fmt_duration_of(g)));
+	wperf_fmt_ppm_percent(buf, len, wperf_fmt_ppm(ns, wperf_graph_duration(g)));
 }
 
 /* Print words separated by ", ", wrapping at the page width and
@@ -154,7 +154,7 @@ static void write_header(const struct wperf_report *r, FILE *out)
 	fputs("=========================================\n", out);
 	wperf_fmt_timestamp(a, sizeof a, g->begin_ns);
 	wperf_fmt_timestamp(b, sizeof b, g->end_ns);
-	wperf_fmt_duration(d, sizeof d, wperf_fmt_duration_of(g), 0);
+	wperf_fmt_duration(d, sizeof d, wperf_graph_duration(g), 0);
 	fprintf(out, "Analysed   %s .. %s (%s)\n", a, b, d);
 	wperf_fmt_duration(d, sizeof d, r->threshold_ns, 0);
 	fprintf(out, "Threshold  %s%s%s%s: refinement stops when a knot's lightest edge weighs this much\n",
@@ -659,7 +659,7 @@ static void write_gap_coverage(FILE *out, const struct wperf_graph *g)
 	char d[32], s[32];
 
 	wperf_fmt_duration(d, sizeof d, q->gap_ns, 0);
-	wperf_fmt_ppm_percent(s, sizeof s, wperf_fmt_ppm(q->gap_ns, wperf_fmt_duration_of(g)));
+	wperf_fmt_ppm_percent(s, sizeof s, wperf_fmt_ppm(q->gap_ns, wperf_graph_duration(g)));
 	/* Gaps without times are not counted: their extent is unknown. */
 	fprintf(out, "  %-32s %10s  (%s of the analysed time)\n", "time inside gaps", d, s);
 	write_quality_counter(out, "waits cut by gaps", q->waits_cut_by_gaps,
@@ -731,7 +731,7 @@ static void write_quality(FILE *out, const struct wperf_graph *g)
  * breaking a knot should raise. */
 static void write_progress(FILE *out, const struct wperf_graph *g)
 {
-	int64_t duration = wperf_fmt_duration_of(g);
+	int64_t duration = wperf_graph_duration(g);
 	char d[32];
 
 	if (g->n_progress == 0)

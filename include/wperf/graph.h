@@ -164,6 +164,11 @@ void wperf_graph_fini(struct wperf_graph *g);
  * n_edges when v waits for nothing. */
 size_t wperf_graph_first_edge_from(const struct wperf_graph *g, uint32_t v);
 
+/* end_ns - begin_ns, the analysed duration; 0 when the range is empty,
+ * reversed or too wide for int64 (a corrupt trace): shares of it and
+ * "less than one CPU's worth of it" are then not defined. */
+int64_t wperf_graph_duration(const struct wperf_graph *g);
+
 /* The edge from -> to, or NULL. */
 const struct wperf_edge *wperf_graph_find_edge(const struct wperf_graph *g, uint32_t from,
 					       uint32_t to);

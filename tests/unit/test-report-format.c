@@ -1,7 +1,8 @@
 /*
  * test-report-format.c — the formatting helpers of the report writers:
  * durations with 3 significant digits, shares, labels, histogram
- * medians and table cells.
+ * medians and table cells; and the graph's analysed duration
+ * (wperf_graph_duration), which every share is a share of.
  */
 #include <stdlib.h>
 
@@ -63,15 +64,15 @@ static void test_shares(void)
 	CHECK_STR(buf, "2026-11-22 02:13:00.580908994 UTC");
 }
 
-static void test_duration_of(void)
+static void test_graph_duration(void)
 {
 	struct wperf_graph g;
 	gb_init(&g, 10, 25);
-	CHECK_INT(wperf_fmt_duration_of(&g), 15);
+	CHECK_INT(wperf_graph_duration(&g), 15);
 	gb_init(&g, 25, 10);
-	CHECK_INT(wperf_fmt_duration_of(&g), 0);
+	CHECK_INT(wperf_graph_duration(&g), 0);
 	gb_init(&g, INT64_MIN, INT64_MAX);
-	CHECK_INT(wperf_fmt_duration_of(&g), 0);
+	CHECK_INT(wperf_graph_duration(&g), 0);
 }
 
 static void test_labels(void)
@@ -147,7 +148,7 @@ int main(void)
 {
 	RUN_TEST(test_durations);
 	RUN_TEST(test_shares);
-	RUN_TEST(test_duration_of);
+	RUN_TEST(test_graph_duration);
 	RUN_TEST(test_labels);
 	RUN_TEST(test_histograms);
 	RUN_TEST(test_cells);
