@@ -44,7 +44,7 @@ int wperf_merge_key_parse(const char *s, enum wperf_merge_key *out)
 
 bool wperf_vertex_is_short_lived(const struct wperf_graph *g, const struct wperf_vertex *v)
 {
-	int64_t duration = g->end_ns - g->begin_ns;
+	int64_t duration = wperf_graph_duration(g);
 
 	/* A thread alive at the end of the trace has last_ts == end_ns: its
 	 * lifetime is unknown, so it is never short-lived. */

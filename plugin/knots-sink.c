@@ -561,7 +561,7 @@ wperf_knots_graph_is_configured(bt_self_component_sink *self)
 
 static int64_t resolve_limit(const struct weight_limit *t, const struct wperf_graph *g)
 {
-	int64_t duration = g->end_ns > g->begin_ns ? g->end_ns - g->begin_ns : 0;
+	int64_t duration = wperf_graph_duration(g);
 
 	if (!t->is_percent)
 		return t->ns;
