@@ -42,6 +42,21 @@ int wperf_merge_key_parse(const char *s, enum wperf_merge_key *out)
 	return -1;
 }
 
+/*
+ * part * 100 < whole * pct, exactly, for 0 <= part, 0 <= whole and
+ * 0 <= pct <= 100, without the products (part * 100 overflows int64 past
+ * 2.9 years of nanoseconds). With whole = 100 q + r, whole * pct / 100 is
+ * q * pct plus r * pct / 100, a fraction below 100: part is under it when
+ * it is under q * pct, or less than 100 above it and (part - q * pct) * 100
+ * < r * pct.
+ */
+static bool under_percent(int64_t part, int64_t whole, int64_t pct)
+{
+	int64_t above = part - whole / 100 * pct;
+
+	return above < 0 || (above < 100 && above * 100 < whole % 100 * pct);
+}
+
 bool wperf_vertex_is_short_lived(const struct wperf_graph *g, const struct wperf_vertex *v)
 {
 	int64_t duration = wperf_graph_duration(g);
@@ -49,8 +64,8 @@ bool wperf_vertex_is_short_lived(const struct wperf_graph *g, const struct wperf
 	/* A thread alive at the end of the trace has last_ts == end_ns: its
 	 * lifetime is unknown, so it is never short-lived. */
 	return v->kind == WPERF_V_THREAD && v->parent_tid > 0 && v->first_ts >= 0 &&
-	       v->last_ts < g->end_ns && duration > 0 &&
-	       (v->last_ts - v->first_ts) * 100 < duration * WPERF_SHORT_LIVED_PERCENT;
+	       v->last_ts < g->end_ns && duration > 0 && v->last_ts >= v->first_ts &&
+	       under_percent(v->last_ts - v->first_ts, duration, WPERF_SHORT_LIVED_PERCENT);
 }
 
 /* ---- grouping ---- */

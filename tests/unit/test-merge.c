@@ -234,6 +234,44 @@ static void test_not_merged(void)
 	gb_free(&g);
 }
 
+/* Short-lived is under WPERF_SHORT_LIVED_PERCENT (10%) of the analysed
+ * duration, exactly at the boundary and with lifetimes whose product with
+ * 100 does not fit in 64 bits (a trace of about 290 years). */
+static void test_short_lived_bounds(void)
+{
+	struct wperf_graph g;
+	const int64_t long_end = 9000000000000000000;   /* 10% = 9e17 */
+	const struct { int64_t end, first, last; bool short_lived; } cases[] = {
+		{ 1000, 100, 199, true },    /* 99 < 100 */
+		{ 1000, 100, 200, false },   /* 100 is 10%: not under it */
+		{ 1003, 100, 200, true },    /* 100 < 100.3 */
+		{ 1009, 500, 600, true },
+		{ 999, 100, 199, true },     /* 99 < 99.9 */
+		{ 999, 100, 200, false },
+		{ long_end, 0, 899999999999999999, true },
+		{ long_end, 0, 900000000000000000, false },
+		{ long_end, 1, 4000000000000000000, false },
+		{ long_end + 9, 10, 900000000000000010, true },   /* under 9e17 + 0.9 */
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		gb_init(&g, 0, cases[i].end);
+		uint32_t parent = gb_thread(&g, "parent", 1);
+		uint32_t child = gb_thread(&g, "child", 2);
+
+		set_life(&g, parent, 0, cases[i].end, 1, 0, 0);
+		set_life(&g, child, cases[i].first, cases[i].last, 1, 0, 0);
+		g.vertices[child].parent_tid = 1;
+		if (wperf_vertex_is_short_lived(&g, &g.vertices[child]) != cases[i].short_lived) {
+			fprintf(stderr, "case %zu: end %lld, life %lld..%lld: expected %s\n", i,
+				(long long)cases[i].end, (long long)cases[i].first,
+				(long long)cases[i].last, cases[i].short_lived ? "short" : "not short");
+			CHECK(0);
+		}
+		gb_free(&g);
+	}
+}
+
 /* server forks 2, 3, 4 (short), 5 (long) and 6 (alive at the end), and 7
  * forks 8 (one short child: no group). Duration 1000 ns, so short means
  * under 100 ns and ended before 1000. */
@@ -419,6 +457,7 @@ int main(void)
 	RUN_TEST(test_process_merge);
 	RUN_TEST(test_not_merged);
 	RUN_TEST(test_short_lived);
+	RUN_TEST(test_short_lived_bounds);
 	RUN_TEST(test_identity);
 	RUN_TEST(test_reports_list_members);
 	RUN_TEST(test_parse);
