@@ -305,6 +305,7 @@ class Checks:
         for s in out['segments']:
             segs.setdefault(s['vertex'], []).append(s)
         problems = []
+        named_by_waker = {}   # thread waker -> [(wait end, has a name)]
         for vid, ss in segs.items():
             v = byid.get(vid)
             if v is None:
@@ -330,12 +331,16 @@ class Checks:
                         problems.append('vertex %s: %s segment without a waker has '
                                         'waker_name %r, waker_kind %r'
                                         % (vid, s['state'], s['waker_name'], s['waker_kind']))
-                elif (s['state'] != 'waiting' or w is None or not s['waker_name']
+                elif (s['state'] != 'waiting' or w is None
+                      or (not s['waker_name'] and w['kind'] != 'thread')
                       or s['waker_kind'] != w['kind']):
                     problems.append('vertex %s: %s segment with waker %s (%s): '
                                     'waker_name %r, waker_kind %r'
                                     % (vid, s['state'], s['waker'], w and w['kind'],
                                        s['waker_name'], s['waker_kind']))
+                elif w['kind'] == 'thread':
+                    named_by_waker.setdefault(s['waker'], []).append(
+                        (s['start'] + s['duration'], bool(s['waker_name'])))
             for a, b in zip(ss, ss[1:]):
                 if a['start'] + a['duration'] != b['start']:
                     problems.append('vertex %s (tid %s %s): %s [%d,+%d] then %s [%d,+%d]: '
@@ -355,6 +360,22 @@ class Checks:
             if end != t['last_ns']:
                 problems.append('vertex %s (tid %s): last segment ends at %d, last_ns %d'
                                 % (vid, v['tid'], end, t['last_ns']))
+        # A thread waker is nameless only until the trace names it: one
+        # first seen waking someone (running when the trace began, its
+        # first switch still to come) has no name yet. Once named, every
+        # later segment it ends must carry a name.
+        for waker, ends in named_by_waker.items():
+            ends.sort()
+            first_named = next((e for e, named in ends if named), None)
+            late = [e for e, named in ends
+                    if not named and first_named is not None and e > first_named]
+            if late:
+                problems.append('thread waker %s: wait ending at %d has no waker_name, '
+                                'though waits ending since %d had one'
+                                % (waker, late[0], first_named))
+        if named_by_waker and not any(named for ends in named_by_waker.values()
+                                      for _, named in ends):
+            problems.append('no segment names its thread waker')
         for tid_v, t in threads.items():
             life = t['last_ns'] - t['first_ns']
             if life > 0 and tid_v not in segs:
