@@ -772,7 +772,10 @@ static void fill_event(struct wperf_decoder *d, const struct event_plan *p,
 	case WPERF_EV_WAKEUP:
 	case WPERF_EV_WAKEUP_NEW:
 		ev->u.wake.tid = read_int(s, &f[0], -1);
-		ev->u.wake.comm = read_str(s, &f[1]);
+		/* Half of a scheduler trace is wakeups, and only a new
+		 * thread's name is used (event.h): no string read for the rest. */
+		if (ev->type == WPERF_EV_WAKEUP_NEW)
+			ev->u.wake.comm = read_str(s, &f[1]);
 		ev->u.wake.waking = p->waking;
 		break;
 	case WPERF_EV_FORK:

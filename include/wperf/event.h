@@ -96,6 +96,9 @@ struct wperf_event {
 		} sw;
 		struct {
 			int64_t tid;
+			/* WAKEUP_NEW only: a new thread's first name. A plain
+			 * wakeup's is not used (switches name running threads),
+			 * and decoders leave it NULL rather than read it. */
 			const char *comm;
 			bool waking; /* true: sched_waking; false: sched_wakeup */
 		} wake;              /* WAKEUP and WAKEUP_NEW */
