@@ -75,8 +75,12 @@ echo "$prog: recording kernel events into $outdir (until the workload ends)"
 # set -m: without job control bash starts background jobs with SIGINT
 # ignored, and babeltrace2 keeps it so; with it, SIGINT stops the recorder
 # cleanly (cleanup below), and the job gets its own process group.
+# A SIGINT ignored on entry (nohup, `make demo &`) cannot be undone by
+# bash and would be inherited, and the recorder leaves an ignored SIGINT
+# alone: perl (Essential on Debian) puts it back to default before exec.
 set -m
-"$bt" --plugin-path="$plugin_dir" \
+perl -e '$SIG{INT} = "DEFAULT"; exec { $ARGV[0] } @ARGV or die "exec $ARGV[0]: $!\n"' \
+	"$bt" --plugin-path="$plugin_dir" \
 	-c source.wperf.tracefs --params="duration=$duration" \
 	-c sink.ctf.fs --params="path=\"$outdir\"" >"$log" 2>&1 &
 bt_pid=$!
