@@ -54,6 +54,7 @@ const char wperf_waits_help[] =
 	"  duration    (s64)    its length in ns\n"
 	"  waker       (s64)    vertex id of what ended the wait; -1 if not waiting\n"
 	"  waker_name  (string) that vertex's name (\"disk:sda\", a comm, ...); \"\" if none\n"
+	"                       or not known yet (a thread first seen waking this one)\n"
 	"  waker_kind  (string) thread, disk, nic, irq, softirq, timer, unknown; \"\" if none\n"
 	"  cascade     (s64)    ns this wait adds to the graph beyond its own duration,\n"
 	"                       along its waker's own waits (cascaded redistribution)\n"
