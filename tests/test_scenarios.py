@@ -689,6 +689,30 @@ class TestOpenWait(Base):
             self.assertNotIn(unk, k['members'])
 
 
+class TestWakeupNewNames(Base):
+    """sched_wakeup_new is the only event that names N (201, "newbie"):
+    no fork, no statedump, and N is still runnable when the trace ends.
+    A (101) runs on cpu0 throughout and wakes N at 0.5 s (target cpu1,
+    which B (102) keeps busy); trace [0, 1 s]. (B waits [0.2 s, 0.3 s] for
+    A so that the trace has wakeups at all.)"""
+
+    def test_report(self):
+        s = Scenario(ncpus=2, end=1 * S)
+        A, B, N = s.thread(101, 'A'), s.thread(102, 'B'), s.thread(201, 'newbie')
+        s.run(0, 0, A)
+        s.run(0, 1, B)
+        s.sleep(200 * MS, 1, B)
+        s.wake(300 * MS, 0, B, target_cpu=1)
+        s.run(300 * MS, 1, B)
+        s.wakeup_new(500 * MS, 0, N)
+        r = self.knots(s)
+        n = r.tid(201)
+        self.assertEqual(r.vertices[n]['name'], 'newbie', r.describe_vertices())
+        t = r.thread(201)
+        self.assertEqual((t['first_ns'], t['last_ns'], t['runnable_ns']),
+                         (500 * MS, 1 * S, 500 * MS))
+
+
 class TestStatedump(Base):
     """lttng_statedump_process_state at the trace's beginning (t = 0) says
     T (tid 502, pid 500, "T-name") is waiting (status 5); X (501, cpu0) wakes
