@@ -15,6 +15,7 @@ WPERF_KEEP_TRACE=1 keeps the recording (its directory is printed).
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -60,9 +61,13 @@ class Recorded(unittest.TestCase):
         cls.tmp = tempfile.mkdtemp(prefix='wperf-recorded-', dir='/var/tmp')
         cls.trace = os.path.join(cls.tmp, 'trace')
         env = dict(os.environ, WPERF_BUILD_DIR=BUILD)
+        # Recorded with SIGINT ignored, as under nohup or `make demo &`:
+        # record-fig1.sh must still stop the recorder when the workload
+        # ends (test_recording_ends_with_the_workload).
         p = subprocess.run(['bash', RECORD, cls.trace, SECONDS], env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           timeout=180)
+                           timeout=180,
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
         cls.record_log = p.stdout
         cls.record_rc = p.returncode
         cls.pid = None
@@ -187,6 +192,14 @@ class Recorded(unittest.TestCase):
         self.assertTrue(any(v['kind'] == 'thread' and 'fig1-producer' in (v.get('comm') or
                                                                          v['name'])
                             for v in js['vertices']), 'no fig1-producer vertex')
+
+    def test_recording_ends_with_the_workload(self):
+        """The analysed time is the workload's SECONDS plus record-fig1.sh's
+        margins (a second or two), not the recorder's 60-second safety net."""
+        span = self.js['time_range']['duration_ns']
+        self.assertLess(span, (int(SECONDS) + 10) * 10**9,
+                        'the recording lasted %.1f s for a %s s workload: the recorder '
+                        'did not stop on SIGINT' % (span / 1e9, SECONDS))
 
     def test_invariants(self):
         validate_schema(self, self.js, 'fig1')
