@@ -16,6 +16,9 @@ against LTTng's session schema, and against what the analysis needs.
    says <enabled>true</enabled> and the session <started>false</started>.
 4. `meson install` puts them in <sysconfdir>/lttng/sessions, which is
    /etc/lttng/sessions (where `lttng load NAME` looks) with prefix /usr.
+5. `wperf record` (tools/wperf.py), which enables the events itself, asks
+   lttng-modules for exactly the profile's kernel events, in their
+   lttng-modules names, the scheduler ones first (the ones it requires).
 
 Usage: test-profiles.py --sessions-dir DIR --install-dir DIR --prefix P
        [--shared-dir-default DIR]
@@ -23,6 +26,7 @@ A missing schema or xmllint is a FAIL under CI=true, else a SKIP (77).
 """
 
 import argparse
+import ast
 import os
 import subprocess
 import sys
@@ -234,6 +238,36 @@ def check_install_dir(install_dir, prefix):
               'with prefix /usr the profiles go to %s, not /etc/lttng/sessions' % install_dir)
 
 
+# ---- 5: the `wperf` command asks for the same events ----------------------
+
+def wperf_command_events(wperf_py):
+    """LTTNG_KERNEL_EVENTS of tools/wperf.py, read without running it (it
+    is a meson template)."""
+    with open(wperf_py) as f:
+        tree = ast.parse(f.read(), wperf_py)
+    for node in tree.body:
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and getattr(node.targets[0], 'id', None) == 'LTTNG_KERNEL_EVENTS'):
+            return ast.literal_eval(node.value)
+    return None
+
+
+def check_wperf_command(wperf_py):
+    events = wperf_command_events(wperf_py)
+    if not check(events is not None, '%s: no LTTNG_KERNEL_EVENTS list' % wperf_py):
+        return
+    check(len(events) == len(set(events)), 'wperf record: an event listed twice')
+    missing = sorted(KERNEL_EVENTS - set(events))
+    extra = sorted(set(events) - KERNEL_EVENTS)
+    check(not missing and not extra,
+          'wperf record enables other kernel events than the profiles: '
+          'missing %s, not in the profiles %s' % (missing, extra))
+    # It enables the first eight in one command that must succeed.
+    check(set(events[:8]) == {e for e in KERNEL_EVENTS if e.startswith('sched_')},
+          'wperf record: the first eight events are not the scheduler ones: %s' % events[:8])
+    print('wperf record enables the profiles\' %d kernel events' % len(events))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--sessions-dir', required=True)
@@ -255,6 +289,8 @@ def main():
         validate_defects(xsds, wperf_path, tmp)
     check_content(wperf_path, snapshot_path)
     check_install_dir(args.install_dir, args.prefix)
+    check_wperf_command(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                     '..', 'tools', 'wperf.py'))
 
     if failures:
         print('%d check(s) failed' % len(failures))

@@ -33,22 +33,29 @@ DATADIR = "@DATADIR@"                 # share/: our Python modules are in DATADI
 STATE = "wperf.json"      # what was recorded, and the flight recorder's parts
 PRIVATE = ".wperf"        # logs and lock (babeltrace2 ignores them)
 
-# Kernel events for LTTng's kernel tracer (lttng-modules): the set that
-# doc/wperf.7.md lists, plus the network events the analysis decodes.
+# Kernel events for LTTng's kernel tracer (lttng-modules), in its names
+# (net_if_receive_skb, not the kernel's netif_receive_skb): the kernel
+# events of the session profile sessions/wperf.lttng, which
+# sessions/test-profiles.py keeps in step with this list. The first eight
+# are required.
 LTTNG_KERNEL_EVENTS = [
     "sched_switch", "sched_waking", "sched_wakeup", "sched_wakeup_new",
     "sched_process_fork", "sched_process_exec", "sched_process_exit",
     "sched_process_free", "irq_handler_entry", "irq_handler_exit",
     "irq_softirq_entry", "irq_softirq_exit", "irq_softirq_raise",
     "timer_hrtimer_expire_entry", "timer_hrtimer_expire_exit",
+    "timer_expire_entry", "timer_expire_exit",
     "block_rq_insert", "block_rq_issue", "block_rq_complete",
-    "net_dev_xmit", "netif_receive_skb",
-    "lttng_statedump_process_state", "lttng_statedump_block_device",
+    "net_dev_xmit", "net_if_receive_skb",
     "lttng_statedump_start", "lttng_statedump_end",
+    "lttng_statedump_process_state", "lttng_statedump_process_pid_ns",
+    "lttng_statedump_block_device", "lttng_statedump_interrupt",
+    "lttng_statedump_network_interface", "lttng_statedump_cpu_topology",
 ]
 # The same events in ftrace, for the flight recorder's instance: the table
-# of plugin/tracefs-layout.c (keep them in step). The first eight are
-# required by source.wperf.tracefs.
+# of plugin/tracefs-layout.c (keep them in step). The first seven are
+# required by source.wperf.tracefs (sched_waking is not: kernels before
+# 4.3 lack it).
 FTRACE_EVENTS = [
     "sched/sched_switch", "sched/sched_wakeup", "sched/sched_wakeup_new",
     "sched/sched_process_fork", "sched/sched_process_exec",
