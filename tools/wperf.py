@@ -609,20 +609,37 @@ def cmd_watch(args):
     out = os.path.realpath(args.dir)
     triggered = os.path.join(out, PRIVATE, "triggered")
     seen = {}
-    while load_state(out).get("running"):
-        for d in sorted(os.listdir(triggered)) if os.path.isdir(triggered) else []:
-            path = os.path.join(triggered, d)
-            size = tree_size(path)
-            # LTTng writes the snapshot in place: take it once it stopped growing.
-            if seen.get(d) == size and size > 0:
-                state = load_state(out)
-                snap = take_snapshot(out, state, lttng_dir=path)
-                say(f"trigger {state['trigger']['event']}: snapshot saved in {snap}")
-                del seen[d]
-            else:
-                seen[d] = size
+    stopping = []
+    # `wperf stop` sends SIGTERM, then waits for us before it destroys the
+    # session and the ftrace instance: finish the snapshot being taken, save
+    # the triggered ones LTTng has finished writing, and leave.
+    signal.signal(signal.SIGTERM, lambda signum, frame: stopping.append(signum))
+    while not stopping and load_state(out).get("running"):
+        take_finished(out, triggered, seen)
         time.sleep(0.3)
+    # Then what triggered before the stop (LTTng may still be writing it;
+    # taking one removes its directory).
+    for _ in range(20):
+        if not (os.path.isdir(triggered) and os.listdir(triggered)):
+            break
+        time.sleep(0.3)
+        take_finished(out, triggered, seen)
     return 0
+
+
+def take_finished(out, triggered, seen):
+    """Turn each triggered LTTng snapshot that stopped growing since the
+    last look (LTTng writes it in place) into OUT/snapshot-N."""
+    for d in sorted(os.listdir(triggered)) if os.path.isdir(triggered) else []:
+        path = os.path.join(triggered, d)
+        size = tree_size(path)
+        if seen.get(d) == size and size > 0:
+            state = load_state(out)
+            snap = take_snapshot(out, state, lttng_dir=path)
+            say(f"trigger {state['trigger']['event']}: snapshot saved in {snap}")
+            del seen[d]
+        else:
+            seen[d] = size
 
 
 def tree_size(path):
@@ -648,11 +665,17 @@ def take_snapshot(out, state, lttng_dir=None):
         while os.path.exists(os.path.join(out, f"snapshot-{n}")):
             n += 1
         snap = os.path.join(out, f"snapshot-{n}")
-        os.mkdir(snap)
+        # Built aside and renamed when whole, so that a snapshot-N directory
+        # is always a complete trace, even if we are killed midway: `wperf
+        # report DIR` reads the latest one.
+        part = os.path.join(out, PRIVATE, f"snapshot-{n}.part")
+        shutil.rmtree(part, ignore_errors=True)
+        os.mkdir(part)
         try:
-            fill_snapshot(out, state, snap, n, lttng_dir)
+            fill_snapshot(out, state, part, n, lttng_dir)
+            os.rename(part, snap)
         except BaseException:
-            shutil.rmtree(snap, ignore_errors=True)   # no half snapshot
+            shutil.rmtree(part, ignore_errors=True)   # no half snapshot
             raise
         state = load_state(out)
         state["snapshots"] = max(n, state.get("snapshots", 0))
@@ -725,16 +748,43 @@ def teardown(state):
     """Remove everything the flight recorder left running; ignore what is
     already gone, so that stop always ends in a clean state."""
     if state.get("watcher"):
-        try:
-            os.kill(state["watcher"], signal.SIGTERM)
-        except ProcessLookupError:
-            pass
+        stop_watcher(state["watcher"])
     if state.get("trigger"):
         run(["lttng", "remove-trigger", state["trigger"]["name"]], check=False)
     destroy_lttng_session(state["session"])
     if state.get("instance"):
         remove_flight_instance(state.get("tracefs"), state["instance"])
     stop_sessiond_if_ours(state.get("sessiond_started"))
+
+
+def stop_watcher(pid, timeout=60):
+    """Ask the trigger watcher (cmd_watch) to end, and wait until it has:
+    it may be taking a snapshot from the session and instance that
+    teardown() then removes."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            if b"_watch" not in f.read().split(b"\0"):
+                return    # gone, and the pid taken by another process
+        os.kill(pid, signal.SIGTERM)
+    except (OSError, ProcessLookupError):
+        return
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            # Our child when `wperf record --snapshot -- COMMAND` fails: reap it.
+            if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                return
+        except ChildProcessError:
+            pass
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    try:
+        os.kill(pid, signal.SIGKILL)   # its half-built snapshot is not kept
+    except ProcessLookupError:
+        pass
 
 
 def cmd_stop(args):
@@ -759,7 +809,10 @@ def cmd_report(args, sink_args):
     state_path = os.path.join(trace, STATE)
     if os.path.isfile(state_path) and load_state(trace).get("mode") == "flight-recorder":
         # Snapshots overlap in time: one at a time, the latest by default.
-        snaps = sorted((d for d in os.listdir(trace) if re.fullmatch(r"snapshot-\d+", d)),
+        # Whole ones only: an older wperf stopped during a snapshot could
+        # leave an empty snapshot-N behind.
+        snaps = sorted((d for d in os.listdir(trace) if re.fullmatch(r"snapshot-\d+", d)
+                        and os.path.isfile(os.path.join(trace, d, STATE))),
                        key=lambda d: int(d.split("-")[1]))
         if not snaps:
             raise Fail(f"{trace} is a flight recorder without snapshots: "

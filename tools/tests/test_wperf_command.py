@@ -19,7 +19,8 @@
 - Flight recorder: `wperf record --snapshot`, fig1-pipeline, `wperf
   snapshot`: the snapshot holds the workload's sched_switch events and
   reads as a whole; `wperf stop` removes the ftrace instance and the LTTng
-  session. With `--trigger-on`, a tick of the ticker takes the snapshot.
+  session. With `--trigger-on`, a tick of the ticker takes the snapshot;
+  `wperf stop` right after a trigger still leaves that snapshot whole.
 
 Recording needs root, tracefs and LTTng: without them the recording tests
 FAIL under CI=true and are skipped (exit 77) otherwise, saying why.
@@ -431,6 +432,41 @@ class FlightRecorder(Recording):
         self.assertFalse(os.path.exists(os.path.join(out, 'snapshot-2')),
                          'one trigger, more than one snapshot')
         self.stop(out, state)
+
+    def test_stop_right_after_a_trigger(self):
+        # `wperf stop` while the watcher turns a triggered LTTng snapshot
+        # into snapshot-1: stop waits for it, so the snapshot is whole (it
+        # used to be killed midway, leaving an empty snapshot-1 that broke
+        # `wperf report DIR`), and nothing half-built is left.
+        if not TICKER:
+            self.fail_or_skip('ust-ticker was not built (lttng-ust missing)')
+        out, state = self.start('stop-trigger', '--ust-events', 'lttng_ust_tracef:*',
+                                '--trigger-on', 'lttng_ust_tracef:event',
+                                '--trigger-filter', 'msg == "tick 5"')
+        t = subprocess.run([TICKER, '10'], stdout=subprocess.PIPE, text=True)
+        self.assertEqual(t.returncode, 0)
+        triggered = os.path.join(out, '.wperf', 'triggered')
+        for _ in range(100):
+            if os.path.isdir(triggered) and os.listdir(triggered):
+                break
+            time.sleep(0.05)
+        self.assertTrue(os.listdir(triggered), 'the trigger did not fire in 5 s')
+        self.stop(out, state)
+        self.assertFalse(os.path.exists(os.path.join('/proc', str(state['watcher']))),
+                         'the watcher outlived wperf stop')
+        snaps = sorted(d for d in os.listdir(out) if d.startswith('snapshot-'))
+        self.assertEqual(snaps, ['snapshot-1'])
+        snap = os.path.join(out, 'snapshot-1')
+        self.assertTrue(os.path.isfile(os.path.join(snap, 'wperf.json')), os.listdir(snap))
+        self.assertTrue(os.path.isfile(os.path.join(snap, 'kernel', 'metadata')), os.listdir(snap))
+        self.assertEqual([d for d in os.listdir(os.path.join(out, '.wperf'))
+                          if d.endswith('.part')], [], 'a half-built snapshot is left')
+        ticks = [int(str(p['msg']).split()[1]) for name, _, _, p, _ in events(snap)
+                 if name == 'lttng_ust_tracef:event']
+        self.assertIn(5, ticks)
+        q = wperf('report', out, '--format', 'json')
+        self.assertEqual(q.returncode, 0, q.stderr)
+        self.assertIn('snapshot-1', q.stderr)
 
 
 if __name__ == '__main__':
