@@ -336,8 +336,8 @@ def parse_ts(text, option):
     """A LAMI timestamp: integer nanoseconds (Trace Compass passes these);
     SEC.NSEC is accepted too. Returned as babeltrace2's `SEC.NSEC`."""
     m = re.fullmatch(r"\s*(-?)(\d+)(?:\.(\d{1,9}))?\s*", text or "")
-    if not m:
-        raise Fail(f"{option}={text}: expected a timestamp in nanoseconds (e.g. "
+    if not m:   # a bad option value: a usage error (exit 2), as for --limit
+        raise UsageError(f"{option}={text}: expected a timestamp in nanoseconds (e.g. "
                    f"{option}=1521484760000000000)")
     neg, whole, frac = m.groups()
     if frac is None:

@@ -251,10 +251,13 @@ class TestLami(unittest.TestCase):
         self.assertIn("CTF metadata cannot be read", p.stderr)
 
     def test_usage_errors(self):
-        for args in (["--begin=yesterday", TRACE], ["--limit=0", TRACE], [],
-                     ["--begin=20", "--end=10", TRACE]):
+        # wperf-lami(1), EXIT STATUS: 2 for usage, 1 when the analysis
+        # cannot run.
+        for args, status in ((["--begin=yesterday", TRACE], 2), (["--end=abc", TRACE], 2),
+                             (["--limit=0", TRACE], 2), ([], 2), (["--no-such-option"], 2),
+                             (["--begin=20", "--end=10", TRACE], 1)):
             p = lami(*args)
-            self.assertIn(p.returncode, (1, 2), args)
+            self.assertEqual(p.returncode, status, (args, p.stderr))
             self.assertEqual(len(p.stderr.strip().splitlines()), 1, (args, p.stderr))
 
 
