@@ -63,7 +63,7 @@ const char wperf_knots_help[] =
 	"                       Default: standard output (also `-`).\n"
 	"  threshold=T          Termination threshold of knot refinement: stop\n"
 	"                       removing a knot's lightest edge once it weighs T.\n"
-	"                       A duration (\"250ms\", \"2s\", an integer of seconds)\n"
+	"                       A duration (\"250ms\", \"1.5s\", a number of seconds)\n"
 	"                       or a share of the analysed duration (\"20%\").\n"
 	"                       Default: " DEFAULT_THRESHOLD ".\n"
 	"  min-weight=W         Noise floor: edges lighter than W take no part in\n"

@@ -842,13 +842,15 @@ def cmd_report(args, sink_args):
 # ------------------------------------------------------------ the CLI
 
 USAGE = """\
-usage: wperf record [-o DIR] [OPTIONS] [-- COMMAND [ARG...]]
+usage: wperf record [-o DIR] [--stacks] [OPTIONS] [-- COMMAND [ARG...]]
        wperf record --snapshot [-o DIR] [--trigger-on EVENT] [OPTIONS] [-- COMMAND...]
        wperf snapshot DIR
        wperf stop DIR
        wperf report [--plugin-path DIR] TRACE [--format text|json] [--output FILE]
                     [--pids LIST] [--comms LIST] [--threshold T] [--min-weight W]
-       wperf diff [--format text|json] [--fail-if-knot-grows PCT] A.json B.json
+                    [--params STR] [--verbose]
+       wperf diff [--format text|json] [--fail-if-knot-grows PCT] [--min-change PCT]
+                  [--absolute] [--top N] A.json B.json
 
 Record a program's kernel and LTTng-UST events, and report the knots
 (cycles of waiting) that bound its throughput (wPerf). See wperf(1).

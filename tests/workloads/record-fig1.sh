@@ -7,10 +7,11 @@
 #
 #   1. starts `babeltrace2 -c source.wperf.tracefs --params=duration=D
 #      -c sink.ctf.fs --params=path=OUTDIR` in the background,
-#      D = SECONDS + 3 (margin before and after the workload);
+#      D = SECONDS + 60 (only a safety net);
 #   2. waits until the source has created its tracefs instance;
 #   3. runs the workload for SECONDS (default 3);
-#   4. waits for both and checks that both succeeded.
+#   4. stops the recording with SIGINT when the workload ends, waits for
+#      both and checks that both succeeded.
 #
 # Environment:
 #   WPERF_BUILD_DIR  meson build directory (default: build) with
