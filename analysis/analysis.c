@@ -424,6 +424,12 @@ void wperf_analysis_discarded(struct wperf_analysis *a, int cpu, bool packets,
 		q->discarded_packets += count ? count : 1;
 	else
 		q->discarded_events += count;
+	/* The events lost on a CPU came after the last one it recorded. A
+	 * reader may learn of the loss only later (source.wperf.tracefs when
+	 * the page that says so arrives, while other CPUs went on): the gap
+	 * begins at that CPU's last event, whatever begin it was given. */
+	if (begin_ns >= 0 && sched_cpu_last_event(&a->sched, cpu) < begin_ns)
+		begin_ns = sched_cpu_last_event(&a->sched, cpu);
 	if (q->n_gaps == a->cap_gaps) {
 		size_t cap = a->cap_gaps ? a->cap_gaps * 2 : 16;
 		struct wperf_gap *g = realloc(q->gaps, cap * sizeof *g);

@@ -61,11 +61,13 @@ static struct cpu_ctx *cpu_of(struct sched *s, int cpu, int64_t ts)
 
 	if (!c->seen) {
 		c->seen = true;
-		c->first_ts = ts;
+		c->first_ts = c->last_ts = ts;
 		c->current_tid = -1;
 		c->last_disk = VERTEX_NONE;
 		c->last_nic = VERTEX_NONE;
 	}
+	if (ts > c->last_ts)
+		c->last_ts = ts;
 	return c;
 }
 
@@ -808,6 +810,15 @@ void sched_lost_events(struct sched *s, int cpu)
 		s->cpus[i].last_disk = VERTEX_NONE;
 		s->cpus[i].last_nic = VERTEX_NONE;
 	}
+}
+
+int64_t sched_cpu_last_event(const struct sched *s, int cpu)
+{
+	size_t i = (size_t)cpu + 1;
+
+	if (cpu < 0 || cpu >= MAX_CPUS || i >= s->n_cpus || !s->cpus[i].seen)
+		return INT64_MAX;
+	return s->cpus[i].last_ts;
 }
 
 void sched_gap(struct sched *s, int64_t end)

@@ -56,6 +56,7 @@ struct ctx_frame {
 struct cpu_ctx {
 	bool seen;
 	int64_t first_ts;
+	int64_t last_ts;        /* its latest event: lost ones came after it */
 	int64_t current_tid;    /* -1: unknown (start of trace, after lost events) */
 	struct ctx_frame stack[CTX_MAX_DEPTH];
 	int depth;
@@ -127,6 +128,9 @@ uint32_t sched_current_thread(struct sched *s, const struct wperf_event *ev, int
 
 /* Events were lost on cpu (-1: anywhere): forget what we believed about it. */
 void sched_lost_events(struct sched *s, int cpu);
+
+/* Time of the latest event seen on cpu, or INT64_MAX if none was. */
+int64_t sched_cpu_last_event(const struct sched *s, int cpu);
 
 /* Events were lost (on some CPU) until `end`: a wait that overlaps the
  * gap may have ended and begun again unseen. Up to `end` it is put on the

@@ -391,6 +391,24 @@ class Gaps(Base):
         self.assertEqual(t['waiting_ns']['thread'], 500 * MS)
         self.assertEqual(t['waiting_ns']['unknown'], 1500 * MS)
 
+    def test_gap_begins_at_the_cpus_last_event(self):
+        """Events lost on a CPU came after the last one it recorded (C's
+        switch-in on CPU 2 at 1.2 s). A reader may only learn of the loss
+        later, while other CPUs went on (source.wperf.tracefs, when the
+        page that says so arrives): a loss reported from 1.5 s is a gap
+        from 1.2 s. The wait is cut as before."""
+        s = gap_wait(False)
+        s.run(1200 * MS, 2, s.thread(103, 'C'))
+        s.discard(1500 * MS, 2500 * MS, 2, count=10)
+        js, err = run_sink(s)
+        self.assertIsNone(err)
+        q = js['quality']
+        self.assertEqual(q['gaps'], [{'cpu': 2, 'begin_ns': 1200 * MS, 'end_ns': 2500 * MS,
+                                      'count': 10, 'packets': False}])
+        self.assertEqual(q['gap_ns'], 1300 * MS)
+        r = Report(js)
+        self.assertEqual(r.edge(r.tid(101), r.tid(102))['direct_ns'], 500 * MS)
+
     def test_gap_segments_tile(self):
         out = ws.run_segments(gap_wait())
         segs = sorted((s for s in out['segments'] if s['tid'] == 101), key=lambda s: s['start'])
