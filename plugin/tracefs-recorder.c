@@ -484,7 +484,10 @@ static void note_missed_events(struct wperf_recorder *rec,
 
 	r->read_any = true;
 	/* A flight recorder overwrites its oldest events all the time: what
-	 * it lost before the first page of a snapshot is just older history. */
+	 * it lost before the first page of a snapshot is just older history,
+	 * but history this CPU no longer has while others may. */
+	if (missed != 0 && first && rec->read_until != UINT64_MAX)
+		r->history_overwritten = true;
 	if (missed == 0 || (first && rec->read_until != UINT64_MAX))
 		return;
 	if (missed < 0 || r->missed_before_event < 0) {

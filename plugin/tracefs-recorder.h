@@ -50,6 +50,9 @@ struct wperf_cpu_reader {
 	uint64_t delivered_until;
 	bool drained;
 	bool read_any;        /* a page was read: losses before it are history */
+	/* A snapshot's first page says older events were overwritten: this
+	 * CPU's history starts only at its first event. */
+	bool history_overwritten;
 };
 
 struct wperf_recorder {

@@ -1133,6 +1133,38 @@ static void destroy_iter(struct tracefs_iter *it)
  * Take the snapshot and read all of it now: the streams must begin at the
  * oldest event the buffers still hold, which is known only once read.
  */
+/*
+ * A flight recorder's CPUs keep different lengths of history: a busy CPU
+ * overwrites its oldest events sooner (history_overwritten). Before the
+ * last of those CPUs' first events, the other CPUs' events would be
+ * analysed without the busy one's (its wakeups missing, its silence taken
+ * for idleness). So the snapshot starts there, where every CPU has its
+ * history, as `babeltrace2 --stream-intersection` would cut it.
+ */
+static void start_where_every_cpu_has_history(struct wperf_recorder *rec)
+{
+	uint64_t start = 0;
+
+	for (int i = 0; i < rec->ncpus; i++) {
+		struct wperf_cpu_reader *r = &rec->cpus[i];
+
+		if (r->history_overwritten && r->has_event && r->event_ts > start &&
+		    r->event_ts <= rec->read_until)
+			start = r->event_ts;
+	}
+	for (int i = 0; i < rec->ncpus; i++) {
+		struct wperf_cpu_reader *r = &rec->cpus[i];
+		bool skipped = false;
+
+		while (r->has_event && r->event_ts < start) {
+			wperf_recorder_advance(rec, r);
+			skipped = true;
+		}
+		if (skipped)
+			r->missed_before_event = 0;   /* a loss in the history left out */
+	}
+}
+
 static int read_snapshot(struct tracefs_iter *it)
 {
 	struct wperf_recorder *rec = it->comp->rec;
@@ -1150,6 +1182,7 @@ static int read_snapshot(struct tracefs_iter *it)
 		for (int i = 0; i < rec->ncpus; i++)
 			pending |= !rec->cpus[i].drained;
 	}
+	start_where_every_cpu_has_history(rec);
 	it->start_ts = it->sd_ts = it->stop_ts = snapshot_ts;
 	for (int i = 0; i < rec->ncpus; i++)
 		if (rec->cpus[i].has_event && rec->cpus[i].event_ts < it->start_ts)

@@ -403,6 +403,28 @@ class FlightRecorder(Recording):
         self.assertTrue(any('fig1-writer' in v['name'] for v in json.loads(q.stdout)['vertices']))
         self.stop(out, state)
 
+    def test_snapshot_of_a_busy_cpu_finds_the_knot(self):
+        # fig1-pipeline for 3 s fills one CPU's 4 MiB ring sooner than the
+        # other's: that CPU keeps a shorter history. The snapshot starts
+        # where every CPU has its history; it used to start at the oldest
+        # event of any CPU, and then most of the writer's waits had no
+        # wakeup on the busy CPU and no knot was found.
+        out, state = self.start('busy')
+        wl = subprocess.run([FIG1, '--seconds', '3'], stdout=subprocess.PIPE, text=True)
+        self.assertEqual(wl.returncode, 0)
+        p = wperf('snapshot', out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        q = wperf('report', out, '--format', 'json', '--comms', 'fig1-writer,fig1-producer')
+        self.assertEqual(q.returncode, 0, q.stderr)
+        js = json.loads(q.stdout)
+        names = [sorted(js['vertices'][m]['name'] for m in k['members'])
+                 for k in js['knots'] if k['kind'] == 'knot']
+        self.assertTrue(any('disk:' in ' '.join(n) and any(x.startswith('fig1-writer') for x in n)
+                            for n in names),
+                        'no writer-disk knot in the snapshot: %s, quality %s'
+                        % (names, js['quality']))
+        self.stop(out, state)
+
     def test_trigger(self):
         if not TICKER:
             if IN_CI:
