@@ -13,6 +13,7 @@
 # directory knows that build's plugin and UST provider; the installed copy
 # knows the system directories.
 import argparse
+import ctypes
 import fcntl
 import importlib
 import json
@@ -303,6 +304,19 @@ def check_kernel_permission(tracefs):
                    "(mount -t tracefs nodev /sys/kernel/tracing)")
 
 
+def recorder_child_setup(parent):
+    """In the recorder's process, before exec: SIGINT at its default, and
+    SIGINT again if wperf dies (SIGKILL, a crash), so that no recorder
+    goes on tracing the whole system with nobody to stop it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGINT)   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:   # wperf died before the prctl
+        os._exit(1)
+
+
 class TracefsRecorder:
     """babeltrace2 -c source.wperf.tracefs -c sink.ctf.fs in the background."""
 
@@ -315,6 +329,7 @@ class TracefsRecorder:
         cmd = ["babeltrace2", f"--plugin-path={plugins}",
                "-c", "source.wperf.tracefs", f"--params={source}",
                "-c", "sink.ctf.fs", f"--params={sink}"]
+        parent = os.getpid()
         with open(self.log, "w") as log:
             # Its own process group, so a terminal's Ctrl-C reaches the
             # command and us but not the recorder, which we stop last; and
@@ -322,8 +337,7 @@ class TracefsRecorder:
             # to end the trace cleanly (a `cmd &` shell would ignore it).
             self.proc = subprocess.Popen(
                 cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                start_new_session=True,
-                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                start_new_session=True, preexec_fn=lambda: recorder_child_setup(parent))
 
     def wait_recording(self, timeout=60):
         """Until its instance wperf-<pid> records with tracing on: only then
@@ -427,9 +441,15 @@ def command_env():
 
 
 def check_command(cmd):
-    if cmd and not shutil.which(cmd[0]):
-        raise Fail(f"cannot run {cmd[0]}: no such program (give its path, "
-                   "e.g. ./server, after --)")
+    if not cmd or shutil.which(cmd[0]):
+        return
+    if os.path.isfile(cmd[0]) and "/" in cmd[0]:
+        raise Fail(f"cannot run {cmd[0]}: not executable (chmod +x {cmd[0]})")
+    if os.path.isfile(cmd[0]):
+        raise Fail(f"cannot run {cmd[0]}: not on PATH (give its path, "
+                   f"./{cmd[0]}, after --)")
+    raise Fail(f"cannot run {cmd[0]}: no such program (give its path, "
+               "e.g. ./server, after --)")
 
 
 def run_command(cmd, out, deadline, session=None):
@@ -457,17 +477,38 @@ def run_command(cmd, out, deadline, session=None):
     finally:
         os.write(w, b"go")   # on failure too: the child must not hang
         os.close(w)
+    interrupts, grace = 0, None
     while True:
         try:
             done, status = os.waitpid(pid, os.WNOHANG)
             if done:
-                return os.waitstatus_to_exitcode(status)
+                code = os.waitstatus_to_exitcode(status)
+                return 128 - code if code < 0 else code   # killed by a signal: 128+n
             if deadline is not None and time.monotonic() >= deadline:
                 say("duration reached: recording stops, the command keeps running")
                 return 0
+            if grace is not None and time.monotonic() >= grace:
+                say("the command did not end within 10 s of SIGTERM: recording "
+                    "stops, the command keeps running")
+                return 128 + signal.SIGTERM
             time.sleep(0.05)
+        except Terminated:
+            # `kill wperf` (or a closed terminal): end the command as perf
+            # record does, and stop recording once it is gone.
+            if grace is None:
+                say("terminated: sending SIGTERM to the command")
+                try:
+                    os.kill(pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+                grace = time.monotonic() + 10
         except KeyboardInterrupt:
-            continue   # Ctrl-C went to the command too: wait for it to end
+            # Ctrl-C went to the command too: wait for it to end; a second
+            # one stops the recording (the command may ignore SIGINT).
+            interrupts += 1
+            if interrupts >= 2:
+                say("interrupted twice: recording stops, the command keeps running")
+                return 130
 
 
 def wait_interrupt(deadline):
@@ -479,8 +520,20 @@ def wait_interrupt(deadline):
         pass
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP: ends a recording like Ctrl-C, and the command too."""
+
+
 def on_sigterm(signum, frame):
-    raise KeyboardInterrupt   # `kill wperf` ends a recording like Ctrl-C
+    raise Terminated()
+
+
+def ignore_stop_signals():
+    """While tearing down: a second Ctrl-C, a `kill` or a closed terminal
+    must not leave the kernel recorder, the session or the session daemon
+    behind (the teardown is bounded: the recorder is killed after 120 s)."""
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_IGN)
 
 
 def cmd_record(args):
@@ -488,6 +541,7 @@ def cmd_record(args):
     # background job (`wperf record ... &`), where SIGINT comes ignored.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, on_sigterm)
+    signal.signal(signal.SIGHUP, on_sigterm)
     if args.stop:
         if not args.output:
             raise Fail("--stop needs -o DIR, the flight recorder's directory")
@@ -528,7 +582,7 @@ def cmd_record(args):
 
 
 def record_once(args, out, state, command, plugins):
-    name, recorder = state["session"], None
+    name, recorder, interrupted = state["session"], None, False
     state["mode"] = "record"
     create_lttng_session(name, out, False, state["kernel"] == "lttng",
                          args.ust_events, args.buffer_size_kb, args.stacks)
@@ -544,11 +598,18 @@ def record_once(args, out, state, command, plugins):
         status = (run_command(command, out, deadline, session=name) if command
                   else wait_interrupt(deadline))
         run(["lttng", "stop", name])
+    except KeyboardInterrupt:
+        interrupted = True   # say "interrupted", not what stopping it then says
+        raise
     finally:
+        ignore_stop_signals()
         destroy_lttng_session(name)   # writes out what is left
         try:
             if recorder:
                 recorder.stop()   # last: the kernel trace spans the UST one
+        except Fail:
+            if not interrupted:
+                raise
         finally:
             stop_sessiond_if_ours(state["sessiond_started"])
     say(f"trace in {out}: wperf report {out}")

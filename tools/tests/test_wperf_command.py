@@ -13,6 +13,9 @@
   have the workload's threads under that pid and the Figure-1 cycle
   fig1-writer <-> disk (and if the first knot holds the writer: the disk,
   not the producer).
+- Stopping: SIGTERM to `wperf` alone ends the command, then the
+  recording, with the command's status (143); a SIGKILLed `wperf` leaves
+  no kernel recorder tracing on.
 - Correlation: `wperf record -- ust-ticker` (tracef events through LTTng);
   in `babeltrace2 DIR`, every tick of the ticker must happen while the
   kernel events say its thread runs on that CPU.
@@ -32,6 +35,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -69,6 +73,24 @@ def wperf(*args, env=None, timeout=300):
     return subprocess.run([WPERF] + list(args), stdin=subprocess.DEVNULL,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                           env=env, timeout=timeout)
+
+
+def child_recorders(pid):
+    """The babeltrace2 processes (kernel recorders) whose parent is pid."""
+    found = []
+    for d in os.listdir('/proc'):
+        if not d.isdigit():
+            continue
+        try:
+            with open('/proc/%s/stat' % d) as f:
+                fields = f.read().rsplit(')', 1)[1].split()
+            with open('/proc/%s/cmdline' % d, 'rb') as f:
+                cmd = f.read()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and b'source.wperf.tracefs' in cmd:
+            found.append(int(d))
+    return found
 
 
 def events(path):
@@ -253,6 +275,71 @@ class Recording(unittest.TestCase):
 
 
 class Record(Recording):
+
+    def start_background(self, name, seconds):
+        """wperf record -- fig1-pipeline in its own session (as from a
+        terminal); returns the output directory and the Popen."""
+        out = os.path.join(self.tmp, name)
+        p = subprocess.Popen([WPERF, 'record', '-o', out, '--', FIG1, '--seconds', str(seconds)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)
+        self.addCleanup(lambda: p.poll() is None and os.killpg(p.pid, signal.SIGKILL))
+        for _ in range(300):
+            if os.path.isfile(os.path.join(out, 'command.pid')):
+                break
+            time.sleep(0.1)
+        self.assertTrue(os.path.isfile(os.path.join(out, 'command.pid')),
+                        'wperf record did not start the command in 30 s')
+        time.sleep(1)
+        return out, p
+
+    def test_sigterm_ends_the_command_then_the_recording(self):
+        # `kill wperf` alone: the command gets SIGTERM (as with perf record),
+        # the recording stops once it has exited, the trace is whole. It
+        # used to wait for the command to end by itself (30 s here).
+        out, p = self.start_background('sigterm', 30)
+        t0 = time.monotonic()
+        recorders = child_recorders(p.pid)
+        p.send_signal(signal.SIGTERM)
+        _, err = p.communicate(timeout=60)
+        self.assertLess(time.monotonic() - t0, 20, err)
+        self.assertEqual(p.returncode, 128 + signal.SIGTERM, err)
+        self.assertIn('sending SIGTERM to the command', err)
+        for pid in recorders:
+            self.assertFalse(os.path.exists('/proc/%d' % pid), 'recorder %d still runs' % pid)
+        self.assertTrue(os.path.isfile(os.path.join(out, 'kernel', 'metadata')), err)
+        q = wperf('report', out, '--format', 'json')
+        self.assertEqual(q.returncode, 0, q.stderr)
+
+    def test_killed_wperf_leaves_no_recorder(self):
+        # SIGKILL cannot be caught: the recorder gets SIGINT when its
+        # parent dies and ends its trace; nothing traces on with no owner.
+        out, p = self.start_background('sigkill', 30)
+        recorders = child_recorders(p.pid)
+        self.assertTrue(recorders, 'no babeltrace2 recorder under wperf %d' % p.pid)
+        session = json.load(open(os.path.join(out, 'wperf.json')))['session']
+        p.kill()
+        p.wait(timeout=10)
+        for _ in range(200):
+            if not any(os.path.exists('/proc/%d' % r) for r in recorders):
+                break
+            time.sleep(0.1)
+        self.assertFalse([r for r in recorders if os.path.exists('/proc/%d' % r)],
+                         'the kernel recorder outlived a killed wperf')
+        self.assertFalse([i for i in os.listdir(os.path.join(TRACEFS, 'instances'))
+                          if i in ('wperf-%d' % r for r in recorders)])
+        self.assertTrue(os.path.isfile(os.path.join(out, 'kernel', 'metadata')))
+        # What SIGKILL leaves (wperf(1)): the LTTng session and its daemon.
+        subprocess.run(['lttng', 'destroy', session], capture_output=True)
+        pidfile = os.path.join(out, '.wperf', 'sessiond.pid')
+        if os.path.isfile(pidfile):
+            try:
+                os.kill(int(open(pidfile).read()), signal.SIGTERM)
+            except (ValueError, ProcessLookupError):
+                pass
+        with open(os.path.join(out, 'command.pid')) as f:
+            os.kill(int(f.read()), signal.SIGKILL)   # the workload, orphaned
+
 
     def test_fig1_knot(self):
         out, p = self.record('fig1', '--', FIG1, '--seconds', '2')
