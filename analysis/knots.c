@@ -933,7 +933,10 @@ static int cmp_report_order(const void *a, const void *b)
 }
 
 /* Every dependency edge between vertices not removed as background is
- * active again: a new round starts from the whole remaining graph. */
+ * active again: a new round starts from the whole remaining graph. The
+ * waits of opaque vertices (the tracer's threads) are no one's work:
+ * LTTng-UST's listeners wait on the program's main thread for its whole
+ * life, which would make it a sink "waited on" for many times the trace. */
 static void reset_active(struct search *s)
 {
 	const struct wperf_graph *g = s->kg.g;
@@ -941,7 +944,8 @@ static void reset_active(struct search *s)
 	for (size_t i = 0; i < g->n_edges; i++) {
 		const struct wperf_edge *e = &g->edges[i];
 		s->kg.active[i] = wperf_edge_is_dependency(g, e, s->min_weight_ns) &&
-				  !s->gone[e->from] && !s->gone[e->to];
+				  !s->gone[e->from] && !s->gone[e->to] &&
+				  !(s->opaque && s->opaque[e->from]);
 	}
 }
 

@@ -279,7 +279,8 @@ static void write_waiters(FILE *out, const struct wperf_report *r, uint32_t sink
 
 	for (size_t i = 0; i < g->n_edges; i++)
 		if (g->edges[i].to == sink && g->edges[i].from != sink &&
-		    wperf_edge_is_dependency(g, &g->edges[i], r->min_weight_ns)) {
+		    wperf_edge_is_dependency(g, &g->edges[i], r->min_weight_ns) &&
+		    !(r->opaque && r->opaque[g->edges[i].from])) {
 			keep_heaviest(g, top, &n, i);
 			total++;
 		}

@@ -374,7 +374,8 @@ static size_t top_waiters(const struct wperf_report *r, uint32_t v,
 	*total = 0;
 	for (size_t i = 0; i < g->n_edges; i++) {
 		const struct wperf_edge *e = &g->edges[i];
-		if (e->to != v || !wperf_edge_is_dependency(g, e, r->min_weight_ns))
+		if (e->to != v || !wperf_edge_is_dependency(g, e, r->min_weight_ns) ||
+		    (r->opaque && r->opaque[e->from]))
 			continue;
 		(*total)++;
 		size_t pos = n < TOP_WAITERS ? n++ : TOP_WAITERS;

@@ -890,6 +890,7 @@ static int finish(struct knots_sink *s)
 		.min_weight_ns = opts.min_weight_ns,
 		.min_weight_spec = s->min_weight.spec,
 		.focus = focus,
+		.opaque = opaque,
 		.stacks_note = stacks_note[0] ? stacks_note : NULL,
 	};
 	rc = write_report(s, &report);

@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bt2  # noqa: E402
 from wperf_scenario import (MS, S, US, SOFTIRQ, Report,  # noqa: E402
                             Scenario, bt2_error_text, dev_t, hist_count, log2_bucket,
-                            one_wait, run_knots, run_segments)
+                            one_wait, run_knots, run_knots_text, run_segments)
 
 U = 100 * MS
 KINDS = ('thread', 'disk', 'nic', 'irq', 'softirq', 'timer', 'unknown', 'virtual')
@@ -927,6 +927,38 @@ class TestFocusSkipsTracerThreads(Base):
         r = self.knots(self.scenario(), pids='100', comms='app-ust')
         self.assertFalse([k for k in r.js['knots'] if k['kind'] == 'knot'
                           and sorted(k['members']) == sorted([a, b])], r.describe_knots())
+
+
+class TestTracerThreadsWaitOnNoOne(Base):
+    """LTTng-UST's listener app-ust (103, process 100) sleeps [0.1 s, 3.9 s]
+    until app (101) wakes it at exit, as a traced program's listeners do:
+    an edge app-ust -> app of 3.8 s. With pids=100 that wait is the
+    tracer's, not the program's: app must not become a sink "waited on"
+    for 3.8 s (it was, 749% of the trace in a real recording), nor list
+    the listener as its waiter. Named in comms, the listener counts."""
+
+    def scenario(self):
+        s = Scenario(ncpus=2, end=4 * S)
+        A, U = s.thread(101, 'app', pid=100), s.thread(103, 'app-ust', pid=100)
+        for cpu, t in enumerate((A, U)):
+            s.statedump(0, 0, t, 6, on_cpu=cpu)
+            s.run(0, cpu, t)
+        s.sleep(100 * MS, 1, U)
+        s.wake(3900 * MS, 0, U, target_cpu=1)
+        s.run(3900 * MS, 1, U)
+        return s
+
+    def test_report(self):
+        r = self.knots(self.scenario(), pids='100')
+        a, u = r.tid(101), r.tid(103)
+        self.assertEqual(r.edge(u, a)['direct_ns'], 3800 * MS, r.describe_edges())
+        self.assertEqual([k for k in r.js['knots'] if a in k['members']], [],
+                         r.describe_knots())
+        text = run_knots_text(self.scenario(), pids='100')
+        self.assertNotIn('app-ust (103) -> app (101)', text)
+        r = self.knots(self.scenario(), pids='100', comms='app-ust')
+        sinks = [k for k in r.js['knots'] if k['kind'] == 'sink' and k['members'] == [a]]
+        self.assertEqual([k['weight_ns'] for k in sinks], [3800 * MS], r.describe_knots())
 
 
 class TestInvariantsOnAllScenarios(Base):

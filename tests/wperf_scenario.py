@@ -497,6 +497,23 @@ def bt2_error_text(exc):
     return '\n'.join(lines)
 
 
+def run_knots_text(scn, **params):
+    """scenario -> sink.wperf.knots (text by default); returns what it wrote."""
+    plugin = wperf_plugin()
+    with tempfile.TemporaryDirectory(prefix='wperf-scn-') as tmp:
+        path = os.path.join(tmp, 'report')
+        p = {'path': path}
+        p.update(params)
+        g = bt2.Graph()
+        src = g.add_component(ScenarioSource, 'scenario', obj=scn)
+        sink = g.add_component(plugin.sink_component_classes['knots'], 'knots',
+                               params=_bt_params(p))
+        g.connect_ports(src.output_ports['out'], sink.input_ports['in'])
+        g.run()
+        with open(path) as f:
+            return f.read()
+
+
 def run_knots(scn, **params):
     """scenario -> sink.wperf.knots format=json; returns the parsed report."""
     plugin = wperf_plugin()

@@ -76,9 +76,10 @@ struct wperf_knot_options {
 	                              device idle edges), and only its knots and
 	                              sinks are reported */
 	const bool *opaque;        /* NULL, or per vertex id: with a focus, waits on
-	                              these are not followed (the tracer's own
-	                              threads: what the program waits for there is
-	                              the recording, not its work) */
+	                              these are not followed, and their own waits
+	                              are no dependency (the tracer's own threads:
+	                              what they wait for, or the program for them,
+	                              is the recording, not its work) */
 };
 
 struct wperf_knots {

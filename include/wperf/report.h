@@ -19,6 +19,8 @@ struct wperf_report {
 	int64_t min_weight_ns;         /* the noise floor for knot finding */
 	const char *min_weight_spec;   /* as the user gave it, e.g. "1%" */
 	const bool *focus;             /* NULL: everything; else per vertex id */
+	const bool *opaque;            /* NULL, or per vertex id: the tracer's threads,
+	                                  whose waits are no dependency (knots.h) */
 	const char *stacks_note;       /* how stack frames were named, or why not;
 	                                  NULL: no stacks */
 };
