@@ -452,37 +452,27 @@ def check_command(cmd):
                "e.g. ./server, after --)")
 
 
-def run_command(cmd, out, deadline, session=None):
-    """Run the command in the foreground; return its exit status. With a
-    session, LTTng records the UST events of this process only: the child
-    waits until `lttng track` names it, then execs, so none is missed."""
-    env = command_env()
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(w)
-        os.read(r, 1)
-        try:
-            os.execvpe(cmd[0], cmd, env)
-        except OSError as e:
-            print(f"wperf: error: cannot run {cmd[0]}: {e.strerror}", file=sys.stderr)
-        os._exit(127)
-    os.close(r)
+def run_command(cmd, out, deadline):
+    """Run the command in the foreground; return its exit status. The
+    session records every process's UST events, the command's children's
+    too (LTTng-UST holds a new process at registration until its events
+    are enabled, so none is missed). No `lttng track` of the command's
+    pid: the child would wait on wperf, lttng and the session daemon
+    before exec, and the report would show that wait as the program's."""
     try:
-        if session:
-            run(["lttng", "track", "-u", "-s", session, f"--vpid={pid}"])
-        with open(os.path.join(out, "command.pid"), "w") as f:
-            f.write(f"{pid}\n")
-        say(f"command pid {pid} (saved in {out}/command.pid)")
-    finally:
-        os.write(w, b"go")   # on failure too: the child must not hang
-        os.close(w)
+        proc = subprocess.Popen(cmd, env=command_env())
+    except OSError as e:
+        say(f"error: cannot run {cmd[0]}: {e.strerror}")
+        return 127
+    pid = proc.pid
+    with open(os.path.join(out, "command.pid"), "w") as f:
+        f.write(f"{pid}\n")
+    say(f"command pid {pid} (saved in {out}/command.pid)")
     interrupts, grace = 0, None
     while True:
         try:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                code = os.waitstatus_to_exitcode(status)
+            code = proc.poll()
+            if code is not None:
                 return 128 - code if code < 0 else code   # killed by a signal: 128+n
             if deadline is not None and time.monotonic() >= deadline:
                 say("duration reached: recording stops, the command keeps running")
@@ -595,7 +585,7 @@ def record_once(args, out, state, command, plugins):
         save_state(out, state)
         say(f"recording into {out} (kernel events: {state['kernel']})")
         deadline = None if args.duration is None else time.monotonic() + args.duration
-        status = (run_command(command, out, deadline, session=name) if command
+        status = (run_command(command, out, deadline) if command
                   else wait_interrupt(deadline))
         run(["lttng", "stop", name])
     except KeyboardInterrupt:
