@@ -384,6 +384,17 @@ class Record(Recording):
         self.assertEqual(q.returncode, 0, q.stderr)
         self.assertIn('fig1-writer', q.stdout)
 
+    def test_children_of_the_command_are_recorded(self):
+        # A wrapper script: the annotated program is the command's child.
+        # Tracking only the command's pid used to record none of its events.
+        if not TICKER:
+            self.fail_or_skip('ust-ticker was not built (lttng-ust missing)')
+        out, _ = self.record('child', '--ust-events', 'lttng_ust_tracef:*', '--',
+                             '/bin/sh', '-c', '"$0" 10; true', TICKER)
+        ticks = sum(1 for name, _, _, _, _ in events(os.path.join(out, 'ust'))
+                    if name == 'lttng_ust_tracef:event')
+        self.assertEqual(ticks, 10, 'the child\'s UST events are missing from ' + out)
+
     def test_ust_events_inside_their_thread_slices(self):
         if not TICKER:
             self.fail_or_skip('ust-ticker was not built (lttng-ust missing)')
