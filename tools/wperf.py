@@ -304,6 +304,16 @@ def check_kernel_permission(tracefs):
                    "(mount -t tracefs nodev /sys/kernel/tracing)")
 
 
+def describe_status(rc):
+    """A Popen return code in words: `exit 1`, `killed by SIGABRT`."""
+    if rc is not None and rc < 0:
+        try:
+            return f"killed by {signal.Signals(-rc).name}"
+        except ValueError:
+            return f"killed by signal {-rc}"
+    return f"exit {rc}"
+
+
 def recorder_child_setup(parent):
     """In the recorder's process, before exec: SIGINT at its default, and
     SIGINT again if wperf dies (SIGKILL, a crash), so that no recorder
@@ -363,9 +373,28 @@ class TracefsRecorder:
                 lines = [l.strip() for l in f if l.strip()]
         except OSError:
             lines = []
-        # babeltrace2's error chain ends with the component's own words.
-        causes = [l for l in lines if not l.startswith("ERROR:")]
-        return (causes or lines or ["no message"])[-1].strip("^ ")
+        chain = next((i for i, l in enumerate(lines) if l.startswith("ERROR:")), None)
+        if chain is not None:
+            # babeltrace2's error chain ends with the component's own words.
+            causes = [l for l in lines[chain:] if not l.startswith("ERROR:")]
+            return (causes or lines)[-1].strip("^ ")
+        # No chain (it crashed before printing one): the first error its
+        # log has, the root cause, with the errno it names spelled out.
+        for l in lines:
+            m = re.match(r"\d\d-\d\d \S+\s+\d+\s+\d+ E \S+ \S+ (.*)", l)
+            if m:
+                text = m.group(1)
+                err = re.search(r"\bret=(\d+)\b", text)
+                if err and 0 < int(err.group(1)) < 200:
+                    text += f" ({os.strerror(int(err.group(1)))})"
+                return text
+        return (lines or ["no message"])[-1].strip("^ ")
+
+    def check_alive(self):
+        """Say at once when the recorder died while the command runs."""
+        if self.proc.poll() is not None:
+            raise Fail(f"the kernel recorder stopped ({describe_status(self.proc.returncode)}): "
+                       f"{self.last_log_line()}; the command keeps running")
 
     def stop(self):
         """SIGINT: the source stops tracing, drains, ends its streams."""
@@ -377,7 +406,8 @@ class TracefsRecorder:
             self.proc.kill()
             rc = self.proc.wait()
         if rc != 0:
-            raise Fail(f"the kernel recorder failed (exit {rc}): {self.last_log_line()}")
+            raise Fail(f"the kernel recorder failed ({describe_status(rc)}): "
+                       f"{self.last_log_line()}")
         if not os.path.isfile(os.path.join(self.out, "kernel", "metadata")):
             raise Fail(f"the kernel recorder wrote no trace (see {self.log})")
 
@@ -452,7 +482,7 @@ def check_command(cmd):
                "e.g. ./server, after --)")
 
 
-def run_command(cmd, out, deadline):
+def run_command(cmd, out, deadline, check_alive=None):
     """Run the command in the foreground; return its exit status. The
     session records every process's UST events, the command's children's
     too (LTTng-UST holds a new process at registration until its events
@@ -472,6 +502,8 @@ def run_command(cmd, out, deadline):
     while True:
         try:
             code = proc.poll()
+            if check_alive and code is None:
+                check_alive()
             if code is not None:
                 return 128 - code if code < 0 else code   # killed by a signal: 128+n
             if deadline is not None and time.monotonic() >= deadline:
@@ -585,11 +617,12 @@ def record_once(args, out, state, command, plugins):
         save_state(out, state)
         say(f"recording into {out} (kernel events: {state['kernel']})")
         deadline = None if args.duration is None else time.monotonic() + args.duration
-        status = (run_command(command, out, deadline) if command
+        status = (run_command(command, out, deadline,
+                              recorder.check_alive if recorder else None) if command
                   else wait_interrupt(deadline))
         run(["lttng", "stop", name])
-    except KeyboardInterrupt:
-        interrupted = True   # say "interrupted", not what stopping it then says
+    except BaseException:
+        interrupted = True   # say why it stopped, not what stopping the recorder says
         raise
     finally:
         ignore_stop_signals()

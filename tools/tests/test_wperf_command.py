@@ -311,6 +311,39 @@ class Record(Recording):
         q = wperf('report', out, '--format', 'json')
         self.assertEqual(q.returncode, 0, q.stderr)
 
+    def test_full_disk_is_said_at_once(self):
+        # The kernel recorder fails when the disk fills (babeltrace2 2.0.4's
+        # sink.ctf.fs then even aborts): wperf says so as it happens, with
+        # the errno, not at the end of the command with babeltrace2's last
+        # words ("free(): double free detected").
+        small = tempfile.mkdtemp(prefix='wperf-small-', dir='/var/tmp')
+        if subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=3M', 'tmpfs', small]).returncode:
+            self.fail_or_skip('cannot mount a 3 MiB tmpfs')
+        self.addCleanup(os.rmdir, small)
+        self.addCleanup(subprocess.run, ['umount', small])
+        out = os.path.join(small, 'r')
+        t0 = time.monotonic()
+        # Not wperf(): it would wait for the command, which keeps its pipes.
+        with tempfile.TemporaryFile('w+') as err:
+            p = subprocess.Popen([WPERF, 'record', '-o', out, '--', FIG1, '--seconds', '20'],
+                                 stdout=subprocess.DEVNULL, stderr=err, text=True)
+            p.wait(timeout=60)
+            took = time.monotonic() - t0
+            err.seek(0)
+            p.stderr = err.read()
+        pidfile = os.path.join(out, 'command.pid')
+        if os.path.isfile(pidfile):
+            with open(pidfile) as f:
+                try:
+                    os.kill(int(f.read()), signal.SIGKILL)   # it keeps running
+                except ProcessLookupError:
+                    pass
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertLess(took, 15, 'wperf waited for the command: ' + p.stderr)
+        last = p.stderr.strip().splitlines()[-1]
+        self.assertIn('the kernel recorder', last)
+        self.assertIn('No space left on device', last)
+
     def test_killed_wperf_leaves_no_recorder(self):
         # SIGKILL cannot be caught: the recorder gets SIGINT when its
         # parent dies and ends its trace; nothing traces on with no owner.
