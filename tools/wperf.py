@@ -23,6 +23,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 VERSION = "@VERSION@"
@@ -203,44 +204,78 @@ def sessiond_running():
     return run(["lttng", "list"], check=False).returncode == 0
 
 
+def sessiond_lock():
+    """A lock every wperf of this user takes around starting and stopping
+    the session daemon: two recordings started together must not both
+    start one (the second fails), nor one stop it under the other."""
+    lockdir = "/run/lock" if os.access("/run/lock", os.W_OK) else tempfile.gettempdir()
+    f = open(os.path.join(lockdir, f"wperf-sessiond-{os.getuid()}.lock"), "a+")
+    fcntl.flock(f, fcntl.LOCK_EX)
+    return f
+
+
+def wperf_sessiond_pidfile(lock):
+    """Where the pid of a session daemon some wperf started is kept: the
+    last wperf to finish stops it, whichever started it."""
+    return lock.name[:-len(".lock")] + ".pid"
+
+
 def ensure_sessiond(out):
     """Start lttng-sessiond if none answers; return its pid if we did."""
     need_program("lttng", "lttng-tools")
-    if sessiond_running():
-        return None
-    need_program("lttng-sessiond", "lttng-tools")
-    pidfile = os.path.join(out, PRIVATE, "sessiond.pid")
-    with open(os.path.join(out, PRIVATE, "sessiond.log"), "w") as log:
-        p = subprocess.run(["lttng-sessiond", "--daemonize", f"--pidfile={pidfile}"],
-                           stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                           env=clean_env())
-    if p.returncode != 0 or not sessiond_running():
-        with open(os.path.join(out, PRIVATE, "sessiond.log")) as log:
-            lines = [l.strip() for l in log if l.strip()]
-        why = lines[-1] if lines else f"exit status {p.returncode}"
-        raise Fail(f"no lttng-sessiond is running and none could be started: {why}")
-    with open(pidfile) as f:
-        return int(f.read().strip())
+    with sessiond_lock() as lock:
+        if sessiond_running():
+            return None
+        need_program("lttng-sessiond", "lttng-tools")
+        pidfile = os.path.join(out, PRIVATE, "sessiond.pid")
+        with open(os.path.join(out, PRIVATE, "sessiond.log"), "w") as log:
+            p = subprocess.run(["lttng-sessiond", "--daemonize", f"--pidfile={pidfile}"],
+                               stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                               env=clean_env())
+        if p.returncode != 0 or not sessiond_running():
+            with open(os.path.join(out, PRIVATE, "sessiond.log")) as log:
+                lines = [l.strip() for l in log if l.strip()]
+            why = lines[-1] if lines else f"exit status {p.returncode}"
+            raise Fail(f"no lttng-sessiond is running and none could be started: {why}")
+        with open(pidfile) as f:
+            pid = int(f.read().strip())
+        with open(wperf_sessiond_pidfile(lock), "w") as f:
+            f.write(f"{pid}\n")
+        return pid
 
 
 def stop_sessiond_if_ours(pid):
-    """Stop a session daemon we started, unless someone uses it now."""
-    if not pid:
-        return
-    listing = run(["lttng", "list"], check=False).stdout
-    if re.search(r"^\s*\d+\) ", listing, re.M):
-        say(f"leaving lttng-sessiond (pid {pid}) running: it has other sessions")
-        return
-    try:
-        os.kill(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    for _ in range(100):
+    """Stop the session daemon a wperf started (this one or another, as
+    recordings may overlap), unless a session still uses it. A daemon the
+    user started is left alone. `pid` is kept for the state file's sake."""
+    del pid
+    with sessiond_lock() as lock:
+        shared = wperf_sessiond_pidfile(lock)
         try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+            with open(shared) as f:
+                pid = int(f.read().strip())
+            with open(f"/proc/{pid}/comm") as f:
+                if f.read().strip() != "lttng-sessiond":
+                    raise ValueError("not a session daemon")
+        except (OSError, ValueError):
+            if os.path.exists(shared):
+                os.unlink(shared)   # gone, or the pid taken by another process
             return
-        time.sleep(0.05)
+        listing = run(["lttng", "list"], check=False).stdout
+        if re.search(r"^\s*\d+\) ", listing, re.M):
+            say(f"leaving lttng-sessiond (pid {pid}) running: it has other sessions")
+            return
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        for _ in range(100):
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.05)
+        os.unlink(shared)
 
 
 def lttng_kernel_available():
@@ -588,15 +623,26 @@ def cmd_record(args):
     if os.geteuid() != 0:
         raise Fail("recording kernel events needs root: run it with sudo "
                    "(sudo wperf record ...)")
+    existed = os.path.exists(out)
     out = prepare_output(out)
     state = {"version": 1, "output": out, "command": command,
              "plugin_path": plugins, "snapshots": 0}
-    started_sessiond = ensure_sessiond(out)
-    state["sessiond_started"] = started_sessiond
-    kernel = "lttng" if lttng_kernel_available() else "tracefs"
-    tracefs = None if kernel == "lttng" else tracefs_dir()
-    if kernel == "tracefs":
-        check_kernel_permission(tracefs)
+    try:
+        state["sessiond_started"] = ensure_sessiond(out)
+        kernel = "lttng" if lttng_kernel_available() else "tracefs"
+        tracefs = None if kernel == "lttng" else tracefs_dir()
+        if kernel == "tracefs":
+            check_kernel_permission(tracefs)
+    except BaseException:
+        # Nothing recorded: leave no directory that a retry with the same
+        # -o would find "not empty".
+        shutil.rmtree(os.path.join(out, PRIVATE), ignore_errors=True)
+        if not existed:
+            try:
+                os.rmdir(out)
+            except OSError:
+                pass
+        raise
     state.update(kernel=kernel, tracefs=tracefs, session=session_name(out))
     if args.snapshot:
         return start_flight_recorder(args, out, state, command)

@@ -311,6 +311,29 @@ class Record(Recording):
         q = wperf('report', out, '--format', 'json')
         self.assertEqual(q.returncode, 0, q.stderr)
 
+    def test_two_recordings_at_once(self):
+        # With no session daemon, both start one: the second used to fail
+        # ("A session daemon is already running") and leave its -o behind;
+        # the daemon a wperf started is stopped by the last to finish.
+        if subprocess.run(['pgrep', '-x', 'lttng-sessiond'],
+                          stdout=subprocess.DEVNULL).returncode == 0:
+            self.skipTest('a session daemon is running already')
+        procs = [subprocess.Popen([WPERF, 'record', '-o', os.path.join(self.tmp, 'both-%d' % i),
+                                   '--', FIG1, '--seconds', str(1 + i)],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                 for i in range(2)]
+        for p in procs:
+            _, err = p.communicate(timeout=120)
+            self.assertEqual(p.returncode, 0, err)
+        for _ in range(50):
+            if subprocess.run(['pgrep', '-x', 'lttng-sessiond'],
+                              stdout=subprocess.DEVNULL).returncode != 0:
+                break
+            time.sleep(0.1)
+        self.assertNotEqual(subprocess.run(['pgrep', '-x', 'lttng-sessiond'],
+                                           stdout=subprocess.DEVNULL).returncode, 0,
+                            'the session daemon wperf started is still running')
+
     def test_full_disk_is_said_at_once(self):
         # The kernel recorder fails when the disk fills (babeltrace2 2.0.4's
         # sink.ctf.fs then even aborts): wperf says so as it happens, with
