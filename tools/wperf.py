@@ -405,25 +405,36 @@ class TracefsRecorder:
     def last_log_line(self):
         try:
             with open(self.log) as f:
-                lines = [l.strip() for l in f if l.strip()]
+                raw = [l.rstrip() for l in f if l.strip()]
         except OSError:
-            lines = []
-        chain = next((i for i, l in enumerate(lines) if l.startswith("ERROR:")), None)
+            raw = []
+        # A failed write names its errno only in the log (the error chain
+        # then just says the sink's "consume" failed): that is the cause.
+        for line in raw:
+            m = re.match(r"\d\d-\d\d \S+\s+\d+\s+\d+ E \S+ \S+ (.*)", line)
+            err = m and re.search(r"\bret=(\d+)\b", m.group(1))
+            if err and 0 < int(err.group(1)) < 200:
+                return f"{m.group(1)} ({os.strerror(int(err.group(1)))})"
+        chain = next((i for i, l in enumerate(raw) if l.startswith("ERROR:")), None)
         if chain is not None:
-            # babeltrace2's error chain ends with the component's own words.
-            causes = [l for l in lines[chain:] if not l.startswith("ERROR:")]
-            return (causes or lines)[-1].strip("^ ")
-        # No chain (it crashed before printing one): the first error its
-        # log has, the root cause, with the errno it names spelled out.
-        for l in lines:
-            m = re.match(r"\d\d-\d\d \S+\s+\d+\s+\d+ E \S+ \S+ (.*)", l)
+            # babeltrace2's error chain ends with the component's own words:
+            # the indented lines of its last cause, before any unindented
+            # output the CLI printed after it.
+            cause = []
+            for line in raw[chain + 1:]:
+                if not line.startswith(" "):
+                    if line.startswith("CAUSED BY"):
+                        cause = []
+                        continue
+                    break
+                cause.append(line.strip())
+            if cause:
+                return " ".join(cause)
+        for line in raw:
+            m = re.match(r"\d\d-\d\d \S+\s+\d+\s+\d+ E \S+ \S+ (.*)", line)
             if m:
-                text = m.group(1)
-                err = re.search(r"\bret=(\d+)\b", text)
-                if err and 0 < int(err.group(1)) < 200:
-                    text += f" ({os.strerror(int(err.group(1)))})"
-                return text
-        return (lines or ["no message"])[-1].strip("^ ")
+                return m.group(1)
+        return (raw or ["no message"])[-1].strip("^ ")
 
     def check_alive(self):
         """Say at once when the recorder died while the command runs."""

@@ -299,6 +299,8 @@ class Record(Recording):
         p = subprocess.Popen([WPERF, 'record', '-o', out, '--', FIG1, '--seconds', str(seconds)],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              start_new_session=True)
+        self.addCleanup(p.stderr.close)
+        self.addCleanup(p.stdout.close)
         self.addCleanup(lambda: p.poll() is None and os.killpg(p.pid, signal.SIGKILL))
         for _ in range(300):
             if os.path.isfile(os.path.join(out, 'command.pid')):
@@ -385,7 +387,8 @@ class Record(Recording):
         out, p = self.start_background('sigkill', 30)
         recorders = child_recorders(p.pid)
         self.assertTrue(recorders, 'no babeltrace2 recorder under wperf %d' % p.pid)
-        session = json.load(open(os.path.join(out, 'wperf.json')))['session']
+        with open(os.path.join(out, 'wperf.json')) as f:
+            session = json.load(f)['session']
         p.kill()
         p.wait(timeout=10)
         for _ in range(200):
@@ -402,7 +405,8 @@ class Record(Recording):
         pidfile = os.path.join(out, '.wperf', 'sessiond.pid')
         if os.path.isfile(pidfile):
             try:
-                os.kill(int(open(pidfile).read()), signal.SIGTERM)
+                with open(pidfile) as f:
+                    os.kill(int(f.read()), signal.SIGTERM)
             except (ValueError, ProcessLookupError):
                 pass
         with open(os.path.join(out, 'command.pid')) as f:
