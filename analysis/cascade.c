@@ -189,7 +189,7 @@ static int64_t walk(struct cascade *c, struct edge_map *edges, uint32_t waiter,
 			c->stats.frames++;
 			/* Only a waker with waits inside [lo, hi] needs a frame:
 			 * most have none (pushing and popping would cost more
-			 * than this look). */
+			 * than this look), and a pseudo-thread never has any. */
 			if (r.waker >= c->n_h)
 				continue;
 			struct wait_history *w = &c->h[r.waker];
@@ -214,15 +214,21 @@ int64_t cascade_wait_ended(struct cascade *c, struct edge_map *edges,
 			   uint32_t waiter, uint32_t waker, bool waker_is_thread,
 			   int64_t t1, int64_t t2)
 {
-	if (!waker_is_thread || t2 <= t1)
+	int64_t added = 0;
+
+	if (t2 <= t1)
 		return 0;
-	c->stats.walks++;
-	uint64_t truncated = c->stats.truncated_walks;
-	int64_t added = walk(c, edges, waiter, waker, t1, t2);
+	if (waker_is_thread) {
+		uint64_t truncated = c->stats.truncated_walks;
 
-	if (c->stats.truncated_walks != truncated)
-		c->stats.truncated_waits++;
-
+		c->stats.walks++;
+		added = walk(c, edges, waiter, waker, t1, t2);
+		if (c->stats.truncated_walks != truncated)
+			c->stats.truncated_waits++;
+	}
+	/* Recorded whatever the waker: a later walk through the waiter must
+	 * reach its waits on a disk or a timer too (the branch ends there,
+	 * as a pseudo-thread never waits and so has no history). */
 	history_append(c, waiter, t1, t2, waker);
 	return added;
 }

@@ -1,10 +1,11 @@
 /*
  * cascade.h — cascaded redistribution of wait weights (METHOD.md §4).
  *
- * For each thread it keeps the history of its finished waits whose waker
- * was a thread. When a wait of A on B over [t1, t2] ends, the cascade adds
+ * For each thread it keeps the history of its finished waits, whatever
+ * woke them. When a wait of A on B over [t1, t2] ends, the cascade adds
  * the overlap of each of B's waits with [t1, t2] to B's edge towards that
- * wait's waker, and so on down the chain, stopping at pseudo-threads and
+ * wait's waker (a thread, a disk, a timer...), and so on down the chain,
+ * stopping at pseudo-threads (they never wait, so have no history) and
  * at threads already on the path. Every wait the walk can reach has ended
  * by t2 (a thread that wakes A at t2 is running then), so the walk only
  * ever reads finished history: the computation streams.
@@ -35,7 +36,7 @@
 
 struct wait_record {
 	int64_t start, end;
-	uint32_t waker;         /* a thread vertex */
+	uint32_t waker;         /* a thread or a pseudo-thread */
 };
 
 struct wait_history {
@@ -82,8 +83,9 @@ void cascade_fini(struct cascade *c);
 /*
  * A wait of `waiter` on `waker` over [t1, t2] has ended. Adds the cascaded
  * weight to the edges (the direct weight is the caller's) and returns the
- * total added. waker_is_thread: walk into the waker's history and record
- * this wait for later walks; otherwise (pseudo-thread) nothing cascades.
+ * total added. The wait is recorded for later walks through the waiter;
+ * waker_is_thread: walk into the waker's history (a pseudo-thread's
+ * branch ends at its edge, which the caller weighs).
  */
 int64_t cascade_wait_ended(struct cascade *c, struct edge_map *edges,
 			   uint32_t waiter, uint32_t waker, bool waker_is_thread,

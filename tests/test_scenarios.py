@@ -626,6 +626,45 @@ class TestDiskZeroByteIssuer(Base):
             self.assertEdge(r, d, K, 0, direct=0, count=1)
 
 
+class TestWaitOnADiskWaiter(Base):
+    """The disk scenario plus a client C (403, cpu2) that sleeps at 0.5 s
+    until W, back from its disk wait, wakes it at 2 s. C -> W = 1.5 s. W's
+    disk wait [1 s, 1.5 s + 2 us] lies inside C's wait, so C waits on the
+    disk through W (METHOD.md §4, §5 "with their cascade"): W -> disk =
+    500 002 000 direct + 500 002 000 cascaded. Knot {W, disk}; C is not in
+    it (nothing waits on C)."""
+
+    def scenario(self):
+        s = Scenario(ncpus=3, end=3 * S)
+        W, X, C = s.thread(401, 'W'), s.thread(402, 'X'), s.thread(403, 'C')
+        s.run(0, 0, W)
+        s.run(0, 1, X)
+        s.run(0, 2, C)
+        s.sleep(500 * MS, 2, C)
+        s.disk_wait(1 * S, 0, W, DISK, done=1500 * MS, irq_cpu=1)
+        s.wake(2 * S, 0, C, target_cpu=2)
+        s.run(2 * S + 1 * US, 2, C)
+        return s
+
+    def test_report(self):
+        r = self.knots(self.scenario())
+        W, C = r.tid(401), r.tid(403)
+        d = r.vid(kind='disk')
+        self.assertEdge(r, C, W, 1500 * MS, direct=1500 * MS, count=1)
+        self.assertEdge(r, W, d, 1_000_004_000, direct=500_002_000, count=1)
+        self.assertEdge(r, d, W, 2_499_999_000, count=1)
+        knots = r.knots('knot')
+        self.assertEqual([k['members'] for k in knots], [sorted([W, d])], r.describe_knots())
+
+    def test_segments(self):
+        out = run_segments(self.scenario())
+        self.assertTiled(out, 403, 0, 3 * S)
+        self.assertSegs(out, 403, [('running', 0, 500 * MS, None, None),
+                                   ('waiting', 500 * MS, 1500 * MS, 'W', 500_002_000),
+                                   ('runnable', 2 * S, 1 * US, None, None),
+                                   ('running', 2 * S + 1 * US, 1 * S - 1 * US, None, None)])
+
+
 class TestExitThenSwitch(Base):
     """Real kernels switch a task out after sched_process_exit (preempted,
     then a last time with prev_state 16, dead) and free its tid later.

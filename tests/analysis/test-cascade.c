@@ -42,6 +42,24 @@ static void test_nested(void)
 	edges_fini(&m);
 }
 
+/* METHOD.md §4 step 2 walks every wait of B, whatever woke it: A waits B
+ * [0, 1000], B waits on a disk (a pseudo-thread, vertex 9) [200, 600]:
+ * B -> disk gets the overlap, 400, and the branch ends there. */
+static void test_into_a_pseudo_thread(void)
+{
+	struct cascade c;
+	struct edge_map m;
+
+	cascade_init(&c);
+	edges_init(&m);
+	CHECK_INT(cascade_wait_ended(&c, &m, 1, 9, false, 200, 600), 0);
+	CHECK_INT(cascade_wait_ended(&c, &m, 0, 1, true, 0, 1000), 400);
+	CHECK_INT(weight(&m, 1, 9), 400);
+	CHECK_INT(c.stats.walks, 1);
+	cascade_fini(&c);
+	edges_fini(&m);
+}
+
 /*
  * A chain of N threads, round after round: T0 asks T1, which asks T2, ...;
  * the answers come back. T_i waits on T_{i+1} over [i, 2N-2-i] (units from
@@ -199,6 +217,7 @@ static void test_long_waiter(void)
 int main(void)
 {
 	RUN_TEST(test_nested);
+	RUN_TEST(test_into_a_pseudo_thread);
 	RUN_TEST(test_chain);
 	RUN_TEST(test_fanin);
 	RUN_TEST(test_long_waiter);
