@@ -14,8 +14,14 @@
 /* prev_state bits (kernels >= 4.14; older kernels agree on these). */
 #define STATE_EXIT_DEAD   16
 #define STATE_EXIT_ZOMBIE 32
-/* Kernels before 4.14 reported the raw task state: TASK_DEAD alone. */
-#define STATE_OLD_TASK_DEAD 64
+/* Raw TASK_DEAD: kernels before 4.14 report the raw task state, where it
+ * is 64 (the decoder flags it as WPERF_PREV_STATE_DEAD when the trace says
+ * which kernel); lttng-modules reports the raw state on later kernels too,
+ * where it is 128. Both also mean something else on some kernels (64 a
+ * parked kthread, 128 an idle one from 4.14), so unflagged they mean
+ * death only after sched_process_exit. */
+#define STATE_RAW_TASK_DEAD_OLD 64
+#define STATE_RAW_TASK_DEAD_NEW 128
 
 void sched_init(struct sched *s, struct vertex_table *vt, struct disk_tracker *disks,
 		struct wperf_quality *q, segment_sink sink, void *sink_data)
@@ -419,12 +425,14 @@ static void switch_out(struct sched *s, struct cpu_ctx *c, const struct wperf_ev
 	th->inferred = false;
 	/* After sched_process_exit a task can still be preempted, or sleep
 	 * (tearing down its memory, waking its joiner) and run again: it is
-	 * gone only when it leaves the CPU dead (X or Z; TASK_DEAD on old
-	 * kernels), or at sched_process_free. */
-	bool runnable = preempted_or_running(ev->u.sw.prev_state);
+	 * gone only when it leaves the CPU dead (X or Z; TASK_DEAD when the
+	 * kernel reports the raw state), or at sched_process_free. */
+	int64_t state = ev->u.sw.prev_state;
+	bool runnable = preempted_or_running(state);
+	bool raw_dead = state == STATE_RAW_TASK_DEAD_OLD || state == STATE_RAW_TASK_DEAD_NEW;
 
-	if ((ev->u.sw.prev_state & (STATE_EXIT_DEAD | STATE_EXIT_ZOMBIE)) ||
-	    (th->exiting && ev->u.sw.prev_state == STATE_OLD_TASK_DEAD)) {
+	if ((state & (STATE_EXIT_DEAD | STATE_EXIT_ZOMBIE | WPERF_PREV_STATE_DEAD)) ||
+	    (th->exiting && raw_dead)) {
 		enter_state(s, v, TS_DEAD, t);
 		vt_forget_tid(s->vt, ev->u.sw.prev_tid, v);
 	} else {

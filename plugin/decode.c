@@ -288,6 +288,7 @@ struct wperf_decoder {
 	bool has_clock_uuid;
 	uint64_t kernel_text;                    /* perf_mmap of [kernel.kallsyms], or 0 */
 	char kernel_release[128];                /* the trace's, "" when it does not say */
+	bool raw_task_dead_64;                   /* its kernel reports TASK_DEAD as 64 */
 	char comm_buf[16];        /* exec: basename of the file, as the kernel's comm */
 	uint64_t counts[WPERF_EV_TYPE_COUNT];
 	uint64_t stack_buf[2 * WPERF_STACK_MAX_FRAMES];
@@ -312,6 +313,20 @@ void wperf_decoder_destroy(struct wperf_decoder *d)
 	free(d);
 }
 
+/*
+ * Kernels before 4.14 report a switch's raw task state, in which a task's
+ * last switch says TASK_DEAD, 64 (event.h WPERF_PREV_STATE_DEAD). Traces
+ * without sched_process_exit (ref-basic-kernel-analysis, Linux 4.4) have
+ * no other word of a thread's death: without this it would wait forever.
+ */
+static bool release_reports_raw_task_dead(const char *release)
+{
+	unsigned major, minor;
+
+	return sscanf(release, "%u.%u", &major, &minor) == 2 &&
+		(major < 4 || (major == 4 && minor < 14));
+}
+
 /* The kernel release the trace says it was recorded on: LTTng and
  * source.wperf.tracefs write `kernel_release`, perf `release`. */
 static void remember_release(struct wperf_decoder *d, const bt_trace *trace)
@@ -324,6 +339,7 @@ static void remember_release(struct wperf_decoder *d, const bt_trace *trace)
 		if (v && bt_value_is_string(v)) {
 			snprintf(d->kernel_release, sizeof d->kernel_release, "%s",
 				 bt_value_string_get(v));
+			d->raw_task_dead_64 = release_reports_raw_task_dead(d->kernel_release);
 			return;
 		}
 	}
@@ -766,6 +782,8 @@ static void fill_event(struct wperf_decoder *d, const struct event_plan *p,
 		ev->u.sw.prev_tid = read_int(s, &f[0], -1);
 		ev->u.sw.next_tid = read_int(s, &f[1], -1);
 		ev->u.sw.prev_state = read_int(s, &f[2], 0);
+		if (d->raw_task_dead_64 && ev->u.sw.prev_state == 64)
+			ev->u.sw.prev_state |= WPERF_PREV_STATE_DEAD;
 		ev->u.sw.prev_comm = read_str(s, &f[3]);
 		ev->u.sw.next_comm = read_str(s, &f[4]);
 		break;

@@ -702,6 +702,54 @@ class TestExitThenSwitch(Base):
         self.assertEdge(r, r.tid(102), r.tid(101), 100 * MS, direct=100 * MS, count=1)
 
 
+class TestRawTaskDead(Base):
+    """Kernels that report the raw task state say a task's last switch is
+    TASK_DEAD: 64 before Linux 4.14 (ref-basic-kernel-analysis, 4.4, which
+    has no sched_process_exit), 128 from 4.14 with lttng-modules
+    (bt-lttng-tracefile-rotation, 4.15). A (101, cpu0) runs [0, 1 s] and
+    leaves the CPU with that state; B (102, cpu1) runs but for a wait on A
+    over [0.2, 0.3]. Trace
+    [0, 2 s]. A dead thread's lifetime ends at 1 s; one not known dead
+    waits, its wait open at the end."""
+
+    def scenario(self, release, state, exits):
+        s = Scenario(ncpus=2, end=2 * S, kernel_release=release)
+        A, B = s.thread(101, 'A'), s.thread(102, 'B')
+        s.run(0, 0, A)
+        s.run(0, 1, B)
+        s.sleep(200 * MS, 1, B)          # B waits for A over [0.2, 0.3]
+        s.wake(300 * MS, 0, B, target_cpu=1)
+        s.run(300 * MS, 1, B)
+        if exits:
+            s.exit(900 * MS, 0, A)
+        s.switch(1 * S, 0, A, 0, prev_state=state)
+        return s
+
+    def assertDead(self, r, dead):
+        t = r.thread(101)
+        self.assertEqual(t['running_ns'], 1 * S)
+        if dead:
+            self.assertEqual(t['last_ns'], 1 * S)
+            self.assertEqual(t['waiting_ns']['unknown'], 0)
+            self.assertEqual(r.js['quality']['waits_open_at_end'], 0)
+        else:
+            self.assertEqual(t['last_ns'], 2 * S)
+            self.assertEqual(t['waiting_ns']['unknown'], 1 * S)
+            self.assertEqual(r.js['quality']['waits_open_at_end'], 1)
+
+    def test_64_before_4_14_without_exit(self):
+        self.assertDead(self.knots(self.scenario('4.4.0-116-generic', 64, False)), True)
+
+    def test_64_from_4_14_is_a_parked_thread(self):
+        self.assertDead(self.knots(self.scenario('4.15.0-65-generic', 64, False)), False)
+
+    def test_128_after_exit(self):
+        self.assertDead(self.knots(self.scenario('4.15.0-65-generic', 128, True)), True)
+
+    def test_128_without_exit_is_an_idle_thread(self):
+        self.assertDead(self.knots(self.scenario('6.1.0-scenario', 128, False)), False)
+
+
 class TestOpenWait(Base):
     """A wait still open at the end ends at the end with waker `unknown`:
     A (101) sleeps at 1 s and is never woken; trace [0, 2 s]. (C (103) waits

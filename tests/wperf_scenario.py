@@ -98,8 +98,9 @@ class Scenario:
     so write them in causal order.
     """
 
-    def __init__(self, ncpus=2, begin=0, end=None):
+    def __init__(self, ncpus=2, begin=0, end=None, kernel_release='6.1.0-scenario'):
         self.ncpus = ncpus
+        self.kernel_release = kernel_release   # the trace environment's
         self.begin = begin
         self.end = end
         self.events = []            # (t, seq, cpu, name, fields)
@@ -325,7 +326,7 @@ class _ScenarioIterator(bt2._UserMessageIterator):
             ecs[name] = sc.create_event_class(name=name, payload_field_class=payload)
         trace = tc(name='scenario', environment={
             'hostname': 'scenario', 'domain': 'kernel', 'sysname': 'Linux',
-            'kernel_release': '6.1.0-scenario', 'tracer_name': 'lttng-modules',
+            'kernel_release': scn.kernel_release, 'tracer_name': 'lttng-modules',
             'tracer_major': 2, 'tracer_minor': 13, 'tracer_patchlevel': 9})
         streams, packets = [], []
         msgs = []

@@ -51,6 +51,14 @@ enum wperf_event_type {
 };
 
 /* Interrupt context as perf (and ftrace) mark it in common_flags. */
+/*
+ * Added to a switch's raw prev_state by a decoder that knows the value is
+ * TASK_DEAD, a task's last switch: kernels before 4.14 report the raw
+ * task state, and there 64 is TASK_DEAD (from 4.14 it is TASK_PARKED, and
+ * the kernel reports death as the X or Z bit). Above any kernel state bit.
+ */
+#define WPERF_PREV_STATE_DEAD (INT64_C(1) << 40)
+
 #define WPERF_CTX_UNKNOWN  (-1)
 #define WPERF_CTX_HARDIRQ  0x08
 #define WPERF_CTX_SOFTIRQ  0x10
@@ -91,7 +99,8 @@ struct wperf_event {
 	union {
 		struct {
 			int64_t prev_tid, next_tid;
-			int64_t prev_state; /* raw kernel value, see analysis/sched.c */
+			int64_t prev_state; /* raw kernel value, see analysis/threads.c,
+			                       | WPERF_PREV_STATE_DEAD when known */
 			const char *prev_comm, *next_comm;
 		} sw;
 		struct {
