@@ -532,6 +532,7 @@ static void on_wakeup(struct sched *s, struct cpu_ctx *c, const struct wperf_eve
 	}
 }
 
+/* A new thread becomes runnable. After its fork event it already is. */
 static void on_wakeup_new(struct sched *s, const struct wperf_event *ev)
 {
 	uint32_t v = thread_vertex(s, ev->u.wake.tid);
@@ -594,6 +595,11 @@ static void on_fork(struct sched *s, const struct wperf_event *ev)
 	vt_get(s->vt, v)->pid = ev->u.fork.child_pid > 0 ? ev->u.fork.child_pid : tid;
 	if (ev->u.fork.child_comm)
 		vt_set_comm(s->vt, v, ev->u.fork.child_comm);
+	/* The kernel makes the child runnable right after this event
+	 * (sched_wakeup_new, which a trace may lack): its life begins here,
+	 * not at its first switch-in, or its first wait for a CPU is lost. */
+	if (s->th[v].state == TS_UNKNOWN)
+		begin_life(s, v, TS_RUNNABLE, ev->ts);
 }
 
 static void on_task(struct sched *s, const struct wperf_event *ev)

@@ -800,6 +800,45 @@ class TestWakeupNewNames(Base):
                          (500 * MS, 1 * S, 500 * MS))
 
 
+class TestForkBeginsRunnable(Base):
+    """P (101, cpu0) forks C (103) at 1 s; C first runs at 1.2 s on cpu1,
+    where B (102) goes to sleep then; C wakes B at 1.6 s and B runs
+    [1.6 s, 1.7 s] (B -> C 0.4 s). C is runnable from its fork: lifetime
+    [1 s, 2 s], runnable 0.2 + 0.1 s, running 0.4 + 0.3 s, its origin
+    known. The same with
+    sched_wakeup_new 1 us after the fork, and without it (a trace that
+    did not record it). Trace [0, 2 s]."""
+
+    def scenario(self, wakeup_new):
+        s = Scenario(ncpus=2, end=2 * S)
+        P, B, C = s.thread(101, 'P'), s.thread(102, 'B'), s.thread(103, 'C')
+        s.run(0, 0, P)
+        s.run(0, 1, B)
+        s.fork(1 * S, 0, P, C)
+        if wakeup_new:
+            s.wakeup_new(1 * S + 1 * US, 0, C)
+        s.sleep(1200 * MS, 1, B, next_tid=C)
+        s.wake(1600 * MS, 1, B)
+        s.preempt(1600 * MS, 1, C, B)
+        s.run(1700 * MS, 1, C, prev_tid=B)
+        return s
+
+    def check(self, wakeup_new):
+        r = self.knots(self.scenario(wakeup_new))
+        t = r.thread(103)
+        self.assertEqual((t['first_ns'], t['last_ns']), (1 * S, 2 * S))
+        self.assertEqual((t['runnable_ns'], t['running_ns']), (300 * MS, 700 * MS))
+        # P and B were there before the trace; C's origin is its fork.
+        self.assertEqual(r.js['quality']['unknown_initial_threads'], 2)
+        self.assertEdge(r, r.tid(102), r.tid(103), 400 * MS, direct=400 * MS, count=1)
+
+    def test_with_wakeup_new(self):
+        self.check(True)
+
+    def test_without_wakeup_new(self):
+        self.check(False)
+
+
 class TestStatedump(Base):
     """lttng_statedump_process_state at the trace's beginning (t = 0) says
     T (tid 502, pid 500, "T-name") is waiting (status 5); X (501, cpu0) wakes
