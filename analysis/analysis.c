@@ -66,6 +66,13 @@ const char *wperf_vertex_kind_name(enum wperf_vertex_kind kind)
 	return (unsigned)kind < WPERF_V_KIND_COUNT ? names[kind] : "invalid";
 }
 
+bool wperf_comm_is_tracer_thread(const char *comm)
+{
+	size_t n = comm ? strlen(comm) : 0;
+
+	return n > 4 && strcmp(comm + n - 4, "-ust") == 0;
+}
+
 const char *wperf_segment_state_name(enum wperf_segment_state s)
 {
 	switch (s) {
@@ -186,9 +193,15 @@ static void on_closed_segment(void *data, const struct closed_segment *seg)
 			stacks_add_wait(&a->stacks, seg->vertex, seg->waker, seg->stack - 1, d);
 		if (seg->after_gap)
 			mark_gap_wait(&a->edges, seg->vertex, seg->waker);
-		cascade_ns = cascade_wait_ended(&a->cascade, &a->edges, seg->vertex,
-						seg->waker, w->kind == WPERF_V_THREAD,
-						seg->start, seg->end);
+		/* A tracer thread's wait is not work (graph.h): it neither
+		 * cascades nor is cascaded through. Else LTTng-UST's listener,
+		 * waiting all along for the program to exit, and the session
+		 * daemon's threads waiting on it, would each add the whole
+		 * run's waiting again to every edge under the main thread. */
+		if (!wperf_comm_is_tracer_thread(v->comm))
+			cascade_ns = cascade_wait_ended(&a->cascade, &a->edges, seg->vertex,
+							seg->waker, w->kind == WPERF_V_THREAD,
+							seg->start, seg->end);
 		maybe_prune(a);
 		break;
 	}

@@ -211,14 +211,14 @@ static int64_t walk(struct cascade *c, struct edge_map *edges, uint32_t waiter,
 }
 
 int64_t cascade_wait_ended(struct cascade *c, struct edge_map *edges,
-			   uint32_t waiter, uint32_t waker, bool waker_is_thread,
+			   uint32_t waiter, uint32_t waker, bool walk_waker,
 			   int64_t t1, int64_t t2)
 {
 	int64_t added = 0;
 
 	if (t2 <= t1)
 		return 0;
-	if (waker_is_thread) {
+	if (walk_waker) {
 		uint64_t truncated = c->stats.truncated_walks;
 
 		c->stats.walks++;

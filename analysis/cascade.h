@@ -84,11 +84,11 @@ void cascade_fini(struct cascade *c);
  * A wait of `waiter` on `waker` over [t1, t2] has ended. Adds the cascaded
  * weight to the edges (the direct weight is the caller's) and returns the
  * total added. The wait is recorded for later walks through the waiter;
- * waker_is_thread: walk into the waker's history (a pseudo-thread's
- * branch ends at its edge, which the caller weighs).
+ * walk_waker: walk into the waker's history (false for a pseudo-thread,
+ * whose branch ends at its edge, which the caller weighs).
  */
 int64_t cascade_wait_ended(struct cascade *c, struct edge_map *edges,
-			   uint32_t waiter, uint32_t waker, bool waker_is_thread,
+			   uint32_t waiter, uint32_t waker, bool walk_waker,
 			   int64_t t1, int64_t t2);
 
 /* Forget waits that ended at or before horizon. */

@@ -578,26 +578,13 @@ static bool comm_listed(const struct knots_sink *s, const char *comm)
 	return wperf_string_list_contains(&s->comms, comm);
 }
 
-/*
- * LTTng-UST runs listener threads inside every traced process, named after
- * the process with "-ust" appended (cut to the kernel's 15 characters).
- * They are the tracer's, not the application's: a pid focus leaves them
- * out (they still appear when named in comms).
- */
-static bool is_tracer_thread(const char *comm)
-{
-	size_t n = comm ? strlen(comm) : 0;
-
-	return n > 4 && strcmp(comm + n - 4, "-ust") == 0;
-}
-
 static bool vertex_in_focus(const struct knots_sink *s, const struct wperf_vertex *v)
 {
 	if (v->kind != WPERF_V_THREAD && v->kind != WPERF_V_VIRTUAL)
 		return false;
 	if (comm_listed(s, v->comm) || comm_listed(s, v->name))
 		return true;
-	if (is_tracer_thread(v->comm))
+	if (wperf_comm_is_tracer_thread(v->comm))
 		return false;
 	return (v->tid >= 0 && pid_listed(s, v->tid)) || (v->pid >= 0 && pid_listed(s, v->pid));
 }
@@ -625,7 +612,7 @@ static int build_opaque(struct knots_sink *s, const struct wperf_graph *g, const
 		const char *comm = v->comm ? v->comm : v->name;
 
 		(*opaque)[i] = (v->kind == WPERF_V_THREAD || v->kind == WPERF_V_VIRTUAL) &&
-			       is_tracer_thread(comm) && !comm_listed(s, comm) && !focus[i];
+			       wperf_comm_is_tracer_thread(comm) && !comm_listed(s, comm) && !focus[i];
 	}
 	return 0;
 }

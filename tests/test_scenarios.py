@@ -1087,6 +1087,42 @@ class TestTracerThreadsWaitOnNoOne(Base):
         self.assertEqual([k['weight_ns'] for k in sinks], [3800 * MS], r.describe_knots())
 
 
+class TestTracerThreadsDoNotCascade(Base):
+    """app (101, process 100) waits for its worker W (102) over [1 s, 2 s].
+    Its listener app-ust (103) sleeps [0.1 s, 3.9 s] until app wakes it at
+    exit, and the session daemon's "UST application" thread (201, process
+    200) sleeps [0.05 s, 3.95 s] until app-ust wakes it. Were tracer waits
+    work, app -> W would weigh 1 s + 1 s (app-ust's cascade) + 1 s (through
+    app-ust from the daemon's) and app-ust -> app 3.8 s + 3.8 s. A tracer
+    thread's wait neither cascades nor is walked through: app -> W 1 s,
+    app-ust -> app 3.8 s, UST application -> app-ust 3.9 s, all direct."""
+
+    def scenario(self):
+        s = Scenario(ncpus=4, end=4 * S)
+        A, W = s.thread(101, 'app', pid=100), s.thread(102, 'W', pid=100)
+        U, D = s.thread(103, 'app-ust', pid=100), s.thread(201, 'UST application', pid=200)
+        for cpu, t in enumerate((A, W, U, D)):
+            s.statedump(0, 0, t, 6, on_cpu=cpu)
+            s.run(0, cpu, t)
+        s.sleep(50 * MS, 3, D)
+        s.sleep(100 * MS, 2, U)
+        s.sleep(1 * S, 0, A)
+        s.wake(2 * S, 1, A, target_cpu=0)
+        s.run(2 * S, 0, A)
+        s.wake(3900 * MS, 0, U, target_cpu=2)
+        s.run(3900 * MS, 2, U)
+        s.wake(3950 * MS, 2, D, target_cpu=3)
+        s.run(3950 * MS, 3, D)
+        return s
+
+    def test_report(self):
+        r = self.knots(self.scenario())
+        a, w, u, d = (r.tid(t) for t in (101, 102, 103, 201))
+        self.assertEdge(r, a, w, 1 * S, direct=1 * S, count=1)
+        self.assertEdge(r, u, a, 3800 * MS, direct=3800 * MS, count=1)
+        self.assertEdge(r, d, u, 3900 * MS, direct=3900 * MS, count=1)
+
+
 class TestInvariantsOnAllScenarios(Base):
     """The real-trace invariants (tests/test_real_traces.py) on every
     scenario: report invariants, and filter.wperf.waits' segments tiling

@@ -43,6 +43,15 @@ static inline bool wperf_vertex_kind_is_device(enum wperf_vertex_kind k)
 	return k == WPERF_V_DISK || k == WPERF_V_NIC;
 }
 
+/*
+ * LTTng-UST runs listener threads inside every traced process, named after
+ * the process with "-ust" appended (cut to the kernel's 15 characters).
+ * They are the tracer's, not the program's: their waits (for the session
+ * daemon, for the program to exit) are the tracer idling, not work anyone
+ * holds up. They do not cascade, and a focus on a pid leaves them out.
+ */
+bool wperf_comm_is_tracer_thread(const char *comm);
+
 struct wperf_vertex {
 	uint32_t id;                 /* index in wperf_graph.vertices */
 	enum wperf_vertex_kind kind;
