@@ -11,11 +11,14 @@
  *   blocking I/O    a disk or NIC is a member.
  *   too few CPUs    the members were runnable (waiting for a CPU) longer,
  *                   in all, than they waited on each other.
- *   load imbalance  the waits between members are long (median at least
- *                   WPERF_PHASE_WAIT_NS): threads take turns finishing a
- *                   phase of work and waiting for the others.
- *   lock contention short waits between threads of one process (or a
- *                   merged vertex waiting on itself).
+ *   load imbalance  the heaviest pair of threads that wait for each other
+ *                   both ways wait several times in a row, each side, before
+ *                   the other does (wperf_edge.turns): threads take turns
+ *                   finishing phases of work. (An unfair lock handed among
+ *                   three or more threads can look the same: the evidence
+ *                   shows the run lengths and the wait lengths.)
+ *   lock contention the members are threads of one process (or a merged
+ *                   vertex waiting on itself).
  *   unknown         anything else (threads of several processes, an
  *                   interrupt in the cycle): the evidence still says what
  *                   was seen.
@@ -41,11 +44,6 @@ enum wperf_knot_class {
 	WPERF_CLASS_LOCK_CONTENTION,
 	WPERF_CLASS_UNKNOWN,
 };
-
-/* Waits between members at least this long (median) look like phases of
- * work, not critical sections: a lock is held for microseconds, a phase of
- * a parallel computation lasts milliseconds. */
-#define WPERF_PHASE_WAIT_NS 1000000
 
 /* A thread runnable at least this share of its time (ppm) lacks a CPU. */
 #define WPERF_RUNNABLE_BOUND_PPM 250000
