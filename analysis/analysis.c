@@ -141,6 +141,81 @@ const struct wperf_edge *wperf_graph_find_edge(const struct wperf_graph *g, uint
 	return NULL;
 }
 
+/*
+ * The parent of thread vertex v: the thread with v's parent_tid that began
+ * last before v did (a tid is reused only after its thread ended, and the
+ * reuse is a new vertex). threads[] holds the thread vertices sorted by
+ * (tid, first_ts). SIZE_MAX when the trace saw no fork of v or no parent.
+ */
+static int by_tid_then_birth(const void *a, const void *b, void *graph)
+{
+	const struct wperf_graph *g = graph;
+	const struct wperf_vertex *x = &g->vertices[*(const uint32_t *)a];
+	const struct wperf_vertex *y = &g->vertices[*(const uint32_t *)b];
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return (x->first_ts > y->first_ts) - (x->first_ts < y->first_ts);
+}
+
+static size_t parent_of(const struct wperf_graph *g, const uint32_t *threads, size_t n,
+			const struct wperf_vertex *v)
+{
+	size_t lo = 0, hi = n, found = SIZE_MAX;
+
+	if (v->parent_tid <= 0)
+		return SIZE_MAX;
+	/* The last entry with (tid, first_ts) <= (parent_tid, v->first_ts). */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct wperf_vertex *m = &g->vertices[threads[mid]];
+
+		if (m->tid < v->parent_tid ||
+		    (m->tid == v->parent_tid && m->first_ts <= v->first_ts)) {
+			found = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	if (found == SIZE_MAX || g->vertices[threads[found]].tid != v->parent_tid ||
+	    threads[found] == v->id)
+		return SIZE_MAX;
+	return threads[found];
+}
+
+int wperf_graph_mark_forked(const struct wperf_graph *g, bool *marked)
+{
+	uint32_t *threads = malloc((g->n_vertices ? g->n_vertices : 1) * sizeof *threads);
+	size_t *parent = malloc((g->n_vertices ? g->n_vertices : 1) * sizeof *parent);
+	size_t n = 0;
+	bool changed = true;
+
+	if (!threads || !parent) {
+		free(threads);
+		free(parent);
+		return -1;
+	}
+	for (size_t i = 0; i < g->n_vertices; i++)
+		if (g->vertices[i].kind == WPERF_V_THREAD)
+			threads[n++] = (uint32_t)i;
+	qsort_r(threads, n, sizeof *threads, by_tid_then_birth, (void *)g);
+	for (size_t i = 0; i < g->n_vertices; i++)
+		parent[i] = g->vertices[i].kind == WPERF_V_THREAD ?
+			    parent_of(g, threads, n, &g->vertices[i]) : SIZE_MAX;
+	/* Until nothing changes: each pass marks at least one more generation,
+	 * and a parent_tid loop (a corrupt trace) cannot mark anything twice. */
+	while (changed) {
+		changed = false;
+		for (size_t i = 0; i < g->n_vertices; i++)
+			if (!marked[i] && parent[i] != SIZE_MAX && marked[parent[i]])
+				changed = marked[i] = true;
+	}
+	free(threads);
+	free(parent);
+	return 0;
+}
+
 /* ---- segments: the breakdown, the edges and the cascade ---- */
 
 static void maybe_prune(struct wperf_analysis *a)

@@ -85,6 +85,10 @@ const char wperf_knots_help[] =
 	"                       An array or a comma-separated string. Default: none.\n"
 	"                       With pids and/or comms, only knots and sinks that\n"
 	"                       the focused threads wait on are reported.\n"
+	"  follow-forks=BOOL    With pids or comms: the focus also takes in every\n"
+	"                       thread the focused ones forked, directly or not,\n"
+	"                       in the trace (a wrapper script's program, a\n"
+	"                       server's workers). Default: false.\n"
 	"  merge=KEY            Merge similar threads into one vertex before looking\n"
 	"                       for knots: none, process (\"process COMM (PID)\"),\n"
 	"                       name (trailing digits stripped: worker-12 ->\n"
@@ -140,6 +144,7 @@ struct knots_sink {
 	int64_t *pids;
 	size_t n_pids;
 	struct wperf_string_list comms;
+	bool follow_forks;              /* the focus takes in what it forked */
 	struct wperf_merge_options merge;
 	struct wperf_string_list nic_capacity;  /* "dev=RATE" items, checked */
 	struct wperf_output out;        /* open only while the report is written */
@@ -356,6 +361,26 @@ static int read_comms(struct knots_sink *s, const bt_value *params)
 	return 0;
 }
 
+/* follow-forks=true: a focus on a command takes in the processes it
+ * started (a wrapper script's program, a forking server's workers). */
+static int read_follow_forks(struct knots_sink *s, const bt_value *params)
+{
+	char err[512];
+	int rc = wperf_params_get_bool(params, "follow-forks", &s->follow_forks, err,
+				       sizeof err);
+
+	if (rc < 0) {
+		fail(s, "%s", err);
+		return -1;
+	}
+	if (rc > 0 && s->follow_forks && s->n_pids == 0 && s->comms.n == 0) {
+		fail(s, "parameter `follow-forks`: there is no focus to follow "
+		     "(give `pids` or `comms` too)");
+		return -1;
+	}
+	return 0;
+}
+
 /* nic-capacity="eth0=1Gbit,lo=10Gbit": link speeds, without which a
  * NIC's idle time is unknown (we never assume one). */
 static int read_nic_capacity(struct knots_sink *s, const bt_value *params)
@@ -433,7 +458,7 @@ static int read_params(struct knots_sink *s, const bt_value *params)
 {
 	static const char *const known[] = {
 		"format", "path", "threshold", "min-weight", "pids", "comms", "nic-capacity",
-		"merge", "short-lived", NULL
+		"merge", "short-lived", "follow-forks", NULL
 	};
 	char err[512];
 
@@ -445,7 +470,8 @@ static int read_params(struct knots_sink *s, const bt_value *params)
 	    read_weight_limit(s, params, "threshold", DEFAULT_THRESHOLD, &s->threshold) < 0 ||
 	    read_weight_limit(s, params, "min-weight", DEFAULT_MIN_WEIGHT, &s->min_weight) < 0 ||
 	    read_pids(s, params) < 0 || read_nic_capacity(s, params) < 0 ||
-	    read_comms(s, params) < 0 || read_merge(s, params) < 0)
+	    read_comms(s, params) < 0 || read_follow_forks(s, params) < 0 ||
+	    read_merge(s, params) < 0)
 		return -1;
 	return 0;
 }
@@ -650,6 +676,24 @@ static void list_some_comms(const struct wperf_graph *g, char *buf, size_t len)
 		snprintf(buf + used, len - used, ", ...");
 }
 
+/* follow-forks: what the focused threads forked joins the focus, except
+ * the tracer's own threads (LTTng-UST's listeners are forked by every
+ * traced process), as in vertex_in_focus(). */
+static int add_forked(struct knots_sink *s, const struct wperf_graph *g, bool *focus)
+{
+	if (wperf_graph_mark_forked(g, focus) < 0) {
+		fail(s, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < g->n_vertices; i++) {
+		const struct wperf_vertex *v = &g->vertices[i];
+
+		if (focus[i] && wperf_comm_is_tracer_thread(v->comm) && !comm_listed(s, v->comm))
+			focus[i] = false;
+	}
+	return 0;
+}
+
 /* The focus array for the knot search, or NULL when no focus was asked.
  * -1 when the focus matches no thread (error appended). */
 static int build_focus(struct knots_sink *s, const struct wperf_graph *g, bool **focus)
@@ -670,7 +714,7 @@ static int build_focus(struct knots_sink *s, const struct wperf_graph *g, bool *
 		matched += (*focus)[i];
 	}
 	if (matched > 0)
-		return 0;
+		return s->follow_forks ? add_forked(s, g, *focus) : 0;
 	list_some_comms(g, seen, sizeof seen);
 	fail(s, "parameter `%s`: no thread of the trace matches (threads seen: %s)",
 	     s->n_pids && s->comms.n ? "pids`/`comms" : s->n_pids ? "pids" : "comms",

@@ -1087,6 +1087,71 @@ class TestTracerThreadsWaitOnNoOne(Base):
         self.assertEqual([k['weight_ns'] for k in sinks], [3800 * MS], r.describe_knots())
 
 
+class TestFollowForks(Base):
+    """sink.wperf.knots' follow-forks: a focus on a command takes in what
+    it forked. sh (100) forks prog (200, process 200) at 0.1 s and waits
+    for it until 3.5 s; prog forks its thread prog-worker (201) at 0.2 s
+    and its LTTng-UST listener prog-ust (202) at 0.25 s. prog and
+    prog-worker wait on each other ([1 s, 2 s], [2 s, 3 s]): a knot.
+    other (900) runs throughout. Trace [0, 4 s]."""
+
+    def scenario(self):
+        s = Scenario(ncpus=4, end=4 * S)
+        sh, other = s.thread(100, 'sh'), s.thread(900, 'other')
+        prog, worker = s.thread(200, 'prog'), s.thread(201, 'prog-worker', pid=200)
+        ust = s.thread(202, 'prog-ust', pid=200)
+        for cpu, t in ((0, sh), (3, other)):
+            s.statedump(0, 0, t, 6, on_cpu=cpu)
+            s.run(0, cpu, t)
+        s.fork(100 * MS, 0, sh, prog)
+        s.wakeup_new(100 * MS, 0, prog)
+        s.run(100 * MS, 1, prog)
+        s.sleep(100 * MS, 0, sh)
+        s.fork(200 * MS, 1, prog, worker, child_pid=200)
+        s.wakeup_new(200 * MS, 1, worker)
+        s.run(200 * MS, 2, worker)
+        s.fork(250 * MS, 1, prog, ust, child_pid=200)
+        s.wakeup_new(250 * MS, 1, ust)
+        s.run(250 * MS, 0, ust)
+        s.sleep(260 * MS, 0, ust)
+        s.sleep(1 * S, 1, prog)
+        s.wake(2 * S, 2, prog, target_cpu=1)
+        s.sleep(2 * S, 2, worker)
+        s.run(2 * S, 1, prog)
+        s.wake(3 * S, 1, worker, target_cpu=2)
+        s.run(3 * S, 2, worker)
+        s.wake(3500 * MS, 1, sh, target_cpu=0)
+        s.run(3500 * MS, 0, sh)
+        return s
+
+    def focus(self, **params):
+        r = self.knots(self.scenario(), **params)
+        return r, sorted(r.vertices[v]['tid'] for v in r.js['focus'])
+
+    def test_focus_takes_in_the_forked(self):
+        r, focus = self.focus(pids='100')
+        self.assertEqual(focus, [100])
+        r, focus = self.focus(pids='100', **{'follow-forks': True})
+        self.assertEqual(focus, [100, 200, 201])
+        knots = [sorted(k['members']) for k in r.js['knots'] if k['kind'] == 'knot']
+        self.assertEqual(knots, [sorted([r.tid(200), r.tid(201)])], r.describe_knots())
+        # The listener is the tracer's, unless named.
+        r, focus = self.focus(pids='100', comms='prog-ust', **{'follow-forks': 'yes'})
+        self.assertEqual(focus, [100, 200, 201, 202])
+        r, focus = self.focus(pids='200', **{'follow-forks': False})
+        self.assertEqual(focus, [200, 201])
+
+    def test_follow_forks_needs_a_focus(self):
+        with self.assertRaises(bt2._Error) as ctx:
+            run_knots(self.scenario(), **{'follow-forks': True})
+        self.assertIn("parameter `follow-forks`: there is no focus to follow",
+                      bt2_error_text(ctx.exception))
+        with self.assertRaises(bt2._Error) as ctx:
+            run_knots(self.scenario(), pids='100', **{'follow-forks': 'maybe'})
+        self.assertIn("parameter `follow-forks`: expected a boolean",
+                      bt2_error_text(ctx.exception))
+
+
 class TestTracerThreadsDoNotCascade(Base):
     """app (101, process 100) waits for its worker W (102) over [1 s, 2 s].
     Its listener app-ust (103) sleeps [0.1 s, 3.9 s] until app wakes it at

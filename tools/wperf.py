@@ -941,12 +941,40 @@ def cmd_stop(args):
 
 # ------------------------------------------------------------ wperf report
 
+def recorded_command(args, recording):
+    """The pid of the command `wperf record` ran into RECORDING, when the
+    report should focus on it: no focus asked (--pids, --comms, or pids or
+    comms in --params) and not --all. Else None."""
+    if args.all or args.pids is not None or args.comms is not None:
+        return None
+    if args.params and re.search(r"(^|,)\s*(pids|comms)\s*=", args.params):
+        return None
+    places = [recording]
+    parent = os.path.dirname(os.path.abspath(recording))
+    if re.fullmatch(r"snapshot-\d+", os.path.basename(os.path.abspath(recording))):
+        places.append(parent)      # a flight recorder's snapshot: DIR/snapshot-N
+    for place in places:
+        try:
+            with open(os.path.join(place, "command.pid")) as f:
+                pid = f.read().strip()
+            break
+        except OSError:
+            continue
+    else:
+        return None
+    return pid if re.fullmatch(r"[1-9]\d*", pid) else None
+
+
 def cmd_report(args, sink_args):
     need_program("babeltrace2", "babeltrace2")
     plugins = plugin_dir(args.plugin_path)
     trace = args.trace
     if not os.path.isdir(trace):
         raise Fail(f"no trace directory {trace}")
+    # A recording of a command is about that command: focus on it and on
+    # what it forked (a wrapper script's program), not on the whole
+    # machine, unless asked otherwise.
+    command_pid = recorded_command(args, trace)
     state_path = os.path.join(trace, STATE)
     if os.path.isfile(state_path) and load_state(trace).get("mode") == "flight-recorder":
         # Snapshots overlap in time: one at a time, the latest by default.
@@ -963,6 +991,10 @@ def cmd_report(args, sink_args):
     params = []
     for key, value in sink_args:
         params.append(f"{key}={params_string(value)}")
+    if command_pid:
+        params.append(f"pids={params_string(command_pid)},follow-forks=true")
+        say(f"focus: the recorded command (pid {command_pid}) and what it forked; "
+            "--all reports every thread")
     if args.params:
         params.append(args.params)
     cmd = ["babeltrace2", f"--plugin-path={plugins}", trace, "-c", "sink.wperf.knots"]
@@ -975,6 +1007,8 @@ def cmd_report(args, sink_args):
         sys.stderr.write(p.stderr)
     if p.returncode != 0:
         raise Fail(f"cannot report {trace}: {shared().failure(p.stderr)}"
+                   + (f" (the focus on the recorded command, pid {command_pid}: "
+                      "--all reports every thread)" if command_pid else "")
                    + ("" if args.verbose else
                       " (wperf report --verbose shows babeltrace2's whole error)"))
     return 0
@@ -988,7 +1022,7 @@ usage: wperf record [-o DIR] [--stacks] [OPTIONS] [-- COMMAND [ARG...]]
        wperf snapshot DIR
        wperf stop DIR
        wperf report [--plugin-path DIR] TRACE [--format text|json] [--output FILE]
-                    [--pids LIST] [--comms LIST] [--threshold T] [--min-weight W]
+                    [--pids LIST | --comms LIST | --all] [--threshold T] [--min-weight W]
                     [--params STR] [--verbose]
        wperf diff [--format text|json] [--fail-if-knot-grows PCT] [--min-change PCT]
                   [--absolute] [--top N] A.json B.json
@@ -1077,6 +1111,9 @@ def build_parsers():
     rep.add_argument("--output", metavar="FILE", help="write the report to FILE")
     rep.add_argument("--pids", metavar="LIST", help="focus: pids or tids, comma-separated")
     rep.add_argument("--comms", metavar="LIST", help="focus: thread names, comma-separated")
+    rep.add_argument("--all", action="store_true",
+                     help="report every thread, not only the recorded command "
+                          "(the default focus when TRACE/command.pid exists)")
     rep.add_argument("--threshold", metavar="T", help='refinement threshold ("20%%", "250ms")')
     rep.add_argument("--min-weight", metavar="W", help='noise floor ("1%%", "5ms")')
     rep.add_argument("--params", metavar="STR",

@@ -182,4 +182,11 @@ int64_t wperf_graph_duration(const struct wperf_graph *g);
 const struct wperf_edge *wperf_graph_find_edge(const struct wperf_graph *g, uint32_t from,
 					       uint32_t to);
 
+/* Marks, in `marked` (one flag per vertex id), every thread that a marked
+ * thread forked, directly or not, as far as the trace saw the forks
+ * (parent_tid): a command's children, their threads, their children. A
+ * thread's parent is the thread of that tid that began last before it.
+ * -1 when out of memory (marked unchanged), else 0. */
+int wperf_graph_mark_forked(const struct wperf_graph *g, bool *marked);
+
 #endif /* WPERF_GRAPH_H */

@@ -419,10 +419,17 @@ class Record(Recording):
             pid = int(f.read())
         self.assertIn('command pid %d' % pid, p.stderr)
         report = os.path.join(self.tmp, 'fig1.json')
-        q = wperf('report', out, '--format', 'json', '--output', report, '--pids', str(pid))
+        # Focused on the recorded command by default (DIR/command.pid).
+        q = wperf('report', out, '--format', 'json', '--output', report)
         self.assertEqual(q.returncode, 0, q.stderr)
+        self.assertIn('focus: the recorded command (pid %d)' % pid, q.stderr)
         with open(report) as f:
             js = json.load(f)
+        focused = {js['vertices'][v]['pid'] for v in js['focus']}
+        self.assertEqual(focused, {pid}, 'focus beyond the command: %s' % js['focus'])
+        self.assertFalse([v for v in js['focus']
+                          if js['vertices'][v]['name'].endswith('-ust')],
+                         'the tracer\'s listener threads are in the focus')
         byid = {v['id']: v for v in js['vertices']}
         writers = [v['id'] for v in js['vertices'] if v['kind'] == 'thread'
                    and v.get('pid') == pid and 'fig1-writer' in (v.get('comm') or v['name'])]
@@ -451,10 +458,16 @@ class Record(Recording):
         if knots and writer in knots[0]['members']:
             self.assertTrue(set(disks) & set(knots[0]['members']))
             self.assertNotIn(producers[0], knots[0]['members'])
-        # The text report too, on standard output.
+        self.assertIn(writer, js['focus'])
+        self.assertIn(producers[0], js['focus'])
+        # The text report too, on standard output; --all: every thread.
         q = wperf('report', out, '--pids', str(pid))
         self.assertEqual(q.returncode, 0, q.stderr)
         self.assertIn('fig1-writer', q.stdout)
+        self.assertNotIn('focus:', q.stderr)
+        q = wperf('report', out, '--all', '--format', 'json')
+        self.assertEqual(q.returncode, 0, q.stderr)
+        self.assertIsNone(json.loads(q.stdout)['focus'])
 
     def test_children_of_the_command_are_recorded(self):
         # A wrapper script: the annotated program is the command's child.
@@ -466,6 +479,17 @@ class Record(Recording):
         ticks = sum(1 for name, _, _, _, _ in events(os.path.join(out, 'ust'))
                     if name == 'lttng_ust_tracef:event')
         self.assertEqual(ticks, 10, 'the child\'s UST events are missing from ' + out)
+        # The report's default focus follows the script to its child.
+        q = wperf('report', out, '--format', 'json')
+        self.assertEqual(q.returncode, 0, q.stderr)
+        js = json.loads(q.stdout)
+        with open(os.path.join(out, 'command.pid')) as f:
+            pid = int(f.read())
+        focused = [js['vertices'][v] for v in js['focus']]
+        self.assertIn(pid, [v['tid'] for v in focused])
+        self.assertTrue([v for v in focused if v['pid'] != pid
+                         and 'ust-ticker' in (v.get('comm') or v['name'])],
+                        'the script\'s child is not in the focus: %s' % focused)
 
     def test_ust_events_inside_their_thread_slices(self):
         if not TICKER:
