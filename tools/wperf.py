@@ -138,22 +138,26 @@ def plugin_dir(option):
         raise Fail(str(e))
 
 
+def installed_library(name):
+    """A library of wperf's: in the build tree, else in LIBDIR."""
+    candidates = []
+    if BUILD_DIR and not BUILD_DIR.startswith("@"):
+        candidates.append(os.path.join(BUILD_DIR, "ust-provider", name))
+    if LIBDIR and not LIBDIR.startswith("@"):
+        candidates += [os.path.join(LIBDIR, name), os.path.join(LIBDIR, "wperf", name)]
+    for c in candidates:
+        if c and os.path.isfile(c):
+            return os.path.realpath(c)
+    return None
+
+
 def ust_provider():
     """libwperf-ust.so, the UST provider of the wperf:* annotations.
     WPERF_UST_LIB names another one, or none when empty."""
     if "WPERF_UST_LIB" in os.environ:
         lib = os.environ["WPERF_UST_LIB"]
         return os.path.realpath(lib) if lib else None
-    candidates = []
-    if BUILD_DIR and not BUILD_DIR.startswith("@"):
-        candidates.append(os.path.join(BUILD_DIR, "ust-provider", "libwperf-ust.so"))
-    if LIBDIR and not LIBDIR.startswith("@"):
-        candidates += [os.path.join(LIBDIR, "libwperf-ust.so"),
-                       os.path.join(LIBDIR, "wperf", "libwperf-ust.so")]
-    for c in candidates:
-        if c and os.path.isfile(c):
-            return os.path.realpath(c)
-    return None
+    return installed_library("libwperf-ust.so")
 
 
 def load_state(out):
@@ -506,13 +510,23 @@ def session_name(out):
 
 
 def command_env():
-    """The command's environment: the UST provider preloaded, so annotated
-    programs record wperf:* events without being linked to LTTng-UST."""
+    """The command's environment: annotated programs record wperf:* events
+    without being linked to LTTng-UST. libwperf-ust-preload.so, preloaded
+    into the command and what it runs, loads the provider (named by
+    WPERF_UST_PROVIDER) only into the processes that have annotations:
+    LTTng-UST's registration with the session daemon costs every other
+    process milliseconds (a script's /bin/true, ten times slower). Without
+    it (an older install), the provider itself is preloaded."""
     env = dict(os.environ)
-    lib = ust_provider()
-    if lib:
-        pre = env.get("LD_PRELOAD", "")
-        env["LD_PRELOAD"] = f"{pre}:{lib}" if pre else lib
+    provider = ust_provider()
+    if not provider:
+        return env
+    shim = installed_library("libwperf-ust-preload.so")
+    if shim:
+        env.setdefault("WPERF_UST_PROVIDER", provider)
+    lib = shim or provider
+    pre = env.get("LD_PRELOAD", "")
+    env["LD_PRELOAD"] = f"{pre}:{lib}" if pre else lib
     return env
 
 

@@ -491,6 +491,15 @@ class Record(Recording):
                          and 'ust-ticker' in (v.get('comm') or v['name'])],
                         'the script\'s child is not in the focus: %s' % focused)
 
+    def test_unannotated_processes_do_not_load_lttng_ust(self):
+        # The recorded script and its child get the small preload library,
+        # not the provider: LTTng-UST's registration would cost each of
+        # them milliseconds (a script's /bin/true, ten times slower).
+        out, p = self.record('maps', '--', '/bin/sh', '-c', 'cat /proc/self/maps')
+        self.assertIn('libwperf-ust-preload.so', p.stdout)
+        self.assertNotIn('lttng', p.stdout)
+        self.assertNotIn('libwperf-ust.so', p.stdout)
+
     def test_ust_events_inside_their_thread_slices(self):
         if not TICKER:
             self.fail_or_skip('ust-ticker was not built (lttng-ust missing)')

@@ -5,7 +5,9 @@ Two groups, run as two meson tests of suite `annotations`:
 
 Linkage: the annotated workloads have no NEEDED on any LTTng library (the
 provider is loaded at run time); they run, with exact counters, when the
-provider is absent or cannot be found; built with -DWPERF_DISABLE, the
+provider is absent or cannot be found; libwperf-ust-preload.so loads the
+provider into spin-lock and not into cat (nor into the compiled-out build),
+and says in one line when the provider is missing; built with -DWPERF_DISABLE, the
 spin-lock workload references no tracepoint, no LTTng symbol and not even
 dlopen (nm), and still runs. Needs nothing but the build.
 
@@ -15,7 +17,8 @@ procname; the workloads run with the provider loaded by LD_PRELOAD
 (spin-lock, annotate-cxx, spin-lock-disabled) or by wperf_annotate_load()
 through WPERF_UST_PROVIDER (cond-broadcast); the trace is read back with
 bt2. Asserted, per process: the count of each wperf event equals the
-program's own counter exactly; the fields (`lock` = the address the program
+program's own counter exactly (spin-lock loads the provider through
+libwperf-ust-preload.so, as under `wperf record`); the fields (`lock` = the address the program
 printed, `name` = "item") and the contexts (vpid = the program's pid, vtid
 = one of its threads' tids, procname = that thread's name); no discarded
 event; nothing at all from the -DWPERF_DISABLE build. Needs lttng-tools:
@@ -45,6 +48,7 @@ HAVE_CXX = os.environ.get('WPERF_UST_HAVE_CXX', '0') == '1'
 KEEP = os.environ.get('WPERF_KEEP_TRACE', '') == '1'
 
 PROVIDER = os.path.join(UST_BUILD, 'libwperf-ust.so')
+PRELOAD = os.path.join(UST_BUILD, 'libwperf-ust-preload.so')
 WORKLOADS = os.path.join(UST_BUILD, 'workloads')
 SPIN_THREADS, SPIN_ITERATIONS = 4, 5000
 COND_WAITERS, COND_ITEMS = 3, 2000
@@ -145,6 +149,41 @@ class Linkage(unittest.TestCase):
                        '--iterations', '300'], {'LD_PRELOAD': _with_provider()})
         self.check_spin_run(p, 'compiled-out')
 
+    def test_preload_shim_loads_the_provider_into_annotated_programs(self):
+        # libwperf-ust-preload.so (what `wperf record` preloads) sees the
+        # wperf tracepoints in spin-lock and loads the provider it names.
+        argv = [workload('spin-lock'), '--threads', '2', '--iterations', '300']
+        p = run_plain(argv, {'LD_PRELOAD': _with(PRELOAD), 'WPERF_UST_PROVIDER': PROVIDER,
+                             'LTTNG_UST_REGISTER_TIMEOUT': '0'})
+        self.check_spin_run(p, 'loaded')
+        self.assertEqual(p.stderr, '')
+        # The compiled-out build has no tracepoint: nothing loaded.
+        p = run_plain([workload('spin-lock-disabled'), '--threads', '2',
+                       '--iterations', '300'],
+                      {'LD_PRELOAD': _with(PRELOAD), 'WPERF_UST_PROVIDER': PROVIDER})
+        self.check_spin_run(p, 'compiled-out')
+
+    def test_preload_shim_leaves_other_programs_alone(self):
+        # Any other process (a script's cat) gets neither the provider nor
+        # LTTng-UST, so it does not register with a session daemon.
+        p = run_plain(['cat', '/proc/self/maps'],
+                      {'LD_PRELOAD': _with(PRELOAD), 'WPERF_UST_PROVIDER': PROVIDER})
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn('libwperf-ust-preload.so', p.stdout)
+        self.assertNotIn('lttng', p.stdout)
+        self.assertNotIn('libwperf-ust.so', p.stdout)
+        # It needs no LTTng library itself.
+        self.assertEqual([d for d in needed(PRELOAD) if 'lttng' in d], [])
+
+    def test_preload_shim_says_when_the_provider_is_missing(self):
+        argv = [workload('spin-lock'), '--threads', '2', '--iterations', '300']
+        p = run_plain(argv, {'LD_PRELOAD': _with(PRELOAD),
+                             'WPERF_UST_PROVIDER': '/nonexistent/libwperf-ust.so'})
+        self.check_spin_run(p, 'not-loaded')
+        self.assertIn('wperf: annotations of this program are not recorded: cannot load '
+                      '/nonexistent/libwperf-ust.so', p.stderr)
+        self.assertEqual(len(p.stderr.splitlines()), 1, p.stderr)
+
     def test_bad_options(self):
         for argv in (['spin-lock', '--threads', '0'], ['spin-lock', '--bogus'],
                      ['cond-broadcast', '--items', 'x']):
@@ -153,9 +192,13 @@ class Linkage(unittest.TestCase):
                 self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
 
 
-def _with_provider():
+def _with(lib):
     pre = lp.sanitizer_preload()
-    return pre + ':' + PROVIDER if pre else PROVIDER
+    return pre + ':' + lib if pre else lib
+
+
+def _with_provider():
+    return _with(PROVIDER)
 
 
 class Recorded(unittest.TestCase):
@@ -179,6 +222,8 @@ class Recorded(unittest.TestCase):
         lt = cls.lt
         trace = os.path.join(lt.home, 'trace')
         provider = lt.install(PROVIDER)
+        # Beside the provider's copy: the shim finds it there by itself.
+        shim = lt.install(PRELOAD)
         bins = {n: lt.install(workload(n))
                 for n in ('spin-lock', 'cond-broadcast', 'spin-lock-disabled')}
         if HAVE_CXX:
@@ -186,9 +231,11 @@ class Recorded(unittest.TestCase):
         lt.create_session('wperf-annotations', trace)
         lt.lttng('start')
         cls.runs = {}
+        # spin-lock through the shim `wperf record` preloads, which
+        # must load the provider before main() as LD_PRELOAD would.
         cls.runs['spin-lock'] = lt.run_traced(
             [bins['spin-lock'], '--threads', str(SPIN_THREADS),
-             '--iterations', str(SPIN_ITERATIONS)], provider, 'preload')
+             '--iterations', str(SPIN_ITERATIONS)], shim, 'preload')
         cls.runs['cond-broadcast'] = lt.run_traced(
             [bins['cond-broadcast'], '--waiters', str(COND_WAITERS),
              '--items', str(COND_ITEMS)], provider, 'dlopen')
