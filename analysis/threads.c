@@ -306,13 +306,35 @@ static uint32_t untraced_interrupt(struct sched *s)
 	return named_pseudo(s, WPERF_V_UNKNOWN, "untraced-interrupt");
 }
 
+/*
+ * The last thread of a process to exit wakes the parent that waits for it
+ * (the exit notification). When that thread is the tracer's (LTTng-UST's
+ * listeners outlive the program's own threads, killed last by the exit),
+ * the parent waited for the program, not for the tracer, whose threads are
+ * no one's work (wperf_comm_is_tracer_thread): the waker is the program's
+ * main thread, a zombie until the parent reaps it.
+ */
+static uint32_t exit_notifier(struct sched *s, uint32_t v)
+{
+	const struct wperf_vertex *vx = vt_get(s->vt, v);
+	uint32_t main_thread;
+
+	if (!s->th[v].exiting || vx->pid <= 0 || vx->pid == vx->tid ||
+	    !wperf_comm_is_tracer_thread(vx->comm))
+		return v;
+	/* Ended at its last switch, but its tid is not reused before the
+	 * parent reaps it: the newest vertex of that tid is the one. */
+	main_thread = vt_find_last_thread(s->vt, vx->pid);
+	return main_thread == VERTEX_NONE ? v : main_thread;
+}
+
 static uint32_t thread_waker(struct sched *s, const struct cpu_ctx *c,
 			     const struct wperf_event *ev)
 {
 	int64_t tid = ev->current_tid >= 0 ? ev->current_tid : c->current_tid;
 
 	if (tid > 0)
-		return thread_vertex(s, tid);
+		return exit_notifier(s, thread_vertex(s, tid));
 	if (tid == 0)   /* the idle thread woke someone: an interrupt we did not see */
 		return untraced_interrupt(s);
 	return named_pseudo(s, WPERF_V_UNKNOWN, "unknown");

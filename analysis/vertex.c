@@ -45,6 +45,18 @@ uint32_t vt_find_thread(const struct vertex_table *t, int64_t tid)
 	}
 }
 
+uint32_t vt_find_last_thread(const struct vertex_table *t, int64_t tid)
+{
+	uint32_t live = vt_find_thread(t, tid);
+
+	if (live != VERTEX_NONE)
+		return live;
+	for (size_t i = t->n; i-- > 0;)
+		if (t->v[i].kind == WPERF_V_THREAD && t->v[i].tid == tid)
+			return (uint32_t)i;
+	return VERTEX_NONE;
+}
+
 static void tid_insert_raw(int64_t *keys, uint32_t *vals, size_t cap,
 			   int64_t tid, uint32_t id)
 {

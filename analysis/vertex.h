@@ -41,6 +41,9 @@ static inline struct wperf_vertex *vt_get(struct vertex_table *t, uint32_t id)
 
 /* The live thread with this tid, or VERTEX_NONE. */
 uint32_t vt_find_thread(const struct vertex_table *t, int64_t tid);
+/* The newest thread vertex with this tid, live or ended, or VERTEX_NONE.
+ * A scan of the table, for rare events only. */
+uint32_t vt_find_last_thread(const struct vertex_table *t, int64_t tid);
 /* A new vertex for tid, replacing any live one in the tid index. */
 uint32_t vt_new_thread(struct vertex_table *t, int64_t tid);
 /* The thread no longer owns its tid (it ended); its vertex stays. */

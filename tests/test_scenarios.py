@@ -1152,6 +1152,55 @@ class TestFollowForks(Base):
                       bt2_error_text(ctx.exception))
 
 
+class TestExitNotifiedByTheTracer(Base):
+    """sh (50) waits [0.1 s, 1.001 s] for its child prog (process 100). prog
+    (100) exits at 1 s; its LTTng-UST listener prog-ust (103, process 100),
+    killed last, exits and wakes sh at 1.001 s: the exit notification. sh
+    waited for the program, not for the tracer: the edge is sh -> prog,
+    0.901 s. A live tracer thread that wakes sh (at 1.5 s, sh waiting
+    again since 1.2 s) is still the waker: sh -> prog-ust 0.3 s. Trace
+    [0, 2 s]."""
+
+    def scenario(self, listener_exits=True):
+        s = Scenario(ncpus=2, end=2 * S)
+        sh, prog = s.thread(50, 'sh'), s.thread(100, 'prog')
+        ust, other_ust = s.thread(103, 'prog-ust', pid=100), s.thread(203, 'srv-ust', pid=200)
+        srv = s.thread(200, 'srv')
+        for t, st, cpu in ((sh, 6, 0), (prog, 6, 1), (ust, 5, 0), (srv, 5, 0),
+                           (other_ust, 5, 0)):
+            s.statedump(0, 0, t, st, on_cpu=cpu)
+        s.run(0, 0, sh)
+        s.run(0, 1, prog)
+        s.sleep(100 * MS, 0, sh)
+        s.exit(1 * S, 1, prog)
+        s.wake(1 * S, 1, ust, target_cpu=1)          # the group exit kills it
+        s.switch(1 * S, 1, prog, ust, prev_state=128)
+        if listener_exits:
+            s.exit(1001 * MS, 1, ust)
+        s.wake(1001 * MS, 1, sh, target_cpu=0)
+        s.switch(1001 * MS, 1, ust, 0, prev_state=128)
+        s.run(1001 * MS, 0, sh)
+        s.sleep(1200 * MS, 0, sh)
+        s.wake(1 * S + 500 * MS, 1, other_ust, target_cpu=1)
+        s.run(1 * S + 500 * MS, 1, other_ust)
+        s.wake(1 * S + 500 * MS, 1, sh, target_cpu=0)
+        s.run(1 * S + 500 * MS, 0, sh)
+        return s
+
+    def test_parent_waits_for_the_program(self):
+        r = self.knots(self.scenario())
+        sh, prog, ust = r.tid(50), r.tid(100), r.tid(103)
+        self.assertEdge(r, sh, prog, 901 * MS, direct=901 * MS, count=1)
+        self.assertFalse(r.has_edge(sh, ust), r.describe_edges())
+        self.assertEdge(r, sh, r.tid(203), 300 * MS, direct=300 * MS, count=1)
+
+    def test_a_listener_not_exiting_is_the_waker(self):
+        r = self.knots(self.scenario(listener_exits=False))
+        sh, prog, ust = r.tid(50), r.tid(100), r.tid(103)
+        self.assertEdge(r, sh, ust, 901 * MS, direct=901 * MS, count=1)
+        self.assertFalse(r.has_edge(sh, prog), r.describe_edges())
+
+
 class TestTracerThreadsDoNotCascade(Base):
     """app (101, process 100) waits for its worker W (102) over [1 s, 2 s].
     Its listener app-ust (103) sleeps [0.1 s, 3.9 s] until app wakes it at
