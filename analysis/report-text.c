@@ -144,6 +144,62 @@ static void write_focus(const struct wperf_report *r, FILE *out)
 	free(ids);
 }
 
+/* A parent with this many short-lived children (in focus, with a focus)
+ * gets a hint to merge them: below it, their edges are few enough to read. */
+#define SHORT_LIVED_HINT_MIN 10
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Short-lived children left as threads (short-lived=keep) split their
+ * parent's waits for them into one light edge each, under the noise
+ * floor: a shell script or a process-per-request server then looks as if
+ * it waited on nothing. Say so, for the parent with the most of them.
+ */
+static void write_short_lived_hint(const struct wperf_report *r, FILE *out)
+{
+	const struct wperf_graph *g = r->graph;
+	int64_t *parents = malloc((g->n_vertices ? g->n_vertices : 1) * sizeof *parents);
+	size_t n = 0, best = 0, best_at = 0;
+	char name[LABEL_LEN];
+
+	if (!parents)
+		return;         /* a hint, not a finding: nothing is lost */
+	for (size_t v = 0; v < g->n_vertices; v++)
+		if ((!r->focus || r->focus[v]) && wperf_vertex_is_short_lived(g, &g->vertices[v]))
+			parents[n++] = g->vertices[v].parent_tid;
+	qsort(parents, n, sizeof *parents, cmp_i64);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i; j < n && parents[j] == parents[i]; j++)
+			;
+		if (j - i > best) {
+			best = j - i;
+			best_at = i;
+		}
+	}
+	if (best >= SHORT_LIVED_HINT_MIN) {
+		uint32_t parent = UINT32_MAX;
+
+		for (size_t v = g->n_vertices; v-- > 0 && parent == UINT32_MAX;)
+			if (g->vertices[v].kind == WPERF_V_THREAD &&
+			    g->vertices[v].tid == parents[best_at])
+				parent = (uint32_t)v;
+		if (parent != UINT32_MAX)
+			label(name, g, parent);
+		else
+			snprintf(name, sizeof name, "tid %lld", (long long)parents[best_at]);
+		fprintf(out, "Children   %s has %zu short-lived children: its waits for them are "
+			"as many light\n           edges, which short-lived=\"merge\" "
+			"makes one (sink.wperf.knots(7))\n", name, best);
+	}
+	free(parents);
+}
+
 static void write_header(const struct wperf_report *r, FILE *out)
 {
 	const struct wperf_graph *g = r->graph;
@@ -177,6 +233,7 @@ static void write_header(const struct wperf_report *r, FILE *out)
 		fprintf(out, "Stacks     %zu distinct wait stacks; %s\n", g->n_stacks, r->stacks_note);
 	if (r->focus)
 		write_focus(r, out);
+	write_short_lived_hint(r, out);
 }
 
 /* ------------------------------------------------------------------ */

@@ -13,7 +13,8 @@
 #include "report-cases.h"
 
 const char *const report_case_names[] = {
-	"basic", "focus", "empty", "timers-only", "strings", NULL
+	"basic", "focus", "empty", "timers-only", "strings", "children-12", "children-9",
+	"children-12-focus", NULL
 };
 
 #define MS 1000000LL
@@ -121,6 +122,27 @@ static void build_strings(struct wperf_graph *g)
 	gb_sort(g);
 }
 
+/* sh (tid 10) runs `n` short-lived children one after another (5 ms each
+ * in a 1 s trace), waiting for each: one 5 ms edge per child. */
+static void build_children(struct wperf_graph *g, int n)
+{
+	gb_init(g, 0, 1000 * MS);
+	uint32_t sh = gb_thread(g, "sh", 10);
+
+	set_times(g, sh, 100 * MS, 0, WPERF_V_THREAD, 900 * MS);
+	for (int i = 0; i < n; i++) {
+		uint32_t c = gb_thread(g, "true", 100 + i);
+		struct wperf_vertex *v = &g->vertices[c];
+
+		v->parent_tid = 10;
+		v->first_ts = (int64_t)(i + 1) * 20 * MS;
+		v->last_ts = v->first_ts + 5 * MS;
+		v->running_ns = 5 * MS;
+		gb_edge(g, sh, c, 5 * MS);
+	}
+	gb_sort(g);
+}
+
 static void build_timers_only(struct wperf_graph *g)
 {
 	gb_init(g, 0, 1000 * MS);
@@ -141,6 +163,10 @@ static int build_graph(const char *name, struct wperf_graph *g)
 		build_timers_only(g);
 	else if (!strcmp(name, "strings"))
 		build_strings(g);
+	else if (!strcmp(name, "children-12") || !strcmp(name, "children-12-focus"))
+		build_children(g, 12);
+	else if (!strcmp(name, "children-9"))
+		build_children(g, 9);
 	else
 		return -1;
 	return 0;
@@ -157,6 +183,12 @@ int report_case_build(const char *name, struct report_case *c)
 		if (!c->focus)
 			return -1;
 		c->focus[4] = true;             /* client: reaches the sink only */
+	}
+	if (!strcmp(name, "children-12-focus")) {
+		c->focus = calloc(c->g.n_vertices, sizeof *c->focus);
+		if (!c->focus)
+			return -1;
+		c->focus[0] = true;             /* sh alone: its children are not */
 	}
 	struct wperf_knot_options o = { .threshold_ns = duration / 5,
 					.focus = c->focus };

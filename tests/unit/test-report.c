@@ -143,6 +143,24 @@ static void test_text_hostile_strings(void)
 	free(t);
 }
 
+/* A parent with 10 or more short-lived children (in the focus) gets the
+ * line that points to short-lived=merge; fewer, or outside the focus: none. */
+static void test_text_short_lived_hint(void)
+{
+	char *t = render("children-12", 0);
+
+	check_contains(t, "Children   sh (10) has 12 short-lived children: its waits for them "
+		       "are as many light\n           edges, which short-lived=\"merge\" makes one");
+	check_terminal_safe(t);
+	free(t);
+	t = render("children-9", 0);
+	CHECK(t && !strstr(t, "short-lived children"));
+	free(t);
+	t = render("children-12-focus", 0);
+	CHECK(t && !strstr(t, "short-lived children"));
+	free(t);
+}
+
 static void test_json_escaping(void)
 {
 	char *j = render("strings", 1);
@@ -212,6 +230,7 @@ int main(void)
 	RUN_TEST(test_text_focus);
 	RUN_TEST(test_text_nothing_found);
 	RUN_TEST(test_text_hostile_strings);
+	RUN_TEST(test_text_short_lived_hint);
 	RUN_TEST(test_json_escaping);
 	RUN_TEST(test_json_basic);
 	RUN_TEST(test_write_errors);
