@@ -408,6 +408,22 @@ void wperf_analysis_on_segment(struct wperf_analysis *a, wperf_segment_cb cb, vo
 	a->cb_data = data;
 }
 
+int wperf_analysis_thread_info(const struct wperf_analysis *a, uint32_t v,
+			       struct wperf_thread_info *out)
+{
+	const struct wperf_vertex *x;
+
+	if (v >= a->vt.n || a->vt.v[v].kind != WPERF_V_THREAD)
+		return -1;
+	x = &a->vt.v[v];
+	out->tid = x->tid;
+	out->pid = x->pid;
+	out->comm = x->comm;
+	out->forked_by = v < a->sched.n_th && a->sched.th[v].forked_by ?
+			 a->sched.th[v].forked_by - 1 : UINT32_MAX;
+	return 0;
+}
+
 int wperf_analysis_set_nic_capacity(struct wperf_analysis *a, const char *dev,
 				    uint64_t bits_per_second)
 {

@@ -592,13 +592,12 @@ static bool adopt_early_child(struct sched *s, uint32_t v, const struct wperf_ev
 static void on_fork(struct sched *s, const struct wperf_event *ev)
 {
 	int64_t tid = ev->u.fork.child_tid;
-	uint32_t v;
+	uint32_t v, parent = VERTEX_NONE;
 
 	if (ev->u.fork.parent_tid > 0 && ev->u.fork.parent_pid > 0) {
-		uint32_t p = thread_vertex(s, ev->u.fork.parent_tid);
-
-		if (p != VERTEX_NONE)
-			vt_get(s->vt, p)->pid = ev->u.fork.parent_pid;
+		parent = thread_vertex(s, ev->u.fork.parent_tid);
+		if (parent != VERTEX_NONE)
+			vt_get(s->vt, parent)->pid = ev->u.fork.parent_pid;
 	}
 	if (tid <= 0)
 		return;
@@ -613,6 +612,7 @@ static void on_fork(struct sched *s, const struct wperf_event *ev)
 	if (v == VERTEX_NONE)
 		return;
 	s->th[v].known_origin = true;
+	s->th[v].forked_by = parent != VERTEX_NONE && parent != v ? parent + 1 : 0;
 	vt_get(s->vt, v)->parent_tid = ev->u.fork.parent_tid > 0 ? ev->u.fork.parent_tid : 0;
 	vt_get(s->vt, v)->pid = ev->u.fork.child_pid > 0 ? ev->u.fork.child_pid : tid;
 	if (ev->u.fork.child_comm)

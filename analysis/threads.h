@@ -40,6 +40,7 @@ struct sched_thread {
 	uint64_t spin_lock;     /* the lock it spins on */
 	int64_t since;          /* when the current state began */
 	uint32_t wait_stack;    /* stack id + 1 of the current wait, 0: none */
+	uint32_t forked_by;     /* vertex id + 1 of the thread that forked it, 0: unseen */
 };
 
 #define CTX_MAX_DEPTH 8

@@ -66,6 +66,9 @@ const char wperf_waits_help[] =
 	"                said it, is listed. An array or a comma-separated string.\n"
 	"  comms=LIST    Only the segments of threads with these names (comm).\n"
 	"                With pids too: a thread either lists is shown.\n"
+	"  follow-forks=BOOL  With pids or comms: also the segments of the threads\n"
+	"                a listed one forked, directly or not, in the trace.\n"
+	"                Default: false.\n"
 	"  states=LIST   Only segments in these states: running, runnable,\n"
 	"                waiting. Default: all three.\n"
 	"  Asking for segments and matching none is an error, not an empty output.\n"
@@ -102,6 +105,7 @@ struct waits_iter {
 	struct waits_queue queue;
 	struct waits_trace *trace;   /* created at the first segment shown */
 	const struct waits_selection *selection;  /* the component's */
+	struct waits_lineage lineage;             /* follow-forks: ours */
 	uint64_t segments_shown, segments_hidden;
 	struct waits_time latest;    /* time of the latest forwarded message */
 	/* The clock snapshot of a later message than `latest`, not converted
@@ -132,7 +136,8 @@ bt_component_class_initialize_method_status wperf_waits_init(
 	bt_self_component_filter *self, bt_self_component_filter_configuration *config,
 	const bt_value *params, void *init_data)
 {
-	static const char *const known_params[] = { "pids", "comms", "states", NULL };
+	static const char *const known_params[] = { "pids", "comms", "follow-forks", "states",
+						    NULL };
 	struct waits_component *comp = calloc(1, sizeof(*comp));
 	char err[512];
 
@@ -272,7 +277,7 @@ static void on_segment(const struct wperf_segment *seg, void *data)
 
 	if (it->failed)
 		return;
-	if (!waits_selection_has(it->selection, seg)) {
+	if (!waits_selection_has(it->selection, &it->lineage, it->analysis, seg)) {
 		it->segments_hidden++;
 		return;
 	}
@@ -311,6 +316,7 @@ static void iter_destroy(struct waits_iter *it)
 	if (!it)
 		return;
 	waits_queue_fini(&it->queue);
+	waits_lineage_fini(&it->lineage);
 	waits_time_fini(&it->latest);
 	waits_trace_destroy(it->trace);
 	wperf_shared_analysis_unregister(it->shared);

@@ -54,11 +54,79 @@ int waits_selection_read(struct waits_selection *sel, const bt_value *params,
 	if (wperf_params_get_id_list(params, "pids", &sel->ids, &sel->n_ids, err, errlen) < 0 ||
 	    wperf_params_get_nonempty_list(params, "comms", "thread name", &sel->comms,
 					   err, errlen) < 0 ||
+	    wperf_params_get_bool(params, "follow-forks", &sel->follow_forks, err, errlen) < 0 ||
 	    read_states(sel, params, err, errlen) < 0) {
 		waits_selection_fini(sel);
 		return -1;
 	}
+	if (sel->follow_forks && !sel->ids && !sel->comms.n) {
+		wperf_set_err(err, errlen, "parameter `follow-forks`: there is no choice of "
+			      "threads to follow (give `pids` or `comms` too)");
+		waits_selection_fini(sel);
+		return -1;
+	}
 	return 0;
+}
+
+/* Deep enough for any real process tree; a longer chain is a parent loop
+ * of a corrupt trace. */
+#define LINEAGE_MAX_DEPTH 4096
+
+static void lineage_mark(struct waits_lineage *lin, uint32_t v)
+{
+	if (v >= lin->n) {
+		size_t n = lin->n ? lin->n : 256;
+		uint8_t *p;
+
+		while (n <= v)
+			n *= 2;
+		p = realloc(lin->shown, n);
+		if (!p) {
+			lin->oom = true;    /* asked again next time: slower, not wrong */
+			return;
+		}
+		memset(p + lin->n, 0, n - lin->n);
+		lin->shown = p;
+		lin->n = n;
+	}
+	lin->shown[v] = 1;
+}
+
+bool waits_lineage_listed(const struct waits_selection *sel, struct waits_lineage *lin,
+			  const struct wperf_analysis *a, uint32_t v)
+{
+	uint32_t path[64];
+	size_t n_path = 0;
+	struct wperf_thread_info info;
+	bool listed = false;
+
+	if (v < lin->n && lin->shown[v])
+		return true;
+	for (uint32_t u = v, depth = 0; depth < LINEAGE_MAX_DEPTH; depth++) {
+		if (wperf_analysis_thread_info(a, u, &info) < 0 || info.forked_by == UINT32_MAX)
+			break;
+		u = info.forked_by;
+		if (n_path < sizeof path / sizeof *path)
+			path[n_path++] = u;
+		if ((u < lin->n && lin->shown[u]) ||
+		    (wperf_analysis_thread_info(a, u, &info) == 0 &&
+		     waits_selection_lists(sel, info.tid, info.pid, info.comm))) {
+			listed = true;
+			break;
+		}
+	}
+	if (!listed)
+		return false;
+	lineage_mark(lin, v);
+	for (size_t i = 0; i < n_path; i++)
+		lineage_mark(lin, path[i]);
+	return true;
+}
+
+void waits_lineage_fini(struct waits_lineage *lin)
+{
+	free(lin->shown);
+	*lin = (struct waits_lineage){ NULL, 0, false };
 }
 
 void waits_selection_fini(struct waits_selection *sel)

@@ -1141,6 +1141,23 @@ class TestFollowForks(Base):
         r, focus = self.focus(pids='200', **{'follow-forks': False})
         self.assertEqual(focus, [200, 201])
 
+    def test_filter_follows_forks_too(self):
+        # filter.wperf.waits' follow-forks: the same lineage, on segments
+        # (the listener prog-ust too: the filter shows a process's
+        # tracer threads as `pids` does). Exactly the full output with
+        # the others left out.
+        scn = self.scenario()
+        full = run_segments(scn)['segments']
+        got = run_segments(scn, pids='100', **{'follow-forks': True})['segments']
+        self.assertEqual(got, [x for x in full if x['tid'] in (100, 200, 201, 202)])
+        self.assertEqual({x['tid'] for x in got}, {100, 200, 201, 202})
+        got = run_segments(scn, pids='100')['segments']
+        self.assertEqual({x['tid'] for x in got}, {100})
+        with self.assertRaises(bt2._Error) as ctx:
+            run_segments(scn, **{'follow-forks': True})
+        self.assertIn("parameter `follow-forks`: there is no choice of threads to follow",
+                      bt2_error_text(ctx.exception))
+
     def test_follow_forks_needs_a_focus(self):
         with self.assertRaises(bt2._Error) as ctx:
             run_knots(self.scenario(), **{'follow-forks': True})

@@ -56,6 +56,19 @@ void wperf_analysis_on_segment(struct wperf_analysis *a, wperf_segment_cb cb,
 
 void wperf_analysis_feed(struct wperf_analysis *a, const struct wperf_event *ev);
 
+/* A thread as the analysis knows it now: ids, name, and the vertex of the
+ * thread that forked it (UINT32_MAX when the trace did not show its fork).
+ * For a filter choosing segments by process lineage (follow-forks). */
+struct wperf_thread_info {
+	int64_t tid, pid;           /* pid -1 until the trace says */
+	const char *comm;           /* NULL when not yet named */
+	uint32_t forked_by;
+};
+
+/* 0, or -1 when v is not a thread vertex of this analysis. */
+int wperf_analysis_thread_info(const struct wperf_analysis *a, uint32_t v,
+			       struct wperf_thread_info *out);
+
 /* The trace lost events (count 0: unknown) or packets on a CPU (-1: unknown)
  * between begin and end (-1: unknown). */
 void wperf_analysis_discarded(struct wperf_analysis *a, int cpu, bool packets,
