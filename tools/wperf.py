@@ -1007,8 +1007,6 @@ def cmd_report(args, sink_args):
         params.append(f"{key}={params_string(value)}")
     if command_pid:
         params.append(f"pids={params_string(command_pid)},follow-forks=true")
-        say(f"focus: the recorded command (pid {command_pid}) and what it forked; "
-            "--all reports every thread")
     if args.params:
         params.append(args.params)
     cmd = ["babeltrace2", f"--plugin-path={plugins}", trace, "-c", "sink.wperf.knots"]
@@ -1019,10 +1017,16 @@ def cmd_report(args, sink_args):
     p = subprocess.run(cmd, stderr=subprocess.PIPE, text=True, errors="replace")
     if p.returncode == 0 or args.verbose:
         sys.stderr.write(p.stderr)
+    if p.returncode == 0 and command_pid:
+        # After the report (failures stay one line): why it is focused.
+        say(f"focus: the recorded command (pid {command_pid}) and what it forked; "
+            "--all reports every thread")
     if p.returncode != 0:
+        if command_pid and "parameter `pids`: no thread of the trace matches" in p.stderr:
+            raise Fail(f"cannot report {trace}: the recorded command (pid {command_pid}, "
+                       "command.pid) is not in it (a snapshot taken after it ended?): "
+                       "--all reports every thread, --pids others")
         raise Fail(f"cannot report {trace}: {shared().failure(p.stderr)}"
-                   + (f" (the focus on the recorded command, pid {command_pid}: "
-                      "--all reports every thread)" if command_pid else "")
                    + ("" if args.verbose else
                       " (wperf report --verbose shows babeltrace2's whole error)"))
     return 0

@@ -233,6 +233,35 @@ class Errors(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn('knots', json.loads(p.stdout))
 
+    def test_report_focuses_on_the_recorded_command(self):
+        # DIR/command.pid focuses the report on that process and what it
+        # forked, unless --all or a focus is given; a pid the trace lacks
+        # is one line that says so and how to see the rest.
+        # As wperf record lays it out: the trace in DIR/kernel, the pid
+        # beside it (a CTF trace directory must hold streams only).
+        path = os.path.join(self.tmp, 'rec')
+        os.mkdir(path)
+        os.rename(self.synthetic_trace(), os.path.join(path, 'kernel'))
+        js = json.loads(wperf('report', path, '--format', 'json').stdout)
+        self.assertIsNone(js['focus'])
+        tid = next(v['tid'] for v in js['vertices'] if v['kind'] == 'thread')
+        with open(os.path.join(path, 'command.pid'), 'w') as f:
+            f.write('%d\n' % tid)
+        p = wperf('report', path, '--format', 'json')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn('focus: the recorded command (pid %d)' % tid, p.stderr)
+        focus = json.loads(p.stdout)['focus']
+        self.assertEqual([js['vertices'][v]['tid'] for v in focus], [tid])
+        for args in (['--all'], ['--comms', js['vertices'][focus[0]]['name']],
+                     ['--params', 'pids="%d"' % tid]):
+            p = wperf('report', path, '--format', 'json', *args)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertNotIn('focus:', p.stderr, args)
+        with open(os.path.join(path, 'command.pid'), 'w') as f:
+            f.write('999999\n')
+        self.assertOneLine(wperf('report', path), 'the recorded command (pid 999999',
+                           'is not in it', '--all')
+
     def test_snapshot_of_a_plain_directory(self):
         self.assertOneLine(wperf('snapshot', self.tmp), 'not written by `wperf record`')
 
