@@ -216,6 +216,53 @@ int wperf_graph_mark_forked(const struct wperf_graph *g, bool *marked)
 	return 0;
 }
 
+static bool is_lttng_process_name(const char *comm)
+{
+	static const char *const names[] = {
+		"lttng-sessiond", "lttng-consumerd", "lttng-relayd", "lttng-runas", "lttng",
+		"wperf", NULL
+	};
+
+	for (size_t i = 0; comm && names[i]; i++)
+		if (strcmp(comm, names[i]) == 0)
+			return true;
+	return false;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int wperf_graph_mark_tracer_threads(const struct wperf_graph *g, bool *tracer)
+{
+	int64_t *pids = malloc((g->n_vertices ? g->n_vertices : 1) * sizeof *pids);
+	size_t n = 0;
+
+	if (!pids)
+		return -1;
+	for (size_t i = 0; i < g->n_vertices; i++) {
+		const struct wperf_vertex *v = &g->vertices[i];
+
+		if (v->kind == WPERF_V_THREAD && v->pid > 0 && is_lttng_process_name(v->comm))
+			pids[n++] = v->pid;
+	}
+	qsort(pids, n, sizeof *pids, cmp_pid);
+	for (size_t i = 0; i < g->n_vertices; i++) {
+		const struct wperf_vertex *v = &g->vertices[i];
+
+		if (v->kind != WPERF_V_THREAD && v->kind != WPERF_V_VIRTUAL)
+			continue;
+		if (wperf_comm_is_tracer_thread(v->comm ? v->comm : v->name) ||
+		    (v->pid > 0 && bsearch(&v->pid, pids, n, sizeof *pids, cmp_pid)))
+			tracer[i] = true;
+	}
+	free(pids);
+	return 0;
+}
+
 /* ---- segments: the breakdown, the edges and the cascade ---- */
 
 static void maybe_prune(struct wperf_analysis *a)

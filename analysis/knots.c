@@ -933,10 +933,13 @@ static int cmp_report_order(const void *a, const void *b)
 }
 
 /* Every dependency edge between vertices not removed as background is
- * active again: a new round starts from the whole remaining graph. The
- * waits of opaque vertices (the tracer's threads) are no one's work:
- * LTTng-UST's listeners wait on the program's main thread for its whole
- * life, which would make it a sink "waited on" for many times the trace. */
+ * active again: a new round starts from the whole remaining graph. Opaque
+ * vertices (the tracer's threads) take no part: their waits are no one's
+ * work (LTTng-UST's listeners wait on the program's main thread for its
+ * whole life, which would make it a sink "waited on" for many times the
+ * trace), and a wait on them ends in the recording, whose own waits are
+ * not followed (a thread waiting for the lttng tool would otherwise make
+ * it a sink that "waits for nothing" while it waits for the daemon). */
 static void reset_active(struct search *s)
 {
 	const struct wperf_graph *g = s->kg.g;
@@ -945,7 +948,7 @@ static void reset_active(struct search *s)
 		const struct wperf_edge *e = &g->edges[i];
 		s->kg.active[i] = wperf_edge_is_dependency(g, e, s->min_weight_ns) &&
 				  !s->gone[e->from] && !s->gone[e->to] &&
-				  !(s->opaque && s->opaque[e->from]);
+				  !(s->opaque && (s->opaque[e->from] || s->opaque[e->to]));
 	}
 }
 

@@ -616,29 +616,32 @@ static bool vertex_in_focus(const struct knots_sink *s, const struct wperf_verte
 }
 
 /*
- * With a focus, the tracer's own threads are not followed: the focused
- * program waits for LTTng-UST's listeners while they register with the
- * session daemon, which is the recording, not the program's work (and
- * would lead the focus into lttng-sessiond). Named in comms, they count.
- * NULL without a focus; -1 when out of memory.
+ * The tracer's own threads (LTTng-UST's listeners, LTTng's daemons and
+ * tool: wperf_graph_mark_tracer_threads) wait for no one's work: their
+ * waits are no dependency, or the session daemon's timer thread, waited
+ * on by its rotation thread for the whole recording, is the first "sink"
+ * of every report of a machine. With a focus they are not followed either:
+ * the focused program waits for its listeners while they register with the
+ * session daemon, which is the recording, not the program's work. Focused
+ * or named in comms, they count. -1 when out of memory.
  */
 static int build_opaque(struct knots_sink *s, const struct wperf_graph *g, const bool *focus,
 			bool **opaque)
 {
-	*opaque = NULL;
-	if (!focus)
-		return 0;
 	*opaque = calloc(g->n_vertices ? g->n_vertices : 1, sizeof **opaque);
 	if (!*opaque) {
 		fail(s, "out of memory");
 		return -1;
 	}
+	if (wperf_graph_mark_tracer_threads(g, *opaque) < 0) {
+		fail(s, "out of memory");
+		return -1;
+	}
 	for (size_t i = 0; i < g->n_vertices; i++) {
 		const struct wperf_vertex *v = &g->vertices[i];
-		const char *comm = v->comm ? v->comm : v->name;
 
-		(*opaque)[i] = (v->kind == WPERF_V_THREAD || v->kind == WPERF_V_VIRTUAL) &&
-			       wperf_comm_is_tracer_thread(comm) && !comm_listed(s, comm) && !focus[i];
+		if ((focus && focus[i]) || comm_listed(s, v->comm ? v->comm : v->name))
+			(*opaque)[i] = false;
 	}
 	return 0;
 }

@@ -42,6 +42,10 @@ import wperf_scenario as ws  # noqa: E402
 
 KINDS = ('thread', 'disk', 'nic', 'irq', 'softirq', 'timer', 'unknown', 'virtual')
 CATEGORY_KINDS = ('timer', 'unknown')
+# The processes whose threads are all the tracer's (analysis.c,
+# wperf_graph_mark_tracer_threads).
+TRACER_PROCESS_NAMES = ('lttng-sessiond', 'lttng-consumerd', 'lttng-relayd', 'lttng-runas',
+                        'lttng', 'wperf')
 
 
 SHARED = ws.shared_dir()   # also takes meson's --shared-dir-default off argv
@@ -216,18 +220,29 @@ class Checks:
         # finding (doc/wperf-report.schema.json, min_weight).
         min_weight = (js.get('min_weight') or {}).get('ns') or 0
 
-        def active(e):
-            return (e['weight_ns'] > 0 and e['weight_ns'] >= min_weight
-                    and byid[e['to']]['kind'] not in CATEGORY_KINDS)
-        # With a focus, knots are found in the focused graph: the vertices
-        # the focus waits for transitively along active edges, a device's
-        # idle edges (disk -> issuer) not followed, nor waits on LTTng-UST's
-        # own threads ("<comm>-ust", not in the focus) (analysis/knots.c,
-        # reachable_from; plugin/knots-sink.c, build_opaque).
+        # The tracer's own threads take no part in knots: LTTng-UST's
+        # listeners ("<comm>-ust") and every thread of a process with a
+        # thread named after LTTng's daemons or tool, or wperf, unless
+        # focused (plugin/knots-sink.c, build_opaque;
+        # wperf_graph_mark_tracer_threads).
+        focus = set(js.get('focus') or ())
+        tracer_pids = {v['pid'] for v in js['vertices'] if v['kind'] == 'thread'
+                       and v['pid'] > 0 and v['comm'] in TRACER_PROCESS_NAMES}
+
         def tracer(v):
             name = byid[v].get('comm') or byid[v]['name']
-            return (byid[v]['kind'] in ('thread', 'virtual') and len(name) > 4
-                    and name.endswith('-ust') and v not in js['focus'])
+            return (byid[v]['kind'] in ('thread', 'virtual') and v not in focus
+                    and ((len(name) > 4 and name.endswith('-ust'))
+                         or byid[v].get('pid', -1) in tracer_pids))
+
+        def active(e):
+            return (e['weight_ns'] > 0 and e['weight_ns'] >= min_weight
+                    and byid[e['to']]['kind'] not in CATEGORY_KINDS
+                    and not tracer(e['from']) and not tracer(e['to']))
+        # With a focus, knots are found in the focused graph: the vertices
+        # the focus waits for transitively along active edges, a device's
+        # idle edges (disk -> issuer) not followed (analysis/knots.c,
+        # reachable_from).
         reach = None
         if js.get('focus'):
             adj = {}
@@ -270,8 +285,8 @@ class Checks:
                 if e['from'] in members and e['to'] not in members:
                     if byid[e['to']]['kind'] in CATEGORY_KINDS:
                         continue
-                    if e['weight_ns'] == 0 or e['weight_ns'] < min_weight:
-                        continue    # no dependency / below the noise floor
+                    if not active(e):
+                        continue    # no dependency / below the noise floor / tracer
                     if reach is not None and e['to'] not in reach:
                         continue    # outside the focused graph
                     if (e['from'], e['to']) in removed or e['to'] in background:

@@ -1085,6 +1085,47 @@ class TestTracerThreadsWaitOnNoOne(Base):
         r = self.knots(self.scenario(), pids='100', comms='app-ust')
         sinks = [k for k in r.js['knots'] if k['kind'] == 'sink' and k['members'] == [a]]
         self.assertEqual([k['weight_ns'] for k in sinks], [3800 * MS], r.describe_knots())
+        # Without a focus too: the listener's wait is no dependency.
+        r = self.knots(self.scenario())
+        self.assertEqual([k for k in r.js['knots'] if a in k['members']], [],
+                         r.describe_knots())
+
+
+class TestLttngDaemonsWaitOnNoOne(Base):
+    """lttng-sessiond (300) has renamed threads: Rotation (302) waits
+    [0.1 s, 3.1 s] for Timer (301), as in every real recording, where
+    "Timer" became the first sink of the machine's report (311%). Every
+    thread of a process with a thread named lttng-sessiond is the tracer's:
+    its waits are no dependency, and a focus does not enter it, unless
+    named in comms. app (101) waits
+    [1 s, 2 s] on the disk-less worker (102): a sink. Trace [0, 4 s]."""
+
+    def scenario(self):
+        s = Scenario(ncpus=4, end=4 * S)
+        d, t, rot = (s.thread(300, 'lttng-sessiond'), s.thread(301, 'Timer', pid=300),
+                     s.thread(302, 'Rotation', pid=300))
+        a, w = s.thread(101, 'app'), s.thread(102, 'worker', pid=101)
+        for cpu, th in enumerate((t, rot, a, w)):
+            s.statedump(0, 0, th, 6, on_cpu=cpu)
+            s.run(0, cpu, th)
+        s.statedump(0, 0, d, 5)
+        s.sleep(100 * MS, 1, rot)
+        s.wake(3100 * MS, 0, rot, target_cpu=1)
+        s.run(3100 * MS, 1, rot)
+        s.sleep(1 * S, 2, a)
+        s.wake(2 * S, 3, a, target_cpu=2)
+        s.run(2 * S, 2, a)
+        return s
+
+    def test_report(self):
+        r = self.knots(self.scenario())
+        t, rot, a, w = r.tid(301), r.tid(302), r.tid(101), r.tid(102)
+        self.assertEdge(r, rot, t, 3 * S, direct=3 * S, count=1)
+        sinks = [k['members'] for k in r.js['knots'] if k['kind'] == 'sink']
+        self.assertEqual(sinks, [[w]], r.describe_knots())
+        r = self.knots(self.scenario(), comms='Rotation,Timer')
+        sinks = [k['members'] for k in r.js['knots'] if k['kind'] == 'sink']
+        self.assertEqual(sinks, [[t]], r.describe_knots())
 
 
 class TestFollowForks(Base):

@@ -182,6 +182,17 @@ int64_t wperf_graph_duration(const struct wperf_graph *g);
 const struct wperf_edge *wperf_graph_find_edge(const struct wperf_graph *g, uint32_t from,
 					       uint32_t to);
 
+/* Marks, in `tracer` (one flag per vertex id), the tracer's own threads:
+ * LTTng-UST's listeners (wperf_comm_is_tracer_thread) and every thread of
+ * LTTng's daemons and command-line tool, and of `wperf` (record): the
+ * processes with a thread named lttng-sessiond, lttng-consumerd,
+ * lttng-relayd, lttng-runas, lttng or wperf (their other threads rename
+ * themselves: "Timer", "UST application").
+ * Threads and merged vertices of one process. What they wait for, and who
+ * waits for them, is the recording, not the traced system's work.
+ * -1 when out of memory (tracer unchanged), else 0. */
+int wperf_graph_mark_tracer_threads(const struct wperf_graph *g, bool *tracer);
+
 /* Marks, in `marked` (one flag per vertex id), every thread that a marked
  * thread forked, directly or not, as far as the trace saw the forks
  * (parent_tid): a command's children, their threads, their children. A

@@ -75,11 +75,12 @@ struct wperf_knot_options {
 	                              what they wait for, transitively (not through
 	                              device idle edges), and only its knots and
 	                              sinks are reported */
-	const bool *opaque;        /* NULL, or per vertex id: with a focus, waits on
-	                              these are not followed, and their own waits
-	                              are no dependency (the tracer's own threads:
-	                              what they wait for, or the program for them,
-	                              is the recording, not its work) */
+	const bool *opaque;        /* NULL, or per vertex id: vertices that take
+	                              no part in knots and sinks, their waits and
+	                              the waits on them no dependency (the
+	                              tracer's own threads: what they wait for, or
+	                              the program for them, is the recording, not
+	                              its work) */
 };
 
 struct wperf_knots {

@@ -1,9 +1,11 @@
 /*
- * test-forks.c — wperf_graph_mark_forked(), which extends a focus to what
- * the focused threads forked (sink.wperf.knots' follow-forks), on
- * hand-built graphs: generations, threads of a forked process, a reused
- * tid (the parent is the thread of that tid alive at the fork), and
- * parent loops of a corrupt trace, which must end and mark nothing.
+ * test-forks.c — which threads a report takes in, on hand-built graphs:
+ * wperf_graph_mark_forked(), which extends a focus to what the focused
+ * threads forked (sink.wperf.knots' follow-forks: generations, threads of
+ * a forked process, a reused tid, whose parent is the thread of that tid
+ * alive at the fork, and parent loops of a corrupt trace, which must end
+ * and mark nothing), and wperf_graph_mark_tracer_threads(), the tracer's
+ * own threads whose waits are no dependency.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -83,8 +85,36 @@ static void test_empty_graph(void)
 	gb_free(&g);
 }
 
+static void test_tracer_threads(void)
+{
+	struct wperf_graph g;
+	bool tracer[16] = { false };
+
+	gb_init(&g, 0, 1000);
+	uint32_t sessiond = child(&g, "lttng-sessiond", 300, 300, 1, 0);
+	uint32_t timer = child(&g, "Timer", 301, 300, 300, 0);
+	uint32_t consumerd = child(&g, "lttng-consumerd", 400, 400, 300, 0);
+	uint32_t cli = child(&g, "lttng", 500, 500, 1, 0);
+	uint32_t wperf = child(&g, "wperf", 600, 600, 1, 0);
+	uint32_t listener = child(&g, "app-ust", 102, 100, 100, 0);
+	uint32_t app = child(&g, "app", 100, 100, 1, 0);
+	uint32_t timer_of_app = child(&g, "Timer", 101, 100, 100, 0);
+	uint32_t unknown_pid = child(&g, "Timer", 700, -1, 0, 0);
+	uint32_t like = child(&g, "lttng-sessiond2", 800, 800, 1, 0);
+	uint32_t disk = gb_vertex(&g, WPERF_V_DISK, "disk:vda");
+	gb_sort(&g);
+
+	CHECK_INT(wperf_graph_mark_tracer_threads(&g, tracer), 0);
+	CHECK(tracer[sessiond] && tracer[timer] && tracer[consumerd] && tracer[cli]);
+	CHECK(tracer[wperf] && tracer[listener]);
+	CHECK(!tracer[app] && !tracer[timer_of_app] && !tracer[unknown_pid]);
+	CHECK(!tracer[like] && !tracer[disk]);
+	gb_free(&g);
+}
+
 int main(void)
 {
+	RUN_TEST(test_tracer_threads);
 	RUN_TEST(test_generations_and_reused_tids);
 	RUN_TEST(test_parent_loops_end);
 	RUN_TEST(test_empty_graph);
