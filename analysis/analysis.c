@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "wperf/analysis.h"
+#include "array.h"
 #include "cascade.h"
 #include "disk.h"
 #include "edges.h"
@@ -229,13 +230,6 @@ static bool is_lttng_process_name(const char *comm)
 	return false;
 }
 
-static int cmp_pid(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 int wperf_graph_mark_tracer_threads(const struct wperf_graph *g, bool *tracer)
 {
 	int64_t *pids = malloc((g->n_vertices ? g->n_vertices : 1) * sizeof *pids);
@@ -249,14 +243,14 @@ int wperf_graph_mark_tracer_threads(const struct wperf_graph *g, bool *tracer)
 		if (v->kind == WPERF_V_THREAD && v->pid > 0 && is_lttng_process_name(v->comm))
 			pids[n++] = v->pid;
 	}
-	qsort(pids, n, sizeof *pids, cmp_pid);
+	qsort(pids, n, sizeof *pids, array_cmp_i64);
 	for (size_t i = 0; i < g->n_vertices; i++) {
 		const struct wperf_vertex *v = &g->vertices[i];
 
 		if (v->kind != WPERF_V_THREAD && v->kind != WPERF_V_VIRTUAL)
 			continue;
 		if (wperf_comm_is_tracer_thread(v->comm ? v->comm : v->name) ||
-		    (v->pid > 0 && bsearch(&v->pid, pids, n, sizeof *pids, cmp_pid)))
+		    (v->pid > 0 && bsearch(&v->pid, pids, n, sizeof *pids, array_cmp_i64)))
 			tracer[i] = true;
 	}
 	free(pids);

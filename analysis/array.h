@@ -1,5 +1,6 @@
 /*
- * array.h — growing arrays indexed by a dense id (a vertex, a CPU).
+ * array.h — growing arrays indexed by a dense id (a vertex, a CPU), and
+ * sorting arrays of ids.
  *
  * Several tables of the analysis are arrays indexed by an id that keeps
  * growing; this is the one way they grow: doubling, new slots zeroed.
@@ -8,6 +9,7 @@
 #define WPERF_ARRAY_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +35,14 @@ static inline bool array_reserve_index(void **arr, size_t *n, size_t index,
 	*arr = p;
 	*n = want;
 	return true;
+}
+
+/* qsort()/bsearch() order of int64_t (tids, pids), ascending. */
+static inline int array_cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
 }
 
 #endif /* WPERF_ARRAY_H */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "edges.h"
 #include "wperf/merge.h"
 
@@ -384,13 +385,6 @@ static void accumulate(struct wperf_vertex *nv, const struct wperf_vertex *v)
 	nv->members[nv->n_members++] = v->tid;
 }
 
-static int by_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 static void free_fresh(const struct merge *m, struct wperf_vertex *nv)
 {
 	for (uint32_t i = 0; nv && i < m->g->n_vertices; i++)
@@ -424,7 +418,7 @@ static struct wperf_vertex *build_vertices(const struct merge *m, enum wperf_mer
 	}
 	for (size_t i = 0; i < m->n_new; i++)
 		if (nv[i].members)
-			qsort(nv[i].members, nv[i].n_members, sizeof *nv[i].members, by_i64);
+			qsort(nv[i].members, nv[i].n_members, sizeof *nv[i].members, array_cmp_i64);
 	return nv;
 }
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "gaps.h"
 #include "report-format.h"
 #include "wperf/classify.h"
@@ -148,13 +149,6 @@ static void write_focus(const struct wperf_report *r, FILE *out)
  * gets a hint to merge them: below it, their edges are few enough to read. */
 #define SHORT_LIVED_HINT_MIN 10
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /*
  * Short-lived children left as threads (short-lived=keep) split their
  * parent's waits for them into one light edge each, under the noise
@@ -173,7 +167,7 @@ static void write_short_lived_hint(const struct wperf_report *r, FILE *out)
 	for (size_t v = 0; v < g->n_vertices; v++)
 		if ((!r->focus || r->focus[v]) && wperf_vertex_is_short_lived(g, &g->vertices[v]))
 			parents[n++] = g->vertices[v].parent_tid;
-	qsort(parents, n, sizeof *parents, cmp_i64);
+	qsort(parents, n, sizeof *parents, array_cmp_i64);
 	for (size_t i = 0, j; i < n; i = j) {
 		for (j = i; j < n && parents[j] == parents[i]; j++)
 			;
