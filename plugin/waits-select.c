@@ -81,10 +81,8 @@ static void lineage_mark(struct waits_lineage *lin, uint32_t v)
 		while (n <= v)
 			n *= 2;
 		p = realloc(lin->shown, n);
-		if (!p) {
-			lin->oom = true;    /* asked again next time: slower, not wrong */
-			return;
-		}
+		if (!p)
+			return;     /* not remembered: asked again next time, slower, not wrong */
 		memset(p + lin->n, 0, n - lin->n);
 		lin->shown = p;
 		lin->n = n;
@@ -126,7 +124,7 @@ bool waits_lineage_listed(const struct waits_selection *sel, struct waits_lineag
 void waits_lineage_fini(struct waits_lineage *lin)
 {
 	free(lin->shown);
-	*lin = (struct waits_lineage){ NULL, 0, false };
+	*lin = (struct waits_lineage){ NULL, 0 };
 }
 
 void waits_selection_fini(struct waits_selection *sel)

@@ -33,7 +33,6 @@ struct waits_selection {
 struct waits_lineage {
 	uint8_t *shown;        /* by vertex id */
 	size_t n;
-	bool oom;
 };
 
 /* Read `pids`, `comms`, `follow-forks` and `states` from params (all
