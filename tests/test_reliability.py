@@ -451,13 +451,19 @@ class Gaps(Base):
                             'ctxswitch')
         self.assertTrue(os.access(load, os.X_OK), '%s not built' % load)
         d = self.outdir('overrun')
-        storm = subprocess.Popen([load, '--seconds', '4', '--pairs', '4'],
+        # The storm runs until the recording is over, however long
+        # babeltrace2 takes to start while 8 threads compete for 2 CPUs
+        # (an ASan build on a busy machine once took longer than a fixed
+        # 4-second storm, and recorded an idle second).
+        storm = subprocess.Popen([load, '--seconds', '600', '--pairs', '4'],
                                  stdout=subprocess.DEVNULL)
         try:
             cmd, p = self.cli('-c', 'source.wperf.tracefs',
                               '--params=duration=1,buffer-size-kb=4', '-c', 'sink.wperf.knots',
                               '--params=format="json",path="%s/r.json"' % d)
+            self.assertIsNone(storm.poll(), 'the ctxswitch storm ended before the recording did')
         finally:
+            storm.kill()
             storm.wait(timeout=60)
         self.assertEqual(p.returncode, 0, p.stderr[-3000:])
         with open(os.path.join(d, 'r.json')) as f:
