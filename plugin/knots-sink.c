@@ -680,21 +680,32 @@ static void list_some_comms(const struct wperf_graph *g, char *buf, size_t len)
 }
 
 /* follow-forks: what the focused threads forked joins the focus, except
- * the tracer's own threads (LTTng-UST's listeners are forked by every
- * traced process), as in vertex_in_focus(). */
+ * the tracer's own threads (LTTng-UST's listeners, forked by every traced
+ * process; the `lttng` tool or a session daemon a script starts) unless
+ * their name was asked for. */
 static int add_forked(struct knots_sink *s, const struct wperf_graph *g, bool *focus)
 {
-	if (wperf_graph_mark_forked(g, focus) < 0) {
-		fail(s, "out of memory");
-		return -1;
-	}
-	for (size_t i = 0; i < g->n_vertices; i++) {
-		const struct wperf_vertex *v = &g->vertices[i];
+	size_t n = g->n_vertices ? g->n_vertices : 1;
+	bool *asked = malloc(n * sizeof *asked);
+	bool *tracer = calloc(n, sizeof *tracer);
+	int rc = -1;
 
-		if (focus[i] && wperf_comm_is_tracer_thread(v->comm) && !comm_listed(s, v->comm))
+	if (!asked || !tracer)
+		goto out;
+	memcpy(asked, focus, g->n_vertices * sizeof *focus);
+	if (wperf_graph_mark_forked(g, focus) < 0 ||
+	    wperf_graph_mark_tracer_threads(g, tracer) < 0)
+		goto out;
+	for (size_t i = 0; i < g->n_vertices; i++)
+		if (focus[i] && !asked[i] && tracer[i] && !comm_listed(s, g->vertices[i].comm))
 			focus[i] = false;
-	}
-	return 0;
+	rc = 0;
+out:
+	if (rc < 0)
+		fail(s, "out of memory");
+	free(asked);
+	free(tracer);
+	return rc;
 }
 
 /* The focus array for the knot search, or NULL when no focus was asked.

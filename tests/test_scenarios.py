@@ -1182,6 +1182,21 @@ class TestFollowForks(Base):
         r, focus = self.focus(pids='200', **{'follow-forks': False})
         self.assertEqual(focus, [200, 201])
 
+    def test_the_tracer_forked_is_left_out(self):
+        # sh also starts the `lttng` tool (300) at 3.6 s: LTTng's, not the
+        # command's, unless named.
+        s = self.scenario()
+        sh, lttng = 100, s.thread(300, 'lttng')
+        s.fork(3600 * MS, 0, sh, lttng)
+        s.wakeup_new(3600 * MS, 0, lttng)
+        s.run(3700 * MS, 0, lttng)
+        for comms, want in ((None, [100, 200, 201]), ('lttng', [100, 200, 201, 300])):
+            params = {'follow-forks': True}
+            if comms:
+                params['comms'] = comms
+            r = self.knots(s, pids='100', **params)
+            self.assertEqual(sorted(r.vertices[v]['tid'] for v in r.js['focus']), want)
+
     def test_filter_follows_forks_too(self):
         # filter.wperf.waits' follow-forks: the same lineage, on segments
         # (the listener prog-ust too: the filter shows a process's
