@@ -71,6 +71,7 @@ static struct cpu_ctx *cpu_of(struct sched *s, int cpu, int64_t ts)
 		c->current_tid = -1;
 		c->last_disk = VERTEX_NONE;
 		c->last_nic = VERTEX_NONE;
+		c->softirq_raised_last = -1;
 	}
 	if (ts > c->last_ts)
 		c->last_ts = ts;
@@ -307,6 +308,37 @@ static uint32_t untraced_interrupt(struct sched *s)
 }
 
 /*
+ * ksoftirqd runs the softirqs an interrupt's tail could not: __do_softirq
+ * wakes it when vectors are still pending after its restart limit (a
+ * softirq that raises itself again, as RCU's does), and raise_softirq()
+ * does outside interrupt context. That wakeup comes after the last
+ * softirq_exit, in the context of whatever thread the interrupt hit, and
+ * the method's rule (the running thread woke it) would make that thread a
+ * server ksoftirqd waits for: "ksoftirqd/0 -> cc1 4.8 s" in a compile's
+ * trace. What ksoftirqd waited for is the pending softirq: it is the
+ * waker, by the raise events (irq_softirq_raise), which every wperf
+ * recording has. Without them the running thread stays the waker.
+ */
+static bool is_softirq_daemon(const struct wperf_vertex *v)
+{
+	return v->comm && strncmp(v->comm, "ksoftirqd/", 10) == 0;
+}
+
+/* The pending softirq that woke wakee if it is ksoftirqd, else
+ * VERTEX_NONE: the last vector raised if still pending, else the lowest. */
+static uint32_t softirq_daemon_waker(struct sched *s, const struct cpu_ctx *c, uint32_t wakee)
+{
+	int vec;
+
+	if (!c->softirq_pending || !is_softirq_daemon(vt_get(s->vt, wakee)))
+		return VERTEX_NONE;
+	vec = c->softirq_raised_last;
+	if (vec < 0 || !(c->softirq_pending & (1u << vec)))
+		vec = __builtin_ctz(c->softirq_pending);
+	return softirq_waker(s, c, vec);
+}
+
+/*
  * The last thread of a process to exit wakes the parent that waits for it
  * (the exit notification). When that thread is the tracer's (LTTng-UST's
  * listeners outlive the program's own threads, killed last by the exit),
@@ -340,9 +372,12 @@ static uint32_t thread_waker(struct sched *s, const struct cpu_ctx *c,
 	return named_pseudo(s, WPERF_V_UNKNOWN, "unknown");
 }
 
-/* What ran the wakeup ev on its CPU (METHOD.md §3). */
-static uint32_t waker_of(struct sched *s, const struct cpu_ctx *c, const struct wperf_event *ev)
+/* What ran the wakeup ev of wakee on its CPU (METHOD.md §3). */
+static uint32_t waker_of(struct sched *s, const struct cpu_ctx *c, const struct wperf_event *ev,
+			 uint32_t wakee)
 {
+	uint32_t daemon;
+
 	if (ev->context_flags != WPERF_CTX_UNKNOWN) {
 		/* perf marks the context on every event; the frames say which. */
 		const struct ctx_frame *f;
@@ -355,13 +390,17 @@ static uint32_t waker_of(struct sched *s, const struct cpu_ctx *c, const struct 
 			f = innermost(c, CTX_SOFTIRQ);
 			if (innermost(c, CTX_TIMER))
 				return named_pseudo(s, WPERF_V_TIMER, "timer");
-			return f ? softirq_waker(s, c, f->num) : untraced_interrupt(s);
+			if (f)
+				return softirq_waker(s, c, f->num);
+			/* __do_softirq's tail, past its last softirq_exit. */
+			daemon = softirq_daemon_waker(s, c, wakee);
+			return daemon != VERTEX_NONE ? daemon : untraced_interrupt(s);
 		}
-		return thread_waker(s, c, ev);
-	}
-	if (c->depth > 0)
+	} else if (c->depth > 0) {
 		return frame_waker(s, c, &c->stack[c->depth - 1]);
-	return thread_waker(s, c, ev);
+	}
+	daemon = softirq_daemon_waker(s, c, wakee);
+	return daemon != VERTEX_NONE ? daemon : thread_waker(s, c, ev);
 }
 
 /* ---- interrupt context ---- */
@@ -381,6 +420,23 @@ static void ctx_pop(struct cpu_ctx *c, enum ctx_kind kind)
 			return;
 		}
 	}
+}
+
+/* Softirq raise and entry: what is pending (softirq_daemon_waker). */
+static void on_softirq_raise(struct cpu_ctx *c, int64_t vec)
+{
+	if (vec < 0 || vec >= 16)   /* the kernel has 10 vectors */
+		return;
+	c->softirq_pending |= (uint16_t)(1u << vec);
+	c->softirq_raised_last = (int8_t)vec;
+}
+
+static void on_softirq_entry(struct cpu_ctx *c, int64_t vec)
+{
+	if (vec >= 0 && vec < 16)
+		c->softirq_pending &= (uint16_t)~(1u << vec);
+	ctx_push(c, (struct ctx_frame){ .kind = CTX_SOFTIRQ, .num = vec,
+					.vertex = VERTEX_NONE, .disk = VERTEX_NONE });
 }
 
 static void on_irq_entry(struct sched *s, struct cpu_ctx *c, const struct wperf_event *ev)
@@ -536,7 +592,7 @@ static void on_wakeup(struct sched *s, struct cpu_ctx *c, const struct wperf_eve
 	switch (s->th[v].state) {
 	case TS_WAITING: {
 		/* May create the waker's vertex, moving s->th: no pointer kept. */
-		uint32_t waker = waker_of(s, c, ev);
+		uint32_t waker = waker_of(s, c, ev, v);
 
 		if (waker == v)   /* cannot wake oneself: the context is stale */
 			waker = named_pseudo(s, WPERF_V_UNKNOWN, "unknown");
@@ -758,8 +814,10 @@ void sched_event(struct sched *s, const struct wperf_event *ev)
 		ctx_pop(c, CTX_IRQ);
 		break;
 	case WPERF_EV_SOFTIRQ_ENTRY:
-		ctx_push(c, (struct ctx_frame){ .kind = CTX_SOFTIRQ, .num = ev->u.softirq.vec,
-						.vertex = VERTEX_NONE, .disk = VERTEX_NONE });
+		on_softirq_entry(c, ev->u.softirq.vec);
+		break;
+	case WPERF_EV_SOFTIRQ_RAISE:
+		on_softirq_raise(c, ev->u.softirq.vec);
 		break;
 	case WPERF_EV_SOFTIRQ_EXIT:
 		ctx_pop(c, CTX_SOFTIRQ);
@@ -845,6 +903,8 @@ void sched_lost_events(struct sched *s, int cpu)
 		s->cpus[i].depth = 0;
 		s->cpus[i].last_disk = VERTEX_NONE;
 		s->cpus[i].last_nic = VERTEX_NONE;
+		s->cpus[i].softirq_pending = 0;
+		s->cpus[i].softirq_raised_last = -1;
 	}
 }
 

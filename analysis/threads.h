@@ -63,6 +63,10 @@ struct cpu_ctx {
 	int depth;
 	uint32_t last_disk;     /* disk of the last completion on this CPU */
 	uint32_t last_nic;      /* interface of the last packet on this CPU */
+	/* Softirq vectors raised on this CPU and not run yet (bit = vector),
+	 * and the last one raised (-1: none): what ksoftirqd is woken for. */
+	uint16_t softirq_pending;
+	int8_t softirq_raised_last;
 };
 
 struct closed_segment {

@@ -179,6 +179,8 @@ static const struct type_spec type_specs[] = {
 		{ "vec", "vec", WANT_INT, REQ } } },
 	{ WPERF_EV_SOFTIRQ_EXIT, { "irq_softirq_exit", "softirq_exit" }, {
 		{ "vec", "vec", WANT_INT, REQ } } },
+	{ WPERF_EV_SOFTIRQ_RAISE, { "irq_softirq_raise", "softirq_raise" }, {
+		{ "vec", "vec", WANT_INT, REQ } } },
 	{ WPERF_EV_TIMER_ENTRY, { "timer_hrtimer_expire_entry", "hrtimer_expire_entry",
 				  "timer_expire_entry" }, { { NULL } } },
 	{ WPERF_EV_TIMER_EXIT, { "timer_hrtimer_expire_exit", "hrtimer_expire_exit",
@@ -819,6 +821,7 @@ static void fill_event(struct wperf_decoder *d, const struct event_plan *p,
 		break;
 	case WPERF_EV_SOFTIRQ_ENTRY:
 	case WPERF_EV_SOFTIRQ_EXIT:
+	case WPERF_EV_SOFTIRQ_RAISE:
 		ev->u.softirq.vec = read_int(s, &f[0], -1);
 		break;
 	case WPERF_EV_TIMER_ENTRY:

@@ -459,6 +459,21 @@ class RealTraces(unittest.TestCase):
         self.assertTrue(units, 'no traces under %s (set WPERF_SHARED_DIR)' % TRACES)
         self.assertGreaterEqual(len(units), 6, [u[0] for u in units])
 
+    def test_ksoftirqd_waits_for_softirqs(self):
+        # ref-basic-kernel-analysis (irq_softirq_raise recorded): the
+        # per-CPU softirq daemons are woken for softirqs left pending, not
+        # by the threads their interrupts hit (doc/wperf-analysis.7.md).
+        units = [u for u in trace_units() if u[0] == 'ref-basic-kernel-analysis']
+        if not units:
+            self.fail('ref-basic-kernel-analysis is missing under %s' % TRACES)
+        js = report_for(self, *units[0])
+        kinds = {v['id']: v['kind'] for v in js['vertices']}
+        daemons = {v['id'] for v in js['vertices'] if v['name'].startswith('ksoftirqd/')}
+        out = [(e['to'], e['direct_ns']) for e in js['edges'] if e['from'] in daemons]
+        self.assertTrue(daemons and out, 'no ksoftirqd wait in the report')
+        self.assertEqual([x for x in out if kinds[x[0]] == 'thread'], [])
+        self.assertGreater(sum(ns for to, ns in out if kinds[to] == 'softirq'), 0, out)
+
 
 def _make(label, path, mode):
     def test_report(self):

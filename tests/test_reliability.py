@@ -142,7 +142,8 @@ def only_switches():
 def nothing_wperf_reads():
     s = Scenario(ncpus=1, end=1 * S)
     for i in range(3):
-        s.ev((i + 1) * 100 * MS, 0, 'irq_softirq_raise', vec=1)
+        s.ev((i + 1) * 100 * MS, 0, 'sched_stat_runtime', comm='A', tid=101,
+             runtime=100 * MS, vruntime=(i + 1) * 100 * MS)
     return s
 
 

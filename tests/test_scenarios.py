@@ -554,6 +554,68 @@ class TestTimer(Base):
                 self.assertNotIn(m, k['members'], r.describe_knots())
 
 
+def softirq_daemon():
+    """cc1 (501) runs on cpu0 all along. ksoftirqd/0 (3) runs on cpu1 and
+    sleeps at 0.5 s. At 1 s an RCU softirq on cpu0 raises itself again and
+    exits; at 1 s + 3 us, past its softirq_exit (the tail of __do_softirq),
+    ksoftirqd/0 is woken; it runs at 1 s + 4 us and sleeps at 1.5 s. At 2 s
+    an RCU softirq runs (nothing stays pending) and ksoftirqd/0 is woken at
+    2 s + 2 us, runs at 2 s + 3 us. W (502, cpu2) sleeps at 1 s; at 2.5 s
+    irq 24 raises TIMER on cpu0, and W is woken there at 2.5 s + 3 us, after
+    the handler, and runs at 2.5 s + 4 us. Trace [0, 3 s]."""
+    s = Scenario(ncpus=3, end=3 * S)
+    X, K, W = s.thread(501, 'cc1'), s.thread(3, 'ksoftirqd/0'), s.thread(502, 'W')
+    for cpu, t in enumerate((X, K, W)):
+        s.run(0, cpu, t)
+    s.sleep(500 * MS, 1, K)
+    s.softirq_entry(1 * S, 0, SOFTIRQ['RCU'])
+    s.softirq_raise(1 * S + 1 * US, 0, SOFTIRQ['RCU'])
+    s.softirq_exit(1 * S + 2 * US, 0, SOFTIRQ['RCU'])
+    s.wake(1 * S + 3 * US, 0, K, target_cpu=1)
+    s.run(1 * S + 4 * US, 1, K)
+    s.sleep(1500 * MS, 1, K)
+    s.sleep(1 * S, 2, W)
+    s.softirq_entry(2 * S, 0, SOFTIRQ['RCU'])
+    s.softirq_exit(2 * S + 1 * US, 0, SOFTIRQ['RCU'])
+    s.wake(2 * S + 2 * US, 0, K, target_cpu=1)
+    s.run(2 * S + 3 * US, 1, K)
+    s.irq_entry(2500 * MS, 0, 24, 'virtio0')
+    s.softirq_raise(2500 * MS + 1 * US, 0, SOFTIRQ['TIMER'])
+    s.irq_exit(2500 * MS + 2 * US, 0, 24)
+    s.wake(2500 * MS + 3 * US, 0, W, target_cpu=2)
+    s.run(2500 * MS + 4 * US, 2, W)
+    return s
+
+
+class TestSoftirqDaemonWaitsForSoftirqs(Base):
+    """ksoftirqd/0's wait [0.5 s, 1 s + 3 us] ends when __do_softirq leaves
+    RCU pending: ksoftirqd/0 -> softirq:RCU = 500 003 000 ns, not -> cc1,
+    which it interrupted. Its wait [1.5 s, 2 s + 2 us], with nothing
+    pending, keeps the method's rule: -> cc1 = 500 002 000 ns. Only
+    ksoftirqd is woken for pending softirqs: W -> cc1 = 1 500 003 000 ns
+    although TIMER is pending when W is woken."""
+
+    def test_report(self):
+        r = self.knots(softirq_daemon())
+        X, K, W = r.tid(501), r.tid(3), r.tid(502)
+        rcu = r.vid(name='softirq:RCU')
+        self.assertEdge(r, K, rcu, 500 * MS + 3 * US, direct=500 * MS + 3 * US, count=1)
+        self.assertEdge(r, K, X, 500 * MS + 2 * US, direct=500 * MS + 2 * US, count=1)
+        self.assertEdge(r, W, X, 1500 * MS + 3 * US, direct=1500 * MS + 3 * US, count=1)
+        self.assertEqual(len(r.js['edges']), 3, r.describe_edges())
+        self.assertEqual(r.thread(3)['waiting_ns']['softirq'], 500 * MS + 3 * US)
+
+    def test_without_raise_events(self):
+        # A trace without irq_softirq_raise: the running thread, as before.
+        scn = softirq_daemon()
+        scn.events = [e for e in scn.events if e[3] != 'irq_softirq_raise']
+        r = self.knots(scn)
+        X, K = r.tid(501), r.tid(3)
+        self.assertEdge(r, K, X, 1 * S + 5 * US, direct=1 * S + 5 * US, count=2)
+        self.assertFalse(any(v['name'] == 'softirq:RCU' for v in r.js['vertices']),
+                         r.describe_vertices())
+
+
 class TestDisk(Base):
     """W -> disk = its wait [1 s, 1.5 s + 2 us] = 500 002 000 ns.
     The request is in flight [1 s, 1.5 s + 1 us] (500 001 000 ns); the disk
@@ -1320,6 +1382,7 @@ class TestInvariantsOnAllScenarios(Base):
         scenarios = {'single_wait': single_wait, 'nested': nested, 'chain': chain,
                      'two_waiters': two_waiters, 'cycle_and_chain': cycle_and_chain,
                      'refine4': refine4, 'hardirq': hardirq, 'timers': timers, 'disk': disk,
+                     'softirq_daemon': softirq_daemon,
                      'zero_byte': TestDiskZeroByteIssuer.scenario,
                      'exit_then_switch': TestExitThenSwitch.scenario,
                      'statedump': TestStatedump.scenario}

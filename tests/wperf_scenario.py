@@ -69,6 +69,9 @@ LAYOUTS = {
     'irq_softirq_entry': [('vec', 'u32')],
     'irq_softirq_exit': [('vec', 'u32')],
     'irq_softirq_raise': [('vec', 'u32')],
+    # Recorded by many sessions, read by no part of wperf.
+    'sched_stat_runtime': [('comm', 'str'), ('tid', 's32'), ('runtime', 'u64'),
+                           ('vruntime', 'u64')],
     'timer_hrtimer_expire_entry': [('hrtimer', 'u64'), ('now', 's64'), ('function', 'u64')],
     'timer_hrtimer_expire_exit': [('hrtimer', 'u64')],
     'block_rq_issue': [('dev', 'u32'), ('sector', 'u64'), ('nr_sector', 'u32'),
@@ -194,6 +197,9 @@ class Scenario:
 
     def softirq_exit(self, t, cpu, vec):
         return self.ev(t, cpu, 'irq_softirq_exit', vec=vec)
+
+    def softirq_raise(self, t, cpu, vec):
+        return self.ev(t, cpu, 'irq_softirq_raise', vec=vec)
 
     def hrtimer_entry(self, t, cpu, hrtimer=0xffff8880deadbeef):
         return self.ev(t, cpu, 'timer_hrtimer_expire_entry', hrtimer=hrtimer, now=t,

@@ -47,6 +47,7 @@ enum wperf_event_type {
 	 * source.wperf.tracefs records with stacks="kernel"): the stack of
 	 * the wait it just began. Frames in .stack. */
 	WPERF_EV_STACK,
+	WPERF_EV_SOFTIRQ_RAISE,   /* irq_softirq_raise / softirq_raise: vec becomes pending */
 	WPERF_EV_TYPE_COUNT
 };
 
@@ -125,7 +126,7 @@ struct wperf_event {
 		} irq;
 		struct {
 			int64_t vec;
-		} softirq;
+		} softirq;           /* SOFTIRQ_ENTRY, SOFTIRQ_EXIT, SOFTIRQ_RAISE */
 		struct {
 			uint64_t dev;     /* kernel dev_t: major << 20 | minor */
 			uint64_t sector;

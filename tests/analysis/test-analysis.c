@@ -235,6 +235,80 @@ static void test_interrupt_wakers(void)
 	wperf_graph_fini(&g);
 }
 
+/*
+ * perf marks the tail of __do_softirq, past its last softirq_exit, as
+ * softirq context: ksoftirqd woken there waits for the softirq left
+ * pending (RCU, raised by itself), not for an untraced interrupt. Events
+ * carry perf's context flags. K = ksoftirqd/0 (3), X = cc1 (100) on cpu 0.
+ * K sleeps [10, 30 ms] (woken with RCU pending), then [40, 60 ms] (woken
+ * with nothing pending: untraced-interrupt, as before).
+ */
+static void flagged(struct wperf_analysis *a, enum wperf_event_type type, int64_t ts,
+		    int64_t num, uint32_t flags)
+{
+	struct wperf_event ev = base(type, ts, 0);
+
+	ev.context_flags = flags;
+	if (type == WPERF_EV_WAKEUP) {
+		ev.u.wake.tid = num;
+		ev.u.wake.waking = true;
+	} else {
+		ev.u.softirq.vec = num;
+	}
+	wperf_analysis_feed(a, &ev);
+}
+
+static void named_switch(struct wperf_analysis *a, int64_t ts, int cpu, int64_t prev,
+			 const char *prev_comm, int64_t prev_state, int64_t next,
+			 const char *next_comm)
+{
+	struct wperf_event ev = base(WPERF_EV_SWITCH, ts, cpu);
+
+	ev.context_flags = 0;
+	ev.u.sw.prev_tid = prev;
+	ev.u.sw.prev_comm = prev_comm;
+	ev.u.sw.prev_state = prev_state;
+	ev.u.sw.next_tid = next;
+	ev.u.sw.next_comm = next_comm;
+	wperf_analysis_feed(a, &ev);
+}
+
+static void test_softirq_daemon_perf_flags(void)
+{
+	struct wperf_analysis *a = wperf_analysis_create();
+	struct wperf_graph g;
+
+	named_switch(a, 0, 0, 0, "swapper/0", 0, 100, "cc1");
+	named_switch(a, 0, 1, 0, "swapper/1", 0, 3, "ksoftirqd/0");
+	named_switch(a, 10 * MS, 1, 3, "ksoftirqd/0", 1, 0, "swapper/1");
+	flagged(a, WPERF_EV_SOFTIRQ_ENTRY, 30 * MS, 9, WPERF_CTX_SOFTIRQ);
+	flagged(a, WPERF_EV_SOFTIRQ_RAISE, 30 * MS, 9, WPERF_CTX_SOFTIRQ);
+	flagged(a, WPERF_EV_SOFTIRQ_EXIT, 30 * MS, 9, WPERF_CTX_SOFTIRQ);
+	flagged(a, WPERF_EV_WAKEUP, 30 * MS, 3, WPERF_CTX_SOFTIRQ);
+	named_switch(a, 30 * MS, 1, 0, "swapper/1", 0, 3, "ksoftirqd/0");
+	flagged(a, WPERF_EV_SOFTIRQ_ENTRY, 35 * MS, 9, WPERF_CTX_SOFTIRQ);   /* RCU runs */
+	flagged(a, WPERF_EV_SOFTIRQ_EXIT, 35 * MS, 9, WPERF_CTX_SOFTIRQ);
+	named_switch(a, 40 * MS, 1, 3, "ksoftirqd/0", 1, 0, "swapper/1");
+	flagged(a, WPERF_EV_WAKEUP, 60 * MS, 3, WPERF_CTX_SOFTIRQ);
+	named_switch(a, 70 * MS, 0, 100, "cc1", 0, 0, "swapper/0");
+	if (finish(a, &g)) {
+		failures++;
+		return;
+	}
+	uint32_t k = vertex_of_tid(&g, 3);
+	const struct wperf_edge *rcu = edge(&g, k, vertex_named(&g, "softirq:RCU"));
+	const struct wperf_edge *untraced = edge(&g, k, vertex_named(&g, "untraced-interrupt"));
+
+	CHECK_EQ("ksoftirqd->softirq:RCU exists", rcu != NULL, 1);
+	CHECK_EQ("ksoftirqd->untraced-interrupt exists", untraced != NULL, 1);
+	if (rcu && untraced) {
+		CHECK_EQ("ksoftirqd->softirq:RCU", rcu->direct_ns, 20 * MS);
+		CHECK_EQ("ksoftirqd->untraced-interrupt", untraced->direct_ns, 20 * MS);
+	}
+	CHECK_EQ("ksoftirqd waits on no thread", weight(&g, 3, 100), -1);
+	wperf_graph_fini(&g);
+}
+
 /* W issues a 4 KiB write and waits for it; the disk completes it in its
  * irq and wakes W. W->disk = the wait; disk->W = the disk's idle time. */
 static void test_disk(void)
@@ -671,6 +745,7 @@ int main(void)
 	test_nested();
 	test_chain();
 	test_interrupt_wakers();
+	test_softirq_daemon_perf_flags();
 	test_disk();
 	test_tiling_and_open_wait();
 	test_missing_events();
