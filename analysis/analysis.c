@@ -74,6 +74,31 @@ bool wperf_comm_is_tracer_thread(const char *comm)
 	return n > 4 && strcmp(comm + n - 4, "-ust") == 0;
 }
 
+#define STARTS_WITH(s, prefix) (strncmp((s), (prefix), sizeof(prefix) - 1) == 0)
+
+bool wperf_comm_waits_only_for_work(const char *comm)
+{
+	/* Called for every wait that ends: the first letter rules out most
+	 * names at once. */
+	switch (comm ? comm[0] : '\0') {
+	case 'k':
+		return STARTS_WITH(comm, "ksoftirqd/");
+	case 'm':
+		return STARTS_WITH(comm, "migration/");
+	case 'c':
+		return STARTS_WITH(comm, "cpuhp/");
+	case 'i':
+		return STARTS_WITH(comm, "idle_inject/");
+	case 'w':
+		return STARTS_WITH(comm, "watchdog/") || strcmp(comm, "watchdogd") == 0;
+	case 'r':
+		return STARTS_WITH(comm, "rcu_") || STARTS_WITH(comm, "rcuc/") ||
+		       STARTS_WITH(comm, "rcuo");
+	default:
+		return false;
+	}
+}
+
 const char *wperf_segment_state_name(enum wperf_segment_state s)
 {
 	switch (s) {
@@ -313,8 +338,11 @@ static void on_closed_segment(void *data, const struct closed_segment *seg)
 		 * cascades nor is cascaded through. Else LTTng-UST's listener,
 		 * waiting all along for the program to exit, and the session
 		 * daemon's threads waiting on it, would each add the whole
-		 * run's waiting again to every edge under the main thread. */
-		if (!wperf_comm_is_tracer_thread(v->comm))
+		 * run's waiting again to every edge under the main thread.
+		 * Nor does a kernel service thread's wait for work: idle
+		 * time, not held up by the waits of whoever gave it work. */
+		if (!wperf_comm_is_tracer_thread(v->comm) &&
+		    !wperf_comm_waits_only_for_work(v->comm))
 			cascade_ns = cascade_wait_ended(&a->cascade, &a->edges, seg->vertex,
 							seg->waker, w->kind == WPERF_V_THREAD,
 							seg->start, seg->end);

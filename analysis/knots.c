@@ -74,6 +74,16 @@ struct kgraph {
 	struct frame *calls;
 };
 
+/* A kernel service thread (graph.h), or threads merged under its name
+ * (merge="name" makes "ksoftirqd/" followed by a star): its waits are
+ * for work, no dependency. */
+static bool waits_only_for_work(const struct wperf_vertex *v)
+{
+	if (v->kind == WPERF_V_THREAD)
+		return wperf_comm_waits_only_for_work(v->comm);
+	return v->kind == WPERF_V_VIRTUAL && wperf_comm_waits_only_for_work(v->name);
+}
+
 bool wperf_edge_is_dependency(const struct wperf_graph *g, const struct wperf_edge *e,
 			      int64_t min_weight_ns)
 {
@@ -81,7 +91,8 @@ bool wperf_edge_is_dependency(const struct wperf_graph *g, const struct wperf_ed
 		return false;       /* corrupt input: never index with it */
 	if (e->weight_ns <= 0 || e->weight_ns < min_weight_ns)
 		return false;
-	return !wperf_vertex_kind_is_category(g->vertices[e->to].kind);
+	return !wperf_vertex_kind_is_category(g->vertices[e->to].kind) &&
+	       !waits_only_for_work(&g->vertices[e->from]);
 }
 
 static void kgraph_fini(struct kgraph *kg)

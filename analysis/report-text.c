@@ -220,7 +220,7 @@ static void write_header(const struct wperf_report *r, FILE *out)
 	}
 	fprintf(out, "Graph      %zu vertices, %zu edges", g->n_vertices, g->n_edges);
 	if (deps < g->n_edges)
-		fprintf(out, " (%zu ignored for knots: timer, unseen or too light)",
+		fprintf(out, " (%zu ignored for knots: timer, unseen, too light, kernel idle)",
 			g->n_edges - deps);
 	fputc('\n', out);
 	if (r->stacks_note)

@@ -238,6 +238,7 @@ class Checks:
         def active(e):
             return (e['weight_ns'] > 0 and e['weight_ns'] >= min_weight
                     and byid[e['to']]['kind'] not in CATEGORY_KINDS
+                    and not ws.waits_only_for_work(byid[e['from']])
                     and not tracer(e['from']) and not tracer(e['to']))
         # With a focus, knots are found in the focused graph: the vertices
         # the focus waits for transitively along active edges, a device's

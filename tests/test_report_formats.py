@@ -220,10 +220,12 @@ def edge_knots(js):
 
 def is_dependency(js, e):
     """The one rule (wperf_edge_is_dependency): weight above zero and at
-    least the noise floor, not to timer or unknown."""
+    least the noise floor, not to timer or unknown, not a kernel service
+    thread's wait for work."""
     to_kind = js['vertices'][e['to']]['kind']
     return (e['weight_ns'] > 0 and e['weight_ns'] >= js['min_weight']['ns']
-            and to_kind not in ('timer', 'unknown'))
+            and to_kind not in ('timer', 'unknown')
+            and not ws.waits_only_for_work(js['vertices'][e['from']]))
 
 
 # ---------------------------------------------------------------------------

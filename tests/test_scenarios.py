@@ -616,6 +616,63 @@ class TestSoftirqDaemonWaitsForSoftirqs(Base):
                          r.describe_vertices())
 
 
+def service_threads():
+    """sleep (601, cpu0) waits for Y (602, cpu2) over [1 s, 2 s]; at 2.5 s
+    it wakes migration/0 (9, cpu1), asleep since 0.5 s (an exec asking to
+    migrate). Z (603, cpu3) waits for rcuop/0 (10, cpu4) over [1 s, 1.5 s]
+    (a synchronize_rcu()). true (604, cpu5) runs all along and wakes
+    rcu_sched (11, cpu6), asleep since 0.3 s, at 2.8 s (a call_rcu()).
+    Trace [0, 3 s]."""
+    s = Scenario(ncpus=7, end=3 * S)
+    X, M, Y = s.thread(601, 'sleep'), s.thread(9, 'migration/0'), s.thread(602, 'Y')
+    Z, R = s.thread(603, 'Z'), s.thread(10, 'rcuop/0')
+    W, G = s.thread(604, 'true'), s.thread(11, 'rcu_sched')
+    for cpu, t in enumerate((X, M, Y, Z, R, W, G)):
+        s.run(0, cpu, t)
+    s.sleep(300 * MS, 6, G)
+    s.sleep(500 * MS, 1, M)
+    s.sleep(1 * S, 0, X)
+    s.sleep(1 * S, 3, Z)
+    s.wake(1500 * MS, 4, Z, target_cpu=3)
+    s.run(1500 * MS, 3, Z)
+    s.wake(2 * S, 2, X, target_cpu=0)
+    s.run(2 * S, 0, X)
+    s.wake(2500 * MS, 0, M, target_cpu=1)
+    s.run(2500 * MS, 1, M)
+    s.wake(2800 * MS, 5, G, target_cpu=6)
+    s.run(2800 * MS, 6, G)
+    return s
+
+
+class TestServiceThreadsWaitForWork(Base):
+    """migration/0's wait [0.5 s, 2.5 s] ends when sleep gives it work:
+    the edge migration/0 -> sleep (2 s) is in the graph but is no
+    dependency, so sleep is no sink (nor is true, for rcu_sched's 2.5 s),
+    and the wait does not cascade
+    (sleep -> Y stays 1 s: cascaded, the overlap [1 s, 2 s] would add
+    1 s). Waits on a service thread count: Z -> rcuop/0 makes rcuop/0 a
+    sink (0.5 s)."""
+
+    def test_report(self):
+        r = self.knots(service_threads())
+        X, M, Y, Z, R = (r.tid(t) for t in (601, 9, 602, 603, 10))
+        self.assertEdge(r, M, X, 2 * S, direct=2 * S, count=1)
+        self.assertEdge(r, X, Y, 1 * S, direct=1 * S, count=1)
+        self.assertEdge(r, Z, R, 500 * MS, direct=500 * MS, count=1)
+        self.assertEdge(r, r.tid(11), r.tid(604), 2500 * MS, count=1)
+        sinks = [(k['members'], k['weight_ns']) for k in r.knots('sink')]
+        self.assertEqual(sinks, [([Y], 1 * S), ([R], 500 * MS)], r.describe_knots())
+        self.assertEqual(r.knots('knot'), [], r.describe_knots())
+        r = self.knots(service_threads(), pids='601')
+        sinks = [(k['members'], k['weight_ns']) for k in r.knots('sink')]
+        self.assertEqual(sinks, [([Y], 1 * S)], r.describe_knots())
+
+    def test_text(self):
+        text = run_knots_text(service_threads())
+        self.assertNotIn('migration/0 (9) ->', text)
+        self.assertIn('ignored for knots: timer, unseen, too light, kernel idle)', text)
+
+
 class TestDisk(Base):
     """W -> disk = its wait [1 s, 1.5 s + 2 us] = 500 002 000 ns.
     The request is in flight [1 s, 1.5 s + 1 us] (500 001 000 ns); the disk
@@ -1382,7 +1439,7 @@ class TestInvariantsOnAllScenarios(Base):
         scenarios = {'single_wait': single_wait, 'nested': nested, 'chain': chain,
                      'two_waiters': two_waiters, 'cycle_and_chain': cycle_and_chain,
                      'refine4': refine4, 'hardirq': hardirq, 'timers': timers, 'disk': disk,
-                     'softirq_daemon': softirq_daemon,
+                     'softirq_daemon': softirq_daemon, 'service_threads': service_threads,
                      'zero_byte': TestDiskZeroByteIssuer.scenario,
                      'exit_then_switch': TestExitThenSwitch.scenario,
                      'statedump': TestStatedump.scenario}

@@ -253,6 +253,24 @@ class Scenario:
         return sorted({e[3] for e in self.events})
 
 
+# The kernel's service threads whose waits are for work, no dependency
+# (analysis.c, wperf_comm_waits_only_for_work): a mirror for the checks.
+SERVICE_THREAD_PREFIXES = ('ksoftirqd/', 'migration/', 'cpuhp/', 'idle_inject/', 'watchdog/',
+                           'rcu_', 'rcuc/', 'rcuo')
+
+
+def waits_only_for_work(vertex):
+    """vertex: a report's vertex (dict). Threads by comm, merged vertices
+    by name."""
+    if vertex['kind'] == 'thread':
+        name = vertex.get('comm') or ''
+    elif vertex['kind'] == 'virtual':
+        name = vertex['name']
+    else:
+        return False
+    return name.startswith(SERVICE_THREAD_PREFIXES) or name == 'watchdogd'
+
+
 # ---------------------------------------------------------------------------
 # The babeltrace2 source component.
 

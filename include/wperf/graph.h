@@ -52,6 +52,20 @@ static inline bool wperf_vertex_kind_is_device(enum wperf_vertex_kind k)
  */
 bool wperf_comm_is_tracer_thread(const char *comm);
 
+/*
+ * The kernel's service threads whose every wait is for work to arrive:
+ * the per-CPU ksoftirqd/N, migration/N, cpuhp/N, idle_inject/N and
+ * watchdog/N, and RCU's grace-period and callback threads (rcu_*, rcuc/N,
+ * rcuo*). When one wakes, someone gave it work (an exec asking to
+ * migrate, a call_rcu()); its wait held nothing up, like an idle disk's,
+ * but unlike a disk it never takes part in a cycle, so its waits would
+ * only make whoever gave it work a "sink": `migration/0 -> sleep 2.01 s`.
+ * Their waits do not cascade and are no dependency
+ * (wperf_edge_is_dependency); waits *on* them are. Not kworkers, jbd2 or
+ * kswapd: they also wait for disks and locks on others' behalf.
+ */
+bool wperf_comm_waits_only_for_work(const char *comm);
+
 struct wperf_vertex {
 	uint32_t id;                 /* index in wperf_graph.vertices */
 	enum wperf_vertex_kind kind;

@@ -90,7 +90,9 @@ struct wperf_knots {
 };
 
 /* Does this edge take part in knot finding: not empty, not to a category
- * vertex, not below the noise floor? (The one rule, for the writers too.) */
+ * vertex, not below the noise floor, not the wait for work of a kernel
+ * service thread (wperf_comm_waits_only_for_work)? (The one rule, for the
+ * writers too.) */
 bool wperf_edge_is_dependency(const struct wperf_graph *g, const struct wperf_edge *e,
 			      int64_t min_weight_ns);
 

@@ -309,6 +309,26 @@ static void test_softirq_daemon_perf_flags(void)
 	wperf_graph_fini(&g);
 }
 
+/* Which names are the kernel's service threads (graph.h). */
+static void test_service_thread_names(void)
+{
+	static const char *const yes[] = {
+		"ksoftirqd/0", "migration/12", "cpuhp/1", "idle_inject/3", "watchdog/0",
+		"watchdogd", "rcu_sched", "rcu_preempt", "rcu_tasks_kthre", "rcuc/2", "rcuog/0",
+		"rcuop/7", NULL
+	};
+	static const char *const no[] = {
+		"", "kworker/0:1", "kswapd0", "jbd2/vda1-8", "ksoftirqd", "migration", "watchdog",
+		"watchdogd2", "rcu", "rcuworker", "mysqld", "worker-1", "cc1", "idle", NULL
+	};
+
+	for (size_t i = 0; yes[i]; i++)
+		CHECK_EQ(yes[i], wperf_comm_waits_only_for_work(yes[i]), 1);
+	for (size_t i = 0; no[i]; i++)
+		CHECK_EQ(no[i], wperf_comm_waits_only_for_work(no[i]), 0);
+	CHECK_EQ("NULL", wperf_comm_waits_only_for_work(NULL), 0);
+}
+
 /* W issues a 4 KiB write and waits for it; the disk completes it in its
  * irq and wakes W. W->disk = the wait; disk->W = the disk's idle time. */
 static void test_disk(void)
@@ -746,6 +766,7 @@ int main(void)
 	test_chain();
 	test_interrupt_wakers();
 	test_softirq_daemon_perf_flags();
+	test_service_thread_names();
 	test_disk();
 	test_tiling_and_open_wait();
 	test_missing_events();
