@@ -274,7 +274,10 @@ int wperf_graph_mark_tracer_threads(const struct wperf_graph *g, bool *tracer)
 
 		if (v->kind != WPERF_V_THREAD && v->kind != WPERF_V_VIRTUAL)
 			continue;
+		/* Named after a daemon or tool itself: the tracer's even where
+		 * the trace does not say its process (no statedump, no fork). */
 		if (wperf_comm_is_tracer_thread(v->comm ? v->comm : v->name) ||
+		    (v->kind == WPERF_V_THREAD && is_lttng_process_name(v->comm)) ||
 		    (v->pid > 0 && bsearch(&v->pid, pids, n, sizeof *pids, array_cmp_i64)))
 			tracer[i] = true;
 	}

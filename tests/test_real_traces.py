@@ -233,6 +233,7 @@ class Checks:
             name = byid[v].get('comm') or byid[v]['name']
             return (byid[v]['kind'] in ('thread', 'virtual') and v not in focus
                     and ((len(name) > 4 and name.endswith('-ust'))
+                         or (byid[v]['kind'] == 'thread' and name in TRACER_PROCESS_NAMES)
                          or byid[v].get('pid', -1) in tracer_pids))
 
         def active(e):

@@ -201,7 +201,8 @@ const struct wperf_edge *wperf_graph_find_edge(const struct wperf_graph *g, uint
  * LTTng's daemons and command-line tool, and of `wperf` (record): the
  * processes with a thread named lttng-sessiond, lttng-consumerd,
  * lttng-relayd, lttng-runas, lttng or wperf (their other threads rename
- * themselves: "Timer", "UST application").
+ * themselves: "Timer", "UST application"), and every thread so named
+ * where the trace does not say its process.
  * Threads and merged vertices of one process. What they wait for, and who
  * waits for them, is the recording, not the traced system's work.
  * -1 when out of memory (tracer unchanged), else 0. */

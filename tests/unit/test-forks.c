@@ -101,6 +101,8 @@ static void test_tracer_threads(void)
 	uint32_t timer_of_app = child(&g, "Timer", 101, 100, 100, 0);
 	uint32_t unknown_pid = child(&g, "Timer", 700, -1, 0, 0);
 	uint32_t like = child(&g, "lttng-sessiond2", 800, 800, 1, 0);
+	/* No statedump, no fork seen: the process is unknown, the name is not. */
+	uint32_t consumerd_no_pid = child(&g, "lttng-consumerd", 900, -1, 0, 0);
 	uint32_t disk = gb_vertex(&g, WPERF_V_DISK, "disk:vda");
 	gb_sort(&g);
 
@@ -109,6 +111,7 @@ static void test_tracer_threads(void)
 	CHECK(tracer[wperf] && tracer[listener]);
 	CHECK(!tracer[app] && !tracer[timer_of_app] && !tracer[unknown_pid]);
 	CHECK(!tracer[like] && !tracer[disk]);
+	CHECK(tracer[consumerd_no_pid]);
 	gb_free(&g);
 }
 
