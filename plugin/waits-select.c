@@ -100,15 +100,21 @@ bool waits_lineage_listed(const struct waits_selection *sel, struct waits_lineag
 
 	if (v < lin->n && lin->shown[v])
 		return true;
-	for (uint32_t u = v, depth = 0; depth < LINEAGE_MAX_DEPTH; depth++) {
-		if (wperf_analysis_thread_info(a, u, &info) < 0 || info.forked_by == UINT32_MAX)
-			break;
+	if (wperf_analysis_thread_info(a, v, &info) < 0)
+		return false;
+	/* Up the forks, one look-up per ancestor: info is always u's child's. */
+	for (uint32_t u, depth = 0; depth < LINEAGE_MAX_DEPTH && info.forked_by != UINT32_MAX;
+	     depth++) {
 		u = info.forked_by;
 		if (n_path < sizeof path / sizeof *path)
 			path[n_path++] = u;
-		if ((u < lin->n && lin->shown[u]) ||
-		    (wperf_analysis_thread_info(a, u, &info) == 0 &&
-		     waits_selection_lists(sel, info.tid, info.pid, info.comm))) {
+		if (u < lin->n && lin->shown[u]) {
+			listed = true;
+			break;
+		}
+		if (wperf_analysis_thread_info(a, u, &info) < 0)
+			break;
+		if (waits_selection_lists(sel, info.tid, info.pid, info.comm)) {
 			listed = true;
 			break;
 		}
