@@ -332,7 +332,7 @@ static void on_closed_segment(void *data, const struct closed_segment *seg)
 		w = vt_get(&a->vt, seg->waker);
 		v->waiting_ns[w->kind] += d;
 		v->waits++;
-		edges_add_wait(&a->edges, seg->vertex, seg->waker, d);
+		edges_add_wait(&a->edges, seg->vertex, seg->waker, seg->start, seg->end);
 		if (seg->stack)
 			stacks_add_wait(&a->stacks, seg->vertex, seg->waker, seg->stack - 1, d);
 		if (seg->after_gap)

@@ -17,6 +17,7 @@ void edges_fini(struct edge_map *m)
 	free(m->slots);
 	free(m->last_wait);
 	free(m->reverse);
+	free(m->wait_ended);
 	memset(m, 0, sizeof *m);
 }
 
@@ -138,9 +139,43 @@ static int starts_turn(const struct edge_map *m, size_t i)
 	return r != EDGE_NONE && m->last_wait[r] > m->last_wait[i];
 }
 
-void edges_add_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t duration)
+/*
+ * Did `to` wait itself during a wait on it that began at `start`: did its
+ * latest wait end after that? Waits arrive in the order they end, and the
+ * wait on `to` ends when `to`, running, ends it, so `to`'s latest wait is
+ * the only one that can.
+ */
+static bool waker_was_waiting(const struct edge_map *m, uint32_t to, int64_t start)
+{
+	return to < m->n_wait_ended && m->wait_ended[to] > start;
+}
+
+/* Remember when `from`'s latest wait ended; false when out of memory. */
+static bool note_wait_ended(struct edge_map *m, uint32_t from, int64_t end)
+{
+	if (from >= m->n_wait_ended) {
+		size_t n = m->n_wait_ended ? m->n_wait_ended : 256;
+		int64_t *w;
+
+		while (n <= from)
+			n *= 2;
+		w = realloc(m->wait_ended, n * sizeof *w);
+		if (!w)
+			return false;
+		for (size_t v = m->n_wait_ended; v < n; v++)
+			w[v] = INT64_MIN;    /* no wait ended yet */
+		m->wait_ended = w;
+		m->n_wait_ended = n;
+	}
+	m->wait_ended[from] = end;
+	return true;
+}
+
+void edges_add_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t start,
+		    int64_t end)
 {
 	size_t i = edges_get(m, from, to);
+	int64_t duration = end - start;
 
 	if (i == EDGE_NONE)
 		return;
@@ -149,7 +184,10 @@ void edges_add_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t dura
 	m->e[i].count++;
 	m->e[i].hist[edges_hist_bucket(duration)]++;
 	m->e[i].turns += starts_turn(m, i);
+	m->e[i].chained += waker_was_waiting(m, to, start);
 	m->last_wait[i] = ++m->waits_seen;
+	if (!note_wait_ended(m, from, end))
+		m->oom = true;
 }
 
 void edges_add_cascade(struct edge_map *m, uint32_t from, uint32_t to, int64_t amount)

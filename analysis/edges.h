@@ -22,6 +22,9 @@ struct edge_map {
 	uint64_t *last_wait;  /* by edge index: sequence number of its last wait */
 	size_t *reverse;      /* by edge index: the edge to -> from, or EDGE_NONE */
 	uint64_t waits_seen;  /* sequence of edges_add_wait calls */
+	int64_t *wait_ended;  /* by vertex id: when its latest wait ended
+	                         (INT64_MIN: none yet) */
+	size_t n_wait_ended;
 	bool oom;
 };
 
@@ -31,10 +34,12 @@ void edges_fini(struct edge_map *m);
 /* The edge from -> to, created with zero weight on first use. */
 size_t edges_get(struct edge_map *m, uint32_t from, uint32_t to);
 
-/* A wait of `duration` ns: direct weight, count and histogram, and a new
- * turn when the reverse edge had a wait since this edge's last one.
+/* A wait over [start, end]: direct weight, count and histogram; a new
+ * turn when the reverse edge had a wait since this edge's last one; a
+ * chained wait when `to` ended a wait of its own after `start`.
  * Waits are added in the order they end. */
-void edges_add_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t duration);
+void edges_add_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t start,
+		    int64_t end);
 /* Weight that reaches the edge by cascade only. */
 void edges_add_cascade(struct edge_map *m, uint32_t from, uint32_t to, int64_t amount);
 

@@ -283,6 +283,8 @@ static void write_edges(const struct wperf_graph *g, FILE *out)
 		write_hist(out, e->hist);
 		json_key(out, "turns", 0);
 		json_u64(out, e->turns);
+		json_key(out, "chained", 0);
+		json_u64(out, e->chained);
 		if (e->n_stacks)
 			write_edge_stacks(out, e);
 		fputc('}', out);
@@ -377,6 +379,8 @@ static void write_evidence(const struct wperf_graph *g, const struct wperf_evide
 	json_i64(out, ev->b_ns);
 	json_key(out, "count", 0);
 	json_u64(out, ev->count);
+	json_key(out, "total", 0);
+	json_u64(out, ev->total);
 	json_key(out, "turns", 0);
 	json_u64(out, ev->turns);
 	wperf_fmt_ppm_fraction(text, sizeof text, ev->ppm);

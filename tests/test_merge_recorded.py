@@ -99,6 +99,31 @@ class MergeRecorded(recording.WperfRecorded):
         self.assertFalse([v for v in js['vertices'] if v['kind'] == 'virtual'
                           and 'members' in v], 'a merged vertex without merge')
 
+    def test_lock_queue_without_merge(self):
+        """Unmerged, the workers hand the mutex along a queue: each waits
+        on the one queued before it many times in a row, which alone would
+        read as phases (load imbalance). Nearly every such wait began while
+        its waker was queued itself, so the knot is lock contention."""
+        js = self.report()
+        ids = {v['id'] for v in self.workers(js)}
+        mine = [k for k in js['knots'] if k['kind'] == 'knot' and ids & set(k['members'])]
+        self.assertTrue(mine, [(k['kind'], k['members']) for k in js['knots']])
+        c = mine[0]['classification']
+        kinds = [ev['kind'] for ev in c['evidence']]
+        self.assertIn('queue', kinds, c)
+        queue = c['evidence'][kinds.index('queue')]
+        self.assertGreater(queue['total'], 0, queue)
+        self.assertGreater(2 * queue['count'], queue['total'], queue)
+        self.assertEqual({queue['vertex'], queue['vertex2']} - ids, set(), queue)
+        demand = c['evidence'][kinds.index('cpu_demand')]
+        if demand['a_ns'] > demand['b_ns']:
+            self.assertEqual(c['class'], 'too_few_cpus', c)   # a loaded machine
+        else:
+            self.assertEqual(c['class'], 'lock_contention', c)
+        chained = sum(e['chained'] for e in js['edges'] if e['from'] in ids and e['to'] in ids)
+        waits = sum(e['count'] for e in js['edges'] if e['from'] in ids and e['to'] in ids)
+        self.assertGreater(2 * chained, waits, (chained, waits))
+
     def test_stack_refused(self):
         self.assertTrue(self.ok, 'wperf record failed:\n' + self.log[-4000:])
         cmd = [WPERF, 'report', self.trace, '--plugin-path', ws.plugin_dir(),

@@ -13,10 +13,13 @@
  *                   in all, than they waited on each other.
  *   load imbalance  the heaviest pair of threads that wait for each other
  *                   both ways wait several times in a row, each side, before
- *                   the other does (wperf_edge.turns): threads take turns
- *                   finishing phases of work. (An unfair lock handed among
- *                   three or more threads can look the same: the evidence
- *                   shows the run lengths and the wait lengths.)
+ *                   the other does (wperf_edge.turns), and the side waited
+ *                   on was working, not queued itself, through most of
+ *                   those waits (wperf_edge.chained): threads take turns
+ *                   finishing phases of work. A lock handed along a queue
+ *                   of three or more threads also makes long runs (each
+ *                   waits on the one queued before it), but there the
+ *                   waker had been waiting too.
  *   lock contention the members are threads of one process (or a merged
  *                   vertex waiting on itself).
  *   unknown         anything else (threads of several processes, an
@@ -66,6 +69,10 @@ enum wperf_evidence_kind {
 	WPERF_EV_INTERRUPT,     /* vertex: an interrupt member */
 	WPERF_EV_BACKGROUND,    /* a_ns: CPU demand; b_ns: the time its threads
 	                           existed; ppm: a_ns / b_ns */
+	WPERF_EV_QUEUE,         /* vertex, vertex2: the pair of WPERF_EV_TURNS;
+	                           total: their waits; count: those that began
+	                           while the other side was itself waiting
+	                           (wperf_edge.chained) */
 };
 
 struct wperf_evidence {
@@ -73,6 +80,7 @@ struct wperf_evidence {
 	uint32_t vertex, vertex2;  /* UINT32_MAX when not used */
 	int64_t a_ns, b_ns;
 	uint64_t count;
+	uint64_t total;            /* the whole count is part of (queue), else 0 */
 	uint64_t turns;
 	uint64_t ppm;
 	int64_t pid;

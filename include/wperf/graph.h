@@ -126,6 +126,12 @@ struct wperf_edge {
 	 * two threads ping-pong on a lock; many when they take turns by
 	 * phases (load imbalance, METHOD.md §10). */
 	uint64_t turns;
+	/* Waits that began while `to` was itself waiting (it ended a wait
+	 * of its own after this one began): each thread woken by one that
+	 * had been queued too, as at a lock handed along a queue of three
+	 * or more. About none when `to` worked through the wait (a phase
+	 * of load imbalance, a lock passed back and forth between two). */
+	uint64_t chained;
 	/* The heaviest stacks of the waits, by ns; n_stacks 0 without stacks. */
 	struct wperf_edge_stack stacks[WPERF_EDGE_STACKS];
 	uint8_t n_stacks;

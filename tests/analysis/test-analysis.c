@@ -197,6 +197,52 @@ static void test_chain(void)
 	wperf_graph_fini(&g);
 }
 
+/*
+ * Chained waits (wperf_edge.chained): a wait on a thread that had itself
+ * been waiting since the wait began. C runs all along; B waits for C
+ * [0, 100] and [360, 400]; A waits for B [150, 300] (B had stopped
+ * waiting at 100: not chained) and [350, 450] (B waited from 360 to 400:
+ * chained). C never waits, so B's waits on it are not chained.
+ */
+static void test_chained_waits(void)
+{
+	struct wperf_analysis *a = wperf_analysis_create();
+	struct wperf_graph g;
+
+	sw(a, 0, 0, 0, 0, 3);           /* C on cpu 0 */
+	sw(a, 0, 1, 0, 0, 2);           /* B on cpu 1 */
+	sw(a, 0, 2, 0, 0, 1);           /* A on cpu 2 */
+	sw(a, 0 * MS, 1, 2, 1, 0);      /* B sleeps */
+	wake(a, 100 * MS, 0, 2);        /* C wakes B */
+	sw(a, 100 * MS, 1, 0, 0, 2);
+	sw(a, 150 * MS, 2, 1, 1, 0);    /* A sleeps */
+	wake(a, 300 * MS, 1, 1);        /* B wakes A */
+	sw(a, 300 * MS, 2, 0, 0, 1);
+	sw(a, 350 * MS, 2, 1, 1, 0);    /* A sleeps */
+	sw(a, 360 * MS, 1, 2, 1, 0);    /* B sleeps */
+	wake(a, 400 * MS, 0, 2);        /* C wakes B */
+	sw(a, 400 * MS, 1, 0, 0, 2);
+	wake(a, 450 * MS, 1, 1);        /* B wakes A */
+	sw(a, 450 * MS, 2, 0, 0, 1);
+	sw(a, 500 * MS, 0, 3, 0, 0);
+	if (finish(a, &g)) {
+		failures++;
+		return;
+	}
+	const struct wperf_edge *ab = edge(&g, vertex_of_tid(&g, 1), vertex_of_tid(&g, 2));
+	const struct wperf_edge *bc = edge(&g, vertex_of_tid(&g, 2), vertex_of_tid(&g, 3));
+	CHECK_EQ("A->B exists", ab != NULL, 1);
+	CHECK_EQ("B->C exists", bc != NULL, 1);
+	if (ab && bc) {
+		CHECK_EQ("A->B waits", ab->count, 2);
+		CHECK_EQ("A->B chained", ab->chained, 1);
+		CHECK_EQ("A->B direct", ab->direct_ns, 250 * MS);
+		CHECK_EQ("B->C waits", bc->count, 2);
+		CHECK_EQ("B->C chained", bc->chained, 0);
+	}
+	wperf_graph_fini(&g);
+}
+
 /* A wakeup inside a hard interrupt is the interrupt's, not the interrupted
  * thread's; one inside a TIMER softirq is the timer's. */
 static void test_interrupt_wakers(void)
@@ -764,6 +810,7 @@ int main(void)
 {
 	test_nested();
 	test_chain();
+	test_chained_waits();
 	test_interrupt_wakers();
 	test_softirq_daemon_perf_flags();
 	test_service_thread_names();

@@ -144,13 +144,70 @@ static void test_load_imbalance(void)
 	CHECK_INT(c.evidence[0].a_ns, 240 * MS);
 	CHECK_INT(c.evidence[0].b_ns, 200 * MS);
 	check_text(&g, &c.evidence[0], "about 10 in a row");
+	/* Neither waited on the other while that one waited itself. */
+	REQUIRE_INT(c.evidence[1].kind, WPERF_EV_QUEUE);
+	CHECK_INT(c.evidence[1].count, 0);
+	CHECK_INT(c.evidence[1].total, 40);
+	CHECK_INT(c.evidence[1].vertex, b);
+	CHECK_INT(c.evidence[1].vertex2, a);
+	check_text(&g, &c.evidence[1], "0 of their 40 waits (0.0%) began while the thread "
+		   "that ended them was waiting itself: it was working, not queued");
+	/* Half of the waits chained is not yet a queue. */
+	g.edges[gb_find(&g, a, b)].chained = 20;
+	REQUIRE_INT(classify_first(&g, &c, &kind), 0);
+	CHECK_INT(c.cls, WPERF_CLASS_LOAD_IMBALANCE);
 	/* Runs of 2 both ways: a queue of threads, not phases. */
+	g.edges[gb_find(&g, a, b)].chained = 0;
 	g.edges[gb_find(&g, a, b)].turns = 10;
 	g.edges[gb_find(&g, b, a)].turns = 10;
 	REQUIRE_INT(classify_first(&g, &c, &kind), 0);
 	CHECK_INT(c.cls, WPERF_CLASS_LOCK_CONTENTION);
-	REQUIRE_INT(c.evidence[1].kind, WPERF_EV_WAIT_LENGTH);
-	CHECK_INT(c.evidence[1].count, 40);
+	REQUIRE_INT(c.evidence[2].kind, WPERF_EV_WAIT_LENGTH);
+	CHECK_INT(c.evidence[2].count, 40);
+	gb_free(&g);
+}
+
+/*
+ * Three threads of one process handing a lock along a queue: each waits
+ * on the thread queued before it, 20 times in a row, so the runs look
+ * like phases; but nearly every wait began while the waker was queued
+ * itself. Lock contention, and the queue evidence says why.
+ */
+static void test_lock_queue_of_three(void)
+{
+	struct wperf_graph g;
+	struct wperf_classification c;
+	enum wperf_knot_kind kind;
+
+	gb_init(&g, 0, DURATION);
+	uint32_t a = thread(&g, "mutex-0", 70, 70, 400 * MS, 0);
+	uint32_t b = thread(&g, "mutex-1", 71, 70, 400 * MS, 0);
+	uint32_t d = thread(&g, "mutex-2", 72, 70, 400 * MS, 0);
+	waits(&g, a, d, 100, 2 * MS, 5);
+	waits(&g, b, a, 100, 2 * MS, 5);
+	waits(&g, d, b, 100, 2 * MS, 5);
+	waits(&g, a, b, 60, 2 * MS, 3);
+	waits(&g, b, d, 20, 2 * MS, 1);
+	for (size_t i = 0; i < g.n_edges; i++)
+		g.edges[i].chained = g.edges[i].count - 1;   /* the first found the lock held */
+	REQUIRE_INT(classify_first(&g, &c, &kind), 0);
+	CHECK_INT(c.cls, WPERF_CLASS_LOCK_CONTENTION);
+	/* The heaviest pair both ways: a <-> b, 100 + 60 waits. */
+	REQUIRE_INT(c.evidence[0].kind, WPERF_EV_TURNS);
+	CHECK_INT(c.evidence[0].count, 160);
+	CHECK_INT(c.evidence[0].turns, 8);
+	check_text(&g, &c.evidence[0], "about 20 in a row");
+	REQUIRE_INT(c.evidence[1].kind, WPERF_EV_QUEUE);
+	CHECK_INT(c.evidence[1].count, 158);
+	CHECK_INT(c.evidence[1].total, 160);
+	check_text(&g, &c.evidence[1], "158 of their 160 waits (98.8%) began while the "
+		   "thread that ended them was waiting itself: a queue, each woken by the "
+		   "one queued before it");
+	/* Without the queue it would read as phases. */
+	for (size_t i = 0; i < g.n_edges; i++)
+		g.edges[i].chained = 0;
+	REQUIRE_INT(classify_first(&g, &c, &kind), 0);
+	CHECK_INT(c.cls, WPERF_CLASS_LOAD_IMBALANCE);
 	gb_free(&g);
 }
 
@@ -169,13 +226,14 @@ static void test_lock_contention(void)
 	REQUIRE_INT(classify_first(&g, &c, &kind), 0);
 	CHECK_INT(c.cls, WPERF_CLASS_LOCK_CONTENTION);
 	REQUIRE_INT(c.evidence[0].kind, WPERF_EV_TURNS);
-	REQUIRE_INT(c.evidence[1].kind, WPERF_EV_WAIT_LENGTH);
-	CHECK_INT(c.evidence[1].a_ns, 65536);     /* 100 us is in [2^16, 2^17) */
-	CHECK_INT(c.evidence[1].b_ns, 131072);
-	REQUIRE_INT(c.evidence[2].kind, WPERF_EV_ONE_PROCESS);
-	CHECK_INT(c.evidence[2].count, 2);
-	CHECK_INT(c.evidence[2].pid, 40);
-	check_text(&g, &c.evidence[2], "all 2 threads belong to process 40");
+	REQUIRE_INT(c.evidence[1].kind, WPERF_EV_QUEUE);
+	REQUIRE_INT(c.evidence[2].kind, WPERF_EV_WAIT_LENGTH);
+	CHECK_INT(c.evidence[2].a_ns, 65536);     /* 100 us is in [2^16, 2^17) */
+	CHECK_INT(c.evidence[2].b_ns, 131072);
+	REQUIRE_INT(c.evidence[3].kind, WPERF_EV_ONE_PROCESS);
+	CHECK_INT(c.evidence[3].count, 2);
+	CHECK_INT(c.evidence[3].pid, 40);
+	check_text(&g, &c.evidence[3], "all 2 threads belong to process 40");
 	gb_free(&g);
 }
 
@@ -276,6 +334,7 @@ int main(void)
 	RUN_TEST(test_too_few_cpus);
 	RUN_TEST(test_load_imbalance);
 	RUN_TEST(test_lock_contention);
+	RUN_TEST(test_lock_queue_of_three);
 	RUN_TEST(test_two_processes_unknown);
 	RUN_TEST(test_merged_self_loop);
 	RUN_TEST(test_background);
