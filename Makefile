@@ -4,12 +4,14 @@
 #                 Figure-1 workload with source.wperf.tracefs (root), print
 #                 its knot report
 #   make check    install missing packages, build (build/ and the
-#                 ASan+UBSan build build-asan/), run every test in both
+#                 ASan+UBSan build build-asan/), run every test in both;
+#                 also compile with clang and with gcc -O3 (build-clang/,
+#                 build-release/), whose warnings are errors too
 #   make install  meson install (the plugin goes to babeltrace2's system
 #                 plugin directory, so --prefix=/usr)
 #   make bench    analysis time and memory against babeltrace2 alone
 #                 (doc/performance.md; not part of make check)
-#   make clean    remove build/ and build-asan/
+#   make clean    remove build/, build-asan/, build-clang/, build-release/
 
 # Debian packages needed to build, test and record. One per word; extend
 # with `DEB_PACKAGES += name` below.
@@ -29,6 +31,8 @@ DEB_PACKAGES += clang libclang-rt-14-dev
 
 BUILD      := build
 BUILD_ASAN := build-asan
+BUILD_CLANG   := build-clang
+BUILD_RELEASE := build-release
 PREFIX     := /usr
 
 # Shared material beside the checkout (real traces for tests): tests read it
@@ -49,7 +53,7 @@ ASAN_ENV = LD_PRELOAD=$(ASAN_PRELOAD) \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	WPERF_SANITIZED=1 WPERF_ASAN_PRELOAD=$(ASAN_PRELOAD)
 
-.PHONY: all deps build build-asan tracefs demo check install clean bench-annotations bench
+.PHONY: all deps build build-asan build-variants tracefs demo check install clean bench-annotations bench
 
 all: build
 
@@ -87,6 +91,17 @@ build-asan: deps
 		meson setup --prefix=$(PREFIX) -Db_sanitize=address,undefined $(BUILD_ASAN)
 	ninja -C $(BUILD_ASAN)
 
+# Compile only, so that -Werror holds for what users and packagers build
+# with, not just for our two builds: clang (warnings gcc does not give)
+# and gcc at -O3 (buildtype=release: warnings that need its inlining).
+build-variants: deps
+	@[ -f $(BUILD_CLANG)/build.ninja ] || \
+		CC=clang meson setup --prefix=$(PREFIX) $(BUILD_CLANG)
+	ninja -C $(BUILD_CLANG)
+	@[ -f $(BUILD_RELEASE)/build.ninja ] || \
+		meson setup --prefix=$(PREFIX) -Dbuildtype=release $(BUILD_RELEASE)
+	ninja -C $(BUILD_RELEASE)
+
 # Kernel events are read from tracefs; mount it when it is not (root only).
 tracefs:
 	@if awk '$$3 == "tracefs" { found = 1 } END { exit !found }' /proc/mounts; then :; \
@@ -112,7 +127,7 @@ demo: build tracefs
 # always happen; then one summary line "N passed, M failed" (counted from
 # meson's testlog*.json: with --wrapper meson names it testlog-env.json), and
 # a non-zero exit on any failure, or when a run passed no test.
-check: build build-asan tracefs
+check: build build-asan build-variants tracefs
 	@rm -f $(BUILD)/meson-logs/testlog*.json $(BUILD_ASAN)/meson-logs/testlog*.json
 	@echo "== meson test -C $(BUILD) =="
 	@meson test -C $(BUILD) --print-errorlogs; echo $$? > $(BUILD)/.check-rc
@@ -155,4 +170,4 @@ bench: build tracefs
 	/usr/bin/python3 tests/bench/run-bench.py --build $(BUILD) $(BENCH_ARGS)
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN)
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_CLANG) $(BUILD_RELEASE)

@@ -655,10 +655,13 @@ static int record_removals(const struct kgraph *kg, struct piece *p,
  * is how many are inactive at the moment. */
 static void cut_prefix(struct kgraph *kg, const size_t *cut, size_t *now, size_t want)
 {
-	for (; *now < want; (*now)++)
-		kg->active[cut[*now]] = false;
-	for (; *now > want; (*now)--)
-		kg->active[cut[*now - 1]] = true;
+	size_t n = *now;
+
+	while (n < want)
+		kg->active[cut[n++]] = false;
+	while (n > want)
+		kg->active[cut[--n]] = true;
+	*now = n;
 }
 
 /* 1 when verts[] is strongly connected over the active edges, 0 when

@@ -182,9 +182,9 @@ static const struct type_spec type_specs[] = {
 	{ WPERF_EV_SOFTIRQ_RAISE, { "irq_softirq_raise", "softirq_raise" }, {
 		{ "vec", "vec", WANT_INT, REQ } } },
 	{ WPERF_EV_TIMER_ENTRY, { "timer_hrtimer_expire_entry", "hrtimer_expire_entry",
-				  "timer_expire_entry" }, { { NULL } } },
+				  "timer_expire_entry" }, { { 0 } } },
 	{ WPERF_EV_TIMER_EXIT, { "timer_hrtimer_expire_exit", "hrtimer_expire_exit",
-				 "timer_expire_exit" }, { { NULL } } },
+				 "timer_expire_exit" }, { { 0 } } },
 	{ WPERF_EV_BLOCK_INSERT, { "block_rq_insert" }, {
 		{ "dev", "dev", WANT_INT, REQ },
 		{ "sector", "sector", WANT_INT, REQ },
@@ -215,7 +215,7 @@ static const struct type_spec type_specs[] = {
 		{ "lock", NULL, WANT_INT, REQ } } },
 	{ WPERF_EV_SPIN_END, { "wperf:after_spin" }, {
 		{ "lock", NULL, WANT_INT, REQ } } },
-	{ WPERF_EV_FALSE_WAKEUP, { "wperf:false_wakeup" }, { { NULL } } },
+	{ WPERF_EV_FALSE_WAKEUP, { "wperf:false_wakeup" }, { { 0 } } },
 	{ WPERF_EV_PROGRESS, { "wperf:progress" }, {
 		{ "name", NULL, WANT_STR, OPT } } },
 	{ WPERF_EV_NET_XMIT, { "net_dev_xmit" }, {

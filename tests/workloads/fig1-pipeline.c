@@ -79,7 +79,7 @@ static double run_seconds = 3.0;
 static uint64_t produced, written;
 static unsigned long producer_blocked;  /* times A found the queue full */
 
-static void die(const char *what)
+static _Noreturn void die(const char *what)
 {
 	fprintf(stderr, "fig1-pipeline: %s: %s\n", what, strerror(errno));
 	exit(1);

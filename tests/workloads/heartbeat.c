@@ -60,7 +60,7 @@ static enum holder token = AT_HEARTBEAT;
 static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t state;
 
-static void die(const char *what)
+static _Noreturn void die(const char *what)
 {
 	fprintf(stderr, "heartbeat: %s: %s\n", what, strerror(errno));
 	exit(1);

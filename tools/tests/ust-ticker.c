@@ -11,10 +11,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+static volatile unsigned long sink;   /* keeps the work from being optimised away */
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 100;
-	volatile unsigned long sink = 0;
 
 	for (int i = 0; i < n; i++) {
 		/* A few hundred microseconds on the CPU, so each tick happens
