@@ -83,6 +83,12 @@ class LoadImbalance(recording.WperfRecorded):
         # with preemption blurring the phases.
         self.assertGreaterEqual(turns[0]['turns'], 2, turns[0])   # each side began a run
         self.assertGreaterEqual(turns[0]['count'], 3 * turns[0]['turns'], turns[0])
+        # The thread waited on was computing its heavy share, not waiting
+        # itself: not a queue (as four threads on one mutex are).
+        queue = [ev for ev in c['evidence'] if ev['kind'] == 'queue']
+        self.assertEqual(len(queue), 1, c)
+        self.assertEqual(queue[0]['total'], turns[0]['count'], queue[0])
+        self.assertLessEqual(2 * queue[0]['count'], queue[0]['total'], queue[0])
         demand = [ev for ev in c['evidence'] if ev['kind'] == 'cpu_demand'][0]
         if demand['a_ns'] > demand['b_ns']:
             # The rules put CPU shortage first: on a machine so loaded
