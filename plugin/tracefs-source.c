@@ -30,7 +30,10 @@
  * "until interrupted" properly, the iterator takes the FIRST SIGINT itself
  * (unless SIGINT is ignored), puts the previous handler back at once (so a
  * second Ctrl-C interrupts as usual), and turns the signal into "stop
- * tracing, drain, end packets and streams, then END". A program running
+ * tracing, drain, end packets and streams, then END". SIGTERM (kill,
+ * timeout(1), systemd) and SIGHUP (the terminal closed) get the same:
+ * uncaught, they end the process with no trace metadata written and the
+ * tracefs instance left recording. A program running
  * the graph itself gets the same stop from its interrupter
  * (bt_self_message_iterator_is_interrupted()) if it keeps the graph going.
  *
@@ -170,37 +173,60 @@ struct tracefs_iter {
 };
 
 /* ------------------------------------------------------------------ */
-/* The first Ctrl-C (see the header comment)                            */
+/* The first Ctrl-C, SIGTERM or SIGHUP (see the header comment)       */
 /* ------------------------------------------------------------------ */
 
-static volatile sig_atomic_t sigint_received;
-static struct sigaction previous_sigint;
-static bool sigint_taken;
+/* Signals that ask a process to end: Ctrl-C, kill and timeout(1), a closed
+ * terminal. Uncaught, SIGTERM and SIGHUP would end the process at once:
+ * no finalization, so sink.ctf.fs writes no metadata (an unreadable trace)
+ * and the tracefs instance stays, recording, until the next start. */
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+#define N_STOP_SIGNALS (sizeof stop_signals / sizeof stop_signals[0])
 
-static void on_first_sigint(int signum)
+static volatile sig_atomic_t stop_signal_received;   /* the signal, or 0 */
+static struct sigaction previous_action[N_STOP_SIGNALS];
+static bool stop_signals_taken;
+
+static void on_first_stop_signal(int signum)
 {
-	(void)signum;
-	sigint_received = 1;
-	sigaction(SIGINT, &previous_sigint, NULL);  /* async-signal-safe */
+	stop_signal_received = signum;
+	/* The next one of the same kind does what it did before (a second
+	 * Ctrl-C interrupts the CLI). sigaction() is async-signal-safe. */
+	for (size_t i = 0; i < N_STOP_SIGNALS; i++)
+		if (stop_signals[i] == signum)
+			sigaction(signum, &previous_action[i], NULL);
 }
 
-static void take_first_sigint(void)
+static void take_first_stop_signals(void)
 {
-	struct sigaction ours = { .sa_handler = on_first_sigint };
+	struct sigaction ours = { .sa_handler = on_first_stop_signal };
 
-	if (sigint_taken || sigaction(SIGINT, NULL, &previous_sigint) ||
-	    previous_sigint.sa_handler == SIG_IGN)
-		return;  /* ignored (nohup, background job): leave it so */
+	if (stop_signals_taken)
+		return;
 	sigemptyset(&ours.sa_mask);
-	sigint_received = 0;
-	sigint_taken = sigaction(SIGINT, &ours, NULL) == 0;
+	stop_signal_received = 0;
+	for (size_t i = 0; i < N_STOP_SIGNALS; i++) {
+		if (sigaction(stop_signals[i], NULL, &previous_action[i]) ||
+		    previous_action[i].sa_handler == SIG_IGN)
+			continue;  /* ignored (nohup, background job): leave it so */
+		sigaction(stop_signals[i], &ours, NULL);
+	}
+	stop_signals_taken = true;
 }
 
-static void give_back_sigint(void)
+/* Put back the handlers still ours (those not received yet). */
+static void give_back_stop_signals(void)
 {
-	if (sigint_taken && !sigint_received)
-		sigaction(SIGINT, &previous_sigint, NULL);
-	sigint_taken = false;
+	if (!stop_signals_taken)
+		return;
+	for (size_t i = 0; i < N_STOP_SIGNALS; i++) {
+		struct sigaction now;
+
+		if (sigaction(stop_signals[i], NULL, &now) == 0 &&
+		    now.sa_handler == on_first_stop_signal)
+			sigaction(stop_signals[i], &previous_action[i], NULL);
+	}
+	stop_signals_taken = false;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1013,7 +1039,7 @@ static int poll_cpus(struct tracefs_iter *it, bool stopping)
 
 static bool should_stop(struct tracefs_iter *it)
 {
-	if (sigint_received || bt_self_message_iterator_is_interrupted(it->self))
+	if (stop_signal_received || bt_self_message_iterator_is_interrupted(it->self))
 		return true;
 	return it->comp->duration_ns > 0 &&
 		wperf_monotonic_ns() >= it->start_ts + (uint64_t)it->comp->duration_ns;
@@ -1231,7 +1257,7 @@ bt_message_iterator_class_initialize_method_status wperf_tracefs_iter_init(
 		snprintf(it->err, sizeof(it->err), "cannot read /proc for the statedump (out of memory)");
 		if (wperf_statedump_collect(&it->sd))
 			goto error;
-		take_first_sigint();
+		take_first_stop_signals();
 	}
 	comp->has_iterator = true;
 	bt_self_message_iterator_set_data(self, it);
@@ -1250,7 +1276,7 @@ void wperf_tracefs_iter_finalize(bt_self_message_iterator *self)
 	/* Tracing stops now, not only when the component goes away. */
 	if (it) {
 		wperf_recorder_stop(it->comp->rec);
-		give_back_sigint();
+		give_back_stop_signals();
 	}
 	destroy_iter(it);
 }

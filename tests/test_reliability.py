@@ -34,10 +34,13 @@ import glob
 import json
 import os
 import random
+import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -439,15 +442,57 @@ class Gaps(Base):
         self.assertRegex(text, r'cpu 2: .*, 3 events lost')
 
 
-    def test_tracefs_overrun(self):
-        """source.wperf.tracefs with 4 KiB buffers under a context-switch
-        storm loses most events: the gaps are known per CPU with their time
-        ranges, their coverage is reported, waits across them are cut."""
+    def needs_tracefs(self):
         if os.geteuid() != 0 or not (os.path.isdir('/sys/kernel/tracing/events')
                                      or os.path.isdir('/sys/kernel/debug/tracing/events')):
             if IN_CI:
                 self.fail('recording with source.wperf.tracefs needs root and tracefs')
             self.skipTest('needs root and tracefs')
+
+    def test_tracefs_stops_cleanly_on_sigterm_and_sighup(self):
+        """kill, timeout(1) and a closed terminal end a recording as the
+        first Ctrl-C does: a readable trace, exit 0, and the tracefs
+        instance removed. Uncaught, they ended the process with no CTF
+        metadata written and the instance left recording."""
+        self.needs_tracefs()
+        tracefs = ('/sys/kernel/tracing' if os.path.isdir('/sys/kernel/tracing/events')
+                   else '/sys/kernel/debug/tracing')
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            with self.subTest(signal=sig.name):
+                d = os.path.join(self.outdir('signal'), 'trace')
+                cmd = [BABELTRACE2, '--plugin-path=' + ws.plugin_dir(),
+                       '-c', 'source.wperf.tracefs', '-c', 'sink.ctf.fs',
+                       '--params=path="%s"' % d]
+                p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                     text=True, start_new_session=True)
+                self.addCleanup(lambda p=p: p.poll() is None and p.kill())
+                instance = os.path.join(tracefs, 'instances', 'wperf-%d' % p.pid)
+                # Recording once the instance traces and the statedump is
+                # read (the signals are taken then); a second for events.
+                for _ in range(600):
+                    if os.path.isdir(os.path.join(d, 'kernel')) or p.poll() is not None:
+                        break
+                    time.sleep(0.1)
+                time.sleep(1)
+                if p.poll() is not None:
+                    self.fail('the recorder ended before the signal: %s'
+                              % p.communicate()[1][-3000:])
+                p.send_signal(sig)
+                _, err = p.communicate(timeout=120)
+                self.assertEqual(p.returncode, 0, '%s: %s' % (sig.name, err[-3000:]))
+                self.assertFalse(os.path.exists(instance), '%s left %s' % (sig.name, instance))
+                self.assertTrue(os.path.isfile(os.path.join(d, 'kernel', 'metadata')), err)
+                c = subprocess.run([BABELTRACE2, d, '-c', 'sink.utils.counter'],
+                                   capture_output=True, text=True, timeout=300)
+                self.assertEqual(c.returncode, 0, c.stderr[-3000:])
+                m = re.search(r'^\s*(\d+) Event messages', c.stdout, re.M)
+                self.assertTrue(m and int(m.group(1)) > 0, c.stdout)
+
+    def test_tracefs_overrun(self):
+        """source.wperf.tracefs with 4 KiB buffers under a context-switch
+        storm loses most events: the gaps are known per CPU with their time
+        ranges, their coverage is reported, waits across them are cut."""
+        self.needs_tracefs()
         load = os.path.join(os.environ.get('WPERF_BUILD_DIR', ''), 'tests', 'workloads',
                             'ctxswitch')
         self.assertTrue(os.access(load, os.X_OK), '%s not built' % load)
