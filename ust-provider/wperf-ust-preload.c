@@ -20,16 +20,23 @@
  * the provider when one of those sections holds the string "wperf". This
  * library needs nothing but libc: no LTTng.
  *
+ * Plugins. A shared object dlopen()ed later (a plugin, a storage engine)
+ * may hold the annotations while the program holds none. So this library
+ * also defines dlopen(): the dynamic linker binds the program's and its
+ * libraries' calls to this first definition, which calls the real one
+ * (RTLD_NEXT) and then reads the objects loaded since the last look, each
+ * once, until the provider is in the process. dlmopen() is not watched.
+ *
  * Where the provider is: $WPERF_UST_PROVIDER (`wperf record` sets it), else
- * libwperf-ust.so beside this library. A shared object dlopen()ed later
- * with annotations is not seen: such a program calls wperf_annotate_load(),
- * which reads the same variable.
+ * libwperf-ust.so beside this library.
  */
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,27 +117,68 @@ out:
 	return found;
 }
 
-struct scan {
-	bool seen_program;
-	bool annotated;
+/*
+ * The objects already read, by load address and name: each file is read
+ * once, however many dlopen() calls follow. An object unloaded and another
+ * loaded at its address has another name, or is the same file.
+ */
+struct seen_object {
+	uintptr_t addr;
+	uint64_t name_hash;
 };
+
+static struct seen_object *seen;
+static size_t n_seen, cap_seen;
+static bool provider_in_process;
+
+static uint64_t hash_name(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;   /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/* Was this object read before? If not, remember it (when memory allows). */
+static bool seen_before(uintptr_t addr, const char *name)
+{
+	uint64_t h = hash_name(name);
+
+	for (size_t i = 0; i < n_seen; i++)
+		if (seen[i].addr == addr && seen[i].name_hash == h)
+			return true;
+	if (n_seen == cap_seen) {
+		size_t cap = cap_seen ? cap_seen * 2 : 64;
+		struct seen_object *grown = realloc(seen, cap * sizeof *grown);
+
+		if (!grown)
+			return false;   /* read it again next time: only slower */
+		seen = grown;
+		cap_seen = cap;
+	}
+	seen[n_seen++] = (struct seen_object){ addr, h };
+	return false;
+}
 
 static int check_object(struct dl_phdr_info *info, size_t size, void *data)
 {
-	struct scan *scan = data;
+	bool *annotated = data;
 	const char *path = info->dlpi_name;
 
 	(void)size;
-	/* The program itself comes first, with an empty name; the vDSO has
-	 * no file ("linux-vdso.so.1"). */
+	/* The program itself comes first, with an empty name: read it once,
+	 * and no other object without a name. The vDSO has no file
+	 * ("linux-vdso.so.1"). */
 	if (!path || !*path) {
-		if (scan->seen_program)
+		if (seen_before(UINTPTR_MAX, "/proc/self/exe"))
 			return 0;
-		scan->seen_program = true;
 		path = "/proc/self/exe";
+	} else if (seen_before(info->dlpi_addr, path)) {
+		return 0;
 	}
 	if (*path == '/' && file_has_wperf_tracepoints(path)) {
-		scan->annotated = true;
+		*annotated = true;
 		return 1;       /* stop iterating */
 	}
 	return 0;
@@ -153,19 +201,73 @@ static const char *provider_path(char *buf, size_t len)
 	return buf;
 }
 
-__attribute__((constructor)) static void load_provider_if_annotated(void)
+static void *(*real_dlopen)(const char *, int);
+
+/* The dlopen() this library stands in front of (libc's, or the next
+ * preloaded one's). */
+static void *call_real_dlopen(const char *file, int mode)
 {
-	struct scan scan = { false, false };
+	if (!real_dlopen)
+		real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+	return real_dlopen ? real_dlopen(file, mode) : NULL;
+}
+
+/* Read the objects loaded since the last look; load the provider when one
+ * has the wperf tracepoints. */
+static void load_provider_if_annotated(void)
+{
+	bool annotated = false;
 	char buf[4096];
 	const char *path;
 
-	dl_iterate_phdr(check_object, &scan);
-	if (!scan.annotated)
+	if (provider_in_process)
 		return;
+	/* Loaded by the program itself (wperf_annotate_load()) or by
+	 * LD_PRELOAD: nothing more to look for. */
+	if (dlsym(RTLD_DEFAULT, "wperf_ust_provider_loaded")) {
+		provider_in_process = true;
+		return;
+	}
+	dl_iterate_phdr(check_object, &annotated);
+	if (!annotated)
+		return;
+	provider_in_process = true;   /* one attempt, whatever its outcome */
 	path = provider_path(buf, sizeof buf);
 	/* The events of this program would be missing from the recording:
 	 * say so once, and run on (the macros stay off, harmlessly). */
-	if (!dlopen(path, RTLD_NOW | RTLD_GLOBAL))
+	if (!call_real_dlopen(path, RTLD_NOW | RTLD_GLOBAL))
 		fprintf(stderr, "wperf: annotations of this program are not recorded: "
 			"cannot load %s (%s)\n", path, dlerror());
+}
+
+/*
+ * One thread looks at a time. A thread that finds another looking does
+ * not wait: it may hold the dynamic linker's lock (a dlopen() from a
+ * library constructor), which the other needs to load the provider.
+ * The objects it loaded are read at the next dlopen().
+ */
+static pthread_mutex_t looking = PTHREAD_MUTEX_INITIALIZER;
+static __thread bool inside;   /* the provider's own dlopen()s come back here */
+
+__attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
+{
+	void *handle = call_real_dlopen(file, mode);
+
+	if (handle && !provider_in_process && !inside &&
+	    pthread_mutex_trylock(&looking) == 0) {
+		inside = true;
+		load_provider_if_annotated();
+		inside = false;
+		pthread_mutex_unlock(&looking);
+	}
+	return handle;
+}
+
+__attribute__((constructor)) static void look_at_start(void)
+{
+	pthread_mutex_lock(&looking);
+	inside = true;
+	load_provider_if_annotated();
+	inside = false;
+	pthread_mutex_unlock(&looking);
 }

@@ -50,7 +50,9 @@ KEEP = os.environ.get('WPERF_KEEP_TRACE', '') == '1'
 PROVIDER = os.path.join(UST_BUILD, 'libwperf-ust.so')
 PRELOAD = os.path.join(UST_BUILD, 'libwperf-ust-preload.so')
 WORKLOADS = os.path.join(UST_BUILD, 'workloads')
+PLUGIN = os.path.join(WORKLOADS, 'libannotated-plugin.so')
 SPIN_THREADS, SPIN_ITERATIONS = 4, 5000
+PLUGIN_SPINS = 700
 COND_WAITERS, COND_ITEMS = 3, 2000
 CXX_COUNT = 7
 
@@ -89,7 +91,8 @@ class Linkage(unittest.TestCase):
     """No LTTng at link time; runs with or without the provider."""
 
     def test_no_lttng_in_needed(self):
-        progs = ['spin-lock', 'cond-broadcast', 'spin-lock-disabled']
+        progs = ['spin-lock', 'cond-broadcast', 'spin-lock-disabled', 'plugin-host',
+                 'libannotated-plugin.so']
         if HAVE_CXX:
             progs.append('annotate-cxx')
         for prog in progs:
@@ -163,6 +166,29 @@ class Linkage(unittest.TestCase):
                       {'LD_PRELOAD': _with(PRELOAD), 'WPERF_UST_PROVIDER': PROVIDER})
         self.check_spin_run(p, 'compiled-out')
 
+    def test_preload_shim_sees_a_plugin_dlopened_later(self):
+        # plugin-host has no annotations; the plugin it dlopen()s after
+        # the start has. The shim loads the provider at that dlopen().
+        argv = [workload('plugin-host'), PLUGIN, '--spins', '50']
+        p = run_plain(argv, {'LD_PRELOAD': _with(PRELOAD), 'WPERF_UST_PROVIDER': PROVIDER,
+                             'LTTNG_UST_REGISTER_TIMEOUT': '0'})
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(lp.parse_counters(p.stdout, 'plugin-host')['provider'], 'loaded',
+                         p.stdout)
+        self.assertEqual(p.stderr, '')
+        # Nothing else loads it: not the program, not the plugin.
+        p = run_plain(argv)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(lp.parse_counters(p.stdout, 'plugin-host')['provider'],
+                         'not-loaded', p.stdout)
+        # A plugin without annotations (libm) loads nothing.
+        p = run_plain(['/usr/bin/python3', '-c', 'import ctypes, sys; ctypes.CDLL("libm.so.6");'
+                       'sys.stdout.write(open("/proc/self/maps").read())'],
+                      {'LD_PRELOAD': _with(PRELOAD), 'WPERF_UST_PROVIDER': PROVIDER})
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn('libm.so.6', p.stdout)
+        self.assertNotIn('libwperf-ust.so', p.stdout)
+
     def test_preload_shim_leaves_other_programs_alone(self):
         # Any other process (a script's cat) gets neither the provider nor
         # LTTng-UST, so it does not register with a session daemon.
@@ -225,7 +251,8 @@ class Recorded(unittest.TestCase):
         # Beside the provider's copy: the shim finds it there by itself.
         shim = lt.install(PRELOAD)
         bins = {n: lt.install(workload(n))
-                for n in ('spin-lock', 'cond-broadcast', 'spin-lock-disabled')}
+                for n in ('spin-lock', 'cond-broadcast', 'spin-lock-disabled', 'plugin-host')}
+        plugin = lt.install(PLUGIN)
         if HAVE_CXX:
             bins['annotate-cxx'] = lt.install(workload('annotate-cxx'))
         lt.create_session('wperf-annotations', trace)
@@ -236,6 +263,10 @@ class Recorded(unittest.TestCase):
         cls.runs['spin-lock'] = lt.run_traced(
             [bins['spin-lock'], '--threads', str(SPIN_THREADS),
              '--iterations', str(SPIN_ITERATIONS)], shim, 'preload')
+        # An annotated plugin dlopen()ed by a program without annotations,
+        # through the shim: loaded at the dlopen(), recorded from there.
+        cls.runs['plugin-host'] = lt.run_traced(
+            [bins['plugin-host'], plugin, '--spins', str(PLUGIN_SPINS)], shim, 'preload')
         cls.runs['cond-broadcast'] = lt.run_traced(
             [bins['cond-broadcast'], '--waiters', str(COND_WAITERS),
              '--items', str(COND_ITEMS)], provider, 'dlopen')
@@ -311,6 +342,18 @@ class Recorded(unittest.TestCase):
         self.assertEqual({e['context']['vtid'] for e in evs},
                          set(c['threads'].values()))
         # before/after alternate per thread: a thread never spins twice at once.
+        self.check_spin_pairs(evs)
+
+    def test_plugin_dlopened_later(self):
+        c = self.counters('plugin-host')
+        self.assertEqual(c['provider'], 'loaded')
+        evs = self.events_of('plugin-host')
+        n = Counter(e['name'] for e in evs)
+        self.assertEqual(int(c['spins']), PLUGIN_SPINS)
+        self.assertEqual(n['wperf:before_spin'], PLUGIN_SPINS)
+        self.assertEqual(n['wperf:after_spin'], PLUGIN_SPINS)
+        self.assertEqual(n['wperf:progress'], PLUGIN_SPINS)
+        self.check_payloads(evs, lock=int(c['lock'], 16))
         self.check_spin_pairs(evs)
 
     def check_spin_pairs(self, evs):
