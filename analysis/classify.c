@@ -90,6 +90,33 @@ bool wperf_vertex_is_runnable_bound(const struct wperf_vertex *v)
 	return wperf_vertex_runnable_ppm(v) >= WPERF_RUNNABLE_BOUND_PPM;
 }
 
+enum wperf_sink_limit wperf_sink_limit(const struct wperf_graph *g, uint32_t v)
+{
+	const struct wperf_vertex *x = v < g->n_vertices ? &g->vertices[v] : NULL;
+	int64_t seen = x ? wperf_fmt_time_seen(x) : 0;
+
+	if (!x || !is_threadlike(x) || seen <= 0)
+		return WPERF_LIMIT_WORK;
+	if (wperf_fmt_ppm(x->waiting_ns[WPERF_V_TIMER], seen) >= 500000)
+		return WPERF_LIMIT_TIMER;
+	if (wperf_fmt_ppm(x->waiting_ns[WPERF_V_UNKNOWN], seen) >= 500000)
+		return WPERF_LIMIT_UNSEEN;
+	return WPERF_LIMIT_WORK;
+}
+
+const char *wperf_sink_limit_name(enum wperf_sink_limit limit)
+{
+	switch (limit) {
+	case WPERF_LIMIT_TIMER:
+		return "timer";
+	case WPERF_LIMIT_UNSEEN:
+		return "unseen";
+	case WPERF_LIMIT_WORK:
+		break;
+	}
+	return "work";
+}
+
 /* ---- gathering the facts ---- */
 
 struct facts {

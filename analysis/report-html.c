@@ -315,6 +315,27 @@ static void write_classification(FILE *out, const struct wperf_report *r,
 	fputs("</ul>\n", out);
 }
 
+/* A sink that mostly slept, or waited on what the trace does not show,
+ * is not limited by its work (wperf_sink_limit()). */
+static void write_sink_limit(FILE *out, const struct wperf_graph *g, uint32_t v)
+{
+	enum wperf_sink_limit limit = wperf_sink_limit(g, v);
+	const struct wperf_vertex *x = &g->vertices[v];
+	char part[32], seen[32];
+
+	if (limit == WPERF_LIMIT_WORK)
+		return;
+	wperf_fmt_duration(part, sizeof part, x->waiting_ns[limit == WPERF_LIMIT_TIMER
+			   ? WPERF_V_TIMER : WPERF_V_UNKNOWN], 0);
+	wperf_fmt_duration(seen, sizeof seen, wperf_fmt_time_seen(x), 0);
+	if (limit == WPERF_LIMIT_TIMER)
+		fprintf(out, "; it waits for nothing in the graph but timers, %s of its %s: "
+			"time paces it", part, seen);
+	else
+		fprintf(out, "; it waits for nothing in the graph the trace shows: %s of its %s "
+			"on <code>unknown</code> wakers", part, seen);
+}
+
 static void write_finding(FILE *out, const struct wperf_report *r, size_t i)
 {
 	const struct wperf_graph *g = r->graph;
@@ -335,6 +356,8 @@ static void write_finding(FILE *out, const struct wperf_report *r, size_t i)
 		fprintf(out, "; background: no device and its threads used %s of CPU, "
 			"less than one CPU", cpu);
 	}
+	if (k->kind == WPERF_SINK && k->n_members == 1 && k->n_removed == 0)
+		write_sink_limit(out, g, k->members[0]);
 	fputs(".</p>\n", out);
 	if (wperf_knot_gap_waits(g, k))
 		fprintf(out, "<p class=\"gaps\">Overlaps gaps: %llu waits on its edges crossed "

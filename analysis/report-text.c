@@ -442,6 +442,68 @@ static size_t top_waiters(const struct wperf_report *r, uint32_t v,
 	return n;
 }
 
+/* The unknown-kind vertex v waited on longest (direct), or UINT32_MAX. */
+static uint32_t main_unknown_cause(const struct wperf_graph *g, uint32_t v)
+{
+	uint32_t best = UINT32_MAX;
+	int64_t most = -1;
+
+	for (size_t i = 0; i < g->n_edges; i++) {
+		const struct wperf_edge *e = &g->edges[i];
+
+		if (e->from == v && e->to < g->n_vertices &&
+		    g->vertices[e->to].kind == WPERF_V_UNKNOWN && e->direct_ns > most) {
+			best = e->to;
+			most = e->direct_ns;
+		}
+	}
+	return best;
+}
+
+/* What an `unknown` waker stands for, in words. */
+static const char *unknown_cause_words(const char *name)
+{
+	if (name && strcmp(name, "untraced-interrupt") == 0)
+		return "an interrupt the trace does not show: on an idle CPU, most often a "
+		       "timer whose events were not recorded";
+	if (name && strcmp(name, "trace-gap") == 0)
+		return "a gap in the trace, where events were lost";
+	return "a wait still open at the end of the trace, or one whose end it did not show";
+}
+
+/* Why a sink waits on nothing in the graph (wperf_sink_limit()). */
+static void write_sink_limit(FILE *out, const struct wperf_graph *g, uint32_t v,
+			     const char *weight, const char *share)
+{
+	enum wperf_sink_limit limit = wperf_sink_limit(g, v);
+	const struct wperf_vertex *x = &g->vertices[v];
+	char text[512], part[32], seen[32];
+
+	if (limit == WPERF_LIMIT_WORK) {
+		fprintf(out, "  waited on for %s = %s of the analysed time; it waits for nothing in the\n"
+			"  graph, so its limit is its own work (on-CPU or device service time).\n",
+			weight, share);
+		return;
+	}
+	wperf_fmt_duration(part, sizeof part, x->waiting_ns[limit == WPERF_LIMIT_TIMER
+			   ? WPERF_V_TIMER : WPERF_V_UNKNOWN], 0);
+	wperf_fmt_duration(seen, sizeof seen, wperf_fmt_time_seen(x), 0);
+	if (limit == WPERF_LIMIT_TIMER) {
+		snprintf(text, sizeof text, "waited on for %s = %s of the analysed time; it waits "
+			 "for nothing in the graph but timers: %s of its %s went to sleeps and "
+			 "timeouts, so time paces it, not another thread.", weight, share, part, seen);
+	} else {
+		uint32_t cause = main_unknown_cause(g, v);
+		const char *name = cause != UINT32_MAX ? g->vertices[cause].name : NULL;
+
+		snprintf(text, sizeof text, "waited on for %s = %s of the analysed time; it waits "
+			 "for nothing in the graph the trace shows: %s of its %s it waited on "
+			 "`%s` (%s).", weight, share, part, seen, name ? name : "unknown",
+			 unknown_cause_words(name));
+	}
+	put_wrapped(out, "  ", text, 2);
+}
+
 static void write_sink(FILE *out, const struct wperf_report *r,
 		       const struct wperf_knot *k, size_t number)
 {
@@ -460,8 +522,7 @@ static void write_sink(FILE *out, const struct wperf_report *r,
 			"  work (on-CPU or device service time).\n", w, s);
 		write_refinement(out, g, k);
 	} else {
-		fprintf(out, "  waited on for %s = %s of the analysed time; it waits for nothing in the\n"
-			"  graph, so its limit is its own work (on-CPU or device service time).\n", w, s);
+		write_sink_limit(out, g, v, w, s);
 	}
 	write_classification(out, r, k);
 	size_t n = top_waiters(r, v, top, &total);

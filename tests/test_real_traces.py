@@ -476,6 +476,27 @@ class RealTraces(unittest.TestCase):
         self.assertEqual([x for x in out if kinds[x[0]] == 'thread'], [])
         self.assertGreater(sum(ns for to, ns in out if kinds[to] == 'softirq'), 0, out)
 
+    def test_sleeping_sinks_are_not_called_busy(self):
+        # ref-basic-kernel-analysis runs `sleep 1` several times under a
+        # waiting parent, with no timer events recorded: each `sleep` is a
+        # sink whose second ends in an untraced interrupt. Its limit is
+        # what the trace does not show, not its own work.
+        units = [u for u in trace_units() if u[0] == 'ref-basic-kernel-analysis']
+        if not units:
+            self.fail('ref-basic-kernel-analysis is missing under %s' % TRACES)
+        js = report_for(self, *units[0])
+        names = {v['id']: v['name'] for v in js['vertices']}
+        sleeps = [k for k in js['knots'] if k['kind'] == 'sink'
+                  and names[k['members'][0]] == 'sleep']
+        self.assertGreaterEqual(len(sleeps), 3, [(names[k['members'][0]], k.get('limit'))
+                                                 for k in js['knots']])
+        self.assertEqual({k['limit'] for k in sleeps}, {'unseen'})
+        # The compilers it also ran are busy: their limit is work.
+        cc1 = [k for k in js['knots'] if k['kind'] == 'sink'
+               and names[k['members'][0]] == 'cc1']
+        self.assertTrue(cc1)
+        self.assertEqual({k['limit'] for k in cc1}, {'work'})
+
 
 def _make(label, path, mode):
     def test_report(self):

@@ -895,6 +895,65 @@ class TestOpenWait(Base):
             self.assertNotIn(unk, k['members'])
 
 
+def sink_limits():
+    """Three threads that others wait on and that wait on nothing in the
+    graph, each for its own reason. Trace [0, 2 s], one CPU each.
+    - sleeper (201): sleeps at 0.2 s, an hrtimer expiry on its CPU wakes it
+      at 1.2 s + 1 us; P1 (211) waits for it [0.1 s, 1.3 s].
+    - hung (202): wakes P2 (212) at 0.15 s (P2 slept at 0.1 s), sleeps at
+      0.2 s and is never woken: 1.8 s on `unknown`.
+    - worker (203): runs all along; P3 (213) waits for it [0.5 s, 1.5 s]."""
+    s = Scenario(ncpus=6, end=2 * S)
+    L, H, W = s.thread(201, 'sleeper'), s.thread(202, 'hung'), s.thread(203, 'worker')
+    P1, P2, P3 = s.thread(211, 'P1'), s.thread(212, 'P2'), s.thread(213, 'P3')
+    for cpu, t in enumerate((L, H, W, P1, P2, P3)):
+        s.run(0, cpu, t)
+    s.sleep(100 * MS, 3, P1)
+    s.sleep(200 * MS, 0, L)
+    s.hrtimer_entry(1200 * MS, 0)
+    s.wake(1200 * MS + 1 * US, 0, L)
+    s.hrtimer_exit(1200 * MS + 2 * US, 0)
+    s.run(1200 * MS + 3 * US, 0, L)
+    s.wake(1300 * MS, 0, P1, target_cpu=3)
+    s.run(1300 * MS, 3, P1)
+    s.sleep(100 * MS, 4, P2)
+    s.wake(150 * MS, 1, P2, target_cpu=4)
+    s.run(150 * MS, 4, P2)
+    s.sleep(200 * MS, 1, H)
+    s.sleep(500 * MS, 5, P3)
+    s.wake(1500 * MS, 2, P3, target_cpu=5)
+    s.run(1500 * MS, 5, P3)
+    return s
+
+
+class TestSinkLimits(Base):
+    """A sink waits on nothing in the graph; the report says whether that
+    is its work (it ran), time (it slept on timers) or what the trace does
+    not show (it waited on `unknown`), from where at least half of its
+    time went."""
+
+    def test_limits(self):
+        r = self.knots(sink_limits())
+        sinks = {r.vname(k['members'][0]): k for k in r.knots('sink')}
+        self.assertEqual(sinks['sleeper(201)']['limit'], 'timer', r.describe_knots())
+        self.assertEqual(sinks['hung(202)']['limit'], 'unseen', r.describe_knots())
+        self.assertEqual(sinks['worker(203)']['limit'], 'work', r.describe_knots())
+        # sleeper: 1 s + 1 us on the timer of its 2 s; hung: 1.8 s of 2 s.
+        self.assertEqual(r.thread(201)['waiting_ns']['timer'], 1 * S + 1 * US)
+        self.assertEqual(r.thread(202)['waiting_ns']['unknown'], 1800 * MS)
+
+    def test_text(self):
+        text = ' '.join(run_knots_text(sink_limits()).split())
+        self.assertIn('it waits for nothing in the graph but timers: 1.00 s of its 2.00 s '
+                      'went to sleeps and timeouts, so time paces it, not another thread.',
+                      text)
+        self.assertIn('it waits for nothing in the graph the trace shows: 1.80 s of its '
+                      '2.00 s it waited on `unknown` (a wait still open at the end of the '
+                      'trace, or one whose end it did not show).', text)
+        self.assertIn('it waits for nothing in the graph, so its limit is its own work',
+                      text)
+
+
 class TestWakeupNewNames(Base):
     """sched_wakeup_new is the only event that names N (201, "newbie"):
     no fork, no statedump, and N is still runnable when the trace ends.
@@ -1440,6 +1499,7 @@ class TestInvariantsOnAllScenarios(Base):
                      'two_waiters': two_waiters, 'cycle_and_chain': cycle_and_chain,
                      'refine4': refine4, 'hardirq': hardirq, 'timers': timers, 'disk': disk,
                      'softirq_daemon': softirq_daemon, 'service_threads': service_threads,
+                     'sink_limits': sink_limits,
                      'zero_byte': TestDiskZeroByteIssuer.scenario,
                      'exit_then_switch': TestExitThenSwitch.scenario,
                      'statedump': TestStatedump.scenario}

@@ -112,6 +112,30 @@ bool wperf_vertex_is_runnable_bound(const struct wperf_vertex *v);
  * spent runnable, in ppm; 0 for vertices that are not threads. */
 uint64_t wperf_vertex_runnable_ppm(const struct wperf_vertex *v);
 
+/*
+ * What bounds a sink, a vertex that waits on nothing in the graph
+ * (METHOD.md §7: "limited by its own execution"), read from where its
+ * time went. Its waits on timers and on `unknown` take no part in knots,
+ * so a thread that mostly sleeps is a sink too, and "its own work" would
+ * be the wrong reading:
+ *   work    a device (its service time), or a thread that spent less
+ *           than half of its time in either of the two below;
+ *   timer   a thread that spent at least half of its time waiting on
+ *           timers: sleeps and timeouts pace it, not another thread;
+ *   unseen  at least half waiting on `unknown`: a wait still open at the
+ *           end of the trace, or one whose end was lost.
+ */
+enum wperf_sink_limit {
+	WPERF_LIMIT_WORK,
+	WPERF_LIMIT_TIMER,
+	WPERF_LIMIT_UNSEEN,
+};
+
+enum wperf_sink_limit wperf_sink_limit(const struct wperf_graph *g, uint32_t v);
+
+/* "work", "timer", "unseen" as written in JSON reports. */
+const char *wperf_sink_limit_name(enum wperf_sink_limit limit);
+
 /* Classify a knot or background knot; a sink only when it is runnable
  * bound (else -1). Edges lighter than min_weight_ns are left out, as in
  * knot finding. */
