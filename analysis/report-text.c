@@ -535,6 +535,17 @@ static void write_sink(FILE *out, const struct wperf_report *r,
 		fprintf(out, "  ... and %zu lighter edges into it\n", total - n);
 }
 
+/* Did any focus thread wait at all (on anything, timers included)? */
+static bool focus_waited(const struct wperf_report *r)
+{
+	const struct wperf_graph *g = r->graph;
+
+	for (uint32_t v = 0; v < g->n_vertices; v++)
+		if (r->focus[v] && g->vertices[v].waits > 0)
+			return true;
+	return false;
+}
+
 static void write_nothing_found(FILE *out, const struct wperf_report *r)
 {
 	const struct wperf_graph *g = r->graph;
@@ -544,6 +555,10 @@ static void write_nothing_found(FILE *out, const struct wperf_report *r)
 	if (g->n_edges == 0) {
 		fputs("  The graph has no edges: no thread was seen waiting for anything. The trace\n"
 		      "  may be too short, or lack scheduler events (sched_switch, sched_waking).\n", out);
+	} else if (r->focus && !focus_waited(r)) {
+		fputs("  The focus threads never waited: they ran, or waited for a CPU, all along.\n"
+		      "  Their limit is their own work (on-CPU): profile it (perf record -g), since\n"
+		      "  there is no waiting for an off-CPU analysis to show.\n", out);
 	} else if (deps == 0) {
 		fprintf(out, "  %s end%s at `timer` or `unknown` (waits ended by a timeout, or\n"
 			"  whose end the trace did not show) or weigh nothing. Those are not\n"

@@ -954,6 +954,29 @@ class TestSinkLimits(Base):
                       text)
 
 
+class TestFocusNeverWaited(Base):
+    """A focused program that never waits (CPU-bound) gets no knot or sink,
+    and the report says why: nothing to analyse off-CPU, not "timers"."""
+
+    def test_text(self):
+        s = Scenario(ncpus=2, end=2 * S)
+        busy, napper = s.thread(100, 'busy'), s.thread(101, 'napper')
+        s.run(0, 0, busy)
+        s.run(0, 1, napper)
+        s.sleep(500 * MS, 1, napper)
+        s.hrtimer_entry(1 * S, 1)
+        s.wake(1 * S + 1 * US, 1, napper)
+        s.hrtimer_exit(1 * S + 2 * US, 1)
+        s.run(1 * S + 3 * US, 1, napper)
+        text = ' '.join(run_knots_text(s, pids='100').split())
+        self.assertIn('No knots and no sinks were found. The focus threads never waited: '
+                      'they ran, or waited for a CPU, all along.', text)
+        # The napper did wait, on a timer: that is the reason given.
+        text = ' '.join(run_knots_text(s, pids='101').split())
+        self.assertIn('The only edge ends at `timer` or `unknown`', text)
+        self.assertNotIn('never waited', text)
+
+
 class TestWakeupNewNames(Base):
     """sched_wakeup_new is the only event that names N (201, "newbie"):
     no fork, no statedump, and N is still runnable when the trace ends.
