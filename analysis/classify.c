@@ -25,6 +25,10 @@
  * meeting at a barrier (tests/workloads/mutex-contention, load-imbalance). */
 #define QUEUE_CHAINED_PPM 500000
 
+/* A sink thread that spent at least this share (ppm) of its time waiting
+ * on timers, or on `unknown`, is bounded by that, not by its work. */
+#define SINK_LIMIT_SHARE_PPM 500000
+
 const char *wperf_knot_class_name(enum wperf_knot_class cls)
 {
 	static const char *const names[] = {
@@ -97,9 +101,9 @@ enum wperf_sink_limit wperf_sink_limit(const struct wperf_graph *g, uint32_t v)
 
 	if (!x || !is_threadlike(x) || seen <= 0)
 		return WPERF_LIMIT_WORK;
-	if (wperf_fmt_ppm(x->waiting_ns[WPERF_V_TIMER], seen) >= 500000)
+	if (wperf_fmt_ppm(x->waiting_ns[WPERF_V_TIMER], seen) >= SINK_LIMIT_SHARE_PPM)
 		return WPERF_LIMIT_TIMER;
-	if (wperf_fmt_ppm(x->waiting_ns[WPERF_V_UNKNOWN], seen) >= 500000)
+	if (wperf_fmt_ppm(x->waiting_ns[WPERF_V_UNKNOWN], seen) >= SINK_LIMIT_SHARE_PPM)
 		return WPERF_LIMIT_UNSEEN;
 	return WPERF_LIMIT_WORK;
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "edges.h"
 
 void edges_init(struct edge_map *m)
@@ -147,27 +148,18 @@ static int starts_turn(const struct edge_map *m, size_t i)
  */
 static bool waker_was_waiting(const struct edge_map *m, uint32_t to, int64_t start)
 {
-	return to < m->n_wait_ended && m->wait_ended[to] > start;
+	return to < m->n_wait_ended && m->wait_ended[to].seen &&
+	       m->wait_ended[to].at > start;
 }
 
 /* Remember when `from`'s latest wait ended; false when out of memory. */
 static bool note_wait_ended(struct edge_map *m, uint32_t from, int64_t end)
 {
-	if (from >= m->n_wait_ended) {
-		size_t n = m->n_wait_ended ? m->n_wait_ended : 256;
-		int64_t *w;
-
-		while (n <= from)
-			n *= 2;
-		w = realloc(m->wait_ended, n * sizeof *w);
-		if (!w)
-			return false;
-		for (size_t v = m->n_wait_ended; v < n; v++)
-			w[v] = INT64_MIN;    /* no wait ended yet */
-		m->wait_ended = w;
-		m->n_wait_ended = n;
-	}
-	m->wait_ended[from] = end;
+	if (!array_reserve_index((void **)&m->wait_ended, &m->n_wait_ended, from, 256,
+				 sizeof *m->wait_ended))
+		return false;
+	m->wait_ended[from].at = end;
+	m->wait_ended[from].seen = true;
 	return true;
 }
 

@@ -22,8 +22,10 @@ struct edge_map {
 	uint64_t *last_wait;  /* by edge index: sequence number of its last wait */
 	size_t *reverse;      /* by edge index: the edge to -> from, or EDGE_NONE */
 	uint64_t waits_seen;  /* sequence of edges_add_wait calls */
-	int64_t *wait_ended;  /* by vertex id: when its latest wait ended
-	                         (INT64_MIN: none yet) */
+	struct wait_end {     /* by vertex id: when its latest wait ended */
+		int64_t at;
+		bool seen;    /* false: no wait of it ended yet */
+	} *wait_ended;
 	size_t n_wait_ended;
 	bool oom;
 };
