@@ -19,6 +19,7 @@ void edges_fini(struct edge_map *m)
 	free(m->last_wait);
 	free(m->reverse);
 	free(m->wait_ended);
+	free(m->last_wake);
 	memset(m, 0, sizeof *m);
 }
 
@@ -163,6 +164,33 @@ static bool note_wait_ended(struct edge_map *m, uint32_t from, int64_t end)
 	return true;
 }
 
+/*
+ * Did the wakeup at `end` by `to` come with the one before it, in a group:
+ * close in time, and `to` did not wait between the two? Marks that earlier
+ * wait's edge too (once), then remembers this wakeup. False when out of
+ * memory.
+ */
+static bool note_wakeup(struct edge_map *m, uint32_t to, size_t edge, int64_t end)
+{
+	struct last_wake *w;
+	bool grouped;
+
+	if (!array_reserve_index((void **)&m->last_wake, &m->n_last_wake, to, 256,
+				 sizeof *m->last_wake))
+		return false;
+	w = &m->last_wake[to];
+	grouped = w->seen && end - w->at <= EDGES_GROUP_WAKE_NS &&
+		  !(to < m->n_wait_ended && m->wait_ended[to].seen &&
+		    m->wait_ended[to].at > w->at);
+	if (grouped) {
+		m->e[edge].grouped++;
+		if (!w->grouped && w->edge < m->n)
+			m->e[w->edge].grouped++;
+	}
+	*w = (struct last_wake){ .at = end, .edge = edge, .seen = true, .grouped = grouped };
+	return true;
+}
+
 void edges_add_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t start,
 		    int64_t end)
 {
@@ -178,7 +206,7 @@ void edges_add_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t star
 	m->e[i].turns += starts_turn(m, i);
 	m->e[i].chained += waker_was_waiting(m, to, start);
 	m->last_wait[i] = ++m->waits_seen;
-	if (!note_wait_ended(m, from, end))
+	if (!note_wakeup(m, to, i, end) || !note_wait_ended(m, from, end))
 		m->oom = true;
 }
 

@@ -536,6 +536,7 @@ static size_t combine(struct wperf_edge *e, size_t n)
 		d->gap_waits += e[i].gap_waits;
 		d->turns += e[i].turns;
 		d->chained += e[i].chained;
+		d->grouped += e[i].grouped;
 		combine_stacks(d, &e[i]);
 		for (int b = 0; b < WPERF_HIST_BUCKETS; b++)
 			d->hist[b] += e[i].hist[b];

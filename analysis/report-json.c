@@ -285,6 +285,8 @@ static void write_edges(const struct wperf_graph *g, FILE *out)
 		json_u64(out, e->turns);
 		json_key(out, "chained", 0);
 		json_u64(out, e->chained);
+		json_key(out, "grouped", 0);
+		json_u64(out, e->grouped);
 		if (e->n_stacks)
 			write_edge_stacks(out, e);
 		fputc('}', out);

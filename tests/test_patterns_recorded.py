@@ -7,6 +7,9 @@ finding the report must make (issue 4, METHOD.md §7, §8, §10):
   blocks of phases. The first knot is the two-thread cycle {phase-a,
   phase-b}, classified "load_imbalance": each side waits several times in a
   row before the other does (edge turns).
+- a barrier of four threads whose heavy share moves at random
+  (load-imbalance --threads 4 --heavy random): merged into one vertex,
+  its self-loop is load imbalance (group wakeups), not lock contention.
 - a CPU-bound pool larger than the machine (tests/workloads/cpu-pool): the
   first knot holds pool-main and the workers, classified "too_few_cpus";
   the workers are runnable_bound, and the evidence names them with their
@@ -116,6 +119,44 @@ class LoadImbalance(recording.WperfRecorded):
             # heavy side arrived first by being preempted itself.
             self.assertGreaterEqual(e[0]['count'], light[waiter] // 2, (waiter, e[0]))
             self.assertGreater(light[waiter], 20)
+
+
+class LoadImbalanceBarrier(recording.WperfRecorded):
+    """Four threads at a barrier, the heavy share moving at random from
+    phase to phase: no one waits on one thread many times in a row, but
+    every phase ends in one wakeup of all the waiters by the last to
+    arrive. Merged into one vertex (merge="process"), the self-loop is
+    load imbalance, not lock contention."""
+    COMMAND = ['load-imbalance', '--seconds', '2', '--threads', '4', '--heavy', 'random']
+
+    def test_merged_barrier(self):
+        js = self.report('merge="process"')
+        validate_schema(self, js, 'load-imbalance random merge=process')
+        mine = [k for k in js['knots'] if k['kind'] == 'knot']
+        self.assertTrue(mine, describe(js))
+        c = mine[0]['classification']
+        kinds = [ev['kind'] for ev in c['evidence']]
+        self.assertIn('self_loop', kinds, c)
+        group = c['evidence'][kinds.index('group')]
+        self.assertGreater(2 * group['count'], group['total'], group)
+        demand = c['evidence'][kinds.index('cpu_demand')]
+        if demand['a_ns'] > demand['b_ns']:
+            self.assertEqual(c['class'], 'too_few_cpus', c)   # a loaded machine
+        else:
+            self.assertEqual(c['class'], 'load_imbalance', c)
+
+    def test_group_wakeups(self):
+        """Most waits of the phase threads on each other are grouped, and
+        not chained: the last to arrive was computing."""
+        js = self.report()
+        ids = {v['id'] for v in js['vertices'] if v.get('pid') == self.pid
+               and (v.get('comm') or '').startswith('phase-')}
+        self.assertEqual(len(ids), 4, [v['name'] for v in js['vertices']])
+        inner = [e for e in js['edges'] if e['from'] in ids and e['to'] in ids]
+        waits = sum(e['count'] for e in inner)
+        self.assertGreater(waits, 100, inner)
+        self.assertGreater(2 * sum(e['grouped'] for e in inner), waits, inner)
+        self.assertLessEqual(2 * sum(e['chained'] for e in inner), waits, inner)
 
 
 class CpuPool(recording.WperfRecorded):

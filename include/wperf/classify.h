@@ -19,7 +19,11 @@
  *                   finishing phases of work. A lock handed along a queue
  *                   of three or more threads also makes long runs (each
  *                   waits on the one queued before it), but there the
- *                   waker had been waiting too.
+ *                   waker had been waiting too. Or: most waits between
+ *                   members end in group wakeups (wperf_edge.grouped) by a
+ *                   waker that was not queued itself: a barrier that the
+ *                   last thread to arrive opens, whoever that is (threads
+ *                   merged into one vertex included).
  *   lock contention the members are threads of one process (or a merged
  *                   vertex waiting on itself).
  *   unknown         anything else (threads of several processes, an
@@ -73,6 +77,9 @@ enum wperf_evidence_kind {
 	                           total: their waits; count: those that began
 	                           while the other side was itself waiting
 	                           (wperf_edge.chained) */
+	WPERF_EV_GROUP,         /* total: waits between members; count: those
+	                           ended by a wakeup of a group woken at once
+	                           (wperf_edge.grouped) */
 };
 
 struct wperf_evidence {

@@ -132,6 +132,11 @@ struct wperf_edge {
 	 * or more. About none when `to` worked through the wait (a phase
 	 * of load imbalance, a lock passed back and forth between two). */
 	uint64_t chained;
+	/* Waits ended by a wakeup that came with another wakeup by the same
+	 * waker (within 50 us, the waker not waiting between): a group woken
+	 * at once, as when a barrier opens or a condition variable is
+	 * broadcast. A lock hands over to one waiter at a time. */
+	uint64_t grouped;
 	/* The heaviest stacks of the waits, by ns; n_stacks 0 without stacks. */
 	struct wperf_edge_stack stacks[WPERF_EDGE_STACKS];
 	uint8_t n_stacks;

@@ -243,6 +243,64 @@ static void test_chained_waits(void)
 	wperf_graph_fini(&g);
 }
 
+/*
+ * Grouped waits (wperf_edge.grouped): wakeups by one waker within 50 us
+ * of each other, the waker not waiting between, as a barrier opening.
+ * W runs on cpu 0; A (cpu 1) and B (cpu 2) wait for it [0, 100 ms] and
+ * [0, 100.01 ms]: grouped, both. A again [200, 300 ms]: alone. B
+ * [400, 450 ms], then W sleeps, C wakes it 10 us later, and W wakes A
+ * (waiting since 350 ms) 20 us after B: W waited between, so neither is
+ * grouped.
+ */
+static void test_grouped_waits(void)
+{
+	struct wperf_analysis *a = wperf_analysis_create();
+	struct wperf_graph g;
+	const int64_t US = 1000;
+
+	sw(a, 0, 0, 0, 0, 1);           /* W on cpu 0 */
+	sw(a, 0, 1, 0, 0, 2);           /* A on cpu 1 */
+	sw(a, 0, 2, 0, 0, 3);           /* B on cpu 2 */
+	sw(a, 0, 3, 0, 0, 4);           /* C on cpu 3 */
+	sw(a, 0, 1, 2, 1, 0);           /* A sleeps */
+	sw(a, 0, 2, 3, 1, 0);           /* B sleeps */
+	wake(a, 100 * MS, 0, 2);
+	sw(a, 100 * MS, 1, 0, 0, 2);
+	wake(a, 100 * MS + 10 * US, 0, 3);
+	sw(a, 100 * MS + 10 * US, 2, 0, 0, 3);
+	sw(a, 200 * MS, 1, 2, 1, 0);    /* A sleeps */
+	wake(a, 300 * MS, 0, 2);
+	sw(a, 300 * MS, 1, 0, 0, 2);
+	sw(a, 350 * MS, 1, 2, 1, 0);    /* A sleeps */
+	sw(a, 400 * MS, 2, 3, 1, 0);    /* B sleeps */
+	wake(a, 450 * MS, 0, 3);        /* W wakes B */
+	sw(a, 450 * MS, 2, 0, 0, 3);
+	sw(a, 450 * MS + 5 * US, 0, 1, 1, 0);    /* W sleeps */
+	wake(a, 450 * MS + 10 * US, 3, 1);       /* C wakes W */
+	sw(a, 450 * MS + 10 * US, 0, 0, 0, 1);
+	wake(a, 450 * MS + 20 * US, 0, 2);       /* W wakes A */
+	sw(a, 450 * MS + 20 * US, 1, 0, 0, 2);
+	sw(a, 500 * MS, 3, 4, 0, 0);
+	if (finish(a, &g)) {
+		failures++;
+		return;
+	}
+	const struct wperf_edge *aw = edge(&g, vertex_of_tid(&g, 2), vertex_of_tid(&g, 1));
+	const struct wperf_edge *bw = edge(&g, vertex_of_tid(&g, 3), vertex_of_tid(&g, 1));
+	const struct wperf_edge *wc = edge(&g, vertex_of_tid(&g, 1), vertex_of_tid(&g, 4));
+	CHECK_EQ("A->W exists", aw != NULL, 1);
+	CHECK_EQ("B->W exists", bw != NULL, 1);
+	CHECK_EQ("W->C exists", wc != NULL, 1);
+	if (aw && bw && wc) {
+		CHECK_EQ("A->W waits", aw->count, 3);
+		CHECK_EQ("A->W grouped", aw->grouped, 1);
+		CHECK_EQ("B->W waits", bw->count, 2);
+		CHECK_EQ("B->W grouped", bw->grouped, 1);
+		CHECK_EQ("W->C grouped", wc->grouped, 0);
+	}
+	wperf_graph_fini(&g);
+}
+
 /* A wakeup inside a hard interrupt is the interrupt's, not the interrupted
  * thread's; one inside a TIMER softirq is the timer's. */
 static void test_interrupt_wakers(void)
@@ -811,6 +869,7 @@ int main(void)
 	test_nested();
 	test_chain();
 	test_chained_waits();
+	test_grouped_waits();
 	test_interrupt_wakers();
 	test_softirq_daemon_perf_flags();
 	test_service_thread_names();

@@ -162,8 +162,11 @@ static void test_load_imbalance(void)
 	g.edges[gb_find(&g, b, a)].turns = 10;
 	REQUIRE_INT(classify_first(&g, &c, &kind), 0);
 	CHECK_INT(c.cls, WPERF_CLASS_LOCK_CONTENTION);
-	REQUIRE_INT(c.evidence[2].kind, WPERF_EV_WAIT_LENGTH);
-	CHECK_INT(c.evidence[2].count, 40);
+	REQUIRE_INT(c.evidence[2].kind, WPERF_EV_GROUP);
+	CHECK_INT(c.evidence[2].count, 0);
+	CHECK_INT(c.evidence[2].total, 40);
+	REQUIRE_INT(c.evidence[3].kind, WPERF_EV_WAIT_LENGTH);
+	CHECK_INT(c.evidence[3].count, 40);
 	gb_free(&g);
 }
 
@@ -227,13 +230,17 @@ static void test_lock_contention(void)
 	CHECK_INT(c.cls, WPERF_CLASS_LOCK_CONTENTION);
 	REQUIRE_INT(c.evidence[0].kind, WPERF_EV_TURNS);
 	REQUIRE_INT(c.evidence[1].kind, WPERF_EV_QUEUE);
-	REQUIRE_INT(c.evidence[2].kind, WPERF_EV_WAIT_LENGTH);
-	CHECK_INT(c.evidence[2].a_ns, 65536);     /* 100 us is in [2^16, 2^17) */
-	CHECK_INT(c.evidence[2].b_ns, 131072);
-	REQUIRE_INT(c.evidence[3].kind, WPERF_EV_ONE_PROCESS);
-	CHECK_INT(c.evidence[3].count, 2);
-	CHECK_INT(c.evidence[3].pid, 40);
-	check_text(&g, &c.evidence[3], "all 2 threads belong to process 40");
+	REQUIRE_INT(c.evidence[2].kind, WPERF_EV_GROUP);
+	check_text(&g, &c.evidence[2], "0 of the 4000 waits of threads on each other (0.0%) "
+		   "ended in a wakeup that woke others at the same moment: one waiter at a "
+		   "time, as a lock hands over or a barrier with one waiter");
+	REQUIRE_INT(c.evidence[3].kind, WPERF_EV_WAIT_LENGTH);
+	CHECK_INT(c.evidence[3].a_ns, 65536);     /* 100 us is in [2^16, 2^17) */
+	CHECK_INT(c.evidence[3].b_ns, 131072);
+	REQUIRE_INT(c.evidence[4].kind, WPERF_EV_ONE_PROCESS);
+	CHECK_INT(c.evidence[4].count, 2);
+	CHECK_INT(c.evidence[4].pid, 40);
+	check_text(&g, &c.evidence[4], "all 2 threads belong to process 40");
 	gb_free(&g);
 }
 
@@ -277,8 +284,29 @@ static void test_merged_self_loop(void)
 	REQUIRE_INT(c.evidence[0].kind, WPERF_EV_SELF_LOOP);
 	CHECK_INT(c.evidence[0].a_ns, 1500 * MS);
 	CHECK_INT(c.evidence[0].count, 5000);
-	REQUIRE_INT(c.evidence[2].kind, WPERF_EV_ONE_PROCESS);
-	CHECK_INT(c.evidence[2].count, 4);
+	REQUIRE_INT(c.evidence[1].kind, WPERF_EV_GROUP);
+	REQUIRE_INT(c.evidence[3].kind, WPERF_EV_ONE_PROCESS);
+	CHECK_INT(c.evidence[3].count, 4);
+	/* The same self-loop where most waits end in group wakeups by a
+	 * working waker: a barrier among the merged threads. */
+	g.edges[gb_find(&g, v, v)].grouped = 4000;
+	REQUIRE_INT(classify_first(&g, &c, &kind), 0);
+	CHECK_INT(c.cls, WPERF_CLASS_LOAD_IMBALANCE);
+	REQUIRE_INT(c.evidence[0].kind, WPERF_EV_GROUP);
+	CHECK_INT(c.evidence[0].count, 4000);
+	CHECK_INT(c.evidence[0].total, 5000);
+	check_text(&g, &c.evidence[0], "4000 of the 5000 waits of threads on each other "
+		   "(80.0%) ended in a wakeup that woke others at the same moment: a group "
+		   "woken at once, as when a barrier opens for the last to arrive");
+	/* Grouped but queued (a broadcast into a queue): not a barrier. */
+	g.edges[gb_find(&g, v, v)].chained = 3000;
+	REQUIRE_INT(classify_first(&g, &c, &kind), 0);
+	CHECK_INT(c.cls, WPERF_CLASS_LOCK_CONTENTION);
+	/* Half grouped is not yet a barrier. */
+	g.edges[gb_find(&g, v, v)].chained = 0;
+	g.edges[gb_find(&g, v, v)].grouped = 2500;
+	REQUIRE_INT(classify_first(&g, &c, &kind), 0);
+	CHECK_INT(c.cls, WPERF_CLASS_LOCK_CONTENTION);
 	g.vertices[v].members = NULL;   /* static: not gb_free's */
 	g.vertices[v].n_members = 0;
 	gb_free(&g);
