@@ -461,14 +461,18 @@ class RealTraces(unittest.TestCase):
         self.assertTrue(units, 'no traces under %s (set WPERF_SHARED_DIR)' % TRACES)
         self.assertGreaterEqual(len(units), 6, [u[0] for u in units])
 
+    def ref_basic_report(self):
+        """The JSON report of ref-basic-kernel-analysis (cached)."""
+        units = [u for u in trace_units() if u[0] == 'ref-basic-kernel-analysis']
+        if not units:
+            self.fail('ref-basic-kernel-analysis is missing under %s' % TRACES)
+        return report_for(self, *units[0])
+
     def test_ksoftirqd_waits_for_softirqs(self):
         # ref-basic-kernel-analysis (irq_softirq_raise recorded): the
         # per-CPU softirq daemons are woken for softirqs left pending, not
         # by the threads their interrupts hit (doc/wperf-analysis.7.md).
-        units = [u for u in trace_units() if u[0] == 'ref-basic-kernel-analysis']
-        if not units:
-            self.fail('ref-basic-kernel-analysis is missing under %s' % TRACES)
-        js = report_for(self, *units[0])
+        js = self.ref_basic_report()
         kinds = {v['id']: v['kind'] for v in js['vertices']}
         daemons = {v['id'] for v in js['vertices'] if v['name'].startswith('ksoftirqd/')}
         out = [(e['to'], e['direct_ns']) for e in js['edges'] if e['from'] in daemons]
@@ -481,10 +485,7 @@ class RealTraces(unittest.TestCase):
         # waiting parent, with no timer events recorded: each `sleep` is a
         # sink whose second ends in an untraced interrupt. Its limit is
         # what the trace does not show, not its own work.
-        units = [u for u in trace_units() if u[0] == 'ref-basic-kernel-analysis']
-        if not units:
-            self.fail('ref-basic-kernel-analysis is missing under %s' % TRACES)
-        js = report_for(self, *units[0])
+        js = self.ref_basic_report()
         names = {v['id']: v['name'] for v in js['vertices']}
         sleeps = [k for k in js['knots'] if k['kind'] == 'sink'
                   and names[k['members'][0]] == 'sleep']
