@@ -1255,12 +1255,14 @@ bt_message_iterator_class_initialize_method_status wperf_tracefs_iter_init(
 		 * statedump's snapshot is then in the trace (as LTTng does). */
 		it->start_ts = wperf_monotonic_ns();
 		it->last_ts = it->sd_ts = it->start_ts;
+		/* From the moment tracing starts: a signal during the
+		 * statedump (a long /proc scan) stops at the first call. */
+		take_first_stop_signals();
 		if (wperf_recorder_start(comp->rec, it->err, sizeof(it->err)))
 			goto error;
 		snprintf(it->err, sizeof(it->err), "cannot read /proc for the statedump (out of memory)");
 		if (wperf_statedump_collect(&it->sd))
 			goto error;
-		take_first_stop_signals();
 	}
 	comp->has_iterator = true;
 	bt_self_message_iterator_set_data(self, it);
@@ -1268,6 +1270,7 @@ bt_message_iterator_class_initialize_method_status wperf_tracefs_iter_init(
 error:
 	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(self, "%s", it->err);
 	wperf_recorder_stop(comp->rec);
+	give_back_stop_signals();
 	destroy_iter(it);
 	return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 }
