@@ -364,14 +364,15 @@ static void write_classification(FILE *out, const struct wperf_report *r,
 	}
 }
 
+/* A background knot using at least this share (ppm) of one CPU is busy. */
+#define BACKGROUND_BUSY_PPM 900000
+
 /* Why a knot is background (METHOD.md §7), with the number that made it so,
  * and what the analysis did about it. */
 static void write_background_note(FILE *out, const struct wperf_graph *g,
 				  const struct wperf_knot *k)
 {
-	char run[32], pct[32];
-
-	char span[32];
+	char run[32], pct[32], span[32];
 
 	(void)g;
 	wperf_fmt_duration(run, sizeof run, k->cpu_ns, 0);
@@ -381,6 +382,14 @@ static void write_background_note(FILE *out, const struct wperf_graph *g,
 		"  the %s they existed, less than one CPU: like heartbeats, not the\n"
 		"  bottleneck. It was set aside and what waited on it analysed again.\n",
 		run, pct, span);
+	/* The rule (METHOD.md §7) draws its line at one CPU; threads that
+	 * hand work back and forth, or workers cut out of a larger knot by
+	 * refinement, sit just under it, and are no heartbeats. */
+	if (wperf_fmt_ppm(k->cpu_ns, k->span_ns) >= BACKGROUND_BUSY_PPM)
+		put_wrapped(out, "  ", "Only just under one CPU, though: threads that hand "
+			    "work back and forth, or workers of a pool that refinement cut "
+			    "into pieces, look so too; if these are such workers, merge them "
+			    "(merge=\"process\" or \"name\") and look again.", 2);
 }
 
 static void write_knot(FILE *out, const struct wperf_report *r,

@@ -954,6 +954,52 @@ class TestSinkLimits(Base):
                       text)
 
 
+def hand_over(timer_ms, rounds=10):
+    """A (301) and B (302) hand work back and forth on one CPU, 100 ms a
+    round: A runs 30 ms and wakes B; B runs 30 ms, sleeps on a timer for
+    `timer_ms` ms (at most 40), runs the rest of the round and wakes A.
+    Between them they use (100 - timer_ms)% of one CPU."""
+    s = Scenario(ncpus=1, end=rounds * 100 * MS)
+    A, B = s.thread(301, 'A'), s.thread(302, 'B')
+    s.run(0, 0, B)
+    s.sleep(0, 0, B, next_tid=A)
+    for r in range(rounds):
+        t = r * 100 * MS
+        s.wake(t + 30 * MS, 0, B)
+        s.sleep(t + 30 * MS, 0, A, next_tid=B)
+        s.sleep(t + 60 * MS, 0, B)
+        s.hrtimer_entry(t + 60 * MS + timer_ms * MS, 0)
+        s.wake(t + 60 * MS + timer_ms * MS + 1 * US, 0, B)
+        s.hrtimer_exit(t + 60 * MS + timer_ms * MS + 2 * US, 0)
+        s.run(t + 60 * MS + timer_ms * MS + 3 * US, 0, B)
+        if r + 1 < rounds:
+            s.wake(t + 100 * MS, 0, A)
+            s.sleep(t + 100 * MS, 0, B, next_tid=A)
+    return s
+
+
+class TestBackgroundNearOneCpu(Base):
+    """Two threads handing work back and forth use less than one CPU by
+    construction: background by the rule (METHOD.md §7). Just under one
+    CPU, the report says they may be workers rather than heartbeats."""
+
+    def test_busy_pair(self):
+        r = self.knots(hand_over(5))
+        bg = r.knots('background')
+        self.assertEqual(len(bg), 1, r.describe_knots())
+        self.assertGreaterEqual(bg[0]['cpu_share'], 0.9, bg[0])
+        text = ' '.join(run_knots_text(hand_over(5)).split())
+        self.assertIn('Only just under one CPU, though: threads that hand work back and '
+                      'forth', text)
+
+    def test_idle_pair(self):
+        r = self.knots(hand_over(35))
+        bg = r.knots('background')
+        self.assertEqual(len(bg), 1, r.describe_knots())
+        self.assertLess(bg[0]['cpu_share'], 0.9, bg[0])
+        self.assertNotIn('Only just under one CPU', run_knots_text(hand_over(35)))
+
+
 class TestFocusNeverWaited(Base):
     """A focused program that never waits (CPU-bound) gets no knot or sink,
     and the report says why: nothing to analyse off-CPU, not "timers"."""
@@ -1522,7 +1568,7 @@ class TestInvariantsOnAllScenarios(Base):
                      'two_waiters': two_waiters, 'cycle_and_chain': cycle_and_chain,
                      'refine4': refine4, 'hardirq': hardirq, 'timers': timers, 'disk': disk,
                      'softirq_daemon': softirq_daemon, 'service_threads': service_threads,
-                     'sink_limits': sink_limits,
+                     'sink_limits': sink_limits, 'hand_over': lambda: hand_over(5),
                      'zero_byte': TestDiskZeroByteIssuer.scenario,
                      'exit_then_switch': TestExitThenSwitch.scenario,
                      'statedump': TestStatedump.scenario}
