@@ -142,15 +142,14 @@ static int starts_turn(const struct edge_map *m, size_t i)
 }
 
 /*
- * Did `to` wait itself during a wait on it that began at `start`: did its
- * latest wait end after that? Waits arrive in the order they end, and the
- * wait on `to` ends when `to`, running, ends it, so `to`'s latest wait is
- * the only one that can.
+ * Did a wait of v end after t? Asked of a waker: did it wait itself during
+ * a wait on it that began at t, or between two of its wakeups. Waits arrive
+ * in the order they end, and a wait on v ends when v, running, ends it, so
+ * v's latest wait is the only one that can.
  */
-static bool waker_was_waiting(const struct edge_map *m, uint32_t to, int64_t start)
+static bool waited_after(const struct edge_map *m, uint32_t v, int64_t t)
 {
-	return to < m->n_wait_ended && m->wait_ended[to].seen &&
-	       m->wait_ended[to].at > start;
+	return v < m->n_wait_ended && m->wait_ended[v].seen && m->wait_ended[v].at > t;
 }
 
 /* Remember when `from`'s latest wait ended; false when out of memory. */
@@ -179,9 +178,7 @@ static bool note_wakeup(struct edge_map *m, uint32_t to, size_t edge, int64_t en
 				 sizeof *m->last_wake))
 		return false;
 	w = &m->last_wake[to];
-	grouped = w->seen && end - w->at <= EDGES_GROUP_WAKE_NS &&
-		  !(to < m->n_wait_ended && m->wait_ended[to].seen &&
-		    m->wait_ended[to].at > w->at);
+	grouped = w->seen && end - w->at <= EDGES_GROUP_WAKE_NS && !waited_after(m, to, w->at);
 	if (grouped) {
 		m->e[edge].grouped++;
 		if (!w->grouped && w->edge < m->n)
@@ -204,7 +201,7 @@ void edges_add_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t star
 	m->e[i].count++;
 	m->e[i].hist[edges_hist_bucket(duration)]++;
 	m->e[i].turns += starts_turn(m, i);
-	m->e[i].chained += waker_was_waiting(m, to, start);
+	m->e[i].chained += waited_after(m, to, start);
 	m->last_wait[i] = ++m->waits_seen;
 	if (!note_wakeup(m, to, i, end) || !note_wait_ended(m, from, end))
 		m->oom = true;
