@@ -159,6 +159,27 @@ static struct wperf_evidence *add(struct facts *f, enum wperf_evidence_kind kind
 	return ev;
 }
 
+/* part / total of waits, in ppm (0 when total is 0). */
+static uint64_t share_ppm(uint64_t part, uint64_t total)
+{
+	return wperf_fmt_ppm((int64_t)part, (int64_t)total);
+}
+
+/* A fact that is `part` of `total` waits (queue, group); NULL when the
+ * evidence is full. */
+static struct wperf_evidence *add_part(struct facts *f, enum wperf_evidence_kind kind,
+				       uint64_t part, uint64_t total)
+{
+	struct wperf_evidence *ev = add(f, kind);
+
+	if (ev) {
+		ev->count = part;
+		ev->total = total;
+		ev->ppm = share_ppm(part, total);
+	}
+	return ev;
+}
+
 /* The knot's internal edges that count as dependencies. */
 static const struct wperf_edge *internal_edge(const struct facts *f, size_t i)
 {
@@ -251,16 +272,13 @@ static void queue_fact(struct facts *f, const struct wperf_edge *e,
 		       const struct wperf_edge *rev)
 {
 	uint64_t total = e->count + rev->count, chained = e->chained + rev->chained;
-	struct wperf_evidence *ev;
+	struct wperf_evidence *ev = add_part(f, WPERF_EV_QUEUE, chained, total);
 
-	f->queued = total && wperf_fmt_ppm((int64_t)chained, (int64_t)total) > QUEUE_CHAINED_PPM;
-	if (!(ev = add(f, WPERF_EV_QUEUE)))
-		return;
-	ev->vertex = e->from;
-	ev->vertex2 = e->to;
-	ev->count = chained;
-	ev->total = total;
-	ev->ppm = wperf_fmt_ppm((int64_t)chained, (int64_t)total);
+	f->queued = share_ppm(chained, total) > QUEUE_CHAINED_PPM;
+	if (ev) {
+		ev->vertex = e->from;
+		ev->vertex2 = e->to;
+	}
 }
 
 /* The heaviest pair of distinct threads that wait for each other both
@@ -303,19 +321,11 @@ static void turns_fact(struct facts *f)
  * by a waker that was working, not queued: a barrier opening. */
 static void group_fact(struct facts *f)
 {
-	struct wperf_evidence *ev;
-
 	if (!f->thread_waits)
 		return;
-	f->barrier = wperf_fmt_ppm((int64_t)f->grouped_waits, (int64_t)f->thread_waits) >
-		     GROUP_WAKE_PPM &&
-		     wperf_fmt_ppm((int64_t)f->chained_waits, (int64_t)f->thread_waits) <=
-		     QUEUE_CHAINED_PPM;
-	if (!(ev = add(f, WPERF_EV_GROUP)))
-		return;
-	ev->count = f->grouped_waits;
-	ev->total = f->thread_waits;
-	ev->ppm = wperf_fmt_ppm((int64_t)f->grouped_waits, (int64_t)f->thread_waits);
+	f->barrier = share_ppm(f->grouped_waits, f->thread_waits) > GROUP_WAKE_PPM &&
+		     share_ppm(f->chained_waits, f->thread_waits) <= QUEUE_CHAINED_PPM;
+	add_part(f, WPERF_EV_GROUP, f->grouped_waits, f->thread_waits);
 }
 
 static void wait_length_fact(struct facts *f)
