@@ -101,18 +101,24 @@ bool wperf_vertex_is_runnable_bound(const struct wperf_vertex *v)
 	return wperf_vertex_runnable_ppm(v) >= WPERF_RUNNABLE_BOUND_PPM;
 }
 
-enum wperf_sink_limit wperf_sink_limit(const struct wperf_graph *g, uint32_t v)
+enum wperf_sink_limit wperf_sink_limit(const struct wperf_graph *g, const struct wperf_knot *k,
+				       int64_t *waited_ns)
 {
+	uint32_t v = k->n_members == 1 ? k->members[0] : UINT32_MAX;
 	const struct wperf_vertex *x = v < g->n_vertices ? &g->vertices[v] : NULL;
 	int64_t seen = x ? wperf_fmt_time_seen(x) : 0;
+	enum wperf_sink_limit limit = WPERF_LIMIT_WORK;
 
-	if (!x || !is_threadlike(x) || seen <= 0)
+	if (k->kind != WPERF_SINK || k->n_removed || !x || !is_threadlike(x) || seen <= 0)
 		return WPERF_LIMIT_WORK;
 	if (wperf_fmt_ppm(x->waiting_ns[WPERF_V_TIMER], seen) >= SINK_LIMIT_SHARE_PPM)
-		return WPERF_LIMIT_TIMER;
-	if (wperf_fmt_ppm(x->waiting_ns[WPERF_V_UNKNOWN], seen) >= SINK_LIMIT_SHARE_PPM)
-		return WPERF_LIMIT_UNSEEN;
-	return WPERF_LIMIT_WORK;
+		limit = WPERF_LIMIT_TIMER;
+	else if (wperf_fmt_ppm(x->waiting_ns[WPERF_V_UNKNOWN], seen) >= SINK_LIMIT_SHARE_PPM)
+		limit = WPERF_LIMIT_UNSEEN;
+	if (waited_ns && limit != WPERF_LIMIT_WORK)
+		*waited_ns = x->waiting_ns[limit == WPERF_LIMIT_TIMER ? WPERF_V_TIMER
+								     : WPERF_V_UNKNOWN];
+	return limit;
 }
 
 const char *wperf_sink_limit_name(enum wperf_sink_limit limit)

@@ -317,17 +317,17 @@ static void write_classification(FILE *out, const struct wperf_report *r,
 
 /* A sink that mostly slept, or waited on what the trace does not show,
  * is not limited by its work (wperf_sink_limit()). */
-static void write_sink_limit(FILE *out, const struct wperf_graph *g, uint32_t v)
+static void write_sink_limit(FILE *out, const struct wperf_graph *g,
+			     const struct wperf_knot *k)
 {
-	enum wperf_sink_limit limit = wperf_sink_limit(g, v);
-	const struct wperf_vertex *x = &g->vertices[v];
+	int64_t waited = 0;
+	enum wperf_sink_limit limit = wperf_sink_limit(g, k, &waited);
 	char part[32], seen[32];
 
 	if (limit == WPERF_LIMIT_WORK)
 		return;
-	wperf_fmt_duration(part, sizeof part, x->waiting_ns[limit == WPERF_LIMIT_TIMER
-			   ? WPERF_V_TIMER : WPERF_V_UNKNOWN], 0);
-	wperf_fmt_duration(seen, sizeof seen, wperf_fmt_time_seen(x), 0);
+	wperf_fmt_duration(part, sizeof part, waited, 0);
+	wperf_fmt_duration(seen, sizeof seen, wperf_fmt_time_seen(&g->vertices[k->members[0]]), 0);
 	if (limit == WPERF_LIMIT_TIMER)
 		fprintf(out, "; it waits for nothing in the graph but timers, %s of its %s: "
 			"time paces it", part, seen);
@@ -356,8 +356,7 @@ static void write_finding(FILE *out, const struct wperf_report *r, size_t i)
 		fprintf(out, "; background: no device and its threads used %s of CPU, "
 			"less than one CPU", cpu);
 	}
-	if (k->kind == WPERF_SINK && k->n_members == 1 && k->n_removed == 0)
-		write_sink_limit(out, g, k->members[0]);
+	write_sink_limit(out, g, k);
 	fputs(".</p>\n", out);
 	if (wperf_knot_gap_waits(g, k))
 		fprintf(out, "<p class=\"gaps\">Overlaps gaps: %llu waits on its edges crossed "

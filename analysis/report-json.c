@@ -448,8 +448,7 @@ static void write_knot(const struct wperf_report *r, const struct wperf_knot *k,
 	json_string(out, k->stop_reason ? k->stop_reason : "");
 	if (k->kind == WPERF_SINK && k->n_members == 1) {
 		json_key(out, "limit", 0);
-		json_string(out, wperf_sink_limit_name(
-			k->n_removed ? WPERF_LIMIT_WORK : wperf_sink_limit(r->graph, k->members[0])));
+		json_string(out, wperf_sink_limit_name(wperf_sink_limit(r->graph, k, NULL)));
 	}
 	if (k->kind == WPERF_BACKGROUND)
 		write_cpu_share(r, k, out);

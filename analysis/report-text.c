@@ -481,12 +481,13 @@ static const char *unknown_cause_words(const char *name)
 }
 
 /* Why a sink waits on nothing in the graph (wperf_sink_limit()). */
-static void write_sink_limit(FILE *out, const struct wperf_graph *g, uint32_t v,
-			     const char *weight, const char *share)
+static void write_sink_limit(FILE *out, const struct wperf_graph *g,
+			     const struct wperf_knot *k, const char *weight, const char *share)
 {
-	enum wperf_sink_limit limit = wperf_sink_limit(g, v);
-	const struct wperf_vertex *x = &g->vertices[v];
+	int64_t waited = 0;
+	enum wperf_sink_limit limit = wperf_sink_limit(g, k, &waited);
 	char text[512], part[32], seen[32];
+	uint32_t v;
 
 	if (limit == WPERF_LIMIT_WORK) {
 		fprintf(out, "  waited on for %s = %s of the analysed time; it waits for nothing in the\n"
@@ -494,9 +495,9 @@ static void write_sink_limit(FILE *out, const struct wperf_graph *g, uint32_t v,
 			weight, share);
 		return;
 	}
-	wperf_fmt_duration(part, sizeof part, x->waiting_ns[limit == WPERF_LIMIT_TIMER
-			   ? WPERF_V_TIMER : WPERF_V_UNKNOWN], 0);
-	wperf_fmt_duration(seen, sizeof seen, wperf_fmt_time_seen(x), 0);
+	v = k->members[0];   /* a sink's one member (wperf_sink_limit()) */
+	wperf_fmt_duration(part, sizeof part, waited, 0);
+	wperf_fmt_duration(seen, sizeof seen, wperf_fmt_time_seen(&g->vertices[v]), 0);
 	if (limit == WPERF_LIMIT_TIMER) {
 		snprintf(text, sizeof text, "waited on for %s = %s of the analysed time; it waits "
 			 "for nothing in the graph but timers: %s of its %s went to sleeps and "
@@ -531,7 +532,7 @@ static void write_sink(FILE *out, const struct wperf_report *r,
 			"  work (on-CPU or device service time).\n", w, s);
 		write_refinement(out, g, k);
 	} else {
-		write_sink_limit(out, g, v, w, s);
+		write_sink_limit(out, g, k, w, s);
 	}
 	write_classification(out, r, k);
 	size_t n = top_waiters(r, v, top, &total);

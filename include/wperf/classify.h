@@ -138,7 +138,11 @@ enum wperf_sink_limit {
 	WPERF_LIMIT_UNSEEN,
 };
 
-enum wperf_sink_limit wperf_sink_limit(const struct wperf_graph *g, uint32_t v);
+/* What bounds knot k: WPERF_LIMIT_WORK unless it is a sink that no
+ * refinement left (one cut out of a knot waits on the rest of it). For
+ * timer and unseen, *waited_ns (when not NULL) gets that waiting time. */
+enum wperf_sink_limit wperf_sink_limit(const struct wperf_graph *g, const struct wperf_knot *k,
+				       int64_t *waited_ns);
 
 /* "work", "timer", "unseen" as written in JSON reports. */
 const char *wperf_sink_limit_name(enum wperf_sink_limit limit);
