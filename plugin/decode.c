@@ -296,6 +296,11 @@ struct wperf_decoder {
 	uint64_t stack_buf[2 * WPERF_STACK_MAX_FRAMES];
 	bool false_wakeup_class;  /* a stream class declares wperf:false_wakeup */
 	bool told_false_wakeups;  /* ... and the analysis knows */
+	/* The time of the latest message fed that had one (borrowed from that
+	 * message), and a count that changes with it: see
+	 * wperf_decoder_latest_time(). */
+	const bt_clock_snapshot *latest_time;
+	uint64_t latest_time_seq;
 };
 
 struct wperf_decoder *wperf_decoder_create(void)
@@ -370,6 +375,13 @@ uint64_t wperf_decoder_kernel_text(const struct wperf_decoder *d)
 const uint8_t *wperf_decoder_clock_uuid(const struct wperf_decoder *d)
 {
 	return d->has_clock_uuid ? d->clock_uuid : NULL;
+}
+
+const bt_clock_snapshot *wperf_decoder_latest_time(const struct wperf_decoder *d,
+						   uint64_t *seq)
+{
+	*seq = d->latest_time_seq;
+	return d->latest_time;
 }
 
 const bt_clock_class *wperf_decoder_clock_class(const struct wperf_decoder *d)
@@ -930,6 +942,73 @@ static int note_perf_mmap(struct wperf_decoder *d, const struct event_plan *p,
 	return 0;
 }
 
+/* Remember that the trace reached cs (NULL: this message has no time). */
+static void note_time(struct wperf_decoder *d, const bt_clock_snapshot *cs)
+{
+	if (!cs)
+		return;
+	d->latest_time = cs;
+	d->latest_time_seq++;
+}
+
+/*
+ * The default clock snapshot of any message but an event, or NULL when it
+ * has none (streams without a clock, stream beginnings of unknown time,
+ * packets without times). Every accessor's precondition is checked first:
+ * the library does not check them at run time.
+ */
+static const bt_clock_snapshot *boundary_time(const bt_message *msg)
+{
+	const bt_clock_snapshot *cs = NULL;
+	const bt_stream_class *sc;
+
+	switch (bt_message_get_type(msg)) {
+	case BT_MESSAGE_TYPE_EVENT:   /* decode_event() knows its stream's clock */
+		break;
+	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
+		sc = bt_stream_borrow_class_const(bt_packet_borrow_stream_const(
+			bt_message_packet_beginning_borrow_packet_const(msg)));
+		if (bt_stream_class_packets_have_beginning_default_clock_snapshot(sc))
+			cs = bt_message_packet_beginning_borrow_default_clock_snapshot_const(msg);
+		break;
+	case BT_MESSAGE_TYPE_PACKET_END:
+		sc = bt_stream_borrow_class_const(bt_packet_borrow_stream_const(
+			bt_message_packet_end_borrow_packet_const(msg)));
+		if (bt_stream_class_packets_have_end_default_clock_snapshot(sc))
+			cs = bt_message_packet_end_borrow_default_clock_snapshot_const(msg);
+		break;
+	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+		if (bt_message_stream_beginning_borrow_stream_class_default_clock_class_const(msg) &&
+		    bt_message_stream_beginning_borrow_default_clock_snapshot_const(msg, &cs) !=
+		    BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN)
+			cs = NULL;
+		break;
+	case BT_MESSAGE_TYPE_STREAM_END:
+		if (bt_message_stream_end_borrow_stream_class_default_clock_class_const(msg) &&
+		    bt_message_stream_end_borrow_default_clock_snapshot_const(msg, &cs) !=
+		    BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN)
+			cs = NULL;
+		break;
+	/* Discarded items: their beginning is the time muxers order them by. */
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		sc = bt_stream_borrow_class_const(
+			bt_message_discarded_events_borrow_stream_const(msg));
+		if (bt_stream_class_discarded_events_have_default_clock_snapshots(sc))
+			cs = bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg);
+		break;
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		sc = bt_stream_borrow_class_const(
+			bt_message_discarded_packets_borrow_stream_const(msg));
+		if (bt_stream_class_discarded_packets_have_default_clock_snapshots(sc))
+			cs = bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(msg);
+		break;
+	case BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY:
+		cs = bt_message_message_iterator_inactivity_borrow_clock_snapshot_const(msg);
+		break;
+	}
+	return cs;
+}
+
 static int decode_event(struct wperf_decoder *d, struct wperf_analysis *a,
 			const bt_message *msg, char *err, size_t errlen)
 {
@@ -941,6 +1020,10 @@ static int decode_event(struct wperf_decoder *d, struct wperf_analysis *a,
 
 	if (!st)
 		goto nomem;
+	/* Every timed event, decoded or not: a filter stamps what it emits
+	 * after this message no earlier than it. */
+	if (st->has_clock)
+		note_time(d, bt_message_event_borrow_default_clock_snapshot_const(msg));
 	if (st->skip)
 		return 0;
 	p = plan_in_stream(d, st, bt_event_borrow_class_const(event));
@@ -965,8 +1048,7 @@ static int decode_event(struct wperf_decoder *d, struct wperf_analysis *a,
 	ev.stack = NULL;
 	ev.n_stack = 0;
 	ev.type = (enum wperf_event_type)p->type;
-	if (snapshot_ns(bt_message_event_borrow_default_clock_snapshot_const(msg), &ev.ts,
-			err, errlen) < 0)
+	if (snapshot_ns(d->latest_time, &ev.ts, err, errlen) < 0)
 		return -1;
 	scopes.payload = bt_event_borrow_payload_field_const(event);
 	scopes.common_ctx = bt_event_borrow_common_context_field_const(event);
@@ -1134,7 +1216,11 @@ int wperf_decoder_feed_message(struct wperf_decoder *d, struct wperf_analysis *a
 static int feed_one(struct wperf_decoder *d, struct wperf_analysis *a,
 		    const bt_message *msg, char *err, size_t errlen)
 {
-	switch (bt_message_get_type(msg)) {
+	bt_message_type type = bt_message_get_type(msg);
+
+	if (type != BT_MESSAGE_TYPE_EVENT)   /* decode_event() notes its own */
+		note_time(d, boundary_time(msg));
+	switch (type) {
 	case BT_MESSAGE_TYPE_EVENT:
 		return decode_event(d, a, msg, err, errlen);
 	case BT_MESSAGE_TYPE_STREAM_BEGINNING:

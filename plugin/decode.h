@@ -29,6 +29,17 @@ void wperf_decoder_destroy(struct wperf_decoder *d);
 int wperf_decoder_feed_message(struct wperf_decoder *d, struct wperf_analysis *a,
 			       const bt_message *msg, char *err, size_t errlen);
 
+/*
+ * The default clock snapshot of the latest message fed that had one, of
+ * any stream (kernel or not), or NULL before the first. Noted before the
+ * message reaches the analysis, so the analysis' callbacks see the time of
+ * the message that made them run. Borrowed from that message: valid while
+ * the caller holds it. *seq changes whenever the snapshot does (message
+ * objects are recycled: a pointer may come back with another time).
+ */
+const bt_clock_snapshot *wperf_decoder_latest_time(const struct wperf_decoder *d,
+						   uint64_t *seq);
+
 /* The default clock class of the first kernel stream seen (borrowed), for
  * components that emit their own events on the same time base. */
 const bt_clock_class *wperf_decoder_clock_class(const struct wperf_decoder *d);

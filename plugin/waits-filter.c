@@ -109,11 +109,11 @@ struct waits_iter {
 	struct waits_lineage lineage;             /* follow-forks: ours */
 	uint64_t segments_shown, segments_hidden;
 	struct waits_time latest;    /* time of the latest forwarded message */
-	/* The clock snapshot of a later message than `latest`, not converted
-	 * yet: most messages close no segment, so their time is only read
-	 * when one does (or when the batch is done, see settle_latest()).
-	 * Its message is in the queue, which keeps the snapshot alive. */
-	const bt_clock_snapshot *pending;
+	/* The decoder notes every message's time (its latest_time); `latest`
+	 * is brought up to it only when a segment needs it or a batch is
+	 * done (settle_latest()): most messages close no segment. This is
+	 * the decoder's count for the time `latest` was last brought to. */
+	uint64_t latest_seq;
 	bool finishing;              /* inside wperf_analysis_finish() */
 	bool ended;                  /* upstream ended and everything is queued */
 	bool failed;                 /* an error was met (err says which): stop */
@@ -168,82 +168,17 @@ void wperf_waits_finalize(bt_self_component_filter *self)
 
 /* ---- Times of upstream messages --------------------------------------- */
 
-/*
- * The default clock snapshot of any message, or NULL when it has none
- * (streams without a clock, stream beginnings of unknown time, packets
- * without times). Every accessor's precondition is checked first: the
- * library does not check them at run time.
- */
-static const bt_clock_snapshot *message_clock_snapshot(const bt_message *msg)
-{
-	const bt_clock_snapshot *cs = NULL;
-	const bt_stream_class *sc;
-
-	switch (bt_message_get_type(msg)) {
-	case BT_MESSAGE_TYPE_EVENT:
-		if (bt_message_event_borrow_stream_class_default_clock_class_const(msg))
-			cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
-		break;
-	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
-		sc = bt_stream_borrow_class_const(bt_packet_borrow_stream_const(
-			bt_message_packet_beginning_borrow_packet_const(msg)));
-		if (bt_stream_class_packets_have_beginning_default_clock_snapshot(sc))
-			cs = bt_message_packet_beginning_borrow_default_clock_snapshot_const(msg);
-		break;
-	case BT_MESSAGE_TYPE_PACKET_END:
-		sc = bt_stream_borrow_class_const(bt_packet_borrow_stream_const(
-			bt_message_packet_end_borrow_packet_const(msg)));
-		if (bt_stream_class_packets_have_end_default_clock_snapshot(sc))
-			cs = bt_message_packet_end_borrow_default_clock_snapshot_const(msg);
-		break;
-	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
-		if (bt_message_stream_beginning_borrow_stream_class_default_clock_class_const(msg) &&
-		    bt_message_stream_beginning_borrow_default_clock_snapshot_const(msg, &cs) !=
-		    BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN)
-			cs = NULL;
-		break;
-	case BT_MESSAGE_TYPE_STREAM_END:
-		if (bt_message_stream_end_borrow_stream_class_default_clock_class_const(msg) &&
-		    bt_message_stream_end_borrow_default_clock_snapshot_const(msg, &cs) !=
-		    BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN)
-			cs = NULL;
-		break;
-	/* Discarded items: their beginning is the time muxers order them by. */
-	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-		sc = bt_stream_borrow_class_const(
-			bt_message_discarded_events_borrow_stream_const(msg));
-		if (bt_stream_class_discarded_events_have_default_clock_snapshots(sc))
-			cs = bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg);
-		break;
-	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-		sc = bt_stream_borrow_class_const(
-			bt_message_discarded_packets_borrow_stream_const(msg));
-		if (bt_stream_class_discarded_packets_have_default_clock_snapshots(sc))
-			cs = bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(msg);
-		break;
-	case BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY:
-		cs = bt_message_message_iterator_inactivity_borrow_clock_snapshot_const(msg);
-		break;
-	}
-	return cs;
-}
-
-/* Remember msg's time if it has one; upstream is already in time order. */
-static void observe_message_time(struct waits_iter *it, const bt_message *msg)
-{
-	const bt_clock_snapshot *cs = message_clock_snapshot(msg);
-
-	if (cs)
-		it->pending = cs;
-}
-
-/* Make `latest` the time of the latest message seen. */
+/* Make `latest` the time of the latest message seen. Its message is in
+ * the queue (or being fed), which keeps the decoder's snapshot alive. */
 static void settle_latest(struct waits_iter *it)
 {
-	if (!it->pending)
+	uint64_t seq;
+	const bt_clock_snapshot *cs = wperf_decoder_latest_time(it->decoder, &seq);
+
+	if (!cs || seq == it->latest_seq)
 		return;
-	waits_time_advance(&it->latest, it->pending);
-	it->pending = NULL;
+	waits_time_advance(&it->latest, cs);
+	it->latest_seq = seq;
 }
 
 /* ---- Segments ---------------------------------------------------------- */
@@ -372,7 +307,6 @@ void wperf_waits_iter_finalize(bt_self_message_iterator *self)
  */
 static int forward_and_analyse(struct waits_iter *it, const bt_message *msg)
 {
-	observe_message_time(it, msg);
 	if (waits_queue_push(&it->queue, msg)) {
 		fail(it, "out of memory while queueing upstream messages");
 		return -1;
