@@ -5,13 +5,13 @@
 #                 its knot report
 #   make check    install missing packages, build (build/ and the
 #                 ASan+UBSan build build-asan/), run every test in both;
-#                 also compile with clang and with gcc -O3 (build-clang/,
-#                 build-release/), whose warnings are errors too
+#                 also compile with clang and with gcc -O2 without LTO
+#                 (build-clang/, build-o2/), whose warnings are errors too
 #   make install  meson install (the plugin goes to babeltrace2's system
 #                 plugin directory, so --prefix=/usr)
 #   make bench    analysis time and memory against babeltrace2 alone
 #                 (doc/performance.md; not part of make check)
-#   make clean    remove build/, build-asan/, build-clang/, build-release/
+#   make clean    remove build/, build-asan/, build-clang/, build-o2/
 
 # Debian packages needed to build, test and record. One per word; extend
 # with `DEB_PACKAGES += name` below.
@@ -32,7 +32,7 @@ DEB_PACKAGES += clang libclang-rt-14-dev
 BUILD      := build
 BUILD_ASAN := build-asan
 BUILD_CLANG   := build-clang
-BUILD_RELEASE := build-release
+BUILD_O2      := build-o2
 PREFIX     := /usr
 
 # Shared material beside the checkout (real traces for tests): tests read it
@@ -88,19 +88,21 @@ build: deps
 
 build-asan: deps
 	@[ -f $(BUILD_ASAN)/build.ninja ] || \
-		meson setup --prefix=$(PREFIX) -Db_sanitize=address,undefined $(BUILD_ASAN)
+		meson setup --prefix=$(PREFIX) -Db_sanitize=address,undefined -Db_lto=false \
+			$(BUILD_ASAN)
 	ninja -C $(BUILD_ASAN)
 
 # Compile only, so that -Werror holds for what users and packagers build
-# with, not just for our two builds: clang (warnings gcc does not give)
-# and gcc at -O3 (buildtype=release: warnings that need its inlining).
+# with, not just for our two builds: clang (warnings gcc does not give;
+# its own LTO) and gcc at -O2 without LTO, as a distribution's package
+# would be built (warnings depend on what gets inlined).
 build-variants: deps
 	@[ -f $(BUILD_CLANG)/build.ninja ] || \
 		CC=clang meson setup --prefix=$(PREFIX) $(BUILD_CLANG)
 	ninja -C $(BUILD_CLANG)
-	@[ -f $(BUILD_RELEASE)/build.ninja ] || \
-		meson setup --prefix=$(PREFIX) -Dbuildtype=release $(BUILD_RELEASE)
-	ninja -C $(BUILD_RELEASE)
+	@[ -f $(BUILD_O2)/build.ninja ] || \
+		meson setup --prefix=$(PREFIX) -Doptimization=2 -Db_lto=false $(BUILD_O2)
+	ninja -C $(BUILD_O2)
 
 # Kernel events are read from tracefs; mount it when it is not (root only).
 tracefs:
@@ -170,4 +172,4 @@ bench: build tracefs
 	/usr/bin/python3 tests/bench/run-bench.py --build $(BUILD) $(BENCH_ARGS)
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_CLANG) $(BUILD_RELEASE)
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_CLANG) $(BUILD_O2)
