@@ -519,6 +519,10 @@ static void write_thread(FILE *out, const struct wperf_vertex *v, size_t id)
 	json_u64(out, v->waits);
 	json_key(out, "unknown_initial_state", 0);
 	fputs(v->unknown_initial_state ? "true" : "false", out);
+	json_key(out, "state_mismatches", 0);
+	json_u64(out, v->state_mismatches);
+	json_key(out, "waits_without_wakeup", 0);
+	json_u64(out, v->waits_without_wakeup);
 	fputc('}', out);
 }
 

@@ -23,6 +23,7 @@
 #define MAX_THREAD_ROWS 20
 #define MAX_LISTED_MEMBERS 12
 #define MAX_LISTED_GAPS 5
+#define MAX_LISTED_LOSERS 3     /* threads named per lost-event counter */
 #define LABEL_LEN 128
 
 /* ------------------------------------------------------------------ */
@@ -804,8 +805,115 @@ static void write_gap_coverage(FILE *out, const struct wperf_graph *g)
 			      "(up to the gap's end: on `trace-gap`)");
 }
 
-static void write_quality(FILE *out, const struct wperf_graph *g)
+static bool in_knot_or_sink(const struct wperf_report *r, uint32_t v)
 {
+	for (size_t i = 0; r->knots && i < r->knots->n; i++)
+		for (size_t m = 0; m < r->knots->items[i].n_members; m++)
+			if (r->knots->items[i].members[m] == v)
+				return true;
+	return false;
+}
+
+static uint64_t mismatches_of(const struct wperf_vertex *v)
+{
+	return v->state_mismatches;
+}
+
+static uint64_t lost_wakeups_of(const struct wperf_vertex *v)
+{
+	return v->waits_without_wakeup;
+}
+
+/* The thread with the most (ties: the lowest id) that is not in `shown`,
+ * or UINT32_MAX: the next one to name. */
+static uint32_t next_loser(const struct wperf_graph *g,
+			   uint64_t (*count)(const struct wperf_vertex *),
+			   const uint32_t *shown, size_t n_shown)
+{
+	uint32_t best = UINT32_MAX;
+
+	for (uint32_t v = 0; v < g->n_vertices; v++) {
+		uint64_t n = count(&g->vertices[v]);
+		bool taken = false;
+
+		for (size_t i = 0; i < n_shown; i++)
+			taken |= shown[i] == v;
+		if (n > 0 && !taken && (best == UINT32_MAX || n > count(&g->vertices[best])))
+			best = v;
+	}
+	return best;
+}
+
+/* The knot and sink members among them, by name, with how often each
+ * waited: two lost events among a thousand waits move little. */
+static void write_losers_in_knots(FILE *out, const struct wperf_report *r,
+				  uint64_t (*count)(const struct wperf_vertex *))
+{
+	const struct wperf_graph *g = r->graph;
+	size_t listed = 0;
+	char name[LABEL_LEN];
+
+	fputs("      in knots and sinks:", out);
+	for (uint32_t v = 0; v < g->n_vertices; v++) {
+		const struct wperf_vertex *vx = &g->vertices[v];
+
+		if (count(vx) == 0 || !in_knot_or_sink(r, v))
+			continue;
+		if (listed++ == MAX_LISTED_LOSERS) {
+			fputs(" and more", out);
+			break;
+		}
+		label(name, g, v);
+		fprintf(out, "%s %s %llu (of its %llu waits)", listed > 1 ? "," : "", name,
+			(unsigned long long)count(vx), (unsigned long long)vx->waits);
+	}
+	fputc('\n', out);
+}
+
+/*
+ * Under a counter of events the trace lost around threads: whose they
+ * were, most first, and whether any of them is in a knot or sink. A
+ * finding rests on lost events only when its threads are among them; on
+ * a busy machine they are mostly other programs' threads.
+ */
+static void write_losers(FILE *out, const struct wperf_report *r,
+			 uint64_t (*count)(const struct wperf_vertex *))
+{
+	const struct wperf_graph *g = r->graph;
+	size_t threads = 0, in_knots = 0, n_shown = 0;
+	uint32_t shown[MAX_LISTED_LOSERS];
+	char name[LABEL_LEN];
+
+	for (uint32_t v = 0; v < g->n_vertices; v++)
+		if (count(&g->vertices[v]) > 0) {
+			threads++;
+			in_knots += in_knot_or_sink(r, v);
+		}
+	if (threads == 0)
+		return;
+	fprintf(out, "      in %zu thread%s:", threads, threads == 1 ? "" : "s");
+	while (n_shown < MAX_LISTED_LOSERS) {
+		uint32_t v = next_loser(g, count, shown, n_shown);
+
+		if (v == UINT32_MAX)
+			break;
+		label(name, g, v);
+		fprintf(out, "%s %s %llu", n_shown ? "," : "", name,
+			(unsigned long long)count(&g->vertices[v]));
+		shown[n_shown++] = v;
+	}
+	if (threads > n_shown)
+		fprintf(out, " and %zu more", threads - n_shown);
+	if (in_knots == 0 && r->knots && r->knots->n > 0)
+		fputs("; none in a knot or sink", out);
+	fputc('\n', out);
+	if (in_knots > 0)
+		write_losers_in_knots(out, r, count);
+}
+
+static void write_quality(FILE *out, const struct wperf_report *r)
+{
+	const struct wperf_graph *g = r->graph;
 	const struct wperf_quality *q = &g->quality;
 
 	fputs("\nData quality\n", out);
@@ -834,6 +942,7 @@ static void write_quality(FILE *out, const struct wperf_graph *g)
 			      "(first seen mid-trace; no wait invented)");
 	write_quality_counter(out, "waits without wakeup", q->waits_without_wakeup,
 			      "(switched in with no wakeup seen)");
+	write_losers(out, r, lost_wakeups_of);
 	write_quality_counter(out, "waits open at end", q->waits_open_at_end,
 			      "(counted as waiting on `unknown`)");
 	if (q->cascades_truncated)
@@ -843,6 +952,7 @@ static void write_quality(FILE *out, const struct wperf_graph *g)
 			      q->unmatched_block_completions, NULL);
 	write_quality_counter(out, "scheduler state mismatches", q->state_mismatches,
 			      "(events contradicting the tracked state)");
+	write_losers(out, r, mismatches_of);
 	write_quality_counter(out, "untraced interrupt wakeups", q->untraced_interrupt_wakeups,
 			      "(woken from an interrupt the trace lacks: `unknown`)");
 	for (size_t i = 0; i < g->n_vertices; i++) {
@@ -900,6 +1010,6 @@ int wperf_report_write_text(const struct wperf_report *r, FILE *out)
 	write_findings(out, r);
 	write_threads(out, r);
 	write_merged(out, r);
-	write_quality(out, r->graph);
+	write_quality(out, r);
 	return wperf_fmt_finish(out, false);
 }

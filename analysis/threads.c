@@ -202,6 +202,21 @@ static void begin_life(struct sched *s, uint32_t v, enum thread_state st, int64_
 	enter_state(s, v, st, t);
 }
 
+/* A scheduler event of thread v contradicted its tracked state: counted
+ * for the trace and for the thread (reports say whose events were lost). */
+static void state_mismatch(struct sched *s, uint32_t v)
+{
+	s->quality->state_mismatches++;
+	vt_get(s->vt, v)->state_mismatches++;
+}
+
+/* Thread v ran again, or left the CPU, while waiting: its wakeup was lost. */
+static void lost_wakeup(struct sched *s, uint32_t v)
+{
+	s->quality->waits_without_wakeup++;
+	vt_get(s->vt, v)->waits_without_wakeup++;
+}
+
 /* The thread is gone (exited, or its tid was reused under our eyes). */
 static void end_life(struct sched *s, uint32_t v, int64_t t)
 {
@@ -492,11 +507,11 @@ static void switch_out(struct sched *s, struct cpu_ctx *c, const struct wperf_ev
 		break;
 	case TS_WAITING:
 		if (!th->inferred)
-			s->quality->waits_without_wakeup++;
+			lost_wakeup(s, v);
 		/* fall through */
 	default:
 		if (!th->inferred)
-			s->quality->state_mismatches++;
+			state_mismatch(s, v);
 		break;
 	}
 	leave_state(s, v, t, VERTEX_NONE);
@@ -550,11 +565,11 @@ static void switch_in(struct sched *s, const struct wperf_event *ev)
 		break;
 	case TS_WAITING:     /* its wakeup was lost */
 		if (!th->inferred)
-			s->quality->waits_without_wakeup++;
+			lost_wakeup(s, v);
 		break;
 	default:             /* already running elsewhere: a switch-out was lost */
 		if (!th->inferred)
-			s->quality->state_mismatches++;
+			state_mismatch(s, v);
 		break;
 	}
 	leave_state(s, v, t, VERTEX_NONE);

@@ -85,6 +85,10 @@ struct wperf_vertex {
 	int64_t waiting_ns[WPERF_V_KIND_COUNT]; /* by kind of the waker */
 	uint64_t waits;                         /* number of waiting segments */
 	bool unknown_initial_state;  /* first seen mid-trace without statedump/fork */
+	/* Threads: this thread's share of the quality counters of the same
+	 * names (events the trace lost around it), so a report can say whether
+	 * they touch the threads its findings are about. */
+	uint64_t state_mismatches, waits_without_wakeup;
 	/* Disks and NICs: busy time, bytes issued (disk) or sent (NIC). */
 	int64_t busy_ns;
 	uint64_t bytes;

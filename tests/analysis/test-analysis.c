@@ -532,6 +532,35 @@ static void test_missing_events(void)
 	wperf_analysis_destroy(a);
 }
 
+/* Lost events are counted for the trace and for the thread they concern:
+ * A switched in while waiting, with no wakeup seen (a lost wakeup); B
+ * switched in on CPU 1 while still running on CPU 0 (a lost switch-out). */
+static void test_lost_events_per_thread(void)
+{
+	struct wperf_analysis *a = wperf_analysis_create();
+	struct wperf_graph g;
+
+	sw(a, 0, 0, 0, 0, 1);              /* A runs */
+	sw(a, 1 * MS, 0, 1, 1, 2);         /* A waits; B runs */
+	sw(a, 2 * MS, 1, 0, 0, 1);         /* A back on CPU 1: no wakeup seen */
+	sw(a, 3 * MS, 1, 1, 0, 0);         /* A preempted */
+	sw(a, 4 * MS, 1, 0, 0, 2);         /* B on CPU 1, still running on 0 */
+	sw(a, 5 * MS, 0, 2, 0, 0);
+	wake(a, 6 * MS, 0, 1);             /* the trace has wakeups (A runnable) */
+	if (finish(a, &g))
+		return;
+	const struct wperf_vertex *va = &g.vertices[vertex_of_tid(&g, 1)];
+	const struct wperf_vertex *vb = &g.vertices[vertex_of_tid(&g, 2)];
+
+	CHECK_EQ("trace: waits without wakeup", g.quality.waits_without_wakeup, 1);
+	CHECK_EQ("trace: state mismatches", g.quality.state_mismatches, 1);
+	CHECK_EQ("A: waits without wakeup", va->waits_without_wakeup, 1);
+	CHECK_EQ("A: state mismatches", va->state_mismatches, 0);
+	CHECK_EQ("B: waits without wakeup", vb->waits_without_wakeup, 0);
+	CHECK_EQ("B: state mismatches", vb->state_mismatches, 1);
+	wperf_graph_fini(&g);
+}
+
 /* ---- user-space annotations (METHOD.md §6) ---- */
 
 static void annotate(struct wperf_analysis *a, enum wperf_event_type type, int64_t ts,
@@ -876,6 +905,7 @@ int main(void)
 	test_disk();
 	test_tiling_and_open_wait();
 	test_missing_events();
+	test_lost_events_per_thread();
 	test_spin();
 	test_false_wakeup();
 	test_nic();

@@ -90,6 +90,11 @@ static void build_basic(struct wperf_graph *g)
 	g->vertices[disk].busy_ns = 600 * MS;
 	g->vertices[disk].bytes = 1 << 20;
 	g->vertices[m1].unknown_initial_state = true;
+	/* Their share of add_quality()'s 6 mismatches and 1 lost wakeup: a
+	 * knot member and a thread in no knot or sink. */
+	g->vertices[m1].state_mismatches = 2;
+	g->vertices[client].state_mismatches = 4;
+	g->vertices[client].waits_without_wakeup = 1;
 	set_times(g, m0, 300 * MS, 10 * MS, WPERF_V_THREAD, 200 * MS);
 	set_times(g, m1, 200 * MS, 350 * MS, WPERF_V_DISK, 250 * MS);
 	set_times(g, jbd, 100 * MS, 0, WPERF_V_DISK, 400 * MS);

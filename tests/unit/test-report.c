@@ -98,6 +98,12 @@ static void test_text_basic(void)
 	check_contains(t, "cpu 1: 5.100000000 s .. 5.101000000 s, 10 events lost");
 	check_contains(t, "cpu ?: time unknown, packets lost (count unknown)");
 	check_contains(t, "waits open at end                         4");
+	/* Whose lost events they were, and whether a knot or sink has them. */
+	check_contains(t, "waits without wakeup                      1  (switched in with no wakeup seen)\n"
+			  "      in 1 thread: client (300) 1; none in a knot or sink\n");
+	check_contains(t, "scheduler state mismatches                6  (events contradicting the tracked state)\n"
+			  "      in 2 threads: client (300) 4, mysqld (101) 2\n"
+			  "      in knots and sinks: mysqld (101) 2 (of its 10 waits)\n");
 	check_terminal_safe(t);
 	free(t);
 }
