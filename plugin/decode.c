@@ -1101,41 +1101,35 @@ static int observe(struct wperf_analysis *a, const bt_clock_snapshot *cs,
 	return 0;
 }
 
+/* The boundaries below get their message's time from boundary_time()
+ * (cs, NULL when it has none): the one place that knows which carry one. */
+
 static int decode_stream_boundary(struct wperf_decoder *d, struct wperf_analysis *a,
 				  const bt_message *msg, bool beginning,
-				  char *err, size_t errlen)
+				  const bt_clock_snapshot *cs, char *err, size_t errlen)
 {
 	const bt_stream *stream = beginning
 		? bt_message_stream_beginning_borrow_stream_const(msg)
 		: bt_message_stream_end_borrow_stream_const(msg);
 	struct stream_state *st = stream_state_for(d, stream);
-	const bt_clock_snapshot *cs = NULL;
-	bt_message_stream_clock_snapshot_state state;
 
 	if (!st) {
 		wperf_set_err(err, errlen, "out of memory while decoding events");
 		return -1;
 	}
-	if (st->skip || !st->has_clock)
-		return 0;
-	state = beginning
-		? bt_message_stream_beginning_borrow_default_clock_snapshot_const(msg, &cs)
-		: bt_message_stream_end_borrow_default_clock_snapshot_const(msg, &cs);
-	if (state != BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN)
+	if (st->skip || !cs)
 		return 0;
 	return observe(a, cs, err, errlen);
 }
 
 static int decode_packet_boundary(struct wperf_decoder *d, struct wperf_analysis *a,
 				  const bt_message *msg, bool beginning,
-				  char *err, size_t errlen)
+				  const bt_clock_snapshot *cs, char *err, size_t errlen)
 {
 	const bt_packet *packet = beginning
 		? bt_message_packet_beginning_borrow_packet_const(msg)
 		: bt_message_packet_end_borrow_packet_const(msg);
-	const bt_stream *stream = bt_packet_borrow_stream_const(packet);
-	const bt_stream_class *sc = bt_stream_borrow_class_const(stream);
-	struct stream_state *st = stream_state_for(d, stream);
+	struct stream_state *st = stream_state_for(d, bt_packet_borrow_stream_const(packet));
 
 	if (!st) {
 		wperf_set_err(err, errlen, "out of memory while decoding events");
@@ -1143,31 +1137,24 @@ static int decode_packet_boundary(struct wperf_decoder *d, struct wperf_analysis
 	}
 	if (st->skip)
 		return 0;
-	if (beginning) {
+	if (beginning)
 		read_packet_cpu(st, packet);
-		if (bt_stream_class_packets_have_beginning_default_clock_snapshot(sc))
-			return observe(a,
-				bt_message_packet_beginning_borrow_default_clock_snapshot_const(msg),
-				err, errlen);
-	} else if (bt_stream_class_packets_have_end_default_clock_snapshot(sc)) {
-		return observe(a, bt_message_packet_end_borrow_default_clock_snapshot_const(msg),
-			       err, errlen);
-	}
-	return 0;
+	return cs ? observe(a, cs, err, errlen) : 0;
 }
 
+/* cs: the beginning of the discarded range, NULL when the stream's
+ * discarded items have no times (then neither end has one). */
 static int decode_discarded(struct wperf_decoder *d, struct wperf_analysis *a,
-			    const bt_message *msg, bool packets, char *err, size_t errlen)
+			    const bt_message *msg, bool packets,
+			    const bt_clock_snapshot *cs, char *err, size_t errlen)
 {
 	const bt_stream *stream = packets
 		? bt_message_discarded_packets_borrow_stream_const(msg)
 		: bt_message_discarded_events_borrow_stream_const(msg);
-	const bt_stream_class *sc = bt_stream_borrow_class_const(stream);
 	struct stream_state *st = stream_state_for(d, stream);
 	uint64_t count = 0;
 	int64_t begin = -1, end = -1;
 	bt_property_availability avail;
-	bool have_times;
 
 	if (!st) {
 		wperf_set_err(err, errlen, "out of memory while decoding events");
@@ -1179,17 +1166,12 @@ static int decode_discarded(struct wperf_decoder *d, struct wperf_analysis *a,
 			: bt_message_discarded_events_get_count(msg, &count);
 	if (avail != BT_PROPERTY_AVAILABILITY_AVAILABLE)
 		count = 0;
-	have_times = packets ? bt_stream_class_discarded_packets_have_default_clock_snapshots(sc)
-			     : bt_stream_class_discarded_events_have_default_clock_snapshots(sc);
-	if (have_times) {
-		const bt_clock_snapshot *b = packets
-			? bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(msg)
-			: bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg);
+	if (cs) {
 		const bt_clock_snapshot *e = packets
 			? bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(msg)
 			: bt_message_discarded_events_borrow_end_default_clock_snapshot_const(msg);
 
-		if (snapshot_ns(b, &begin, err, errlen) < 0 || snapshot_ns(e, &end, err, errlen) < 0)
+		if (snapshot_ns(cs, &begin, err, errlen) < 0 || snapshot_ns(e, &end, err, errlen) < 0)
 			return -1;
 	}
 	wperf_analysis_discarded(a, st->cpu, packets, count, begin, end);
@@ -1217,24 +1199,27 @@ static int feed_one(struct wperf_decoder *d, struct wperf_analysis *a,
 		    const bt_message *msg, char *err, size_t errlen)
 {
 	bt_message_type type = bt_message_get_type(msg);
+	const bt_clock_snapshot *cs = NULL;
 
-	if (type != BT_MESSAGE_TYPE_EVENT)   /* decode_event() notes its own */
-		note_time(d, boundary_time(msg));
+	if (type != BT_MESSAGE_TYPE_EVENT) {   /* decode_event() notes its own */
+		cs = boundary_time(msg);
+		note_time(d, cs);
+	}
 	switch (type) {
 	case BT_MESSAGE_TYPE_EVENT:
 		return decode_event(d, a, msg, err, errlen);
 	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
-		return decode_stream_boundary(d, a, msg, true, err, errlen);
+		return decode_stream_boundary(d, a, msg, true, cs, err, errlen);
 	case BT_MESSAGE_TYPE_STREAM_END:
-		return decode_stream_boundary(d, a, msg, false, err, errlen);
+		return decode_stream_boundary(d, a, msg, false, cs, err, errlen);
 	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
-		return decode_packet_boundary(d, a, msg, true, err, errlen);
+		return decode_packet_boundary(d, a, msg, true, cs, err, errlen);
 	case BT_MESSAGE_TYPE_PACKET_END:
-		return decode_packet_boundary(d, a, msg, false, err, errlen);
+		return decode_packet_boundary(d, a, msg, false, cs, err, errlen);
 	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-		return decode_discarded(d, a, msg, false, err, errlen);
+		return decode_discarded(d, a, msg, false, cs, err, errlen);
 	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-		return decode_discarded(d, a, msg, true, err, errlen);
+		return decode_discarded(d, a, msg, true, cs, err, errlen);
 	case BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY:
 		return 0;
 	}
