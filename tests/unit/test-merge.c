@@ -58,6 +58,9 @@ static void build_pool(struct wperf_graph *g)
 	set_life(g, w0, 100, 9000, 1000, 10, 500);
 	set_life(g, w1, 50, 8000, 2000, 20, 600);
 	set_life(g, w2, 200, 9500, 3000, 30, 700);
+	g->vertices[w0].state_mismatches = 2;
+	g->vertices[w2].state_mismatches = 3;
+	g->vertices[w1].waits_without_wakeup = 4;
 	gb_edge(g, w0, w1, 100);
 	gb_edge(g, w1, w0, 50);
 	gb_edge(g, w2, w0, 30);
@@ -98,6 +101,8 @@ static void test_name_merge(void)
 	CHECK_INT(w->runnable_ns, 60);
 	CHECK_INT(w->waiting_ns[WPERF_V_THREAD], 1800);
 	CHECK_INT(w->waits, 3);
+	CHECK_INT(w->state_mismatches, 5);      /* the members' lost events, summed */
+	CHECK_INT(w->waits_without_wakeup, 4);
 
 	/* Pseudo-vertices and the lone main thread are untouched. */
 	CHECK_INT(g.vertices[0].kind, WPERF_V_THREAD);
