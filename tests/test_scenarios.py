@@ -18,8 +18,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import bt2  # noqa: E402
 from wperf_scenario import (MS, S, US, SOFTIRQ, Report,  # noqa: E402
-                            Scenario, bt2_error_text, dev_t, hist_count, log2_bucket,
-                            one_wait, run_knots, run_knots_text, run_segments)
+                            Scenario, ScenarioSource, bt2_error_text, dev_t, hist_count,
+                            log2_bucket, one_wait, run_knots, run_knots_text, run_segments,
+                            wperf_plugin)
 
 U = 100 * MS
 KINDS = ('thread', 'disk', 'nic', 'irq', 'softirq', 'timer', 'unknown', 'virtual')
@@ -1579,6 +1580,80 @@ class TestInvariantsOnAllScenarios(Base):
                 js = run_knots(scn)
                 Checks.report_invariants(self, js, name)
                 Checks.tiling(self, js, run_segments(scn), name)
+
+
+class _ForeignIterator(bt2._UserMessageIterator):
+    """One stream of a trace that is not the kernel's (domain "ust"), with
+    an `app:tick` event at each time of the port's user data."""
+
+    def __init__(self, config, port):
+        comp = self._component
+        tc = comp._create_trace_class()
+        cc = comp._create_clock_class(frequency=1_000_000_000, name='monotonic',
+                                      origin_is_unix_epoch=True)
+        sc = tc.create_stream_class(default_clock_class=cc)
+        ec = sc.create_event_class(name='app:tick')
+        st = tc(environment={'domain': 'ust', 'tracer_name': 'lttng-ust'}).create_stream(sc)
+        self._msgs = ([self._create_stream_beginning_message(st)] +
+                      [self._create_event_message(ec, st, t) for t in port.user_data] +
+                      [self._create_stream_end_message(st)])
+
+    def __next__(self):
+        if not self._msgs:
+            raise StopIteration
+        return self._msgs.pop(0)
+
+
+class _ForeignSource(bt2._UserSourceComponent, message_iterator_class=_ForeignIterator):
+    def __init__(self, config, params, obj):
+        self._add_output_port('out', obj)
+
+
+class _TimesSink(bt2._UserSinkComponent):
+    """Every message's time, in output order, as (what, ns)."""
+
+    def __init__(self, config, params, obj):
+        self._port = self._add_input_port('in')
+        self._out = obj
+
+    def _user_graph_is_configured(self):
+        self._it = self._create_message_iterator(self._port)
+
+    def _user_consume(self):
+        msg = next(self._it)
+        if type(msg) is bt2._EventMessageConst:
+            self._out.append((msg.event.name, msg.default_clock_snapshot.ns_from_origin))
+
+
+class TestForeignStreamTimes(Base):
+    """The filter's output never goes back in time, also past the last
+    kernel event: here a non-kernel event (which the analysis skips) comes
+    5 ms after the kernel trace's end, and the segments still open there
+    close after it, stamped no earlier than it."""
+
+    def test_segments_closed_at_the_end_follow_a_later_foreign_event(self):
+        plugin = wperf_plugin()
+        utils = bt2.find_plugin('utils')
+        tick = 4 * S + 5 * MS                 # one_wait() ends at 4 s
+        seen = []
+        g = bt2.Graph()
+        kernel = g.add_component(ScenarioSource, 'kernel', obj=one_wait())
+        foreign = g.add_component(_ForeignSource, 'foreign', obj=[tick])
+        mux = g.add_component(utils.filter_component_classes['muxer'], 'mux')
+        flt = g.add_component(plugin.filter_component_classes['waits'], 'waits')
+        sink = g.add_component(_TimesSink, 'times', obj=seen)
+        g.connect_ports(kernel.output_ports['out'], mux.input_ports['in0'])
+        g.connect_ports(foreign.output_ports['out'], mux.input_ports['in1'])
+        g.connect_ports(mux.output_ports['out'], flt.input_ports['in'])
+        g.connect_ports(flt.output_ports['out'], sink.input_ports['in'])
+        g.run()
+        names = [n for n, _ in seen]
+        self.assertIn('app:tick', names)
+        after = [(n, t) for n, t in seen[names.index('app:tick') + 1:]]
+        self.assertTrue(after and all(n == 'wperf:segment' for n, _ in after), seen[-6:])
+        self.assertTrue(all(t >= tick for _, t in after), after)
+        times = [t for _, t in seen]
+        self.assertEqual(times, sorted(times))
 
 
 if __name__ == '__main__':
