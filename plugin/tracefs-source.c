@@ -240,6 +240,28 @@ static const char *const known_params[] = {
 	"duration", "buffer-size-kb", "instance", "snapshot", "stacks", NULL
 };
 
+/* The longest instance name taken; wperf's own are "wperf-flight-" and a
+ * pid or a short word. */
+#define INSTANCE_NAME_MAX 64
+
+/* An ftrace instance is a directory under tracefs' instances/: its name
+ * must be one plain path component, so that "..", "a/b" or "" cannot make
+ * the component (run as root) read or write elsewhere in tracefs. */
+static bool plain_instance_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || n > INSTANCE_NAME_MAX || name[0] == '.')
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+		if (!(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') &&
+		    !(c >= '0' && c <= '9') && c != '_' && c != '-' && c != '.')
+			return false;
+	}
+	return true;
+}
+
 /* instance and snapshot go together, and a snapshot has no duration. */
 static int read_snapshot_params(struct tracefs_comp *comp, const bt_value *params,
 				char *err, size_t errlen)
@@ -250,9 +272,11 @@ static int read_snapshot_params(struct tracefs_comp *comp, const bt_value *param
 	if (has_instance < 0 ||
 	    wperf_params_get_bool(params, "snapshot", &comp->snapshot, err, errlen) < 0)
 		return -1;
-	if (has_instance && !comp->instance[0]) {
-		snprintf(err, errlen, "parameter `instance`: must not be empty "
-			 "(the name of an ftrace instance)");
+	if (has_instance && !plain_instance_name(comp->instance)) {
+		snprintf(err, errlen, "parameter `instance`: \"%.64s\" is not an "
+			 "instance name (letters, digits, '_', '-' and '.', not "
+			 "starting with '.', at most %d characters)",
+			 comp->instance, INSTANCE_NAME_MAX);
 		return -1;
 	}
 	if (comp->snapshot && !has_instance) {

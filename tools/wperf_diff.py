@@ -289,9 +289,24 @@ def fmt_growth(g):
     return "new" if g is None else f"{g:+.1f}%"
 
 
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def printable(text):
+    """text with every control character (C0, DEL, C1) replaced by '?', as
+    the sink's text report does: thread names and paths come from the
+    traced programs and must not move the reader's cursor or forge lines."""
+    return _UNPRINTABLE.sub("?", str(text))
+
+
+def names_of(members):
+    return ", ".join(printable(m) for m in members)
+
+
 def text_output(a, b, knots, edges, violations, limit_pct, top, out):
     w = out.write
-    w(f"wperf diff: {a.path} ({fmt_ns(a.duration)}) -> {b.path} ({fmt_ns(b.duration)})\n")
+    w(f"wperf diff: {printable(a.path)} ({fmt_ns(a.duration)}) -> "
+      f"{printable(b.path)} ({fmt_ns(b.duration)})\n")
     counts = {s: sum(1 for k in knots if k["status"] == s)
               for s in ("appeared", "disappeared", "changed", "unchanged")}
     w(f"Knots and sinks: {counts['appeared']} appeared, {counts['disappeared']} disappeared, "
@@ -299,23 +314,23 @@ def text_output(a, b, knots, edges, violations, limit_pct, top, out):
     for k in knots:
         if k["status"] == "unchanged":
             continue
-        names = "{" + ", ".join(k["members"]) + "}"
+        names = "{" + names_of(k["members"]) + "}"
         before = (f"{fmt_ns(k['weight_before_ns'])} ({k['share_before'] * 100:.1f}%)"
                   if k["status"] != "appeared" else "-")
         after = (f"{fmt_ns(k['weight_after_ns'])} ({k['share_after'] * 100:.1f}%)"
                  if k["status"] != "disappeared" else "-")
-        w(f"  {k['status']:<11} {k['kind']:<10} {names}  {before} -> {after}"
+        w(f"  {k['status']:<11} {printable(k['kind']):<10} {names}  {before} -> {after}"
           f"  {fmt_growth(k['growth_pct']) if k['status'] in ('changed',) else ''}\n".rstrip() + "\n")
         if k["status"] == "changed" and k["members_before"] != k["members_after"]:
-            w(f"              members were {{{', '.join(k['members_before'])}}}\n")
+            w(f"              members were {{{names_of(k['members_before'])}}}\n")
         if k["status"] == "changed" and k["kind_before"] != k["kind_after"]:
-            w(f"              was a {k['kind_before']}\n")
+            w(f"              was a {printable(k['kind_before'])}\n")
         before, after = (class_name(k.get("classification_before")),
                          class_name(k.get("classification_after")))
         if (after and k["status"] != "disappeared"
                 and (after != "unknown" or (before and before != after))):
-            w(f"              looks like {after}"
-              + (f" (was {before})" if before and before != after else "") + "\n")
+            w(f"              looks like {printable(after)}"
+              + (f" (was {printable(before)})" if before and before != after else "") + "\n")
     moved = [e for e in edges if e["status"] != "unchanged"]
     w(f"Edges: {len(moved)} of {len(edges)} changed by at least the tolerance")
     if len(moved) > top:
@@ -323,20 +338,20 @@ def text_output(a, b, knots, edges, violations, limit_pct, top, out):
     w("\n")
     for e in moved[:top]:
         emd_text = "" if e["emd_buckets"] is None else f"  EMD {e['emd_buckets']:.3f} buckets"
-        w(f"  {e['from']} -> {e['to']}: {fmt_ns(e['weight_before_ns'])} -> "
+        w(f"  {printable(e['from'])} -> {printable(e['to'])}: {fmt_ns(e['weight_before_ns'])} -> "
           f"{fmt_ns(e['weight_after_ns'])} ({fmt_growth(e['change_pct'])}), waits "
           f"{e['count_before']} -> {e['count_after']}{emd_text}\n")
     shifted = [e for e in edges if e["emd_buckets"] is not None and e["emd_buckets"] >= 1.0]
     if shifted:
         w("Wait lengths that moved by at least one log2 bucket (EMD >= 1):\n")
         for e in sorted(shifted, key=lambda e: -e["emd_buckets"])[:top]:
-            w(f"  {e['from']} -> {e['to']}: EMD {e['emd_buckets']:.3f}\n")
+            w(f"  {printable(e['from'])} -> {printable(e['to'])}: EMD {e['emd_buckets']:.3f}\n")
     if limit_pct is not None:
         if violations:
             for k in violations:
                 what = ("appeared" if k["growth_pct"] is None
                         else f"grew {k['growth_pct']:+.1f}%")
-                w(f"FAIL: knot {{{', '.join(k['members'])}}} {what} "
+                w(f"FAIL: knot {{{names_of(k['members'])}}} {what} "
                   f"(tolerance {limit_pct:g}%)\n")
         else:
             w(f"OK: no knot grew more than {limit_pct:g}%\n")
@@ -409,7 +424,7 @@ def main(argv):
     try:
         return run(argv)
     except BadInput as e:
-        print(f"wperf: error: {e}", file=sys.stderr)
+        print(f"wperf: error: {printable(e)}", file=sys.stderr)
         return EXIT_BAD
     except BrokenPipeError:
         # The reader went away (`| head`): Python's advice, stdout to /dev/null.

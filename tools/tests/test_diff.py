@@ -237,6 +237,32 @@ class TestEmd(Base):
         self.assertIn("Wait lengths that moved by at least one log2 bucket", text)
 
 
+class TestHostileNames(Base):
+    """Thread names come from the traced programs: ESC, CR, LF, DEL and C1
+    controls in them must not reach the terminal (nor forge report lines)."""
+    EVIL = "ev\x1b[2Jil\rx\ny\x7fz\x9b"
+
+    def test_text_escapes_control_characters(self):
+        a = report([(self.EVIL, "disk:vda", 400, {10: 4})],
+                   knots=[("knot", [self.EVIL, "disk:vda"], 400)])
+        b = report([(self.EVIL, "disk:vda", 800, {12: 4})],
+                   knots=[("knot", [self.EVIL, "disk:vda"], 800)])
+        paths = []
+        for i, r in enumerate((a, b)):
+            path = os.path.join(self.tmp.name, f"evil\x1b-{i}.json")
+            with open(path, "w") as f:
+                json.dump(r, f)
+            paths.append(path)
+        p = wperf("diff", "--fail-if-knot-grows=10", paths[0], paths[1])
+        self.assertEqual(p.returncode, 1, p.stderr)
+        for c in "\x1b\r\x7f\x9b":
+            self.assertNotIn(c, p.stdout)
+        self.assertIn("ev?[2Jil?x?y?z?", p.stdout)
+        # Every line is one the diff wrote: the LF in the name forged none.
+        self.assertFalse([ln for ln in p.stdout.splitlines() if ln.startswith("y")])
+        self.assertIn("FAIL: knot {disk:vda, ev?[2Jil?x?y?z?}", p.stdout)
+
+
 class TestBadInput(Base):
     def assertBad(self, a, b, *words, opts=()):
         p = wperf("diff", *opts, a, b)

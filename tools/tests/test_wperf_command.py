@@ -275,6 +275,12 @@ class Errors(unittest.TestCase):
         for params, words in (('snapshot=true', 'needs `instance`'),
                               ('instance="x"', 'only with snapshot=true'),
                               ('instance="x",snapshot=true,duration=1', '`duration`'),
+                              # Only one plain path component names an instance.
+                              ('instance="..",snapshot=true', 'is not an instance name'),
+                              ('instance="../../events",snapshot=true',
+                               'is not an instance name'),
+                              ('instance="a/b",snapshot=true', 'is not an instance name'),
+                              ('instance="",snapshot=true', 'is not an instance name'),
                               ('instance="wperf-no-such-instance",snapshot=true',
                                'no ftrace instance named' if os.geteuid() == 0
                                else 'permission')):
