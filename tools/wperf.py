@@ -18,9 +18,11 @@ import fcntl
 import importlib
 import json
 import os
+import pwd
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -173,33 +175,150 @@ def load_state(out):
 
 def save_state(out, state):
     tmp = os.path.join(out, PRIVATE, STATE + ".tmp")
-    with open(tmp, "w") as f:
+    with replace_private_file(tmp) as f:
         json.dump(state, f, indent=2)
         f.write("\n")
     os.replace(tmp, os.path.join(out, STATE))
 
 
 def check_output(out):
-    """OUT must not exist, or be an empty directory."""
-    if os.path.exists(out) and (not os.path.isdir(out) or os.listdir(out)):
+    """OUT must not exist, or be an empty directory that only the recorder
+    can write to. wperf record runs as root and writes files into OUT: a
+    directory that another user owns or can write to would let that user
+    plant symbolic links there and have root overwrite any file through
+    them. A symbolic link as OUT is refused too (it may be swapped)."""
+    try:
+        st = os.lstat(out)
+    except FileNotFoundError:
+        check_parent(out)
+        return
+    except OSError as e:
+        raise Fail(f"cannot use output directory {out}: {e.strerror}")
+    if stat.S_ISLNK(st.st_mode):
+        raise Fail(f"output directory {out} is a symbolic link: give the directory "
+                   "itself with -o (wperf record does not follow links)")
+    if not stat.S_ISDIR(st.st_mode) or os.listdir(out):
         raise Fail(f"output directory {out} exists and is not empty: "
                    "remove it or choose another with -o")
+    check_directory_is_ours(out, st)
+    check_parent(out)
+
+
+def check_directory_is_ours(path, st):
+    if os.geteuid() != 0:
+        return      # only root's writes are an attack; the root check comes later
+    if st.st_uid != os.geteuid():
+        raise Fail(f"output directory {path} belongs to uid {st.st_uid}, not to the "
+                   f"recorder (uid {os.geteuid()}): remove it or choose another with -o")
+    if st.st_mode & 0o022:
+        raise Fail(f"output directory {path} is writable by other users (mode "
+                   f"{stat.S_IMODE(st.st_mode):04o}): remove it or choose another with -o")
+
+
+def check_parent(out):
+    """Another user who can rename entries in OUT's parent could swap OUT
+    for a link once it is made; a sticky directory such as /tmp forbids
+    that."""
+    if os.geteuid() != 0:
+        return
+    parent = os.path.dirname(os.path.abspath(out))
+    try:
+        st = os.stat(parent)
+    except OSError:
+        return      # makedirs makes it, owned by the recorder
+    if st.st_mode & 0o002 and not st.st_mode & stat.S_ISVTX:
+        raise Fail(f"the directory {parent} is writable by every user and not sticky: "
+                   "choose an output directory elsewhere with -o")
 
 
 def prepare_output(out):
+    """Create OUT (mode 0755, the recorder's) or take the empty one checked
+    by check_output(), and return its real path."""
     check_output(out)
-    if not os.path.exists(out):
+    if not os.path.lexists(out):
         try:
-            os.makedirs(out)
+            os.makedirs(out, mode=0o755)
         except OSError as e:
             raise Fail(f"cannot create output directory {out}: {e.strerror}")
-    os.makedirs(os.path.join(out, PRIVATE))
+        # Made by us, but check what is there now, not what we asked for.
+        st = os.lstat(out)
+        if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
+            raise Fail(f"output directory {out} was replaced while being created: "
+                       "choose another with -o")
+        check_directory_is_ours(out, st)
+    os.mkdir(os.path.join(out, PRIVATE), 0o755)
     return os.path.realpath(out)
+
+
+def create_private_file(path):
+    """A new file the recorder writes (never through a link, never an
+    existing file), as a text stream."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                 | os.O_CLOEXEC, 0o644)
+    return os.fdopen(fd, "w")
+
+
+def replace_private_file(path):
+    """create_private_file() for a file that may exist from an earlier
+    write: the old one is unlinked first (a link is removed, not followed)."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    return create_private_file(path)
 
 
 def params_string(value):
     """A string value for babeltrace2's --params (quoted, escaped)."""
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def command_user(name):
+    """Who the recorded command runs as: --user NAME, else the user who ran
+    sudo (SUDO_USER), else root. Returns None (root, as it is) or a dict
+    with name, uid, gid, groups and home."""
+    said_by = "--user"
+    if name is None:
+        name = os.environ.get("SUDO_USER")
+        said_by = "SUDO_USER"
+    if not name or os.geteuid() != 0:
+        return None
+    try:
+        pw = pwd.getpwnam(name) if not name.isdigit() else pwd.getpwuid(int(name))
+    except KeyError:
+        raise Fail(f"{said_by}: no user named {name!r} on this machine "
+                   "(--user root runs the command as root)")
+    if pw.pw_uid == 0:
+        return None
+    user = {"name": pw.pw_name, "uid": pw.pw_uid, "gid": pw.pw_gid,
+            "groups": os.getgrouplist(pw.pw_name, pw.pw_gid), "home": pw.pw_dir}
+    if said_by == "SUDO_USER":
+        say(f"the command runs as {pw.pw_name} (who ran sudo; --user root keeps root), "
+            "the tracer as root")
+    return user
+
+
+def share_with_user(out, user):
+    """Let the user the command ran as read the recording: every directory
+    and file in OUT gets the user's group and group read (and search)
+    permission, and loses group write. Owner and others' bits are left
+    alone: the user can read the trace but not plant anything in a
+    directory root writes to."""
+    if not user:
+        return
+    for root, dirs, files in os.walk(out):
+        for name in [None] + dirs + files:
+            path = root if name is None else os.path.join(root, name)
+            try:
+                st = os.lstat(path)
+                if stat.S_ISLNK(st.st_mode):
+                    continue
+                os.lchown(path, -1, user["gid"])
+                bits = 0o050 if stat.S_ISDIR(st.st_mode) else 0o040
+                # Group write is dropped: the group is now the user's.
+                os.chmod(path, (stat.S_IMODE(st.st_mode) & ~0o020) | bits)
+            except OSError as e:
+                say(f"warning: cannot let {user['name']} read {path}: {e.strerror}")
 
 
 # ---------------------------------------------------------------- LTTng
@@ -208,12 +327,20 @@ def sessiond_running():
     return run(["lttng", "list"], check=False).returncode == 0
 
 
+def sessiond_lock_path():
+    lockdir = "/run/lock" if os.access("/run/lock", os.W_OK) else tempfile.gettempdir()
+    return os.path.join(lockdir, f"wperf-sessiond-{os.getuid()}.lock")
+
+
 def sessiond_lock():
     """A lock every wperf of this user takes around starting and stopping
     the session daemon: two recordings started together must not both
     start one (the second fails), nor one stop it under the other."""
-    lockdir = "/run/lock" if os.access("/run/lock", os.W_OK) else tempfile.gettempdir()
-    f = open(os.path.join(lockdir, f"wperf-sessiond-{os.getuid()}.lock"), "a+")
+    # The lock directory is shared by all users (/run/lock is mode 1777):
+    # never follow a link planted there.
+    fd = os.open(sessiond_lock_path(),
+                 os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    f = os.fdopen(fd, "a+")
     fcntl.flock(f, fcntl.LOCK_EX)
     return f
 
@@ -221,7 +348,7 @@ def sessiond_lock():
 def wperf_sessiond_pidfile(lock):
     """Where the pid of a session daemon some wperf started is kept: the
     last wperf to finish stops it, whichever started it."""
-    return lock.name[:-len(".lock")] + ".pid"
+    return sessiond_lock_path()[:-len(".lock")] + ".pid"
 
 
 def ensure_sessiond(out):
@@ -232,7 +359,7 @@ def ensure_sessiond(out):
             return None
         need_program("lttng-sessiond", "lttng-tools")
         pidfile = os.path.join(out, PRIVATE, "sessiond.pid")
-        with open(os.path.join(out, PRIVATE, "sessiond.log"), "w") as log:
+        with replace_private_file(os.path.join(out, PRIVATE, "sessiond.log")) as log:
             p = subprocess.run(["lttng-sessiond", "--daemonize", f"--pidfile={pidfile}"],
                                stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                env=clean_env())
@@ -243,7 +370,7 @@ def ensure_sessiond(out):
             raise Fail(f"no lttng-sessiond is running and none could be started: {why}")
         with open(pidfile) as f:
             pid = int(f.read().strip())
-        with open(wperf_sessiond_pidfile(lock), "w") as f:
+        with replace_private_file(wperf_sessiond_pidfile(lock)) as f:
             f.write(f"{pid}\n")
         return pid
 
@@ -256,13 +383,16 @@ def stop_sessiond_if_ours(pid):
     with sessiond_lock() as lock:
         shared = wperf_sessiond_pidfile(lock)
         try:
-            with open(shared) as f:
+            fd = os.open(shared, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            with os.fdopen(fd) as f:
+                if os.fstat(f.fileno()).st_uid != os.geteuid():
+                    raise ValueError("written by another user")
                 pid = int(f.read().strip())
             with open(f"/proc/{pid}/comm") as f:
                 if f.read().strip() != "lttng-sessiond":
                     raise ValueError("not a session daemon")
         except (OSError, ValueError):
-            if os.path.exists(shared):
+            if os.path.lexists(shared):
                 os.unlink(shared)   # gone, or the pid taken by another process
             return
         listing = run(["lttng", "list"], check=False).stdout
@@ -379,7 +509,7 @@ class TracefsRecorder:
                "-c", "source.wperf.tracefs", f"--params={source}",
                "-c", "sink.ctf.fs", f"--params={sink}"]
         parent = os.getpid()
-        with open(self.log, "w") as log:
+        with replace_private_file(self.log) as log:
             # Its own process group, so a terminal's Ctrl-C reaches the
             # command and us but not the recorder, which we stop last; and
             # SIGINT at its default, since the source takes the first one
@@ -509,7 +639,14 @@ def session_name(out):
     return f"wperf-{base}-{os.getpid()}"
 
 
-def command_env():
+def user_popen_args(user):
+    """Popen arguments that run the command as USER (None: as we are)."""
+    if not user:
+        return {}
+    return {"user": user["uid"], "group": user["gid"], "extra_groups": user["groups"]}
+
+
+def command_env(user=None):
     """The command's environment: annotated programs record wperf:* events
     without being linked to LTTng-UST. libwperf-ust-preload.so, preloaded
     into the command and what it runs, loads the provider (named by
@@ -518,6 +655,9 @@ def command_env():
     process milliseconds (a script's /bin/true, ten times slower). Without
     it (an older install), the provider itself is preloaded."""
     env = dict(os.environ)
+    if user:
+        env.update(HOME=user["home"], USER=user["name"], LOGNAME=user["name"])
+        env.pop("SUDO_USER", None)
     provider = ust_provider()
     if not provider:
         return env
@@ -542,7 +682,7 @@ def check_command(cmd):
                "e.g. ./server, after --)")
 
 
-def run_command(cmd, out, deadline, check_alive=None):
+def run_command(cmd, out, deadline, check_alive=None, user=None):
     """Run the command in the foreground; return its exit status. The
     session records every process's UST events, the command's children's
     too (LTTng-UST holds a new process at registration until its events
@@ -550,12 +690,12 @@ def run_command(cmd, out, deadline, check_alive=None):
     pid: the child would wait on wperf, lttng and the session daemon
     before exec, and the report would show that wait as the program's."""
     try:
-        proc = subprocess.Popen(cmd, env=command_env())
+        proc = subprocess.Popen(cmd, env=command_env(user), **user_popen_args(user))
     except OSError as e:
         say(f"error: cannot run {cmd[0]}: {e.strerror}")
         return 127
     pid = proc.pid
-    with open(os.path.join(out, "command.pid"), "w") as f:
+    with replace_private_file(os.path.join(out, "command.pid")) as f:
         f.write(f"{pid}\n")
     say(f"command pid {pid} (saved in {out}/command.pid)")
     interrupts, grace = 0, None
@@ -648,10 +788,11 @@ def cmd_record(args):
     if os.geteuid() != 0:
         raise Fail("recording kernel events needs root: run it with sudo "
                    "(sudo wperf record ...)")
+    user = command_user(args.user) if command else None
     existed = os.path.exists(out)
     out = prepare_output(out)
     state = {"version": 1, "output": out, "command": command,
-             "plugin_path": plugins, "snapshots": 0}
+             "plugin_path": plugins, "snapshots": 0, "user": user}
     try:
         state["sessiond_started"] = ensure_sessiond(out)
         kernel = "lttng" if lttng_kernel_available() else "tracefs"
@@ -689,7 +830,8 @@ def record_once(args, out, state, command, plugins):
         say(f"recording into {out} (kernel events: {state['kernel']})")
         deadline = None if args.duration is None else time.monotonic() + args.duration
         status = (run_command(command, out, deadline,
-                              recorder.check_alive if recorder else None) if command
+                              recorder.check_alive if recorder else None,
+                              state.get("user")) if command
                   else wait_interrupt(deadline))
         run(["lttng", "stop", name])
     except BaseException:
@@ -706,6 +848,7 @@ def record_once(args, out, state, command, plugins):
                 raise
         finally:
             stop_sessiond_if_ours(state["sessiond_started"])
+    share_with_user(out, state.get("user"))
     say(f"trace in {out}: wperf report {out}")
     return status or 0
 
@@ -733,7 +876,7 @@ def start_flight_recorder(args, out, state, command):
         + f"): take a snapshot with `wperf snapshot {out}`, "
         f"stop it with `wperf stop {out}`")
     if command:
-        return run_command(command, out, None)
+        return run_command(command, out, None, user=state.get("user"))
     return 0
 
 
@@ -753,7 +896,7 @@ def add_trigger(state, event, filt):
 def start_watcher(out):
     """A small background process that turns each triggered LTTng snapshot
     into OUT/snapshot-N: it adds the kernel half (tracefs) at once."""
-    log = open(os.path.join(out, PRIVATE, "watcher.log"), "w")
+    log = replace_private_file(os.path.join(out, PRIVATE, "watcher.log"))
     proc = subprocess.Popen([sys.executable, os.path.realpath(__file__), "_watch", out],
                             stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                             start_new_session=True)
@@ -813,7 +956,8 @@ def tree_size(path):
 def take_snapshot(out, state, lttng_dir=None):
     """Save what the flight recorder holds into OUT/snapshot-N. With
     lttng_dir (a triggered LTTng snapshot), use it rather than a new one."""
-    with open(os.path.join(out, PRIVATE, "lock"), "w") as lock:
+    with os.fdopen(os.open(os.path.join(out, PRIVATE, "lock"), os.O_WRONLY | os.O_CREAT
+                           | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644), "w") as lock:
         # One snapshot at a time: two readers would split a consumed buffer.
         fcntl.flock(lock, fcntl.LOCK_EX)
         n = state.get("snapshots", 0) + 1
@@ -835,6 +979,7 @@ def take_snapshot(out, state, lttng_dir=None):
         state = load_state(out)
         state["snapshots"] = max(n, state.get("snapshots", 0))
         save_state(out, state)
+        share_with_user(snap, state.get("user"))
     return snap
 
 
@@ -855,7 +1000,7 @@ def fill_snapshot(out, state, snap, n, lttng_dir):
                 os.rename(os.path.join(root, d), os.path.join(snap, d))
         dirs[:] = [d for d in dirs if d not in ("ust", "kernel")]
     shutil.rmtree(lttng_dir, ignore_errors=True)
-    with open(os.path.join(snap, STATE), "w") as f:
+    with replace_private_file(os.path.join(snap, STATE)) as f:
         json.dump({"version": 1, "snapshot_of": out, "number": n,
                    "time": time.strftime("%Y-%m-%dT%H:%M:%S%z")}, f, indent=2)
         f.write("\n")
@@ -949,6 +1094,7 @@ def cmd_stop(args):
     state["running"] = False
     save_state(out, state)
     teardown(state)
+    share_with_user(args.dir, state.get("user"))
     say(f"flight recorder of {args.dir} stopped ({state.get('snapshots', 0)} snapshots)")
     return 0
 
@@ -1103,6 +1249,10 @@ def build_parsers():
                      "emits UST event EVENT (an LTTng trigger)")
     rec.add_argument("--trigger-filter", metavar="EXPR",
                      help="LTTng filter expression on EVENT's fields, e.g. 'name == \"req\"'")
+    rec.add_argument("--user", metavar="USER",
+                     help="run COMMAND as USER (name or uid), the tracer staying root, and "
+                     "let USER read the trace; default: the user who ran sudo "
+                     "(SUDO_USER), else root")
     rec.add_argument("--stop", action="store_true",
                      help="stop the flight recorder of -o DIR (same as wperf stop DIR)")
     rec.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND",

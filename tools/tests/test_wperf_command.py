@@ -42,6 +42,11 @@ import tempfile
 import time
 import unittest
 
+# `wperf record` runs the command as SUDO_USER by default: under `sudo
+# make check` the tests' commands must run as root, as in CI (the --user
+# test sets SUDO_USER itself).
+os.environ.pop('SUDO_USER', None)
+
 import bt2
 
 SKIP = 77
@@ -160,6 +165,51 @@ class Errors(unittest.TestCase):
         open(os.path.join(self.tmp, 'file'), 'w').close()
         self.assertOneLine(wperf('record', '-o', self.tmp, '--', 'true'),
                            self.tmp, 'exists and is not empty', '-o')
+
+    # wperf record runs as root: an output directory another user can
+    # write to (or that is a link) would let that user plant links there
+    # and have root overwrite any file through them.
+    @unittest.skipUnless(os.geteuid() == 0, 'the refusals protect root')
+    def test_output_owned_by_another_user(self):
+        out = os.path.join(self.tmp, 'theirs')
+        os.mkdir(out)
+        os.chown(out, 65534, 65534)
+        self.assertOneLine(wperf('record', '-o', out, '--', 'true'),
+                           'belongs to uid 65534', '-o')
+        self.assertEqual(os.listdir(out), [])
+
+    @unittest.skipUnless(os.geteuid() == 0, 'the refusals protect root')
+    def test_output_writable_by_others(self):
+        out = os.path.join(self.tmp, 'open')
+        os.mkdir(out)
+        os.chmod(out, 0o757)
+        self.assertOneLine(wperf('record', '-o', out, '--', 'true'),
+                           'writable by other users', '0757')
+        self.assertEqual(os.listdir(out), [])
+
+    @unittest.skipUnless(os.geteuid() == 0, 'the refusals protect root')
+    def test_output_is_a_symbolic_link(self):
+        target = os.path.join(self.tmp, 'target')
+        os.mkdir(target)
+        out = os.path.join(self.tmp, 'link')
+        os.symlink(target, out)
+        self.assertOneLine(wperf('record', '-o', out, '--', 'true'),
+                           'is a symbolic link')
+        self.assertEqual(os.listdir(target), [])
+
+    @unittest.skipUnless(os.geteuid() == 0, 'the refusals protect root')
+    def test_output_in_a_directory_anyone_can_rename_in(self):
+        shared = os.path.join(self.tmp, 'shared')
+        os.mkdir(shared)
+        os.chmod(shared, 0o777)     # not sticky, unlike /tmp
+        self.assertOneLine(wperf('record', '-o', shared + '/out', '--', 'true'),
+                           'writable by every user and not sticky')
+        self.assertEqual(os.listdir(shared), [])
+
+    def test_unknown_user(self):
+        self.assertOneLine(wperf('record', '-o', self.tmp + '/x', '--user',
+                                 'no-such-user-here', '--', 'true'),
+                           "no user named 'no-such-user-here'")
 
     def test_not_root(self):
         out = os.path.join(self.tmp, 'out')
@@ -503,6 +553,33 @@ class Record(Recording):
         q = wperf('report', out, '--all', '--format', 'json')
         self.assertEqual(q.returncode, 0, q.stderr)
         self.assertIsNone(json.loads(q.stdout)['focus'])
+
+    def test_command_runs_as_the_user_and_the_user_reads_the_trace(self):
+        # The program under study keeps its normal privileges (--user, and
+        # SUDO_USER by default), and the recording is readable by its user.
+        # A directory of its own that nobody (uid 65534) may enter.
+        top = tempfile.mkdtemp(prefix='wperf-cmd-user-', dir='/var/tmp')
+        self.addCleanup(shutil.rmtree, top, True)
+        os.chmod(top, 0o755)
+        for how, extra_env in ((['--user', 'nobody'], {}), ([], {'SUDO_USER': 'nobody'})):
+            out = os.path.join(top, 'by-' + ('option' if how else 'sudo'))
+            p = wperf('record', '-o', out, *how, '--', 'id', '-u',
+                      env=dict(os.environ, **extra_env))
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(p.stdout.strip(), '65534', p.stderr)
+            if not how:
+                self.assertIn('runs as nobody (who ran sudo', p.stderr)
+            # nobody reads every file of the trace, and can write none.
+            for root, dirs, files in os.walk(out):
+                for name in files:
+                    path = os.path.join(root, name)
+                    q = subprocess.run(['setpriv', '--reuid=65534', '--regid=65534',
+                                        '--clear-groups', 'cat', path],
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                    self.assertEqual(q.returncode, 0, '%s: %s' % (path, q.stderr))
+                for name in dirs:
+                    self.assertFalse(os.stat(os.path.join(root, name)).st_mode & 0o022,
+                                     os.path.join(root, name))
 
     def test_children_of_the_command_are_recorded(self):
         # A wrapper script: the annotated program is the command's child.
