@@ -23,18 +23,20 @@ static bool is_stdout(const char *path)
 	return !path || strcmp(path, "-") == 0;
 }
 
-/* "DIR/.NAME.XXXXXX" beside path: hidden, so a directory listing taken
- * while the report is written does not show a half file by its name. */
+/* "DIR/.wperf-report.XXXXXX" beside path: hidden, so a directory listing
+ * taken while the report is written does not show a half file by its
+ * name, and short, so that any name the file system takes for the report
+ * itself (up to NAME_MAX) can be written through it. */
 static char *temp_template(const char *path)
 {
+	static const char base[] = ".wperf-report.XXXXXX";
 	const char *slash = strrchr(path, '/');
 	size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
-	const char *name = path + dir_len;
-	size_t len = dir_len + 1 + strlen(name) + sizeof ".XXXXXX";
+	size_t len = dir_len + sizeof base;
 	char *t = malloc(len);
 
 	if (t)
-		snprintf(t, len, "%.*s.%s.XXXXXX", (int)dir_len, path, name);
+		snprintf(t, len, "%.*s%s", (int)dir_len, path, base);
 	return t;
 }
 

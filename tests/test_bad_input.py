@@ -252,6 +252,17 @@ class BadInput(unittest.TestCase):
         self.assertEqual(json.loads(out)['format'], 'wperf-report')
         self.assertEqual(sorted(os.listdir(d)), ['report.fifo'], 'temporary files left')
 
+    def test_longest_legal_report_name(self):
+        # A 250-byte name is legal (NAME_MAX is 255): the temporary file
+        # it is written through must not be longer than the name itself.
+        d = self.outdir('longname')
+        target = os.path.join(d, 'r' * 245 + '.json')
+        cmd, p = self.cli(self.good, params='format="json",path="%s"' % target)
+        self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+        with open(target) as f:
+            self.assertEqual(json.load(f)['format'], 'wperf-report')
+        self.assertEqual(os.listdir(d), [os.path.basename(target)], 'temporary files left')
+
     def test_path_in_missing_directory(self):
         d = self.outdir('missingdir')
         target = os.path.join(d, 'no', 'such', 'dir', 'r.json')
