@@ -263,6 +263,10 @@ struct event_plan {
 	 * text, which tells whether this kernel can name its stack frames. */
 	bool perf_mmap;
 	struct field_ref mmap_start, mmap_filename;
+	/* An event we read by name whose layout lacks a field we need
+	 * (type -1 then): which type it would have been, and the field. */
+	int unreadable_type;
+	const char *missing_field;
 };
 
 struct stream_state {
@@ -296,6 +300,10 @@ struct wperf_decoder {
 	uint64_t stack_buf[2 * WPERF_STACK_MAX_FRAMES];
 	bool false_wakeup_class;  /* a stream class declares wperf:false_wakeup */
 	bool told_false_wakeups;  /* ... and the analysis knows */
+	/* Per event type, the first class of that name we could not read:
+	 * "sched_switch (no field `prev_state`)"; "" when none. */
+	char unreadable[WPERF_EV_TYPE_COUNT][160];
+	char explained[512];      /* wperf_decoder_explain()'s message */
 	/* The time of the latest message fed that had one (borrowed from that
 	 * message), and a count that changes with it: see
 	 * wperf_decoder_latest_time(). */
@@ -517,6 +525,7 @@ static void build_plan(const bt_event_class *ec, struct event_plan *p)
 
 	memset(p, 0, sizeof *p);
 	p->type = -1;
+	p->unreadable_type = -1;
 	if (name && strcmp(name, "perf_mmap") == 0) {
 		p->perf_mmap = find_member(payload, SCOPE_PAYLOAD, "start", WANT_INT,
 					   &p->mmap_start) &&
@@ -534,8 +543,13 @@ static void build_plan(const bt_event_class *ec, struct event_plan *p)
 		if (!s->lttng_name && !s->perf_name)
 			break;
 		if (!find_member(payload, SCOPE_PAYLOAD, field, s->kind, &p->slot[i]) &&
-		    s->required)
-			return;   /* same name, unknown layout: not an event we read */
+		    s->required) {
+			/* Same name, unknown layout: not an event we read,
+			 * but the reason no such event was read. */
+			p->unreadable_type = spec->type;
+			p->missing_field = field;
+			return;
+		}
 	}
 	p->type = spec->type;
 	p->waking = strstr(name, "sched_waking") != NULL;
@@ -569,6 +583,11 @@ static struct event_plan *plan_for_class(struct wperf_decoder *d, const bt_event
 	build_plan(ec, p);
 	if (p->type == WPERF_EV_FALSE_WAKEUP)
 		d->false_wakeup_class = true;
+	if (p->unreadable_type >= 0 && p->unreadable_type < WPERF_EV_TYPE_COUNT &&
+	    !d->unreadable[p->unreadable_type][0])
+		snprintf(d->unreadable[p->unreadable_type],
+			 sizeof d->unreadable[p->unreadable_type], "%.100s (no field `%.40s`)",
+			 bt_event_class_get_name(ec), p->missing_field);
 	if (ptr_map_put(&d->plans, ec, p) < 0) {
 		free(p);
 		return NULL;
@@ -1224,4 +1243,23 @@ static int feed_one(struct wperf_decoder *d, struct wperf_analysis *a,
 		return 0;
 	}
 	return 0;
+}
+
+const char *wperf_decoder_explain(struct wperf_decoder *d, const char *analysis_error)
+{
+	static const int needed[] = { WPERF_EV_SWITCH, WPERF_EV_WAKEUP };
+
+	for (size_t i = 0; i < sizeof needed / sizeof needed[0]; i++) {
+		int t = needed[i];
+
+		if (d->counts[t] || !d->unreadable[t][0])
+			continue;
+		snprintf(d->explained, sizeof d->explained,
+			 "the trace has %s events, but in a layout wperf cannot read: "
+			 "event %s (wperf knows the layouts of lttng-modules, "
+			 "perf data convert and ftrace)",
+			 t == WPERF_EV_SWITCH ? "sched_switch" : "wakeup", d->unreadable[t]);
+		return d->explained;
+	}
+	return analysis_error;
 }

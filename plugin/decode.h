@@ -57,4 +57,11 @@ uint64_t wperf_decoder_kernel_text(const struct wperf_decoder *d);
  * the analysis so far (an array of WPERF_EV_TYPE_COUNT counters). */
 const uint64_t *wperf_decoder_event_counts(const struct wperf_decoder *d);
 
+/* Why the analysis found no events of some kind, when the decoder knows
+ * better: the trace declares sched_switch (or a wakeup event) but in a
+ * layout wperf cannot read, so "record them" would be the wrong advice.
+ * Returns a message for that case, else analysis_error as it is. The
+ * message lives in the decoder. */
+const char *wperf_decoder_explain(struct wperf_decoder *d, const char *analysis_error);
+
 #endif /* WPERF_PLUGIN_DECODE_H */

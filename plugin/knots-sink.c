@@ -879,7 +879,8 @@ static int take_graph(struct knots_sink *s, struct wperf_graph *graph)
 	if (!s->shared) {
 		if (wperf_analysis_finish(s->analysis, graph) == 0)
 			return 0;
-		fail(s, "%s", wperf_analysis_error(s->analysis));
+		fail(s, "%s", wperf_decoder_explain(s->decoder,
+						    wperf_analysis_error(s->analysis)));
 		return -1;
 	}
 	if (!s->shared->finished || s->shared->messages_out != s->messages_in) {

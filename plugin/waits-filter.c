@@ -360,7 +360,8 @@ static bt_message_iterator_class_next_method_status finish(struct waits_iter *it
 		wperf_graph_fini(&graph);   /* nobody reports it */
 	}
 	if (status != 0)
-		return iter_error(it, wperf_analysis_error(it->analysis));
+		return iter_error(it, wperf_decoder_explain(it->decoder,
+							   wperf_analysis_error(it->analysis)));
 	if (it->failed)
 		return iter_error(it, it->err);
 	/* Asked for segments and shown none: say so rather than look empty. */

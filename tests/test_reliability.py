@@ -150,6 +150,19 @@ def nothing_wperf_reads():
     return s
 
 
+def switches_without_prev_state():
+    """sched_switch events in a layout wperf cannot read (no prev_state),
+    and wakeups it can."""
+    s = Scenario(ncpus=1, end=1 * S)
+    s.layouts['sched_switch'] = [f for f in s.layouts['sched_switch'] if f[0] != 'prev_state']
+    for i in range(3):
+        s.ev((i + 1) * 100 * MS, 0, 'sched_switch', prev_comm='A', prev_tid=101,
+             prev_prio=120, next_comm='B', next_tid=102, next_prio=120)
+        s.ev((i + 1) * 100 * MS + MS, 0, 'sched_waking', comm='A', tid=101, prio=120,
+             target_cpu=0)
+    return s
+
+
 class ReorderedIterator(ws._ScenarioIterator):
     """The scenario's messages, with every event of CPU 1 delivered after
     all the events of CPU 0: time goes back across streams, as when two
@@ -647,6 +660,16 @@ class MissingEvents(Base):
         self.assertIsNone(js)
         msg = self.assertOneLineCause(causes, 'sched_waking')
         self.assertTrue(all(h in msg for h in RECORD_HINTS), msg)
+
+    def test_switches_in_a_layout_wperf_cannot_read(self):
+        # The events are there: "record them" would be the wrong advice.
+        js, causes = run_sink(switches_without_prev_state())
+        self.assertIsNone(js)
+        msg = self.assertOneLineCause(causes, 'the trace has sched_switch events, but in '
+                                      'a layout wperf cannot read')
+        self.assertIn('no field `prev_state`', msg)
+        for h in RECORD_HINTS:
+            self.assertNotIn(h, msg)
 
     def test_nothing_the_analysis_reads(self):
         js, causes = run_sink(nothing_wperf_reads())

@@ -115,6 +115,9 @@ class Scenario:
         # callstack-kernel -t callstack-user` records them. Events give
         # theirs with the special fields _stack_kernel / _stack_user.
         self.callstacks = False
+        # Event layouts by name: LAYOUTS, unless a test gives an event
+        # another layout (as a tracer wperf does not know would write it).
+        self.layouts = dict(LAYOUTS)
 
     # -- threads -----------------------------------------------------------
     def thread(self, tid, comm, pid=None):
@@ -130,7 +133,7 @@ class Scenario:
     # -- raw events --------------------------------------------------------
     def ev(self, t, cpu, event_name, /, **fields):
         name = event_name
-        if name not in LAYOUTS:
+        if name not in self.layouts:
             raise ValueError('unknown event %s' % name)
         if not 0 <= cpu < self.ncpus:
             raise ValueError('cpu %d out of range (%d CPUs)' % (cpu, self.ncpus))
@@ -345,7 +348,7 @@ class _ScenarioIterator(bt2._UserMessageIterator):
         ecs = {}
         for name in scn.used_event_names():
             payload = tc.create_structure_field_class()
-            for fname, kind in LAYOUTS[name]:
+            for fname, kind in scn.layouts[name]:
                 payload.append_member(fname, _field_class(tc, kind))
             ecs[name] = sc.create_event_class(name=name, payload_field_class=payload)
         trace = tc(name='scenario', environment={
@@ -380,7 +383,7 @@ class _ScenarioIterator(bt2._UserMessageIterator):
                 ctx = msg.event.common_context_field
                 _set_field(ctx['callstack_kernel'], 'arr_u64', stacks[0])
                 _set_field(ctx['callstack_user'], 'arr_u64', stacks[1])
-            layout = dict(LAYOUTS[name])
+            layout = dict(scn.layouts[name])
             missing = set(layout) - set(fields)
             if missing:
                 raise ValueError('%s at %d: missing fields %s' % (name, t, sorted(missing)))
