@@ -214,7 +214,17 @@ class BadInput(unittest.TestCase):
 
     # -- the recorder -----------------------------------------------------------------
     def tracefs(self, params, user=None):
-        cmd = [BABELTRACE2, '--plugin-path=' + ws.plugin_dir(), '-c', 'source.wperf.tracefs',
+        plugins = ws.plugin_dir()
+        if user is not None:
+            # The build tree may be in a private (0700) directory, closed to
+            # that user: give it a copy of the plugin it can read.
+            plugins = tempfile.mkdtemp(prefix='wperf-plugin-')
+            self.addCleanup(shutil.rmtree, plugins, True)
+            os.chmod(plugins, 0o755)
+            so = os.path.join(plugins, 'babeltrace-plugin-wperf.so')
+            shutil.copy(os.path.join(ws.plugin_dir(), 'babeltrace-plugin-wperf.so'), so)
+            os.chmod(so, 0o755)
+        cmd = [BABELTRACE2, '--plugin-path=' + plugins, '-c', 'source.wperf.tracefs',
                '--params=' + params, '-c', 'sink.utils.dummy']
         if user is not None:
             cmd = ['setpriv', '--reuid=%d' % user, '--regid=%d' % user, '--clear-groups'] + cmd

@@ -784,10 +784,10 @@ def cmd_record(args):
     check_command(command)
     need_program("lttng", "lttng-tools")
     need_program("babeltrace2", "babeltrace2")
-    plugins = plugin_dir(args.plugin_path)
     if os.geteuid() != 0:
         raise Fail("recording kernel events needs root: run it with sudo "
                    "(sudo wperf record ...)")
+    plugins = plugin_dir(args.plugin_path)
     user = command_user(args.user) if command else None
     existed = os.path.exists(out)
     out = prepare_output(out)

@@ -214,9 +214,16 @@ class Errors(unittest.TestCase):
     def test_not_root(self):
         out = os.path.join(self.tmp, 'out')
         if os.geteuid() == 0:
-            # The same command as an unprivileged user.
+            # The same command as an unprivileged user, from a copy it can
+            # read: the build tree may be in a private (0700) directory.
             os.chmod(self.tmp, 0o777)
-            cmd = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', WPERF]
+            tools = os.path.join(self.tmp, 'tools')
+            os.mkdir(tools, 0o755)
+            for name in ('wperf', 'wperf_diff.py', 'wperf_babeltrace.py'):
+                shutil.copy(os.path.join(os.path.dirname(WPERF), name), tools)
+                os.chmod(os.path.join(tools, name), 0o755)
+            cmd = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups',
+                   os.path.join(tools, 'wperf')]
             p = subprocess.run(cmd + ['record', '-o', out, '--', 'true'], text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         else:
@@ -724,11 +731,17 @@ class FlightRecorder(Recording):
         # where every CPU has its history; it used to start at the oldest
         # event of any CPU, and then most of the writer's waits had no
         # wakeup on the busy CPU and no knot was found.
+        # The snapshot is taken while the workload still runs, as a user
+        # would take it: on a machine busy with other work, the rings fill
+        # with others' events within seconds of the workload's end.
         out, state = self.start('busy')
-        wl = subprocess.run([FIG1, '--seconds', '3'], stdout=subprocess.PIPE, text=True)
-        self.assertEqual(wl.returncode, 0)
+        wl = subprocess.Popen([FIG1, '--seconds', '4'], stdout=subprocess.PIPE, text=True)
+        self.addCleanup(lambda: wl.poll() is None and wl.kill())
+        time.sleep(3)
         p = wperf('snapshot', out)
         self.assertEqual(p.returncode, 0, p.stderr)
+        wl.communicate(timeout=60)
+        self.assertEqual(wl.returncode, 0)
         q = wperf('report', out, '--format', 'json', '--comms', 'fig1-writer,fig1-producer')
         self.assertEqual(q.returncode, 0, q.stderr)
         js = json.loads(q.stdout)
