@@ -28,6 +28,10 @@ DEB_PACKAGES += python3-lttnganalyses
 # libFuzzer targets (tests/fuzz/run.sh, suite fuzz); libFuzzer itself is in
 # libclang-rt, only a Recommends of clang.
 DEB_PACKAGES += clang libclang-rt-14-dev
+# The field suite (tests/field/): real servers and their load generators,
+# recorded and judged against /proc's truth, and the CPU hog of its loaded runs.
+DEB_PACKAGES += mariadb-server sysbench nginx-light wrk memcached libmemcached-tools \
+	fio stress-ng
 
 BUILD      := build
 BUILD_ASAN := build-asan

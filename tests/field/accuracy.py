@@ -1,0 +1,84 @@
+#!/usr/bin/python3
+"""Count how often the default report's first finding is right, per field
+case, quiet and under a CPU hog (doc/accuracy.md).
+
+    tests/field/accuracy.py [--runs 5] [--cases mariadb,nginx] [--modes quiet,loaded]
+                            [--keep] [--json FILE] [--verbose]
+
+Runs every case --runs times in each mode, alternating quiet and loaded,
+prints each run's truth and finding (--verbose) and a table: right, wrong,
+undecided (the truth too close to a threshold, README.md) per case and
+mode. Needs root (wperf record), the build tree's wperf
+(WPERF_BUILD_DIR, default build/) and the case's programs.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import cases  # noqa: E402
+import fieldlib  # noqa: E402
+
+HOG_CPUS = os.cpu_count() or 2
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--runs', type=int, default=5)
+    ap.add_argument('--cases', default=','.join(cases.CASES))
+    ap.add_argument('--modes', default='quiet,loaded')
+    ap.add_argument('--keep', action='store_true', help='keep each run\'s directory')
+    ap.add_argument('--json', help='write every run\'s result to this file')
+    ap.add_argument('--verbose', action='store_true')
+    a = ap.parse_args()
+    names = a.cases.split(',')
+    modes = a.modes.split(',')
+    for n in names:
+        if n not in cases.CASES:
+            sys.exit('accuracy: no case %r (cases: %s)' % (n, ', '.join(cases.CASES)))
+    results = []
+    print('started %s UTC' % time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime()), flush=True)
+    for i in range(a.runs):
+        for n in names:
+            for mode in modes:
+                try:
+                    r = fieldlib.run_case(cases.CASES[n], hog=HOG_CPUS if mode == 'loaded' else 0,
+                                          keep=a.keep)
+                except Exception as e:     # a run that failed to run counts as an error
+                    r = dict(case=n, loaded=mode == 'loaded', right='error', why=str(e)[-500:])
+                    print('%s %s run %d: ERROR %s' % (n, mode, i + 1, r['why']), flush=True)
+                    results.append(r)
+                    continue
+                r.pop('text', None)
+                results.append(r)
+                if a.verbose:
+                    print(fieldlib.describe(r), flush=True)
+                else:
+                    print('%s %s run %d: %s' % (n, mode, i + 1, r['why']), flush=True)
+    print('finished %s UTC' % time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime()))
+    print()
+    print('| case | mode | right | wrong | undecided | error | first findings |')
+    print('|---|---|---|---|---|---|---|')
+    for n in names:
+        for mode in modes:
+            rs = [r for r in results if r['case'] == n and r['loaded'] == (mode == 'loaded')]
+            cnt = {k: sum(1 for r in rs if r['right'] == k) for k in (True, False, None, 'error')}
+            found = {}
+            for r in rs:
+                if 'found' in r:
+                    key = '%s %s' % (r['found']['verdict'], r['found']['kind'])
+                    found[key] = found.get(key, 0) + 1
+            print('| %s | %s | %d | %d | %d | %d | %s |' % (
+                n, mode, cnt[True], cnt[False], cnt[None], cnt['error'],
+                ', '.join('%s ×%d' % kv for kv in sorted(found.items()))))
+    if a.json:
+        with open(a.json, 'w') as f:
+            json.dump(results, f, indent=1, default=str)
+
+
+if __name__ == '__main__':
+    main()

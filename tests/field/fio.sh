@@ -1,0 +1,8 @@
+#!/bin/bash
+# Field case: fio, FIELD_THREADS threads each writing 4 KiB blocks with an
+# fsync after every write, for FIELD_SECS seconds.
+D=$1
+echo $$ > "$D/driver.pid"
+fio --name=syncwrite --directory="$D" --thread --numjobs="$FIELD_THREADS" --rw=write \
+    --bs=4k --size=32m --fsync=1 --time_based --runtime="$FIELD_SECS" \
+    --group_reporting --output-format=json --output="$D/load.out" > /dev/null || exit 1
