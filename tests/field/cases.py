@@ -95,6 +95,11 @@ class Case:
     def stats(self, tmp, log):
         return ''
 
+    def throughput(self, tmp):
+        """The load's throughput (operations per second), or None."""
+        m = re.match(r'([\d.]+) ', self.stats(tmp, ''))
+        return float(m.group(1)) if m else None
+
     def cleanup(self, tmp):
         pass
 

@@ -357,6 +357,44 @@ def first_finding(js):
                 comms=sorted(set(v.get('comm', v['kind']) for v in mem)))
 
 
+def path_to_first(js):
+    """How the focus reaches the first finding: the widest path (the one
+    whose lightest edge is heaviest) from a focus vertex to a member, as
+    ["a -> b 1.23 s", ...]; [] when a focus vertex is a member. The edge
+    that misled a wrong answer is on it."""
+    import heapq
+    if not js['knots']:
+        return []
+    byid = {v['id']: v['name'] for v in js['vertices']}
+    members = set(js['knots'][0]['members'])
+    out = {}
+    for e in js['edges']:
+        out.setdefault(e['from'], []).append(e)
+    best, prev = {}, {}
+    heap = [(-float('inf'), f) for f in js['focus']]
+    for f in js['focus']:
+        best[f] = float('inf')
+    while heap:
+        w, v = heapq.heappop(heap)
+        w = -w
+        if w < best.get(v, -1):
+            continue
+        if v in members:
+            path = []
+            while v in prev:
+                e = prev[v]
+                path.append('%s -> %s %.3f s' % (byid[e['from']], byid[e['to']],
+                                                  e['weight_ns'] / 1e9))
+                v = e['from']
+            return path[::-1]
+        for e in out.get(v, []):
+            nw = min(w, e['weight_ns'])
+            if nw > best.get(e['to'], -1):
+                best[e['to']], prev[e['to']] = nw, e
+                heapq.heappush(heap, (-nw, e['to']))
+    return ['(no path from the focus)']
+
+
 # ----------------------------------------------------------------- run ----
 
 def field_root():
@@ -412,6 +450,9 @@ def run_case(case, hog=0, keep=False, log=print):
             text = f.read()
         expected = case.expected(truth)
         found = first_finding(js)
+        found['path'] = path_to_first(js)
+        found['second'] = [first_finding(dict(js, knots=js['knots'][i:]))['names'][:4]
+                           for i in (1, 2) if len(js['knots']) > i]
         right, why = judge(expected, found)
         return dict(case=case.name, loaded=bool(hog), truth=truth, stats=stats,
                     expected=expected, found=found, right=right, why=why,
@@ -458,9 +499,10 @@ def describe(res):
                      ' S %6.2fs' % (comm, c['threads'], c['active'], c['life'] / 1e9,
                                     c['run'] / 1e9, c['rq'] / 1e9, c['D'] / 1e9,
                                     c['S'] / 1e9))
-    lines.append('  first finding: %s %s %s class=%s' % (
+    lines.append('  first finding: %s %s %s class=%s; reached by %s; next: %s' % (
         res['found']['verdict'], res['found']['kind'], res['found']['names'][:8],
-        res['found']['cls']))
+        res['found']['cls'], ', '.join(res['found'].get('path', [])) or 'the focus itself',
+        res['found'].get('second')))
     return '\n'.join(lines)
 
 
