@@ -378,11 +378,19 @@ def analyse(args):
         if args.threshold:
             params.append(f"threshold={quoted(args.threshold)}")
         cmd += list(args.traces) + ["-c", "sink.wperf.knots", "--params=" + ",".join(params)]
+        # babeltrace2 2.0 spins forever on a metadata file cut inside a packet.
+        problem = shared().check_metadata(args.traces)
+        if problem:
+            raise Fail(f"cannot analyse {' '.join(args.traces)}: {problem}")
         try:
             p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, errors="replace")
+                               stderr=subprocess.PIPE, text=True, errors="replace",
+                               timeout=args.timeout or None)
         except FileNotFoundError:
             raise Fail("babeltrace2 is missing: install it (apt-get install babeltrace2)")
+        except subprocess.TimeoutExpired:
+            raise Fail(f"babeltrace2 did not finish within {args.timeout:g} s "
+                       "(--timeout SECONDS, 0 for no limit)")
         if p.returncode != 0:
             raise Fail(f"babeltrace2 cannot analyse {' '.join(args.traces)}: "
                        f"{shared().failure(p.stderr)}")
@@ -431,6 +439,8 @@ def build_parser():
                    help="directory of babeltrace-plugin-wperf.so")
     p.add_argument("--pids", metavar="LIST", help="focus: pids or tids (sink parameter pids)")
     p.add_argument("--threshold", metavar="T", help='refinement threshold ("20%%", "250ms")')
+    p.add_argument("--timeout", type=float, default=3600, metavar="SECONDS",
+                   help="stop babeltrace2 after SECONDS (default 3600; 0: no limit)")
     return p
 
 

@@ -1158,9 +1158,18 @@ def cmd_report(args, sink_args):
     cmd = ["babeltrace2", f"--plugin-path={plugins}", trace, "-c", "sink.wperf.knots"]
     if params:
         cmd.append("--params=" + ",".join(params))
+    # babeltrace2 2.0 spins forever on a metadata file cut inside a packet.
+    problem = shared().check_metadata([trace])
+    if problem:
+        raise Fail(f"cannot report {trace}: {problem}")
     # The report goes to stdout as it is written; babeltrace2's stderr is
     # kept, to say in one line why it failed (--verbose: all of it).
-    p = subprocess.run(cmd, stderr=subprocess.PIPE, text=True, errors="replace")
+    try:
+        p = subprocess.run(cmd, stderr=subprocess.PIPE, text=True, errors="replace",
+                           timeout=args.timeout or None)
+    except subprocess.TimeoutExpired:
+        raise Fail(f"cannot report {trace}: babeltrace2 did not finish within "
+                   f"{args.timeout:g} s (--timeout SECONDS, 0 for no limit)")
     if p.returncode == 0 or args.verbose:
         sys.stderr.write(p.stderr)
     if p.returncode == 0 and command_pid:
@@ -1286,6 +1295,8 @@ def build_parsers():
     rep.add_argument("--min-weight", metavar="W", help='noise floor ("1%%", "5ms")')
     rep.add_argument("--params", metavar="STR",
                      help="more sink parameters, in babeltrace2's --params syntax")
+    rep.add_argument("--timeout", type=float, default=3600, metavar="SECONDS",
+                     help="stop babeltrace2 after SECONDS (default 3600; 0: no limit)")
     rep.add_argument("--verbose", action="store_true",
                      help="on failure, show babeltrace2's whole error, not only its cause")
 

@@ -7,6 +7,7 @@ themselves (the build tree) or from there.
 """
 import os
 import re
+import struct
 
 PLUGIN_FILE = "babeltrace-plugin-wperf.so"
 
@@ -41,6 +42,73 @@ def plugin_dir(option, build_dir, system_dir):
                                 "or give the right --plugin-path)")
     raise PluginMissing("the wperf babeltrace2 plugin is missing: install wperf "
                         "(make install) or pass --plugin-path=BUILD/plugin")
+
+
+# A packetized CTF 1.8 metadata stream is a sequence of packets, each with
+# a 37-byte header: magic 0x75D11D57, uuid[16], checksum, content_size and
+# packet_size (in bits, uint32 each), then five one-byte fields. babeltrace2
+# 2.0 spins forever on a metadata file cut inside a packet, so the commands
+# check every packet before handing a trace over.
+METADATA_MAGIC = 0x75D11D57
+METADATA_HEADER = 37
+
+
+def metadata_problem(path):
+    """Why the metadata file PATH cannot be read whole, in one line, or
+    None. Plain-text metadata (not packetized) is not checked here."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        return f"cannot read {path}: {e.strerror}"
+    if len(data) < 4:
+        return None if not data.strip() else f"{path} is cut short ({len(data)} bytes)"
+    for order in "<>":
+        if struct.unpack(order + "I", data[:4])[0] == METADATA_MAGIC:
+            break
+    else:
+        return None     # text metadata: babeltrace2 reports its own errors
+    offset, n = 0, 0
+    while offset < len(data):
+        n += 1
+        head = data[offset:offset + METADATA_HEADER]
+        if len(head) < METADATA_HEADER:
+            return (f"{path} is cut short inside the header of metadata packet {n} "
+                    f"(at byte {offset} of {len(data)}): the trace was not closed "
+                    "properly or not copied whole")
+        magic, content_bits, packet_bits = (struct.unpack(order + "I", head[:4])[0],
+                                            *struct.unpack(order + "II", head[24:32]))
+        if magic != METADATA_MAGIC:
+            return (f"{path}: metadata packet {n} (at byte {offset}) has no packet "
+                    "magic: the file is damaged")
+        size = packet_bits // 8
+        if packet_bits % 8 or size < METADATA_HEADER or content_bits > packet_bits:
+            return (f"{path}: metadata packet {n} (at byte {offset}) has an impossible "
+                    f"size ({packet_bits} bits, content {content_bits} bits): the file "
+                    "is damaged")
+        if offset + size > len(data):
+            return (f"{path} is cut short inside metadata packet {n} (it needs bytes "
+                    f"{offset} to {offset + size}, the file has {len(data)}): the trace "
+                    "was not closed properly or not copied whole")
+        offset += size
+    return None
+
+
+def check_metadata(paths):
+    """metadata_problem() of every `metadata` file under the trace paths
+    (directories are searched, links not followed): the first problem
+    found, or None."""
+    for top in paths:
+        if os.path.isfile(top):
+            found = [top] if os.path.basename(top) == "metadata" else []
+        else:
+            found = [os.path.join(root, "metadata") for root, _, files in os.walk(top)
+                     if "metadata" in files]
+        for path in sorted(found):
+            problem = metadata_problem(path)
+            if problem:
+                return problem
+    return None
 
 
 # babeltrace2's CLI writes log lines ("11-22 07:31:43.460 31878 31878 E

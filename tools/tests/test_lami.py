@@ -250,6 +250,22 @@ class TestLami(unittest.TestCase):
         self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
         self.assertIn("CTF metadata cannot be read", p.stderr)
 
+    def test_metadata_cut_inside_a_packet(self):
+        # babeltrace2 2.0 spins forever on it: wperf-lami checks the
+        # metadata packets first and names the file.
+        with tempfile.TemporaryDirectory() as tmp:
+            cut = os.path.join(tmp, "kernel")
+            shutil.copytree(TRACE, cut)
+            for root, dirs, files in os.walk(cut):
+                for n in dirs + files:
+                    os.chmod(os.path.join(root, n), 0o755 if n in dirs else 0o644)
+            os.truncate(os.path.join(cut, "metadata"), 200000)
+            p = lami(cut)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        self.assertIn("metadata is cut short inside metadata packet", p.stderr)
+        self.assertIn("error-message", json.loads(p.stdout))
+
     def test_usage_errors(self):
         # wperf-lami(1), EXIT STATUS: 2 for usage, 1 when the analysis
         # cannot run.
