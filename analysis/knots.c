@@ -13,10 +13,18 @@
  * Nothing recurses: Tarjan's algorithm keeps its own call stack, and the
  * pieces of a knot still to refine wait on a work list. One SCC pass costs
  * O(V + E) of the vertex set it is given. Refinement cuts edges in an
- * order fixed by their weights and cutting never reconnects a graph, so
+ * order fixed by their weights, a tie (edges within the tie tolerance of
+ * the lightest) at a time, and cutting never reconnects a graph, so
  * where the cutting stops is found by bisection: O(log E) passes per
- * piece rather than one per cut edge (tests/unit/test-knots-reference.c
- * checks this against the one-edge-at-a-time definition).
+ * piece rather than one per cut tie (tests/unit/test-knots-reference.c
+ * checks this against the one-tie-at-a-time definition).
+ *
+ * Which components are knots is the knot rule (knots.h): every component,
+ * not only the terminal ones, is weighed (internal and leaving weight, one
+ * pass over its edges); under the dominant rule a component that little
+ * leaves is a knot too, and one that is heavy but fails the rule is kept
+ * as a group for the report. The parts refinement leaves are judged by
+ * the same rule within the piece they come from.
  *
  * Background knots are found after refinement, one round at a time: each
  * round analyses the graph without the vertices found background so far,
@@ -50,6 +58,20 @@ static int64_t add_saturating(int64_t a, int64_t b)
 	if (b < 0 && a < INT64_MIN - b)
 		return INT64_MIN;
 	return a + b;
+}
+
+bool wperf_within_ppm(int64_t a, int64_t b, int64_t ppm)
+{
+	if (a <= 0)
+		return true;
+	if (b <= 0 || ppm <= 0)
+		return false;
+	if (ppm > WPERF_PPM_MAX)
+		ppm = WPERF_PPM_MAX;
+	/* floor(b * ppm / 10^6) without overflow: b = q * 10^6 + r, and
+	 * q * ppm <= b, r * ppm < 10^12. */
+	int64_t q = b / WPERF_PPM_MAX, r = b % WPERF_PPM_MAX;
+	return a <= q * ppm + r * ppm / WPERF_PPM_MAX;
 }
 
 /* ------------------------------------------------------------------ */
@@ -297,6 +319,50 @@ static int scc_compute(struct kgraph *kg, const uint32_t *verts, size_t n,
 	return 0;
 }
 
+/*
+ * Per component of c (computed over verts[]): the summed weight of the
+ * active edges inside it, and of those from it to other vertices of the
+ * set. Both arrays malloc'd, n_comp long. -1 on allocation failure.
+ */
+static int component_weights(struct kgraph *kg, const struct scc *c,
+			     const uint32_t *verts, size_t n,
+			     int64_t **inside, int64_t **leaving)
+{
+	*inside = calloc(c->n_comp ? c->n_comp : 1, sizeof **inside);
+	*leaving = calloc(c->n_comp ? c->n_comp : 1, sizeof **leaving);
+	if (!*inside || !*leaving) {
+		free(*inside);
+		free(*leaving);
+		*inside = *leaving = NULL;
+		return -1;
+	}
+	mark_set(kg, verts, n, true);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t v = verts[i];
+		for (size_t k = kg->out_start[v]; k < kg->out_start[v + 1]; k++) {
+			size_t e = kg->out_edge[k];
+			uint32_t w = kedge(kg, e)->to;
+			if (!kg->active[e] || !kg->in_set[w])
+				continue;
+			int64_t *sum = kg->comp[w] == kg->comp[v] ? &(*inside)[kg->comp[v]]
+								  : &(*leaving)[kg->comp[v]];
+			*sum = add_saturating(*sum, kedge(kg, e)->weight_ns);
+		}
+	}
+	mark_set(kg, verts, n, false);
+	return 0;
+}
+
+/*
+ * The knot rule (knots.h, doc/wperf-analysis.7.md): nothing leaves the
+ * group (the paper's terminal component), or what leaves it weighs at
+ * most leave_ppm of what stays inside (the dominant rule; strict is 0).
+ */
+static bool knot_rule(int64_t leave_ppm, int64_t inside, int64_t leaving)
+{
+	return leaving <= 0 || wperf_within_ppm(leaving, inside, leave_ppm);
+}
+
 /* ------------------------------------------------------------------ */
 /* Results and work list                                               */
 /* ------------------------------------------------------------------ */
@@ -321,6 +387,8 @@ struct search {
 	int64_t min_weight_ns;
 	const bool *focus;
 	const bool *opaque;                 /* not entered from the focus */
+	int64_t leave_ppm;                  /* the knot rule (knots.h) */
+	int64_t tie_ppm;                    /* ties in the cut order (knots.h) */
 	bool *gone;                         /* per vertex: in a background knot */
 	struct wperf_knot *bg;              /* background knots of past rounds */
 	size_t n_bg, cap_bg;
@@ -330,6 +398,8 @@ struct search {
 	size_t n_work, cap_work;
 	struct origin *origins;
 	size_t n_origins, cap_origins;
+	struct wperf_group *groups;         /* heavy groups that are not knots */
+	size_t n_groups, cap_groups;
 };
 
 /* Grow *arr (of elem-size items) so that one more fits. */
@@ -361,7 +431,15 @@ static void knot_fini(struct wperf_knot *k)
 	free(k->edges);
 	free(k->component);
 	free(k->removed);
+	free(k->leaving);
 	memset(k, 0, sizeof *k);
+}
+
+static void group_fini(struct wperf_group *gr)
+{
+	free(gr->members);
+	free(gr->leaving);
+	memset(gr, 0, sizeof *gr);
 }
 
 static void search_fini(struct search *s)
@@ -375,6 +453,9 @@ static void search_fini(struct search *s)
 	for (size_t i = 0; i < s->n_origins; i++)
 		free(s->origins[i].members);
 	free(s->origins);
+	for (size_t i = 0; i < s->n_groups; i++)
+		group_fini(&s->groups[i]);
+	free(s->groups);
 	for (size_t i = 0; i < s->n_bg; i++)
 		knot_fini(&s->bg[i]);
 	free(s->bg);
@@ -443,10 +524,11 @@ static int cmp_heaviest_first(const void *a, const void *b)
 	return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-/* Active edges with both ends in verts[]: their indexes into *out
- * (malloc'd, caller frees) and their count into *n_out. */
-static int internal_edges(struct kgraph *kg, const uint32_t *verts, size_t n,
-			  size_t **out, size_t *n_out)
+/* Active edges from verts[] with their other end in verts[] too (inside)
+ * or not (leaving): their indexes into *out (malloc'd, caller frees) and
+ * their count into *n_out. */
+static int edges_from(struct kgraph *kg, const uint32_t *verts, size_t n, bool inside,
+		      size_t **out, size_t *n_out)
 {
 	size_t count = 0, cap = 0;
 	size_t *list = NULL;
@@ -456,7 +538,7 @@ static int internal_edges(struct kgraph *kg, const uint32_t *verts, size_t n,
 		uint32_t v = verts[i];
 		for (size_t k = kg->out_start[v]; k < kg->out_start[v + 1]; k++) {
 			size_t e = kg->out_edge[k];
-			if (!kg->active[e] || !kg->in_set[kedge(kg, e)->to])
+			if (!kg->active[e] || kg->in_set[kedge(kg, e)->to] != inside)
 				continue;
 			if (grow((void **)&list, &cap, count, sizeof *list)) {
 				mark_set(kg, verts, n, false);
@@ -470,6 +552,12 @@ static int internal_edges(struct kgraph *kg, const uint32_t *verts, size_t n,
 	*out = list;
 	*n_out = count;
 	return 0;
+}
+
+static int internal_edges(struct kgraph *kg, const uint32_t *verts, size_t n,
+			  size_t **out, size_t *n_out)
+{
+	return edges_from(kg, verts, n, true, out, n_out);
 }
 
 /* The order refinement cuts edges in: lightest first, ties by lowest
@@ -510,6 +598,42 @@ static int64_t rank_edges(const struct kgraph *kg, size_t *edges, size_t n,
 /* Emitting knots and sinks                                            */
 /* ------------------------------------------------------------------ */
 
+/* The active edges from verts[] to other vertices, heaviest first, and
+ * their summed weight: what a knot or group waits on outside itself. */
+static int find_leaving(struct kgraph *kg, const uint32_t *verts, size_t n,
+			size_t **out, size_t *n_out, int64_t *sum)
+{
+	int err;
+
+	*out = NULL;
+	*n_out = 0;
+	*sum = 0;
+	if (edges_from(kg, verts, n, false, out, n_out))
+		return -1;
+	*sum = rank_edges(kg, *out, *n_out, cmp_heaviest_first, &err);
+	return err;
+}
+
+/* A heavy strongly connected group that fails the knot rule, kept so the
+ * report can say why it is not a knot. */
+static int record_group(struct search *s, const uint32_t *members, size_t n,
+			int64_t inside)
+{
+	struct wperf_group *gr;
+
+	if (grow((void **)&s->groups, &s->cap_groups, s->n_groups, sizeof *s->groups))
+		return -1;
+	gr = &s->groups[s->n_groups++];
+	memset(gr, 0, sizeof *gr);
+	gr->members = copy_sorted(members, n);
+	if (!gr->members)
+		return -1;
+	gr->n_members = n;
+	gr->weight_ns = inside;
+	return find_leaving(&s->kg, gr->members, n, &gr->leaving, &gr->n_leaving,
+			    &gr->leaving_ns);
+}
+
 /* Turn a finished piece into a reported knot. Takes ownership of p's
  * arrays and of `edges` (its internal edges) in every case. */
 static int emit_knot(struct search *s, struct piece *p, size_t *edges,
@@ -539,7 +663,8 @@ static int emit_knot(struct search *s, struct piece *p, size_t *edges,
 	if (!k->component)
 		return -1;      /* the item is complete enough for knot_fini */
 	k->n_component = o->n;
-	return 0;
+	return find_leaving(&s->kg, k->members, k->n_members, &k->leaving,
+			    &k->n_leaving, &k->leaving_ns);
 }
 
 /*
@@ -605,14 +730,17 @@ static int emit_sink(struct search *s, uint32_t v, int64_t incoming_ns)
 /* Refinement                                                          */
 /* ------------------------------------------------------------------ */
 
-/* A new piece for each terminal component of p's remaining subgraph; each
- * inherits the edges removed so far. p itself is released. */
-static int split_piece(struct search *s, struct piece *p, const struct scc *c)
+/* A new piece for each component of p's remaining subgraph that passes
+ * the knot rule within p (inside, leaving: its weights, edges to the
+ * rest of p counting as leaving); each inherits the edges removed so far.
+ * p itself is released. */
+static int split_piece(struct search *s, struct piece *p, const struct scc *c,
+		       const int64_t *inside, const int64_t *leaving)
 {
 	int rc = 0;
 
 	for (size_t ci = 0; ci < c->n_comp && rc == 0; ci++) {
-		if (!c->terminal[ci])
+		if (!knot_rule(s->leave_ppm, inside[ci], leaving[ci]))
 			continue;   /* it waits on another part: not inescapable */
 		size_t n = c->start[ci + 1] - c->start[ci];
 		struct piece child = { .n = n, .origin = p->origin,
@@ -677,37 +805,78 @@ static int strongly_connected(struct kgraph *kg, const uint32_t *verts, size_t n
 }
 
 /*
- * How many edges of the cut order can go before the piece must stop, and
- * why: at `n_edges - n` cuts what is left is a simple cycle, and an edge
- * weighing the threshold is never cut. The simple-cycle test comes first,
- * as in the one-edge-at-a-time description.
+ * The ties of the cut order (lightest first): a tie is the run of edges
+ * within tie_ppm of its first, lightest, edge (exactly equal weights are
+ * always one tie), and refinement cuts a tie whole or not at all, so that
+ * alike members (a pool's workers, each waiting on one disk as much as
+ * the others) stay or go together. bounds[t] is how many edges are cut
+ * once ties 0..t are. NULL on allocation failure.
  */
-static size_t cut_limit(const struct search *s, const struct piece *p,
-			const size_t *cut, size_t n_edges, const char **why)
+static size_t *tie_bounds(const struct search *s, const size_t *cut, size_t n_edges,
+			  size_t *n_ties)
 {
-	size_t limit = n_edges > p->n ? n_edges - p->n : 0;
+	size_t *bounds = malloc((n_edges ? n_edges : 1) * sizeof *bounds);
+	size_t n = 0;
 
-	*why = "simple cycle";
-	for (size_t j = 0; j < limit; j++)
-		if (kedge(&s->kg, cut[j])->weight_ns >= s->threshold_ns) {
-			*why = "threshold";
-			return j;
-		}
-	return limit;
+	if (!bounds)
+		return NULL;
+	for (size_t j = 0; j < n_edges;) {
+		int64_t lightest = kedge(&s->kg, cut[j])->weight_ns;
+		size_t end = j + 1;
+
+		while (end < n_edges &&
+		       wperf_within_ppm(kedge(&s->kg, cut[end])->weight_ns - lightest,
+					lightest, s->tie_ppm))
+			end++;
+		bounds[n++] = end;
+		j = end;
+	}
+	*n_ties = n;
+	return bounds;
 }
 
-/* Smallest k in [1, hi] whose cut prefix disconnects the piece, knowing
- * that hi does. Cutting more edges never reconnects a graph, so the
- * answer can be found by bisection: O((V + E) log E) instead of one SCC
- * pass per cut edge. Leaves exactly k edges cut. -1 on failure. */
+/*
+ * How many ties of the cut order can go before the piece must stop, and
+ * why: with as many edges left as vertices what is left is a simple cycle
+ * (or, fewer, no longer strongly connected), and a tie holding an edge
+ * that weighs the threshold is never cut (an edge that heavy is never
+ * cut, and its tie goes with it). The simple-cycle test comes first, as
+ * in the one-tie-at-a-time description.
+ */
+static size_t cut_limit(const struct search *s, const struct piece *p,
+			const size_t *cut, size_t n_edges, const size_t *bounds,
+			const char **why)
+{
+	size_t t = 0, at = 0;   /* ties cut so far, and their edges */
+
+	for (;; t++) {
+		if (n_edges - at <= p->n) {
+			*why = "simple cycle";
+			return t;
+		}
+		/* at < n_edges, so tie t exists; its last edge is its heaviest. */
+		if (kedge(&s->kg, cut[bounds[t] - 1])->weight_ns >= s->threshold_ns) {
+			*why = "threshold";
+			return t;
+		}
+		at = bounds[t];
+	}
+}
+
+/* Smallest t in [1, hi] such that cutting the first t ties disconnects
+ * the piece, knowing that hi ties do. Cutting more edges never reconnects
+ * a graph, so the answer can be found by bisection: O((V + E) log E)
+ * instead of one SCC pass per tie. Leaves exactly those ties cut and
+ * their edge count in *k. -1 on failure. */
 static int first_disconnecting_cut(struct kgraph *kg, const struct piece *p,
-				   const size_t *cut, size_t *now, size_t hi, size_t *k)
+				   const size_t *cut, const size_t *bounds, size_t *now,
+				   size_t hi, size_t *k)
 {
 	size_t lo = 1;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		cut_prefix(kg, cut, now, mid);
+		cut_prefix(kg, cut, now, bounds[mid - 1]);
 		int sc = strongly_connected(kg, p->verts, p->n);
 		if (sc < 0)
 			return -1;
@@ -716,8 +885,8 @@ static int first_disconnecting_cut(struct kgraph *kg, const struct piece *p,
 		else
 			hi = mid;
 	}
-	cut_prefix(kg, cut, now, hi);
-	*k = hi;
+	cut_prefix(kg, cut, now, bounds[hi - 1]);
+	*k = bounds[hi - 1];
 	return 0;
 }
 
@@ -727,29 +896,38 @@ static int split_after_cut(struct search *s, struct piece *p, const size_t *cut,
 			   size_t k)
 {
 	struct scc c;
+	int64_t *inside = NULL, *leaving = NULL;
 
 	if (record_removals(&s->kg, p, cut, k) ||
 	    scc_compute(&s->kg, p->verts, p->n, &c)) {
 		piece_fini(p);
 		return -1;
 	}
-	int rc = split_piece(s, p, &c);
+	if (component_weights(&s->kg, &c, p->verts, p->n, &inside, &leaving)) {
+		scc_fini(&c);
+		piece_fini(p);
+		return -1;
+	}
+	int rc = split_piece(s, p, &c, inside, leaving);
+	free(inside);
+	free(leaving);
 	scc_fini(&c);
 	return rc;
 }
 
 /*
- * Refine a strongly connected piece (METHOD.md §7): cut its lightest edge
- * again and again until it is a single vertex or a simple cycle, its
- * lightest edge reaches the threshold, or it is no longer strongly
- * connected (then its terminal parts go back on the work list). The cut
- * order is fixed by the weights, so instead of cutting one edge at a
- * time this finds directly how far the cutting goes. Takes ownership of p.
+ * Refine a strongly connected piece (METHOD.md §7): cut its lightest edges
+ * (a tie at a time) again and again until it is a single vertex or a
+ * simple cycle, its lightest edge reaches the threshold, or it is no
+ * longer strongly connected (then its parts that pass the knot rule go
+ * back on the work list). The cut order is fixed by the weights, so
+ * instead of cutting one tie at a time this finds directly how far the
+ * cutting goes. Takes ownership of p.
  */
 static int refine_piece(struct search *s, struct piece *p)
 {
 	struct kgraph *kg = &s->kg;
-	size_t *cut = NULL, n_edges = 0, now = 0, k;
+	size_t *cut = NULL, *bounds = NULL, n_edges = 0, n_ties = 0, now = 0, k;
 	const char *why;
 	int err;
 
@@ -762,16 +940,18 @@ static int refine_piece(struct search *s, struct piece *p)
 	if (p->n == 1)
 		return emit_knot(s, p, cut, n_edges, "single vertex");
 	rank_edges(kg, cut, n_edges, cmp_lightest_first, &err);
-	if (err) {
+	if (err || !(bounds = tie_bounds(s, cut, n_edges, &n_ties))) {
 		free(cut);
 		piece_fini(p);
 		return -1;
 	}
-	size_t limit = cut_limit(s, p, cut, n_edges, &why);
+	size_t ties = cut_limit(s, p, cut, n_edges, bounds, &why);
+	size_t limit = ties ? bounds[ties - 1] : 0;
 	cut_prefix(kg, cut, &now, limit);
 	int sc = limit == 0 ? 1 : strongly_connected(kg, p->verts, p->n);
 	if (sc > 0) {
 		/* Stops before disconnecting: what is left is the knot. */
+		free(bounds);
 		if (record_removals(kg, p, cut, limit)) {
 			free(cut);
 			piece_fini(p);
@@ -781,11 +961,13 @@ static int refine_piece(struct search *s, struct piece *p)
 			memmove(cut, cut + limit, (n_edges - limit) * sizeof *cut);
 		return emit_knot(s, p, cut, n_edges - limit, why);
 	}
-	if (sc < 0 || first_disconnecting_cut(kg, p, cut, &now, limit, &k)) {
+	if (sc < 0 || first_disconnecting_cut(kg, p, cut, bounds, &now, ties, &k)) {
+		free(bounds);
 		free(cut);
 		piece_fini(p);
 		return -1;
 	}
+	free(bounds);
 	int rc = split_after_cut(s, p, cut, k);
 	free(cut);
 	return rc;
@@ -872,16 +1054,23 @@ static int incoming(const struct kgraph *kg, int64_t **weight, uint64_t **count)
 	return 0;
 }
 
-/* A terminal component becomes a piece to refine (knot), a sink, or
- * nothing (a vertex nobody waits on). */
-static int classify_terminal(struct search *s, const uint32_t *members, size_t n,
-			     const int64_t *in_weight, const uint64_t *in_count)
+/*
+ * A component becomes a piece to refine (a knot: it passes the knot
+ * rule), a sink (a terminal single vertex others wait on), a heavy group
+ * that is not a knot (kept for the report), or nothing. inside, leaving:
+ * its weights (component_weights).
+ */
+static int classify_component(struct search *s, const uint32_t *members, size_t n,
+			      int64_t inside, int64_t leaving,
+			      const int64_t *in_weight, const uint64_t *in_count)
 {
 	if (n == 1 && !has_self_loop(&s->kg, members[0])) {
-		if (in_count[members[0]] == 0)
+		if (leaving > 0 || in_count[members[0]] == 0)
 			return 0;
 		return emit_sink(s, members[0], in_weight[members[0]]);
 	}
+	if (!knot_rule(s->leave_ppm, inside, leaving))
+		return inside >= s->threshold_ns ? record_group(s, members, n, inside) : 0;
 	if (grow((void **)&s->origins, &s->cap_origins, s->n_origins,
 		 sizeof *s->origins))
 		return -1;
@@ -897,13 +1086,15 @@ static int classify_terminal(struct search *s, const uint32_t *members, size_t n
 	return push_piece(s, &p);
 }
 
-/* in_weight/in_count: what waits on each vertex in the whole graph, so a
+/* The knots (to refine), sinks and heavy groups of the graph.
+ * in_weight/in_count: what waits on each vertex in the whole graph, so a
  * focused thread others wait on is still a sink. */
-static int find_terminal(struct search *s, const bool *reach,
+static int find_components(struct search *s, const bool *reach,
 			 const int64_t *in_weight, const uint64_t *in_count)
 {
 	struct kgraph *kg = &s->kg;
 	uint32_t *all = malloc((kg->nv ? kg->nv : 1) * sizeof *all);
+	int64_t *inside = NULL, *leaving = NULL;
 	struct scc c = { 0 };
 	int rc = -1;
 
@@ -911,21 +1102,22 @@ static int find_terminal(struct search *s, const bool *reach,
 		goto out;
 	for (uint32_t v = 0; v < kg->nv; v++)
 		all[v] = v;
-	if (scc_compute(kg, all, kg->nv, &c))
+	if (scc_compute(kg, all, kg->nv, &c) ||
+	    component_weights(kg, &c, all, kg->nv, &inside, &leaving))
 		goto out;
 	rc = 0;
 	for (size_t ci = 0; ci < c.n_comp && rc == 0; ci++) {
 		const uint32_t *members = &c.order[c.start[ci]];
-		if (!c.terminal[ci])
-			continue;
 		/* A component is strongly connected: reaching one member
 		 * reaches them all, so testing one is enough. */
 		if (reach && !reach[members[0]])
 			continue;
-		rc = classify_terminal(s, members, c.start[ci + 1] - c.start[ci],
-				       in_weight, in_count);
+		rc = classify_component(s, members, c.start[ci + 1] - c.start[ci],
+					inside[ci], leaving[ci], in_weight, in_count);
 	}
 out:
+	free(inside);
+	free(leaving);
 	scc_fini(&c);
 	free(all);
 	return rc;
@@ -941,6 +1133,15 @@ static int cmp_report_order(const void *a, const void *b)
 	const struct wperf_knot *x = a, *y = b;
 	if (x->kind != y->kind)   /* enum order: knot, sink, background */
 		return (x->kind > y->kind) - (x->kind < y->kind);
+	if (x->weight_ns != y->weight_ns)
+		return x->weight_ns < y->weight_ns ? 1 : -1;
+	return cmp_u32(&x->members[0], &y->members[0]);
+}
+
+/* Heavy groups that are not knots: heaviest first. */
+static int cmp_groups(const void *a, const void *b)
+{
+	const struct wperf_group *x = a, *y = b;
 	if (x->weight_ns != y->weight_ns)
 		return x->weight_ns < y->weight_ns ? 1 : -1;
 	return cmp_u32(&x->members[0], &y->members[0]);
@@ -983,7 +1184,7 @@ static int search_round(struct search *s)
 			goto out;
 		restrict_to(&s->kg, reach);
 	}
-	if (find_terminal(s, reach, in_weight, in_count))
+	if (find_components(s, reach, in_weight, in_count))
 		goto out;
 	while (s->n_work > 0) {
 		struct piece p = s->work[--s->n_work];
@@ -1045,6 +1246,9 @@ static void drop_round(struct search *s)
 	for (size_t i = 0; i < s->n_origins; i++)
 		free(s->origins[i].members);
 	s->n_origins = 0;
+	for (size_t i = 0; i < s->n_groups; i++)
+		group_fini(&s->groups[i]);
+	s->n_groups = 0;
 }
 
 /* Move this round's background knots to s->bg and mark their vertices
@@ -1106,6 +1310,8 @@ int wperf_knots_find(const struct wperf_graph *g,
 	s.min_weight_ns = opts ? opts->min_weight_ns : 0;
 	s.focus = opts ? opts->focus : NULL;
 	s.opaque = opts ? opts->opaque : NULL;
+	s.leave_ppm = opts ? opts->leave_ppm : 0;
+	s.tie_ppm = opts ? opts->tie_ppm : 0;
 	if (kgraph_init(&s.kg, g, s.min_weight_ns))
 		return -1;
 	s.gone = calloc(g->n_vertices ? g->n_vertices : 1, sizeof *s.gone);
@@ -1113,10 +1319,16 @@ int wperf_knots_find(const struct wperf_graph *g,
 		goto out;
 	if (s.n_items > 0)
 		qsort(s.items, s.n_items, sizeof *s.items, cmp_report_order);
+	if (s.n_groups > 0)
+		qsort(s.groups, s.n_groups, sizeof *s.groups, cmp_groups);
 	out->items = s.items;
 	out->n = s.n_items;
+	out->groups = s.groups;
+	out->n_groups = s.n_groups;
 	s.items = NULL;
 	s.n_items = 0;
+	s.groups = NULL;
+	s.n_groups = 0;
 	rc = 0;
 out:
 	if (rc)
@@ -1134,4 +1346,9 @@ void wperf_knots_fini(struct wperf_knots *k)
 	free(k->items);
 	k->items = NULL;
 	k->n = 0;
+	for (size_t i = 0; i < k->n_groups; i++)
+		group_fini(&k->groups[i]);
+	free(k->groups);
+	k->groups = NULL;
+	k->n_groups = 0;
 }

@@ -111,6 +111,7 @@ static void json_id_array(FILE *out, const uint32_t *ids, size_t n)
 static void write_header(const struct wperf_report *r, FILE *out)
 {
 	const struct wperf_graph *g = r->graph;
+	char share[32];
 
 	fputs("{\n  \"format\": \"wperf-report\",\n  \"version\": 1,\n", out);
 	fputs("  \"time_range\": {", out);
@@ -130,6 +131,16 @@ static void write_header(const struct wperf_report *r, FILE *out)
 	json_i64(out, r->min_weight_ns);
 	json_key(out, "spec", 0);
 	json_string(out, r->min_weight_spec);
+	fputs("},\n  \"knot_rule\": {", out);
+	json_key(out, "rule", 1);
+	json_string(out, r->strict_rule || r->leave_ppm == 0 ? "strict" : "dominant");
+	wperf_fmt_ppm_fraction(share, sizeof share,
+			       r->strict_rule ? 0 : (uint64_t)r->leave_ppm);
+	json_key(out, "leave_ratio", 0);
+	fputs(share, out);
+	wperf_fmt_ppm_fraction(share, sizeof share, (uint64_t)r->tie_ppm);
+	json_key(out, "tie_tolerance", 0);
+	fputs(share, out);
 	fputs("},\n  \"focus\": ", out);
 	if (!r->focus) {
 		fputs("null", out);
@@ -304,12 +315,13 @@ static const struct wperf_edge *edge_at(const struct wperf_graph *g, size_t i)
 	return i < g->n_edges ? &g->edges[i] : &none;
 }
 
-static void write_knot_edges(const struct wperf_graph *g,
-			     const struct wperf_knot *k, FILE *out)
+/* [{"from","to","weight_ns","count"}, ...] for edge indexes. */
+static void write_edge_list(const struct wperf_graph *g, const size_t *edges, size_t n,
+			    FILE *out)
 {
 	fputc('[', out);
-	for (size_t i = 0; i < k->n_edges; i++) {
-		const struct wperf_edge *e = edge_at(g, k->edges[i]);
+	for (size_t i = 0; i < n; i++) {
+		const struct wperf_edge *e = edge_at(g, edges[i]);
 		fputs(i ? ", {" : "{", out);
 		json_key(out, "from", 1);
 		json_u64(out, e->from);
@@ -439,11 +451,15 @@ static void write_knot(const struct wperf_report *r, const struct wperf_knot *k,
 	json_key(out, "share", 0);
 	fputs(share, out);
 	json_key(out, "edges", 0);
-	write_knot_edges(r->graph, k, out);
+	write_edge_list(r->graph, k->edges, k->n_edges, out);
 	json_key(out, "component", 0);
 	json_id_array(out, k->component, k->n_component);
 	json_key(out, "removed", 0);
 	write_removed(r->graph, k, out);
+	json_key(out, "leaving_ns", 0);
+	json_i64(out, k->leaving_ns);
+	json_key(out, "leaving", 0);
+	write_edge_list(r->graph, k->leaving, k->n_leaving, out);
 	json_key(out, "stop_reason", 0);
 	json_string(out, k->stop_reason ? k->stop_reason : "");
 	if (k->kind == WPERF_SINK && k->n_members == 1) {
@@ -466,6 +482,36 @@ static void write_knots(const struct wperf_report *r, FILE *out)
 	for (size_t i = 0; i < n; i++) {
 		json_element(out, i);
 		write_knot(r, &r->knots->items[i], out);
+	}
+	json_array_end(out, n);
+	fputs(",\n", out);
+}
+
+/* Heavy groups that the knot rule turned down (wperf/knots.h). */
+static void write_groups(const struct wperf_report *r, FILE *out)
+{
+	size_t n = r->knots ? r->knots->n_groups : 0;
+	char share[32];
+
+	fputs("  \"groups\": [", out);
+	for (size_t i = 0; i < n; i++) {
+		const struct wperf_group *gr = &r->knots->groups[i];
+
+		json_element(out, i);
+		fputc('{', out);
+		json_key(out, "members", 1);
+		json_id_array(out, gr->members, gr->n_members);
+		json_key(out, "weight_ns", 0);
+		json_i64(out, gr->weight_ns);
+		wperf_fmt_ppm_fraction(share, sizeof share,
+				       wperf_fmt_ppm(gr->weight_ns, wperf_graph_duration(r->graph)));
+		json_key(out, "share", 0);
+		fputs(share, out);
+		json_key(out, "leaving_ns", 0);
+		json_i64(out, gr->leaving_ns);
+		json_key(out, "leaving", 0);
+		write_edge_list(r->graph, gr->leaving, gr->n_leaving, out);
+		fputc('}', out);
 	}
 	json_array_end(out, n);
 	fputs(",\n", out);
@@ -633,6 +679,7 @@ int wperf_report_write_json(const struct wperf_report *r, FILE *out)
 	write_edges(r->graph, out);
 	write_stacks(r, out);
 	write_knots(r, out);
+	write_groups(r, out);
 	write_threads(r->graph, out);
 	write_progress(r->graph, out);
 	write_quality(&r->graph->quality, out);

@@ -195,6 +195,21 @@ static void write_short_lived_hint(const struct wperf_report *r, FILE *out)
 	free(parents);
 }
 
+/* Which groups count as knots (wperf/knots.h), and how ties are cut. */
+static void write_rule(const struct wperf_report *r, FILE *out)
+{
+	char ratio[32], tie[32];
+
+	wperf_fmt_ppm_percent(ratio, sizeof ratio, (uint64_t)r->leave_ppm);
+	wperf_fmt_ppm_percent(tie, sizeof tie, (uint64_t)r->tie_ppm);
+	if (r->strict_rule || r->leave_ppm == 0)
+		fprintf(out, "Knot rule  strict: a group is a knot when no edge leaves it; ties "
+			"within %s cut together\n", tie);
+	else
+		fprintf(out, "Knot rule  dominant: a group is a knot when at most %s of its weight "
+			"leaves it;\n           ties within %s cut together\n", ratio, tie);
+}
+
 static void write_header(const struct wperf_report *r, FILE *out)
 {
 	const struct wperf_graph *g = r->graph;
@@ -219,6 +234,7 @@ static void write_header(const struct wperf_report *r, FILE *out)
 			r->min_weight_spec ? r->min_weight_spec : "",
 			r->min_weight_spec ? ")" : "");
 	}
+	write_rule(r, out);
 	fprintf(out, "Graph      %zu vertices, %zu edges", g->n_vertices, g->n_edges);
 	if (deps < g->n_edges)
 		fprintf(out, " (%zu ignored for knots: timer, unseen, too light, kernel idle)",
@@ -393,6 +409,47 @@ static void write_background_note(FILE *out, const struct wperf_graph *g,
 			    "(merge=\"process\" or \"name\") and look again.", 2);
 }
 
+#define MAX_LEAVING_SHOWN 5
+
+/* "    a (1) -> setup (3), 100 ms (1 wait)" for the heaviest leaving edges. */
+static void write_leaving_edges(FILE *out, const struct wperf_graph *g,
+				const size_t *edges, size_t n)
+{
+	char from[LABEL_LEN], to[LABEL_LEN], w[32];
+	size_t shown = 0;
+
+	for (size_t i = 0; i < n && shown < MAX_LEAVING_SHOWN; i++) {
+		const struct wperf_edge *e = edges[i] < g->n_edges ? &g->edges[edges[i]] : NULL;
+
+		if (!e)
+			continue;
+		label(from, g, e->from);
+		label(to, g, e->to);
+		wperf_fmt_duration(w, sizeof w, e->weight_ns, 0);
+		fprintf(out, "    %s -> %s, %s (%llu wait%s)\n", from, to, w,
+			(unsigned long long)e->count, e->count == 1 ? "" : "s");
+		shown++;
+	}
+	if (n > shown)
+		fprintf(out, "    ... and %zu lighter edge%s\n", n - shown, n - shown == 1 ? "" : "s");
+}
+
+/* A knot that edges leave (the dominant rule): how much, and where to. */
+static void write_knot_leaving(FILE *out, const struct wperf_report *r,
+			       const struct wperf_knot *k)
+{
+	char w[32], pct[32], ratio[32];
+
+	if (k->n_leaving == 0)
+		return;
+	wperf_fmt_duration(w, sizeof w, k->leaving_ns, 0);
+	wperf_fmt_ppm_percent(pct, sizeof pct, wperf_fmt_ppm(k->leaving_ns, k->weight_ns));
+	wperf_fmt_ppm_percent(ratio, sizeof ratio, (uint64_t)r->leave_ppm);
+	fprintf(out, "  Leaves the knot: %s = %s of its weight (at most %s, knot-rule=dominant):\n",
+		w, pct, ratio);
+	write_leaving_edges(out, r->graph, k->leaving, k->n_leaving);
+}
+
 static void write_knot(FILE *out, const struct wperf_report *r,
 		       const struct wperf_knot *k, size_t number)
 {
@@ -407,6 +464,7 @@ static void write_knot(FILE *out, const struct wperf_report *r,
 	fprintf(out, "  weight %s = %s of the analysed time (sum of its %zu edge%s)\n",
 		w, s, k->n_edges, k->n_edges == 1 ? "" : "s");
 	write_classification(out, r, k);
+	write_knot_leaving(out, r, k);
 	if (k->kind == WPERF_BACKGROUND)
 		write_background_note(out, g, k);
 	if (k->n_edges > 0) {
@@ -584,6 +642,49 @@ static void write_nothing_found(FILE *out, const struct wperf_report *r)
 	}
 }
 
+#define MAX_GROUPS_SHOWN 3
+
+/*
+ * Heavy strongly connected groups that the knot rule turned down, with
+ * the weight that leaves them and where to: a group that looks like a
+ * knot and is not one must not vanish without a word.
+ */
+static void write_groups(FILE *out, const struct wperf_report *r)
+{
+	const struct wperf_graph *g = r->graph;
+	size_t n = r->knots ? r->knots->n_groups : 0;
+	char w[32], s[32], lw[32], pct[32], allowed[64], text[512];
+
+	if (n == 0)
+		return;
+	if (r->strict_rule || r->leave_ppm == 0)
+		snprintf(allowed, sizeof allowed, "knot-rule=strict allows none");
+	else {
+		wperf_fmt_ppm_percent(pct, sizeof pct, (uint64_t)r->leave_ppm);
+		snprintf(allowed, sizeof allowed, "the dominant rule allows %s", pct);
+	}
+	fprintf(out, "\nNot knots: %zu heavy group%s that wait%s too much outside %s\n", n,
+		n == 1 ? "" : "s", n == 1 ? "s" : "", n == 1 ? "itself" : "themselves");
+	for (size_t i = 0; i < n && i < MAX_GROUPS_SHOWN; i++) {
+		const struct wperf_group *gr = &r->knots->groups[i];
+		int col = fprintf(out, "  Group: ");
+
+		put_members(out, g, gr->members, gr->n_members, col > 0 ? (size_t)col : 0, 4);
+		wperf_fmt_duration(w, sizeof w, gr->weight_ns, 0);
+		share_of(s, sizeof s, g, gr->weight_ns);
+		wperf_fmt_duration(lw, sizeof lw, gr->leaving_ns, 0);
+		wperf_fmt_ppm_percent(pct, sizeof pct, wperf_fmt_ppm(gr->leaving_ns, gr->weight_ns));
+		snprintf(text, sizeof text, "weighs %s = %s of the analysed time, but %s = %s of "
+			 "its weight leaves it (%s): not a knot. Its edges out, heaviest "
+			 "first:", w, s, lw, pct, allowed);
+		put_wrapped(out, "    ", text, 4);
+		write_leaving_edges(out, g, gr->leaving, gr->n_leaving);
+	}
+	if (n > MAX_GROUPS_SHOWN)
+		fprintf(out, "  ... and %zu lighter groups (the JSON report lists them all)\n",
+			n - MAX_GROUPS_SHOWN);
+}
+
 static void write_findings(FILE *out, const struct wperf_report *r)
 {
 	size_t knots = wperf_fmt_count_kind(r->knots, WPERF_KNOT);
@@ -595,6 +696,9 @@ static void write_findings(FILE *out, const struct wperf_report *r)
 		sinks, sinks == 1 ? "" : "s");
 	if (background)
 		fprintf(out, ", %zu background knot%s", background, background == 1 ? "" : "s");
+	if (r->knots && r->knots->n_groups)
+		fprintf(out, "; %zu heavy group%s not a knot (below)", r->knots->n_groups,
+			r->knots->n_groups == 1 ? "" : "s");
 	fputc('\n', out);
 	if (!r->knots || r->knots->n == 0) {
 		write_nothing_found(out, r);
@@ -1008,6 +1112,7 @@ int wperf_report_write_text(const struct wperf_report *r, FILE *out)
 	write_header(r, out);
 	write_progress(out, r->graph);
 	write_findings(out, r);
+	write_groups(out, r);
 	write_threads(out, r);
 	write_merged(out, r);
 	write_quality(out, r);

@@ -35,6 +35,8 @@
 #define COMP_NAME "sink.wperf.knots"
 #define DEFAULT_THRESHOLD "20%"
 #define DEFAULT_MIN_WEIGHT "1%"
+#define DEFAULT_LEAVE_RATIO "10%"      /* WPERF_KNOT_LEAVE_DEFAULT_PPM */
+#define DEFAULT_TIE_TOLERANCE "1%"     /* WPERF_KNOT_TIE_DEFAULT_PPM */
 
 const char wperf_knots_description[] =
 	"Find the knots (cycles of waiting) that bound a multi-threaded program's "
@@ -71,6 +73,18 @@ const char wperf_knots_help[] =
 	"                       tie every thread of a busy system into one knot).\n"
 	"                       Same forms as threshold; 0 keeps every edge.\n"
 	"                       Default: " DEFAULT_MIN_WEIGHT ".\n"
+	"  knot-rule=R          Which strongly connected groups are knots:\n"
+	"                       dominant (those whose edges leaving the group\n"
+	"                       weigh at most leave-ratio of its internal edges)\n"
+	"                       or strict (the paper's: no edge leaves it).\n"
+	"                       Default: dominant.\n"
+	"  leave-ratio=P        With knot-rule=dominant: the largest share of a\n"
+	"                       group's internal weight that may leave it (\"10%\").\n"
+	"                       Default: " DEFAULT_LEAVE_RATIO ".\n"
+	"  tie-tolerance=P      Refinement cuts edges whose weights are within P of\n"
+	"                       the lightest of them together (\"0%\": only exactly\n"
+	"                       equal ones), so alike threads stay or go together.\n"
+	"                       Default: " DEFAULT_TIE_TOLERANCE ".\n"
 	"  pids=LIST            Focus on these processes or threads: a thread\n"
 	"                       matches if its pid (tgid) or tid is listed,\n"
 	"                       except LTTng-UST's own threads (\"<comm>-ust\"),\n"
@@ -141,6 +155,9 @@ struct knots_sink {
 	char *path;                     /* NULL: standard output */
 	struct weight_limit threshold;
 	struct weight_limit min_weight;
+	bool strict_rule;               /* knot-rule=strict */
+	int64_t leave_ppm;              /* leave-ratio, dominant rule */
+	int64_t tie_ppm;                /* tie-tolerance */
 	int64_t *pids;
 	size_t n_pids;
 	struct wperf_string_list comms;
@@ -454,11 +471,61 @@ static int read_merge(struct knots_sink *s, const bt_value *params)
 	return 0;
 }
 
+/* A share (\"10%\") into parts per million; default_spec when absent. */
+static int read_ppm(struct knots_sink *s, const bt_value *params, const char *name,
+		    const char *default_spec, int64_t *ppm)
+{
+	const char *v = default_spec;
+	char err[512];
+	double p;
+	int rc = wperf_params_get_string(params, name, &v, err, sizeof err);
+
+	if (rc < 0) {
+		fail(s, "%s", err);
+		return -1;
+	}
+	if (rc == 0)
+		v = default_spec;
+	if (parse_percent(v, &p) < 0) {
+		fail(s, "parameter `%s`: \"%s\" is not a percentage between 0%% and 100%% "
+		     "(e.g. \"%s\")", name, v, default_spec);
+		return -1;
+	}
+	*ppm = (int64_t)(p * 10000.0 + 0.5);
+	return 0;
+}
+
+/* knot-rule, leave-ratio and tie-tolerance (wperf/knots.h). */
+static int read_knot_rule(struct knots_sink *s, const bt_value *params)
+{
+	const char *v = NULL;
+	char err[512];
+	int rc = wperf_params_get_string(params, "knot-rule", &v, err, sizeof err);
+
+	if (rc < 0) {
+		fail(s, "%s", err);
+		return -1;
+	}
+	s->strict_rule = rc > 0 && strcmp(v, "strict") == 0;
+	if (rc > 0 && !s->strict_rule && strcmp(v, "dominant") != 0) {
+		fail(s, "parameter `knot-rule`: unknown value \"%s\" (expected dominant or "
+		     "strict)", v);
+		return -1;
+	}
+	if (read_ppm(s, params, "leave-ratio", DEFAULT_LEAVE_RATIO, &s->leave_ppm) < 0 ||
+	    read_ppm(s, params, "tie-tolerance", DEFAULT_TIE_TOLERANCE, &s->tie_ppm) < 0)
+		return -1;
+	if (s->strict_rule)
+		s->leave_ppm = 0;
+	return 0;
+}
+
 static int read_params(struct knots_sink *s, const bt_value *params)
 {
 	static const char *const known[] = {
 		"format", "path", "threshold", "min-weight", "pids", "comms", "nic-capacity",
-		"merge", "short-lived", "follow-forks", NULL
+		"merge", "short-lived", "follow-forks", "knot-rule", "leave-ratio",
+		"tie-tolerance", NULL
 	};
 	char err[512];
 
@@ -469,6 +536,7 @@ static int read_params(struct knots_sink *s, const bt_value *params)
 	if (read_format(s, params) < 0 || read_path(s, params) < 0 ||
 	    read_weight_limit(s, params, "threshold", DEFAULT_THRESHOLD, &s->threshold) < 0 ||
 	    read_weight_limit(s, params, "min-weight", DEFAULT_MIN_WEIGHT, &s->min_weight) < 0 ||
+	    read_knot_rule(s, params) < 0 ||
 	    read_pids(s, params) < 0 || read_nic_capacity(s, params) < 0 ||
 	    read_comms(s, params) < 0 || read_follow_forks(s, params) < 0 ||
 	    read_merge(s, params) < 0)
@@ -900,7 +968,7 @@ static int take_graph(struct knots_sink *s, struct wperf_graph *graph)
 static int finish(struct knots_sink *s)
 {
 	struct wperf_graph graph;
-	struct wperf_knots knots = { NULL, 0 };
+	struct wperf_knots knots = { 0 };
 	struct wperf_knot_options opts = { 0 };
 	struct wperf_report report;
 	bool *focus = NULL, *opaque = NULL;
@@ -920,6 +988,8 @@ static int finish(struct knots_sink *s)
 		goto out;
 	opts.threshold_ns = resolve_limit(&s->threshold, &graph);
 	opts.min_weight_ns = resolve_limit(&s->min_weight, &graph);
+	opts.leave_ppm = s->leave_ppm;
+	opts.tie_ppm = s->tie_ppm;
 	opts.focus = focus;
 	if (build_opaque(s, &graph, focus, &opaque) < 0)
 		goto out;
@@ -935,6 +1005,9 @@ static int finish(struct knots_sink *s)
 		.threshold_spec = s->threshold.spec,
 		.min_weight_ns = opts.min_weight_ns,
 		.min_weight_spec = s->min_weight.spec,
+		.strict_rule = s->strict_rule,
+		.leave_ppm = opts.leave_ppm,
+		.tie_ppm = opts.tie_ppm,
 		.focus = focus,
 		.opaque = opaque,
 		.stacks_note = stacks_note[0] ? stacks_note : NULL,

@@ -2,10 +2,23 @@
  * wperf/knots.h — knots and sinks of a wait-for graph (METHOD.md §7).
  *
  * Strongly connected components (iterative Tarjan), the condensation, the
- * terminal components, and refinement of knots that are not simple: remove
- * the lowest-weight edge until the knot is no longer strongly connected,
+ * knots among them, and refinement of knots that are not simple: remove
+ * the lowest-weight edges until the knot is no longer strongly connected,
  * then look for knots inside it again; stop at a single vertex, a simple
  * cycle, or when the lowest edge weight reaches the termination threshold.
+ *
+ * Which components are knots (doc/wperf-analysis.7.md, "Knots"): under the
+ * strict rule of the paper, those no edge leaves (terminal); under the
+ * dominant rule, those whose leaving weight is at most `leave_ppm` of
+ * their internal weight (the strict rule is the dominant one with 0). A
+ * strongly connected group at least as heavy as the threshold that fails
+ * the rule is kept apart (struct wperf_group), so the report can say why
+ * it is not a knot. Refinement applies the same rule to the parts of the
+ * knot it cuts, within that knot.
+ *
+ * Ties: edges whose weights are within `tie_ppm` of the lightest of them
+ * are cut together, all or none, so that alike threads (a pool's workers
+ * waiting on one disk) stay or go together.
  *
  * Edges to category vertices (timer, unknown) are ignored here: a timeout
  * is not a dependency on anything that could be sped up. So are edges
@@ -32,7 +45,8 @@
 #include "wperf/graph.h"
 
 enum wperf_knot_kind {
-	WPERF_KNOT,        /* a terminal component with >= 2 vertices or a self-loop */
+	WPERF_KNOT,        /* a component with >= 2 vertices or a self-loop that
+	                      passes the knot rule (terminal, or nearly: above) */
 	WPERF_SINK,        /* a terminal single vertex that others wait for */
 	WPERF_BACKGROUND,  /* a knot without device using less than one CPU (METHOD.md §7) */
 };
@@ -65,7 +79,31 @@ struct wperf_knot {
 	 * the first one's first event to the last one's last (the analysed
 	 * duration when unknown): the denominator of CPU utilisation. */
 	int64_t span_ns;
+	/* Dependency edges from its members to other vertices, still in
+	 * force when it was found (the dominant rule lets a knot have
+	 * some), heaviest first, and their summed weight. */
+	size_t *leaving;
+	size_t n_leaving;
+	int64_t leaving_ns;
 };
+
+/* A strongly connected group of at least two vertices (or one with a
+ * self-loop), at least as heavy as the threshold, that is not a knot
+ * because too much of its weight leaves it. */
+struct wperf_group {
+	uint32_t *members;         /* vertex ids, ascending */
+	size_t n_members;
+	int64_t weight_ns;         /* sum of its internal edge weights */
+	size_t *leaving;           /* edges to other vertices, heaviest first */
+	size_t n_leaving;
+	int64_t leaving_ns;        /* their summed weight */
+};
+
+/* The dominant rule's default ratio and the default tie tolerance, in
+ * parts per million (doc/wperf-analysis.7.md says why these values). */
+#define WPERF_KNOT_LEAVE_DEFAULT_PPM 100000    /* 10% */
+#define WPERF_KNOT_TIE_DEFAULT_PPM 10000       /* 1% */
+#define WPERF_PPM_MAX 1000000                  /* both are at most 100% */
 
 struct wperf_knot_options {
 	int64_t threshold_ns;      /* stop refining when the lowest edge weighs this much */
@@ -81,13 +119,29 @@ struct wperf_knot_options {
 	                              tracer's own threads: what they wait for, or
 	                              the program for them, is the recording, not
 	                              its work) */
+	int64_t leave_ppm;         /* a component is a knot when the weight of the
+	                              edges leaving it is at most this many parts
+	                              per million of its internal weight: 0 is the
+	                              paper's strict rule (no edge leaves), the
+	                              default of a zeroed struct and of NULL
+	                              options; at most WPERF_PPM_MAX */
+	int64_t tie_ppm;           /* refinement cuts edges within this many ppm
+	                              of the lightest together (0: exactly equal
+	                              weights only); at most WPERF_PPM_MAX */
 };
 
 struct wperf_knots {
 	struct wperf_knot *items;  /* knots by weight (heaviest first), then sinks by
 	                              weight, then background knots by weight */
 	size_t n;
+	struct wperf_group *groups; /* heavy groups that are not knots, heaviest
+	                               first (from the final background round) */
+	size_t n_groups;
 };
+
+/* a <= b * ppm / 10^6 (rounded down), exactly, for 0 <= ppm <= WPERF_PPM_MAX
+ * and non-negative a and b: the one comparison of both rules. */
+bool wperf_within_ppm(int64_t a, int64_t b, int64_t ppm);
 
 /* Does this edge take part in knot finding: not empty, not to a category
  * vertex, not below the noise floor, not the wait for work of a kernel

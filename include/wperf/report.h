@@ -18,6 +18,9 @@ struct wperf_report {
 	const char *threshold_spec;    /* as the user gave it, e.g. "20%" */
 	int64_t min_weight_ns;         /* the noise floor for knot finding */
 	const char *min_weight_spec;   /* as the user gave it, e.g. "1%" */
+	bool strict_rule;              /* knot-rule=strict (wperf/knots.h) */
+	int64_t leave_ppm;             /* the dominant rule's ratio in force (0: strict) */
+	int64_t tie_ppm;               /* refinement's tie tolerance in force */
 	const bool *focus;             /* NULL: everything; else per vertex id */
 	const bool *opaque;            /* NULL, or per vertex id: the tracer's threads,
 	                                  whose waits are no dependency (knots.h) */

@@ -190,7 +190,7 @@ static void report(struct wperf_graph *g, uint8_t opts)
 {
 	struct wperf_merge_options mo = { (enum wperf_merge_key)(opts % 3), opts & 4 };
 	bool *focus = NULL;
-	struct wperf_knots k = { NULL, 0 };
+	struct wperf_knots k = { 0 };
 
 	if (mo.key != WPERF_MERGE_NONE || mo.short_lived)
 		wperf_graph_merge(g, &mo, NULL);

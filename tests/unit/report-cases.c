@@ -5,6 +5,11 @@
  * journal thread and the disk (with one light edge refinement cuts), a
  * sink, waits on timer/unknown, every vertex kind, more threads than the
  * text report lists, gaps and every quality counter set.
+ *
+ * "leaky" is a cycle of two threads and a disk that one light edge leaves
+ * (to a setup thread): a knot under the dominant rule, with its leaving
+ * edge; "leaky-strict" is the same graph under the strict rule, where it
+ * is a heavy group that is not a knot.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +19,7 @@
 
 const char *const report_case_names[] = {
 	"basic", "focus", "empty", "timers-only", "strings", "children-12", "children-9",
-	"children-12-focus", NULL
+	"children-12-focus", "leaky", "leaky-strict", NULL
 };
 
 #define MS 1000000LL
@@ -158,6 +163,22 @@ static void build_timers_only(struct wperf_graph *g)
 	set_times(g, a, 100 * MS, 0, WPERF_V_TIMER, 900 * MS);
 }
 
+static void build_leaky(struct wperf_graph *g)
+{
+	gb_init(g, 0, 1000 * MS);
+	uint32_t a = gb_thread(g, "writer", 1), b = gb_thread(g, "flusher", 2);
+	uint32_t d = gb_vertex(g, WPERF_V_DISK, "disk:vda");
+	uint32_t s = gb_thread(g, "setup", 3);
+	gb_edge(g, a, d, 400 * MS);
+	gb_edge(g, d, b, 300 * MS);
+	gb_edge(g, b, a, 300 * MS);
+	gb_edge(g, a, s, 100 * MS);
+	gb_sort(g);
+	set_times(g, a, 900 * MS, 0, WPERF_V_DISK, 100 * MS);
+	set_times(g, b, 900 * MS, 0, WPERF_V_THREAD, 100 * MS);
+	set_times(g, s, 100 * MS, 0, WPERF_V_TIMER, 900 * MS);
+}
+
 static int build_graph(const char *name, struct wperf_graph *g)
 {
 	if (!strcmp(name, "basic") || !strcmp(name, "focus"))
@@ -172,6 +193,8 @@ static int build_graph(const char *name, struct wperf_graph *g)
 		build_children(g, 12);
 	else if (!strcmp(name, "children-9"))
 		build_children(g, 9);
+	else if (!strcmp(name, "leaky") || !strcmp(name, "leaky-strict"))
+		build_leaky(g);
 	else
 		return -1;
 	return 0;
@@ -195,13 +218,20 @@ int report_case_build(const char *name, struct report_case *c)
 			return -1;
 		c->focus[0] = true;             /* sh alone: its children are not */
 	}
-	struct wperf_knot_options o = { .threshold_ns = duration / 5,
-					.focus = c->focus };
+	/* The sink's defaults, but the "leaky-strict" case. */
+	bool strict = !strcmp(name, "leaky-strict");
+	struct wperf_knot_options o = {
+		.threshold_ns = duration / 5, .focus = c->focus,
+		.leave_ppm = strict ? 0 : WPERF_KNOT_LEAVE_DEFAULT_PPM,
+		.tie_ppm = WPERF_KNOT_TIE_DEFAULT_PPM,
+	};
 	if (wperf_knots_find(&c->g, &o, &c->knots))
 		return -1;
 	c->r = (struct wperf_report){ .graph = &c->g, .knots = &c->knots,
 				      .threshold_ns = duration / 5,
-				      .threshold_spec = "20%", .focus = c->focus };
+				      .threshold_spec = "20%", .focus = c->focus,
+				      .strict_rule = strict, .leave_ppm = o.leave_ppm,
+				      .tie_ppm = o.tie_ppm };
 	return 0;
 }
 

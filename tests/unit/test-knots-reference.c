@@ -3,12 +3,18 @@
  * reference on thousands of small random graphs.
  *
  * The reference follows METHOD.md §7 word for word: transitive closure on
- * an adjacency matrix for components, and refinement one edge at a time
- * (cut the lightest, ties by lowest (from, to); recompute components after
- * every cut). knots.c finds the same cuts by bisection; both must agree on
- * every knot's members, component, removed edges (in order) and stop
- * reason, and on every sink. Weights are drawn from a small range so that
- * ties are common.
+ * an adjacency matrix for components, and refinement one tie at a time
+ * (cut the lightest edge and every edge within the tie tolerance of it,
+ * in (weight, from, to) order; recompute components after every cut).
+ * knots.c finds the same cuts by bisection; both must agree on every
+ * knot's members, component, removed edges (in order), stop reason and
+ * leaving weight, on every sink, and on the heavy groups that are not
+ * knots. Weights are drawn from a small range so that ties are common.
+ *
+ * The knot rule is drawn at random too: strict (only components no edge
+ * leaves) or dominant with a ratio (components whose leaving weight is at
+ * most that share of their internal weight), at the top level and, within
+ * the knot being refined, for the parts refinement leaves.
  *
  * Background knots too: vertices get random running times (and some are
  * disks); a knot without a disk whose running times sum to less than the
@@ -23,6 +29,7 @@
 
 #define MAXV 8
 #define DURATION 1000
+#define MAX_WEIGHT 130          /* edge weights are drawn up to this */
 
 struct ref_knot {
 	unsigned members, component;
@@ -30,6 +37,7 @@ struct ref_knot {
 	int n_removed;
 	const char *why;
 	int sink, background;
+	int64_t leaving;                /* knots: what leaves it when found */
 };
 
 struct ref {
@@ -39,9 +47,30 @@ struct ref {
 	int64_t running[MAXV];
 	int disk[MAXV];
 	int64_t threshold;
+	int64_t leave_ppm, tie_ppm;
 	struct ref_knot out[MAXV * 4];
 	int n_out;
+	unsigned groups[MAXV];          /* heavy groups that are not knots */
+	int64_t group_weight[MAXV];
+	int n_groups;
 };
+
+/* a <= b * ppm / 10^6, in wider arithmetic than knots.c uses. */
+static int ref_within(int64_t a, int64_t b, int64_t ppm)
+{
+	return (__int128)a * 1000000 <= (__int128)b * ppm;
+}
+
+/* Summed weight of the edges from `from` into `to` (bitmasks). */
+static int64_t weight_between(const struct ref *r, unsigned from, unsigned to)
+{
+	int64_t sum = 0;
+	for (int i = 0; i < r->n; i++)
+		for (int j = 0; j < r->n; j++)
+			if ((from >> i & 1) && (to >> j & 1))
+				sum += r->w[i][j];
+	return sum;
+}
 
 /* reach[i] = bitmask of vertices reachable from i (itself included)
  * inside `mask`. */
@@ -59,8 +88,8 @@ static void closure(const struct ref *r, unsigned mask, unsigned reach[MAXV])
 				reach[i] |= reach[k];
 }
 
-/* Terminal components of `mask`, as bitmasks; returns how many. */
-static int terminal_components(const struct ref *r, unsigned mask, unsigned comps[MAXV])
+/* All components of `mask`, as bitmasks; returns how many. */
+static int all_components(const struct ref *r, unsigned mask, unsigned comps[MAXV])
 {
 	unsigned reach[MAXV], seen = 0;
 	int n = 0;
@@ -74,9 +103,27 @@ static int terminal_components(const struct ref *r, unsigned mask, unsigned comp
 			if ((mask >> j & 1) && (reach[i] >> j & 1) && (reach[j] >> i & 1))
 				comp |= 1u << j;
 		seen |= comp;
-		if ((reach[i] & mask) == comp)   /* reaches nothing outside */
-			comps[n++] = comp;
+		comps[n++] = comp;
 	}
+	return n;
+}
+
+/* Does component comp of `mask` pass the knot rule within mask? */
+static int ref_rule(const struct ref *r, unsigned mask, unsigned comp)
+{
+	int64_t leaving = weight_between(r, comp, mask & ~comp);
+	return leaving == 0 || ref_within(leaving, weight_between(r, comp, comp), r->leave_ppm);
+}
+
+/* Components of `mask` that pass the knot rule within it. */
+static int kept_components(const struct ref *r, unsigned mask, unsigned comps[MAXV])
+{
+	unsigned all[MAXV];
+	int n = 0, na = all_components(r, mask, all);
+
+	for (int c = 0; c < na; c++)
+		if (ref_rule(r, mask, all[c]))
+			comps[n++] = all[c];
 	return n;
 }
 
@@ -113,6 +160,7 @@ static void emit(struct ref *r, const struct work *w, const char *why)
 	k->why = why;
 	k->sink = 0;
 	k->background = 0;
+	k->leaving = weight_between(r, w->mask, ~w->mask);
 }
 
 static void refine(struct ref *r, struct work *stack, int *top)
@@ -132,23 +180,40 @@ static void refine(struct ref *r, struct work *stack, int *top)
 			emit(r, &w, "simple cycle");
 			return;
 		}
-		for (int i = 0; i < r->n; i++)         /* (from, to) order: ties */
-			for (int j = 0; j < r->n; j++)  /* keep the first found */
+		for (int i = 0; i < r->n; i++)         /* the lightest edge */
+			for (int j = 0; j < r->n; j++)
 				if ((w.mask >> i & 1) && (w.mask >> j & 1) && r->w[i][j] &&
 				    (bi < 0 || r->w[i][j] < r->w[bi][bj])) {
 					bi = i;
 					bj = j;
 				}
-		if (r->w[bi][bj] >= r->threshold) {
+		/* Its tie: every edge within tie_ppm of it, cut together in
+		 * (weight, from, to) order, unless one weighs the threshold. */
+		int64_t lightest = r->w[bi][bj], tie[MAXV * MAXV][3];
+		int n_tie = 0, heavy = 0;
+		for (int64_t wt = lightest; wt <= MAX_WEIGHT; wt++)
+			for (int i = 0; i < r->n; i++)
+				for (int j = 0; j < r->n; j++)
+					if ((w.mask >> i & 1) && (w.mask >> j & 1) &&
+					    r->w[i][j] == wt &&
+					    ref_within(wt - lightest, lightest, r->tie_ppm)) {
+						tie[n_tie][0] = i;
+						tie[n_tie][1] = j;
+						tie[n_tie++][2] = wt;
+						heavy |= wt >= r->threshold;
+					}
+		if (heavy) {
 			emit(r, &w, "threshold");
 			return;
 		}
-		r->w[bi][bj] = 0;
-		w.removed[w.n_removed][0] = bi;
-		w.removed[w.n_removed][1] = bj;
-		w.n_removed++;
+		for (int t = 0; t < n_tie; t++) {
+			r->w[tie[t][0]][tie[t][1]] = 0;
+			w.removed[w.n_removed][0] = (int)tie[t][0];
+			w.removed[w.n_removed][1] = (int)tie[t][1];
+			w.n_removed++;
+		}
 		unsigned comps[MAXV];
-		int nc = terminal_components(r, w.mask, comps);
+		int nc = kept_components(r, w.mask, comps);
 		if (nc == 1 && comps[0] == w.mask)
 			continue;
 		for (int c = 0; c < nc; c++) {
@@ -165,10 +230,18 @@ static void ref_round(struct ref *r, unsigned alive)
 {
 	unsigned comps[MAXV];
 	struct work stack[MAXV * 2];
-	int top = 0, nc = terminal_components(r, alive, comps);
+	int top = 0, nc = all_components(r, alive, comps);
 
 	for (int c = 0; c < nc; c++) {
 		int v = __builtin_ctz(comps[c]);
+		if (!ref_rule(r, alive, comps[c])) {
+			int64_t inside = weight_between(r, comps[c], comps[c]);
+			if ((popcount(comps[c]) > 1 || r->w[v][v]) && inside >= r->threshold) {
+				r->groups[r->n_groups] = comps[c];
+				r->group_weight[r->n_groups++] = inside;
+			}
+			continue;
+		}
 		if (popcount(comps[c]) == 1 && !r->w[v][v]) {
 			int64_t in = 0;
 			for (int i = 0; i < r->n; i++)
@@ -226,6 +299,7 @@ static void ref_find(struct ref *r)
 		int first = r->n_out, kept = first;
 		unsigned gone = 0;
 		ref_restore(r, alive);
+		r->n_groups = 0;        /* the last round's are the answer */
 		ref_round(r, alive);
 		for (int i = first; i < r->n_out; i++)
 			if (ref_is_background(r, &r->out[i])) {
@@ -251,7 +325,7 @@ static unsigned mask_of(const uint32_t *ids, size_t n)
 	return m;
 }
 
-static long compared, cuts, by_reason[4], backgrounds;
+static long compared, cuts, by_reason[4], backgrounds, leaving_knots, groups, wide_ties;
 
 /* Find the reference result for knot k (same members); compare it. */
 static void compare(const struct wperf_graph *g, const struct ref *r,
@@ -270,6 +344,9 @@ static void compare(const struct wperf_graph *g, const struct ref *r,
 			  : !strcmp(x->why, "threshold") ? 2 : 3]++;
 		CHECK_INT(mask_of(k->component, k->n_component), x->component);
 		CHECK_STR(k->stop_reason, x->why);
+		if (!x->sink)
+			CHECK_INT(k->leaving_ns, x->leaving);
+		leaving_knots += !x->sink && x->leaving > 0;
 		CHECK_INT(k->n_removed, x->n_removed);
 		for (int j = 0; j < x->n_removed && (size_t)j < k->n_removed; j++) {
 			CHECK_INT(g->edges[k->removed[j].edge].from, x->removed[j][0]);
@@ -290,9 +367,19 @@ static void one_random_graph(int graph_no)
 	int n = 2 + rand() % (MAXV - 1);
 	int density = 20 + rand() % 60;         /* percent */
 
+	/* Weights 1..10 (exact ties), or 100..130 where a tie tolerance of
+	 * 5% or 20% makes wider ties; the threshold in the same range. */
+	int wide = rand() % 2;
+	int64_t base = wide ? 100 : 1, span = wide ? 31 : 10;
+	static const int64_t leave[] = { 0, 100000, 500000 };
+	static const int64_t tie[] = { 0, 50000, 200000 };
+
 	memset(&r, 0, sizeof r);
 	r.n = n;
-	r.threshold = rand() % 3 ? INT64_MAX : 1 + rand() % 12;
+	r.threshold = rand() % 3 ? INT64_MAX : base + rand() % (span + 2);
+	r.leave_ppm = leave[rand() % 3];
+	r.tie_ppm = wide ? tie[rand() % 3] : 0;
+	wide_ties += r.tie_ppm > 0;
 	gb_init(&g, 0, DURATION);
 	for (int i = 0; i < n; i++) {
 		r.disk[i] = rand() % 8 == 0;
@@ -309,17 +396,30 @@ static void one_random_graph(int graph_no)
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < n; j++)
 			if (rand() % 100 < density && (i != j || rand() % 4 == 0)) {
-				r.w[i][j] = 1 + rand() % 10;
+				r.w[i][j] = base + rand() % span;
 				gb_edge(&g, i, j, r.w[i][j]);
 			}
 	gb_sort(&g);
 
-	struct wperf_knot_options o = { .threshold_ns = r.threshold };
+	struct wperf_knot_options o = { .threshold_ns = r.threshold,
+					.leave_ppm = r.leave_ppm, .tie_ppm = r.tie_ppm };
 	CHECK_INT(wperf_knots_find(&g, &o, &k), 0);
 	ref_find(&r);
 	CHECK_INT(k.n, r.n_out);
 	for (size_t i = 0; i < k.n; i++)
 		compare(&g, &r, &k.items[i], graph_no);
+	/* Heavy groups that are not knots: the same, heaviest first. */
+	CHECK_INT(k.n_groups, r.n_groups);
+	for (size_t i = 0; i < k.n_groups; i++) {
+		int found = 0;
+		for (int j = 0; j < r.n_groups; j++)
+			found |= r.groups[j] == mask_of(k.groups[i].members, k.groups[i].n_members) &&
+				 r.group_weight[j] == k.groups[i].weight_ns;
+		CHECK(found);
+		if (i > 0)
+			CHECK(k.groups[i - 1].weight_ns >= k.groups[i].weight_ns);
+		groups++;
+	}
 	wperf_knots_fini(&k);
 	gb_free(&g);
 }
@@ -330,10 +430,13 @@ static void test_random_graphs_match_reference(void)
 	for (int i = 0; i < 5000 && check_test_failures == 0; i++)
 		one_random_graph(i);
 	printf("# %ld knots and sinks compared, %ld cuts; stops: %ld simple cycle, "
-	       "%ld single vertex, %ld threshold, %ld sinks; %ld background\n", compared,
-	       cuts, by_reason[0], by_reason[1], by_reason[2], by_reason[3], backgrounds);
+	       "%ld single vertex, %ld threshold, %ld sinks; %ld background; %ld knots "
+	       "with leaving edges, %ld heavy groups; %ld graphs with tie tolerance\n", compared,
+	       cuts, by_reason[0], by_reason[1], by_reason[2], by_reason[3], backgrounds,
+	       leaving_knots, groups, wide_ties);
 	CHECK(cuts > 1000 && by_reason[0] && by_reason[1] && by_reason[2] && by_reason[3]);
 	CHECK(backgrounds > 1000);
+	CHECK(leaving_knots > 100 && groups > 100 && wide_ties > 1000);
 }
 
 int main(void)

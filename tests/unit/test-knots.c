@@ -660,6 +660,266 @@ static void test_background_boundary(void)
 	gb_free(&g);
 }
 
+/* ---- The knot rule: strict (the paper) and dominant (the default) ---- */
+
+static int find_rule(struct wperf_graph *g, int64_t threshold, int64_t leave_ppm,
+		     int64_t tie_ppm, struct wperf_knots *out)
+{
+	struct wperf_knot_options o = { .threshold_ns = threshold, .leave_ppm = leave_ppm,
+					.tie_ppm = tie_ppm };
+	busy(g);
+	return wperf_knots_find(g, &o, out);
+}
+
+/* A cycle A -> disk -> B -> A weighing 1000 in all; A waited once on the
+ * setup thread S (leaving). S waits on nothing. */
+static void build_leaky_group(struct wperf_graph *g, int64_t leaving,
+			      uint32_t *a, uint32_t *b, uint32_t *d, uint32_t *setup)
+{
+	gb_init(g, 0, 1000);
+	*a = gb_thread(g, "a", 1);
+	*b = gb_thread(g, "b", 2);
+	*d = gb_vertex(g, WPERF_V_DISK, "disk:vda");
+	*setup = gb_thread(g, "setup", 3);
+	gb_edge(g, *a, *d, 400);
+	gb_edge(g, *d, *b, 300);
+	gb_edge(g, *b, *a, 300);
+	gb_edge(g, *a, *setup, leaving);
+}
+
+/* Leaving weight at most 10% of the internal weight: a knot, with its
+ * leaving edge; the setup thread is still a sink of its own. Exactly 10%
+ * is in (the rule is <=). */
+static void test_dominant_light_leaving_edge(void)
+{
+	struct wperf_graph g;
+	struct wperf_knots k;
+	uint32_t a, b, d, setup;
+
+	build_leaky_group(&g, 100, &a, &b, &d, &setup);
+	gb_sort(&g);
+	CHECK_INT(find_rule(&g, NO_THRESHOLD, WPERF_KNOT_LEAVE_DEFAULT_PPM, 0, &k), 0);
+	REQUIRE_INT(k.n, 2);
+	const struct wperf_knot *kn = &k.items[0];
+	CHECK_INT(kn->kind, WPERF_KNOT);
+	check_ids(kn->members, kn->n_members, (uint32_t[]){ a, b, d }, 3);
+	CHECK_INT(kn->weight_ns, 1000);
+	CHECK_INT(kn->n_removed, 0);
+	CHECK_STR(kn->stop_reason, "simple cycle");
+	REQUIRE_INT(kn->n_leaving, 1);
+	check_edge(&g, kn->leaving[0], a, setup);
+	CHECK_INT(kn->leaving_ns, 100);
+	CHECK_INT(k.items[1].kind, WPERF_SINK);
+	check_ids(k.items[1].members, 1, (uint32_t[]){ setup }, 1);
+	CHECK_INT(k.n_groups, 0);
+	wperf_knots_fini(&k);
+	gb_free(&g);
+}
+
+/* Over 10% leaves: not a knot. Heavy (internal weight >= threshold), it
+ * is kept as a group with its leaving edge, for the report. */
+static void test_dominant_heavy_leaving_edge(void)
+{
+	struct wperf_graph g;
+	struct wperf_knots k;
+	uint32_t a, b, d, setup;
+
+	build_leaky_group(&g, 101, &a, &b, &d, &setup);
+	gb_sort(&g);
+	CHECK_INT(find_rule(&g, 400, WPERF_KNOT_LEAVE_DEFAULT_PPM, 0, &k), 0);
+	REQUIRE_INT(k.n, 1);
+	CHECK_INT(k.items[0].kind, WPERF_SINK);
+	check_ids(k.items[0].members, 1, (uint32_t[]){ setup }, 1);
+	REQUIRE_INT(k.n_groups, 1);
+	check_ids(k.groups[0].members, k.groups[0].n_members, (uint32_t[]){ a, b, d }, 3);
+	CHECK_INT(k.groups[0].weight_ns, 1000);
+	CHECK_INT(k.groups[0].leaving_ns, 101);
+	REQUIRE_INT(k.groups[0].n_leaving, 1);
+	check_edge(&g, k.groups[0].leaving[0], a, setup);
+	wperf_knots_fini(&k);
+	/* Lighter than the threshold: not worth a word. */
+	CHECK_INT(find_rule(&g, 1001, WPERF_KNOT_LEAVE_DEFAULT_PPM, 0, &k), 0);
+	CHECK_INT(k.n, 1);
+	CHECK_INT(k.n_groups, 0);
+	wperf_knots_fini(&k);
+	gb_free(&g);
+}
+
+/* The strict rule (leave_ppm 0, the paper's) keeps the old answer: any
+ * leaving edge, however light, and the group is no knot. */
+static void test_strict_rule(void)
+{
+	struct wperf_graph g;
+	struct wperf_knots k;
+	uint32_t a, b, d, setup;
+
+	build_leaky_group(&g, 1, &a, &b, &d, &setup);
+	gb_sort(&g);
+	CHECK_INT(find_rule(&g, 400, 0, 0, &k), 0);
+	REQUIRE_INT(k.n, 1);
+	CHECK_INT(k.items[0].kind, WPERF_SINK);
+	check_ids(k.items[0].members, 1, (uint32_t[]){ setup }, 1);
+	REQUIRE_INT(k.n_groups, 1);
+	CHECK_INT(k.groups[0].leaving_ns, 1);
+	wperf_knots_fini(&k);
+	/* Without the leaving edge it is a knot under both rules. */
+	gb_free(&g);
+	build_leaky_group(&g, 0, &a, &b, &d, &setup);
+	gb_sort(&g);
+	CHECK_INT(find_rule(&g, 400, 0, 0, &k), 0);
+	REQUIRE_INT(k.n, 1);
+	CHECK_INT(k.items[0].kind, WPERF_KNOT);
+	CHECK_INT(k.items[0].n_leaving, 0);
+	CHECK_INT(k.items[0].leaving_ns, 0);
+	wperf_knots_fini(&k);
+	gb_free(&g);
+}
+
+/* Inside a knot, refinement keeps a part whose remaining edges to the
+ * rest of the knot weigh at most the ratio of its own: {A,B} (1000) and
+ * {C,D} (1000) joined by A -> C 50 and C -> A 10. Cutting C -> A leaves
+ * {C,D} terminal and {A,B} leaving 50 = 5%: both knots under the dominant
+ * rule, only {C,D} under the strict one. */
+static void test_dominant_in_refinement(void)
+{
+	struct wperf_graph g;
+	struct wperf_knots k;
+
+	gb_init(&g, 0, 1000);
+	uint32_t a = gb_thread(&g, "a", 1), b = gb_thread(&g, "b", 2);
+	uint32_t c = gb_thread(&g, "c", 3), d = gb_thread(&g, "d", 4);
+	gb_edge(&g, a, b, 500);
+	gb_edge(&g, b, a, 500);
+	gb_edge(&g, c, d, 500);
+	gb_edge(&g, d, c, 500);
+	gb_edge(&g, a, c, 50);
+	gb_edge(&g, c, a, 10);
+	gb_sort(&g);
+	CHECK_INT(find_rule(&g, NO_THRESHOLD, WPERF_KNOT_LEAVE_DEFAULT_PPM, 0, &k), 0);
+	REQUIRE_INT(k.n, 2);
+	for (size_t i = 0; i < 2; i++) {
+		const struct wperf_knot *kn = &k.items[i];
+		bool ab = kn->members[0] == a;
+		CHECK_INT(kn->kind, WPERF_KNOT);
+		check_ids(kn->members, kn->n_members, ab ? (uint32_t[]){ a, b }
+							 : (uint32_t[]){ c, d }, 2);
+		check_ids(kn->component, kn->n_component, (uint32_t[]){ a, b, c, d }, 4);
+		REQUIRE_INT(kn->n_removed, 1);
+		check_edge(&g, kn->removed[0].edge, c, a);
+		CHECK_INT(kn->leaving_ns, ab ? 50 : 0);
+	}
+	wperf_knots_fini(&k);
+	CHECK_INT(find_rule(&g, NO_THRESHOLD, 0, 0, &k), 0);
+	REQUIRE_INT(k.n, 1);
+	check_ids(k.items[0].members, k.items[0].n_members, (uint32_t[]){ c, d }, 2);
+	wperf_knots_fini(&k);
+	gb_free(&g);
+}
+
+/* ---- Ties: alike edges are cut together ---- */
+
+/* Four workers each waiting w[i] on the disk, the disk idle 2000 for
+ * each of them: refinement cuts the lightest worker -> disk edges first. */
+static void build_pool(struct wperf_graph *g, const int64_t w[4], uint32_t ids[4])
+{
+	gb_init(g, 0, 10000);
+	uint32_t d = gb_vertex(g, WPERF_V_DISK, "disk:vda");
+	for (int i = 0; i < 4; i++)
+		ids[i] = gb_thread(g, "worker", 10 + i);
+	for (int i = 0; i < 4; i++) {
+		gb_edge(g, ids[i], d, w[i]);
+		gb_edge(g, d, ids[i], 2000);
+	}
+	gb_sort(g);
+}
+
+/* The sinks of k, as a bitmask of positions in ids[]. */
+static unsigned sinks_among(const struct wperf_knots *k, const uint32_t ids[4])
+{
+	unsigned m = 0;
+	for (size_t i = 0; i < k->n; i++)
+		for (int j = 0; j < 4; j++)
+			if (k->items[i].kind == WPERF_SINK && k->items[i].members[0] == ids[j])
+				m |= 1u << j;
+	return m;
+}
+
+/* Four equal workers: all four edges are cut at once, and all four are
+ * left (sinks of the same knot), not one picked by its vertex id. */
+static void test_equal_ties_cut_together(void)
+{
+	struct wperf_graph g;
+	struct wperf_knots k;
+	uint32_t ids[4];
+
+	build_pool(&g, (int64_t[]){ 1000, 1000, 1000, 1000 }, ids);
+	CHECK_INT(find_rule(&g, NO_THRESHOLD, 0, 0, &k), 0);
+	CHECK_INT(k.n, 4);
+	CHECK_INT(sinks_among(&k, ids), 0xf);
+	for (size_t i = 0; i < k.n; i++) {
+		CHECK_INT(k.items[i].n_component, 5);
+		CHECK_INT(k.items[i].n_removed, 4);
+		CHECK_INT(k.items[i].weight_ns, 2000);
+	}
+	wperf_knots_fini(&k);
+	gb_free(&g);
+}
+
+/* Near-equal (within 1% of the lightest): one tie with the tolerance,
+ * all four stay; without it only the two exactly equal ones are cut. An
+ * edge 1.1% above the lightest is not in the tie. */
+static void test_near_equal_ties(void)
+{
+	struct wperf_graph g;
+	struct wperf_knots k;
+	uint32_t ids[4];
+
+	build_pool(&g, (int64_t[]){ 1000, 1000, 1006, 1010 }, ids);
+	CHECK_INT(find_rule(&g, NO_THRESHOLD, 0, WPERF_KNOT_TIE_DEFAULT_PPM, &k), 0);
+	CHECK_INT(sinks_among(&k, ids), 0xf);
+	wperf_knots_fini(&k);
+	CHECK_INT(find_rule(&g, NO_THRESHOLD, 0, 0, &k), 0);
+	CHECK_INT(sinks_among(&k, ids), 0x3);
+	wperf_knots_fini(&k);
+	gb_free(&g);
+
+	build_pool(&g, (int64_t[]){ 1000, 1000, 1006, 1011 }, ids);
+	CHECK_INT(find_rule(&g, NO_THRESHOLD, 0, WPERF_KNOT_TIE_DEFAULT_PPM, &k), 0);
+	CHECK_INT(sinks_among(&k, ids), 0x7);
+	wperf_knots_fini(&k);
+	gb_free(&g);
+}
+
+/* A tie with an edge at the threshold is not cut at all: the knot stops
+ * whole rather than losing some of its alike members. */
+static void test_tie_at_threshold(void)
+{
+	struct wperf_graph g;
+	struct wperf_knots k;
+	uint32_t ids[4];
+
+	build_pool(&g, (int64_t[]){ 1000, 1000, 1006, 1010 }, ids);
+	CHECK_INT(find_rule(&g, 1005, 0, WPERF_KNOT_TIE_DEFAULT_PPM, &k), 0);
+	REQUIRE_INT(k.n, 1);
+	CHECK_INT(k.items[0].kind, WPERF_KNOT);
+	CHECK_INT(k.items[0].n_members, 5);
+	CHECK_INT(k.items[0].n_removed, 0);
+	CHECK_STR(k.items[0].stop_reason, "threshold");
+	wperf_knots_fini(&k);
+	gb_free(&g);
+}
+
+static void test_within_ppm(void)
+{
+	CHECK(wperf_within_ppm(100, 1000, 100000));
+	CHECK(!wperf_within_ppm(101, 1000, 100000));
+	CHECK(wperf_within_ppm(0, 0, 0));
+	CHECK(!wperf_within_ppm(1, 1000, 0));
+	CHECK(wperf_within_ppm(INT64_MAX, INT64_MAX, 1000000));
+	CHECK(!wperf_within_ppm(INT64_MAX / 10 + 1, INT64_MAX, 100000));
+	CHECK(wperf_within_ppm(INT64_MAX / 10, INT64_MAX, 100000));
+}
+
 int main(void)
 {
 	RUN_TEST(test_cycle_and_sink);
@@ -676,5 +936,13 @@ int main(void)
 	RUN_TEST(test_background_removal_exposes);
 	RUN_TEST(test_device_knot_never_background);
 	RUN_TEST(test_background_boundary);
+	RUN_TEST(test_dominant_light_leaving_edge);
+	RUN_TEST(test_dominant_heavy_leaving_edge);
+	RUN_TEST(test_strict_rule);
+	RUN_TEST(test_dominant_in_refinement);
+	RUN_TEST(test_equal_ties_cut_together);
+	RUN_TEST(test_near_equal_ties);
+	RUN_TEST(test_tie_at_threshold);
+	RUN_TEST(test_within_ppm);
 	return check_finish();
 }

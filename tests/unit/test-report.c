@@ -194,8 +194,12 @@ static void test_json_basic(void)
 	check_contains(j, "{\"kind\": \"knot\", \"members\": [1, 2, 3], \"weight_ns\": 950000000, "
 			  "\"share\": 0.950000");
 	check_contains(j, "\"component\": [1, 2, 3], \"removed\": [{\"from\": 1, \"to\": 3, "
-			  "\"weight_ns\": 50000000}], \"stop_reason\": \"simple cycle\", "
+			  "\"weight_ns\": 50000000}], \"leaving_ns\": 0, \"leaving\": [], "
+			  "\"stop_reason\": \"simple cycle\", "
 			  "\"classification\": {\"class\": \"blocking_io\"");
+	check_contains(j, "\"knot_rule\": {\"rule\": \"dominant\", \"leave_ratio\": 0.100000, "
+			  "\"tie_tolerance\": 0.010000}");
+	check_contains(j, "\"groups\": [],\n");
 	check_contains(j, "{\"kind\": \"sink\", \"members\": [5], \"weight_ns\": 200000000, "
 			  "\"share\": 0.200000, \"edges\": []");
 	check_contains(j, "\"hist\": {\"20\": 10, \"22\": 30}");
@@ -207,6 +211,50 @@ static void test_json_basic(void)
 	j = render("focus", 1);
 	check_contains(j, "\"focus\": [4]");
 	free(j);
+}
+
+/* A knot that one light edge leaves (the dominant rule): the edge is
+ * shown; under the strict rule the same group is not a knot, and the
+ * report says why. */
+static void test_text_leaving(void)
+{
+	char *t = render("leaky", 0);
+
+	check_terminal_safe(t);
+	check_contains(t, "Knot rule  dominant: a group is a knot when at most 10.0% of its "
+			  "weight leaves it;\n           ties within 1.0% cut together\n");
+	check_contains(t, "Found      1 knot, 1 sink\n");
+	check_contains(t, "\nKnot 1: writer (1), flusher (2), disk:vda\n"
+			  "  weight 1.00 s = 100.0% of the analysed time (sum of its 3 edges)\n");
+	check_contains(t, "  Leaves the knot: 100 ms = 10.0% of its weight (at most 10.0%, "
+			  "knot-rule=dominant):\n    writer (1) -> setup (3), 100 ms (1 wait)\n");
+	CHECK(t && !strstr(t, "Not knots"));
+	free(t);
+
+	t = render("leaky-strict", 0);
+	check_terminal_safe(t);
+	check_contains(t, "Knot rule  strict: a group is a knot when no edge leaves it; ties "
+			  "within 1.0% cut together\n");
+	check_contains(t, "Found      0 knots, 1 sink; 1 heavy group not a knot (below)\n");
+	check_contains(t, "\nNot knots: 1 heavy group that waits too much outside itself\n"
+			  "  Group: writer (1), flusher (2), disk:vda\n"
+			  "    weighs 1.00 s = 100.0% of the analysed time, but 100 ms = 10.0% of "
+			  "its weight leaves it\n");
+	check_contains(t, "(knot-rule=strict allows none): not a knot.");
+	check_contains(t, "    writer (1) -> setup (3), 100 ms (1 wait)\n");
+	CHECK(t && !strstr(t, "Leaves the knot"));
+	free(t);
+
+	t = render("leaky", 1);
+	check_contains(t, "\"leaving_ns\": 100000000, \"leaving\": [{\"from\": 0, \"to\": 3, "
+			  "\"weight_ns\": 100000000, \"count\": 1}]");
+	free(t);
+	t = render("leaky-strict", 1);
+	check_contains(t, "\"knot_rule\": {\"rule\": \"strict\", \"leave_ratio\": 0.000000");
+	check_contains(t, "\"groups\": [\n    {\"members\": [0, 1, 2], \"weight_ns\": 1000000000, "
+			  "\"share\": 1.000000, \"leaving_ns\": 100000000, \"leaving\": [{\"from\": 0, "
+			  "\"to\": 3, \"weight_ns\": 100000000, \"count\": 1}]}\n  ],\n");
+	free(t);
 }
 
 /* /dev/full accepts the open and fails every flush with ENOSPC. */
@@ -239,6 +287,7 @@ int main(void)
 	RUN_TEST(test_text_short_lived_hint);
 	RUN_TEST(test_json_escaping);
 	RUN_TEST(test_json_basic);
+	RUN_TEST(test_text_leaving);
 	RUN_TEST(test_write_errors);
 	return check_finish();
 }
