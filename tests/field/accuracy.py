@@ -4,6 +4,7 @@ case, quiet and under a CPU hog (doc/accuracy.md).
 
     tests/field/accuracy.py [--runs 5] [--cases mariadb,nginx] [--modes quiet,loaded]
                             [--keep] [--json FILE] [--verbose]
+    tests/field/accuracy.py --from-json FILE...
 
 Runs every case --runs times in each mode, alternating quiet and loaded,
 prints each run's truth and finding (--verbose) and a table: right, wrong,
@@ -26,6 +27,36 @@ import fieldlib  # noqa: E402
 HOG_CPUS = os.cpu_count() or 2
 
 
+def count(rs, key):
+    out = {}
+    for r in rs:
+        k = key(r)
+        if k:
+            out[k] = out.get(k, 0) + 1
+    return ', '.join('%s ×%d' % kv for kv in sorted(out.items()))
+
+
+def table(results, names, modes):
+    """The markdown table of doc/accuracy.md."""
+    print('| case | mode | right | wrong | undecided | error | truth | first findings '
+          '| CPUs busy (focus, PID 1) |')
+    print('|---|---|---|---|---|---|---|---|---|')
+    for n in names:
+        for mode in modes:
+            rs = [r for r in results if r['case'] == n and r['loaded'] == (mode == 'loaded')]
+            cnt = {k: sum(1 for r in rs if r['right'] == k) for k in (True, False, None, 'error')}
+            truths = [r['truth'] for r in rs if 'truth' in r]
+            busy = ('%.0f%% (%.0f%%, %.1f%%)' % tuple(
+                100 * sum(t[k] for t in truths) / len(truths)
+                for k in ('machine_cpu', 'focus_cpu', 'pid1_cpu'))) if truths else '-'
+            print('| %s | %s | %d | %d | %d | %d | %s | %s | %s |' % (
+                n, mode, cnt[True], cnt[False], cnt[None], cnt['error'],
+                count(rs, lambda r: r.get('expected', {}).get('verdict')),
+                count(rs, lambda r: 'found' in r and '%s %s' % (r['found']['verdict'],
+                                                                r['found']['kind'])),
+                busy))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--runs', type=int, default=5)
@@ -34,7 +65,17 @@ def main():
     ap.add_argument('--keep', action='store_true', help='keep each run\'s directory')
     ap.add_argument('--json', help='write every run\'s result to this file')
     ap.add_argument('--verbose', action='store_true')
+    ap.add_argument('--from-json', nargs='+', metavar='FILE',
+                    help='print the table of earlier runs (--json files) and stop')
     a = ap.parse_args()
+    if a.from_json:
+        results = []
+        for path in a.from_json:
+            with open(path) as f:
+                results += json.load(f)
+        names = [n for n in cases.CASES if any(r['case'] == n for r in results)]
+        table(results, names, ['quiet', 'loaded'])
+        return
     names = a.cases.split(',')
     modes = a.modes.split(',')
     for n in names:
@@ -61,20 +102,7 @@ def main():
                     print('%s %s run %d: %s' % (n, mode, i + 1, r['why']), flush=True)
     print('finished %s UTC' % time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime()))
     print()
-    print('| case | mode | right | wrong | undecided | error | first findings |')
-    print('|---|---|---|---|---|---|---|')
-    for n in names:
-        for mode in modes:
-            rs = [r for r in results if r['case'] == n and r['loaded'] == (mode == 'loaded')]
-            cnt = {k: sum(1 for r in rs if r['right'] == k) for k in (True, False, None, 'error')}
-            found = {}
-            for r in rs:
-                if 'found' in r:
-                    key = '%s %s' % (r['found']['verdict'], r['found']['kind'])
-                    found[key] = found.get(key, 0) + 1
-            print('| %s | %s | %d | %d | %d | %d | %s |' % (
-                n, mode, cnt[True], cnt[False], cnt[None], cnt['error'],
-                ', '.join('%s ×%d' % kv for kv in sorted(found.items()))))
+    table(results, names, modes)
     if a.json:
         with open(a.json, 'w') as f:
             json.dump(results, f, indent=1, default=str)
