@@ -332,6 +332,15 @@ static void on_closed_segment(void *data, const struct closed_segment *seg)
 		w = vt_get(&a->vt, seg->waker);
 		v->waiting_ns[w->kind] += d;
 		v->waits++;
+		if (seg->idle) {
+			/* A wait for work (TASK_IDLE): like a disk's idle time,
+			 * no dependency; it neither cascades nor is walked
+			 * through (not in the history): whoever gave the worker
+			 * work did not hold it up. */
+			edges_add_idle_wait(&a->edges, seg->vertex, seg->waker, seg->start,
+					    seg->end);
+			break;
+		}
 		edges_add_wait(&a->edges, seg->vertex, seg->waker, seg->start, seg->end);
 		if (seg->stack)
 			stacks_add_wait(&a->stacks, seg->vertex, seg->waker, seg->stack - 1, d);

@@ -207,6 +207,21 @@ void edges_add_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t star
 		m->oom = true;
 }
 
+void edges_add_idle_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t start,
+			 int64_t end)
+{
+	size_t i = edges_get(m, from, to);
+
+	if (i == EDGE_NONE)
+		return;
+	m->e[i].idle_ns += end - start;
+	m->e[i].idle_count++;
+	/* Still a wait of `from` that ended: a wait on `from` that began
+	 * before it was queued behind it (chained). */
+	if (!note_wait_ended(m, from, end))
+		m->oom = true;
+}
+
 void edges_add_cascade(struct edge_map *m, uint32_t from, uint32_t to, int64_t amount)
 {
 	size_t i = edges_get(m, from, to);

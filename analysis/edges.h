@@ -56,6 +56,11 @@ size_t edges_get(struct edge_map *m, uint32_t from, uint32_t to);
 void edges_add_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t start,
 		    int64_t end);
 /* Weight that reaches the edge by cascade only. */
+/* A wait for work of `from`, ended by `to` (graph.h, idle_ns): counted
+ * apart, no weight. */
+void edges_add_idle_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t start,
+			 int64_t end);
+
 void edges_add_cascade(struct edge_map *m, uint32_t from, uint32_t to, int64_t amount);
 
 /* Move the edges out, sorted by (from, to). The map is left empty. */

@@ -536,6 +536,8 @@ static size_t combine(struct wperf_edge *e, size_t n)
 		d->direct_ns += e[i].direct_ns;
 		d->count += e[i].count;
 		d->gap_waits += e[i].gap_waits;
+		d->idle_ns += e[i].idle_ns;
+		d->idle_count += e[i].idle_count;
 		d->turns += e[i].turns;
 		d->chained += e[i].chained;
 		d->grouped += e[i].grouped;

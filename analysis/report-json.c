@@ -298,6 +298,10 @@ static void write_edges(const struct wperf_graph *g, FILE *out)
 		json_u64(out, e->chained);
 		json_key(out, "grouped", 0);
 		json_u64(out, e->grouped);
+		json_key(out, "idle_ns", 0);
+		json_i64(out, e->idle_ns);
+		json_key(out, "idle_count", 0);
+		json_u64(out, e->idle_count);
 		if (e->n_stacks)
 			write_edge_stacks(out, e);
 		fputc('}', out);
@@ -664,7 +668,8 @@ static void write_quality(const struct wperf_quality *q, FILE *out)
 	write_counter(out, "untraced_interrupt_wakeups", q->untraced_interrupt_wakeups);
 	write_counter(out, "false_wakeups_merged", q->false_wakeups_merged);
 	write_counter(out, "false_wakeups_unmerged", q->false_wakeups_unmerged);
-	fprintf(out, ",\n    \"has_waking\": %s\n  }\n", q->has_waking ? "true" : "false");
+	fprintf(out, ",\n    \"has_waking\": %s", q->has_waking ? "true" : "false");
+	fprintf(out, ",\n    \"has_idle_state\": %s\n  }\n", q->has_idle_state ? "true" : "false");
 }
 
 int wperf_report_write_json(const struct wperf_report *r, FILE *out)

@@ -111,10 +111,12 @@ static void emit_segment(struct sched *s, const struct closed_segment *seg)
 static void emit(struct sched *s, uint32_t v, enum wperf_segment_state state,
 		 int64_t start, int64_t end, uint32_t waker, bool spin)
 {
-	struct closed_segment seg = { v, state, start, end, waker, spin, false, 0 };
+	struct closed_segment seg = { v, state, start, end, waker, spin, false, 0, false };
 
-	if (state == WPERF_SEG_WAITING)
+	if (state == WPERF_SEG_WAITING) {
 		seg.stack = s->th[v].wait_stack;
+		seg.idle = !spin && s->th[v].wait_idle;
+	}
 	emit_segment(s, &seg);
 }
 
@@ -134,7 +136,7 @@ static void emit_wait(struct sched *s, uint32_t v, int64_t start, int64_t end, u
 		emit(s, v, WPERF_SEG_WAITING, start, cut,
 		     vt_pseudo(s->vt, WPERF_V_UNKNOWN, "trace-gap"), false);
 		struct closed_segment seg = { v, WPERF_SEG_WAITING, cut, end, waker, false, true,
-					      s->th[v].wait_stack };
+					      s->th[v].wait_stack, s->th[v].wait_idle };
 
 		emit_segment(s, &seg);
 		return;
@@ -474,6 +476,53 @@ static bool preempted_or_running(int64_t prev_state)
 	return (prev_state & 0xFF) == 0;
 }
 
+/* prev_state as reported from 4.14 (tracefs, perf, lttng-modules 2.11+):
+ * one bit per state, TASK_REPORT_IDLE for a task in TASK_IDLE. */
+#define STATE_REPORT_IDLE 0x80
+/* The raw TASK_IDLE (TASK_UNINTERRUPTIBLE | TASK_NOLOAD, both values since
+ * Linux 4.2): kernels before 4.14, and lttng-modules up to 2.10 on any. */
+#define STATE_RAW_IDLE 0x402
+
+static bool is_kworker(const char *comm)
+{
+	return comm && strncmp(comm, "kworker/", 8) == 0;
+}
+
+/*
+ * Does a wait that begins with this prev_state begin in the kernel's idle
+ * state? TASK_IDLE is how the kernel itself says "this sleep is a wait for
+ * work": kworkers between work items, RCU's grace-period threads,
+ * kthread workers, kdamond (a reported 0x80 with no other bit, or the raw
+ * 0x402; a raw 0x80 is TASK_DEAD after sched_process_exit or TASK_WAKEKILL,
+ * never alone, and the caller handles death first).
+ */
+static bool state_is_idle(int64_t prev_state)
+{
+	return (prev_state & ~(int64_t)WPERF_PREV_STATE_DEAD) == STATE_REPORT_IDLE ||
+	       (prev_state & STATE_RAW_IDLE) == STATE_RAW_IDLE;
+}
+
+/*
+ * Is the wait v begins now (switched out in prev_state) a wait for work?
+ * In the idle state, yes. Kernels without it for kworkers (Linux 4.4, the
+ * traces show them in S) cannot say so: there, until the trace has shown
+ * one idle-state switch, a kworker's interruptible sleep (1, S) is its
+ * wait for work, as worker_thread() sleeps in TASK_INTERRUPTIBLE and the
+ * work items it runs sleep in D on disks and locks. Once the idle state is
+ * seen, an S sleep of a kworker is one inside a work item: a dependency.
+ */
+static bool wait_is_for_work(struct sched *s, uint32_t v, int64_t prev_state)
+{
+	const char *comm;
+
+	if (state_is_idle(prev_state)) {
+		s->quality->has_idle_state = true;
+		return true;
+	}
+	comm = vt_get(s->vt, v)->comm;
+	return !s->quality->has_idle_state && prev_state == 1 && is_kworker(comm);
+}
+
 /* A new wait of v begins: its stack, when the event carries one. */
 static void set_wait_stack(struct sched *s, uint32_t v, const struct wperf_event *ev)
 {
@@ -530,8 +579,11 @@ static void switch_out(struct sched *s, struct cpu_ctx *c, const struct wperf_ev
 		vt_forget_tid(s->vt, ev->u.sw.prev_tid, v);
 	} else {
 		enter_state(s, v, runnable ? TS_RUNNABLE : TS_WAITING, t);
-		if (!runnable)
+		if (!runnable) {
 			set_wait_stack(s, v, ev);
+			th = &s->th[v];
+			th->wait_idle = wait_is_for_work(s, v, state);
+		}
 	}
 }
 
@@ -738,6 +790,10 @@ static void on_statedump(struct sched *s, const struct wperf_event *ev)
 	switch (ev->u.statedump.status) {
 	case WPERF_STATEDUMP_WAIT:
 		begin_life(s, v, TS_WAITING, ev->ts);
+		/* The dump does not say which sleep: a kworker asleep when
+		 * the trace began is, but for the moments it runs work that
+		 * sleeps, waiting for work (wperf-analysis(7)). */
+		s->th[v].wait_idle = is_kworker(vx->comm);
 		break;
 	case WPERF_STATEDUMP_WAIT_CPU:
 		begin_life(s, v, TS_RUNNABLE, ev->ts);

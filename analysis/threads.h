@@ -37,6 +37,7 @@ struct sched_thread {
 	bool inferred;          /* state guessed (statedump, first sight): no mismatch counting */
 	bool known_origin;      /* born in the trace or described by the statedump */
 	bool spinning;          /* between before_spin and after_spin */
+	bool wait_idle;         /* the current wait is a wait for work (idle state) */
 	uint64_t spin_lock;     /* the lock it spins on */
 	int64_t since;          /* when the current state began */
 	uint32_t wait_stack;    /* stack id + 1 of the current wait, 0: none */
@@ -77,6 +78,8 @@ struct closed_segment {
 	bool spin;              /* a busy-wait on a lock, not a sleep */
 	bool after_gap;         /* the rest of a wait cut short by a gap in the trace */
 	uint32_t stack;         /* waiting: stack id + 1 of the waiting side, 0: none */
+	bool idle;              /* waiting: begun in the kernel's idle state (TASK_IDLE),
+	                           a wait for work (threads.c, wait_is_for_work) */
 };
 
 typedef void (*segment_sink)(void *data, const struct closed_segment *seg);

@@ -184,7 +184,10 @@ class Checks:
                 problems.append('weight < direct: %s' % {k: e[k] for k in
                                                          ('from', 'to', 'weight_ns', 'direct_ns')})
             if byid[e['from']]['kind'] == 'thread':
-                out_direct[e['from']] = out_direct.get(e['from'], 0) + e['direct_ns']
+                # A thread's waits for work (idle_ns) are kept apart from
+                # the edge's weight, not from its waiting time.
+                out_direct[e['from']] = (out_direct.get(e['from'], 0) + e['direct_ns']
+                                         + e['idle_ns'])
         for t in js['threads']:
             v = byid.get(t['id'])
             if v is None or v['kind'] != 'thread':
@@ -210,7 +213,7 @@ class Checks:
                                                       t['running_ns'], t['runnable_ns'],
                                                       waiting, life))
             if out_direct.get(t['id'], 0) != waiting:
-                problems.append('thread %s (tid %s %s): sum of out-edge direct_ns %d != '
+                problems.append('thread %s (tid %s %s): sum of out-edge direct + idle %d != '
                                 'waiting %d' % (t['id'], t['tid'], t['comm'],
                                                 out_direct.get(t['id'], 0), waiting))
             if t['first_ns'] < tr['begin_ns'] or t['last_ns'] > tr['end_ns']:

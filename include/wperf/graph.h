@@ -62,7 +62,10 @@ bool wperf_comm_is_tracer_thread(const char *comm);
  * only make whoever gave it work a "sink": `migration/0 -> sleep 2.01 s`.
  * Their waits do not cascade and are no dependency
  * (wperf_edge_is_dependency); waits *on* them are. Not kworkers, jbd2 or
- * kswapd: they also wait for disks and locks on others' behalf.
+ * kswapd: they also wait for disks and locks on others' behalf. (Any
+ * thread's wait begun in the kernel's idle state, TASK_IDLE, as a kworker
+ * between work items sleeps, is a wait for work too, by state: the edge's
+ * idle_ns, analysis/threads.c.)
  */
 bool wperf_comm_waits_only_for_work(const char *comm);
 
@@ -141,6 +144,13 @@ struct wperf_edge {
 	 * at once, as when a barrier opens or a condition variable is
 	 * broadcast. A lock hands over to one waiter at a time. */
 	uint64_t grouped;
+	/* Waits for work: begun in the kernel's idle state (TASK_IDLE, as a
+	 * kworker between work items sleeps), or a kworker's sleep in S on
+	 * kernels without that state (wperf-analysis(7)). Kept apart like a
+	 * disk's idle time: not in weight_ns, direct_ns, count or hist, and
+	 * they do not cascade. An edge of such waits only has weight 0. */
+	int64_t idle_ns;
+	uint64_t idle_count;
 	/* The heaviest stacks of the waits, by ns; n_stacks 0 without stacks. */
 	struct wperf_edge_stack stacks[WPERF_EDGE_STACKS];
 	uint8_t n_stacks;
@@ -175,6 +185,9 @@ struct wperf_quality {
 	uint64_t false_wakeups_merged;   /* wperf:false_wakeup merged into the next wait */
 	uint64_t false_wakeups_unmerged; /* declared too late (after a long run) or with no wakeup */
 	bool has_waking;                 /* sched_waking seen (else sched_wakeup used) */
+	bool has_idle_state;             /* a thread switched out in the kernel's idle
+	                                    state (TASK_IDLE, 'I'): its waits for work are
+	                                    known by state, not guessed by name */
 };
 
 /* A progress point (wperf:progress): units of work done, as in Coz. */

@@ -893,6 +893,81 @@ static void test_wait_stacks(void)
 	wperf_graph_fini(&g);
 }
 
+/*
+ * Waits for work (wperf-analysis(7), "Waits for work"): kworker K (5)
+ * sleeps in `k_state` over [0, 100 ms] until A (1) queues work; then in D
+ * over [110, 150] until C (3) wakes it; B (2) waits on K over [50, 200].
+ * In the idle state, K's first wait is kept apart (idle_ns), weighs
+ * nothing and does not cascade: K -> A weighs 0, where the method alone
+ * gives 100 + the 50 ms of B's wait over it. The D wait stays a
+ * dependency and cascades: K -> C = 40 + 40. With `idle_seen`, another
+ * thread first sleeps in 0x80, so the trace has the idle state and a
+ * kworker's S sleep is a plain wait.
+ */
+static void idle_case(const char *what, int64_t k_state, bool idle_seen, bool want_idle)
+{
+	struct wperf_analysis *a = wperf_analysis_create();
+	struct wperf_graph g;
+	char msg[160];
+
+	named_switch(a, 0, 0, 0, "swapper/0", 0, 5, "kworker/0:1");
+	named_switch(a, 0, 1, 0, "swapper/1", 0, 1, "a");
+	named_switch(a, 0, 2, 0, "swapper/2", 0, 2, "b");
+	named_switch(a, 0, 3, 0, "swapper/3", 0, 3, "c");
+	if (idle_seen) {
+		named_switch(a, 0, 4, 0, "swapper/4", 0, 7, "rcu_preempt");
+		named_switch(a, 0, 4, 7, "rcu_preempt", 0x80, 0, "swapper/4");
+	}
+	named_switch(a, 0, 0, 5, "kworker/0:1", k_state, 0, "swapper/0");
+	named_switch(a, 50 * MS, 2, 2, "b", 1, 0, "swapper/2");
+	wake(a, 100 * MS, 1, 5);                 /* A queues work */
+	named_switch(a, 100 * MS, 0, 0, "swapper/0", 0, 5, "kworker/0:1");
+	named_switch(a, 110 * MS, 0, 5, "kworker/0:1", 2, 0, "swapper/0");
+	wake(a, 150 * MS, 3, 5);                 /* C ends K's D wait */
+	named_switch(a, 150 * MS, 0, 0, "swapper/0", 0, 5, "kworker/0:1");
+	wake(a, 200 * MS, 0, 2);                 /* K wakes B */
+	named_switch(a, 210 * MS, 2, 0, "swapper/2", 0, 2, "b");
+	named_switch(a, 220 * MS, 1, 1, "a", 0, 0, "swapper/1");
+	named_switch(a, 220 * MS, 3, 3, "c", 0, 0, "swapper/3");
+	if (finish(a, &g)) {
+		failures++;
+		return;
+	}
+	uint32_t k = vertex_of_tid(&g, 5);
+	const struct wperf_edge *ka = edge(&g, k, vertex_of_tid(&g, 1));
+
+	snprintf(msg, sizeof msg, "%s: K->A exists", what);
+	CHECK_EQ(msg, ka != NULL, 1);
+	if (ka) {
+		snprintf(msg, sizeof msg, "%s: K->A weight", what);
+		CHECK_EQ(msg, ka->weight_ns, want_idle ? 0 : 150 * MS);
+		snprintf(msg, sizeof msg, "%s: K->A idle_ns", what);
+		CHECK_EQ(msg, ka->idle_ns, want_idle ? 100 * MS : 0);
+		snprintf(msg, sizeof msg, "%s: K->A count", what);
+		CHECK_EQ(msg, ka->count, want_idle ? 0 : 1);
+		snprintf(msg, sizeof msg, "%s: K->A idle_count", what);
+		CHECK_EQ(msg, ka->idle_count, want_idle ? 1 : 0);
+	}
+	snprintf(msg, sizeof msg, "%s: K->C (D wait, cascaded)", what);
+	CHECK_EQ(msg, weight(&g, 5, 3), 80 * MS);
+	snprintf(msg, sizeof msg, "%s: B->K", what);
+	CHECK_EQ(msg, weight(&g, 2, 5), 150 * MS);
+	snprintf(msg, sizeof msg, "%s: K's waiting time keeps the idle wait", what);
+	CHECK_EQ(msg, g.vertices[k].waiting_ns[WPERF_V_THREAD], 140 * MS);
+	snprintf(msg, sizeof msg, "%s: has_idle_state", what);
+	CHECK_EQ(msg, g.quality.has_idle_state, idle_seen || (want_idle && k_state != 1));
+	wperf_graph_fini(&g);
+}
+
+static void test_idle_waits(void)
+{
+	idle_case("reported TASK_IDLE (0x80, >= 4.14)", 0x80, false, true);
+	idle_case("raw TASK_IDLE (0x402, lttng-modules 2.10)", 0x402, false, true);
+	idle_case("kworker in S, no idle state in the trace", 1, false, true);
+	idle_case("kworker in S, idle state seen", 1, true, false);
+	idle_case("kworker in D", 2, false, false);
+}
+
 int main(void)
 {
 	test_nested();
@@ -912,6 +987,7 @@ int main(void)
 	test_child_seen_before_fork();
 	test_exit_then_sleep();
 	test_wait_stacks();
+	test_idle_waits();
 	printf("%d passed, %d failed\n", checks - failures, failures);
 	return failures ? 1 : 0;
 }
