@@ -49,9 +49,12 @@ struct wperf_analysis {
 	wperf_segment_cb cb;
 	void *cb_data;
 
-	int64_t begin, end;            /* analysed range so far */
+	int64_t begin, end;            /* first and last event so far */
 	int64_t last_event_ts;         /* of the event fed last */
 	bool have_time;
+	/* The range upstream chose (wperf_analysis_bound), if it said. */
+	int64_t chosen_begin, chosen_end;
+	bool have_chosen_begin, have_chosen_end;
 	uint64_t counts[WPERF_EV_TYPE_COUNT];
 	uint64_t waits_since_prune;
 	bool finished;
@@ -516,7 +519,8 @@ void wperf_analysis_expect_false_wakeups(struct wperf_analysis *a)
 	a->falsewake.enabled = true;
 }
 
-void wperf_analysis_observe_time(struct wperf_analysis *a, int64_t ts)
+/* An event at ts: the range of events so far reaches it. */
+static void event_time(struct wperf_analysis *a, int64_t ts)
 {
 	if (!a->have_time) {
 		a->begin = a->end = ts;
@@ -527,6 +531,19 @@ void wperf_analysis_observe_time(struct wperf_analysis *a, int64_t ts)
 		a->begin = ts;
 	if (ts > a->end)
 		a->end = ts;
+}
+
+void wperf_analysis_bound(struct wperf_analysis *a, bool end, int64_t ts)
+{
+	if (a->finished)
+		return;
+	if (end && (!a->have_chosen_end || ts > a->chosen_end)) {
+		a->chosen_end = ts;
+		a->have_chosen_end = true;
+	} else if (!end && (!a->have_chosen_begin || ts < a->chosen_begin)) {
+		a->chosen_begin = ts;
+		a->have_chosen_begin = true;
+	}
 }
 
 static void on_block(struct wperf_analysis *a, const struct wperf_event *ev)
@@ -572,7 +589,7 @@ void wperf_analysis_feed(struct wperf_analysis *a, const struct wperf_event *in)
 		ev = &moved;
 	}
 	a->last_event_ts = ev->ts;
-	wperf_analysis_observe_time(a, ev->ts);
+	event_time(a, ev->ts);
 	a->counts[ev->type]++;
 	a->quality.events++;
 	switch (ev->type) {
@@ -674,6 +691,33 @@ static int64_t gap_coverage(const struct wperf_quality *q, int64_t begin, int64_
 	return covered;
 }
 
+/*
+ * The analysed range: the first to the last event, widened to what
+ * upstream chose (a trimmer's bounds). Called once there were events.
+ */
+static void settle_range(struct wperf_analysis *a)
+{
+	if (a->have_chosen_begin && a->chosen_begin < a->begin)
+		a->begin = a->chosen_begin;
+	if (a->have_chosen_end && a->chosen_end > a->end)
+		a->end = a->chosen_end;
+}
+
+/* Gaps are where events were lost inside the analysed range: a loss
+ * reported from a packet's beginning or end, outside the events, is
+ * clipped to it (its count stays). Unknown times (-1) stay unknown. */
+static void clip_gaps(struct wperf_quality *q, int64_t begin, int64_t end)
+{
+	for (size_t i = 0; i < q->n_gaps; i++) {
+		struct wperf_gap *g = &q->gaps[i];
+
+		if (g->begin_ns >= 0)
+			g->begin_ns = g->begin_ns < begin ? begin : g->begin_ns > end ? end : g->begin_ns;
+		if (g->end_ns >= 0)
+			g->end_ns = g->end_ns < begin ? begin : g->end_ns > end ? end : g->end_ns;
+	}
+}
+
 static int fail(struct wperf_analysis *a, const char *msg)
 {
 	snprintf(a->error, sizeof a->error, "%s", msg);
@@ -702,6 +746,8 @@ int wperf_analysis_finish(struct wperf_analysis *a, struct wperf_graph *out)
 	a->finished = true;
 	if (check_input(a))
 		return -1;
+	settle_range(a);
+	clip_gaps(&a->quality, a->begin, a->end);
 	sched_finish(&a->sched, a->end);
 	falsewake_flush_all(&a->falsewake);
 	disk_finish(&a->disks, &a->vt, &a->edges, a->begin, a->end);

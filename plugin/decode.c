@@ -1108,15 +1108,20 @@ static void read_packet_cpu(struct stream_state *st, const bt_packet *packet)
 	st->cpu = (int)read_int(&s, &st->cpu_ref, -1);
 }
 
-/* Tell the analysis the trace was looking at time ts. */
-static int observe(struct wperf_analysis *a, const bt_clock_snapshot *cs,
-		   char *err, size_t errlen)
+/*
+ * A stream's beginning or end with a time: a source gives none (CTF
+ * streams have no times of their own), so upstream chose it —
+ * babeltrace2's --begin/--end, a trimmer cutting the trace there. The
+ * analysed range reaches it (wperf_analysis_bound()).
+ */
+static int chosen_bound(struct wperf_analysis *a, const bt_clock_snapshot *cs, bool end,
+			char *err, size_t errlen)
 {
 	int64_t ns;
 
 	if (snapshot_ns(cs, &ns, err, errlen) < 0)
 		return -1;
-	wperf_analysis_observe_time(a, ns);
+	wperf_analysis_bound(a, end, ns);
 	return 0;
 }
 
@@ -1138,12 +1143,14 @@ static int decode_stream_boundary(struct wperf_decoder *d, struct wperf_analysis
 	}
 	if (st->skip || !cs)
 		return 0;
-	return observe(a, cs, err, errlen);
+	return chosen_bound(a, cs, !beginning, err, errlen);
 }
 
-static int decode_packet_boundary(struct wperf_decoder *d, struct wperf_analysis *a,
-				  const bt_message *msg, bool beginning,
-				  const bt_clock_snapshot *cs, char *err, size_t errlen)
+/* A packet's beginning says its CPU. Its times are not the analysed
+ * range's: LTTng opens a packet when tracing starts, maybe long before its
+ * first event. Out of memory: -1. */
+static int decode_packet_boundary(struct wperf_decoder *d, const bt_message *msg,
+				  bool beginning, char *err, size_t errlen)
 {
 	const bt_packet *packet = beginning
 		? bt_message_packet_beginning_borrow_packet_const(msg)
@@ -1154,11 +1161,9 @@ static int decode_packet_boundary(struct wperf_decoder *d, struct wperf_analysis
 		wperf_set_err(err, errlen, "out of memory while decoding events");
 		return -1;
 	}
-	if (st->skip)
-		return 0;
-	if (beginning)
+	if (!st->skip && beginning)
 		read_packet_cpu(st, packet);
-	return cs ? observe(a, cs, err, errlen) : 0;
+	return 0;
 }
 
 /* cs: the beginning of the discarded range, NULL when the stream's
@@ -1232,9 +1237,9 @@ static int feed_one(struct wperf_decoder *d, struct wperf_analysis *a,
 	case BT_MESSAGE_TYPE_STREAM_END:
 		return decode_stream_boundary(d, a, msg, false, cs, err, errlen);
 	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
-		return decode_packet_boundary(d, a, msg, true, cs, err, errlen);
+		return decode_packet_boundary(d, msg, true, err, errlen);
 	case BT_MESSAGE_TYPE_PACKET_END:
-		return decode_packet_boundary(d, a, msg, false, cs, err, errlen);
+		return decode_packet_boundary(d, msg, false, err, errlen);
 	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
 		return decode_discarded(d, a, msg, false, cs, err, errlen);
 	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:

@@ -535,15 +535,70 @@ def _make(label, path, mode):
         self.assertEqual(p.returncode, 0, '%s\n%s' % (' '.join(cmd), p.stderr[-3000:]))
         self.assertGreater(os.path.getsize(out), 0)
 
-    return test_report, test_segments, test_text
+    def test_range(self):
+        # The analysed range is the first to the last event the analysis
+        # reads, never the packets' bounds: these LTTng traces' packets
+        # begin or end up to 10 s away from their events (doc/
+        # sink.wperf.knots.7.md). It holds every sched_switch and no more
+        # than the events.
+        js = report_for(self, label, path, mode)
+        t = event_times(path)
+        tr = js['time_range']
+        self.assertLess(t['packets'][0], t['any'][0], '%s: packets begin at the first event'
+                        % label)
+        self.assertLessEqual(t['any'][0], tr['begin_ns'], label)
+        self.assertLessEqual(tr['begin_ns'], t['sched_switch'][0], label)
+        self.assertLessEqual(t['sched_switch'][1], tr['end_ns'], label)
+        self.assertLessEqual(tr['end_ns'], t['any'][1], label)
+
+    return test_report, test_segments, test_text, test_range
+
+
+def event_times(path):
+    """(first, last) time of the trace's events ('any'), of its
+    sched_switch events, and of its packets' bounds, in ns. The streams
+    are read one by one (no muxer: tc-synctraces' packets overlap)."""
+    import bt2
+    out = {}
+
+    def see(key, ns):
+        lo, hi = out.get(key, (ns, ns))
+        out[key] = (min(lo, ns), max(hi, ns))
+
+    class Sink(bt2._UserSinkComponent):
+        def __init__(self, config, params, obj):
+            self._port = self._add_input_port('in')
+
+        def _user_graph_is_configured(self):
+            self._it = self._create_message_iterator(self._port)
+
+        def _user_consume(self):
+            msg = next(self._it)
+            if type(msg) is bt2._EventMessageConst:
+                ns = msg.default_clock_snapshot.ns_from_origin
+                see('any', ns)
+                if msg.event.name.endswith('sched_switch'):
+                    see('sched_switch', ns)
+            elif type(msg) in (bt2._PacketBeginningMessageConst, bt2._PacketEndMessageConst):
+                see('packets', msg.default_clock_snapshot.ns_from_origin)
+
+    g = bt2.Graph()
+    src = g.add_component(bt2.find_plugin('ctf').source_component_classes['fs'], 'src',
+                          params={'inputs': [path]})
+    for i, port in enumerate(src.output_ports.values()):
+        sink = g.add_component(Sink, 'sink%d' % i)
+        g.connect_ports(port, sink.input_ports['in'])
+    g.run()
+    return out
 
 
 for _label, _path, _mode in trace_units():
-    _r, _s, _t = _make(_label, _path, _mode)
+    _r, _s, _t, _g = _make(_label, _path, _mode)
     _id = _label.replace('-', '_').replace('.', '_')
     setattr(RealTraces, 'test_report_' + _id, _r)
     setattr(RealTraces, 'test_segments_' + _id, _s)
     setattr(RealTraces, 'test_text_' + _id, _t)
+    setattr(RealTraces, 'test_range_' + _id, _g)
 
 
 if __name__ == '__main__':

@@ -1558,6 +1558,135 @@ class TestTracerThreadsDoNotCascade(Base):
         self.assertEdge(r, d, u, 3900 * MS, direct=3900 * MS, count=1)
 
 
+def far_packets():
+    """Packets that begin 40 s before the first event and end 126 s after
+    the last one, as an LTTng session's do when it started long before its
+    workload (idle buffers) and stopped long after; the streams carry no
+    times of their own, as source.ctf.fs's do. Events, from t0 = 40 s:
+    the statedump says T (601) is waiting; X (600, cpu0) runs from t0,
+    wakes T at t0+1 s and t0+3 s; T runs on cpu1 from t0+1 s, sleeps at
+    t0+2 s, and runs again at t0+3 s, the trace's last event."""
+    t0 = 40 * S
+    s = Scenario(ncpus=2, begin=None, end=None, packets=(0, 169 * S))
+    X, T = s.thread(600, 'X'), s.thread(601, 'T')
+    s.statedump(t0, 0, T, 5)
+    s.run(t0, 0, X)
+    s.wake(t0 + 1 * S, 0, T, target_cpu=1)
+    s.run(t0 + 1 * S, 1, T)
+    s.sleep(t0 + 2 * S, 1, T)
+    s.wake(t0 + 3 * S, 0, T, target_cpu=1)
+    s.run(t0 + 3 * S, 1, T)
+    return s
+
+
+class TestRangeIsTheEvents(Base):
+    """The analysed range is the first to the last event, not the packets'
+    bounds (doc/sink.wperf.knots.7.md): far_packets() is analysed over
+    [40 s, 43 s], not [0, 169 s]. What is open at the end closes at the last
+    event; a loss reported over the packets is clipped to the range."""
+
+    T0 = 40 * S
+
+    def test_report(self):
+        scn = far_packets()
+        self.assertEqual(scn.time_range(), (self.T0, self.T0 + 3 * S))
+        r = self.knots(scn)           # check_common: time_range == first..last event
+        X, T = r.tid(600), r.tid(601)
+        self.assertEdge(r, T, X, 2 * S, direct=2 * S, count=2)
+        x, t = r.thread(600), r.thread(601)
+        # X still runs at the end: its running closes at the last event.
+        self.assertEqual((x['first_ns'], x['last_ns'], x['running_ns']),
+                         (self.T0, self.T0 + 3 * S, 3 * S))
+        # T's state comes from the statedump, the first event.
+        self.assertEqual((t['first_ns'], t['last_ns'], t['running_ns']),
+                         (self.T0, self.T0 + 3 * S, 1 * S))
+
+    def test_text_header(self):
+        text = run_knots_text(far_packets())
+        self.assertIn('Analysed   40.000000000 s .. 43.000000000 s (3.00 s)\n', text)
+
+    def test_segments(self):
+        out = run_segments(far_packets())
+        self.assertTiled(out, 600, self.T0, self.T0 + 3 * S)
+        self.assertTiled(out, 601, self.T0, self.T0 + 3 * S)
+
+    def test_loss_over_the_packets_is_clipped(self):
+        # CPU 1 lost 7 events somewhere in [5 s, 160 s]: the gap the
+        # report gives is the part inside the analysed range.
+        scn = far_packets()
+        scn.discard(5 * S, 160 * S, 1, count=7)
+        q = run_knots(scn)['quality']
+        self.assertEqual(q['gaps'], [{'cpu': 1, 'begin_ns': self.T0, 'end_ns': self.T0 + 3 * S,
+                                      'count': 7, 'packets': False}])
+        self.assertEqual(q['gap_ns'], 3 * S)
+
+    def test_trimmed_range(self):
+        # babeltrace2 --begin/--end cut the trace where the user chose
+        # (Scenario begin/end: the streams' beginnings and ends carry
+        # them): the range is the cut, also where no event is.
+        scn = far_packets()
+        scn.begin, scn.end = self.T0 - 500 * MS, self.T0 + 4 * S
+        r = self.knots(scn)
+        self.assertEqual((r.js['time_range']['begin_ns'], r.js['time_range']['end_ns']),
+                         (self.T0 - 500 * MS, self.T0 + 4 * S))
+        self.assertEqual(r.thread(600)['running_ns'], 4 * S)
+
+
+class TestRangeThroughCtf(Base):
+    """far_packets() written as a CTF trace (sink.ctf.fs) and read back by
+    the babeltrace2 command: the Analysed line and the JSON range are the
+    first and last event; with --begin/--end inside the events, they are
+    what the trimmer cut."""
+
+    T0 = 40 * S
+
+    @classmethod
+    def setUpClass(cls):
+        import tempfile
+        from wperf_scenario import write_ctf
+        cls._tmp = tempfile.TemporaryDirectory(prefix='wperf-range-')
+        cls.trace = os.path.join(cls._tmp.name, 'trace')
+        write_ctf(far_packets(), cls.trace)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls._tmp.cleanup()
+
+    def cli(self, *args, params='format="json"'):
+        import json
+        import subprocess
+        from wperf_scenario import plugin_dir
+        out = os.path.join(self._tmp.name, 'report')
+        cmd = (['babeltrace2', '--plugin-path=' + plugin_dir(), self.trace] + list(args) +
+               ['-c', 'sink.wperf.knots', '--params=%s,path="%s"' % (params, out)])
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(out) as f:
+            return f.read() if 'text' in params else json.load(f)
+
+    def test_json(self):
+        tr = self.cli()['time_range']
+        self.assertEqual((tr['begin_ns'], tr['end_ns'], tr['duration_ns']),
+                         (self.T0, self.T0 + 3 * S, 3 * S))
+
+    def test_text(self):
+        self.assertIn('Analysed   40.000000000 s .. 43.000000000 s (3.00 s)\n',
+                      self.cli(params='format="text"'))
+
+    def test_begin_end_inside(self):
+        tr = self.cli('--begin=40.5', '--end=42.25')['time_range']
+        self.assertEqual((tr['begin_ns'], tr['end_ns']),
+                         (self.T0 + 500 * MS, self.T0 + 2250 * MS))
+
+    def test_begin_end_outside(self):
+        # A bound past the packets cuts nothing: the last event ends the
+        # range. A bound inside a packet cuts there, before the first
+        # event: the range begins where the user chose.
+        tr = self.cli('--begin=1', '--end=500')['time_range']
+        self.assertEqual((tr['begin_ns'], tr['end_ns']), (1 * S, self.T0 + 3 * S))
+
+
 class TestInvariantsOnAllScenarios(Base):
     """The real-trace invariants (tests/test_real_traces.py) on every
     scenario: report invariants, and filter.wperf.waits' segments tiling
@@ -1572,7 +1701,7 @@ class TestInvariantsOnAllScenarios(Base):
                      'sink_limits': sink_limits, 'hand_over': lambda: hand_over(5),
                      'zero_byte': TestDiskZeroByteIssuer.scenario,
                      'exit_then_switch': TestExitThenSwitch.scenario,
-                     'statedump': TestStatedump.scenario}
+                     'statedump': TestStatedump.scenario, 'far_packets': far_packets}
         for name, make in scenarios.items():
             with self.subTest(scenario=name):
                 scn = make(self) if name in ('zero_byte', 'exit_then_switch',

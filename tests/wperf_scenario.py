@@ -9,8 +9,15 @@ babeltrace2 source component (Python bt2) that emits it as LTTng's
 source.ctf.fs would: one trace (environment domain=kernel,
 tracer_name=lttng-modules), a 1 GHz clock class named "monotonic", one
 stream per CPU whose packet context holds `cpu_id`, and one packet per
-stream spanning the scenario's [begin, end]. All streams go out, in time
-order, on one output port.
+stream spanning `packets` (default: the scenario's [begin, end]). All
+streams go out, in time order, on one output port.
+
+The scenario's `begin` and `end` (when not None) are the range the trace
+was cut to, as babeltrace2's --begin/--end (flt.utils.trimmer) cuts one:
+its stream beginning and end messages carry those times, and the
+analysed range is exactly [begin, end]. With begin=None and end=None the
+streams carry no times, as source.ctf.fs's do, and the analysed range is
+the first to the last event whatever the packets span.
 
 The helpers at the bottom run real graphs:
 
@@ -101,11 +108,13 @@ class Scenario:
     so write them in causal order.
     """
 
-    def __init__(self, ncpus=2, begin=0, end=None, kernel_release='6.1.0-scenario'):
+    def __init__(self, ncpus=2, begin=0, end=None, kernel_release='6.1.0-scenario',
+                 packets=None):
         self.ncpus = ncpus
         self.kernel_release = kernel_release   # the trace environment's
-        self.begin = begin
-        self.end = end
+        self.begin = begin          # None: the streams' beginnings have no time
+        self.end = end              # None: their ends have none
+        self.packets = packets      # (begin, end) of every stream's packet
         self.events = []            # (t, seq, cpu, name, fields)
         self.discards = []          # (begin, end, cpu, count): discarded events
         self.comms = {}
@@ -245,12 +254,21 @@ class Scenario:
         return sorted(self.events, key=lambda e: (e[0], e[1]))
 
     def time_range(self):
+        """The analysed range: [begin, end] where the trace was cut, else
+        the first or last event."""
         ts = [e[0] for e in self.events]
         begin = self.begin if self.begin is not None else min(ts)
         end = self.end if self.end is not None else max(ts)
         if ts and (min(ts) < begin or max(ts) > end):
             raise ValueError('events outside [begin, end]')
         return begin, end
+
+    def packet_range(self):
+        pb, pe = self.packets if self.packets is not None else self.time_range()
+        ts = [e[0] for e in self.events]
+        if ts and (min(ts) < pb or max(ts) > pe):
+            raise ValueError('events outside the packets')
+        return pb, pe
 
     def used_event_names(self):
         return sorted({e[3] for e in self.events})
@@ -325,7 +343,7 @@ class _ScenarioIterator(bt2._UserMessageIterator):
         self._pos = 0
 
     def _build(self, comp, scn):
-        begin, end = scn.time_range()
+        pbegin, pend = scn.packet_range()
         tc = comp._create_trace_class()
         cc = comp._create_clock_class(frequency=1_000_000_000, name='monotonic',
                                       description='Monotonic Clock',
@@ -363,10 +381,10 @@ class _ScenarioIterator(bt2._UserMessageIterator):
             pk.context_field['cpu_id'] = cpu
             streams.append(st)
             packets.append(pk)
-            msgs.append(self._create_stream_beginning_message(st))
-            msgs.append(self._create_packet_beginning_message(pk, begin))
+            msgs.append(self._create_stream_beginning_message(st, scn.begin))
+            msgs.append(self._create_packet_beginning_message(pk, pbegin))
         discards = sorted(scn.discards)
-        for t, _seq, cpu, name, fields in scn.sorted_events() + [(end + 1, 0, 0, None, None)]:
+        for t, _seq, cpu, name, fields in scn.sorted_events() + [(pend + 1, 0, 0, None, None)]:
             while discards and discards[0][0] <= t:
                 b, e, dcpu, count = discards.pop(0)
                 msgs.append(self._create_discarded_events_message(
@@ -393,8 +411,8 @@ class _ScenarioIterator(bt2._UserMessageIterator):
                 _set_field(payload[fname], layout[fname], value)
             msgs.append(msg)
         for cpu in range(scn.ncpus):
-            msgs.append(self._create_packet_end_message(packets[cpu], end))
-            msgs.append(self._create_stream_end_message(streams[cpu]))
+            msgs.append(self._create_packet_end_message(packets[cpu], pend))
+            msgs.append(self._create_stream_end_message(streams[cpu], scn.end))
         return msgs
 
     def __next__(self):

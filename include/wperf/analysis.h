@@ -87,8 +87,16 @@ int wperf_analysis_set_nic_capacity(struct wperf_analysis *a, const char *dev,
  * flow through undelayed. */
 void wperf_analysis_expect_false_wakeups(struct wperf_analysis *a);
 
-/* Widen the analysed range (a stream or packet began/ended at ts). */
-void wperf_analysis_observe_time(struct wperf_analysis *a, int64_t ts);
+/*
+ * The analysed range runs from the first to the last event fed. Upstream
+ * may have chosen a wider one: babeltrace2's --begin/--end (a trimmer)
+ * cuts the trace at times it gives the streams' beginnings and ends. Say
+ * so here (end: false for a beginning, true for an end): the range then
+ * runs from the earliest beginning to the latest end said, or the events
+ * outside them. Packet bounds are no such choice: a packet can begin long
+ * before its first event (a tracing session's idle buffers).
+ */
+void wperf_analysis_bound(struct wperf_analysis *a, bool end, int64_t ts);
 
 /*
  * Close every open segment at the end of the analysed range and move the

@@ -255,7 +255,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			continue;
 		}
 		if (op >= 0xf0) {
-			wperf_analysis_observe_time(a, ts);
+			wperf_analysis_bound(a, op & 1, ts);
 			continue;
 		}
 		ev.type = (enum wperf_event_type)(op % (WPERF_EV_TYPE_COUNT + 1));
