@@ -410,10 +410,12 @@ static void on_false_wakeup(struct wperf_analysis *a, const struct wperf_event *
 static void on_net(struct wperf_analysis *a, const struct wperf_event *ev)
 {
 	uint32_t nic = nic_vertex(&a->nics, &a->vt, ev->u.net.dev);
+	uint32_t sender = ev->type == WPERF_EV_NET_XMIT ? sched_thread_context(&a->sched, ev)
+							: VERTEX_NONE;
 
-	sched_net_seen(&a->sched, ev, nic);
+	sched_net_seen(&a->sched, ev, nic, sender);
 	if (ev->type == WPERF_EV_NET_XMIT)
-		nic_sent(&a->nics, &a->vt, nic, sched_thread_context(&a->sched, ev), ev->u.net.len);
+		nic_sent(&a->nics, &a->vt, nic, sender, ev->u.net.len);
 }
 
 static void on_progress(struct wperf_analysis *a, const struct wperf_event *ev)

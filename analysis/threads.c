@@ -71,6 +71,7 @@ static struct cpu_ctx *cpu_of(struct sched *s, int cpu, int64_t ts)
 		c->current_tid = -1;
 		c->last_disk = VERTEX_NONE;
 		c->last_nic = VERTEX_NONE;
+		c->lo_sender = VERTEX_NONE;
 		c->softirq_raised_last = -1;
 	}
 	if (ts > c->last_ts)
@@ -273,8 +274,14 @@ static uint32_t softirq_waker(struct sched *s, const struct cpu_ctx *c, int64_t 
 		if (c->last_disk != VERTEX_NONE)
 			return c->last_disk;
 		break;
-	case WPERF_SOFTIRQ_NET_TX:
 	case WPERF_SOFTIRQ_NET_RX:
+		/* A packet over loopback: its receive softirq runs on the
+		 * sender's behalf, right after it sent; the sender woke the
+		 * receiver, not a link (nothing waits for a wire there). */
+		if (c->last_recv_lo && c->lo_sender != VERTEX_NONE)
+			return c->lo_sender;
+		/* fall through */
+	case WPERF_SOFTIRQ_NET_TX:
 		if (c->last_nic != VERTEX_NONE)
 			return c->last_nic;
 		return named_pseudo(s, WPERF_V_NIC, "net");
@@ -933,12 +940,19 @@ void sched_block_completed(struct sched *s, const struct wperf_event *ev, uint32
 	}
 }
 
-void sched_net_seen(struct sched *s, const struct wperf_event *ev, uint32_t nic)
+void sched_net_seen(struct sched *s, const struct wperf_event *ev, uint32_t nic,
+		    uint32_t sender)
 {
 	struct cpu_ctx *c = cpu_of(s, ev->cpu, ev->ts);
+	bool lo = ev->u.net.dev && strcmp(ev->u.net.dev, "lo") == 0;
 
-	if (c && nic != VERTEX_NONE)
-		c->last_nic = nic;
+	if (!c || nic == VERTEX_NONE)
+		return;
+	c->last_nic = nic;
+	if (ev->type == WPERF_EV_NET_RECV)
+		c->last_recv_lo = lo;
+	else if (lo && sender != VERTEX_NONE)
+		c->lo_sender = sender;
 }
 
 uint32_t sched_thread_context(struct sched *s, const struct wperf_event *ev)
@@ -974,6 +988,8 @@ void sched_lost_events(struct sched *s, int cpu)
 		s->cpus[i].depth = 0;
 		s->cpus[i].last_disk = VERTEX_NONE;
 		s->cpus[i].last_nic = VERTEX_NONE;
+		s->cpus[i].last_recv_lo = false;
+		s->cpus[i].lo_sender = VERTEX_NONE;
 		s->cpus[i].softirq_pending = 0;
 		s->cpus[i].softirq_raised_last = -1;
 	}

@@ -64,6 +64,13 @@ struct cpu_ctx {
 	int depth;
 	uint32_t last_disk;     /* disk of the last completion on this CPU */
 	uint32_t last_nic;      /* interface of the last packet on this CPU */
+	/* Loopback: the last packet received on this CPU came through `lo`,
+	 * and the thread that last sent one through `lo` from thread context
+	 * here (VERTEX_NONE: none seen). loopback_xmit() queues the packet
+	 * on this CPU's backlog and the NET_RX softirq that delivers it runs
+	 * right after, in the sender's context or ksoftirqd's. */
+	bool last_recv_lo;
+	uint32_t lo_sender;
 	/* Softirq vectors raised on this CPU and not run yet (bit = vector),
 	 * and the last one raised (-1: none): what ksoftirqd is woken for. */
 	uint16_t softirq_pending;
@@ -124,8 +131,10 @@ void sched_event(struct sched *s, const struct wperf_event *ev);
 void sched_block_completed(struct sched *s, const struct wperf_event *ev, uint32_t disk);
 
 /* A packet went through interface nic on ev->cpu: network softirq
- * wakeups there are that interface's. */
-void sched_net_seen(struct sched *s, const struct wperf_event *ev, uint32_t nic);
+ * wakeups there are that interface's; on loopback, the sender's
+ * (sender: the thread that sent it from thread context, or VERTEX_NONE). */
+void sched_net_seen(struct sched *s, const struct wperf_event *ev, uint32_t nic,
+		    uint32_t sender);
 
 /* The thread running ev in thread context (not in an interrupt), or
  * VERTEX_NONE. */

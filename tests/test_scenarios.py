@@ -617,6 +617,75 @@ class TestSoftirqDaemonWaitsForSoftirqs(Base):
                          r.describe_vertices())
 
 
+def loopback():
+    """A client C (701, cpu0) and a server V (702, cpu1) over loopback,
+    and a packet from a real NIC. V sleeps at 0. At 100 ms C sends on lo:
+    it raises NET_RX, net_dev_xmit(lo), and the softirq runs at once in
+    C's context (do_softirq from local_bh_enable), netif_receive_skb(lo),
+    and wakes V. C sleeps at 150 ms; at 300 ms eth0's irq 30 raises NET_RX
+    on cpu0, the softirq receives on eth0 and wakes C. V sleeps at 400 ms;
+    at 500 ms C sends on lo again, is preempted by ksoftirqd/0 (3) at
+    510 ms, which runs the softirq and wakes V at 520 ms. Trace [0, 1 s]."""
+    s = Scenario(ncpus=2, end=1 * S)
+    C, V, K = s.thread(701, 'client'), s.thread(702, 'server'), s.thread(3, 'ksoftirqd/0')
+    s.run(0, 0, C)
+    s.run(0, 1, V)
+    s.sleep(0, 1, V)
+    s.softirq_raise(100 * MS, 0, SOFTIRQ['NET_RX'])
+    s.net_xmit(100 * MS + 1 * US, 0, 'lo', 1000)
+    s.softirq_entry(100 * MS + 2 * US, 0, SOFTIRQ['NET_RX'])
+    s.net_recv(100 * MS + 3 * US, 0, 'lo', 1000)
+    s.wake(100 * MS + 4 * US, 0, V, target_cpu=1)
+    s.softirq_exit(100 * MS + 5 * US, 0, SOFTIRQ['NET_RX'])
+    s.run(100 * MS + 10 * US, 1, V)
+    s.sleep(150 * MS, 0, C)
+    s.irq_entry(300 * MS, 0, 30, 'virtio0-input.0')
+    s.softirq_raise(300 * MS + 1 * US, 0, SOFTIRQ['NET_RX'])
+    s.irq_exit(300 * MS + 2 * US, 0, 30)
+    s.softirq_entry(300 * MS + 3 * US, 0, SOFTIRQ['NET_RX'])
+    s.net_recv(300 * MS + 4 * US, 0, 'eth0', 1500)
+    s.wake(300 * MS + 5 * US, 0, C)
+    s.softirq_exit(300 * MS + 6 * US, 0, SOFTIRQ['NET_RX'])
+    s.run(300 * MS + 10 * US, 0, C)
+    s.sleep(400 * MS, 1, V)
+    s.softirq_raise(500 * MS, 0, SOFTIRQ['NET_RX'])
+    s.net_xmit(500 * MS + 1 * US, 0, 'lo', 1000)
+    s.preempt(510 * MS, 0, C, K)
+    s.softirq_entry(510 * MS + 1 * US, 0, SOFTIRQ['NET_RX'])
+    s.net_recv(510 * MS + 2 * US, 0, 'lo', 1000)
+    s.wake(520 * MS, 0, V, target_cpu=1)
+    s.softirq_exit(520 * MS + 1 * US, 0, SOFTIRQ['NET_RX'])
+    s.run(520 * MS + 10 * US, 1, V)
+    return s
+
+
+class TestLoopbackSender(Base):
+    """Over loopback the sender wakes the receiver: the receive softirq
+    runs right after loopback_xmit(), on the sender's CPU, in its context
+    or ksoftirqd's (wperf-analysis(7), Network interfaces). V -> C =
+    100 ms + 4 us + 120 ms, whichever context ran the softirq; nothing
+    waits on nic:lo. A packet from eth0 (raised in its hard irq) stays the
+    NIC's: C -> nic:eth0 = 150 ms + 5 us."""
+
+    def test_report(self):
+        r = self.knots(loopback())
+        C, V = r.tid(701), r.tid(702)
+        eth0 = r.vid(name='nic:eth0')
+        self.assertEdge(r, V, C, 220 * MS + 4 * US, direct=220 * MS + 4 * US, count=2)
+        self.assertEdge(r, C, eth0, 150 * MS + 5 * US, direct=150 * MS + 5 * US, count=1)
+        lo = [v['id'] for v in r.js['vertices'] if v['name'] == 'nic:lo']
+        self.assertFalse([e for e in r.js['edges'] if e['to'] in lo], r.describe_edges())
+
+    def test_without_net_events(self):
+        # Without net events the device is unknown: the softirq's `net`.
+        scn = loopback()
+        scn.events = [e for e in scn.events if e[3] not in ('net_dev_xmit',
+                                                            'netif_receive_skb')]
+        r = self.knots(scn)
+        net = r.vid(name='net')
+        self.assertEdge(r, r.tid(702), net, 220 * MS + 4 * US, count=2)
+
+
 def service_threads():
     """sleep (601, cpu0) waits for Y (602, cpu2) over [1 s, 2 s]; at 2.5 s
     it wakes migration/0 (9, cpu1), asleep since 0.5 s (an exec asking to

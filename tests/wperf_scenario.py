@@ -76,6 +76,8 @@ LAYOUTS = {
     'irq_softirq_entry': [('vec', 'u32')],
     'irq_softirq_exit': [('vec', 'u32')],
     'irq_softirq_raise': [('vec', 'u32')],
+    'net_dev_xmit': [('skbaddr', 'u64'), ('rc', 's32'), ('len', 'u32'), ('name', 'str')],
+    'netif_receive_skb': [('skbaddr', 'u64'), ('len', 'u32'), ('name', 'str')],
     # Recorded by many sessions, read by no part of wperf.
     'sched_stat_runtime': [('comm', 'str'), ('tid', 's32'), ('runtime', 'u64'),
                            ('vruntime', 'u64')],
@@ -212,6 +214,15 @@ class Scenario:
 
     def softirq_raise(self, t, cpu, vec):
         return self.ev(t, cpu, 'irq_softirq_raise', vec=vec)
+
+    # -- network -------------------------------------------------------------
+    def net_xmit(self, t, cpu, dev, length):
+        return self.ev(t, cpu, 'net_dev_xmit', skbaddr=0xffff888000001000, rc=0, len=length,
+                       name=dev)
+
+    def net_recv(self, t, cpu, dev, length):
+        return self.ev(t, cpu, 'netif_receive_skb', skbaddr=0xffff888000001000, len=length,
+                       name=dev)
 
     def hrtimer_entry(self, t, cpu, hrtimer=0xffff8880deadbeef):
         return self.ev(t, cpu, 'timer_hrtimer_expire_entry', hrtimer=hrtimer, now=t,

@@ -5,10 +5,10 @@
  * The client ("tcp-client") sends a request of REQ_SIZE bytes and waits
  * for a small reply; the server ("tcp-server") reads the request, does a
  * little CPU work and replies. Each waits for the other *through the
- * network stack*: their wakeups run in NET_RX softirq context, so the
- * wait-for graph has client -> nic:lo and server -> nic:lo, and with the
- * link speed given (nic-capacity), nic:lo -> client and server: a knot
- * through the NIC.
+ * network stack*: the receive softirq runs on the sender's CPU right after
+ * it sent, so the wait-for graph has client -> server and server ->
+ * client, a knot of the two (wperf-analysis(7), Network interfaces), and
+ * nic:lo counts the bytes.
  *
  * Usage: tcp-pingpong [--seconds N]  (default 2). Prints its pid and the
  * number of round trips.
