@@ -259,10 +259,11 @@ def kill_tree(pids, sig=signal.SIGKILL):
             pass
 
 
-def kill_session(popen, extra_pids=()):
+def kill_session(popen, extra_pids=(), grace=8):
     """End a process started with start_new_session=True, all of its
     process group, every process still below it, and extra_pids (servers
-    that wrote a pid file); SIGTERM, then SIGKILL after 3 s."""
+    that wrote a pid file); SIGTERM, then SIGKILL after `grace` seconds
+    (time for `wperf record` to stop its tracing session cleanly)."""
     below = set(descendants(popen.pid)) if popen.poll() is None else set()
     below |= set(p for p in extra_pids if p)
     for sig in (signal.SIGTERM, signal.SIGKILL):
@@ -271,7 +272,7 @@ def kill_session(popen, extra_pids=()):
         except OSError:
             pass
         kill_tree(below, sig)
-        deadline = time.monotonic() + 3
+        deadline = time.monotonic() + (grace if sig == signal.SIGTERM else 3)
         while time.monotonic() < deadline:
             alive = [p for p in below if os.path.exists('/proc/%d' % p)
                      and (stat_fields(read('/proc/%d/stat' % p)) or ('', ['Z']))[1][0] != 'Z']
