@@ -19,6 +19,9 @@ DEB_PACKAGES := gcc make pkg-config meson ninja-build \
 	babeltrace2 libbabeltrace2-dev python3-bt2 python3-jsonschema \
 	libtracefs-dev libtraceevent-dev valgrind linux-perf \
 	lttng-tools liblttng-ust-dev libxml2-utils g++
+# The manual pages are made from doc/*.md at build time (doc/md2man.sh);
+# the `install` suite renders them with man-db.
+DEB_PACKAGES += lowdown man-db
 # Pictures and graph files (format=svg|html|graphml of sink.wperf.knots) and
 # the `report-formats` suite that reads them back (Graphviz, Chromium, networkx).
 DEB_PACKAGES += graphviz chromium python3-networkx libxml2-dev
@@ -38,6 +41,9 @@ BUILD_ASAN := build-asan
 BUILD_CLANG   := build-clang
 BUILD_O2      := build-o2
 PREFIX     := /usr
+# Our own builds and CI treat warnings as errors; meson's default (what a
+# packager gets with a plain `meson setup`) does not.
+MESON_SETUP := meson setup -Dwerror=true
 
 # Shared material beside the checkout (real traces for tests): tests read it
 # from this variable (tests/README.md).
@@ -87,12 +93,12 @@ deps:
 	fi
 
 build: deps
-	@[ -f $(BUILD)/build.ninja ] || meson setup --prefix=$(PREFIX) $(BUILD)
+	@[ -f $(BUILD)/build.ninja ] || $(MESON_SETUP) --prefix=$(PREFIX) $(BUILD)
 	ninja -C $(BUILD)
 
 build-asan: deps
 	@[ -f $(BUILD_ASAN)/build.ninja ] || \
-		meson setup --prefix=$(PREFIX) -Db_sanitize=address,undefined -Db_lto=false \
+		$(MESON_SETUP) --prefix=$(PREFIX) -Db_sanitize=address,undefined -Db_lto=false \
 			$(BUILD_ASAN)
 	ninja -C $(BUILD_ASAN)
 
@@ -102,10 +108,10 @@ build-asan: deps
 # would be built (warnings depend on what gets inlined).
 build-variants: deps
 	@[ -f $(BUILD_CLANG)/build.ninja ] || \
-		CC=clang meson setup --prefix=$(PREFIX) $(BUILD_CLANG)
+		CC=clang $(MESON_SETUP) --prefix=$(PREFIX) $(BUILD_CLANG)
 	ninja -C $(BUILD_CLANG)
 	@[ -f $(BUILD_O2)/build.ninja ] || \
-		meson setup --prefix=$(PREFIX) -Doptimization=2 -Db_lto=false $(BUILD_O2)
+		$(MESON_SETUP) --prefix=$(PREFIX) -Doptimization=2 -Db_lto=false $(BUILD_O2)
 	ninja -C $(BUILD_O2)
 
 # Kernel events are read from tracefs; mount it when it is not (root only).

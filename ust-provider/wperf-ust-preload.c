@@ -44,7 +44,7 @@
 
 #define TRACEPOINT_STRINGS_SECTION "lttng_ust_tracepoints_strings"
 #define PROVIDER_NAME "wperf"
-#define PROVIDER_FILE "libwperf-ust.so"
+#define PROVIDER_FILE "libwperf-ust.so.0"    /* the provider's SONAME */
 /* Bounds on what is read of a file: a string table or a tracepoint
  * string section larger than this is not one a compiler made. */
 #define MAX_SECTION_BYTES (1u << 20)
@@ -184,7 +184,7 @@ static int check_object(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
-/* $WPERF_UST_PROVIDER, else libwperf-ust.so in this library's directory. */
+/* $WPERF_UST_PROVIDER, else libwperf-ust.so.0 in this library's directory. */
 static const char *provider_path(char *buf, size_t len)
 {
 	const char *env = getenv("WPERF_UST_PROVIDER");

@@ -39,7 +39,7 @@
 
 /* Where wperf_annotate_load(NULL) looks for the provider, in this order. */
 #define WPERF_UST_PROVIDER_ENV    "WPERF_UST_PROVIDER"  /* a path */
-#define WPERF_UST_PROVIDER_SONAME "libwperf-ust.so"     /* ld.so's search path */
+#define WPERF_UST_PROVIDER_SONAME "libwperf-ust.so.0"   /* ld.so's search path */
 
 #ifdef WPERF_DISABLE
 
@@ -103,8 +103,8 @@ static inline int wperf_annotate_load(const char *path)
 /*
  * Load the provider libwperf-ust.so at run time, so a program can turn its
  * annotations on without LD_PRELOAD. `path` is the library to load; NULL
- * means $WPERF_UST_PROVIDER if set, else "libwperf-ust.so" from ld.so's
- * search path (meson install puts it in libdir).
+ * means $WPERF_UST_PROVIDER if set, else "libwperf-ust.so.0" (its SONAME)
+ * from ld.so's search path (meson install puts it in libdir).
  *
  * Returns 0 if the provider is loaded (now, or before: by LD_PRELOAD or an
  * earlier call), -1 if not (dlerror() says why; the macros then stay off,
