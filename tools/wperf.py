@@ -159,7 +159,7 @@ def ust_provider():
     if "WPERF_UST_LIB" in os.environ:
         lib = os.environ["WPERF_UST_LIB"]
         return os.path.realpath(lib) if lib else None
-    return installed_library("libwperf-ust.so")
+    return installed_library("libwperf-ust.so.0")
 
 
 def load_state(out):

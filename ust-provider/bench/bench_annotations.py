@@ -125,7 +125,7 @@ def main():
         print('   ' + line)
 
     with lp.PrivateLttng(prefix='wperf-bench-') as lt:
-        prov = lt.install(os.path.join(UST_BUILD, 'libwperf-ust.so'))
+        prov = lt.install(os.path.join(UST_BUILD, 'libwperf-ust.so.0'))
         bench = lt.install(os.path.join(UST_BUILD, 'bench', 'annotate-bench'))
         bench_off = lt.install(os.path.join(UST_BUILD, 'bench', 'annotate-bench-disabled'))
         spin = lt.install(os.path.join(UST_BUILD, 'workloads', 'spin-lock'))

@@ -47,7 +47,7 @@ UST_BUILD = os.environ.get('WPERF_UST_BUILD_DIR', '')
 HAVE_CXX = os.environ.get('WPERF_UST_HAVE_CXX', '0') == '1'
 KEEP = os.environ.get('WPERF_KEEP_TRACE', '') == '1'
 
-PROVIDER = os.path.join(UST_BUILD, 'libwperf-ust.so')
+PROVIDER = os.path.join(UST_BUILD, 'libwperf-ust.so.0')
 PRELOAD = os.path.join(UST_BUILD, 'libwperf-ust-preload.so')
 WORKLOADS = os.path.join(UST_BUILD, 'workloads')
 PLUGIN = os.path.join(WORKLOADS, 'libannotated-plugin.so')
