@@ -249,7 +249,9 @@ class TestScenario(Base):
         2.2 s; runs; issues a write to 8:0 at 3 s and sleeps until irq 25
         completes it and wakes W at 3.5 s + 2 us; switched in 2 us later;
         sleeps at 4 s until an hrtimer expiry wakes it at 4.5 s + 1 us; runs
-        from 4.5 s + 3 us; sleeps at 5 s, never woken (trace ends at 6 s)."""
+        from 4.5 s + 3 us; sleeps at 5 s, never woken. The trace's last
+        event, an interrupt on cpu1 at 6 s, ends the analysed range (not the
+        packets' end)."""
         s = Scenario(ncpus=2, end=6 * S)
         W, X = s.thread(401, "W"), s.thread(402, "X")
         s.run(0, 0, W)
@@ -265,6 +267,8 @@ class TestScenario(Base):
         s.hrtimer_exit(4500 * MS + 2 * US, 1)
         s.run(4500 * MS + 3 * US, 0, W)
         s.sleep(5 * S, 0, W)
+        s.irq_entry(6 * S, 1, 25, "virtio1")
+        s.irq_exit(6 * S, 1, 25)
         return write_ctf(s, os.path.join(self.tmp, tag + "-kernel"))
 
     def test_only_waits(self):
