@@ -1,9 +1,10 @@
 # wperf — convenience targets around meson. See README.md.
 #
-#   make demo     install missing packages, build, record the bundled
-#                 Figure-1 workload with source.wperf.tracefs (root), print
-#                 its knot report
-#   make check    install missing packages, build (build/ and the
+#   make demo     install the missing packages to run and build (not the
+#                 test toolchain), build the plugin and the bundled Figure-1
+#                 workload only, record it with source.wperf.tracefs (root),
+#                 print its knot report and how long each step took
+#   make check    install every missing package, build (build/ and the
 #                 ASan+UBSan build build-asan/), run every test in both;
 #                 also compile with clang and with gcc -O2 without LTO
 #                 (build-clang/, build-o2/), whose warnings are errors too
@@ -13,28 +14,32 @@
 #                 (doc/performance.md; not part of make check)
 #   make clean    remove build/, build-asan/, build-clang/, build-o2/
 
-# Debian packages needed to build, test and record. One per word; extend
-# with `DEB_PACKAGES += name` below.
-DEB_PACKAGES := gcc make pkg-config meson ninja-build \
-	babeltrace2 libbabeltrace2-dev python3-bt2 python3-jsonschema \
-	libtracefs-dev libtraceevent-dev valgrind linux-perf \
-	lttng-tools liblttng-ust-dev libxml2-utils g++
-# The manual pages are made from doc/*.md at build time (doc/md2man.sh);
-# the `install` suite renders them with man-db.
-DEB_PACKAGES += lowdown man-db
+# Debian packages, one per word, in three lists: what running wperf needs,
+# what building it needs, and what its tests need. `make demo` installs the
+# first two; `make check` (and `make deps`) all three. Extend with
+# `DEB_... += name` below.
+DEB_RUN   := babeltrace2 lttng-tools
+DEB_BUILD := gcc make pkg-config meson ninja-build libbabeltrace2-dev \
+	libtracefs-dev libtraceevent-dev liblttng-ust-dev lowdown
+DEB_TEST  := python3-bt2 python3-jsonschema valgrind linux-perf libxml2-utils g++
+# The `install` suite renders the manual pages (made with lowdown, a
+# build dependency) with man-db.
+DEB_TEST += man-db
 # Pictures and graph files (format=svg|html|graphml of sink.wperf.knots) and
 # the `report-formats` suite that reads them back (Graphviz, Chromium, networkx).
-DEB_PACKAGES += graphviz chromium python3-networkx libxml2-dev
+DEB_TEST += graphviz chromium python3-networkx libxml2-dev
 # A working LAMI producer (lttng-cputop-mi) that the `lami` suite compares
 # wperf-lami's output with.
-DEB_PACKAGES += python3-lttnganalyses
+DEB_TEST += python3-lttnganalyses
 # libFuzzer targets (tests/fuzz/run.sh, suite fuzz); libFuzzer itself is in
 # libclang-rt, only a Recommends of clang.
-DEB_PACKAGES += clang libclang-rt-14-dev
+DEB_TEST += clang libclang-rt-14-dev
 # The field suite (tests/field/): real servers and their load generators,
 # recorded and judged against /proc's truth, and the CPU hog of its loaded runs.
-DEB_PACKAGES += mariadb-server sysbench nginx-light wrk memcached libmemcached-tools \
+DEB_TEST += mariadb-server sysbench nginx-light wrk memcached libmemcached-tools \
 	fio stress-ng
+
+DEB_PACKAGES := $(DEB_RUN) $(DEB_BUILD) $(DEB_TEST)
 
 BUILD      := build
 BUILD_ASAN := build-asan
@@ -63,23 +68,23 @@ ASAN_ENV = LD_PRELOAD=$(ASAN_PRELOAD) \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	WPERF_SANITIZED=1 WPERF_ASAN_PRELOAD=$(ASAN_PRELOAD)
 
-.PHONY: all deps build build-asan build-variants tracefs demo check install clean bench-annotations bench
+.PHONY: all deps deps-demo build build-asan build-variants tracefs demo check install clean bench-annotations bench
 
 all: build
 
-# Install the Debian packages that are missing (as root: apt-get; otherwise
-# print the exact command and stop).
-deps:
+# Install the Debian packages of $(1) that are missing (as root: apt-get;
+# otherwise print the exact command and stop).
+define install_missing
 	@command -v dpkg-query >/dev/null || { \
 		echo "deps: dpkg-query not found: wperf's Makefile expects Debian 12;"; \
-		echo "deps: install these packages by hand: $(DEB_PACKAGES)"; exit 1; }
+		echo "deps: install these packages by hand: $(1)"; exit 1; }
 	@missing=""; \
-	for p in $(DEB_PACKAGES); do \
+	for p in $(1); do \
 		dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | grep -q 'install ok installed' \
 			|| missing="$$missing $$p"; \
 	done; \
 	if [ -z "$$missing" ]; then \
-		echo "deps: all $(words $(DEB_PACKAGES)) Debian packages are installed"; \
+		echo "deps: all $(words $(1)) Debian packages are installed"; \
 	elif [ "$$(id -u)" = 0 ]; then \
 		echo "deps: installing:$$missing"; \
 		export DEBIAN_FRONTEND=noninteractive; \
@@ -91,6 +96,15 @@ deps:
 		echo "    sudo apt-get update && sudo apt-get install -y$$missing"; \
 		exit 1; \
 	fi
+endef
+
+# Every package: running, building and testing.
+deps:
+	$(call install_missing,$(DEB_PACKAGES))
+
+# What `make demo` needs: running and building, not the test toolchain.
+deps-demo:
+	$(call install_missing,$(DEB_RUN) $(DEB_BUILD))
 
 build: deps
 	@[ -f $(BUILD)/build.ninja ] || $(MESON_SETUP) --prefix=$(PREFIX) $(BUILD)
@@ -124,16 +138,32 @@ tracefs:
 		echo "tracefs is not mounted (as root: mount -t tracefs nodev /sys/kernel/tracing)"; \
 	fi
 
-demo: build tracefs
+# The demo builds only what it runs (the plugin and the Figure-1
+# workload), and says how long each step took.
+DEMO_TARGETS := plugin/babeltrace-plugin-wperf.so tests/workloads/fig1-pipeline
+
+demo:
 	@if [ "$$(id -u)" != 0 ]; then \
 		echo "demo: recording kernel scheduler events needs root: run: sudo make demo"; \
 		exit 1; fi
-	rm -rf $(DEMO_TRACE)
-	WPERF_BUILD_DIR=$(BUILD) bash tests/workloads/record-fig1.sh $(DEMO_TRACE) $(DEMO_SECONDS)
-	@echo
-	@echo "== knot report of fig1-pipeline (pid $$(cat $(DEMO_TRACE)/workload.pid)) =="
+	@t0=$$(date +%s%N); \
+	$(MAKE) --no-print-directory deps-demo tracefs || exit 1; \
+	t1=$$(date +%s%N); \
+	{ [ -f $(BUILD)/build.ninja ] || $(MESON_SETUP) --prefix=$(PREFIX) $(BUILD); } && \
+	ninja -C $(BUILD) $(DEMO_TARGETS) || exit 1; \
+	t2=$$(date +%s%N); \
+	rm -rf $(DEMO_TRACE); \
+	WPERF_BUILD_DIR=$(BUILD) bash tests/workloads/record-fig1.sh $(DEMO_TRACE) $(DEMO_SECONDS) \
+		|| exit 1; \
+	t3=$$(date +%s%N); \
+	echo; \
+	echo "== knot report of fig1-pipeline (pid $$(cat $(DEMO_TRACE)/workload.pid)) =="; \
 	babeltrace2 --plugin-path=$(BUILD)/plugin $(DEMO_TRACE) \
-		-c sink.wperf.knots --params=pids=$$(cat $(DEMO_TRACE)/workload.pid)
+		-c sink.wperf.knots --params=pids=$$(cat $(DEMO_TRACE)/workload.pid) || exit 1; \
+	t4=$$(date +%s%N); \
+	ms() { echo "$$(( ($$2 - $$1) / 1000000 ))" | sed 's/\(...\)$$/.\1/; s/^\./0./'; }; \
+	echo; \
+	echo "demo: packages $$(ms $$t0 $$t1) s, build $$(ms $$t1 $$t2) s, record $$(ms $$t2 $$t3) s, report $$(ms $$t3 $$t4) s"
 
 # Run every test twice: the normal build and the sanitizer build. Both runs
 # always happen; then one summary line "N passed, M failed" (counted from
