@@ -245,6 +245,30 @@ int wperf_graph_mark_forked(const struct wperf_graph *g, bool *marked)
 	return 0;
 }
 
+/* Is v a thread, or threads merged into one vertex? */
+static bool is_thread_like(const struct wperf_vertex *v)
+{
+	return v->kind == WPERF_V_THREAD || v->kind == WPERF_V_VIRTUAL;
+}
+
+bool wperf_edge_may_be_timer(const struct wperf_graph *g, const struct wperf_edge *e)
+{
+	if (g->quality.has_timer_events || e->from >= g->n_vertices ||
+	    e->to >= g->n_vertices || !is_thread_like(&g->vertices[e->from]) ||
+	    !is_thread_like(&g->vertices[e->to]))
+		return false;
+	/* The waiter's own out-edges (sorted by from): few per thread. */
+	for (size_t i = wperf_graph_first_edge_from(g, e->from);
+	     i < g->n_edges && g->edges[i].from == e->from; i++) {
+		const struct wperf_vertex *w = &g->vertices[g->edges[i].to];
+
+		if (w->kind == WPERF_V_UNKNOWN && strcmp(w->name, "untraced-interrupt") == 0 &&
+		    g->edges[i].direct_ns + g->edges[i].idle_ns > 0)
+			return true;
+	}
+	return false;
+}
+
 static bool is_lttng_process_name(const char *comm)
 {
 	static const char *const names[] = {
@@ -758,6 +782,7 @@ int wperf_analysis_finish(struct wperf_analysis *a, struct wperf_graph *out)
 	a->quality.false_wakeups_merged = a->falsewake.merged;
 	a->quality.false_wakeups_unmerged = a->falsewake.unmerged;
 	a->quality.cascades_truncated = a->cascade.stats.truncated_waits;
+	a->quality.has_timer_events = a->counts[WPERF_EV_TIMER_ENTRY] > 0;
 	a->quality.gap_ns = gap_coverage(&a->quality, a->begin, a->end);
 	if (a->vt.oom || a->edges.oom || a->cascade.oom || a->disks.oom || a->sched.oom ||
 	    a->falsewake.oom || a->sched.locks.oom || a->nics.oom || a->quality.gap_ns < 0 ||

@@ -302,6 +302,8 @@ static void write_edges(const struct wperf_graph *g, FILE *out)
 		json_i64(out, e->idle_ns);
 		json_key(out, "idle_count", 0);
 		json_u64(out, e->idle_count);
+		json_key(out, "may_be_timer", 0);
+		fputs(wperf_edge_may_be_timer(g, e) ? "true" : "false", out);
 		if (e->n_stacks)
 			write_edge_stacks(out, e);
 		fputc('}', out);
@@ -669,6 +671,7 @@ static void write_quality(const struct wperf_quality *q, FILE *out)
 	write_counter(out, "false_wakeups_merged", q->false_wakeups_merged);
 	write_counter(out, "false_wakeups_unmerged", q->false_wakeups_unmerged);
 	fprintf(out, ",\n    \"has_waking\": %s", q->has_waking ? "true" : "false");
+	fprintf(out, ",\n    \"has_timer_events\": %s", q->has_timer_events ? "true" : "false");
 	fprintf(out, ",\n    \"has_idle_state\": %s\n  }\n", q->has_idle_state ? "true" : "false");
 }
 

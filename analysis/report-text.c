@@ -296,9 +296,25 @@ static void write_edge_stack(FILE *out, const struct wperf_graph *g,
 	put_wrapped(out, "      ", text, 9);
 }
 
-static void write_edge_row(FILE *out, const struct wperf_graph *g,
+/* The marker of an edge whose waits may be untraced timer expiries
+ * (wperf_edge_may_be_timer), and its footnote under the table. */
+#define TIMER_MARK "(timer?)"
+
+static void write_timer_footnote(FILE *out, bool any)
+{
+	if (any)
+		put_wrapped(out, "  ", TIMER_MARK " the trace has no timer expiry events and the "
+			    "waiter is also woken by interrupts it does not show: these waits may "
+			    "be a timer that fired while the waker ran, not the waker's doing "
+			    "(Data quality)", 2);
+}
+
+/* One row of an edge table; true when the edge carries the timer mark. */
+static bool write_edge_row(FILE *out, const struct wperf_graph *g,
 			   const struct wperf_edge *e)
 {
+	bool timer = wperf_edge_may_be_timer(g, e);
+
 	char from[LABEL_LEN], to[LABEL_LEN], pair[2 * LABEL_LEN + 8];
 	char w[32], s[32], med[64];
 
@@ -310,8 +326,10 @@ static void write_edge_row(FILE *out, const struct wperf_graph *g,
 	wperf_fmt_bucket_range(med, sizeof med, wperf_fmt_hist_median(e->hist));
 	fputs("  ", out);
 	wperf_fmt_cell(out, pair, 44, 0);
-	fprintf(out, " %9s %7s %9llu  %s\n", w, s, (unsigned long long)e->count, med);
+	fprintf(out, " %9s %7s %9llu  %s%s\n", w, s, (unsigned long long)e->count, med,
+		timer ? "  " TIMER_MARK : "");
 	write_edge_stack(out, g, e);
+	return timer;
 }
 
 static const char *stop_explanation(const char *why)
@@ -468,10 +486,13 @@ static void write_knot(FILE *out, const struct wperf_report *r,
 	if (k->kind == WPERF_BACKGROUND)
 		write_background_note(out, g, k);
 	if (k->n_edges > 0) {
+		bool timer = false;
+
 		write_edge_table_header(out);
 		for (size_t i = 0; i < k->n_edges; i++)
 			if (k->edges[i] < g->n_edges)
-				write_edge_row(out, g, &g->edges[k->edges[i]]);
+				timer |= write_edge_row(out, g, &g->edges[k->edges[i]]);
+		write_timer_footnote(out, timer);
 	}
 	write_refinement(out, g, k);
 	write_knot_gaps(out, g, k);
@@ -597,11 +618,14 @@ static void write_sink(FILE *out, const struct wperf_report *r,
 	size_t n = top_waiters(r, v, top, &total);
 	if (n == 0)
 		return;
+	bool timer = false;
+
 	write_edge_table_header(out);
 	for (size_t i = 0; i < n; i++)
-		write_edge_row(out, g, &g->edges[top[i]]);
+		timer |= write_edge_row(out, g, &g->edges[top[i]]);
 	if (total > n)
 		fprintf(out, "  ... and %zu lighter edges into it\n", total - n);
+	write_timer_footnote(out, timer);
 }
 
 /* Did any focus thread wait at all (on anything, timers included)? */
@@ -1015,6 +1039,23 @@ static void write_losers(FILE *out, const struct wperf_report *r,
 		write_losers_in_knots(out, r, count);
 }
 
+/* Without timer expiry events, a timer firing on a busy CPU is charged to
+ * the thread it interrupted: say so, and how many edges carry the mark. */
+static void write_untraced_timers(FILE *out, const struct wperf_graph *g)
+{
+	size_t marked = 0;
+	char line[256];
+
+	if (g->quality.has_timer_events)
+		return;
+	for (size_t i = 0; i < g->n_edges; i++)
+		marked += wperf_edge_may_be_timer(g, &g->edges[i]);
+	snprintf(line, sizeof line, "no timer expiry events (hrtimer_expire, timer_expire): a "
+		 "timer that fires while a thread runs is charged to that thread; %zu edge%s "
+		 "marked " TIMER_MARK, marked, marked == 1 ? "" : "s");
+	put_wrapped(out, "  ", line, 4);
+}
+
 static void write_quality(FILE *out, const struct wperf_report *r)
 {
 	const struct wperf_graph *g = r->graph;
@@ -1059,6 +1100,7 @@ static void write_quality(FILE *out, const struct wperf_report *r)
 	write_losers(out, r, mismatches_of);
 	write_quality_counter(out, "untraced interrupt wakeups", q->untraced_interrupt_wakeups,
 			      "(woken from an interrupt the trace lacks: `unknown`)");
+	write_untraced_timers(out, g);
 	for (size_t i = 0; i < g->n_vertices; i++) {
 		const struct wperf_vertex *v = &g->vertices[i];
 

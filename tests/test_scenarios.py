@@ -686,6 +686,63 @@ class TestLoopbackSender(Base):
         self.assertEdge(r, r.tid(702), net, 220 * MS + 4 * US, count=2)
 
 
+def untraced_timers(timer_events=False):
+    """A trace without timer expiry events (iscsid's timeouts in
+    ref-basic-kernel-analysis). dd (801) runs on cpu0 all along. T (802,
+    cpu1) sleeps at 0 and is woken at 1 s from cpu1's idle task (a timer
+    the trace does not show: untraced-interrupt), runs, sleeps at 1.1 s and
+    is woken at 2.1 s on cpu0, where dd runs: T -> dd 1 s, which may be the
+    same timer firing on a busy CPU. U (803, cpu2) sleeps at 0 and is woken
+    by dd at 0.5 s (a wakeup of dd's own; U is never woken by anything
+    unseen). With timer_events, an hrtimer expiry elsewhere (cpu2, 2.5 s)
+    says the trace records them. Trace [0, 3 s]."""
+    s = Scenario(ncpus=3, end=3 * S)
+    X, T, U = s.thread(801, 'dd'), s.thread(802, 'iscsid'), s.thread(803, 'U')
+    for cpu, t in enumerate((X, T, U)):
+        s.run(0, cpu, t)
+    s.sleep(0, 1, T)
+    s.sleep(0, 2, U)
+    s.wake(500 * MS, 0, U, target_cpu=2)
+    s.run(500 * MS, 2, U)
+    s.wake(1 * S, 1, T)
+    s.run(1 * S, 1, T)
+    s.sleep(1100 * MS, 1, T)
+    s.wake(2100 * MS, 0, T, target_cpu=1)
+    s.run(2100 * MS, 1, T)
+    if timer_events:
+        s.ev(2500 * MS, 2, 'timer_hrtimer_expire_entry', hrtimer=1, now=2500 * MS, function=2)
+        s.ev(2500 * MS + 1 * US, 2, 'timer_hrtimer_expire_exit', hrtimer=1)
+    return s
+
+
+class TestUntracedTimers(Base):
+    """Without timer expiry events, T -> dd (T is also woken by interrupts
+    the trace does not show) may be a timer charged to the thread it hit:
+    JSON may_be_timer, the text marks the row and says why under the table
+    and in Data quality. U -> dd (U never woken unseen) is not marked. With
+    timer events recorded nothing is marked (wperf-analysis(7), Untraced
+    timers)."""
+
+    def test_marked(self):
+        r = self.knots(untraced_timers())
+        X, T, U = r.tid(801), r.tid(802), r.tid(803)
+        self.assertFalse(r.js['quality']['has_timer_events'])
+        self.assertTrue(self.assertEdge(r, T, X, 1 * S)['may_be_timer'])
+        self.assertFalse(self.assertEdge(r, U, X, 500 * MS)['may_be_timer'])
+        text = run_knots_text(untraced_timers())
+        row = [ln for ln in text.splitlines() if ln.strip().startswith('iscsid (802) -> dd')]
+        self.assertTrue(row and row[0].endswith('(timer?)'), text)
+        self.assertIn('(timer?) the trace has no timer expiry events', text)
+        self.assertIn('no timer expiry events (hrtimer_expire, timer_expire)', text)
+        self.assertIn('1 edge marked (timer?)', ' '.join(text.split()))
+
+    def test_with_timer_events(self):
+        r = self.knots(untraced_timers(timer_events=True))
+        self.assertTrue(r.js['quality']['has_timer_events'])
+        self.assertFalse([e for e in r.js['edges'] if e['may_be_timer']], r.describe_edges())
+        self.assertNotIn('(timer?)', run_knots_text(untraced_timers(timer_events=True)))
+
+
 def service_threads():
     """sleep (601, cpu0) waits for Y (602, cpu2) over [1 s, 2 s]; at 2.5 s
     it wakes migration/0 (9, cpu1), asleep since 0.5 s (an exec asking to

@@ -185,6 +185,8 @@ struct wperf_quality {
 	uint64_t false_wakeups_merged;   /* wperf:false_wakeup merged into the next wait */
 	uint64_t false_wakeups_unmerged; /* declared too late (after a long run) or with no wakeup */
 	bool has_waking;                 /* sched_waking seen (else sched_wakeup used) */
+	bool has_timer_events;           /* hrtimer/timer expiries recorded: a timer
+	                                    that fires while a thread runs is `timer` */
 	bool has_idle_state;             /* a thread switched out in the kernel's idle
 	                                    state (TASK_IDLE, 'I'): its waits for work are
 	                                    known by state, not guessed by name */
@@ -223,6 +225,19 @@ int64_t wperf_graph_duration(const struct wperf_graph *g);
 /* The edge from -> to, or NULL. */
 const struct wperf_edge *wperf_graph_find_edge(const struct wperf_graph *g, uint32_t from,
 					       uint32_t to);
+
+/*
+ * May the waits of this edge be timer expiries charged to the thread the
+ * timer interrupted? In a trace without timer expiry events
+ * (quality.has_timer_events false: no hrtimer_expire / timer_expire), a
+ * timer that fires while a thread runs wakes its sleeper from that
+ * thread's context, which rule 4 makes the waker ("iscsid waits for dd
+ * 1.00 s"). Yes for an edge from a thread (or merged vertex) to another
+ * when the waiter also waited on `untraced-interrupt` (it is woken by an
+ * interrupt the trace does not show, on idle CPUs: on a busy one the same
+ * wakeup names the thread it hit). wperf-analysis(7), "Untraced timers".
+ */
+bool wperf_edge_may_be_timer(const struct wperf_graph *g, const struct wperf_edge *e);
 
 /* Marks, in `tracer` (one flag per vertex id), the tracer's own threads:
  * LTTng-UST's listeners (wperf_comm_is_tracer_thread) and every thread of
