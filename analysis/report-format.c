@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "report-format.h"
+#include "wperf/report.h"
 
 int64_t wperf_fmt_add_durations(int64_t a, int64_t b)
 {
@@ -18,6 +19,32 @@ int64_t wperf_fmt_add_durations(int64_t a, int64_t b)
 	if (b < 0)
 		b = 0;
 	return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+bool wperf_fmt_focus_start(const struct wperf_report *r, int64_t *first_ns, int64_t *after_ns)
+{
+	const struct wperf_graph *g = r->graph;
+	bool seen = false;
+
+	for (size_t i = 0; r->focus && i < g->n_vertices; i++) {
+		const struct wperf_vertex *v = &g->vertices[i];
+
+		if (!r->focus[i] || (v->kind != WPERF_V_THREAD && v->kind != WPERF_V_VIRTUAL) ||
+		    v->first_ts < 0)
+			continue;
+		if (!seen || v->first_ts < *first_ns)
+			*first_ns = v->first_ts;
+		seen = true;
+	}
+	if (seen)
+		*after_ns = *first_ns > g->begin_ns ? *first_ns - g->begin_ns : 0;
+	return seen;
+}
+
+bool wperf_fmt_focus_started_late(const struct wperf_graph *g, int64_t after_ns)
+{
+	/* after > duration / 10, without overflowing */
+	return after_ns > WPERF_FOCUS_LATE_NS && after_ns > wperf_graph_duration(g) / 10;
 }
 
 int64_t wperf_fmt_time_seen(const struct wperf_vertex *v)

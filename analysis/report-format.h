@@ -21,6 +21,21 @@
  * sum saturates instead of overflowing. */
 int64_t wperf_fmt_add_durations(int64_t a, int64_t b);
 
+/*
+ * The focus's start: the earliest first_ts of a focus thread (or merged
+ * vertex) into *first_ns, and how long after the analysed range's
+ * beginning it came into *after_ns. false when the report has no focus or
+ * the trace never showed a focus thread.
+ */
+struct wperf_report;
+bool wperf_fmt_focus_start(const struct wperf_report *r, int64_t *first_ns, int64_t *after_ns);
+
+/* The focus began late enough to say so in Data quality: more than
+ * WPERF_FOCUS_LATE_NS (100 ms) and more than a tenth of the analysed time
+ * after the range's beginning (doc/wperf-report.7.md). */
+#define WPERF_FOCUS_LATE_NS INT64_C(100000000)
+bool wperf_fmt_focus_started_late(const struct wperf_graph *g, int64_t after_ns);
+
 /* A thread's running + runnable + waiting: the time the trace accounted for. */
 int64_t wperf_fmt_time_seen(const struct wperf_vertex *v);
 

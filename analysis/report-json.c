@@ -108,6 +108,27 @@ static void json_id_array(FILE *out, const uint32_t *ids, size_t n)
 /* Sections                                                            */
 /* ------------------------------------------------------------------ */
 
+/* The focus's first event and how long after the range's beginning it
+ * came (wperf_fmt_focus_start); null without a focus seen in the trace. */
+static void write_focus_start(const struct wperf_report *r, FILE *out)
+{
+	int64_t first, after;
+
+	fputs("  \"focus_start\": ", out);
+	if (!wperf_fmt_focus_start(r, &first, &after)) {
+		fputs("null,\n", out);
+		return;
+	}
+	fputc('{', out);
+	json_key(out, "first_ns", 1);
+	json_i64(out, first);
+	json_key(out, "after_begin_ns", 0);
+	json_i64(out, after);
+	json_key(out, "late", 0);
+	fputs(wperf_fmt_focus_started_late(r->graph, after) ? "true" : "false", out);
+	fputs("},\n", out);
+}
+
 static void write_header(const struct wperf_report *r, FILE *out)
 {
 	const struct wperf_graph *g = r->graph;
@@ -155,6 +176,7 @@ static void write_header(const struct wperf_report *r, FILE *out)
 		fputc(']', out);
 	}
 	fputs(",\n", out);
+	write_focus_start(r, out);
 }
 
 /* A merged vertex's threads (wperf/merge.h): their tids. */

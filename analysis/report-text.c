@@ -933,6 +933,27 @@ static void write_gap_coverage(FILE *out, const struct wperf_graph *g)
 			      "(up to the gap's end: on `trace-gap`)");
 }
 
+/*
+ * The focus began long after the trace did (wperf_fmt_focus_started_late):
+ * a command started after recording began, or one whose start the trace
+ * missed. Its shares are of the whole analysed time, and what it did
+ * before its first event is not in the trace.
+ */
+static void write_focus_start(FILE *out, const struct wperf_report *r)
+{
+	const struct wperf_graph *g = r->graph;
+	int64_t first, after;
+	char d[32], s[32];
+
+	if (!wperf_fmt_focus_start(r, &first, &after) || !wperf_fmt_focus_started_late(g, after))
+		return;
+	wperf_fmt_duration(d, sizeof d, after, 0);
+	wperf_fmt_ppm_percent(s, sizeof s, wperf_fmt_ppm(after, wperf_graph_duration(g)));
+	fprintf(out, "  %-32s %10s  after the trace began (%s of the analysed time): its\n"
+		"  %-32s %10s  start may be missing, and its shares are of the whole time\n",
+		"focus first seen", d, s, "", "");
+}
+
 static bool in_knot_or_sink(const struct wperf_report *r, uint32_t v)
 {
 	for (size_t i = 0; r->knots && i < r->knots->n; i++)
@@ -1065,6 +1086,7 @@ static void write_quality(FILE *out, const struct wperf_report *r)
 	write_quality_counter(out, "events analysed", q->events,
 			      q->has_waking ? "(wakeups: sched_waking)"
 					    : "(no sched_waking: used sched_wakeup)");
+	write_focus_start(out, r);
 	write_quality_counter(out, "discarded events", q->discarded_events,
 			      "waits across the gaps are missing or cut");
 	write_quality_counter(out, "discarded packets", q->discarded_packets,

@@ -447,6 +447,11 @@ int wperf_recorder_start(struct wperf_recorder *rec, char *err, size_t errlen)
 	return 0;
 }
 
+int wperf_recorder_mark(struct wperf_recorder *rec, const char *text)
+{
+	return tracefs_instance_file_write(rec->instance, "trace_marker", text) < 0 ? -1 : 0;
+}
+
 void wperf_recorder_stop(struct wperf_recorder *rec)
 {
 	if (rec->tracing && !rec->attached)

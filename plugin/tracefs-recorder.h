@@ -121,6 +121,10 @@ int wperf_recorder_enable_event(struct wperf_recorder *rec,
 /* Open the per-CPU readers, clear the buffers and turn tracing on. */
 int wperf_recorder_start(struct wperf_recorder *rec, char *err, size_t errlen);
 
+/* Write text to the instance's trace_marker: an ftrace:print event of the
+ * writing CPU, recorded while tracing is on. 0, or -1 (errno set). */
+int wperf_recorder_mark(struct wperf_recorder *rec, const char *text);
+
 /* Turn tracing off: what is in the buffers can still be read. */
 void wperf_recorder_stop(struct wperf_recorder *rec);
 

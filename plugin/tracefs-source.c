@@ -47,6 +47,17 @@
  * snapshot: the buffer's beginning has been overwritten long ago, so no
  * earlier time would be true.
  *
+ * Ready. Tracing is on only once the iterator exists, after every event
+ * was enabled at initialization (which reads the kernel's formats: a second
+ * or more). A program that starts a command "once the recorder records"
+ * cannot tell that from tracefs (a new instance reads tracing_on=1 before
+ * anything is enabled). With ready-file="PATH", the iterator writes a marker
+ * to the instance's trace_marker right after turning tracing on, and writes
+ * PATH (the time of the event, in ns, and a newline) when it reads back an
+ * event recorded after that instant: the marker, or any other. Everything
+ * that happens after PATH appears is in the trace (bar losses, which the
+ * trace says).
+ *
  * Packets. Each CPU stream gets a new packet every PACKET_PERIOD_NS, for
  * two reasons: sink.ctf.fs only writes a packet when it ends (so a
  * recording stopped by Ctrl-C in the babeltrace2 CLI, which destroys the
@@ -54,6 +65,7 @@
  * CTF 1.8 can only place discarded events between two packet ends.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -61,6 +73,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "components.h"
 #include "params.h"
@@ -107,6 +120,12 @@ const char wperf_tracefs_help[] =
 	"  snapshot=true              Take a snapshot of what the instance's ring\n"
 	"                             buffers hold now, emit it, then end. The\n"
 	"                             instance keeps recording.\n"
+	"  ready-file=\"PATH\"          Write PATH (the trace time in ns and a\n"
+	"                             newline) once the recording is known to\n"
+	"                             record: every event enabled, tracing on,\n"
+	"                             and an event recorded since then read back.\n"
+	"                             Start what is to be traced after it appears\n"
+	"                             (wperf record does). Not with snapshot=true.\n"
 	"  stacks=\"none\"|\"kernel\"     kernel: also record the kernel stack of\n"
 	"                             every thread that switches out (ftrace's\n"
 	"                             stacktrace trigger on sched_switch), as\n"
@@ -126,6 +145,7 @@ struct tracefs_comp {
 	int64_t duration_ns;            /* -1: until interrupted */
 	int64_t buffer_size_kb;
 	const char *instance;           /* attach to it (snapshot) */
+	char *ready_file;               /* ready-file: written once recording */
 	bool snapshot;
 	bool kernel_stacks;             /* stacks="kernel" */
 	struct wperf_recorder *rec;
@@ -170,6 +190,8 @@ struct tracefs_iter {
 	uint64_t last_ts;               /* time of the last message emitted */
 	uint64_t packet_cut_ts;         /* when the open packets began */
 	uint64_t clamped;               /* events stamped before last_ts */
+	uint64_t ready_after_ts;        /* tracing was on from this time */
+	bool ready_said;                /* ready-file written */
 	const bt_message **out;         /* messages made, not yet handed out */
 	size_t out_head, out_len, out_cap;
 	char err[512];
@@ -237,7 +259,7 @@ static void give_back_stop_signals(void)
 /* ------------------------------------------------------------------ */
 
 static const char *const known_params[] = {
-	"duration", "buffer-size-kb", "instance", "snapshot", "stacks", NULL
+	"duration", "buffer-size-kb", "instance", "snapshot", "stacks", "ready-file", NULL
 };
 
 /* The longest instance name taken; wperf's own are "wperf-flight-" and a
@@ -322,6 +344,32 @@ static int read_stacks_param(struct tracefs_comp *comp, const bt_value *params,
 	return 0;
 }
 
+/* ready-file="PATH": kept (params do not outlive initialization). */
+static int read_ready_param(struct tracefs_comp *comp, const bt_value *params,
+			    char *err, size_t errlen)
+{
+	const char *v = NULL;
+	int rc = wperf_params_get_string(params, "ready-file", &v, err, errlen);
+
+	if (rc <= 0)
+		return rc;
+	if (!v[0]) {
+		snprintf(err, errlen, "parameter `ready-file`: empty path");
+		return -1;
+	}
+	if (comp->snapshot) {
+		snprintf(err, errlen, "parameter `ready-file`: not with snapshot=true "
+			 "(a snapshot records nothing new)");
+		return -1;
+	}
+	comp->ready_file = strdup(v);
+	if (!comp->ready_file) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 static int read_params(struct tracefs_comp *comp, const bt_value *params,
 		       char *err, size_t errlen)
 {
@@ -340,9 +388,10 @@ static int read_params(struct tracefs_comp *comp, const bt_value *params,
 	if (wperf_params_get_int(params, "buffer-size-kb", 4, 1048576,
 				 &comp->buffer_size_kb, err, errlen) < 0)
 		return -1;
-	if (read_stacks_param(comp, params, err, errlen) < 0)
+	if (read_stacks_param(comp, params, err, errlen) < 0 ||
+	    read_snapshot_params(comp, params, err, errlen) < 0)
 		return -1;
-	return read_snapshot_params(comp, params, err, errlen);
+	return read_ready_param(comp, params, err, errlen);
 }
 
 /* The boot id is the UUID LTTng gives the monotonic clock: two traces of
@@ -609,6 +658,7 @@ static void destroy_comp(struct tracefs_comp *comp)
 	bt_stream_class_put_ref(comp->stream_class);
 	bt_clock_class_put_ref(comp->clock_class);
 	bt_trace_class_put_ref(comp->trace_class);
+	free(comp->ready_file);
 	free(comp);
 }
 
@@ -972,6 +1022,33 @@ static int emit_restored_switch(struct tracefs_iter *it, int cpu, int64_t tid,
 	return push(it, msg);
 }
 
+/*
+ * ready-file: an event recorded after tracing was on came back through the
+ * ring buffer, so the recording records. Say it once: write the file whole
+ * (a reader waits for its newline). -1 with it->err set on failure.
+ */
+static int say_ready(struct tracefs_iter *it, uint64_t ts)
+{
+	const char *path = it->comp->ready_file;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	char line[32];
+	int n = snprintf(line, sizeof(line), "%" PRIu64 "\n", ts);
+	bool ok = fd >= 0 && write(fd, line, (size_t)n) == n;
+	int e = errno;
+
+	if (fd >= 0 && close(fd) != 0 && ok) {
+		ok = false;
+		e = errno;
+	}
+	if (!ok) {
+		snprintf(it->err, sizeof(it->err), "parameter `ready-file`: cannot write "
+			 "%.256s: %s", path, strerror(e));
+		return -1;
+	}
+	it->ready_said = true;
+	return 0;
+}
+
 static int emit_event(struct tracefs_iter *it, struct wperf_cpu_reader *r)
 {
 	struct tracefs_comp *comp = it->comp;
@@ -987,6 +1064,10 @@ static int emit_event(struct tracefs_iter *it, struct wperf_cpu_reader *r)
 	bt_field *payload;
 	uint64_t ts;
 
+	/* Any event, ours (the marker) or not, proves the buffer records. */
+	if (comp->ready_file && !it->ready_said && r->event_ts >= it->ready_after_ts &&
+	    say_ready(it, r->event_ts))
+		return -1;
 	if (id < 0 || id > comp->max_id || comp->bound_by_id[id] < 0)
 		return 0;  /* not an event we enabled: nothing to say */
 	b = &comp->bound[comp->bound_by_id[id]];
@@ -1284,6 +1365,11 @@ bt_message_iterator_class_initialize_method_status wperf_tracefs_iter_init(
 		take_first_stop_signals();
 		if (wperf_recorder_start(comp->rec, it->err, sizeof(it->err)))
 			goto error;
+		/* ready-file: an event from now on read back says we record;
+		 * the marker makes one at once (else the next switch does). */
+		it->ready_after_ts = wperf_monotonic_ns();
+		if (comp->ready_file)
+			wperf_recorder_mark(comp->rec, "wperf: recording");
 		snprintf(it->err, sizeof(it->err), "cannot read /proc for the statedump (out of memory)");
 		if (wperf_statedump_collect(&it->sd))
 			goto error;

@@ -760,6 +760,9 @@ TRACEFS_BAD = [
     ('instance="wperf"', 'instance'),
     ('instance="",snapshot=true', 'instance'),
     ('instance="x",snapshot=true,duration=1', 'duration'),
+    ('ready-file=""', 'ready-file'),
+    ('ready-file=3', 'ready-file'),
+    ('instance="x",snapshot=true,ready-file="/tmp/r"', 'ready-file'),
 ]
 
 

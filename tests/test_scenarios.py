@@ -1813,6 +1813,64 @@ class TestRangeThroughCtf(Base):
         self.assertEqual((tr['begin_ns'], tr['end_ns']), (1 * S, self.T0 + 3 * S))
 
 
+def late_child(fork_at, end):
+    """P (100, cpu0) runs from 0; it forks C (200) at fork_at, which runs
+    on cpu1 at once, sleeps 10 ms later and is woken by P 20 ms after
+    that. Trace [0, end]."""
+    s = Scenario(ncpus=2, end=end)
+    P, C = s.thread(100, 'P'), s.thread(200, 'C')
+    s.run(0, 0, P)
+    s.fork(fork_at, 0, P, C)
+    s.wakeup_new(fork_at + 1 * US, 0, C)
+    s.run(fork_at + 2 * US, 1, C)
+    s.sleep(fork_at + 10 * MS, 1, C)
+    s.wake(fork_at + 30 * MS, 0, C, target_cpu=1)
+    s.run(fork_at + 30 * MS, 1, C)
+    return s
+
+
+class TestFocusStartedLate(Base):
+    """Data quality says when the focus's first event comes more than
+    100 ms and more than a tenth of the analysed time after the range's
+    beginning (doc/wperf-report.7.md): its start may be missing, and its
+    shares are of the whole range. JSON: focus_start."""
+
+    LINE = 'focus first seen'
+
+    def check(self, fork_at, end, late):
+        scn = late_child(fork_at, end)
+        r = self.knots(scn, pids='200')
+        self.assertEqual(r.js['focus_start'], {'first_ns': fork_at, 'after_begin_ns': fork_at,
+                                               'late': late})
+        text = run_knots_text(scn, pids='200')
+        self.assertEqual(self.LINE in text, late, text)
+        return text
+
+    def test_late(self):
+        # 1.5 s after the beginning of a 3 s range: 50 %.
+        text = ' '.join(self.check(1500 * MS, 3 * S, True).split())
+        self.assertIn('focus first seen 1.50 s after the trace began (50.0% of the '
+                      'analysed time): its start may be missing, and its shares are '
+                      'of the whole time', text)
+
+    def test_under_a_tenth(self):
+        # 200 ms > 100 ms, but under a tenth of 3 s.
+        self.check(200 * MS, 3 * S, False)
+
+    def test_under_100ms(self):
+        # 90 ms: over a tenth of 500 ms, but under 100 ms.
+        self.check(90 * MS, 500 * MS, False)
+
+    def test_on_both_sides(self):
+        # Just over both: 101 ms of 1 s.
+        self.check(101 * MS, 1 * S, True)
+
+    def test_no_focus(self):
+        r = self.knots(late_child(1500 * MS, 3 * S))
+        self.assertIsNone(r.js['focus_start'])
+        self.assertNotIn(self.LINE, run_knots_text(late_child(1500 * MS, 3 * S)))
+
+
 class TestInvariantsOnAllScenarios(Base):
     """The real-trace invariants (tests/test_real_traces.py) on every
     scenario: report invariants, and filter.wperf.waits' segments tiling

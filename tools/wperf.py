@@ -502,9 +502,17 @@ class TracefsRecorder:
     def __init__(self, plugins, out, tracefs, buffer_kb, stacks=False):
         self.out, self.tracefs = out, tracefs
         self.log = os.path.join(out, PRIVATE, "kernel-recorder.log")
+        # The source writes it once it has read back an event recorded
+        # after tracing went on (source.wperf.tracefs(7), ready-file).
+        self.ready = os.path.join(out, PRIVATE, "kernel-ready")
+        try:
+            os.unlink(self.ready)
+        except FileNotFoundError:
+            pass
         sink = ("path=" + params_string(os.path.join(out, "kernel"))
                 + ",assume-single-trace=true")
-        source = f"buffer-size-kb={buffer_kb}" + (',stacks="kernel"' if stacks else "")
+        source = (f"buffer-size-kb={buffer_kb},ready-file={params_string(self.ready)}"
+                  + (',stacks="kernel"' if stacks else ""))
         cmd = ["babeltrace2", f"--plugin-path={plugins}",
                "-c", "source.wperf.tracefs", f"--params={source}",
                "-c", "sink.ctf.fs", f"--params={sink}"]
@@ -519,22 +527,24 @@ class TracefsRecorder:
                 start_new_session=True, preexec_fn=lambda: recorder_child_setup(parent))
 
     def wait_recording(self, timeout=60):
-        """Until its instance wperf-<pid> records with tracing on: only then
-        is every event of the command in the trace."""
-        inst = os.path.join(self.tracefs, "instances", f"wperf-{self.proc.pid}")
+        """Until the source says it records (its ready-file, written with a
+        newline once an event recorded after tracing went on came back):
+        only then is every event of the command in the trace. The
+        instance's tracing_on says nothing: a new instance reads 1 before
+        any event is enabled, a second or more before recording begins."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise Fail(f"the kernel recorder failed: {self.last_log_line()}")
             try:
-                with open(os.path.join(inst, "tracing_on")) as f:
-                    if f.read().strip() == "1":
+                with open(self.ready) as f:
+                    if f.read().endswith("\n"):
                         return
             except OSError:
                 pass
-            time.sleep(0.05)
-        raise Fail(f"the kernel recorder did not start within {timeout} s "
-                   f"(see {self.log})")
+            time.sleep(0.01)
+        raise Fail(f"the kernel recorder did not say it records within {timeout} s: "
+                   f"the command was not started (see {self.log})")
 
     def last_log_line(self):
         try:
@@ -825,6 +835,10 @@ def record_once(args, out, state, command, plugins):
             recorder = TracefsRecorder(plugins, out, state["tracefs"], args.buffer_size_kb,
                                        args.stacks)
             recorder.wait_recording()
+        # With LTTng's kernel tracer, `lttng start` returning is the ready
+        # signal: the session daemon answers once the kernel session is
+        # started and every CPU sees it (kernel_start_session, then
+        # kernel_wait_quiescent, in lttng-sessiond's cmd_start_trace).
         run(["lttng", "start", name])
         save_state(out, state)
         say(f"recording into {out} (kernel events: {state['kernel']})")
