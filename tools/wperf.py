@@ -743,13 +743,56 @@ def run_command(cmd, out, deadline, check_alive=None, user=None):
                 return 130
 
 
-def wait_interrupt(deadline):
+def wait_interrupt(deadline, check=None):
     """Record until Ctrl-C (or SIGTERM, see cmd_record), or the deadline."""
     try:
         while deadline is None or time.monotonic() < deadline:
+            if check:
+                check()
             time.sleep(0.2)
     except KeyboardInterrupt:
         pass
+
+
+class FreeSpaceWatch:
+    """Stops a recording before its file system is full. babeltrace2
+    2.0.4's sink.ctf.fs aborts after ENOSPC (a double free), leaving a
+    kernel trace without metadata that nothing can read: wperf stops
+    while there is room for the tracers to write out what their buffers
+    still hold, so what was recorded stays readable. The margin is
+    --min-free MiB plus one ring buffer (--buffer-size-kb) per CPU."""
+
+    def __init__(self, out, min_free_mb, buffer_kb):
+        self.out = out
+        self.min_free_mb = min_free_mb
+        self.margin = int(min_free_mb * 2**20) + (os.cpu_count() or 1) * buffer_kb * 1024
+        self.next_check = 0.0
+
+    def free(self):
+        st = os.statvfs(self.out)
+        return st.f_bavail * st.f_frsize
+
+    def describe(self, free):
+        return (f"{free / 2**20:.1f} MiB left on the file system of {self.out} (the "
+                f"margin is --min-free {self.min_free_mb:g} MiB plus "
+                f"{self.margin / 2**20 - self.min_free_mb:.1f} MiB for the buffers)")
+
+    def check_start(self):
+        free = self.free()
+        if free < self.margin:
+            raise Fail(f"only {self.describe(free)}: free some space, record elsewhere "
+                       "with -o, or lower --min-free / --buffer-size-kb")
+
+    def check(self):
+        now = time.monotonic()
+        if now < self.next_check:
+            return
+        self.next_check = now + 0.25
+        free = self.free()
+        if free < self.margin:
+            raise Fail(f"recording stopped before the disk was full: {self.describe(free)}; "
+                       "the trace so far is readable (wperf report), the command keeps "
+                       "running")
 
 
 class Terminated(KeyboardInterrupt):
@@ -778,6 +821,8 @@ def cmd_record(args):
         if not args.output:
             raise Fail("--stop needs -o DIR, the flight recorder's directory")
         return cmd_stop(argparse.Namespace(dir=args.output))
+    if args.min_free < 0:
+        raise Fail("--min-free must be zero or more (MiB)")
     if args.duration is not None and args.duration <= 0:
         raise Fail("--duration must be greater than zero (seconds)")
     if args.stacks and args.snapshot:
@@ -830,7 +875,14 @@ def record_once(args, out, state, command, plugins):
     state["mode"] = "record"
     create_lttng_session(name, out, False, state["kernel"] == "lttng",
                          args.ust_events, args.buffer_size_kb, args.stacks)
+    watch = FreeSpaceWatch(out, args.min_free, args.buffer_size_kb)
+
+    def check():
+        if recorder:
+            recorder.check_alive()
+        watch.check()
     try:
+        watch.check_start()
         if state["kernel"] == "tracefs":
             recorder = TracefsRecorder(plugins, out, state["tracefs"], args.buffer_size_kb,
                                        args.stacks)
@@ -843,10 +895,8 @@ def record_once(args, out, state, command, plugins):
         save_state(out, state)
         say(f"recording into {out} (kernel events: {state['kernel']})")
         deadline = None if args.duration is None else time.monotonic() + args.duration
-        status = (run_command(command, out, deadline,
-                              recorder.check_alive if recorder else None,
-                              state.get("user")) if command
-                  else wait_interrupt(deadline))
+        status = (run_command(command, out, deadline, check, state.get("user"))
+                  if command else wait_interrupt(deadline, check))
         run(["lttng", "stop", name])
     except BaseException:
         interrupted = True   # say why it stopped, not what stopping the recorder says
@@ -1272,6 +1322,9 @@ def build_parsers():
                      "emits UST event EVENT (an LTTng trigger)")
     rec.add_argument("--trigger-filter", metavar="EXPR",
                      help="LTTng filter expression on EVENT's fields, e.g. 'name == \"req\"'")
+    rec.add_argument("--min-free", type=float, default=64, metavar="MB",
+                     help="stop recording when the output's file system has less than "
+                     "MB MiB free, plus one ring buffer per CPU (default 64)")
     rec.add_argument("--user", metavar="USER",
                      help="run COMMAND as USER (name or uid), the tracer staying root, and "
                      "let USER read the trace; default: the user who ran sudo "

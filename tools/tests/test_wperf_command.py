@@ -455,21 +455,23 @@ class Record(Recording):
             time.sleep(0.1)
         self.assertEqual(sessiond_pids(), [], 'the session daemon wperf started is still running')
 
-    def test_full_disk_is_said_at_once(self):
-        # The kernel recorder fails when the disk fills (babeltrace2 2.0.4's
-        # sink.ctf.fs then even aborts): wperf says so as it happens, with
-        # the errno, not at the end of the command with babeltrace2's last
-        # words ("free(): double free detected").
+    def small_tmpfs(self, size):
         small = tempfile.mkdtemp(prefix='wperf-small-', dir='/var/tmp')
-        if subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=3M', 'tmpfs', small]).returncode:
-            self.fail_or_skip('cannot mount a 3 MiB tmpfs')
+        if subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=' + size, 'tmpfs',
+                           small]).returncode:
+            self.fail_or_skip('cannot mount a %s tmpfs' % size)
         self.addCleanup(os.rmdir, small)
         self.addCleanup(subprocess.run, ['umount', small])
-        out = os.path.join(small, 'r')
+        return small
+
+    def record_until_stopped(self, out, *args):
+        """wperf record -- fig1-pipeline for 20 s, which must stop by itself
+        long before: (Popen with its stderr, seconds it took)."""
         t0 = time.monotonic()
         # Not wperf(): it would wait for the command, which keeps its pipes.
         with tempfile.TemporaryFile('w+') as err:
-            p = subprocess.Popen([WPERF, 'record', '-o', out, '--', FIG1, '--seconds', '20'],
+            p = subprocess.Popen([WPERF, 'record', '-o', out, *args, '--', FIG1,
+                                  '--seconds', '20'],
                                  stdout=subprocess.DEVNULL, stderr=err, text=True)
             p.wait(timeout=60)
             took = time.monotonic() - t0
@@ -482,11 +484,31 @@ class Record(Recording):
                     os.kill(int(f.read()), signal.SIGKILL)   # it keeps running
                 except ProcessLookupError:
                     pass
+        return p, took
+
+    def test_recording_stops_before_the_disk_is_full(self):
+        # babeltrace2 2.0.4's sink.ctf.fs aborts after ENOSPC (a double
+        # free) and leaves a trace nothing can read. wperf stops first,
+        # leaving room for the buffers, says why, and the trace reads.
+        small = self.small_tmpfs('12M')
+        out = os.path.join(small, 'r')
+        p, took = self.record_until_stopped(out, '--min-free', '4', '--buffer-size-kb', '512')
         self.assertEqual(p.returncode, 1, p.stderr)
-        self.assertLess(took, 15, 'wperf waited for the command: ' + p.stderr)
+        self.assertLess(took, 18, 'wperf waited for the command: ' + p.stderr)
         last = p.stderr.strip().splitlines()[-1]
-        self.assertIn('the kernel recorder', last)
-        self.assertIn('No space left on device', last)
+        self.assertIn('recording stopped before the disk was full', last)
+        self.assertIn('--min-free 4 MiB', last)
+        self.assertNotIn('SIGABRT', p.stderr)
+        q = wperf('report', out, '--format', 'json')
+        self.assertEqual(q.returncode, 0, q.stderr)
+        self.assertTrue(any('fig1-writer' in v['name'] for v in json.loads(q.stdout)['vertices']))
+
+    def test_no_start_without_room(self):
+        small = self.small_tmpfs('3M')
+        p = wperf('record', '-o', os.path.join(small, 'r'), '--', 'true')
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn('MiB left on the file system', p.stderr.strip().splitlines()[-1])
+        self.assertIn('--min-free', p.stderr)
 
     def test_killed_wperf_leaves_no_recorder(self):
         # SIGKILL cannot be caught: the recorder gets SIGINT when its
