@@ -1124,17 +1124,23 @@ out:
 }
 
 /*
- * Knots by weight, heaviest first, then sinks by weight, then background
- * knots by weight: the report is read from the top for what to optimise,
- * and a background knot is by definition not where throughput is lost.
+ * Knots and sinks together by weight, heaviest first (a knot before a sink
+ * of the same weight), then background knots by weight: the report is
+ * read from the top for what to optimise, the heaviest finding first
+ * whatever its kind, and a background knot is by definition not where
+ * throughput is lost.
  */
 static int cmp_report_order(const void *a, const void *b)
 {
 	const struct wperf_knot *x = a, *y = b;
-	if (x->kind != y->kind)   /* enum order: knot, sink, background */
-		return (x->kind > y->kind) - (x->kind < y->kind);
+	bool xb = x->kind == WPERF_BACKGROUND, yb = y->kind == WPERF_BACKGROUND;
+
+	if (xb != yb)
+		return xb ? 1 : -1;
 	if (x->weight_ns != y->weight_ns)
 		return x->weight_ns < y->weight_ns ? 1 : -1;
+	if (x->kind != y->kind)   /* enum order: knot, sink */
+		return (x->kind > y->kind) - (x->kind < y->kind);
 	return cmp_u32(&x->members[0], &y->members[0]);
 }
 

@@ -462,7 +462,7 @@ static void write_classification(const struct wperf_report *r, const struct wper
 }
 
 static void write_knot(const struct wperf_report *r, const struct wperf_knot *k,
-		       FILE *out)
+		       size_t rank, FILE *out)
 {
 	char share[32];
 
@@ -470,7 +470,9 @@ static void write_knot(const struct wperf_report *r, const struct wperf_knot *k,
 			       wperf_fmt_ppm(k->weight_ns,
 					     wperf_graph_duration(r->graph)));
 	fputc('{', out);
-	json_key(out, "kind", 1);
+	json_key(out, "rank", 1);
+	json_u64(out, rank);
+	json_key(out, "kind", 0);
 	json_string(out, wperf_knot_kind_name(k->kind));
 	json_key(out, "members", 0);
 	json_id_array(out, k->members, k->n_members);
@@ -509,7 +511,7 @@ static void write_knots(const struct wperf_report *r, FILE *out)
 	fputs("  \"knots\": [", out);
 	for (size_t i = 0; i < n; i++) {
 		json_element(out, i);
-		write_knot(r, &r->knots->items[i], out);
+		write_knot(r, &r->knots->items[i], i + 1, out);
 	}
 	json_array_end(out, n);
 	fputs(",\n", out);

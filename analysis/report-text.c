@@ -1,12 +1,15 @@
 /*
  * report-text.c — the knot report for a person at a terminal.
  *
- * Sections, most important first: what was analysed, the knots (members,
- * weight, edges with their wait-length histograms, what refinement cut
- * and why it stopped, a guess at the kind of problem), the sinks, the
- * per-thread breakdown, and how much to trust the data. Lines fit in 100
- * columns. The report is never empty: when nothing was found it says so
- * and gives the likely reasons.
+ * Sections, most important first: what was analysed (and, for a whole
+ * machine without focus, how to focus), the findings in rank order —
+ * knots (members, weight, edges with their wait-length histograms, what
+ * leaves them, what refinement cut and why it stopped, a guess at the
+ * kind of problem) and sinks together by weight, the small sinks summed
+ * up in one line —, the heavy groups that are not knots, the per-thread
+ * breakdown, and how much to trust the data. Lines fit in 100 columns.
+ * The report is never empty: when nothing was found it says so and gives
+ * the likely reasons.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -210,6 +213,49 @@ static void write_rule(const struct wperf_report *r, FILE *out)
 			"leaves it;\n           ties within %s cut together\n", ratio, tie);
 }
 
+/* With more processes than this in an unfocused trace, the report says
+ * that its findings are the whole machine's and how to focus. */
+#define MANY_PROCESSES 10
+
+/* Processes with threads in the graph (a thread whose process is unknown
+ * counts as its own). */
+static size_t count_processes(const struct wperf_graph *g)
+{
+	int64_t *pids = malloc((g->n_vertices ? g->n_vertices : 1) * sizeof *pids);
+	size_t n = 0, distinct = 0;
+
+	if (!pids)
+		return 0;       /* a hint, not a finding: nothing is lost */
+	for (size_t v = 0; v < g->n_vertices; v++)
+		if (g->vertices[v].kind == WPERF_V_THREAD)
+			pids[n++] = g->vertices[v].pid > 0 ? g->vertices[v].pid
+							    : g->vertices[v].tid;
+	qsort(pids, n, sizeof *pids, array_cmp_i64);
+	for (size_t i = 0; i < n; i++)
+		distinct += i == 0 || pids[i] != pids[i - 1];
+	free(pids);
+	return distinct;
+}
+
+/*
+ * A whole-machine trace without focus: its findings are every program's,
+ * most of them idle daemons and kernel threads on a busy machine. Say so,
+ * and how to look at one program, before the findings.
+ */
+static void write_focus_hint(const struct wperf_report *r, FILE *out)
+{
+	size_t n = count_processes(r->graph);
+	char text[512];
+
+	if (n <= MANY_PROCESSES)
+		return;
+	snprintf(text, sizeof text, "%zu in the trace and no focus: the findings are the whole "
+		 "machine's, ranked by weight. To study one program, focus on it: pids=PID "
+		 "(sink.wperf.knots), `wperf report --pids PID TRACE`, or record it with "
+		 "`wperf record -- COMMAND`.", n);
+	put_wrapped(out, "Processes  ", text, 11);
+}
+
 static void write_header(const struct wperf_report *r, FILE *out)
 {
 	const struct wperf_graph *g = r->graph;
@@ -244,6 +290,8 @@ static void write_header(const struct wperf_report *r, FILE *out)
 		fprintf(out, "Stacks     %zu distinct wait stacks; %s\n", g->n_stacks, r->stacks_note);
 	if (r->focus)
 		write_focus(r, out);
+	else
+		write_focus_hint(r, out);
 	write_short_lived_hint(r, out);
 }
 
@@ -709,12 +757,83 @@ static void write_groups(FILE *out, const struct wperf_report *r)
 			n - MAX_GROUPS_SHOWN);
 }
 
+/* The first findings, always shown in full, whatever their weight. */
+#define FULL_FINDINGS 3
+/* Past them, sinks lighter than this share of the analysed time (ppm),
+ * and every sink past the first MAX_FULL_FINDINGS findings, are summed up
+ * in one line (the JSON report has each in full). Knots are always shown. */
+#define SMALL_SINK_PPM 50000
+#define MAX_FULL_FINDINGS 10
+#define SMALL_SINKS_NAMED 8
+
+/* The number the text gives the sink at rank i: its rank among sinks. */
+static size_t small_number(const struct wperf_report *r, size_t i)
+{
+	size_t n = 0;
+
+	for (size_t j = 0; j <= i && j < r->knots->n; j++)
+		n += r->knots->items[j].kind == WPERF_SINK;
+	return n;
+}
+
+/* Is the finding at rank i (0-based) a small sink, summed up in one line? */
+static bool collapsed(const struct wperf_report *r, size_t i)
+{
+	const struct wperf_knot *k = &r->knots->items[i];
+
+	if (k->kind != WPERF_SINK || i < FULL_FINDINGS)
+		return false;
+	return i >= MAX_FULL_FINDINGS ||
+	       wperf_fmt_ppm(k->weight_ns, wperf_graph_duration(r->graph)) < SMALL_SINK_PPM;
+}
+
+/* "And 17 more sinks, each at most 4.1% ...: a (12) 4.1%, b 3.0%, ..."
+ * (first: the rank of the heaviest of them, the first in rank order). */
+static void write_small_sinks(FILE *out, const struct wperf_report *r, size_t n,
+			      size_t first, size_t first_number)
+{
+	const struct wperf_graph *g = r->graph;
+	char head[256], item[LABEL_LEN + 40], name[LABEL_LEN], pct[32], limit[32];
+	size_t named = 0, col = 2;
+
+	if (n == 0)
+		return;
+	share_of(limit, sizeof limit, g, r->knots->items[first].weight_ns);
+	if (n == 1)
+		snprintf(head, sizeof head, "And 1 more sink, %s of the analysed time (sink %zu; "
+			 "the JSON report has it in full):", limit, first_number);
+	else
+		snprintf(head, sizeof head, "And %zu more sinks, each at most %s of the analysed "
+			 "time (sinks %zu to %zu; the JSON report has them all):", n, limit,
+			 first_number, first_number + n - 1);
+	fputc('\n', out);
+	put_wrapped(out, "", head, 2);
+	fputs("  ", out);
+	for (size_t i = 0; i < r->knots->n && named < SMALL_SINKS_NAMED; i++) {
+		const struct wperf_knot *k = &r->knots->items[i];
+
+		if (!collapsed(r, i))
+			continue;
+		label(name, g, k->members[0]);
+		share_of(pct, sizeof pct, g, k->weight_ns);
+		snprintf(item, sizeof item, "%s %s", name, pct);
+		col = put_listed(out, item, named == 0, col, 2);
+		named++;
+	}
+	if (n > named) {
+		snprintf(item, sizeof item, "and %zu more", n - named);
+		put_listed(out, item, 0, col, 2);
+	}
+	fputc('\n', out);
+}
+
 static void write_findings(FILE *out, const struct wperf_report *r)
 {
 	size_t knots = wperf_fmt_count_kind(r->knots, WPERF_KNOT);
 	size_t sinks = wperf_fmt_count_kind(r->knots, WPERF_SINK);
 	size_t background = wperf_fmt_count_kind(r->knots, WPERF_BACKGROUND);
-	size_t nk = 0, ns = 0;
+	size_t nk = 0, ns = 0, n_small = 0, first_small = 0;
+	bool small_written = false;
 
 	fprintf(out, "Found      %zu knot%s, %zu sink%s", knots, knots == 1 ? "" : "s",
 		sinks, sinks == 1 ? "" : "s");
@@ -728,13 +847,28 @@ static void write_findings(FILE *out, const struct wperf_report *r)
 		write_nothing_found(out, r);
 		return;
 	}
+	for (size_t i = 0; i < r->knots->n; i++)
+		if (collapsed(r, i) && n_small++ == 0)
+			first_small = i;
+	/* Findings in rank order (knots.h); the small sinks in one line
+	 * after the others, before the background knots. */
 	for (size_t i = 0; i < r->knots->n; i++) {
 		const struct wperf_knot *k = &r->knots->items[i];
-		if (k->kind == WPERF_SINK)
+
+		if (k->kind == WPERF_BACKGROUND && !small_written) {
+			write_small_sinks(out, r, n_small, first_small,
+					  small_number(r, first_small));
+			small_written = true;
+		}
+		if (collapsed(r, i))
+			ns++;
+		else if (k->kind == WPERF_SINK)
 			write_sink(out, r, k, ++ns);
 		else
 			write_knot(out, r, k, ++nk);
 	}
+	if (!small_written)
+		write_small_sinks(out, r, n_small, first_small, small_number(r, first_small));
 }
 
 /* ------------------------------------------------------------------ */

@@ -131,8 +131,10 @@ struct wperf_knot_options {
 };
 
 struct wperf_knots {
-	struct wperf_knot *items;  /* knots by weight (heaviest first), then sinks by
-	                              weight, then background knots by weight */
+	struct wperf_knot *items;  /* the findings: knots and sinks together by
+	                              weight (heaviest first; a knot before a sink
+	                              of equal weight), then background knots by
+	                              weight */
 	size_t n;
 	struct wperf_group *groups; /* heavy groups that are not knots, heaviest
 	                               first (from the final background round) */

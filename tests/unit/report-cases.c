@@ -10,6 +10,10 @@
  * (to a setup thread): a knot under the dominant rule, with its leaving
  * edge; "leaky-strict" is the same graph under the strict rule, where it
  * is a heavy group that is not a knot.
+ *
+ * "machine" is a whole-machine trace without focus: 14 processes, one
+ * knot, and six sinks from 50% down to 2% of the analysed time, the
+ * heaviest one heavier than the knot.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +23,7 @@
 
 const char *const report_case_names[] = {
 	"basic", "focus", "empty", "timers-only", "strings", "children-12", "children-9",
-	"children-12-focus", "leaky", "leaky-strict", NULL
+	"children-12-focus", "leaky", "leaky-strict", "machine", NULL
 };
 
 #define MS 1000000LL
@@ -179,6 +183,25 @@ static void build_leaky(struct wperf_graph *g)
 	set_times(g, s, 100 * MS, 0, WPERF_V_TIMER, 900 * MS);
 }
 
+static void build_machine(struct wperf_graph *g)
+{
+	static const int64_t sink_ms[] = { 500, 150, 60, 40, 30, 20 };
+	static const char *const names[] = { "big", "mid", "six", "four", "three", "two" };
+
+	gb_init(g, 0, 1000 * MS);
+	uint32_t a = gb_thread(g, "ping", 1), b = gb_thread(g, "pong", 2);
+	gb_edge(g, a, b, 100 * MS);
+	gb_edge(g, b, a, 100 * MS);
+	for (int i = 0; i < 6; i++) {
+		uint32_t sink = gb_thread(g, names[i], 10 + i);
+		uint32_t waiter = gb_thread(g, "client", 20 + i);
+		gb_edge(g, waiter, sink, sink_ms[i] * MS);
+	}
+	gb_sort(g);
+	for (uint32_t v = 0; v < g->n_vertices; v++)
+		set_times(g, v, 900 * MS, 0, WPERF_V_THREAD, 100 * MS);
+}
+
 static int build_graph(const char *name, struct wperf_graph *g)
 {
 	if (!strcmp(name, "basic") || !strcmp(name, "focus"))
@@ -195,6 +218,8 @@ static int build_graph(const char *name, struct wperf_graph *g)
 		build_children(g, 9);
 	else if (!strcmp(name, "leaky") || !strcmp(name, "leaky-strict"))
 		build_leaky(g);
+	else if (!strcmp(name, "machine"))
+		build_machine(g);
 	else
 		return -1;
 	return 0;

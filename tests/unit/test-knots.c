@@ -909,6 +909,36 @@ static void test_tie_at_threshold(void)
 	gb_free(&g);
 }
 
+/* Findings are ranked by weight, knots and sinks together: a sink heavier
+ * than a knot comes first; background knots come last whatever their
+ * weight. */
+static void test_report_order(void)
+{
+	struct wperf_graph g;
+	struct wperf_knots k;
+
+	gb_init(&g, 0, 1000);
+	uint32_t a = thread_running(&g, "a", 1, 1000), b = thread_running(&g, "b", 2, 1000);
+	uint32_t c = thread_running(&g, "c", 3, 0), s = thread_running(&g, "s", 4, 1000);
+	uint32_t h1 = thread_running(&g, "h1", 5, 10), h2 = thread_running(&g, "h2", 6, 10);
+	gb_edge(&g, a, b, 10);
+	gb_edge(&g, b, a, 10);          /* knot {a,b}: 20 */
+	gb_edge(&g, c, s, 30);          /* sink s: 30 */
+	gb_edge(&g, h1, h2, 400);
+	gb_edge(&g, h2, h1, 400);       /* background {h1,h2}: 800, 20 of CPU */
+	gb_sort(&g);
+	CHECK_INT(find_as_is(&g, NO_THRESHOLD, NULL, &k), 0);
+	REQUIRE_INT(k.n, 3);
+	CHECK_INT(k.items[0].kind, WPERF_SINK);
+	check_ids(k.items[0].members, 1, (uint32_t[]){ s }, 1);
+	CHECK_INT(k.items[1].kind, WPERF_KNOT);
+	check_ids(k.items[1].members, 2, (uint32_t[]){ a, b }, 2);
+	CHECK_INT(k.items[2].kind, WPERF_BACKGROUND);
+	check_ids(k.items[2].members, 2, (uint32_t[]){ h1, h2 }, 2);
+	wperf_knots_fini(&k);
+	gb_free(&g);
+}
+
 static void test_within_ppm(void)
 {
 	CHECK(wperf_within_ppm(100, 1000, 100000));
@@ -944,5 +974,6 @@ int main(void)
 	RUN_TEST(test_near_equal_ties);
 	RUN_TEST(test_tie_at_threshold);
 	RUN_TEST(test_within_ppm);
+	RUN_TEST(test_report_order);
 	return check_finish();
 }

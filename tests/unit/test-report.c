@@ -191,7 +191,7 @@ static void test_json_basic(void)
 			  "\"duration_ns\": 1000000000}");
 	check_contains(j, "\"threshold\": {\"ns\": 200000000, \"spec\": \"20%\"}");
 	check_contains(j, "\"focus\": null");
-	check_contains(j, "{\"kind\": \"knot\", \"members\": [1, 2, 3], \"weight_ns\": 950000000, "
+	check_contains(j, "{\"rank\": 1, \"kind\": \"knot\", \"members\": [1, 2, 3], \"weight_ns\": 950000000, "
 			  "\"share\": 0.950000");
 	check_contains(j, "\"component\": [1, 2, 3], \"removed\": [{\"from\": 1, \"to\": 3, "
 			  "\"weight_ns\": 50000000}], \"leaving_ns\": 0, \"leaving\": [], "
@@ -200,7 +200,7 @@ static void test_json_basic(void)
 	check_contains(j, "\"knot_rule\": {\"rule\": \"dominant\", \"leave_ratio\": 0.100000, "
 			  "\"tie_tolerance\": 0.010000}");
 	check_contains(j, "\"groups\": [],\n");
-	check_contains(j, "{\"kind\": \"sink\", \"members\": [5], \"weight_ns\": 200000000, "
+	check_contains(j, "{\"rank\": 2, \"kind\": \"sink\", \"members\": [5], \"weight_ns\": 200000000, "
 			  "\"share\": 0.200000, \"edges\": []");
 	check_contains(j, "\"hist\": {\"20\": 10, \"22\": 30}");
 	check_contains(j, "{\"cpu\": -1, \"begin_ns\": -1, \"end_ns\": -1, \"count\": 0, "
@@ -257,6 +257,50 @@ static void test_text_leaving(void)
 	free(t);
 }
 
+/* A whole-machine trace without focus: findings ranked by weight, knots
+ * and sinks together; the small sinks past the first three in one line;
+ * a line saying how to focus. The JSON keeps every finding, with its rank. */
+static void test_text_ranking(void)
+{
+	char *t = render("machine", 0);
+	const char *big, *knot, *mid, *six, *rest;
+
+	check_terminal_safe(t);
+	check_contains(t, "Processes  14 in the trace and no focus: the findings are the whole "
+			  "machine's, ranked by weight.\n           To study one program, focus on "
+			  "it: pids=PID (sink.wperf.knots), `wperf report --pids\n           PID "
+			  "TRACE`, or record it with `wperf record -- COMMAND`.\n");
+	check_contains(t, "Found      1 knot, 6 sinks\n");
+	big = t ? strstr(t, "\nSink 1: big (10)\n") : NULL;
+	knot = t ? strstr(t, "\nKnot 1: ping (1), pong (2)\n") : NULL;
+	mid = t ? strstr(t, "\nSink 2: mid (11)\n") : NULL;
+	six = t ? strstr(t, "\nSink 3: six (12)\n") : NULL;
+	rest = t ? strstr(t, "\nAnd 3 more sinks, each at most 4.0% of the analysed time (sinks 4 "
+			  "to 6; the JSON report has them\n  all):\n  four (13) 4.0%, three (14) "
+			  "3.0%, two (15) 2.0%\n") : NULL;
+	CHECK(big && knot && mid && six && rest);
+	CHECK(big < knot && knot < mid && mid < six && six < rest);
+	CHECK(t && !strstr(t, "Sink 4:"));
+	free(t);
+
+	t = render("machine", 1);
+	check_contains(t, "{\"rank\": 1, \"kind\": \"sink\", \"members\": [2], \"weight_ns\": 500000000");
+	check_contains(t, "{\"rank\": 2, \"kind\": \"knot\", \"members\": [0, 1]");
+	check_contains(t, "{\"rank\": 7, \"kind\": \"sink\", \"members\": [12], \"weight_ns\": 20000000");
+	free(t);
+
+	/* A focus, or a few processes: no such line. */
+	t = render("basic", 0);
+	check_contains(t, "Processes  ");
+	free(t);
+	t = render("focus", 0);
+	CHECK(t && !strstr(t, "Processes  "));
+	free(t);
+	t = render("leaky", 0);
+	CHECK(t && !strstr(t, "Processes  "));
+	free(t);
+}
+
 /* /dev/full accepts the open and fails every flush with ENOSPC. */
 static void test_write_errors(void)
 {
@@ -288,6 +332,7 @@ int main(void)
 	RUN_TEST(test_json_escaping);
 	RUN_TEST(test_json_basic);
 	RUN_TEST(test_text_leaving);
+	RUN_TEST(test_text_ranking);
 	RUN_TEST(test_write_errors);
 	return check_finish();
 }

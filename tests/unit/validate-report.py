@@ -43,10 +43,15 @@ def cross_checks(doc):
     tr = doc["time_range"]
     if tr["duration_ns"] != max(0, tr["end_ns"] - tr["begin_ns"]):
         yield "duration_ns is not end_ns - begin_ns"
-    rank = {"knot": 0, "sink": 1, "background": 2}
-    order = [(rank[k["kind"]], -k["weight_ns"]) for k in doc["knots"]]
+    # Knots and sinks together by weight (a knot first at equal weight),
+    # then background knots; rank is the position from 1.
+    kind = {"knot": 0, "sink": 1, "background": 0}
+    order = [(k["kind"] == "background", -k["weight_ns"], kind[k["kind"]])
+             for k in doc["knots"]]
     if order != sorted(order):
         yield "knots are not in report order"
+    if [k["rank"] for k in doc["knots"]] != list(range(1, len(doc["knots"]) + 1)):
+        yield "knots' ranks are not 1, 2, ... in order"
     for k in doc["knots"]:
         for key in ("members", "component"):
             ids = k[key]
