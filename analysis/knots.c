@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wperf/classify.h"
 #include "wperf/knots.h"
 
 #define UNVISITED UINT32_MAX
@@ -1123,20 +1124,33 @@ out:
 	return rc;
 }
 
+/* The tier of a finding in the report order: 0 for knots and sinks
+ * limited by their own work, 1 for sinks paced by timers or by what the
+ * trace does not show, 2 for background knots. */
+static int report_tier(const struct wperf_knot *k)
+{
+	if (k->kind == WPERF_BACKGROUND)
+		return 2;
+	return k->paced ? 1 : 0;
+}
+
 /*
- * Knots and sinks together by weight, heaviest first (a knot before a sink
- * of the same weight), then background knots by weight: the report is
+ * Tier by tier (report_tier), knots and sinks together by weight,
+ * heaviest first (a knot before a sink of the same weight): the report is
  * read from the top for what to optimise, the heaviest finding first
- * whatever its kind, and a background knot is by definition not where
- * throughput is lost.
+ * whatever its kind. A sink paced by timers waits for nothing but time
+ * (a sleep, a timeout) and one paced by unseen causes for what the trace
+ * does not show: others' waits on it are real, but there is no work to
+ * speed up behind them, so they follow the findings that have some. A
+ * background knot is by definition not where throughput is lost.
  */
 static int cmp_report_order(const void *a, const void *b)
 {
 	const struct wperf_knot *x = a, *y = b;
-	bool xb = x->kind == WPERF_BACKGROUND, yb = y->kind == WPERF_BACKGROUND;
+	int xt = report_tier(x), yt = report_tier(y);
 
-	if (xb != yb)
-		return xb ? 1 : -1;
+	if (xt != yt)
+		return xt > yt ? 1 : -1;
 	if (x->weight_ns != y->weight_ns)
 		return x->weight_ns < y->weight_ns ? 1 : -1;
 	if (x->kind != y->kind)   /* enum order: knot, sink */
@@ -1323,6 +1337,9 @@ int wperf_knots_find(const struct wperf_graph *g,
 	s.gone = calloc(g->n_vertices ? g->n_vertices : 1, sizeof *s.gone);
 	if (!s.gone || search_all(&s))
 		goto out;
+	for (size_t i = 0; i < s.n_items; i++)
+		s.items[i].paced = s.items[i].kind == WPERF_SINK &&
+				   wperf_sink_limit(g, &s.items[i], NULL) != WPERF_LIMIT_WORK;
 	if (s.n_items > 0)
 		qsort(s.items, s.n_items, sizeof *s.items, cmp_report_order);
 	if (s.n_groups > 0)

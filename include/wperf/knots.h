@@ -85,6 +85,10 @@ struct wperf_knot {
 	size_t *leaving;
 	size_t n_leaving;
 	int64_t leaving_ns;
+	/* Sinks: paced by timers or by causes the trace does not show
+	 * (wperf_sink_limit() is not "work"); such sinks rank after the
+	 * knots and the other sinks. */
+	bool paced;
 };
 
 /* A strongly connected group of at least two vertices (or one with a
@@ -133,8 +137,9 @@ struct wperf_knot_options {
 struct wperf_knots {
 	struct wperf_knot *items;  /* the findings: knots and sinks together by
 	                              weight (heaviest first; a knot before a sink
-	                              of equal weight), then background knots by
-	                              weight */
+	                              of equal weight), then sinks paced by timers
+	                              or unseen causes by weight, then background
+	                              knots by weight */
 	size_t n;
 	struct wperf_group *groups; /* heavy groups that are not knots, heaviest
 	                               first (from the final background round) */

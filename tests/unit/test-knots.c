@@ -910,8 +910,9 @@ static void test_tie_at_threshold(void)
 }
 
 /* Findings are ranked by weight, knots and sinks together: a sink heavier
- * than a knot comes first; background knots come last whatever their
- * weight. */
+ * than a knot comes first; a sink paced by timers (it sleeps, others wait
+ * on it) comes after them however heavy; background knots come last
+ * whatever their weight. */
 static void test_report_order(void)
 {
 	struct wperf_graph g;
@@ -921,20 +922,26 @@ static void test_report_order(void)
 	uint32_t a = thread_running(&g, "a", 1, 1000), b = thread_running(&g, "b", 2, 1000);
 	uint32_t c = thread_running(&g, "c", 3, 0), s = thread_running(&g, "s", 4, 1000);
 	uint32_t h1 = thread_running(&g, "h1", 5, 10), h2 = thread_running(&g, "h2", 6, 10);
+	uint32_t sleeper = thread_running(&g, "main", 7, 100), parent = thread_running(&g, "sh", 8, 0);
+	g.vertices[sleeper].waiting_ns[WPERF_V_TIMER] = 900;
 	gb_edge(&g, a, b, 10);
 	gb_edge(&g, b, a, 10);          /* knot {a,b}: 20 */
 	gb_edge(&g, c, s, 30);          /* sink s: 30 */
 	gb_edge(&g, h1, h2, 400);
 	gb_edge(&g, h2, h1, 400);       /* background {h1,h2}: 800, 20 of CPU */
+	gb_edge(&g, parent, sleeper, 500);      /* paced by timers: 500 */
 	gb_sort(&g);
 	CHECK_INT(find_as_is(&g, NO_THRESHOLD, NULL, &k), 0);
-	REQUIRE_INT(k.n, 3);
+	REQUIRE_INT(k.n, 4);
 	CHECK_INT(k.items[0].kind, WPERF_SINK);
 	check_ids(k.items[0].members, 1, (uint32_t[]){ s }, 1);
 	CHECK_INT(k.items[1].kind, WPERF_KNOT);
 	check_ids(k.items[1].members, 2, (uint32_t[]){ a, b }, 2);
-	CHECK_INT(k.items[2].kind, WPERF_BACKGROUND);
-	check_ids(k.items[2].members, 2, (uint32_t[]){ h1, h2 }, 2);
+	CHECK_INT(k.items[2].kind, WPERF_SINK);
+	check_ids(k.items[2].members, 1, (uint32_t[]){ sleeper }, 1);
+	CHECK(k.items[2].paced && !k.items[0].paced);
+	CHECK_INT(k.items[3].kind, WPERF_BACKGROUND);
+	check_ids(k.items[3].members, 2, (uint32_t[]){ h1, h2 }, 2);
 	wperf_knots_fini(&k);
 	gb_free(&g);
 }

@@ -46,8 +46,13 @@ def cross_checks(doc):
     # Knots and sinks together by weight (a knot first at equal weight),
     # then background knots; rank is the position from 1.
     kind = {"knot": 0, "sink": 1, "background": 0}
-    order = [(k["kind"] == "background", -k["weight_ns"], kind[k["kind"]])
-             for k in doc["knots"]]
+
+    def tier(k):
+        if k["kind"] == "background":
+            return 2
+        return 1 if k["kind"] == "sink" and k["limit"] != "work" else 0
+
+    order = [(tier(k), -k["weight_ns"], kind[k["kind"]]) for k in doc["knots"]]
     if order != sorted(order):
         yield "knots are not in report order"
     if [k["rank"] for k in doc["knots"]] != list(range(1, len(doc["knots"]) + 1)):
