@@ -1281,7 +1281,7 @@ commands:
 # wperf report's options (argparse dest) and the sink parameters they set.
 REPORT_OPTIONS = [("format", "format"), ("output", "path"), ("pids", "pids"),
                   ("comms", "comms"), ("threshold", "threshold"),
-                  ("min_weight", "min-weight")]
+                  ("min_weight", "min-weight"), ("knot_rule", "knot-rule")]
 
 
 class Parser(argparse.ArgumentParser):
@@ -1360,6 +1360,9 @@ def build_parsers():
                           "(the default focus when TRACE/command.pid exists)")
     rep.add_argument("--threshold", metavar="T", help='refinement threshold ("20%%", "250ms")')
     rep.add_argument("--min-weight", metavar="W", help='noise floor ("1%%", "5ms")')
+    rep.add_argument("--knot-rule", choices=["dominant", "strict"],
+                     help="which groups are knots: dominant (little weight leaves "
+                          "them, the default) or strict (none, the paper's)")
     rep.add_argument("--params", metavar="STR",
                      help="more sink parameters, in babeltrace2's --params syntax")
     rep.add_argument("--timeout", type=float, default=3600, metavar="SECONDS",
