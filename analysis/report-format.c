@@ -21,10 +21,10 @@ int64_t wperf_fmt_add_durations(int64_t a, int64_t b)
 	return a > INT64_MAX - b ? INT64_MAX : a + b;
 }
 
-bool wperf_fmt_focus_start(const struct wperf_report *r, int64_t *first_ns, int64_t *after_ns)
+bool wperf_fmt_focus_start(const struct wperf_report *r, struct wperf_focus_start *out)
 {
 	const struct wperf_graph *g = r->graph;
-	bool seen = false;
+	const struct wperf_vertex *first = NULL;
 
 	for (size_t i = 0; r->focus && i < g->n_vertices; i++) {
 		const struct wperf_vertex *v = &g->vertices[i];
@@ -32,19 +32,18 @@ bool wperf_fmt_focus_start(const struct wperf_report *r, int64_t *first_ns, int6
 		if (!r->focus[i] || (v->kind != WPERF_V_THREAD && v->kind != WPERF_V_VIRTUAL) ||
 		    v->first_ts < 0)
 			continue;
-		if (!seen || v->first_ts < *first_ns)
-			*first_ns = v->first_ts;
-		seen = true;
+		if (!first || v->first_ts < first->first_ts)
+			first = v;
 	}
-	if (seen)
-		*after_ns = *first_ns > g->begin_ns ? *first_ns - g->begin_ns : 0;
-	return seen;
-}
-
-bool wperf_fmt_focus_started_late(const struct wperf_graph *g, int64_t after_ns)
-{
+	if (!first)
+		return false;
+	out->first_ns = first->first_ts;
+	out->after_ns = first->first_ts > g->begin_ns ? first->first_ts - g->begin_ns : 0;
+	out->forked = first->kind == WPERF_V_THREAD && first->parent_tid > 0;
 	/* after > duration / 10, without overflowing */
-	return after_ns > WPERF_FOCUS_LATE_NS && after_ns > wperf_graph_duration(g) / 10;
+	out->late = out->after_ns > WPERF_FOCUS_LATE_NS &&
+		    out->after_ns > wperf_graph_duration(g) / 10;
+	return true;
 }
 
 int64_t wperf_fmt_time_seen(const struct wperf_vertex *v)

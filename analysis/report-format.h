@@ -22,19 +22,26 @@
 int64_t wperf_fmt_add_durations(int64_t a, int64_t b);
 
 /*
- * The focus's start: the earliest first_ts of a focus thread (or merged
- * vertex) into *first_ns, and how long after the analysed range's
- * beginning it came into *after_ns. false when the report has no focus or
- * the trace never showed a focus thread.
+ * The focus's start (doc/wperf-report.7.md, Data quality): the earliest
+ * first_ts of a focus thread (or merged vertex), how long after the
+ * analysed range's beginning it came, whether the trace saw that thread
+ * forked, and whether it came late: more than WPERF_FOCUS_LATE_NS (0.5 s)
+ * and more than a tenth of the analysed time after the beginning. A
+ * recorder starts a command a few tens of milliseconds after its trace
+ * begins (hundreds on a loaded machine); a command whose start the trace
+ * missed comes a second or more late.
  */
-struct wperf_report;
-bool wperf_fmt_focus_start(const struct wperf_report *r, int64_t *first_ns, int64_t *after_ns);
+#define WPERF_FOCUS_LATE_NS INT64_C(500000000)
 
-/* The focus began late enough to say so in Data quality: more than
- * WPERF_FOCUS_LATE_NS (100 ms) and more than a tenth of the analysed time
- * after the range's beginning (doc/wperf-report.7.md). */
-#define WPERF_FOCUS_LATE_NS INT64_C(100000000)
-bool wperf_fmt_focus_started_late(const struct wperf_graph *g, int64_t after_ns);
+struct wperf_focus_start {
+	int64_t first_ns, after_ns;
+	bool forked;                 /* its fork is in the trace */
+	bool late;
+};
+
+/* false when the report has no focus or the trace showed no focus thread. */
+struct wperf_report;
+bool wperf_fmt_focus_start(const struct wperf_report *r, struct wperf_focus_start *out);
 
 /* A thread's running + runnable + waiting: the time the trace accounted for. */
 int64_t wperf_fmt_time_seen(const struct wperf_vertex *v);

@@ -112,20 +112,22 @@ static void json_id_array(FILE *out, const uint32_t *ids, size_t n)
  * came (wperf_fmt_focus_start); null without a focus seen in the trace. */
 static void write_focus_start(const struct wperf_report *r, FILE *out)
 {
-	int64_t first, after;
+	struct wperf_focus_start fs;
 
 	fputs("  \"focus_start\": ", out);
-	if (!wperf_fmt_focus_start(r, &first, &after)) {
+	if (!wperf_fmt_focus_start(r, &fs)) {
 		fputs("null,\n", out);
 		return;
 	}
 	fputc('{', out);
 	json_key(out, "first_ns", 1);
-	json_i64(out, first);
+	json_i64(out, fs.first_ns);
 	json_key(out, "after_begin_ns", 0);
-	json_i64(out, after);
+	json_i64(out, fs.after_ns);
+	json_key(out, "forked", 0);
+	fputs(fs.forked ? "true" : "false", out);
 	json_key(out, "late", 0);
-	fputs(wperf_fmt_focus_started_late(r->graph, after) ? "true" : "false", out);
+	fputs(fs.late ? "true" : "false", out);
 	fputs("},\n", out);
 }
 

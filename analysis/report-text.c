@@ -1068,24 +1068,25 @@ static void write_gap_coverage(FILE *out, const struct wperf_graph *g)
 }
 
 /*
- * The focus began long after the trace did (wperf_fmt_focus_started_late):
- * a command started after recording began, or one whose start the trace
- * missed. Its shares are of the whole analysed time, and what it did
- * before its first event is not in the trace.
+ * The focus began long after the trace did (wperf_fmt_focus_start): a
+ * command whose start the trace missed, or one started long after
+ * recording began. Its shares are of the whole analysed time.
  */
 static void write_focus_start(FILE *out, const struct wperf_report *r)
 {
 	const struct wperf_graph *g = r->graph;
-	int64_t first, after;
+	struct wperf_focus_start fs;
 	char d[32], s[32];
 
-	if (!wperf_fmt_focus_start(r, &first, &after) || !wperf_fmt_focus_started_late(g, after))
+	if (!wperf_fmt_focus_start(r, &fs) || !fs.late)
 		return;
-	wperf_fmt_duration(d, sizeof d, after, 0);
-	wperf_fmt_ppm_percent(s, sizeof s, wperf_fmt_ppm(after, wperf_graph_duration(g)));
-	fprintf(out, "  %-32s %10s  after the trace began (%s of the analysed time): its\n"
-		"  %-32s %10s  start may be missing, and its shares are of the whole time\n",
-		"focus first seen", d, s, "", "");
+	wperf_fmt_duration(d, sizeof d, fs.after_ns, 0);
+	wperf_fmt_ppm_percent(s, sizeof s, wperf_fmt_ppm(fs.after_ns, wperf_graph_duration(g)));
+	fprintf(out, "  %-32s %10s  after the trace began (%s of the analysed time):\n"
+		"  %-32s %10s  %s; its shares are of the whole time\n",
+		"focus first seen", d, s, "", "",
+		fs.forked ? "it began then (its fork is in the trace)"
+			  : "its start may be missing (no fork in the trace)");
 }
 
 static bool in_knot_or_sink(const struct wperf_report *r, uint32_t v)

@@ -12,8 +12,8 @@ for `lttng start` to return.
 Records a short command (/bin/true) RUNS times (default 5) and asserts,
 each time, that the trace holds the command's fork (sched_process_fork of
 its pid), its exec of /bin/true and its exit; that the fork came after the
-time the ready-file gives (tracefs); and that the report's Data quality
-does not say the focus started late.
+time the ready-file gives (tracefs); and that the report sees the fork and
+does not say the focus started late (Data quality).
 
 Needs root, tracefs and lttng-tools. Without them: FAIL under CI=true,
 else SKIP (exit 77 for meson) saying why.
@@ -101,7 +101,9 @@ class RecordStart(unittest.TestCase):
                     with open(os.path.join(out, '.wperf', 'kernel-ready')) as f:
                         ready = int(f.read())
                     self.assertGreaterEqual(evs[0][1], ready, 'forked before ready')
+                # The report sees the command's fork, and no late start.
                 js = self.report(out, pid)
+                self.assertTrue(js['focus_start']['forked'], js['focus_start'])
                 self.assertFalse(js['focus_start']['late'], js['focus_start'])
 
     def test_unwritable_ready_file(self):

@@ -1813,15 +1813,17 @@ class TestRangeThroughCtf(Base):
         self.assertEqual((tr['begin_ns'], tr['end_ns']), (1 * S, self.T0 + 3 * S))
 
 
-def late_child(fork_at, end):
+def late_child(fork_at, end, forked=True):
     """P (100, cpu0) runs from 0; it forks C (200) at fork_at, which runs
     on cpu1 at once, sleeps 10 ms later and is woken by P 20 ms after
-    that. Trace [0, end]."""
+    that. Without `forked`, the trace has no fork: C is first seen when
+    switched in at fork_at. Trace [0, end]."""
     s = Scenario(ncpus=2, end=end)
     P, C = s.thread(100, 'P'), s.thread(200, 'C')
     s.run(0, 0, P)
-    s.fork(fork_at, 0, P, C)
-    s.wakeup_new(fork_at + 1 * US, 0, C)
+    if forked:
+        s.fork(fork_at, 0, P, C)
+        s.wakeup_new(fork_at + 1 * US, 0, C)
     s.run(fork_at + 2 * US, 1, C)
     s.sleep(fork_at + 10 * MS, 1, C)
     s.wake(fork_at + 30 * MS, 0, C, target_cpu=1)
@@ -1831,39 +1833,45 @@ def late_child(fork_at, end):
 
 class TestFocusStartedLate(Base):
     """Data quality says when the focus's first event comes more than
-    100 ms and more than a tenth of the analysed time after the range's
-    beginning (doc/wperf-report.7.md): its start may be missing, and its
-    shares are of the whole range. JSON: focus_start."""
+    0.5 s and more than a tenth of the analysed time after the range's
+    beginning (doc/wperf-report.7.md), and whether the trace shows its
+    fork. JSON: focus_start."""
 
     LINE = 'focus first seen'
 
-    def check(self, fork_at, end, late):
-        scn = late_child(fork_at, end)
+    def check(self, at, end, late, forked=True):
+        scn = late_child(at, end, forked)
+        first = at if forked else at + 2 * US
         r = self.knots(scn, pids='200')
-        self.assertEqual(r.js['focus_start'], {'first_ns': fork_at, 'after_begin_ns': fork_at,
-                                               'late': late})
+        self.assertEqual(r.js['focus_start'], {'first_ns': first, 'after_begin_ns': first,
+                                               'forked': forked, 'late': late})
         text = run_knots_text(scn, pids='200')
         self.assertEqual(self.LINE in text, late, text)
-        return text
+        return ' '.join(text.split())
 
-    def test_late(self):
+    def test_late_with_its_fork(self):
         # 1.5 s after the beginning of a 3 s range: 50 %.
-        text = ' '.join(self.check(1500 * MS, 3 * S, True).split())
         self.assertIn('focus first seen 1.50 s after the trace began (50.0% of the '
-                      'analysed time): its start may be missing, and its shares are '
-                      'of the whole time', text)
+                      'analysed time): it began then (its fork is in the trace); its '
+                      'shares are of the whole time', self.check(1500 * MS, 3 * S, True))
+
+    def test_late_without_its_fork(self):
+        self.assertIn('focus first seen 1.50 s after the trace began (50.0% of the '
+                      'analysed time): its start may be missing (no fork in the trace); '
+                      'its shares are of the whole time',
+                      self.check(1500 * MS, 3 * S, True, forked=False))
 
     def test_under_a_tenth(self):
-        # 200 ms > 100 ms, but under a tenth of 3 s.
-        self.check(200 * MS, 3 * S, False)
+        # 600 ms > 0.5 s, but under a tenth of 10 s.
+        self.check(600 * MS, 10 * S, False)
 
-    def test_under_100ms(self):
-        # 90 ms: over a tenth of 500 ms, but under 100 ms.
-        self.check(90 * MS, 500 * MS, False)
+    def test_under_half_a_second(self):
+        # 400 ms: 40 % of 1 s, but under 0.5 s.
+        self.check(400 * MS, 1 * S, False)
 
     def test_on_both_sides(self):
-        # Just over both: 101 ms of 1 s.
-        self.check(101 * MS, 1 * S, True)
+        # Just over both: 501 ms of 1 s.
+        self.check(501 * MS, 1 * S, True)
 
     def test_no_focus(self):
         r = self.knots(late_child(1500 * MS, 3 * S))
