@@ -238,6 +238,23 @@ static void write_edge_item(FILE *out, const struct wperf_graph *g, size_t i, in
 		g->edges[i].count == 1 ? "" : "s");
 }
 
+/* What leaves a knot or a group: the share of its weight, and the edges. */
+static void write_leaving(FILE *out, const struct wperf_graph *g, const char *what,
+			  const size_t *edges, size_t n, int64_t leaving_ns, int64_t weight_ns)
+{
+	char w[32], pct[32];
+
+	if (n == 0)
+		return;
+	wperf_fmt_duration(w, sizeof w, leaving_ns, 0);
+	wperf_fmt_ppm_percent(pct, sizeof pct, wperf_fmt_ppm(leaving_ns, weight_ns));
+	fprintf(out, "<p>%s: %s = %s of its weight:</p>\n<ul>", what, w, pct);
+	for (size_t j = 0; j < n; j++)
+		if (edges[j] < g->n_edges)
+			write_edge_item(out, g, edges[j], g->edges[edges[j]].weight_ns);
+	fputs("</ul>\n", out);
+}
+
 static void write_refinement(FILE *out, const struct wperf_graph *g, const struct wperf_knot *k)
 {
 	if (k->kind == WPERF_SINK)
@@ -372,8 +389,39 @@ static void write_finding(FILE *out, const struct wperf_report *r, size_t i)
 	}
 	if (k->kind == WPERF_SINK && k->n_members == 1)
 		write_waiters(out, r, k->members[0]);
+	write_leaving(out, g, "Leaves the knot", k->leaving, k->n_leaving, k->leaving_ns,
+		      k->weight_ns);
 	write_refinement(out, g, k);
 	fputs("</div>\n", out);
+}
+
+/* Heavy groups that the knot rule turned down (wperf/knots.h). */
+static void write_groups(FILE *out, const struct wperf_report *r)
+{
+	const struct wperf_graph *g = r->graph;
+	size_t n = r->knots ? r->knots->n_groups : 0;
+	char w[32], s[32];
+
+	if (n == 0)
+		return;
+	fprintf(out, "<h2 id=\"groups\">Not knots</h2>\n<p>%zu heavy group%s that wait%s too "
+		"much outside %s (the knot rule: %s).</p>\n", n, n == 1 ? "" : "s",
+		n == 1 ? "s" : "", n == 1 ? "itself" : "themselves",
+		r->strict_rule || r->leave_ppm == 0 ? "strict" : "dominant");
+	for (size_t i = 0; i < n; i++) {
+		const struct wperf_group *gr = &r->knots->groups[i];
+		struct wperf_knot as_knot = { .members = gr->members, .n_members = gr->n_members };
+
+		wperf_fmt_duration(w, sizeof w, gr->weight_ns, 0);
+		share_text(s, sizeof s, g, gr->weight_ns);
+		fputs("<div class=\"knot group\">\n<h3>Group: ", out);
+		write_members(out, g, &as_knot);
+		fprintf(out, "</h3>\n<p>Weight %s = <b>%s</b> of the analysed time: not a "
+			"knot.</p>\n", w, s);
+		write_leaving(out, g, "Leaves the group", gr->leaving, gr->n_leaving,
+			      gr->leaving_ns, gr->weight_ns);
+		fputs("</div>\n", out);
+	}
 }
 
 static void write_findings(FILE *out, const struct wperf_report *r)
@@ -553,6 +601,7 @@ static void write_page(FILE *out, const struct wperf_report *r, const char *svg,
 		"<title>wperf knot report</title>\n<style>\n%s</style>\n</head>\n<body>\n", style);
 	write_header(out, r);
 	write_findings(out, r);
+	write_groups(out, r);
 	write_picture(out, svg, no_picture);
 	write_knots_table(out, r);
 	write_edges_table(out, r, m);

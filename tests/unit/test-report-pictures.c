@@ -382,6 +382,26 @@ static void test_html_basic(void)
 	free(t);
 }
 
+/* What leaves a knot, and a heavy group that is not one. */
+static void test_html_leaving(void)
+{
+	char *t = render("leaky", HTML);
+
+	check_contains(t, "<p>Leaves the knot: 100 ms = 10.0% of its weight:</p>\n"
+			  "<ul><li>writer (1) &rarr; setup (3): 100 ms (10.0%), 1 wait</li></ul>");
+	check_lacks(t, "Not knots");
+	check_clean(t);
+	free(t);
+	t = render("leaky-strict", HTML);
+	check_contains(t, "<h2 id=\"groups\">Not knots</h2>\n<p>1 heavy group that waits too much "
+			  "outside itself (the knot rule: strict).</p>\n<div class=\"knot group\">\n"
+			  "<h3>Group: writer (1), flusher (2), disk:vda</h3>\n<p>Weight 1.00 s = "
+			  "<b>100.0%</b> of the analysed time: not a knot.</p>\n<p>Leaves the group: "
+			  "100 ms = 10.0% of its weight:</p>\n<ul><li>writer (1) &rarr; setup (3)");
+	check_clean(t);
+	free(t);
+}
+
 static void test_html_no_picture(void)
 {
 	struct report_case c;
@@ -462,6 +482,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_graphml_selfloop);
 	RUN_TEST(test_html_basic);
 	RUN_TEST(test_html_no_picture);
+	RUN_TEST(test_html_leaving);
 	RUN_TEST(test_html_hostile);
 	RUN_TEST(test_write_errors);
 	return check_finish();
