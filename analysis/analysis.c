@@ -683,9 +683,9 @@ static int cmp_gap_begin(const void *x, const void *y)
 	return (a->begin_ns > b->begin_ns) - (a->begin_ns < b->begin_ns);
 }
 
-/* Analysed time inside at least one gap (gaps on several CPUs overlap;
- * gaps without times count for nothing: their extent is unknown). */
-static int64_t gap_coverage(const struct wperf_quality *q, int64_t begin, int64_t end)
+/* Time inside at least one gap (gaps on several CPUs overlap; gaps
+ * without times count for nothing: their extent is unknown). */
+int64_t wperf_gap_coverage(const struct wperf_quality *q, int64_t begin, int64_t end)
 {
 	struct wperf_gap *g = malloc((q->n_gaps ? q->n_gaps : 1) * sizeof *g);
 	size_t n = 0;
@@ -783,7 +783,7 @@ int wperf_analysis_finish(struct wperf_analysis *a, struct wperf_graph *out)
 	a->quality.false_wakeups_unmerged = a->falsewake.unmerged;
 	a->quality.cascades_truncated = a->cascade.stats.truncated_waits;
 	a->quality.has_timer_events = a->counts[WPERF_EV_TIMER_ENTRY] > 0;
-	a->quality.gap_ns = gap_coverage(&a->quality, a->begin, a->end);
+	a->quality.gap_ns = wperf_gap_coverage(&a->quality, a->begin, a->end);
 	if (a->vt.oom || a->edges.oom || a->cascade.oom || a->disks.oom || a->sched.oom ||
 	    a->falsewake.oom || a->sched.locks.oom || a->nics.oom || a->quality.gap_ns < 0 ||
 	    a->stacks.oom)

@@ -375,10 +375,16 @@ static void write_finding(FILE *out, const struct wperf_report *r, size_t i)
 	}
 	write_sink_limit(out, g, k);
 	fputs(".</p>\n", out);
-	if (wperf_knot_gap_waits(g, k))
-		fprintf(out, "<p class=\"gaps\">Overlaps gaps: %llu waits on its edges crossed "
-			"a gap in the trace; its weights are lower bounds.</p>\n",
+	if (wperf_knot_gap_waits(g, k) || wperf_knot_gap_ns(g, k) > 0) {
+		char d[32];
+
+		wperf_fmt_duration(d, sizeof d, wperf_knot_gap_ns(g, k) > 0 ?
+				   wperf_knot_gap_ns(g, k) : 0, 0);
+		fprintf(out, "<p class=\"gaps\">Overlaps gaps: %s of its members' time lies in "
+			"gaps of the trace, and %llu waits on its edges crossed one; its "
+			"weights are lower bounds.</p>\n", d,
 			(unsigned long long)wperf_knot_gap_waits(g, k));
+	}
 	write_classification(out, r, k);
 	if (k->n_edges) {
 		fputs("<ul>", out);

@@ -503,6 +503,8 @@ static void write_knot(const struct wperf_report *r, const struct wperf_knot *k,
 	write_classification(r, k, out);
 	json_key(out, "gap_waits", 0);
 	json_u64(out, wperf_knot_gap_waits(r->graph, k));
+	json_key(out, "gap_ns", 0);
+	json_i64(out, wperf_knot_gap_ns(r->graph, k));
 	fputc('}', out);
 }
 

@@ -398,11 +398,23 @@ static void write_knot_gaps(FILE *out, const struct wperf_graph *g,
 			    const struct wperf_knot *k)
 {
 	uint64_t n = wperf_knot_gap_waits(g, k);
+	int64_t in_gaps = wperf_knot_gap_ns(g, k);
+	char d[32], share[32];
 
-	if (n)
-		fprintf(out, "  OVERLAPS GAPS: %llu wait%s on its edges crossed a gap in the trace;\n"
-			"  only the part after the gap counts: its weights are lower bounds.\n",
-			(unsigned long long)n, n == 1 ? "" : "s");
+	if (n == 0 && in_gaps == 0)
+		return;
+	if (in_gaps > 0) {
+		wperf_fmt_duration(d, sizeof d, in_gaps, 0);
+		wperf_fmt_ppm_percent(share, sizeof share,
+				      wperf_fmt_ppm(in_gaps, wperf_graph_duration(g)));
+		fprintf(out, "  OVERLAPS GAPS: %s (%s of the analysed time) of its members' time "
+			"lies in gaps\n  of the trace, where events were lost;", d, share);
+	} else {
+		fputs("  OVERLAPS GAPS:", out);
+	}
+	fprintf(out, " %llu wait%s on its edges crossed a gap and count\n"
+		"  only after it: its weights are lower bounds.\n",
+		(unsigned long long)n, n == 1 ? "" : "s");
 }
 
 static void write_refinement(FILE *out, const struct wperf_graph *g,

@@ -222,6 +222,10 @@ size_t wperf_graph_first_edge_from(const struct wperf_graph *g, uint32_t v);
  * "less than one CPU's worth of it" are then not defined. */
 int64_t wperf_graph_duration(const struct wperf_graph *g);
 
+/* Time in [begin, end] inside at least one gap of q (the union over CPUs;
+ * gaps without times count for nothing), or -1 when out of memory. */
+int64_t wperf_gap_coverage(const struct wperf_quality *q, int64_t begin, int64_t end);
+
 /* The edge from -> to, or NULL. */
 const struct wperf_edge *wperf_graph_find_edge(const struct wperf_graph *g, uint32_t from,
 					       uint32_t to);
