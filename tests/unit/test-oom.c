@@ -126,6 +126,57 @@ static void test_knots_out_of_memory(void)
 	gb_free(&g);
 }
 
+/* The dominant rule, ties and a heavy group that is not a knot: the same
+ * graph plus {6,7} (600 inside) that leaves 100 (16.7%) to 8, and a tie
+ * of two equal edges in the refined knot. Every allocation failure is
+ * absorbed or reported, and nothing leaks. */
+static void test_groups_out_of_memory(void)
+{
+	struct wperf_graph g;
+	struct wperf_knot_options o = { .threshold_ns = 150,
+					.leave_ppm = WPERF_KNOT_LEAVE_DEFAULT_PPM,
+					.tie_ppm = WPERF_KNOT_TIE_DEFAULT_PPM };
+	struct wperf_knots k;
+	long failures_seen = 0;
+
+	build(&g);
+	for (int i = 6; i < 9; i++)
+		gb_thread(&g, "u", i);
+	gb_edge(&g, 6, 7, 300);
+	gb_edge(&g, 7, 6, 300);
+	gb_edge(&g, 6, 8, 100);
+	gb_edge(&g, 2, 1, 20);          /* ties 1 -> 2 */
+	gb_sort(&g);
+	CHECK_INT(wperf_knots_find(&g, &o, &k), 0);
+	size_t n = k.n, groups = k.n_groups;
+	CHECK_INT(groups, 1);
+	wperf_knots_fini(&k);
+	for (long at = 0;; at++) {
+		long before = live;
+		arm(at);
+		int rc = wperf_knots_find(&g, &o, &k);
+		fail_at = -1;
+		if (rc == 0) {
+			CHECK_INT(k.n, n);
+			CHECK_INT(k.n_groups, groups);
+			wperf_knots_fini(&k);
+			CHECK_INT(live, before);
+			if (allocations <= at)
+				break;
+			continue;
+		}
+		failures_seen++;
+		CHECK_INT(k.n, 0);
+		CHECK_INT(k.n_groups, 0);
+		CHECK_INT(live, before);
+		if (live != before)
+			break;
+	}
+	printf("# with groups and ties: failed cleanly at %ld allocation points\n", failures_seen);
+	CHECK(failures_seen > 10);
+	gb_free(&g);
+}
+
 static void test_writers_out_of_memory(void)
 {
 	struct wperf_graph g;
@@ -162,6 +213,7 @@ static void test_writers_out_of_memory(void)
 int main(void)
 {
 	RUN_TEST(test_knots_out_of_memory);
+	RUN_TEST(test_groups_out_of_memory);
 	RUN_TEST(test_writers_out_of_memory);
 	return check_finish();
 }
