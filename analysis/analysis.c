@@ -347,6 +347,7 @@ static void on_closed_segment(void *data, const struct closed_segment *seg)
 	int64_t d = seg->end - seg->start;
 	const struct wperf_vertex *w = NULL;
 	int64_t cascade_ns = 0;
+	bool requested;
 
 	switch (seg->state) {
 	case WPERF_SEG_RUNNING:
@@ -368,7 +369,8 @@ static void on_closed_segment(void *data, const struct closed_segment *seg)
 					    seg->end);
 			break;
 		}
-		edges_add_wait(&a->edges, seg->vertex, seg->waker, seg->start, seg->end);
+		requested = edges_add_wait(&a->edges, seg->vertex, seg->waker, seg->start,
+					   seg->end);
 		if (seg->stack)
 			stacks_add_wait(&a->stacks, seg->vertex, seg->waker, seg->stack - 1, d);
 		if (seg->after_gap)
@@ -384,7 +386,7 @@ static void on_closed_segment(void *data, const struct closed_segment *seg)
 		    !wperf_comm_waits_only_for_work(v->comm))
 			cascade_ns = cascade_wait_ended(&a->cascade, &a->edges, seg->vertex,
 							seg->waker, w->kind == WPERF_V_THREAD,
-							seg->start, seg->end);
+							requested, seg->start, seg->end);
 		maybe_prune(a);
 		break;
 	}

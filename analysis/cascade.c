@@ -34,7 +34,7 @@ static struct wait_history *history_of(struct cascade *c, uint32_t v, bool creat
 }
 
 static void history_append(struct cascade *c, uint32_t v, int64_t start,
-			   int64_t end, uint32_t waker)
+			   int64_t end, uint32_t waker, bool requested)
 {
 	struct wait_history *h = history_of(c, v, true);
 
@@ -68,7 +68,8 @@ static void history_append(struct cascade *c, uint32_t v, int64_t start,
 			h->cap = cap;
 		}
 	}
-	h->r[h->n++] = (struct wait_record){ .start = start, .end = end, .waker = waker };
+	h->r[h->n++] = (struct wait_record){ .start = start, .end = end, .waker = waker,
+					     .requested = requested };
 	if (++c->stats.live > c->stats.peak_live)
 		c->stats.peak_live = c->stats.live;
 }
@@ -110,11 +111,43 @@ static size_t first_ending_after(struct wait_history *h, int64_t t)
 }
 
 /*
- * Push a frame for thread over [a, b], its walk starting at record `next`,
+ * Where the walk of thread's history over [a, b] starts, and before which
+ * record it stops: all the records that overlap the window when the waiter
+ * requested the thread's work, else the thread's last wait begun before b
+ * only (cascade_wait_ended). *next == *stop: nothing to walk.
+ */
+static void walk_range(struct wait_history *h, int64_t a, int64_t b, bool requested,
+		       size_t *next, size_t *stop)
+{
+	size_t lo = h->head, hi = h->n;
+
+	*next = first_ending_after(h, a);
+	*stop = h->n;
+	if (requested)
+		return;
+	/* The last record that starts before b (starts are in time order). */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (h->r[mid].start < b)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == h->head || lo - 1 < *next) {
+		*stop = *next;          /* none overlaps the window */
+		return;
+	}
+	*next = lo - 1;
+	*stop = lo;
+}
+
+/*
+ * Push a frame for thread over [a, b], its walk over records [next, stop),
  * and put the thread on the path. Its history exists.
  */
 static bool push_frame(struct cascade *c, size_t *top, uint32_t thread,
-		       int64_t a, int64_t b, size_t next)
+		       int64_t a, int64_t b, size_t next, size_t stop)
 {
 	if (*top == c->stack_cap) {
 		size_t cap = c->stack_cap ? c->stack_cap * 2 : 64;
@@ -128,21 +161,24 @@ static bool push_frame(struct cascade *c, size_t *top, uint32_t thread,
 		c->stack_cap = cap;
 	}
 	c->h[thread].on_path = true;
-	c->stack[(*top)++] = (struct cascade_frame){ thread, a, b, next };
+	c->stack[(*top)++] = (struct cascade_frame){ thread, a, b, next, stop };
 	return true;
 }
 
 /* The waiter and its waker: their histories are created if need be, so
  * the on-path marks have a home (c->h may move: the walk holds indexes). */
-static bool push_root(struct cascade *c, size_t *top, uint32_t thread, int64_t a, int64_t b)
+static bool push_root(struct cascade *c, size_t *top, uint32_t thread, int64_t a, int64_t b,
+		      bool requested)
 {
 	struct wait_history *h = history_of(c, thread, true);
+	size_t next, stop;
 
 	if (!h)
 		return false;
 	if (a < h->dropped_until)
 		c->stats.truncated_walks++;
-	return push_frame(c, top, thread, a, b, first_ending_after(h, a));
+	walk_range(h, a, b, requested, &next, &stop);
+	return push_frame(c, top, thread, a, b, next, stop);
 }
 
 /*
@@ -152,19 +188,20 @@ static bool push_root(struct cascade *c, size_t *top, uint32_t thread, int64_t a
  * N threads cost O(N^2) per wait.
  */
 static int64_t walk(struct cascade *c, struct edge_map *edges, uint32_t waiter,
-		    uint32_t waker, int64_t t1, int64_t t2)
+		    uint32_t waker, bool requested, int64_t t1, int64_t t2)
 {
 	size_t top = 0, edge = EDGE_NONE;
 	uint32_t edge_from = 0, edge_to = 0;
 	int64_t added = 0;
 
-	if (push_root(c, &top, waiter, t1, t2) && push_root(c, &top, waker, t1, t2)) {
+	if (push_root(c, &top, waiter, t1, t2, true) &&
+	    push_root(c, &top, waker, t1, t2, requested)) {
 		c->stats.frames++;
 		while (top > 1) {
 			struct cascade_frame *fr = &c->stack[top - 1];
 			struct wait_history *h = &c->h[fr->thread];
 
-			if (fr->next >= h->n || h->r[fr->next].start >= fr->b) {
+			if (fr->next >= fr->stop || h->r[fr->next].start >= fr->b) {
 				h->on_path = false;
 				top--;
 				continue;
@@ -193,13 +230,14 @@ static int64_t walk(struct cascade *c, struct edge_map *edges, uint32_t waiter,
 			if (r.waker >= c->n_h)
 				continue;
 			struct wait_history *w = &c->h[r.waker];
-			size_t j = first_ending_after(w, lo);
+			size_t j, stop;
 
+			walk_range(w, lo, hi, r.requested, &j, &stop);
 			if (lo < w->dropped_until)
 				c->stats.truncated_walks++;
-			if (j == w->n || w->r[j].start >= hi)
+			if (j == stop || w->r[j].start >= hi)
 				continue;
-			if (!push_frame(c, &top, r.waker, lo, hi, j))
+			if (!push_frame(c, &top, r.waker, lo, hi, j, stop))
 				break;
 		}
 	}
@@ -212,7 +250,7 @@ static int64_t walk(struct cascade *c, struct edge_map *edges, uint32_t waiter,
 
 int64_t cascade_wait_ended(struct cascade *c, struct edge_map *edges,
 			   uint32_t waiter, uint32_t waker, bool walk_waker,
-			   int64_t t1, int64_t t2)
+			   bool requested, int64_t t1, int64_t t2)
 {
 	int64_t added = 0;
 
@@ -222,14 +260,14 @@ int64_t cascade_wait_ended(struct cascade *c, struct edge_map *edges,
 		uint64_t truncated = c->stats.truncated_walks;
 
 		c->stats.walks++;
-		added = walk(c, edges, waiter, waker, t1, t2);
+		added = walk(c, edges, waiter, waker, requested, t1, t2);
 		if (c->stats.truncated_walks != truncated)
 			c->stats.truncated_waits++;
 	}
 	/* Recorded whatever the waker: a later walk through the waiter must
 	 * reach its waits on a disk or a timer too (the branch ends there,
 	 * as a pseudo-thread never waits and so has no history). */
-	history_append(c, waiter, t1, t2, waker);
+	history_append(c, waiter, t1, t2, waker, requested);
 	return added;
 }
 

@@ -37,6 +37,9 @@
 struct wait_record {
 	int64_t start, end;
 	uint32_t waker;         /* a thread or a pseudo-thread */
+	bool requested;         /* the waiter had woken its waker since the waker
+	                           last woke it: the waker worked on its request
+	                           (cascade_wait_ended) */
 };
 
 struct wait_history {
@@ -65,6 +68,7 @@ struct cascade_frame {
 	uint32_t thread;
 	int64_t a, b;
 	size_t next;            /* the next record of the thread's history to look at */
+	size_t stop;            /* look at records before this index only */
 };
 
 struct cascade {
@@ -86,10 +90,20 @@ void cascade_fini(struct cascade *c);
  * total added. The wait is recorded for later walks through the waiter;
  * walk_waker: walk into the waker's history (false for a pseudo-thread,
  * whose branch ends at its edge, which the caller weighs).
+ *
+ * requested: the waiter had woken the waker since the waker last woke it
+ * (a request, then a wait for the answer; edges_add_wait says). Then the
+ * waker's waits over the window were on the waiter's behalf, and all of
+ * them cascade (METHOD.md §4). Otherwise the waiter asked nothing of the
+ * waker, which only ended the wait: what held the wakeup up is the
+ * waker's last wait before it, and only that one cascades (clipped to the
+ * window), not everything the waker did for itself meanwhile. The same
+ * holds at every level of the walk, by the flag of each record.
+ * (wperf-analysis(7), "Inherited waiting".)
  */
 int64_t cascade_wait_ended(struct cascade *c, struct edge_map *edges,
 			   uint32_t waiter, uint32_t waker, bool walk_waker,
-			   int64_t t1, int64_t t2);
+			   bool requested, int64_t t1, int64_t t2);
 
 /* Forget waits that ended at or before horizon. */
 void cascade_prune(struct cascade *c, int64_t horizon);

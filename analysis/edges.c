@@ -188,14 +188,25 @@ static bool note_wakeup(struct edge_map *m, uint32_t to, size_t edge, int64_t en
 	return true;
 }
 
-void edges_add_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t start,
+/* Did `from` wake `to` since `to` last woke it (edge i is from -> to)?
+ * last_wait orders the waits of both edges by their end. */
+static bool requested(const struct edge_map *m, size_t i)
+{
+	size_t r = m->reverse[i];
+
+	return r != EDGE_NONE && m->last_wait[r] > m->last_wait[i];
+}
+
+bool edges_add_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t start,
 		    int64_t end)
 {
 	size_t i = edges_get(m, from, to);
 	int64_t duration = end - start;
+	bool asked;
 
 	if (i == EDGE_NONE)
-		return;
+		return true;
+	asked = requested(m, i);
 	m->e[i].weight_ns += duration;
 	m->e[i].direct_ns += duration;
 	m->e[i].count++;
@@ -205,6 +216,7 @@ void edges_add_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t star
 	m->last_wait[i] = ++m->waits_seen;
 	if (!note_wakeup(m, to, i, end) || !note_wait_ended(m, from, end))
 		m->oom = true;
+	return asked;
 }
 
 void edges_add_idle_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t start,
@@ -216,6 +228,9 @@ void edges_add_idle_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t
 		return;
 	m->e[i].idle_ns += end - start;
 	m->e[i].idle_count++;
+	/* `to` gave `from` work: a later wait of `to` on `from` is a
+	 * request's (edges_add_wait). */
+	m->last_wait[i] = ++m->waits_seen;
 	/* Still a wait of `from` that ended: a wait on `from` that began
 	 * before it was queued behind it (chained). */
 	if (!note_wait_ended(m, from, end))

@@ -897,10 +897,11 @@ static void test_wait_stacks(void)
  * Waits for work (wperf-analysis(7), "Waits for work"): kworker K (5)
  * sleeps in `k_state` over [0, 100 ms] until A (1) queues work; then in D
  * over [110, 150] until C (3) wakes it; B (2) waits on K over [50, 200].
- * In the idle state, K's first wait is kept apart (idle_ns), weighs
- * nothing and does not cascade: K -> A weighs 0, where the method alone
- * gives 100 + the 50 ms of B's wait over it. The D wait stays a
- * dependency and cascades: K -> C = 40 + 40. With `idle_seen`, another
+ * In the idle state, K's first wait is kept apart (idle_ns) and weighs
+ * nothing: K -> A weighs 0, else 100 ms (B's wait does not cascade into
+ * it either way: B asked K for nothing, so only K's last wait before it
+ * woke B does, "Inherited waiting"). The D wait stays a dependency and
+ * cascades: K -> C = 40 + 40. With `idle_seen`, another
  * thread first sleeps in 0x80, so the trace has the idle state and a
  * kworker's S sleep is a plain wait.
  */
@@ -940,7 +941,7 @@ static void idle_case(const char *what, int64_t k_state, bool idle_seen, bool wa
 	CHECK_EQ(msg, ka != NULL, 1);
 	if (ka) {
 		snprintf(msg, sizeof msg, "%s: K->A weight", what);
-		CHECK_EQ(msg, ka->weight_ns, want_idle ? 0 : 150 * MS);
+		CHECK_EQ(msg, ka->weight_ns, want_idle ? 0 : 100 * MS);
 		snprintf(msg, sizeof msg, "%s: K->A idle_ns", what);
 		CHECK_EQ(msg, ka->idle_ns, want_idle ? 100 * MS : 0);
 		snprintf(msg, sizeof msg, "%s: K->A count", what);
@@ -968,6 +969,52 @@ static void test_idle_waits(void)
 	idle_case("kworker in D", 2, false, false);
 }
 
+/*
+ * Inherited waiting (wperf-analysis(7)): a wait cascades into all of its
+ * waker's waits over it only when the waiter had asked the waker for
+ * something (woken it since the waker last woke it); else into the
+ * waker's last wait before the wakeup only. Client C (1) wakes server S
+ * (2) at 10 ms (a request), then waits for it [10, 70]; S waits for D (3)
+ * over [20, 30] and [40, 60] and answers C at 70. I (4), idle in a poll()
+ * since 0, is woken by S at 80: it asked S for nothing. C's wait cascades
+ * both of S's waits on D (10 + 20); I's only S's last one (20), not S's
+ * wait for C's request [0, 10] nor its first wait on D. S -> D = 30 + 30
+ * + 20 = 80 ms (90 by the plain cascade), S -> C = 10 (20).
+ */
+static void test_inherited_waiting(void)
+{
+	struct wperf_analysis *a = wperf_analysis_create();
+	struct wperf_graph g;
+
+	for (int t = 1; t <= 4; t++)
+		sw(a, 0, t - 1, 0, 0, t);       /* thread t on cpu t-1 */
+	sw(a, 0, 3, 4, 1, 0);                   /* I polls */
+	sw(a, 0, 1, 2, 1, 0);                   /* S waits for a request */
+	wake(a, 10 * MS, 0, 2);                 /* C asks S */
+	sw(a, 10 * MS, 1, 0, 0, 2);
+	sw(a, 10 * MS, 0, 1, 1, 0);             /* C waits for the answer */
+	sw(a, 20 * MS, 1, 2, 1, 0);             /* S waits for D */
+	wake(a, 30 * MS, 2, 2);
+	sw(a, 30 * MS, 1, 0, 0, 2);
+	sw(a, 40 * MS, 1, 2, 1, 0);             /* and again */
+	wake(a, 60 * MS, 2, 2);
+	sw(a, 60 * MS, 1, 0, 0, 2);
+	wake(a, 70 * MS, 1, 1);                 /* S answers C */
+	sw(a, 70 * MS, 0, 0, 0, 1);
+	wake(a, 80 * MS, 1, 4);                 /* S wakes I */
+	sw(a, 80 * MS, 3, 0, 0, 4);
+	sw(a, 100 * MS, 2, 3, 0, 0);
+	if (finish(a, &g)) {
+		failures++;
+		return;
+	}
+	CHECK_EQ("C -> S", weight(&g, 1, 2), 60 * MS);
+	CHECK_EQ("I -> S", weight(&g, 4, 2), 80 * MS);
+	CHECK_EQ("S -> D: its own 30, C's 30, I's last 20", weight(&g, 2, 3), 80 * MS);
+	CHECK_EQ("S -> C: its own only", weight(&g, 2, 1), 10 * MS);
+	wperf_graph_fini(&g);
+}
+
 int main(void)
 {
 	test_nested();
@@ -988,6 +1035,7 @@ int main(void)
 	test_exit_then_sleep();
 	test_wait_stacks();
 	test_idle_waits();
+	test_inherited_waiting();
 	printf("%d passed, %d failed\n", checks - failures, failures);
 	return failures ? 1 : 0;
 }

@@ -33,9 +33,9 @@ static void test_nested(void)
 	cascade_init(&c);
 	edges_init(&m);
 	/* B's wait cascades nothing */
-	CHECK_INT(cascade_wait_ended(&c, &m, 1, 2, true, 50, 300), 0);
+	CHECK_INT(cascade_wait_ended(&c, &m, 1, 2, true, true, 50, 300), 0);
 	/* A's wait cascades the overlap */
-	CHECK_INT(cascade_wait_ended(&c, &m, 0, 1, true, 100, 400), 200);
+	CHECK_INT(cascade_wait_ended(&c, &m, 0, 1, true, true, 100, 400), 200);
 	/* B -> C */
 	CHECK_INT(weight(&m, 1, 2), 200);
 	cascade_fini(&c);
@@ -52,8 +52,8 @@ static void test_into_a_pseudo_thread(void)
 
 	cascade_init(&c);
 	edges_init(&m);
-	CHECK_INT(cascade_wait_ended(&c, &m, 1, 9, false, 200, 600), 0);
-	CHECK_INT(cascade_wait_ended(&c, &m, 0, 1, true, 0, 1000), 400);
+	CHECK_INT(cascade_wait_ended(&c, &m, 1, 9, false, true, 200, 600), 0);
+	CHECK_INT(cascade_wait_ended(&c, &m, 0, 1, true, true, 0, 1000), 400);
 	CHECK_INT(weight(&m, 1, 9), 400);
 	CHECK_INT(c.stats.walks, 1);
 	cascade_fini(&c);
@@ -85,7 +85,7 @@ static void test_chain(void)
 
 			for (int j = i + 1; j <= N - 2; j++)
 				want += (2 * N - 2 - 2 * j) * U;
-			got = cascade_wait_ended(&c, &m, i, i + 1, true, t0 + i * U,
+			got = cascade_wait_ended(&c, &m, i, i + 1, true, true, t0 + i * U,
 						 t0 + (2 * N - 2 - i) * U);
 			exact &= got == want;
 		}
@@ -133,10 +133,10 @@ static void test_fanin(void)
 	cascade_init(&c);
 	edges_init(&m);
 	for (int64_t k = 0; k < UNITS; k++) {
-		cascade_wait_ended(&c, &m, H, D, true, k * U + U / 10, k * U + U / 2);
+		cascade_wait_ended(&c, &m, H, D, true, true, k * U + U / 10, k * U + U / 2);
 		if (k >= CLIENTS) {
 			uint32_t client = 2 + (uint32_t)(k % CLIENTS);
-			int64_t got = cascade_wait_ended(&c, &m, client, H, true,
+			int64_t got = cascade_wait_ended(&c, &m, client, H, true, true,
 							 (k - CLIENTS) * U + U / 2 + 1, k * U + U / 2 + 1);
 
 			exact &= got == CLIENTS * (U / 2 - U / 10);
@@ -185,8 +185,8 @@ static void test_long_waiter(void)
 		for (uint32_t p = 0; p < PAIRS; p++) {
 			uint32_t a = 1 + 2 * p, b = a + 1;
 
-			cascade_wait_ended(&c, &m, a, b, true, 2 * k * U, (2 * k + 1) * U);
-			cascade_wait_ended(&c, &m, b, a, true, (2 * k + 1) * U, (2 * k + 2) * U);
+			cascade_wait_ended(&c, &m, a, b, true, true, 2 * k * U, (2 * k + 1) * U);
+			cascade_wait_ended(&c, &m, b, a, true, true, (2 * k + 1) * U, (2 * k + 2) * U);
 		}
 		if (k % 512 == 0)
 			cascade_prune(&c, 0); /* W is still waiting since 0 */
@@ -199,7 +199,7 @@ static void test_long_waiter(void)
 	CHECK_INT(c.stats.records_dropped, (uint64_t)2 * PAIRS * (STEPS - CAP));
 	/* no walk was truncated before W's */
 	CHECK(c.stats.truncated_walks == 0);
-	added = cascade_wait_ended(&c, &m, W, 1, true, 0, end);
+	added = cascade_wait_ended(&c, &m, W, 1, true, true, 0, end);
 	/* W's walk adds A's kept waits */
 	CHECK_INT(added, (int64_t)CAP * U);
 	/* and is reported truncated */
@@ -214,6 +214,39 @@ static void test_long_waiter(void)
 	edges_fini(&m);
 }
 
+/*
+ * A wait that asked nothing of its waker (requested false) cascades into
+ * the waker's last wait begun before the wakeup only, clipped; with a
+ * request, into all of them (METHOD.md §4). B waits on D (9) over [10, 20],
+ * [30, 40], [50, 60], the last one unrequested; A waits on B over [0, 100]:
+ * 10 units without a request, 30 with. The rule holds down the walk, by
+ * each record's flag: B's last wait, [50, 60], asked nothing of D.
+ * X (3) waits on B over [55, 100], unrequested: [55, 60] of B's last wait.
+ */
+static void test_unrequested(void)
+{
+	struct cascade c;
+	struct edge_map m;
+
+	cascade_init(&c);
+	edges_init(&m);
+	cascade_wait_ended(&c, &m, 1, 9, false, true, 10, 20);
+	cascade_wait_ended(&c, &m, 1, 9, false, true, 30, 40);
+	cascade_wait_ended(&c, &m, 1, 9, false, false, 50, 60);
+	/* unrequested: B's last wait only */
+	CHECK_INT(cascade_wait_ended(&c, &m, 0, 1, true, false, 0, 100), 10);
+	/* requested: all three */
+	CHECK_INT(cascade_wait_ended(&c, &m, 2, 1, true, true, 0, 100), 30);
+	/* clipped to the window */
+	CHECK_INT(cascade_wait_ended(&c, &m, 3, 1, true, false, 55, 100), 5);
+	/* B -> D: 10 + 30 + 5 cascaded */
+	CHECK_INT(weight(&m, 1, 9), 45);
+	/* a window before B's first wait finds nothing */
+	CHECK_INT(cascade_wait_ended(&c, &m, 4, 1, true, false, 0, 5), 0);
+	cascade_fini(&c);
+	edges_fini(&m);
+}
+
 int main(void)
 {
 	RUN_TEST(test_nested);
@@ -221,5 +254,6 @@ int main(void)
 	RUN_TEST(test_chain);
 	RUN_TEST(test_fanin);
 	RUN_TEST(test_long_waiter);
+	RUN_TEST(test_unrequested);
 	return check_finish();
 }
