@@ -38,9 +38,9 @@ def count(rs, key):
 
 def table(results, names, modes):
     """The markdown table of doc/accuracy.md."""
-    print('| case | mode | right | wrong | undecided | error | truth | first findings '
-          '| CPUs busy (focus, PID 1) |')
-    print('|---|---|---|---|---|---|---|---|---|')
+    print('| case | mode | right | wrong | (of which verdict right) | undecided | error | truth '
+          '| first findings | CPUs busy (focus, PID 1) |')
+    print('|---|---|---|---|---|---|---|---|---|---|')
     for n in names:
         for mode in modes:
             rs = [r for r in results if r['case'] == n and r['loaded'] == (mode == 'loaded')]
@@ -49,8 +49,11 @@ def table(results, names, modes):
             busy = ('%.0f%% (%.0f%%, %.1f%%)' % tuple(
                 100 * sum(t[k] for t in truths) / len(truths)
                 for k in ('machine_cpu', 'focus_cpu', 'pid1_cpu'))) if truths else '-'
-            print('| %s | %s | %d | %d | %d | %d | %s | %s | %s |' % (
-                n, mode, cnt[True], cnt[False], cnt[None], cnt['error'],
+            members_only = sum(1 for r in rs if r['right'] is False
+                               and r.get('verdict_right', r.get('found', {}).get('verdict')
+                                         in r.get('expected', {}).get('accept', [])))
+            print('| %s | %s | %d | %d | %d | %d | %d | %s | %s | %s |' % (
+                n, mode, cnt[True], cnt[False], members_only, cnt[None], cnt['error'],
                 count(rs, lambda r: r.get('expected', {}).get('verdict')),
                 count(rs, lambda r: 'found' in r and '%s %s' % (r['found']['verdict'],
                                                                 r['found']['kind'])),
@@ -66,13 +69,20 @@ def main():
     ap.add_argument('--json', help='write every run\'s result to this file')
     ap.add_argument('--verbose', action='store_true')
     ap.add_argument('--from-json', nargs='+', metavar='FILE',
-                    help='print the table of earlier runs (--json files) and stop')
+                    help='print the table of earlier runs (--json files), judged again by '
+                    'the current rule, and stop')
     a = ap.parse_args()
     if a.from_json:
         results = []
         for path in a.from_json:
             with open(path) as f:
                 results += json.load(f)
+        for r in results:     # judged again, by today's rule
+            if 'truth' in r:
+                r['expected'] = cases.CASES[r['case']].expected(r['truth'])
+                r['right'], r['why'] = fieldlib.judge(r['expected'], r['found'])
+                r['verdict_right'] = (None if r['expected']['verdict'] is None
+                                      else r['found']['verdict'] in r['expected']['accept'])
         names = [n for n in cases.CASES if any(r['case'] == n for r in results)]
         table(results, names, ['quiet', 'loaded'])
         return
