@@ -286,6 +286,17 @@ class Checks:
             if k['kind'] not in ('knot', 'sink'):
                 continue
             removed = {(r['from'], r['to']) for r in k.get('removed', [])}
+            # The dominant knot rule (wperf-analysis(7)): a knot may have
+            # leaving edges, listed, weighing at most leave_ratio of its
+            # internal edges.
+            leaving = {(x['from'], x['to']) for x in k.get('leaving', [])}
+            rule = js.get('knot_rule') or {}
+            if leaving and k['kind'] == 'knot':
+                internal = sum(x['weight_ns'] for x in k.get('edges', []))
+                if k['leaving_ns'] > rule.get('leave_ratio', 0) * internal * (1 + 1e-9):
+                    problems.append('knot {%s}: %d ns leave it, more than leave_ratio of %d'
+                                    % (','.join(map(str, k['members'])), k['leaving_ns'],
+                                       internal))
             for e in js['edges']:
                 if e['from'] in members and e['to'] not in members:
                     if byid[e['to']]['kind'] in CATEGORY_KINDS:
@@ -294,7 +305,8 @@ class Checks:
                         continue    # no dependency / below the noise floor / tracer
                     if reach is not None and e['to'] not in reach:
                         continue    # outside the focused graph
-                    if (e['from'], e['to']) in removed or e['to'] in background:
+                    if ((e['from'], e['to']) in removed or e['to'] in background
+                            or (e['from'], e['to']) in leaving):
                         continue
                     problems.append('edge %s(%s) -> %s(%s) w=%d leaves %s {%s}'
                                     % (byid[e['from']]['name'], e['from'],
