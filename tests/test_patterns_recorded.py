@@ -19,6 +19,13 @@ finding the report must make (issue 4, METHOD.md §7, §8, §10):
   "tpr-server-children" whose members are the handlers' tids, which waits
   for its creator (tpr-server), and it is in the first knot with the
   client and the server. Without merging, no handler thread is in a knot.
+- inherited waiting (tests/workloads/idle-waiters): six threads idle in
+  poll() for the whole run, woken once at the end by a downloader that
+  wrote and fdatasynced meanwhile. They asked it for nothing, so each
+  inherits only its last wait on the disk: downloader -> disk weighs its
+  own waits plus at most seven of them (wperf-analysis(7), "Inherited
+  waiting"), where the plain cascade adds each idle thread's whole overlap
+  (six times its own waiting and more).
 
 Each report also validates against doc/wperf-report.schema.json.
 
@@ -35,7 +42,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import recording  # noqa: E402
 from test_real_traces import validate_schema  # noqa: E402
 
-WORKLOADS = ('load-imbalance', 'cpu-pool', 'thread-per-request')
+WORKLOADS = ('load-imbalance', 'cpu-pool', 'thread-per-request', 'idle-waiters')
 
 
 def why_not():
@@ -263,5 +270,31 @@ class ThreadPerRequest(recording.WperfRecorded):
                 self.assertFalse((handlers | server) & set(k['members']), describe(js))
 
 
+class IdleWaiters(recording.WperfRecorded):
+    COMMAND = ['idle-waiters', '--seconds', '2', '--threads', '6']
+
+    def test_no_inherited_idle_waiting(self):
+        js = self.report()
+        validate_schema(self, js, 'idle-waiters')
+        byid = {v['id']: v for v in js['vertices']}
+        dl = [v['id'] for v in js['vertices'] if v.get('comm') == 'downloader']
+        idle = [v['id'] for v in js['vertices'] if re.fullmatch(r'idle-\d+', v.get('comm') or '')]
+        self.assertEqual(len(dl), 1, describe(js))
+        self.assertEqual(len(idle), 6, describe(js))
+        waits = [e for e in js['edges'] if e['from'] in idle and e['to'] == dl[0]]
+        self.assertEqual(len(waits), 6, 'not every idle thread waited on the downloader')
+        disk = [e for e in js['edges'] if e['from'] == dl[0]
+                and byid[e['to']]['kind'] == 'disk' and e['count'] > 100]
+        self.assertEqual(len(disk), 1, [(byid[e['to']]['name'], e['count'])
+                                        for e in js['edges'] if e['from'] == dl[0]])
+        e = disk[0]
+        # Each of the 6 idle threads and the main thread's join inherits
+        # at most one wait of the downloader's: its longest is bounded by
+        # the histogram's top bucket.
+        top = max(int(b) for b, n in e['hist'].items() if n)
+        self.assertLessEqual(e['weight_ns'] - e['direct_ns'], 7 * 2 ** (top + 1),
+                             (e['weight_ns'], e['direct_ns'], top))
+
+
 if __name__ == '__main__':
-    recording.main(why_not, 'the load-imbalance, cpu-pool and thread-per-request workloads')
+    recording.main(why_not, 'the load-imbalance, cpu-pool, thread-per-request and idle-waiters workloads')
