@@ -870,6 +870,71 @@ def cmd_record(args):
     return record_once(args, out, state, command, plugins)
 
 
+RECORDING_MARK = "recording"   # in PRIVATE: the recording is not closed yet
+
+
+def mark_recording(out):
+    """Say in OUT that a recording is under way, until close_recording():
+    a recording whose wperf was killed keeps the mark, and `wperf report`
+    says it was cut short."""
+    with replace_private_file(os.path.join(out, PRIVATE, RECORDING_MARK)) as f:
+        json.dump({"pid": os.getpid(), "started": time.time()}, f)
+        f.write("\n")
+
+
+def close_recording(out):
+    try:
+        os.unlink(os.path.join(out, PRIVATE, RECORDING_MARK))
+    except FileNotFoundError:
+        pass
+
+
+def unclosed_recording(trace):
+    """(wperf's pid, alive, the time its last data was written) of a
+    recording whose wperf record did not close it, else None."""
+    try:
+        with open(os.path.join(trace, PRIVATE, RECORDING_MARK)) as f:
+            pid = int(json.load(f)["pid"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    alive = False
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            alive = b"wperf" in f.read()
+    except OSError:
+        pass
+    last = 0.0
+    for root, _, files in os.walk(trace):
+        if os.path.basename(root) == PRIVATE:
+            continue
+        for name in files:
+            try:
+                last = max(last, os.lstat(os.path.join(root, name)).st_mtime)
+            except OSError:
+                pass
+    return pid, alive, last
+
+
+def check_closed(trace):
+    """Refuse a recording still being written; say when one was cut short,
+    and refuse it only when its kernel trace was never closed."""
+    found = unclosed_recording(trace)
+    if not found:
+        return
+    pid, alive, last = found
+    if alive:
+        raise Fail(f"{trace} is still being recorded (wperf record, pid {pid}): "
+                   "report it once the recording has ended")
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(last)) if last else "?"
+    if not os.path.isfile(os.path.join(trace, "kernel", "metadata")):
+        raise Fail(f"this recording was cut short at {when} (wperf record, pid {pid}, "
+                   "was killed before closing it) and its kernel trace was never "
+                   "closed: babeltrace2's sink.ctf.fs writes a trace's metadata only "
+                   "when it closes it, so nothing of it can be read; record again")
+    say(f"warning: this recording was cut short at {when} (wperf record, pid {pid}, "
+        "ended without closing it): the report covers what was written until then")
+
+
 def record_once(args, out, state, command, plugins):
     name, recorder, interrupted = state["session"], None, False
     state["mode"] = "record"
@@ -883,6 +948,7 @@ def record_once(args, out, state, command, plugins):
         watch.check()
     try:
         watch.check_start()
+        mark_recording(out)
         if state["kernel"] == "tracefs":
             recorder = TracefsRecorder(plugins, out, state["tracefs"], args.buffer_size_kb,
                                        args.stacks)
@@ -907,6 +973,7 @@ def record_once(args, out, state, command, plugins):
         try:
             if recorder:
                 recorder.stop()   # last: the kernel trace spans the UST one
+            close_recording(out)
         except Fail:
             if not interrupted:
                 raise
@@ -1199,6 +1266,7 @@ def cmd_report(args, sink_args):
     # what it forked (a wrapper script's program), not on the whole
     # machine, unless asked otherwise.
     command_pid = recorded_command(args, trace)
+    check_closed(trace)
     state_path = os.path.join(trace, STATE)
     if os.path.isfile(state_path) and load_state(trace).get("mode") == "flight-recorder":
         # Snapshots overlap in time: one at a time, the latest by default.

@@ -529,6 +529,12 @@ class Record(Recording):
         self.assertFalse([i for i in os.listdir(os.path.join(TRACEFS, 'instances'))
                           if i in ('wperf-%d' % r for r in recorders)])
         self.assertTrue(os.path.isfile(os.path.join(out, 'kernel', 'metadata')))
+        # The directory says it was not closed by wperf: the report says
+        # so, then reports what was written.
+        q = wperf('report', out, '--format', 'json')
+        self.assertEqual(q.returncode, 0, q.stderr)
+        self.assertIn('this recording was cut short at', q.stderr)
+        self.assertTrue(any('fig1-writer' in v['name'] for v in json.loads(q.stdout)['vertices']))
         # What SIGKILL leaves (wperf(1)): the LTTng session and its daemon.
         subprocess.run(['lttng', 'destroy', session], capture_output=True)
         pidfile = os.path.join(out, '.wperf', 'sessiond.pid')
@@ -541,6 +547,40 @@ class Record(Recording):
         with open(os.path.join(out, 'command.pid')) as f:
             os.kill(int(f.read()), signal.SIGKILL)   # the workload, orphaned
 
+
+    def test_killed_recorder_is_said_and_its_instance_removed_later(self):
+        # SIGKILL of the kernel recorder itself (babeltrace2): its ftrace
+        # instance stays, tracing, and its trace has no metadata (sink.ctf.fs
+        # writes it when it closes the trace). wperf says so at once; the
+        # report says why nothing can be read; the next recording removes
+        # the dead recorder's instance (never a live one's).
+        out, p = self.start_background('recorder-killed', 30)
+        recorders = child_recorders(p.pid)
+        self.assertTrue(recorders, 'no babeltrace2 recorder under wperf %d' % p.pid)
+        with open(os.path.join(out, 'wperf.json')) as f:
+            session = json.load(f)['session']
+        self.addCleanup(subprocess.run, ['lttng', 'destroy', session], capture_output=True)
+        for r in recorders:
+            os.kill(r, signal.SIGKILL)
+        _, err = p.communicate(timeout=60)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn('the kernel recorder stopped (killed by SIGKILL)', err)
+        with open(os.path.join(out, 'command.pid')) as f:
+            try:
+                os.kill(int(f.read()), signal.SIGKILL)   # the workload keeps running
+            except ProcessLookupError:
+                pass
+        # (Another recorder starting meanwhile, as another test run's, may
+        # have removed it already.)
+        stale = ['wperf-%d' % r for r in recorders]
+        q = wperf('report', out)
+        self.assertNotEqual(q.returncode, 0)
+        self.assertEqual(len(q.stderr.strip().splitlines()), 1, q.stderr)
+        self.assertIn('cut short at', q.stderr)
+        self.assertIn('never closed', q.stderr)
+        self.record('after-recorder-killed', '--', 'true')
+        self.assertFalse([i for i in os.listdir(os.path.join(TRACEFS, 'instances'))
+                          if i in stale], 'the dead recorder\'s instance is still there')
 
     def test_fig1_knot(self):
         out, p = self.record('fig1', '--', FIG1, '--seconds', '2')
