@@ -38,6 +38,9 @@ DEB_TEST += clang libclang-rt-14-dev
 # recorded and judged against /proc's truth, and the CPU hog of its loaded runs.
 DEB_TEST += mariadb-server sysbench nginx-light wrk memcached libmemcached-tools \
 	fio stress-ng
+# The LTTng guest of the `lttng-kernel` suite (tests/guest/): QEMU boots a
+# Debian 12 image that debootstrap builds and mkfs.ext4 -d packs.
+DEB_TEST += qemu-system-x86 debootstrap e2fsprogs
 
 DEB_PACKAGES := $(DEB_RUN) $(DEB_BUILD) $(DEB_TEST)
 

@@ -1,0 +1,101 @@
+#!/bin/bash
+# tests/guest/lttng-kernel.sh - the recordings of the `lttng-kernel` suite,
+# run INSIDE the guest (tests/guest/wperf-guest run -- bash THIS); the
+# traces are analysed on the host by tests/test_lttng_kernel.py.
+#
+# Each part records the Figure-1 workload (tests/workloads/fig1-pipeline)
+# for $WPERF_FIG1_SECONDS s (default 3) into /tmp (tmpfs: the recorder's
+# writes stay off the disk the workload fsyncs to), then copies the trace to
+# $WPERF_GUEST_OUT/PART/ with PART.log, PART.status (exit status) and
+# PART/workload.pid. Parts (all run, whatever fails):
+#   load     `lttng load wperf` (the project's profile, installed in
+#            /etc/lttng/sessions by guest-init.sh), `lttng start`, the
+#            workload, `lttng stop`, `lttng destroy`
+#   record   `wperf record` (it must choose LTTng's kernel tracer)
+#   tracefs  tests/workloads/record-fig1.sh: source.wperf.tracefs
+#   snapshot `lttng load wperf-snapshot`, start, the workload, `lttng
+#            regenerate statedump`, `lttng snapshot record`, destroy
+#   flight   `wperf record --snapshot`, the workload, `wperf snapshot`,
+#            `wperf stop`
+# Environment (set by guest-init.sh): WPERF_SOURCE_ROOT, WPERF_BUILD_DIR,
+# WPERF_GUEST_OUT. WPERF_GUEST_PARTS: the parts to run (default: all).
+set -u
+out=$WPERF_GUEST_OUT
+build=$WPERF_BUILD_DIR
+src=$WPERF_SOURCE_ROOT
+wl=$build/tests/workloads/fig1-pipeline
+wperf=$build/tools/wperf
+seconds=${WPERF_FIG1_SECONDS:-3}
+parts=${WPERF_GUEST_PARTS:-load record tracefs snapshot flight}
+
+say() { echo "lttng-kernel[guest]: $*"; }
+
+# The workload in the background; its pid into $1/workload.pid.
+workload() {
+	"$wl" --seconds "$seconds" &
+	local pid=$!
+	echo "$pid" >"$1/workload.pid"
+	wait "$pid"
+}
+
+part_load() {
+	local t=/tmp/load
+	mkdir -p "$t"
+	lttng load --override-url="file://$t/trace" wperf || return 1
+	lttng list wperf
+	lttng start wperf || return 1
+	workload "$t" || return 1
+	lttng stop wperf || return 1
+	lttng destroy wperf || return 1
+}
+
+part_record() {
+	local t=/tmp/record
+	mkdir -p "$t"
+	"$wperf" record -o "$t/trace" -- "$wl" --seconds "$seconds" || return 1
+	cp "$t/trace/command.pid" "$t/workload.pid"
+}
+
+part_tracefs() {
+	local t=/tmp/tracefs
+	mkdir -p "$t"
+	bash "$src/tests/workloads/record-fig1.sh" "$t/trace" "$seconds" || return 1
+	mv "$t/trace/workload.pid" "$t/workload.pid"
+}
+
+part_snapshot() {
+	local t=/tmp/snapshot
+	mkdir -p "$t"
+	lttng load wperf-snapshot || return 1
+	lttng list wperf-snapshot
+	lttng start wperf-snapshot || return 1
+	workload "$t" || return 1
+	lttng regenerate statedump -s wperf-snapshot || return 1
+	lttng snapshot record -s wperf-snapshot "file://$t/trace" || return 1
+	lttng destroy wperf-snapshot || return 1
+}
+
+part_flight() {
+	local t=/tmp/flight
+	mkdir -p "$t"
+	"$wperf" record --snapshot -o "$t/trace" || return 1
+	workload "$t" || return 1
+	"$wperf" snapshot "$t/trace" || return 1
+	"$wperf" stop "$t/trace" || return 1
+}
+
+for part in $parts; do
+	say "== $part =="
+	start=$(cut -d' ' -f1 /proc/uptime)
+	"part_$part" >"$out/$part.log" 2>&1
+	status=$?
+	end=$(cut -d' ' -f1 /proc/uptime)
+	# Keep whatever was recorded, even on failure (for the host's message).
+	if [ -d "/tmp/$part" ]; then
+		cp -a "/tmp/$part" "$out/$part"
+	fi
+	echo "$status" >"$out/$part.status"
+	say "$part: exit $status in $(echo "$end $start" | awk '{ printf "%.1f", $1 - $2 }') s"
+	tail -n 5 "$out/$part.log" | sed 's/^/  | /'
+done
+exit 0
