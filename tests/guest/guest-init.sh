@@ -44,8 +44,14 @@ mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
 hostname wperf-guest
 ip link set lo up
 # block_rq_insert is only emitted when requests go through a scheduler.
-echo mq-deadline >/sys/block/vda/queue/scheduler 2>/dev/null ||
-	say "could not select mq-deadline on vda (block_rq_insert will be missing)"
+for disk in vda vdb; do
+	echo mq-deadline >/sys/block/$disk/queue/scheduler 2>/dev/null ||
+		say "could not select mq-deadline on $disk (block_rq_insert will be missing)"
+done
+# /var/tmp, where workloads keep their data files, on the scratch disk
+# (vdb, throttled when the run asks: wperf-guest --disk-iops).
+mount -t ext4 /dev/vdb /var/tmp && chmod 1777 /var/tmp ||
+	say "no scratch disk (vdb) for /var/tmp: the workloads write to the root disk"
 mount -o remount,rw / 2>/dev/null
 
 # The trees, copied into tmpfs at the host's paths, from the tar files the

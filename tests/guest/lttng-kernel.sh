@@ -12,7 +12,10 @@
 #            /etc/lttng/sessions by guest-init.sh), `lttng start`, the
 #            workload, `lttng stop`, `lttng destroy`
 #   record   `wperf record` (it must choose LTTng's kernel tracer)
-#   tracefs  tests/workloads/record-fig1.sh: source.wperf.tracefs
+#   both     the workload run once under both kernel recorders: `lttng
+#            load wperf` + start, then tests/workloads/record-fig1.sh
+#            (source.wperf.tracefs, which runs the workload), then `lttng
+#            stop` + destroy: both/lttng/ and both/tracefs/
 #   snapshot `lttng load wperf-snapshot`, start, the workload, `lttng
 #            regenerate statedump`, `lttng snapshot record`, destroy
 #   flight   `wperf record --snapshot`, the workload, `wperf snapshot`,
@@ -26,7 +29,7 @@ src=$WPERF_SOURCE_ROOT
 wl=$build/tests/workloads/fig1-pipeline
 wperf=$build/tools/wperf
 seconds=${WPERF_FIG1_SECONDS:-3}
-parts=${WPERF_GUEST_PARTS:-load record tracefs snapshot flight}
+parts=${WPERF_GUEST_PARTS:-load record both snapshot flight}
 
 say() { echo "lttng-kernel[guest]: $*"; }
 
@@ -56,11 +59,17 @@ part_record() {
 	cp "$t/trace/command.pid" "$t/workload.pid"
 }
 
-part_tracefs() {
-	local t=/tmp/tracefs
+part_both() {
+	# One run of the workload seen by both kernel recorders at once, so
+	# that the two traces describe the same execution.
+	local t=/tmp/both
 	mkdir -p "$t"
-	bash "$src/tests/workloads/record-fig1.sh" "$t/trace" "$seconds" || return 1
-	mv "$t/trace/workload.pid" "$t/workload.pid"
+	lttng load --override-url="file://$t/lttng" wperf || return 1
+	lttng start wperf || return 1
+	bash "$src/tests/workloads/record-fig1.sh" "$t/tracefs" "$seconds" || return 1
+	mv "$t/tracefs/workload.pid" "$t/workload.pid"
+	lttng stop wperf || return 1
+	lttng destroy wperf || return 1
 }
 
 part_snapshot() {
