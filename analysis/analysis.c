@@ -269,7 +269,7 @@ bool wperf_edge_may_be_timer(const struct wperf_graph *g, const struct wperf_edg
 	return false;
 }
 
-static bool is_lttng_process_name(const char *comm)
+bool wperf_comm_is_tracer_process(const char *comm)
 {
 	static const char *const names[] = {
 		"lttng-sessiond", "lttng-consumerd", "lttng-relayd", "lttng-runas", "lttng",
@@ -292,7 +292,7 @@ int wperf_graph_mark_tracer_threads(const struct wperf_graph *g, bool *tracer)
 	for (size_t i = 0; i < g->n_vertices; i++) {
 		const struct wperf_vertex *v = &g->vertices[i];
 
-		if (v->kind == WPERF_V_THREAD && v->pid > 0 && is_lttng_process_name(v->comm))
+		if (v->kind == WPERF_V_THREAD && v->pid > 0 && wperf_comm_is_tracer_process(v->comm))
 			pids[n++] = v->pid;
 	}
 	qsort(pids, n, sizeof *pids, array_cmp_i64);
@@ -304,7 +304,7 @@ int wperf_graph_mark_tracer_threads(const struct wperf_graph *g, bool *tracer)
 		/* Named after a daemon or tool itself: the tracer's even where
 		 * the trace does not say its process (no statedump, no fork). */
 		if (wperf_comm_is_tracer_thread(v->comm ? v->comm : v->name) ||
-		    (v->kind == WPERF_V_THREAD && is_lttng_process_name(v->comm)) ||
+		    (v->kind == WPERF_V_THREAD && wperf_comm_is_tracer_process(v->comm)) ||
 		    (v->pid > 0 && bsearch(&v->pid, pids, n, sizeof *pids, array_cmp_i64)))
 			tracer[i] = true;
 	}

@@ -390,6 +390,13 @@ static void process_facts(struct facts *f)
 		bool seen = false;
 		if (!v || !is_threadlike(v))
 			continue;
+		/* A pool of processes (merge=pool across processes): each
+		 * member is a process of its own. */
+		if (v->kind == WPERF_V_VIRTUAL && v->pid < 0 && v->merged_by &&
+		    strcmp(v->merged_by, "pool") == 0) {
+			distinct += v->n_members;
+			continue;
+		}
 		for (size_t j = 0; j < i && !seen; j++) {
 			uint32_t o = f->k->members[j];
 			seen = o < f->g->n_vertices && is_threadlike(&f->g->vertices[o]) &&

@@ -15,6 +15,7 @@
 
 #include "array.h"
 #include "edges.h"
+#include "wperf/graph.h"
 #include "wperf/merge.h"
 
 struct merge {
@@ -29,13 +30,14 @@ struct merge {
 struct keyed {
 	char *key;
 	uint32_t id;
+	int64_t first, last;    /* the vertex's lifetime (pools) */
 };
 
 int wperf_merge_key_parse(const char *s, enum wperf_merge_key *out)
 {
-	static const char *const names[] = { "none", "process", "name", "stack" };
+	static const char *const names[] = { "none", "process", "name", "stack", "pool" };
 
-	for (int k = 0; k < 4; k++)
+	for (int k = 0; k < 5; k++)
 		if (strcmp(s, names[k]) == 0) {
 			*out = (enum wperf_merge_key)k;
 			return 0;
@@ -138,6 +140,40 @@ void wperf_stack_wait_frame(char *buf, size_t len, const struct wperf_stack *s)
 	snprintf(buf, len, "?");
 }
 
+/* The kernel's thread creator: every kernel thread is its child. */
+#define KTHREADD_TID 2
+
+char *wperf_vertex_pool_key(const struct wperf_vertex *v, bool *oom)
+{
+	char *base, *k = NULL;
+	int rc;
+
+	*oom = false;
+	if (v->kind != WPERF_V_THREAD || v->pid < 0 || !v->comm || !v->comm[0] ||
+	    wperf_comm_is_tracer_thread(v->comm) || wperf_comm_waits_only_for_work(v->comm) ||
+	    (v->tid == v->pid && wperf_comm_is_tracer_process(v->comm)))
+		return NULL;    /* the tracer's processes are known by their names */
+	if (v->tid == v->pid && (v->parent_tid <= 0 || v->parent_tid == KTHREADD_TID))
+		return NULL;    /* a process of unknown parent, or a kernel thread */
+	base = name_base(v->comm);
+	if (!base) {
+		*oom = true;
+		return NULL;
+	}
+	/* 't': workers of process pid; 'p': processes forked by parent_tid.
+	 * The two never mix, so a main thread never joins its own workers. */
+	if (v->tid != v->pid)
+		rc = asprintf(&k, "t|%" PRId64 "|%s", v->pid, base);
+	else
+		rc = asprintf(&k, "p|%" PRId64 "|%s", v->parent_tid, base);
+	free(base);
+	if (rc < 0) {
+		*oom = true;
+		return NULL;
+	}
+	return k;
+}
+
 static char *stack_key(int64_t pid, uint32_t stack)
 {
 	char buf[48];
@@ -173,6 +209,8 @@ static char *key_of(const struct merge *m, uint32_t i, bool short_pass,
 	else if (!short_pass && key == WPERF_MERGE_STACK && v->pid >= 0 &&
 		 wperf_vertex_main_stack(m->g, i) != UINT32_MAX)
 		k = stack_key(v->pid, wperf_vertex_main_stack(m->g, i));
+	else if (!short_pass && key == WPERF_MERGE_POOL)
+		return wperf_vertex_pool_key(v, oom);
 	else
 		return NULL;
 	*oom = !k;
@@ -202,6 +240,52 @@ static void make_groups(struct merge *m, const struct keyed *ks, size_t n, bool 
 	}
 }
 
+static int by_key_then_first_seen(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	if (c)
+		return c;
+	if (x->first != y->first)
+		return x->first < y->first ? -1 : 1;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Group ks[i..j) (one cluster) under its smallest id. */
+static void make_group(struct merge *m, const struct keyed *ks, size_t i, size_t j)
+{
+	uint32_t r = ks[i].id;
+
+	for (size_t k = i + 1; k < j; k++)
+		if (ks[k].id < r)
+			r = ks[k].id;
+	for (size_t k = i; k < j; k++)
+		m->rep[ks[k].id] = r;
+	m->size[r] = (uint32_t)(j - i);
+}
+
+/*
+ * Pools (sorted by key, then first seen): a pool's members work side by
+ * side, so each run of equal keys is cut where none of them is alive.
+ * Same-named children run one after another (a script's `sleep`s, a
+ * thread per request) are not a pool but short-lived children, with
+ * their own merge (short-lived=merge) that keeps the holes between them.
+ */
+static void make_pool_groups(struct merge *m, const struct keyed *ks, size_t n)
+{
+	for (size_t i = 0, j; i < n; i = j) {
+		int64_t alive_until = ks[i].last;
+
+		for (j = i + 1; j < n && strcmp(ks[i].key, ks[j].key) == 0 &&
+				ks[j].first < alive_until; j++)
+			if (ks[j].last > alive_until)
+				alive_until = ks[j].last;
+		if (j - i >= 2)
+			make_group(m, ks, i, j);
+	}
+}
+
 static int group_pass(struct merge *m, bool short_pass, enum wperf_merge_key key)
 {
 	size_t nv = m->g->n_vertices, n = 0;
@@ -214,9 +298,13 @@ static int group_pass(struct merge *m, bool short_pass, enum wperf_merge_key key
 		char *k = key_of(m, i, short_pass, key, &oom);
 
 		if (k)
-			ks[n++] = (struct keyed){ k, i };
+			ks[n++] = (struct keyed){ k, i, m->g->vertices[i].first_ts,
+						  m->g->vertices[i].last_ts };
 	}
-	if (!oom) {
+	if (!oom && !short_pass && key == WPERF_MERGE_POOL) {
+		qsort(ks, n, sizeof *ks, by_key_then_first_seen);
+		make_pool_groups(m, ks, n);
+	} else if (!oom) {
 		qsort(ks, n, sizeof *ks, by_key_then_id);
 		make_groups(m, ks, n, short_pass);
 	}
@@ -316,6 +404,35 @@ static char *stack_group_name(const struct merge *m, uint32_t r)
 	return s;
 }
 
+/* "worker-* ×4", "fio ×4" (× in UTF-8): the members' name (digits stripped and a star
+ * when they differ) and how many they are, so a finding that names the
+ * pool says it is several threads. */
+static char *pool_name(const struct merge *m, uint32_t r)
+{
+	const struct wperf_vertex *v = &m->g->vertices[r];
+	char *base = name_base(v->comm), *s = NULL;
+	bool same = true;
+
+	if (!base)
+		return NULL;
+	for (uint32_t i = r; i < m->g->n_vertices && same; i++)
+		if (m->rep[i] == r)
+			same = strcmp(m->g->vertices[i].comm, v->comm) == 0;
+	if (asprintf(&s, "%s%s \xc3\x97%" PRIu32, same ? v->comm : base, same ? "" : "*",
+		     m->size[r]) < 0)
+		s = NULL;
+	free(base);
+	return s;
+}
+
+/* The rule that made the group led by r, as vertices record it. */
+static const char *rule_name(const struct merge *m, uint32_t r, enum wperf_merge_key key)
+{
+	static const char *const names[] = { "none", "process", "name", "stack", "pool" };
+
+	return m->children[r] ? "children" : names[key];
+}
+
 /* The name of the group led by old vertex r (allocated). */
 static char *group_name(const struct merge *m, uint32_t r, enum wperf_merge_key key)
 {
@@ -339,6 +456,8 @@ static char *group_name(const struct merge *m, uint32_t r, enum wperf_merge_key 
 	}
 	if (key == WPERF_MERGE_STACK)
 		return stack_group_name(m, r);
+	if (key == WPERF_MERGE_POOL)
+		return pool_name(m, r);
 	/* Digits stripped: "worker-*"; same names without digits: "worker". */
 	base = name_base(v->comm);
 	if (base && strcmp(base, v->comm) == 0)
@@ -360,6 +479,7 @@ static int init_virtual(const struct merge *m, uint32_t r, enum wperf_merge_key 
 	nv->members = malloc(m->size[r] * sizeof *nv->members);
 	if (!nv->name || !nv->members)
 		return -1;
+	nv->merged_by = rule_name(m, r, key);
 	nv->tid = -1;
 	nv->pid = v->pid;
 	nv->parent_tid = m->children[r] ? v->parent_tid : 0;

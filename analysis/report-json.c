@@ -191,6 +191,10 @@ static void write_merged_members(FILE *out, const struct wperf_vertex *v)
 		json_i64(out, v->members[i]);
 	}
 	fputc(']', out);
+	if (v->merged_by) {
+		json_key(out, "merged_by", 0);
+		json_string(out, v->merged_by);
+	}
 }
 
 static void write_vertex(FILE *out, const struct wperf_vertex *v, size_t id)
@@ -222,6 +226,10 @@ static void write_vertex(FILE *out, const struct wperf_vertex *v, size_t id)
 			else
 				fputs("null", out);
 		}
+	}
+	if (v->kind == WPERF_V_VIRTUAL && v->pid >= 0) {
+		json_key(out, "pid", 0);   /* all its threads are of this process */
+		json_i64(out, v->pid);
 	}
 	if (v->kind == WPERF_V_VIRTUAL && v->n_members)
 		write_merged_members(out, v);

@@ -256,6 +256,82 @@ static void write_focus_hint(const struct wperf_report *r, FILE *out)
 	put_wrapped(out, "Processes  ", text, 11);
 }
 
+/* Pools named in the header at most; the Merged threads section lists all. */
+#define MAX_LISTED_POOLS 4
+#define POOL_MEMBERS_SHOWN 8
+
+/* A pool worth naming at the top: in the focus, or (without one) in a
+ * knot or sink, since the findings name it. */
+static bool pool_to_name(const struct wperf_report *r, uint32_t v)
+{
+	const struct wperf_vertex *x = &r->graph->vertices[v];
+
+	if (x->kind != WPERF_V_VIRTUAL || !x->merged_by || strcmp(x->merged_by, "pool") != 0)
+		return false;
+	if (r->focus)
+		return r->focus[v];
+	for (size_t i = 0; r->knots && i < r->knots->n; i++)
+		for (size_t m = 0; m < r->knots->items[i].n_members; m++)
+			if (r->knots->items[i].members[m] == v)
+				return true;
+	return false;
+}
+
+/* "fio ×4 = processes 11, 12, 13, 14 forked by one thread" */
+static size_t describe_pool(char *buf, size_t len, const struct wperf_vertex *v)
+{
+	size_t used = (size_t)snprintf(buf, len, "%s = %s", v->name ? v->name : "?",
+				       v->pid < 0 ? "processes" : "threads");
+
+	for (size_t m = 0; m < v->n_members && m < POOL_MEMBERS_SHOWN && used < len; m++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%lld", m ? ", " : " ",
+					 (long long)v->members[m]);
+	if (v->n_members > POOL_MEMBERS_SHOWN && used < len)
+		used += (size_t)snprintf(buf + used, len - used, " and %zu more",
+					 v->n_members - POOL_MEMBERS_SHOWN);
+	if (used < len && v->pid < 0)
+		used += (size_t)snprintf(buf + used, len - used, " forked by one thread");
+	else if (used < len)
+		used += (size_t)snprintf(buf + used, len - used, " of process %lld",
+					 (long long)v->pid);
+	return used < len ? used : len - 1;
+}
+
+/*
+ * Pools merged by default (merge="pool", wperf/merge.h): the findings
+ * name one vertex for several threads, so say which threads it stands
+ * for and how to see them apart, before any finding.
+ */
+static void write_pools(const struct wperf_report *r, FILE *out)
+{
+	const struct wperf_graph *g = r->graph;
+	char text[2048];
+	size_t used = 0, n = 0, more = 0;
+
+	for (uint32_t v = 0; v < g->n_vertices; v++) {
+		if (!pool_to_name(r, v))
+			continue;
+		if (n++ >= MAX_LISTED_POOLS) {
+			more++;
+			continue;
+		}
+		if (used > 0 && used + 2 < sizeof text)
+			used += (size_t)snprintf(text + used, sizeof text - used, "; ");
+		if (used + 1 < sizeof text)
+			used += describe_pool(text + used, sizeof text - used, &g->vertices[v]);
+	}
+	if (n == 0)
+		return;
+	if (more && used + 1 < sizeof text)
+		used += (size_t)snprintf(text + used, sizeof text - used,
+					 "; and %zu more pools (Merged threads, below)", more);
+	if (used + 1 < sizeof text)
+		snprintf(text + used, sizeof text - used, ". Alike threads (same name, same "
+			 "role) are merged as a pool, each one vertex; merge=\"none\" shows "
+			 "them apart.");
+	put_wrapped(out, "Pools      ", text, 11);
+}
+
 static void write_header(const struct wperf_report *r, FILE *out)
 {
 	const struct wperf_graph *g = r->graph;
@@ -292,6 +368,7 @@ static void write_header(const struct wperf_report *r, FILE *out)
 		write_focus(r, out);
 	else
 		write_focus_hint(r, out);
+	write_pools(r, out);
 	write_short_lived_hint(r, out);
 }
 
@@ -991,7 +1068,9 @@ static void write_merged(FILE *out, const struct wperf_report *r)
 		if (!title)
 			fputs("\nMerged threads:\n", out);
 		title = true;
-		fprintf(out, "  %s: %zu threads, tids", v->name ? v->name : "?", v->n_members);
+		fprintf(out, "  %s: %zu threads%s%s%s, tids", v->name ? v->name : "?", v->n_members,
+			v->merged_by ? " (merge=" : "", v->merged_by ? v->merged_by : "",
+			v->merged_by ? ")" : "");
 		for (size_t m = 0; m < v->n_members && m < MAX_LISTED_MEMBERS; m++)
 			fprintf(out, "%s%lld", m ? ", " : " ", (long long)v->members[m]);
 		if (v->n_members > MAX_LISTED_MEMBERS)

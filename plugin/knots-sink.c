@@ -104,14 +104,17 @@ const char wperf_knots_help[] =
 	"                       in the trace (a wrapper script's program, a\n"
 	"                       server's workers). Default: false.\n"
 	"  merge=KEY            Merge similar threads into one vertex before looking\n"
-	"                       for knots: none, process (\"process COMM (PID)\"),\n"
-	"                       name (trailing digits stripped: worker-12 ->\n"
-	"                       \"worker-*\"), or stack (threads of a process whose\n"
-	"                       heaviest wait has the same call stack: \"worker-*\n"
-	"                       @ futex_wait_queue\"; the trace needs stacks).\n"
-	"                       Waits between members become a\n"
-	"                       self-loop. The focus still matches the threads.\n"
-	"                       Default: none.\n"
+	"                       for knots: pool (the default: alike threads, same\n"
+	"                       name with trailing digits stripped, either the\n"
+	"                       non-main threads of one process or processes\n"
+	"                       forked by one thread; \"worker-* \xc3\x97" "4\"), none,\n"
+	"                       process (\"process COMM (PID)\"), name (across\n"
+	"                       processes: worker-12 -> \"worker-*\"), or stack\n"
+	"                       (threads of a process whose heaviest wait has the\n"
+	"                       same call stack: \"worker-* @ futex_wait_queue\";\n"
+	"                       the trace needs stacks). Waits between members\n"
+	"                       become a self-loop. The focus still matches the\n"
+	"                       threads. Default: pool.\n"
 	"  short-lived=merge|keep  merge: the short-lived children of one parent\n"
 	"                       (forked and ended in the trace, alive under 10%\n"
 	"                       of it, at least two) become \"PARENT-children\",\n"
@@ -441,20 +444,25 @@ static int apply_nic_capacity(struct knots_sink *s, struct wperf_analysis *a)
 	return 0;
 }
 
-/* merge=none|process|name and short-lived=merge|keep (wperf/merge.h). */
+/* merge=pool|none|process|name|stack and short-lived=merge|keep
+ * (wperf/merge.h). Pools are merged unless told otherwise: an unmerged
+ * pool of equal workers splits its weight among them, and refinement
+ * keeps a different subset of them on every run. */
 static int read_merge(struct knots_sink *s, const bt_value *params)
 {
 	const char *v = NULL;
 	char err[512];
 	int rc = wperf_params_get_string(params, "merge", &v, err, sizeof err);
 
+	s->merge.key = WPERF_MERGE_POOL;
+
 	if (rc < 0) {
 		fail(s, "%s", err);
 		return -1;
 	}
 	if (rc > 0 && wperf_merge_key_parse(v, &s->merge.key) < 0) {
-		fail(s, "parameter `merge`: unknown value \"%s\" (expected none, process, "
-		     "name or stack)", v);
+		fail(s, "parameter `merge`: unknown value \"%s\" (expected pool, none, "
+		     "process, name or stack)", v);
 		return -1;
 	}
 	rc = wperf_params_get_string(params, "short-lived", &v, err, sizeof err);
@@ -913,7 +921,7 @@ static int apply_merge(struct knots_sink *s, struct wperf_graph *g, bool **focus
 		fail(s, "parameter `merge`: \"stack\" needs call stacks and the trace has "
 		     "none: record them (`wperf record --stacks`, source.wperf.tracefs "
 		     "stacks=\"kernel\", LTTng's callstack-kernel/callstack-user contexts "
-		     "on sched_switch, or `perf record -g`), or use none, process or name");
+		     "on sched_switch, or `perf record -g`), or use pool, none, process or name");
 		return -1;
 	}
 	if (wperf_graph_merge(g, &s->merge, &map) < 0)

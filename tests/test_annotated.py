@@ -56,7 +56,8 @@ def counters(output, prog):
 
 
 class Recording:
-    """`wperf record` of one workload, and its JSON report focused on it."""
+    """`wperf record` of one workload, and its JSON report focused on it,
+    each thread its own vertex."""
 
     def __init__(self, tmp, prog, args):
         self.dir = os.path.join(tmp, prog)
@@ -74,8 +75,10 @@ class Recording:
         with open(os.path.join(self.dir, 'command.pid')) as f:
             self.pid = int(f.read().strip())
         out = os.path.join(tmp, prog + '.json')
+        # Thread by thread (merge="none"): the checks are about which
+        # spinner or waiter waited on which.
         rep = subprocess.run([WPERF, 'report', self.dir, '--format', 'json', '--output', out,
-                              '--pids', str(self.pid)],
+                              '--pids', str(self.pid), '--params', 'merge="none"'],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                              timeout=300)
         self.log += rep.stdout

@@ -8,7 +8,11 @@ focused on its pid.
   four workers' tids, with a self-loop of positive weight (the workers'
   waits on each other), and the first knot it belongs to is that vertex
   alone; the report validates against the schema;
-- without merge: the four workers appear as four thread vertices and no
+- by default (merge="pool"): the four workers are one pool vertex
+  "mutex-worker-* ×4" (same name base, threads of one process, none the
+  main thread), the main thread stays apart, and the text report says
+  which threads the pool stands for and how to see them apart;
+- merge="none": the four workers appear as four thread vertices and no
   merged vertex exists;
 - merge="stack" is refused with one line saying the trace has no call
   stacks and how to record them (tests/test_stacks_recorded.py merges by
@@ -91,8 +95,34 @@ class MergeRecorded(recording.WperfRecorded):
         self.assertIn('one_process', kinds, c)
         self.assertEqual(c['evidence'][kinds.index('one_process')]['count'], WORKERS, c)
 
-    def test_separate_without_merge(self):
+    def test_pool_by_default(self):
         js = self.report()
+        validate_schema(self, js, 'mutex-contention (default merge)')
+        byid = {v['id']: v for v in js['vertices']}
+        pools = [v for v in js['vertices'] if v.get('merged_by') == 'pool'
+                 and v.get('pid') == self.pid]
+        self.assertEqual([v['name'] for v in pools], ['mutex-worker-* \u00d7%d' % WORKERS],
+                         sorted(v['name'] for v in js['vertices']))
+        pool = pools[0]
+        self.assertEqual(len(pool['members']), WORKERS)
+        self.assertNotIn(self.pid, pool['members'], 'the main thread joined its workers')
+        self.assertEqual(self.workers(js), [], 'workers left unmerged')
+        main = [v for v in js['vertices'] if v['kind'] == 'thread' and v['tid'] == self.pid]
+        self.assertEqual(len(main), 1, 'the main thread is not its own vertex')
+        # The focus (the recorded command's pid) follows the threads into
+        # the pool; the first knot is the pool's self-loop.
+        self.assertIn(pool['id'], js['focus'])
+        found = [(k['kind'], [byid[i]['name'] for i in k['members']]) for k in js['knots']]
+        self.assertTrue(js['knots'], found)
+        self.assertEqual(js['knots'][0]['kind'], 'knot', found)
+        self.assertEqual(js['knots'][0]['members'], [pool['id']], found)
+        text = ' '.join(self.report(fmt='text').split())
+        self.assertIn('Pools mutex-worker-* \u00d7%d = threads %s of process %d'
+                      % (WORKERS, ', '.join(str(t) for t in pool['members']), self.pid), text)
+        self.assertIn('merge="none" shows them apart', text)
+
+    def test_separate_without_merge(self):
+        js = self.report('merge="none"')
         validate_schema(self, js, 'mutex-contention')
         names = sorted(v['comm'] for v in self.workers(js))
         self.assertEqual(names, ['mutex-worker-%d' % i for i in range(WORKERS)])
@@ -104,7 +134,7 @@ class MergeRecorded(recording.WperfRecorded):
         on the one queued before it many times in a row, which alone would
         read as phases (load imbalance). Nearly every such wait began while
         its waker was queued itself, so the knot is lock contention."""
-        js = self.report()
+        js = self.report('merge="none"')
         ids = {v['id'] for v in self.workers(js)}
         mine = [k for k in js['knots'] if k['kind'] == 'knot' and ids & set(k['members'])]
         self.assertTrue(mine, [(k['kind'], k['members']) for k in js['knots']])

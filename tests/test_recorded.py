@@ -206,10 +206,12 @@ class Recorded(unittest.TestCase):
         Checks.report_invariants(self, self.js, 'fig1')
 
     def test_segments_tile(self):
-        # Unfocused run of the same trace: the filter and the sink must agree.
+        # Unfocused run of the same trace: the filter and the sink must agree
+        # (thread by thread: merge="none", no pools).
         out = os.path.join(self.tmp, 'report-all.json')
         cmd = [BABELTRACE2, '--plugin-path=' + ws.plugin_dir(), self.ctf,
-               '-c', 'sink.wperf.knots', '--params=format="json",path="%s"' % out]
+               '-c', 'sink.wperf.knots',
+               '--params=format="json",path="%s",merge="none"' % out]
         q = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            timeout=300)
         self.assertEqual(q.returncode, 0, q.stderr[-3000:])

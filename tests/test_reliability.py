@@ -547,7 +547,8 @@ class Gaps(Base):
         try:
             cmd, p = self.cli('-c', 'source.wperf.tracefs',
                               '--params=duration=1,buffer-size-kb=4', '-c', 'sink.wperf.knots',
-                              '--params=format="json",path="%s/r.json"' % d)
+                              # per-thread tiling: each thread its own vertex
+                              '--params=format="json",path="%s/r.json",merge="none"' % d)
             self.assertIsNone(storm.poll(), 'the ctxswitch storm ended before the recording did')
         finally:
             storm.kill()
@@ -645,11 +646,12 @@ class Snapshots(Base):
 
     def test_many_threads_each_its_own_vertex(self):
         """tc-many-threads: ~8000 forks and exits. Every forked tid is one
-        vertex, alive from its fork on and not after its free event."""
+        vertex, alive from its fork on and not after its free event (pools
+        not merged: merge="none")."""
         trace = link_ctf(real_trace('tc-many-threads'), os.path.join(self.tmp, 'many'))
         d = self.outdir('many')
         cmd, p = self.cli(trace, '-c', 'sink.wperf.knots',
-                          '--params=format="json",path="%s/r.json"' % d)
+                          '--params=format="json",path="%s/r.json",merge="none"' % d)
         self.assertEqual(p.returncode, 0, p.stderr[-3000:])
         with open(os.path.join(d, 'r.json')) as f:
             js = json.load(f)

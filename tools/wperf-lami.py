@@ -372,7 +372,9 @@ def analyse(args):
     progress(args, 0, "running babeltrace2 with sink.wperf.knots")
     with tempfile.TemporaryDirectory(prefix="wperf-lami-") as tmp:
         out = os.path.join(tmp, "report.json")
-        params = ['format="json"', f"path={quoted(out)}"]
+        # LAMI's tables are per thread (tid and process columns): pools
+        # are not merged here.
+        params = ['format="json"', f"path={quoted(out)}", 'merge="none"']
         if args.pids:
             params.append(f"pids={quoted(args.pids)}")
         if args.threshold:

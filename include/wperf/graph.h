@@ -52,6 +52,12 @@ static inline bool wperf_vertex_kind_is_device(enum wperf_vertex_kind k)
  */
 bool wperf_comm_is_tracer_thread(const char *comm);
 
+/* The names of LTTng's daemons and command-line tool, and of `wperf`
+ * (record): lttng-sessiond, lttng-consumerd, lttng-relayd, lttng-runas,
+ * lttng, wperf. Every thread of a process with a thread so named is the
+ * tracer's (wperf_graph_mark_tracer_threads). */
+bool wperf_comm_is_tracer_process(const char *comm);
+
 /*
  * The kernel's service threads whose every wait is for work to arrive:
  * the per-CPU ksoftirqd/N, migration/N, cpuhp/N, idle_inject/N and
@@ -82,6 +88,9 @@ struct wperf_vertex {
 	 * members' tids, ascending; NULL / 0 otherwise. */
 	int64_t *members;
 	size_t n_members;
+	const char *merged_by;       /* the rule that merged them, static: "pool",
+	                                "process", "name", "stack", "children";
+	                                NULL otherwise */
 	/* Threads: observed lifetime and how it was spent, in ns. */
 	int64_t first_ts, last_ts;
 	int64_t running_ns, runnable_ns;

@@ -24,6 +24,8 @@ enum wperf_merge_key {
 	WPERF_MERGE_NAME,      /* by name, trailing digits stripped: "worker-12" -> "worker-*" */
 	WPERF_MERGE_STACK,     /* threads of one process whose heaviest wait has the
 	                          same call stack: "worker-* @ futex_wait_queue" */
+	WPERF_MERGE_POOL,      /* the default: pools of alike threads, "worker-* ×4"
+	                          (wperf_vertex_pool_key) */
 };
 
 /* A thread is short-lived when the trace saw it forked and ending, and it
@@ -38,7 +40,8 @@ struct wperf_merge_options {
 	bool short_lived;
 };
 
-/* "none", "process", "name", "stack" -> 0 and *out; anything else -> -1. */
+/* "none", "process", "name", "stack", "pool" -> 0 and *out; anything else
+ * -1. */
 int wperf_merge_key_parse(const char *s, enum wperf_merge_key *out);
 
 /* The call stack (index in g->stacks) of the heaviest waiting of vertex
@@ -49,6 +52,26 @@ uint32_t wperf_vertex_main_stack(const struct wperf_graph *g, uint32_t v);
  * the tracer's and the scheduler's own frames: "futex_wait_queue", or
  * "0x7f12..." when the stack is not symbolised. Writes into buf. */
 void wperf_stack_wait_frame(char *buf, size_t len, const struct wperf_stack *s);
+
+/*
+ * The pool a thread belongs to (merge key WPERF_MERGE_POOL), as a string
+ * the caller frees, or NULL when it is in none (or out of memory: *oom).
+ * Alike means the same name, trailing digits stripped (worker-0 and
+ * worker-1), and the same role:
+ *   - threads of one process that are not its main thread (tid != pid):
+ *     the main thread keeps the process's name but runs the program, not
+ *     the pool's work;
+ *   - or main threads of processes (tid == pid) forked by the same thread
+ *     (parent_tid, seen in the trace): pre-forked server workers, fio jobs.
+ * Threads with the same key form a pool only while they live side by
+ * side (wperf_graph_merge cuts them where none is alive): children run one
+ * after another are short-lived children (short_lived), not a pool.
+ * Never: threads of unknown process, main threads of unknown parent,
+ * kernel threads (children of kthreadd, tid 2), the tracer's threads and
+ * processes and the kernel's service threads (wperf/graph.h), which other
+ * rules know by their names.
+ */
+char *wperf_vertex_pool_key(const struct wperf_vertex *v, bool *oom);
 
 /* Does this thread vertex count as short-lived in g? */
 bool wperf_vertex_is_short_lived(const struct wperf_graph *g, const struct wperf_vertex *v);

@@ -383,7 +383,7 @@ static void test_reports_list_members(void)
 	REQUIRE_INT(f != NULL, 1);
 	CHECK_INT(wperf_report_write_text(&r, f), 0);
 	fclose(f);
-	CHECK(buf && strstr(buf, "Merged threads:\n  worker-*: 3 threads, tids 10, 11, 12\n"));
+	CHECK(buf && strstr(buf, "Merged threads:\n  worker-*: 3 threads (merge=name), tids 10, 11, 12\n"));
 	free(buf);
 	gb_free(&g);
 }
@@ -438,6 +438,150 @@ static void test_stack_merge(void)
 	gb_free(&g);
 }
 
+/* A thread of process pid, alive [first, last], forked by parent. */
+static uint32_t pool_thread(struct wperf_graph *g, const char *comm, int64_t tid, int64_t pid,
+			    int64_t parent, int64_t first, int64_t last)
+{
+	uint32_t v = gb_thread(g, comm, tid);
+
+	g->vertices[v].pid = pid;
+	g->vertices[v].parent_tid = parent;
+	set_life(g, v, first, last, 10, 20, 30);
+	return v;
+}
+
+/*
+ * merge=pool (the default): alike threads only.
+ *   process 1: main thread "worker-3" (tid 1) and workers worker-0..2
+ *     (tids 10..12): the workers are a pool, the main thread stays apart
+ *     though its name matches;
+ *   process 2: one "worker-0": a pool of one is no pool;
+ *   "fio" processes 30, 31, 32 forked by tid 5, side by side: a pool;
+ *     "fio" 33 forked by tid 6 (another parent) and "fio" 34 forked by 5
+ *     after the others ended stay apart;
+ *   "sleep" 40, 41 forked by 5 one after the other: no pool;
+ *   kworker/0:1, kworker/0:2, children of kthreadd: never;
+ *   threads of unknown process (pid -1) with one name: never.
+ */
+static void test_pool_merge(void)
+{
+	struct wperf_graph g;
+	struct wperf_merge_options o = { .key = WPERF_MERGE_POOL };
+	uint32_t *map = NULL;
+
+	gb_init(&g, 0, 10000);
+	uint32_t main1 = pool_thread(&g, "worker-3", 1, 1, 0, 0, 10000);
+	uint32_t w0 = pool_thread(&g, "worker-0", 10, 1, 1, 100, 9000);
+	uint32_t w1 = pool_thread(&g, "worker-1", 11, 1, 1, 200, 9000);
+	uint32_t w2 = pool_thread(&g, "worker-2", 12, 1, 1, 300, 9000);
+	uint32_t lone = pool_thread(&g, "worker-0", 20, 2, 0, 0, 10000);
+	uint32_t f0 = pool_thread(&g, "fio", 30, 30, 5, 1000, 5000);
+	uint32_t f1 = pool_thread(&g, "fio", 31, 31, 5, 1100, 4000);
+	uint32_t f2 = pool_thread(&g, "fio", 32, 32, 5, 4500, 6000);
+	uint32_t other = pool_thread(&g, "fio", 33, 33, 6, 1000, 5000);
+	uint32_t late = pool_thread(&g, "fio", 34, 34, 5, 6000, 7000);
+	uint32_t s0 = pool_thread(&g, "sleep", 40, 40, 5, 100, 200);
+	uint32_t s1 = pool_thread(&g, "sleep", 41, 41, 5, 300, 400);
+	uint32_t k0 = pool_thread(&g, "kworker/0:1", 50, 50, 2, 0, 10000);
+	uint32_t k1 = pool_thread(&g, "kworker/0:2", 51, 51, 2, 0, 10000);
+	uint32_t u0 = pool_thread(&g, "anon", 60, -1, 0, 0, 10000);
+	uint32_t u1 = pool_thread(&g, "anon", 61, -1, 0, 0, 10000);
+	gb_edge(&g, w0, w1, 100);
+	gb_edge(&g, w1, w2, 50);
+	gb_edge(&g, main1, w0, 7);
+	gb_edge(&g, f0, f1, 40);
+	gb_edge(&g, other, f2, 9);
+	gb_sort(&g);
+
+	REQUIRE_INT(wperf_graph_merge(&g, &o, &map), 0);
+	check_sorted(&g);
+	/* 16 vertices, two pools of 3: 12 left. */
+	CHECK_INT(g.n_vertices, 12);
+	uint32_t wp = map[w0], fp = map[f0];
+	CHECK_INT(map[w1], wp);
+	CHECK_INT(map[w2], wp);
+	CHECK_INT(map[f1], fp);
+	CHECK_INT(map[f2], fp);
+	CHECK_STR(g.vertices[wp].name, "worker-* \xc3\x97" "3");
+	CHECK_STR(g.vertices[fp].name, "fio \xc3\x97" "3");
+	CHECK_STR(g.vertices[wp].merged_by, "pool");
+	CHECK_STR(g.vertices[fp].merged_by, "pool");
+	CHECK_INT(g.vertices[wp].kind, WPERF_V_VIRTUAL);
+	CHECK_INT(g.vertices[wp].pid, 1);          /* threads of one process */
+	CHECK_INT(g.vertices[fp].pid, -1);         /* several processes */
+	CHECK_INT(g.vertices[wp].n_members, 3);
+	CHECK_INT(g.vertices[wp].members[0], 10);
+	CHECK_INT(g.vertices[wp].members[2], 12);
+	CHECK_INT(g.vertices[fp].members[0], 30);
+	CHECK_INT(g.vertices[fp].members[2], 32);
+	CHECK_INT(g.vertices[fp].first_ts, 1000);
+	CHECK_INT(g.vertices[fp].last_ts, 6000);
+	CHECK_INT(g.vertices[fp].running_ns, 30);
+	/* Left alone, each its own vertex. */
+	uint32_t alone[] = { main1, lone, other, late, s0, s1, k0, k1, u0, u1 };
+	for (size_t i = 0; i < sizeof alone / sizeof alone[0]; i++) {
+		CHECK_INT(g.vertices[map[alone[i]]].kind, WPERF_V_THREAD);
+		for (size_t j = 0; j < i; j++)
+			CHECK(map[alone[i]] != map[alone[j]]);
+	}
+	CHECK_INT(g.vertices[map[main1]].tid, 1);
+	/* Waits between members are the pool's self-loop; others kept. */
+	const struct wperf_edge *loop = edge(&g, wp, wp);
+	REQUIRE_INT(loop != NULL, 1);
+	CHECK_INT(loop->weight_ns, 150);
+	CHECK_INT(loop->count, 2);
+	CHECK_INT(edge(&g, fp, fp)->weight_ns, 40);
+	CHECK_INT(edge(&g, map[main1], wp)->weight_ns, 7);
+	CHECK_INT(edge(&g, map[other], fp)->weight_ns, 9);
+	free(map);
+	gb_free(&g);
+}
+
+/* The header names a pool that a finding names, and how to see it apart. */
+static void test_pool_said_in_report(void)
+{
+	struct wperf_graph g;
+	struct wperf_merge_options o = { .key = WPERF_MERGE_POOL };
+	struct wperf_knots k = { 0 };
+	struct wperf_knot_options ko = { 0 };
+	struct wperf_report r = { .graph = &g, .knots = &k, .threshold_spec = "20%",
+				  .min_weight_spec = "0" };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	gb_init(&g, 0, 10000);
+	uint32_t f0 = pool_thread(&g, "fio", 30, 30, 5, 0, 10000);
+	uint32_t f1 = pool_thread(&g, "fio", 31, 31, 5, 0, 10000);
+	uint32_t d = gb_vertex(&g, WPERF_V_DISK, "disk:vda");
+	gb_edge(&g, f0, d, 4000);
+	gb_edge(&g, f1, d, 4000);
+	gb_edge(&g, d, f0, 1000);
+	gb_sort(&g);
+	REQUIRE_INT(wperf_graph_merge(&g, &o, NULL), 0);
+	REQUIRE_INT(wperf_knots_find(&g, &ko, &k), 0);
+	REQUIRE_INT(k.n, 1);
+	f = open_memstream(&buf, &len);
+	REQUIRE_INT(f != NULL, 1);
+	CHECK_INT(wperf_report_write_text(&r, f), 0);
+	fclose(f);
+	CHECK(buf && strstr(buf, "Pools      fio \xc3\x97" "2 = processes 30, 31 forked by one "
+			    "thread. Alike threads") != NULL);
+	CHECK(buf && strstr(buf, "merge=\"none\" shows") != NULL);
+	CHECK(buf && strstr(buf, "the threads belong to 2 processes") != NULL);
+	CHECK(buf && strstr(buf, "Knot 1: fio \xc3\x97" "2, disk:vda\n") != NULL);
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	REQUIRE_INT(f != NULL, 1);
+	CHECK_INT(wperf_report_write_json(&r, f), 0);
+	fclose(f);
+	CHECK(buf && strstr(buf, "\"members\": [30, 31], \"merged_by\": \"pool\"") != NULL);
+	free(buf);
+	wperf_knots_fini(&k);
+	gb_free(&g);
+}
+
 static void test_parse(void)
 {
 	enum wperf_merge_key k = WPERF_MERGE_NONE;
@@ -450,6 +594,8 @@ static void test_parse(void)
 	CHECK_INT(k, WPERF_MERGE_NONE);
 	CHECK_INT(wperf_merge_key_parse("stack", &k), 0);
 	CHECK_INT(k, WPERF_MERGE_STACK);
+	CHECK_INT(wperf_merge_key_parse("pool", &k), 0);
+	CHECK_INT(k, WPERF_MERGE_POOL);
 	CHECK_INT(wperf_merge_key_parse("stacks", &k), -1);
 	CHECK_INT(wperf_merge_key_parse("", &k), -1);
 }
@@ -467,5 +613,7 @@ int main(void)
 	RUN_TEST(test_reports_list_members);
 	RUN_TEST(test_parse);
 	RUN_TEST(test_stack_merge);
+	RUN_TEST(test_pool_merge);
+	RUN_TEST(test_pool_said_in_report);
 	return check_finish();
 }

@@ -84,8 +84,10 @@ class TestLami(unittest.TestCase):
         cls.results = json.loads(p.stdout)
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "r.json")
+            # wperf-lami reports thread by thread (merge="none"): so here.
             p = run(["babeltrace2", f"--plugin-path={PLUGIN_DIR}", TRACE, "-c",
-                     "sink.wperf.knots", f'--params=format="json",path="{path}"'])
+                     "sink.wperf.knots",
+                     f'--params=format="json",path="{path}",merge="none"'])
             assert p.returncode == 0, p.stderr
             with open(path) as f:
                 cls.report = json.load(f)
