@@ -253,7 +253,8 @@ static bool is_thread_like(const struct wperf_vertex *v)
 
 bool wperf_edge_may_be_timer(const struct wperf_graph *g, const struct wperf_edge *e)
 {
-	if (g->quality.has_timer_events || e->from >= g->n_vertices ||
+	if (g->quality.has_timer_events || g->quality.has_irq_context ||
+	    e->from >= g->n_vertices ||
 	    e->to >= g->n_vertices || !is_thread_like(&g->vertices[e->from]) ||
 	    !is_thread_like(&g->vertices[e->to]))
 		return false;
@@ -617,6 +618,8 @@ void wperf_analysis_feed(struct wperf_analysis *a, const struct wperf_event *in)
 		ev = &moved;
 	}
 	a->last_event_ts = ev->ts;
+	if (ev->context_flags != WPERF_CTX_UNKNOWN)
+		a->quality.has_irq_context = true;
 	event_time(a, ev->ts);
 	a->counts[ev->type]++;
 	a->quality.events++;

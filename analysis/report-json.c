@@ -708,6 +708,7 @@ static void write_quality(const struct wperf_quality *q, FILE *out)
 	write_counter(out, "false_wakeups_unmerged", q->false_wakeups_unmerged);
 	fprintf(out, ",\n    \"has_waking\": %s", q->has_waking ? "true" : "false");
 	fprintf(out, ",\n    \"has_timer_events\": %s", q->has_timer_events ? "true" : "false");
+	fprintf(out, ",\n    \"has_irq_context\": %s", q->has_irq_context ? "true" : "false");
 	fprintf(out, ",\n    \"has_idle_state\": %s\n  }\n", q->has_idle_state ? "true" : "false");
 }
 

@@ -1293,7 +1293,7 @@ static void write_untraced_timers(FILE *out, const struct wperf_graph *g)
 	size_t marked = 0;
 	char line[256];
 
-	if (g->quality.has_timer_events)
+	if (g->quality.has_timer_events || g->quality.has_irq_context)
 		return;
 	for (size_t i = 0; i < g->n_edges; i++)
 		marked += wperf_edge_may_be_timer(g, &g->edges[i]);

@@ -196,6 +196,9 @@ struct wperf_quality {
 	bool has_waking;                 /* sched_waking seen (else sched_wakeup used) */
 	bool has_timer_events;           /* hrtimer/timer expiries recorded: a timer
 	                                    that fires while a thread runs is `timer` */
+	bool has_irq_context;            /* events say their interrupt context (perf's
+	                                    common_flags): a wakeup in an interrupt the
+	                                    trace lacks is `untraced-interrupt` */
 	bool has_idle_state;             /* a thread switched out in the kernel's idle
 	                                    state (TASK_IDLE, 'I'): its waits for work are
 	                                    known by state, not guessed by name */
@@ -245,7 +248,8 @@ const struct wperf_edge *wperf_graph_find_edge(const struct wperf_graph *g, uint
  * (quality.has_timer_events false: no hrtimer_expire / timer_expire), a
  * timer that fires while a thread runs wakes its sleeper from that
  * thread's context, which rule 4 makes the waker ("iscsid waits for dd
- * 1.00 s"). Yes for an edge from a thread (or merged vertex) to another
+ * 1.00 s"), unless events carry their interrupt context
+ * (quality.has_irq_context: perf's common_flags). Yes for an edge from a thread (or merged vertex) to another
  * when the waiter also waited on `untraced-interrupt` (it is woken by an
  * interrupt the trace does not show, on idle CPUs: on a busy one the same
  * wakeup names the thread it hit). wperf-analysis(7), "Untraced timers".

@@ -1015,6 +1015,58 @@ static void test_inherited_waiting(void)
 	wperf_graph_fini(&g);
 }
 
+/*
+ * Untraced timers (wperf-analysis(7)): no timer expiry events. A (1) is
+ * woken at 20 ms on idle cpu 1 by an interrupt the trace does not show,
+ * then at 40 ms on cpu 0 from X's (9) context: A -> X may be a timer
+ * charged to X. With perf's context flags on every event, the first is
+ * marked hard-irq and the second thread context: the trace tells timers
+ * from threads, and nothing is marked.
+ */
+static void timer_case(bool flags)
+{
+	struct wperf_analysis *a = wperf_analysis_create();
+	struct wperf_graph g;
+	struct wperf_event ev;
+	const struct wperf_edge *ax;
+
+	sw(a, 0, 0, 0, 0, 9);
+	sw(a, 0, 1, 0, 0, 1);
+	sw(a, 10 * MS, 1, 1, 1, 0);
+	ev = base(WPERF_EV_WAKEUP, 20 * MS, 1);
+	ev.u.wake.tid = 1;
+	ev.u.wake.waking = true;
+	ev.context_flags = flags ? WPERF_CTX_HARDIRQ : WPERF_CTX_UNKNOWN;
+	wperf_analysis_feed(a, &ev);
+	sw(a, 20 * MS, 1, 0, 0, 1);
+	sw(a, 30 * MS, 1, 1, 1, 0);
+	ev = base(WPERF_EV_WAKEUP, 40 * MS, 0);
+	ev.u.wake.tid = 1;
+	ev.u.wake.waking = true;
+	ev.context_flags = flags ? 0 : WPERF_CTX_UNKNOWN;
+	wperf_analysis_feed(a, &ev);
+	sw(a, 40 * MS, 1, 0, 0, 1);
+	sw(a, 50 * MS, 0, 9, 0, 0);
+	if (finish(a, &g)) {
+		failures++;
+		return;
+	}
+	ax = edge(&g, vertex_of_tid(&g, 1), vertex_of_tid(&g, 9));
+	CHECK_EQ("A -> X exists", ax != NULL, 1);
+	CHECK_EQ("has_timer_events", g.quality.has_timer_events, 0);
+	CHECK_EQ("has_irq_context", g.quality.has_irq_context, flags);
+	if (ax)
+		CHECK_EQ(flags ? "A -> X not marked (flags)" : "A -> X may be a timer",
+			 wperf_edge_may_be_timer(&g, ax), !flags);
+	wperf_graph_fini(&g);
+}
+
+static void test_untraced_timers(void)
+{
+	timer_case(false);
+	timer_case(true);
+}
+
 int main(void)
 {
 	test_nested();
@@ -1036,6 +1088,7 @@ int main(void)
 	test_wait_stacks();
 	test_idle_waits();
 	test_inherited_waiting();
+	test_untraced_timers();
 	printf("%d passed, %d failed\n", checks - failures, failures);
 	return failures ? 1 : 0;
 }
