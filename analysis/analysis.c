@@ -12,6 +12,7 @@
 #include "wperf/analysis.h"
 #include "array.h"
 #include "cascade.h"
+#include "cpus.h"
 #include "disk.h"
 #include "edges.h"
 #include "falsewake.h"
@@ -42,6 +43,7 @@ struct wperf_analysis {
 	struct falsewake falsewake;
 	struct stack_table stacks;
 	struct wperf_quality quality;
+	struct cpu_census cpus;
 	struct wperf_progress_point *progress;
 	size_t n_progress, cap_progress;
 	size_t cap_gaps;
@@ -124,6 +126,7 @@ void wperf_graph_fini(struct wperf_graph *g)
 	free(g->vertices);
 	free(g->edges);
 	free(g->quality.gaps);
+	free(g->quality.missing_cpus);
 	for (size_t i = 0; i < g->n_progress; i++)
 		free(g->progress[i].name);
 	free(g->progress);
@@ -486,6 +489,7 @@ struct wperf_analysis *wperf_analysis_create(void)
 	vt_init(&a->vt);
 	edges_init(&a->edges);
 	cascade_init(&a->cascade);
+	cpus_init(&a->cpus);
 	disk_init(&a->disks);
 	nic_init(&a->nics);
 	sched_init(&a->sched, &a->vt, &a->disks, &a->quality, on_sched_segment, a);
@@ -508,10 +512,12 @@ void wperf_analysis_destroy(struct wperf_analysis *a)
 	disk_fini(&a->disks);
 	nic_fini(&a->nics);
 	cascade_fini(&a->cascade);
+	cpus_fini(&a->cpus);
 	edges_fini(&a->edges);
 	stacks_fini(&a->stacks);
 	vt_fini(&a->vt);
 	free(a->quality.gaps);
+	free(a->quality.missing_cpus);
 	free(a);
 }
 
@@ -621,6 +627,10 @@ void wperf_analysis_feed(struct wperf_analysis *a, const struct wperf_event *in)
 	if (ev->context_flags != WPERF_CTX_UNKNOWN)
 		a->quality.has_irq_context = true;
 	event_time(a, ev->ts);
+	cpus_event(&a->cpus, ev->cpu);
+	if ((ev->type == WPERF_EV_WAKEUP || ev->type == WPERF_EV_WAKEUP_NEW) &&
+	    ev->u.wake.has_target_cpu)
+		cpus_wakeup_target(&a->cpus, ev->u.wake.target_cpu, ev->u.wake.tid);
 	a->counts[ev->type]++;
 	a->quality.events++;
 	switch (ev->type) {
@@ -789,6 +799,8 @@ int wperf_analysis_finish(struct wperf_analysis *a, struct wperf_graph *out)
 	a->quality.cascades_truncated = a->cascade.stats.truncated_waits;
 	a->quality.has_timer_events = a->counts[WPERF_EV_TIMER_ENTRY] > 0;
 	a->quality.gap_ns = wperf_gap_coverage(&a->quality, a->begin, a->end);
+	if (cpus_finish(&a->cpus, &a->vt, &a->quality) < 0)
+		a->vt.oom = true;
 	if (a->vt.oom || a->edges.oom || a->cascade.oom || a->disks.oom || a->sched.oom ||
 	    a->falsewake.oom || a->sched.locks.oom || a->nics.oom || a->quality.gap_ns < 0 ||
 	    a->stacks.oom)
@@ -812,6 +824,8 @@ int wperf_analysis_finish(struct wperf_analysis *a, struct wperf_graph *out)
 	out->quality = a->quality;
 	a->quality.gaps = NULL;
 	a->quality.n_gaps = 0;
+	a->quality.missing_cpus = NULL;
+	a->quality.n_missing_cpus = 0;
 	return 0;
 }
 

@@ -500,6 +500,7 @@ static void accumulate(struct wperf_vertex *nv, const struct wperf_vertex *v)
 		nv->waiting_ns[k] += v->waiting_ns[k];
 	nv->waits += v->waits;
 	nv->unknown_initial_state |= v->unknown_initial_state;
+	nv->woken_to_missing_cpu |= v->woken_to_missing_cpu;
 	nv->state_mismatches += v->state_mismatches;
 	nv->waits_without_wakeup += v->waits_without_wakeup;
 	if (nv->pid != v->pid)

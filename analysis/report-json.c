@@ -609,6 +609,8 @@ static void write_thread(FILE *out, const struct wperf_vertex *v, size_t id)
 	fputs(v->unknown_initial_state ? "true" : "false", out);
 	json_key(out, "state_mismatches", 0);
 	json_u64(out, v->state_mismatches);
+	json_key(out, "woken_to_missing_cpu", 0);
+	fputs(v->woken_to_missing_cpu ? "true" : "false", out);
 	json_key(out, "waits_without_wakeup", 0);
 	json_u64(out, v->waits_without_wakeup);
 	fputc('}', out);
@@ -693,6 +695,11 @@ static void write_quality(const struct wperf_quality *q, FILE *out)
 	fputc(']', out);
 	fputs(",\n    \"gap_ns\": ", out);
 	json_i64(out, q->gap_ns);
+	fputs(",\n    \"missing_cpus\": [", out);
+	for (size_t i = 0; i < q->n_missing_cpus; i++)
+		fprintf(out, "%s{\"cpu\": %d, \"wakeups\": %llu}", i ? ", " : "",
+			q->missing_cpus[i].cpu, (unsigned long long)q->missing_cpus[i].wakeups);
+	fputc(']', out);
 	write_counter(out, "waits_cut_by_gaps", q->waits_cut_by_gaps);
 	write_counter(out, "events_out_of_order", q->events_out_of_order);
 	write_counter(out, "unmatched_wakeups", q->unmatched_wakeups);

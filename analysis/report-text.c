@@ -494,6 +494,31 @@ static void write_knot_gaps(FILE *out, const struct wperf_graph *g,
 		(unsigned long long)n, n == 1 ? "" : "s");
 }
 
+/* Members woken to run on a CPU whose events the trace lacks (cpus.h):
+ * what they did there, and who woke or waited for them there, is unseen. */
+static void write_knot_missing_cpus(FILE *out, const struct wperf_graph *g,
+				    const struct wperf_knot *k)
+{
+	char name[LABEL_LEN];
+	size_t n = 0;
+
+	if (g->quality.n_missing_cpus == 0)
+		return;
+	for (size_t i = 0; i < k->n_members; i++)
+		n += g->vertices[k->members[i]].woken_to_missing_cpu;
+	if (n == 0)
+		return;
+	fputs("  MISSING CPU: woken to run on a CPU whose events the trace lacks:", out);
+	for (size_t i = 0, shown = 0; i < k->n_members && shown < 3; i++) {
+		if (!g->vertices[k->members[i]].woken_to_missing_cpu)
+			continue;
+		label(name, g, k->members[i]);
+		fprintf(out, "%s %s", shown++ ? "," : "", name);
+	}
+	fprintf(out, "%s;\n  their time there is not in the graph (see Data quality).\n",
+		n > 3 ? " and more" : "");
+}
+
 static void write_refinement(FILE *out, const struct wperf_graph *g,
 			     const struct wperf_knot *k)
 {
@@ -633,6 +658,7 @@ static void write_knot(FILE *out, const struct wperf_report *r,
 	}
 	write_refinement(out, g, k);
 	write_knot_gaps(out, g, k);
+	write_knot_missing_cpus(out, g, k);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1325,6 +1351,11 @@ static void write_quality(FILE *out, const struct wperf_report *r)
 			fprintf(out, "      ... %zu more gaps\n", q->n_gaps - MAX_LISTED_GAPS);
 		write_gap_coverage(out, g);
 	}
+	for (size_t i = 0; i < q->n_missing_cpus; i++)
+		fprintf(out, "  %-32s %10d  (the target of %llu wakeups, but no event was recorded "
+			"on it:\n  %-32s %10s  its stream file is missing or empty)\n",
+			i == 0 ? "CPU without events" : "", q->missing_cpus[i].cpu,
+			(unsigned long long)q->missing_cpus[i].wakeups, "", "");
 	if (q->events_out_of_order)
 		write_quality_counter(out, "events out of order", q->events_out_of_order,
 				      "(clocks disagree: states are guesses)");

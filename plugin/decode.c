@@ -151,10 +151,12 @@ static const struct type_spec type_specs[] = {
 		{ "next_comm", "next_comm", WANT_STR, OPT } } },
 	{ WPERF_EV_WAKEUP, { "sched_waking", "sched_wakeup" }, {
 		{ "tid", "pid", WANT_INT, REQ },
-		{ "comm", "comm", WANT_STR, OPT } } },
+		{ "comm", "comm", WANT_STR, OPT },
+		{ "target_cpu", "target_cpu", WANT_INT, OPT } } },
 	{ WPERF_EV_WAKEUP_NEW, { "sched_wakeup_new" }, {
 		{ "tid", "pid", WANT_INT, REQ },
-		{ "comm", "comm", WANT_STR, OPT } } },
+		{ "comm", "comm", WANT_STR, OPT },
+		{ "target_cpu", "target_cpu", WANT_INT, OPT } } },
 	{ WPERF_EV_FORK, { "sched_process_fork" }, {
 		{ "parent_tid", "parent_pid", WANT_INT, REQ },
 		{ "parent_pid", NULL, WANT_INT, OPT },
@@ -828,6 +830,9 @@ static void fill_event(struct wperf_decoder *d, const struct event_plan *p,
 		if (ev->type == WPERF_EV_WAKEUP_NEW)
 			ev->u.wake.comm = read_str(s, &f[1]);
 		ev->u.wake.waking = p->waking;
+		/* Where it will run: a CPU the trace must then show (cpus.h). */
+		ev->u.wake.has_target_cpu = f[2].scope != SCOPE_NONE;
+		ev->u.wake.target_cpu = (int)read_int(s, &f[2], -1);
 		break;
 	case WPERF_EV_FORK:
 		ev->u.fork.parent_tid = read_int(s, &f[0], -1);

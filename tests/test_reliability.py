@@ -304,6 +304,34 @@ class CorruptCTF(Base):
         self.assertCleanFailure(cmd, p, 'channel0_3')
         self.assertEqual(os.listdir(d), [])
 
+    def test_missing_cpu_is_said(self):
+        """A CPU's stream file deleted, or emptied: nothing in the trace says
+        so, but the wakeups recorded on CPU 0 still name CPU 1 as where
+        their threads would run (target_cpu): the report says CPU 1 is
+        missing, with the 48 wakeups that named it; the whole trace has
+        none missing."""
+        whole = copy_ctf(os.path.join(real_trace('ref-basic-kernel-analysis'), 'kernel'),
+                         os.path.join(self.tmp, 'cpus-whole'))
+        cmd, p = self.cli(whole, '-c', 'sink.wperf.knots', '--params=format="json"')
+        self.assertEqual(p.returncode, 0, p.stderr[-3000:])
+        self.assertEqual(json.loads(p.stdout)['quality']['missing_cpus'], [])
+        for how in ('deleted', 'emptied'):
+            t = copy_ctf(whole, os.path.join(self.tmp, 'cpus-' + how))
+            victim = os.path.join(t, 'chan1_1')
+            if how == 'deleted':
+                os.unlink(victim)
+                os.unlink(os.path.join(t, 'index', 'chan1_1.idx'))
+            else:
+                os.truncate(victim, 0)
+                os.truncate(os.path.join(t, 'index', 'chan1_1.idx'), 0)
+            cmd, p = self.cli(t, '-c', 'sink.wperf.knots', '--params=format="json"')
+            self.assertEqual(p.returncode, 0, p.stderr[-3000:])
+            js = json.loads(p.stdout)
+            self.assertEqual(js['quality']['missing_cpus'], [{'cpu': 1, 'wakeups': 48}], how)
+            self.assertTrue(any(t['woken_to_missing_cpu'] for t in js['threads']), how)
+            cmd, p = self.cli(t, '-c', 'sink.wperf.knots')
+            self.assertRegex(p.stdout, r'CPU without events +1  \(the target of 48 wakeups')
+
     def corrupt_real(self, name):
         """tc-many-threads with random bytes inside the first packet of
         channel0_0: the trace opens, reading fails midway."""

@@ -111,6 +111,10 @@ struct wperf_event {
 			 * and decoders leave it NULL rather than read it. */
 			const char *comm;
 			bool waking; /* true: sched_waking; false: sched_wakeup */
+			/* The CPU the woken thread will run on (the
+			 * layout's target_cpu), when has_target_cpu. */
+			int target_cpu;
+			bool has_target_cpu;
 		} wake;              /* WAKEUP and WAKEUP_NEW */
 		struct {
 			int64_t parent_tid, parent_pid, child_tid, child_pid;

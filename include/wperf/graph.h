@@ -97,6 +97,8 @@ struct wperf_vertex {
 	int64_t waiting_ns[WPERF_V_KIND_COUNT]; /* by kind of the waker */
 	uint64_t waits;                         /* number of waiting segments */
 	bool unknown_initial_state;  /* first seen mid-trace without statedump/fork */
+	bool woken_to_missing_cpu;   /* woken to run on a CPU whose events are missing
+	                                (wperf_quality.missing_cpus) */
 	/* Threads: this thread's share of the quality counters of the same
 	 * names (events the trace lost around it), so a report can say whether
 	 * they touch the threads its findings are about. */
@@ -172,6 +174,14 @@ struct wperf_gap {                   /* a hole in what the trace saw */
 	bool packets;                /* discarded packets rather than events */
 };
 
+/* A CPU the trace should show and does not (analysis/cpus.h): wakeups
+ * named it as where their thread would run, but no event was recorded on
+ * it (its stream file deleted or empty). */
+struct wperf_missing_cpu {
+	int cpu;
+	uint64_t wakeups;                /* that targeted it */
+};
+
 struct wperf_quality {
 	uint64_t events;                 /* normalised events analysed */
 	uint64_t discarded_events;
@@ -179,6 +189,8 @@ struct wperf_quality {
 	struct wperf_gap *gaps;
 	size_t n_gaps;
 	int64_t gap_ns;                  /* analysed time inside a gap (on any CPU) */
+	struct wperf_missing_cpu *missing_cpus;
+	size_t n_missing_cpus;
 	uint64_t waits_cut_by_gaps;      /* their part up to the gap's end went to `trace-gap` */
 	uint64_t events_out_of_order;    /* earlier than an event fed before them: taken
 	                                    as happening at that event's time */
