@@ -20,6 +20,7 @@ import json
 import os
 import pwd
 import re
+import select
 import shutil
 import signal
 import stat
@@ -1256,6 +1257,18 @@ def recorded_command(args, recording):
     return pid if re.fullmatch(r"[1-9]\d*", pid) else None
 
 
+def stdout_closed():
+    """Our standard output is a pipe whose reader has gone (POLLERR), as
+    after `wperf report ... | head`: babeltrace2's failed write is no
+    error to report."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(ev & (select.POLLERR | select.POLLHUP) for _, ev in poller.poll(0))
+    except (OSError, ValueError):
+        return False
+
+
 def cmd_report(args, sink_args):
     need_program("babeltrace2", "babeltrace2")
     plugins = plugin_dir(args.plugin_path)
@@ -1308,6 +1321,8 @@ def cmd_report(args, sink_args):
         # After the report (failures stay one line): why it is focused.
         say(f"focus: the recorded command (pid {command_pid}) and what it forked; "
             "--all reports every thread")
+    if p.returncode != 0 and stdout_closed():
+        return 0    # the reader went away (`wperf report ... | head`): say nothing
     if p.returncode != 0:
         if command_pid and "parameter `pids`: no thread of the trace matches" in p.stderr:
             raise Fail(f"cannot report {trace}: the recorded command (pid {command_pid}, "
@@ -1321,12 +1336,15 @@ def cmd_report(args, sink_args):
 
 # ------------------------------------------------------------ the CLI
 
+# Every format sink.wperf.knots writes (its `format` parameter).
+REPORT_FORMATS = ["text", "json", "dot", "svg", "html", "graphml"]
+
 USAGE = """\
 usage: wperf record [-o DIR] [--stacks] [OPTIONS] [-- COMMAND [ARG...]]
        wperf record --snapshot [-o DIR] [--trigger-on EVENT] [OPTIONS] [-- COMMAND...]
        wperf snapshot DIR
        wperf stop DIR
-       wperf report [--plugin-path DIR] TRACE [--format text|json] [--output FILE]
+       wperf report [--plugin-path DIR] TRACE [--format FORMAT] [--output FILE]
                     [--pids LIST | --comms LIST | --all] [--threshold T] [--min-weight W]
                     [--params STR] [--verbose]
        wperf diff [--format text|json] [--fail-if-knot-grows PCT] [--min-change PCT]
@@ -1419,7 +1437,8 @@ def build_parsers():
     rep.add_argument("trace", metavar="TRACE")
     rep.add_argument("--plugin-path", metavar="DIR",
                      help="directory of babeltrace-plugin-wperf.so")
-    rep.add_argument("--format", choices=["text", "json"], help="report format")
+    rep.add_argument("--format", choices=REPORT_FORMATS,
+                     help="report format (sink.wperf.knots' format): " + ", ".join(REPORT_FORMATS))
     rep.add_argument("--output", metavar="FILE", help="write the report to FILE")
     rep.add_argument("--pids", metavar="LIST", help="focus: pids or tids, comma-separated")
     rep.add_argument("--comms", metavar="LIST", help="focus: thread names, comma-separated")

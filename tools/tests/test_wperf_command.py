@@ -274,6 +274,25 @@ class Errors(unittest.TestCase):
         os.truncate(os.path.join(path, 'chan_0'), 1000)
         self.assertOneLine(wperf('report', path), 'chan_0')
 
+    def test_report_writes_every_format_of_the_sink(self):
+        path = self.synthetic_trace()
+        for fmt, start in (('json', '{'), ('dot', 'digraph'), ('svg', '<'), ('html', '<!'),
+                           ('graphml', '<?xml'), ('text', 'wPerf report')):
+            out = os.path.join(self.tmp, 'report.' + fmt)
+            p = wperf('report', path, '--format', fmt, '--output', out)
+            self.assertEqual(p.returncode, 0, fmt + ': ' + p.stderr)
+            with open(out) as f:
+                self.assertTrue(f.read().lstrip().startswith(start), fmt)
+
+    def test_report_into_a_closed_pipe_says_nothing(self):
+        # `wperf report ... | head`: the reader goes away; no error.
+        path = self.synthetic_trace()
+        p = subprocess.run(
+            ['/bin/bash', '-c', '"$0" report --format json "$1" | head -c 10 >/dev/null; '
+             'echo "status ${PIPESTATUS[0]}" >&2', WPERF, path],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
+        self.assertEqual(p.stderr.strip(), 'status 0')
+
     def test_report_of_metadata_cut_inside_a_packet(self):
         # babeltrace2 2.0 spins forever on it (sink.utils.dummy too): wperf
         # report checks the metadata packets first and names the file.
