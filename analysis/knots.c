@@ -23,8 +23,8 @@
  * not only the terminal ones, is weighed (internal and leaving weight, one
  * pass over its edges); under the dominant rule a component that little
  * leaves is a knot too, and one that is heavy but fails the rule is kept
- * as a group for the report. The parts refinement leaves are judged by
- * the same rule within the piece they come from.
+ * as a group for the report. Refinement then narrows a knot as the paper
+ * does: of the parts a cut leaves, the terminal ones.
  *
  * Background knots are found after refinement, one round at a time: each
  * round analyses the graph without the vertices found background so far,
@@ -731,17 +731,22 @@ static int emit_sink(struct search *s, uint32_t v, int64_t incoming_ns)
 /* Refinement                                                          */
 /* ------------------------------------------------------------------ */
 
-/* A new piece for each component of p's remaining subgraph that passes
- * the knot rule within p (inside, leaving: its weights, edges to the
- * rest of p counting as leaving); each inherits the edges removed so far.
- * p itself is released. */
-static int split_piece(struct search *s, struct piece *p, const struct scc *c,
-		       const int64_t *inside, const int64_t *leaving)
+/*
+ * A new piece for each terminal component of p's remaining subgraph; each
+ * inherits the edges removed so far. p itself is released. Only terminal
+ * parts, whatever the knot rule: what is left between the parts after
+ * the cuts are edges heavier than every edge cut, which refinement has
+ * judged to hold the knot together, so a part that still waits on
+ * another through them is upstream of it, not a knot of its own (the
+ * knot rule decides which components are knots; refinement then narrows
+ * a knot as the paper does).
+ */
+static int split_piece(struct search *s, struct piece *p, const struct scc *c)
 {
 	int rc = 0;
 
 	for (size_t ci = 0; ci < c->n_comp && rc == 0; ci++) {
-		if (!knot_rule(s->leave_ppm, inside[ci], leaving[ci]))
+		if (!c->terminal[ci])
 			continue;   /* it waits on another part: not inescapable */
 		size_t n = c->start[ci + 1] - c->start[ci];
 		struct piece child = { .n = n, .origin = p->origin,
@@ -897,21 +902,13 @@ static int split_after_cut(struct search *s, struct piece *p, const size_t *cut,
 			   size_t k)
 {
 	struct scc c;
-	int64_t *inside = NULL, *leaving = NULL;
 
 	if (record_removals(&s->kg, p, cut, k) ||
 	    scc_compute(&s->kg, p->verts, p->n, &c)) {
 		piece_fini(p);
 		return -1;
 	}
-	if (component_weights(&s->kg, &c, p->verts, p->n, &inside, &leaving)) {
-		scc_fini(&c);
-		piece_fini(p);
-		return -1;
-	}
-	int rc = split_piece(s, p, &c, inside, leaving);
-	free(inside);
-	free(leaving);
+	int rc = split_piece(s, p, &c);
 	scc_fini(&c);
 	return rc;
 }
@@ -920,8 +917,8 @@ static int split_after_cut(struct search *s, struct piece *p, const size_t *cut,
  * Refine a strongly connected piece (METHOD.md §7): cut its lightest edges
  * (a tie at a time) again and again until it is a single vertex or a
  * simple cycle, its lightest edge reaches the threshold, or it is no
- * longer strongly connected (then its parts that pass the knot rule go
- * back on the work list). The cut order is fixed by the weights, so
+ * longer strongly connected (then its terminal parts go back on the work
+ * list). The cut order is fixed by the weights, so
  * instead of cutting one tie at a time this finds directly how far the
  * cutting goes. Takes ownership of p.
  */

@@ -625,8 +625,8 @@ static void write_knot_leaving(FILE *out, const struct wperf_report *r,
 	wperf_fmt_duration(w, sizeof w, k->leaving_ns, 0);
 	wperf_fmt_ppm_percent(pct, sizeof pct, wperf_fmt_ppm(k->leaving_ns, k->weight_ns));
 	wperf_fmt_ppm_percent(ratio, sizeof ratio, (uint64_t)r->leave_ppm);
-	fprintf(out, "  Leaves the knot: %s = %s of its weight (at most %s, knot-rule=dominant):\n",
-		w, pct, ratio);
+	fprintf(out, "  Leaves the knot: %s = %s of its weight (knot-rule=dominant admits %s of its\n"
+		"  component's):\n", w, pct, ratio);
 	write_leaving_edges(out, r->graph, k->leaving, k->n_leaving);
 }
 

@@ -35,7 +35,7 @@
 #define COMP_NAME "sink.wperf.knots"
 #define DEFAULT_THRESHOLD "20%"
 #define DEFAULT_MIN_WEIGHT "1%"
-#define DEFAULT_LEAVE_RATIO "10%"      /* WPERF_KNOT_LEAVE_DEFAULT_PPM */
+#define DEFAULT_LEAVE_RATIO "20%"      /* WPERF_KNOT_LEAVE_DEFAULT_PPM */
 #define DEFAULT_TIE_TOLERANCE "1%"     /* WPERF_KNOT_TIE_DEFAULT_PPM */
 
 const char wperf_knots_description[] =
@@ -79,7 +79,7 @@ const char wperf_knots_help[] =
 	"                       or strict (the paper's: no edge leaves it).\n"
 	"                       Default: dominant.\n"
 	"  leave-ratio=P        With knot-rule=dominant: the largest share of a\n"
-	"                       group's internal weight that may leave it (\"10%\").\n"
+	"                       group's internal weight that may leave it (\"20%\").\n"
 	"                       Default: " DEFAULT_LEAVE_RATIO ".\n"
 	"  tie-tolerance=P      Refinement cuts edges whose weights are within P of\n"
 	"                       the lightest of them together (\"0%\": only exactly\n"

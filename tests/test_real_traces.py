@@ -15,7 +15,10 @@ never copied into the project):
      time of its out-edges == its waiting time over all waker kinds; no edge
      leaves a knot (edges to timer/unknown, edges of weight 0 or below the
      report's min_weight noise floor, edges out of the focused graph when
-     the report has a focus, and the edges refinement removed excepted); ids and members consistent;
+     the report has a focus, the edges refinement removed and the leaving
+     edges the dominant knot rule admits, listed with the knot, excepted;
+     those weigh at most the rule's ratio of an unrefined knot's weight);
+     ids and members consistent;
   4. filter.wperf.waits + a Python sink: each thread vertex's segments tile
      [first_ns, last_ns] of that vertex in the report, durations >= 0.
 
@@ -295,11 +298,15 @@ class Checks:
                 continue
             removed = {(r['from'], r['to']) for r in k.get('removed', [])}
             # The dominant knot rule (wperf-analysis(7)): a knot may have
-            # leaving edges, listed, weighing at most leave_ratio of its
-            # internal edges.
+            # leaving edges, listed, weighing at most leave_ratio of the
+            # internal edges of its component (its own when refinement cut
+            # nothing: a refined knot's share is against the component).
             leaving = {(x['from'], x['to']) for x in k.get('leaving', [])}
             rule = js.get('knot_rule') or {}
-            if leaving and k['kind'] == 'knot':
+            if sum(x['weight_ns'] for x in k.get('leaving', [])) != k.get('leaving_ns', 0):
+                problems.append('%s {%s}: leaving_ns is not the sum of its leaving edges'
+                                % (k['kind'], k['members']))
+            if leaving and k['kind'] == 'knot' and not k['removed']:
                 internal = sum(x['weight_ns'] for x in k.get('edges', []))
                 if k['leaving_ns'] > rule.get('leave_ratio', 0) * internal * (1 + 1e-9):
                     problems.append('knot {%s}: %d ns leave it, more than leave_ratio of %d'

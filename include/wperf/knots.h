@@ -13,8 +13,8 @@
  * their internal weight (the strict rule is the dominant one with 0). A
  * strongly connected group at least as heavy as the threshold that fails
  * the rule is kept apart (struct wperf_group), so the report can say why
- * it is not a knot. Refinement applies the same rule to the parts of the
- * knot it cuts, within that knot.
+ * it is not a knot. Refinement narrows a knot as the paper does: of the
+ * parts a cut leaves, the terminal ones go on.
  *
  * Ties: edges whose weights are within `tie_ppm` of the lightest of them
  * are cut together, all or none, so that alike threads (a pool's workers
@@ -105,7 +105,7 @@ struct wperf_group {
 
 /* The dominant rule's default ratio and the default tie tolerance, in
  * parts per million (doc/wperf-analysis.7.md says why these values). */
-#define WPERF_KNOT_LEAVE_DEFAULT_PPM 100000    /* 10% */
+#define WPERF_KNOT_LEAVE_DEFAULT_PPM 200000    /* 20% */
 #define WPERF_KNOT_TIE_DEFAULT_PPM 10000       /* 1% */
 #define WPERF_PPM_MAX 1000000                  /* both are at most 100% */
 

@@ -687,8 +687,8 @@ static void build_leaky_group(struct wperf_graph *g, int64_t leaving,
 	gb_edge(g, *a, *setup, leaving);
 }
 
-/* Leaving weight at most 10% of the internal weight: a knot, with its
- * leaving edge; the setup thread is still a sink of its own. Exactly 10%
+/* Leaving weight at most 20% of the internal weight: a knot, with its
+ * leaving edge; the setup thread is still a sink of its own. Exactly 20%
  * is in (the rule is <=). */
 static void test_dominant_light_leaving_edge(void)
 {
@@ -696,7 +696,7 @@ static void test_dominant_light_leaving_edge(void)
 	struct wperf_knots k;
 	uint32_t a, b, d, setup;
 
-	build_leaky_group(&g, 100, &a, &b, &d, &setup);
+	build_leaky_group(&g, 200, &a, &b, &d, &setup);
 	gb_sort(&g);
 	CHECK_INT(find_rule(&g, NO_THRESHOLD, WPERF_KNOT_LEAVE_DEFAULT_PPM, 0, &k), 0);
 	REQUIRE_INT(k.n, 2);
@@ -708,7 +708,7 @@ static void test_dominant_light_leaving_edge(void)
 	CHECK_STR(kn->stop_reason, "simple cycle");
 	REQUIRE_INT(kn->n_leaving, 1);
 	check_edge(&g, kn->leaving[0], a, setup);
-	CHECK_INT(kn->leaving_ns, 100);
+	CHECK_INT(kn->leaving_ns, 200);
 	CHECK_INT(k.items[1].kind, WPERF_SINK);
 	check_ids(k.items[1].members, 1, (uint32_t[]){ setup }, 1);
 	CHECK_INT(k.n_groups, 0);
@@ -716,7 +716,7 @@ static void test_dominant_light_leaving_edge(void)
 	gb_free(&g);
 }
 
-/* Over 10% leaves: not a knot. Heavy (internal weight >= threshold), it
+/* Over 20% leaves: not a knot. Heavy (internal weight >= threshold), it
  * is kept as a group with its leaving edge, for the report. */
 static void test_dominant_heavy_leaving_edge(void)
 {
@@ -724,7 +724,7 @@ static void test_dominant_heavy_leaving_edge(void)
 	struct wperf_knots k;
 	uint32_t a, b, d, setup;
 
-	build_leaky_group(&g, 101, &a, &b, &d, &setup);
+	build_leaky_group(&g, 201, &a, &b, &d, &setup);
 	gb_sort(&g);
 	CHECK_INT(find_rule(&g, 400, WPERF_KNOT_LEAVE_DEFAULT_PPM, 0, &k), 0);
 	REQUIRE_INT(k.n, 1);
@@ -733,7 +733,7 @@ static void test_dominant_heavy_leaving_edge(void)
 	REQUIRE_INT(k.n_groups, 1);
 	check_ids(k.groups[0].members, k.groups[0].n_members, (uint32_t[]){ a, b, d }, 3);
 	CHECK_INT(k.groups[0].weight_ns, 1000);
-	CHECK_INT(k.groups[0].leaving_ns, 101);
+	CHECK_INT(k.groups[0].leaving_ns, 201);
 	REQUIRE_INT(k.groups[0].n_leaving, 1);
 	check_edge(&g, k.groups[0].leaving[0], a, setup);
 	wperf_knots_fini(&k);
@@ -775,12 +775,14 @@ static void test_strict_rule(void)
 	gb_free(&g);
 }
 
-/* Inside a knot, refinement keeps a part whose remaining edges to the
- * rest of the knot weigh at most the ratio of its own: {A,B} (1000) and
+/* The rule decides which components are knots; inside a knot,
+ * refinement keeps the terminal parts, as the paper does: {A,B} (1000) and
  * {C,D} (1000) joined by A -> C 50 and C -> A 10. Cutting C -> A leaves
- * {C,D} terminal and {A,B} leaving 50 = 5%: both knots under the dominant
- * rule, only {C,D} under the strict one. */
-static void test_dominant_in_refinement(void)
+ * {C,D} terminal and {A,B} waiting on it through an edge refinement did
+ * not cut: {C,D} is the knot under both rules. A component {A,B} that
+ * leaves 50 to {C,D} (C -> A gone) is a knot of its own under the
+ * dominant rule. */
+static void test_dominant_and_refinement(void)
 {
 	struct wperf_graph g;
 	struct wperf_knots k;
@@ -795,23 +797,35 @@ static void test_dominant_in_refinement(void)
 	gb_edge(&g, a, c, 50);
 	gb_edge(&g, c, a, 10);
 	gb_sort(&g);
-	CHECK_INT(find_rule(&g, NO_THRESHOLD, WPERF_KNOT_LEAVE_DEFAULT_PPM, 0, &k), 0);
-	REQUIRE_INT(k.n, 2);
-	for (size_t i = 0; i < 2; i++) {
-		const struct wperf_knot *kn = &k.items[i];
-		bool ab = kn->members[0] == a;
+	for (int strict = 0; strict < 2; strict++) {
+		CHECK_INT(find_rule(&g, NO_THRESHOLD, strict ? 0 : WPERF_KNOT_LEAVE_DEFAULT_PPM, 0,
+				    &k), 0);
+		REQUIRE_INT(k.n, 1);
+		const struct wperf_knot *kn = &k.items[0];
 		CHECK_INT(kn->kind, WPERF_KNOT);
-		check_ids(kn->members, kn->n_members, ab ? (uint32_t[]){ a, b }
-							 : (uint32_t[]){ c, d }, 2);
+		check_ids(kn->members, kn->n_members, (uint32_t[]){ c, d }, 2);
 		check_ids(kn->component, kn->n_component, (uint32_t[]){ a, b, c, d }, 4);
 		REQUIRE_INT(kn->n_removed, 1);
 		check_edge(&g, kn->removed[0].edge, c, a);
-		CHECK_INT(kn->leaving_ns, ab ? 50 : 0);
+		CHECK_INT(kn->leaving_ns, 0);
+		wperf_knots_fini(&k);
 	}
-	wperf_knots_fini(&k);
-	CHECK_INT(find_rule(&g, NO_THRESHOLD, 0, 0, &k), 0);
-	REQUIRE_INT(k.n, 1);
-	check_ids(k.items[0].members, k.items[0].n_members, (uint32_t[]){ c, d }, 2);
+	gb_free(&g);
+
+	gb_init(&g, 0, 1000);
+	a = gb_thread(&g, "a", 1), b = gb_thread(&g, "b", 2);
+	c = gb_thread(&g, "c", 3), d = gb_thread(&g, "d", 4);
+	gb_edge(&g, a, b, 500);
+	gb_edge(&g, b, a, 500);
+	gb_edge(&g, c, d, 500);
+	gb_edge(&g, d, c, 500);
+	gb_edge(&g, a, c, 50);
+	gb_sort(&g);
+	CHECK_INT(find_rule(&g, NO_THRESHOLD, WPERF_KNOT_LEAVE_DEFAULT_PPM, 0, &k), 0);
+	REQUIRE_INT(k.n, 2);
+	CHECK_INT(k.items[0].kind, WPERF_KNOT);
+	CHECK_INT(k.items[1].kind, WPERF_KNOT);
+	CHECK_INT(k.items[0].leaving_ns + k.items[1].leaving_ns, 50);
 	wperf_knots_fini(&k);
 	gb_free(&g);
 }
@@ -976,7 +990,7 @@ int main(void)
 	RUN_TEST(test_dominant_light_leaving_edge);
 	RUN_TEST(test_dominant_heavy_leaving_edge);
 	RUN_TEST(test_strict_rule);
-	RUN_TEST(test_dominant_in_refinement);
+	RUN_TEST(test_dominant_and_refinement);
 	RUN_TEST(test_equal_ties_cut_together);
 	RUN_TEST(test_near_equal_ties);
 	RUN_TEST(test_tie_at_threshold);

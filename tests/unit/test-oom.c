@@ -127,7 +127,7 @@ static void test_knots_out_of_memory(void)
 }
 
 /* The dominant rule, ties and a heavy group that is not a knot: the same
- * graph plus {6,7} (600 inside) that leaves 100 (16.7%) to 8, and a tie
+ * graph plus {6,7} (600 inside) that leaves 150 (25%) to 8, and a tie
  * of two equal edges in the refined knot. Every allocation failure is
  * absorbed or reported, and nothing leaks. */
 static void test_groups_out_of_memory(void)
@@ -144,7 +144,7 @@ static void test_groups_out_of_memory(void)
 		gb_thread(&g, "u", i);
 	gb_edge(&g, 6, 7, 300);
 	gb_edge(&g, 7, 6, 300);
-	gb_edge(&g, 6, 8, 100);
+	gb_edge(&g, 6, 8, 150);
 	gb_edge(&g, 2, 1, 20);          /* ties 1 -> 2 */
 	gb_sort(&g);
 	CHECK_INT(wperf_knots_find(&g, &o, &k), 0);

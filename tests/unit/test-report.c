@@ -197,7 +197,7 @@ static void test_json_basic(void)
 			  "\"weight_ns\": 50000000}], \"leaving_ns\": 0, \"leaving\": [], "
 			  "\"stop_reason\": \"simple cycle\", "
 			  "\"classification\": {\"class\": \"blocking_io\"");
-	check_contains(j, "\"knot_rule\": {\"rule\": \"dominant\", \"leave_ratio\": 0.100000, "
+	check_contains(j, "\"knot_rule\": {\"rule\": \"dominant\", \"leave_ratio\": 0.200000, "
 			  "\"tie_tolerance\": 0.010000}");
 	check_contains(j, "\"groups\": [],\n");
 	check_contains(j, "{\"rank\": 2, \"kind\": \"sink\", \"members\": [5], \"weight_ns\": 200000000, "
@@ -221,13 +221,14 @@ static void test_text_leaving(void)
 	char *t = render("leaky", 0);
 
 	check_terminal_safe(t);
-	check_contains(t, "Knot rule  dominant: a group is a knot when at most 10.0% of its "
+	check_contains(t, "Knot rule  dominant: a group is a knot when at most 20.0% of its "
 			  "weight leaves it;\n           ties within 1.0% cut together\n");
 	check_contains(t, "Found      1 knot, 1 sink\n");
 	check_contains(t, "\nKnot 1: writer (1), flusher (2), disk:vda\n"
 			  "  weight 1.00 s = 100.0% of the analysed time (sum of its 3 edges)\n");
-	check_contains(t, "  Leaves the knot: 100 ms = 10.0% of its weight (at most 10.0%, "
-			  "knot-rule=dominant):\n    writer (1) -> setup (3), 100 ms (1 wait)\n");
+	check_contains(t, "  Leaves the knot: 100 ms = 10.0% of its weight (knot-rule=dominant "
+			  "admits 20.0% of its\n  component's):\n    writer (1) -> setup (3), 100 ms "
+			  "(1 wait)\n");
 	CHECK(t && !strstr(t, "Not knots"));
 	free(t);
 
