@@ -706,7 +706,10 @@ static int emit_refined_sink(struct search *s, struct piece *p, size_t *edges)
 	if (!k->component)
 		return -1;
 	k->n_component = o->n;
-	return 0;
+	/* Nothing of its knot is left that it waits on, but a component the
+	 * dominant rule admitted may have edges out of it. */
+	return find_leaving(&s->kg, k->members, 1, &k->leaving, &k->n_leaving,
+			    &k->leaving_ns);
 }
 
 static int emit_sink(struct search *s, uint32_t v, int64_t incoming_ns)

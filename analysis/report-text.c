@@ -625,8 +625,12 @@ static void write_knot_leaving(FILE *out, const struct wperf_report *r,
 	wperf_fmt_duration(w, sizeof w, k->leaving_ns, 0);
 	wperf_fmt_ppm_percent(pct, sizeof pct, wperf_fmt_ppm(k->leaving_ns, k->weight_ns));
 	wperf_fmt_ppm_percent(ratio, sizeof ratio, (uint64_t)r->leave_ppm);
-	fprintf(out, "  Leaves the knot: %s = %s of its weight (knot-rule=dominant admits %s of its\n"
-		"  component's):\n", w, pct, ratio);
+	if (k->kind == WPERF_SINK)      /* what refinement left of a knot */
+		fprintf(out, "  Waits outside its component: %s (knot-rule=dominant admits %s of the\n"
+			"  component's weight):\n", w, ratio);
+	else
+		fprintf(out, "  Leaves the knot: %s = %s of its weight (knot-rule=dominant admits %s "
+			"of its\n  component's):\n", w, pct, ratio);
 	write_leaving_edges(out, r->graph, k->leaving, k->n_leaving);
 }
 
@@ -773,6 +777,7 @@ static void write_sink(FILE *out, const struct wperf_report *r,
 		fprintf(out, "  waited on for %s = %s of the analysed time by the rest of its knot;\n"
 			"  what it waits for weighs too little to matter, so its limit is its own\n"
 			"  work (on-CPU or device service time).\n", w, s);
+		write_knot_leaving(out, r, k);
 		write_refinement(out, g, k);
 	} else {
 		write_sink_limit(out, g, k, w, s);

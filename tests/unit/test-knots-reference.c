@@ -38,7 +38,7 @@ struct ref_knot {
 	int n_removed;
 	const char *why;
 	int sink, background;
-	int64_t leaving;                /* knots: what leaves it when found */
+	int64_t leaving;                /* what leaves it when found */
 };
 
 struct ref {
@@ -346,8 +346,7 @@ static void compare(const struct wperf_graph *g, const struct ref *r,
 			  : !strcmp(x->why, "threshold") ? 2 : 3]++;
 		CHECK_INT(mask_of(k->component, k->n_component), x->component);
 		CHECK_STR(k->stop_reason, x->why);
-		if (!x->sink)
-			CHECK_INT(k->leaving_ns, x->leaving);
+		CHECK_INT(k->leaving_ns, x->leaving);  /* refined sinks too */
 		leaving_knots += !x->sink && x->leaving > 0;
 		CHECK_INT(k->n_removed, x->n_removed);
 		for (int j = 0; j < x->n_removed && (size_t)j < k->n_removed; j++) {
