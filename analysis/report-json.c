@@ -516,6 +516,34 @@ static void write_knot(const struct wperf_report *r, const struct wperf_knot *k,
 	fputc('}', out);
 }
 
+/* The CPU finding (wperf/cpu.h); null when it was not computed. */
+static void write_cpu(const struct wperf_report *r, FILE *out)
+{
+	const struct wperf_cpu_finding *c = r->cpu;
+
+	fputs("  \"cpu\": ", out);
+	if (!c) {
+		fputs("null,\n", out);
+		return;
+	}
+	fprintf(out, "{\"first\": %s", c->first ? "true" : "false");
+	json_key(out, "threads", 0);
+	json_u64(out, c->n_threads);
+	json_key(out, "runnable_ns", 0);
+	json_i64(out, c->runnable_ns);
+	json_key(out, "waiting_ns", 0);
+	json_i64(out, c->waiting_ns);
+	json_key(out, "span_ns", 0);
+	json_i64(out, c->span_ns);
+	json_key(out, "most_runnable", 0);
+	json_id_array(out, c->runnable, c->n_runnable);
+	json_key(out, "others_running_ns", 0);
+	json_i64(out, c->others_running_ns);
+	json_key(out, "others", 0);
+	json_id_array(out, c->others, c->n_others);
+	fputs("},\n", out);
+}
+
 static void write_knots(const struct wperf_report *r, FILE *out)
 {
 	size_t n = r->knots ? r->knots->n : 0;
@@ -730,6 +758,7 @@ int wperf_report_write_json(const struct wperf_report *r, FILE *out)
 	write_vertices(r->graph, out);
 	write_edges(r->graph, out);
 	write_stacks(r, out);
+	write_cpu(r, out);
 	write_knots(r, out);
 	write_groups(r, out);
 	write_threads(r->graph, out);

@@ -947,6 +947,59 @@ static void write_small_sinks(FILE *out, const struct wperf_report *r, size_t n,
 	fputc('\n', out);
 }
 
+/* "fio ×4 6.90 s, jbd2/vda1-8 (212) 40.1 ms": the listed vertices and a
+ * time of each, into buf. */
+static void list_with_times(char *buf, size_t len, const struct wperf_graph *g,
+			    const uint32_t *ids, size_t n, bool running)
+{
+	char name[LABEL_LEN], d[32];
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && used < len; i++) {
+		const struct wperf_vertex *v = &g->vertices[ids[i]];
+
+		label(name, g, ids[i]);
+		wperf_fmt_duration(d, sizeof d, running ? v->running_ns : v->runnable_ns, 0);
+		used += (size_t)snprintf(buf + used, len - used, "%s%s %s", i ? ", " : "", name, d);
+	}
+}
+
+/*
+ * The CPU finding first (wperf/cpu.h), when the report's threads waited
+ * for a CPU longer than for anything else: whatever the knots and sinks
+ * below say, less waiting cannot help them until they get a CPU.
+ */
+static void write_cpu_first(FILE *out, const struct wperf_report *r)
+{
+	const struct wperf_cpu_finding *c = r->cpu;
+	char text[2048], runnable[32], waiting[32], share[32], span[32], most[512], others[512];
+	char ran[32];
+
+	wperf_fmt_duration(runnable, sizeof runnable, c->runnable_ns, 0);
+	wperf_fmt_duration(waiting, sizeof waiting, c->waiting_ns, 0);
+	wperf_fmt_duration(span, sizeof span, c->span_ns, 0);
+	wperf_fmt_ppm_percent(share, sizeof share, wperf_fmt_ppm(c->runnable_ns, c->span_ns));
+	list_with_times(most, sizeof most, r->graph, c->runnable, c->n_runnable, false);
+	fputs("\nFirst: the CPUs. Too few CPUs, or other load\n", out);
+	snprintf(text, sizeof text, "%zu thread%s %s %s runnable (ready, waiting for a CPU) "
+		 "%s in all, %s of the %s they existed, more than the %s they waited on "
+		 "threads, devices and interrupts: less waiting cannot help them until they "
+		 "get a CPU. Most runnable: %s.", c->n_threads, c->n_threads == 1 ? "" : "s",
+		 r->focus ? "of the focus" : "of the trace", c->n_threads == 1 ? "was" : "were",
+		 runnable, share, span, waiting, most[0] ? most : "none");
+	put_wrapped(out, "  ", text, 2);
+	if (c->n_others > 0) {
+		wperf_fmt_duration(ran, sizeof ran, c->others_running_ns, 0);
+		list_with_times(others, sizeof others, r->graph, c->others, c->n_others, true);
+		snprintf(text, sizeof text, "Meanwhile other threads ran %s on the CPUs: %s%s.",
+			 ran, others, c->n_others < WPERF_CPU_LISTED ? "" : " and others");
+		put_wrapped(out, "  ", text, 2);
+	}
+	put_wrapped(out, "  ", "Give them CPUs or priority, or move the other load away; the "
+		    "knots and sinks below are what they wait on once they run.", 2);
+}
+
 static void write_findings(FILE *out, const struct wperf_report *r)
 {
 	size_t knots = wperf_fmt_count_kind(r->knots, WPERF_KNOT);
@@ -962,7 +1015,11 @@ static void write_findings(FILE *out, const struct wperf_report *r)
 	if (r->knots && r->knots->n_groups)
 		fprintf(out, "; %zu heavy group%s not a knot (below)", r->knots->n_groups,
 			r->knots->n_groups == 1 ? "" : "s");
+	if (r->cpu && r->cpu->first)
+		fputs("; first: the CPUs", out);
 	fputc('\n', out);
+	if (r->cpu && r->cpu->first)
+		write_cpu_first(out, r);
 	if (!r->knots || r->knots->n == 0) {
 		write_nothing_found(out, r);
 		return;

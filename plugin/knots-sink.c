@@ -30,6 +30,7 @@
 #include "wperf/analysis.h"
 #include "wperf/knots.h"
 #include "wperf/merge.h"
+#include "wperf/cpu.h"
 #include "wperf/report.h"
 
 #define COMP_NAME "sink.wperf.knots"
@@ -978,6 +979,7 @@ static int finish(struct knots_sink *s)
 	struct wperf_graph graph;
 	struct wperf_knots knots = { 0 };
 	struct wperf_knot_options opts = { 0 };
+	struct wperf_cpu_finding cpu;
 	struct wperf_report report;
 	bool *focus = NULL, *opaque = NULL;
 	char stacks_note[256];
@@ -1002,7 +1004,8 @@ static int finish(struct knots_sink *s)
 	if (build_opaque(s, &graph, focus, &opaque) < 0)
 		goto out;
 	opts.opaque = opaque;
-	if (wperf_knots_find(&graph, &opts, &knots) < 0) {
+	if (wperf_knots_find(&graph, &opts, &knots) < 0 ||
+	    wperf_cpu_find(&graph, focus, opaque, opts.min_weight_ns, &cpu) < 0) {
 		fail(s, "out of memory while looking for knots");
 		goto out;
 	}
@@ -1019,6 +1022,7 @@ static int finish(struct knots_sink *s)
 		.focus = focus,
 		.opaque = opaque,
 		.stacks_note = stacks_note[0] ? stacks_note : NULL,
+		.cpu = &cpu,
 	};
 	rc = write_report(s, &report);
 out:

@@ -835,6 +835,72 @@ class TestDisk(Base):
                          ('disk', 1 * S, 500_002_000))
 
 
+def starved_writer(hog=True):
+    """The writer of issue 21 (item 6), on 2 CPUs, trace [0, 10 s]: W (501)
+    runs on cpu0 [0, 1 s], writes 4 KiB to 8:0 at 1 s and sleeps (D);
+    H1 (502) takes cpu0 then. The request completes at 3 s + 1 us in irq 25
+    on cpu1, where H2 (503) runs all along, and W is woken at 3 s + 2 us.
+    With hog, H1 keeps cpu0 until W preempts it at 9 s: W is runnable
+    [3 s + 2 us, 9 s]; without, H1 sleeps at 3 s + 3 us and W runs then."""
+    s = Scenario(ncpus=2, end=10 * S)
+    W, H1, H2 = s.thread(501, 'writer'), s.thread(502, 'hog'), s.thread(503, 'spinner')
+    s.run(0, 0, W)
+    s.run(0, 1, H2)
+    s.block_issue(1 * S, 0, W, DISK, 0, 8)
+    s.sleep(1 * S, 0, W, next_tid=H1, state=2)
+    s.irq_entry(3 * S, 1, 25, 'virtio1')
+    s.block_complete(3 * S + 1 * US, 1, DISK, 0, 8)
+    s.wake(3 * S + 2 * US, 1, W, target_cpu=0)
+    s.irq_exit(3 * S + 3 * US, 1, 25)
+    if hog:
+        s.preempt(9 * S, 0, H1, W)
+    else:
+        s.sleep(3 * S + 3 * US, 0, H1, next_tid=W)
+    return s
+
+
+class TestCpuFirst(Base):
+    """Issue 21, item 6: a writer runnable most of its time is reported CPU
+    first, not only as its disk (wperf-analysis(7), The CPUs)."""
+
+    def test_report(self):
+        r = self.knots(starved_writer(), pids='501')
+        W, H1, H2 = r.tid(501), r.tid(502), r.tid(503)
+        # W: running [0, 1] + [9, 10] = 2 s; on the disk [1 s, 3 s + 2 us];
+        # runnable [3 s + 2 us, 9 s].
+        t = r.thread(501)
+        self.assertEqual((t['running_ns'], t['runnable_ns'], t['waiting_ns']['disk']),
+                         (2 * S, 6 * S - 2 * US, 2 * S + 2 * US))
+        cpu = r.js['cpu']
+        self.assertEqual(cpu, {'first': True, 'threads': 1, 'runnable_ns': 6 * S - 2 * US,
+                               'waiting_ns': 2 * S + 2 * US, 'span_ns': 10 * S,
+                               'most_runnable': [W],
+                               # H2 ran [0, 10 s], H1 [1 s, 9 s]
+                               'others_running_ns': 18 * S, 'others': [H2, H1]},
+                         r.describe_knots())
+        # The disk is still what W waits on: its knot is still reported.
+        self.assertTrue([k for k in r.knots() if r.vid(name='disk:8:0') in k['members']],
+                        r.describe_knots())
+        text = run_knots_text(starved_writer(), pids='501')
+        first = text.index('First: the CPUs. Too few CPUs, or other load')
+        self.assertLess(first, min(text.index(x) for x in ('Knot 1', 'Sink 1') if x in text))
+        self.assertRegex(text, r'; first: the CPUs\n')
+        words = ' '.join(text.split())
+        self.assertIn('1 thread of the focus was runnable (ready, waiting for a CPU) 6.00 s in '
+                      'all, 60.0% of the 10.0 s they existed, more than the 2.00 s they waited',
+                      words)
+        self.assertIn('Meanwhile other threads ran 18.0 s on the CPUs: spinner (503) 10.0 s, '
+                      'hog (502) 8.00 s.', words)
+
+    def test_not_first_when_it_runs(self):
+        # H1 gives the CPU back at once: W is runnable 1 us, not the limit.
+        r = self.knots(starved_writer(hog=False), pids='501')
+        cpu = r.js['cpu']
+        self.assertEqual((cpu['first'], cpu['runnable_ns']), (False, 1 * US))
+        text = run_knots_text(starved_writer(hog=False), pids='501')
+        self.assertNotIn('First: the CPUs', text)
+
+
 class TestDiskZeroByteIssuer(Base):
     """The disk scenario plus K (403, cpu1 instead of X), which issues a
     0-byte flush at 2 s completed at 2.1 s (irq on cpu1, nobody woken) and

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "wperf/cpu.h"
 #include "wperf/graph.h"
 #include "wperf/knots.h"
 
@@ -26,6 +27,8 @@ struct wperf_report {
 	                                  whose waits are no dependency (knots.h) */
 	const char *stacks_note;       /* how stack frames were named, or why not;
 	                                  NULL: no stacks */
+	const struct wperf_cpu_finding *cpu; /* NULL: not computed (wperf/cpu.h);
+	                                  when `first`, the report leads with it */
 };
 
 /* Both return 0, or -1 when writing failed (errno set). */

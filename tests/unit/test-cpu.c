@@ -1,0 +1,237 @@
+/*
+ * test-cpu.c — the CPU finding (wperf/cpu.h) on hand-built graphs with
+ * exactly known results: which threads count, the comparison of their
+ * runnable time with their waits, the quarter-of-a-thread bound, who else
+ * ran, merged pools, and the text and JSON reports leading with it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "graph-builder.h"
+#include "wperf/cpu.h"
+#include "wperf/knots.h"
+#include "wperf/report.h"
+
+/* A thread of process pid alive over [0, 10 s]: running, runnable, and
+ * waiting split between the disk and timers. */
+static uint32_t thread(struct wperf_graph *g, const char *comm, int64_t tid, int64_t running,
+		       int64_t runnable, int64_t on_disk, int64_t on_timer)
+{
+	uint32_t v = gb_thread(g, comm, tid);
+
+	g->vertices[v].first_ts = 0;
+	g->vertices[v].last_ts = running + runnable + on_disk + on_timer;
+	g->vertices[v].running_ns = running;
+	g->vertices[v].runnable_ns = runnable;
+	g->vertices[v].waiting_ns[WPERF_V_DISK] = on_disk;
+	g->vertices[v].waiting_ns[WPERF_V_TIMER] = on_timer;
+	return v;
+}
+
+#define S 1000000000LL
+
+/*
+ * The writer of the issue: runnable 7.1 s, on the disk 2.9 s (a sink disk
+ * before): the CPUs come first. A hog ran 9 s beside it, a quiet daemon
+ * 1 s; the focus is the writer alone.
+ */
+static void build_writer(struct wperf_graph *g, uint32_t *writer, uint32_t *hog,
+			 uint32_t *daemon)
+{
+	gb_init(g, 0, 10 * S);
+	*writer = thread(g, "writer", 10, 0, 71 * S / 10, 29 * S / 10, 0);
+	*hog = thread(g, "hog", 20, 9 * S, S, 0, 0);
+	*daemon = thread(g, "daemon", 30, S, 0, 0, 9 * S);
+	uint32_t d = gb_vertex(g, WPERF_V_DISK, "disk:vda");
+	gb_edge(g, *writer, d, 29 * S / 10);
+	gb_sort(g);
+}
+
+static void test_runnable_outweighs_waits(void)
+{
+	struct wperf_graph g;
+	struct wperf_cpu_finding c;
+	uint32_t w, hog, daemon;
+	bool focus[4] = { false };
+
+	build_writer(&g, &w, &hog, &daemon);
+	focus[w] = true;
+	CHECK_INT(wperf_cpu_find(&g, focus, NULL, 0, &c), 0);
+	CHECK_INT(c.first, 1);
+	CHECK_INT(c.n_threads, 1);
+	CHECK_INT(c.runnable_ns, 71 * S / 10);
+	CHECK_INT(c.waiting_ns, 29 * S / 10);
+	CHECK_INT(c.span_ns, 10 * S);
+	CHECK_INT(c.n_runnable, 1);
+	CHECK_INT(c.runnable[0], w);
+	/* Who else ran: the hog first, then the daemon; 10 s in all. */
+	CHECK_INT(c.n_others, 2);
+	CHECK_INT(c.others[0], hog);
+	CHECK_INT(c.others[1], daemon);
+	CHECK_INT(c.others_running_ns, 10 * S);
+	gb_free(&g);
+}
+
+/* Waits on timers and `unknown` are no dependency: a program with a
+ * leading sleep that was runnable 63% of its time leads with the CPUs;
+ * its waits on the disk, once they outweigh its runnable time, do not. */
+static void test_timers_do_not_count_devices_do(void)
+{
+	struct wperf_graph g;
+	struct wperf_cpu_finding c;
+	bool focus[2] = { true, false };
+
+	gb_init(&g, 0, 10 * S);
+	thread(&g, "sleepy", 10, S, 63 * S / 10, 0, 27 * S / 10);
+	gb_vertex(&g, WPERF_V_TIMER, "timer");
+	CHECK_INT(wperf_cpu_find(&g, focus, NULL, 0, &c), 0);
+	CHECK_INT(c.first, 1);
+	CHECK_INT(c.waiting_ns, 0);
+	g.vertices[0].waiting_ns[WPERF_V_DISK] = 63 * S / 10;  /* equal: not more */
+	CHECK_INT(wperf_cpu_find(&g, focus, NULL, 0, &c), 0);
+	CHECK_INT(c.first, 0);
+	g.vertices[0].waiting_ns[WPERF_V_DISK] = 63 * S / 10 - 1;
+	CHECK_INT(wperf_cpu_find(&g, focus, NULL, 0, &c), 0);
+	CHECK_INT(c.first, 1);
+	gb_free(&g);
+}
+
+/* Runnable time must be at least a quarter of the span (and the noise
+ * floor): a thread runnable 2 s of 10 s that never waited is no CPU
+ * problem; 2.5 s is. */
+static void test_quarter_bound(void)
+{
+	struct wperf_graph g;
+	struct wperf_cpu_finding c;
+
+	gb_init(&g, 0, 10 * S);
+	thread(&g, "busy", 10, 8 * S, 2 * S, 0, 0);
+	CHECK_INT(wperf_cpu_find(&g, NULL, NULL, 0, &c), 0);
+	CHECK_INT(c.first, 0);
+	g.vertices[0].running_ns = 75 * S / 10;
+	g.vertices[0].runnable_ns = 25 * S / 10;
+	CHECK_INT(wperf_cpu_find(&g, NULL, NULL, 0, &c), 0);
+	CHECK_INT(c.first, 1);
+	CHECK_INT(wperf_cpu_find(&g, NULL, NULL, 25 * S / 10 + 1, &c), 0);
+	CHECK_INT(c.first, 0);                  /* under the noise floor */
+	gb_free(&g);
+}
+
+/* Without a focus every thread but the tracer's counts, and nobody is
+ * "other"; a merged pool counts its members; the idle task never. */
+static void test_whole_trace_pool_tracer(void)
+{
+	struct wperf_graph g;
+	struct wperf_cpu_finding c;
+	bool opaque[4] = { false, false, true, false };
+	static int64_t members[] = { 11, 12, 13, 14 };
+
+	gb_init(&g, 0, 10 * S);
+	uint32_t pool = thread(&g, "fio", 11, 2 * S, 8 * S, 6 * S, 0);
+	g.vertices[pool].kind = WPERF_V_VIRTUAL;
+	g.vertices[pool].members = members;
+	g.vertices[pool].n_members = 4;
+	g.vertices[pool].merged_by = "pool";
+	thread(&g, "main", 10, S, S, S, 0);
+	thread(&g, "lttng-consumerd", 50, 3 * S, 5 * S, 0, 0);
+	thread(&g, "swapper/0", 0, 10 * S, 0, 0, 0);
+	CHECK_INT(wperf_cpu_find(&g, NULL, opaque, 0, &c), 0);
+	CHECK_INT(c.n_threads, 5);
+	CHECK_INT(c.runnable_ns, 9 * S);
+	CHECK_INT(c.waiting_ns, 7 * S);
+	CHECK_INT(c.first, 1);
+	CHECK_INT(c.n_others, 1);               /* the tracer ran beside them */
+	CHECK_INT(c.others_running_ns, 3 * S);
+	g.vertices[pool].members = NULL;        /* static: not gb_free's */
+	g.vertices[pool].n_members = 0;
+	g.vertices[pool].kind = WPERF_V_THREAD;
+	gb_free(&g);
+}
+
+/* The text with its line wrapping undone: every run of white space one
+ * space, so a sentence is checked whole wherever the lines broke. */
+static void unwrap(char *s)
+{
+	char *out = s, *start = s;
+
+	for (; s && *s; s++)
+		if (*s != ' ' && *s != '\n')
+			*out++ = *s;
+		else if (out == start || out[-1] != ' ')
+			*out++ = ' ';
+	if (out)
+		*out = '\0';
+}
+
+static char *write(const struct wperf_report *r, bool json)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		abort();
+	CHECK_INT(json ? wperf_report_write_json(r, f) : wperf_report_write_text(r, f), 0);
+	fclose(f);
+	return buf;
+}
+
+/* The reports lead with it: before the first knot or sink, with the
+ * numbers and who else ran; JSON `cpu.first`. Not first: no such section. */
+static void test_reports(void)
+{
+	struct wperf_graph g;
+	struct wperf_cpu_finding c;
+	struct wperf_knots k = { 0 };
+	struct wperf_knot_options ko = { 0 };
+	uint32_t w, hog, daemon;
+	bool focus[4] = { false };
+	char *text, *js;
+
+	build_writer(&g, &w, &hog, &daemon);
+	focus[w] = true;
+	ko.focus = focus;
+	REQUIRE_INT(wperf_knots_find(&g, &ko, &k), 0);
+	REQUIRE_INT(wperf_cpu_find(&g, focus, NULL, 0, &c), 0);
+	struct wperf_report r = { .graph = &g, .knots = &k, .focus = focus, .cpu = &c,
+				  .threshold_spec = "20%", .min_weight_spec = "0" };
+	text = write(&r, false);
+	CHECK(text && strstr(text, "Found      0 knots, 1 sink; first: the CPUs\n") != NULL);
+	CHECK(text && strstr(text, "\nFirst: the CPUs. Too few CPUs, or other load\n") != NULL);
+	unwrap(text);
+	CHECK(text && strstr(text, " 1 thread of the focus was runnable (ready, waiting for a "
+			     "CPU) 7.10 s in all, 71.0% of the 10.0 s they existed,") != NULL);
+	CHECK(text && strstr(text, "more than the 2.90 s they waited on threads") != NULL);
+	CHECK(text && strstr(text, "Most runnable: writer (10) 7.10 s.") != NULL);
+	CHECK(text && strstr(text, "Meanwhile other threads ran 10.0 s on the CPUs: hog (20) "
+			     "9.00 s, daemon (30) 1.00 s.") != NULL);
+	CHECK(text && strstr(text, "First: the CPUs") &&
+	      strstr(text, "First: the CPUs") < strstr(text, "Sink 1: disk:vda"));
+	free(text);
+	js = write(&r, true);
+	CHECK(js && strstr(js, "\"cpu\": {\"first\": true, \"threads\": 1, \"runnable_ns\": "
+			   "7100000000, \"waiting_ns\": 2900000000, \"span_ns\": 10000000000, "
+			   "\"most_runnable\": [0], \"others_running_ns\": 10000000000, "
+			   "\"others\": [1, 2]},") != NULL);
+	free(js);
+	/* Less runnable than waiting: reported in JSON, not in the text. */
+	g.vertices[w].runnable_ns = 2 * S;
+	REQUIRE_INT(wperf_cpu_find(&g, focus, NULL, 0, &c), 0);
+	text = write(&r, false);
+	CHECK(text && strstr(text, "First: the CPUs") == NULL);
+	CHECK(text && strstr(text, "Found      0 knots, 1 sink\n") != NULL);
+	free(text);
+	wperf_knots_fini(&k);
+	gb_free(&g);
+}
+
+int main(void)
+{
+	RUN_TEST(test_runnable_outweighs_waits);
+	RUN_TEST(test_timers_do_not_count_devices_do);
+	RUN_TEST(test_quarter_bound);
+	RUN_TEST(test_whole_trace_pool_tracer);
+	RUN_TEST(test_reports);
+	return check_finish();
+}
