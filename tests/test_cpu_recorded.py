@@ -1,0 +1,98 @@
+#!/usr/bin/python3
+"""The CPU finding and pools, recorded for real (issue 21, items 5 and 6):
+`fio` writing with fsync from four jobs (--numjobs=4, one process each,
+forked by fio's main thread) while `stress-ng --cpu N` keeps every CPU busy,
+recorded with `wperf record` and reported with the default focus (the
+command and what it forked).
+
+- the four jobs are one pool vertex "fio ×4" (merge="pool", the default):
+  same name, processes forked by one thread, side by side;
+- the report leads with the CPUs: the jobs were runnable longer than they
+  waited on the disk and on each other (JSON cpu.first; the text's
+  "First: the CPUs" comes before the first knot or sink), and the pool is
+  among the most runnable.
+
+Needs root, lttng-tools (wperf record), fio and stress-ng. Without them:
+FAIL under CI=true, else SKIP (exit 77). WPERF_KEEP_TRACE=1 keeps the
+recording.
+"""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import recording  # noqa: E402
+from test_real_traces import validate_schema  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE_ROOT = os.environ.get('WPERF_SOURCE_ROOT', os.path.join(HERE, '..'))
+BUILD = os.environ.get('WPERF_BUILD_DIR', os.path.join(SOURCE_ROOT, 'build'))
+WPERF = os.path.join(BUILD, 'tools', 'wperf')
+JOBS = 4
+
+
+def why_not():
+    for prog in ('fio', 'stress-ng'):
+        if not shutil.which(prog):
+            return '%s is not installed' % prog
+    return recording.why_not_wperf_record(WPERF)
+
+
+class FioUnderLoad(recording.WperfRecorded):
+    COMMAND = [shutil.which('fio') or '/usr/bin/fio']
+
+    @classmethod
+    def setUpClass(cls):
+        # fio's files go to a directory of the recording's own; every CPU
+        # is kept busy by stress-ng for the whole recording.
+        work = os.path.join('/var/tmp', 'wperf-fio-%d' % os.getpid())
+        os.makedirs(work, exist_ok=True)
+        cls.COMMAND = [cls.COMMAND[0], '--name=w', '--directory=' + work, '--rw=write',
+                       '--bs=4k', '--size=8M', '--numjobs=%d' % JOBS, '--fsync=1',
+                       '--time_based', '--runtime=3']
+        hog = subprocess.Popen(['stress-ng', '--cpu', str(os.cpu_count() or 2), '--quiet'],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
+        try:
+            super().setUpClass()
+        finally:
+            os.killpg(hog.pid, signal.SIGKILL)
+            hog.wait(timeout=60)
+            shutil.rmtree(work, ignore_errors=True)
+
+    def test_jobs_are_one_pool(self):
+        js = self.report(focus=False)
+        validate_schema(self, js, 'fio under load')
+        pools = [v for v in js['vertices'] if v.get('merged_by') == 'pool'
+                 and v['name'] == 'fio \u00d7%d' % JOBS]
+        self.assertEqual(len(pools), 1, sorted(v['name'] for v in js['vertices']
+                                               if v['kind'] == 'virtual'))
+        self.assertEqual(len(pools[0]['members']), JOBS)
+        self.assertNotIn('pid', pools[0], 'the jobs are processes of their own')
+        self.assertIn(pools[0]['id'], js['focus'])
+
+    def test_cpu_first(self):
+        js = self.report(focus=False)
+        cpu = js['cpu']
+        byid = {v['id']: v for v in js['vertices']}
+        self.assertTrue(cpu['first'], cpu)
+        self.assertGreater(cpu['runnable_ns'], cpu['waiting_ns'], cpu)
+        self.assertGreaterEqual(4 * cpu['runnable_ns'], cpu['span_ns'], cpu)
+        self.assertIn('fio \u00d7%d' % JOBS, [byid[i]['name'] for i in cpu['most_runnable']],
+                      cpu)
+        # stress-ng (and whatever else this machine runs) had the CPUs.
+        self.assertTrue(cpu['others'], cpu)
+        self.assertGreater(cpu['others_running_ns'], 0, cpu)
+        text = self.report(fmt='text', focus=False)
+        self.assertIn('; first: the CPUs\n', text)
+        at = text.index('First: the CPUs. Too few CPUs, or other load')
+        later = [text.index(x) for x in ('\nKnot 1', '\nSink 1') if x in text]
+        self.assertTrue(all(at < x for x in later), text[:3000])
+
+
+if __name__ == '__main__':
+    recording.main(why_not, 'fio under stress-ng')
