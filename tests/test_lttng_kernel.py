@@ -11,7 +11,8 @@ stop / destroy; `wperf record`; LTTng's `wperf` session and
 tests/workloads/record-fig1.sh (source.wperf.tracefs) around the same run;
 `lttng load wperf-snapshot` + `lttng regenerate statedump` + `lttng
 snapshot record`; `wperf record --snapshot` + `wperf snapshot` + `wperf
-stop`.
+stop`; `wperf record` with tiny buffers of a context-switch storm; and
+`wperf record` of the annotated spin-lock workload (kernel + UST).
 
 Asserts: each recording is an lttng-modules kernel trace (but the tracefs
 one), and its report focused on the workload's pid has as first entry a
@@ -38,6 +39,7 @@ the output directory.
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -250,14 +252,18 @@ class LttngKernel(unittest.TestCase):
             edges[tracer] = {(byid[e['from']], byid[e['to']]): (e['count'], e['weight_ns'])
                              for e in js['knots'][0]['edges']}
         self.assertEqual(found['lttng'], found['tracefs'])
-        # Edge by edge: the same number of waits (both saw the same
-        # events), weights within 10% (measured: within 1.3%; the two
-        # probes of one tracepoint run one after the other, so their
-        # timestamps differ by the first one's cost).
+        # Edge by edge: the same number of waits, give or take one at each
+        # end of the window (each trace's window is the workload's lifetime
+        # by its own clock, whose offsets differ by a microsecond or so),
+        # weights within 10% (measured: within 1.3%; the two probes of one
+        # tracepoint run one after the other, so their timestamps differ by
+        # the first one's cost).
         self.assertEqual(sorted(edges['lttng']), sorted(edges['tracefs']))
         for e, (count, weight) in edges['lttng'].items():
             other_count, other_weight = edges['tracefs'][e]
-            self.assertEqual(count, other_count, 'waits on %s -> %s' % e)
+            self.assertLessEqual(abs(count - other_count), 2,
+                                 'waits on %s -> %s: lttng %d, tracefs %d'
+                                 % (e + (count, other_count)))
             self.assertLess(abs(weight - other_weight), 0.1 * max(weight, other_weight),
                             'weight of %s -> %s: lttng %d ns, tracefs %d ns'
                             % (e + (weight, other_weight)))
@@ -315,6 +321,69 @@ class LttngKernel(unittest.TestCase):
         snap = os.path.join(d, 'trace', 'snapshot-1')
         self.assertTrue(os.path.isdir(snap), 'no snapshot-1:\n' + self.log('flight')[-3000:])
         self.assert_snapshot('flight', snap)
+
+    def test_lost_events(self):
+        """`wperf record --buffer-size-kb 16` (4 sub-buffers of 4 KiB per
+        CPU) under a context-switch storm: LTTng's kernel tracer discards
+        events, and the report shows where: timed per-CPU gaps in Data
+        quality holding every discarded event, and the waits cut by them."""
+        d = self.part('lost')
+        self.assertIn('lttng-modules', self.tracer_names(os.path.join(d, 'trace')))
+        js = self.report('lost')
+        q, tr = js['quality'], js['time_range']
+        self.assertGreater(q['discarded_events'], 0, 'no event lost with 16 KiB: %s' % q)
+        timed = [g for g in q['gaps'] if g['begin_ns'] >= 0 and g['end_ns'] >= 0]
+        self.assertTrue(timed, q['gaps'][:5])
+        for g in timed:
+            self.assertGreaterEqual(g['cpu'], 0, g)
+            self.assertLessEqual(g['begin_ns'], g['end_ns'], g)
+        self.assertGreater(q['gap_ns'], 0)
+        self.assertLessEqual(q['gap_ns'], tr['duration_ns'])
+        self.assertGreater(q['waits_cut_by_gaps'], 0)
+        # Every discarded event is in a gap of its CPU: LTTng's packets
+        # count them, and babeltrace2 turns the counts into timed
+        # discarded-events messages.
+        self.assertEqual(sum(g['count'] for g in q['gaps']), q['discarded_events'], q['gaps'][:5])
+        # Whether a finding overlaps a gap depends on which waits survived
+        # (with 16 KiB most of the storm is lost: what is left is short
+        # stretches between gaps); each finding says how many of its waits
+        # did (tests/test_reliability.py checks the count on a known case).
+        for k in js['knots']:
+            self.assertGreaterEqual(k['gap_waits'], 0, k)
+        for t in js['threads']:
+            self.assertEqual(t['running_ns'] + t['runnable_ns'] + sum(t['waiting_ns'].values()),
+                             t['last_ns'] - t['first_ns'], t)
+
+    def test_annotations_merge(self):
+        """`wperf record` of the annotated spin-lock workload: the wperf:*
+        LTTng-UST events are in the same recording as lttng-modules' kernel
+        events and the analysis merges them as on the tracefs path
+        (tests/test_annotated.py): the spinners wait on each other, and
+        every recorded progress point is counted."""
+        import bt2
+        d = self.part('annotated')
+        trace = os.path.join(d, 'trace')
+        self.assertIn('lttng-modules', self.tracer_names(trace))
+        self.assertIn('lttng-ust', self.tracer_names(trace))
+        pid = self.pid('annotated')
+        js = self.report('annotated')
+        # spin-0..2 (not spin-lock, the main thread, nor spin-lock-ust,
+        # LTTng-UST's listener threads).
+        spinners = {v['id'] for v in js['vertices'] if v['kind'] == 'thread'
+                    and v.get('pid') == pid and re.fullmatch(r'spin-[0-9]+', v.get('comm') or '')}
+        self.assertEqual(len(spinners), 3, js['vertices'][:10])
+        between = [e for e in js['edges'] if e['from'] in spinners and e['to'] in spinners
+                   and e['from'] != e['to']]
+        self.assertTrue(between, 'no spinner waits for another spinner')
+        recorded = 0
+        for msg in bt2.TraceCollectionMessageIterator(os.path.join(trace, 'ust')):
+            if type(msg) is bt2._EventMessageConst and msg.event.name == 'wperf:progress':
+                ctx = msg.event.common_context_field
+                if ctx is None or 'vpid' not in ctx or int(ctx['vpid']) == pid:
+                    recorded += 1
+        self.assertGreater(recorded, 0, 'no wperf:progress event recorded')
+        progress = {p['name']: p['count'] for p in js['progress']}
+        self.assertEqual(progress.get('item', 0), recorded, js['progress'])
 
     @staticmethod
     def state_kernel(trace):

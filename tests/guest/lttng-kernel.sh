@@ -20,6 +20,10 @@
 #            regenerate statedump`, `lttng snapshot record`, destroy
 #   flight   `wperf record --snapshot`, the workload, `wperf snapshot`,
 #            `wperf stop`
+#   lost     `wperf record --buffer-size-kb 16` of tests/workloads/ctxswitch
+#            (a context-switch storm): events are discarded
+#   annotated `wperf record` of ust-provider/workloads/spin-lock (kernel +
+#            wperf:* UST annotations)
 # Environment (set by guest-init.sh): WPERF_SOURCE_ROOT, WPERF_BUILD_DIR,
 # WPERF_GUEST_OUT. WPERF_GUEST_PARTS: the parts to run (default: all).
 set -u
@@ -29,7 +33,7 @@ src=$WPERF_SOURCE_ROOT
 wl=$build/tests/workloads/fig1-pipeline
 wperf=$build/tools/wperf
 seconds=${WPERF_FIG1_SECONDS:-3}
-parts=${WPERF_GUEST_PARTS:-load record both snapshot flight}
+parts=${WPERF_GUEST_PARTS:-load record both snapshot flight lost annotated}
 
 say() { echo "lttng-kernel[guest]: $*"; }
 
@@ -91,6 +95,26 @@ part_flight() {
 	workload "$t" || return 1
 	"$wperf" snapshot "$t/trace" || return 1
 	"$wperf" stop "$t/trace" || return 1
+}
+
+part_lost() {
+	# Deliberately small sub-buffers (4 x 4 KiB per CPU) under a
+	# context-switch storm: LTTng's kernel tracer must discard events.
+	local t=/tmp/lost
+	mkdir -p "$t"
+	"$wperf" record --buffer-size-kb 16 -o "$t/trace" -- \
+		"$build/tests/workloads/ctxswitch" --seconds 3 --pairs 2 || return 1
+	cp "$t/trace/command.pid" "$t/workload.pid"
+}
+
+part_annotated() {
+	# The annotated spin-lock workload: kernel events from lttng-modules and
+	# the wperf:* annotations from LTTng-UST, in one `wperf record`.
+	local t=/tmp/annotated
+	mkdir -p "$t"
+	"$wperf" record -o "$t/trace" -- "$build/ust-provider/workloads/spin-lock" \
+		--threads 3 --iterations 3000 || return 1
+	cp "$t/trace/command.pid" "$t/workload.pid"
 }
 
 for part in $parts; do
