@@ -792,13 +792,13 @@ static int record_removals(const struct kgraph *kg, struct piece *p,
  * is how many are inactive at the moment. */
 static void cut_prefix(struct kgraph *kg, const size_t *cut, size_t *now, size_t want)
 {
-	size_t n = *now;
-
-	while (n < want)
-		kg->active[cut[n++]] = false;
-	while (n > want)
-		kg->active[cut[--n]] = true;
-	*now = n;
+	/* Both loops count up: gcc's loop analysis then sees no index below 0
+	 * (a down-counting one drew a false -Waggressive-loop-optimizations). */
+	for (size_t i = *now; i < want; i++)
+		kg->active[cut[i]] = false;
+	for (size_t i = want; i < *now; i++)
+		kg->active[cut[i]] = true;
+	*now = want;
 }
 
 /* 1 when verts[] is strongly connected over the active edges, 0 when

@@ -9,8 +9,11 @@
 int fuzz_tracefs_params(const bt_value *params, char *err, size_t errlen)
 {
 	struct tracefs_comp comp;
+	int rc;
 
 	memset(&comp, 0, sizeof comp);
 	err[0] = '\0';
-	return read_params(&comp, params, err, errlen);
+	rc = read_params(&comp, params, err, errlen);
+	free(comp.ready_file);      /* what finalisation frees */
+	return rc;
 }
