@@ -336,7 +336,16 @@ def first_finding(js):
     names, member comms). verdict: 'disk' (a disk among its members),
     'cpu' (a cpu vertex among them, or classified as too few CPUs), 'nic',
     'work' (a thread sink bounded by its own work), 'timer', 'unseen',
-    'threads' (a knot of threads only), or 'none'."""
+    'threads' (a knot of threads only), or 'none'. When the report leads
+    with the CPUs (JSON cpu.first, wperf-report(7)), that is the first
+    finding: verdict 'cpu', kind 'cpu', its members the most runnable."""
+    cpu = js.get('cpu') or {}
+    if cpu.get('first'):
+        byid = {v['id']: v for v in js['vertices']}
+        mem = [byid[m] for m in cpu.get('most_runnable', [])]
+        return dict(verdict='cpu', kind='cpu', cls='too_few_cpus',
+                    names=[v['name'] for v in mem],
+                    comms=sorted(set(v.get('comm', v['kind']) for v in mem)))
     if not js['knots']:
         return dict(verdict='none', kind=None, names=[], comms=[], cls=None)
     k = js['knots'][0]
@@ -453,8 +462,10 @@ def run_case(case, hog=0, keep=False, log=print):
         expected = case.expected(truth)
         found = first_finding(js)
         found['path'] = path_to_first(js)
-        found['second'] = [first_finding(dict(js, knots=js['knots'][i:]))['names'][:4]
-                           for i in (1, 2) if len(js['knots']) > i]
+        # What comes next: after the CPUs, the first two knots or sinks.
+        skip = 0 if found['kind'] == 'cpu' else 1
+        found['second'] = [first_finding(dict(js, knots=js['knots'][i:], cpu=None))['names'][:4]
+                           for i in (skip, skip + 1) if len(js['knots']) > i]
         right, why = judge(expected, found)
         verdict_right = (None if expected['verdict'] is None
                          else found['verdict'] in expected['accept'])
