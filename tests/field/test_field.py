@@ -13,9 +13,10 @@ members the truth asks for. A run whose truth is too close to one of the
 rule's thresholds is not judged. Each test makes up to
 WPERF_FIELD_ATTEMPTS (3) recordings: a pair expected right passes when one
 is right (it fails when all decided ones are wrong); pairs (case, mode)
-that the analysis still gets wrong are in KNOWN_WRONG: expected failures
-as soon as one recording is wrong, and an unexpected pass (right every
-time) fails the test, so that whoever fixes one removes it from the list
+that the analysis does not get right reliably are in KNOWN_WRONG:
+expected failures as soon as one recording is wrong, and an unexpected
+pass (right in all of up to 2 + WPERF_FIELD_ATTEMPTS recordings) fails the
+test, so that whoever fixes one removes it from the list
 (doc/accuracy.md counts them over many runs). No decided recording: SKIP.
 
 Needs root (kernel events) and the case's programs; without them: FAIL
@@ -38,11 +39,12 @@ import cases  # noqa: E402
 import fieldlib  # noqa: E402
 import recording  # noqa: E402
 
-# (case, mode) pairs whose first finding the analysis still gets wrong on
-# this machine (doc/accuracy.md): expected failures until fixed.
+# (case, mode) pairs whose first finding the analysis does not get right
+# reliably on this machine (doc/accuracy.md): wrong, or right in some runs
+# and wrong in others. Expected failures until fixed.
 KNOWN_WRONG = {
     ('mariadb', 'quiet'), ('mariadb', 'loaded'),
-    ('nginx', 'quiet'),
+    ('nginx', 'quiet'), ('nginx', 'loaded'),
     ('memcached', 'quiet'), ('memcached', 'loaded'),
     ('tar-sync', 'quiet'), ('tar-sync', 'loaded'),
     ('fio', 'quiet'), ('fio', 'loaded'),
@@ -78,7 +80,10 @@ def make_tests():
             # so only a pair right every time passes unexpectedly.
             known_wrong = (CASE.name, mode) in KNOWN_WRONG
             decided = []
-            for attempt in range(ATTEMPTS):
+            # A known-wrong pair must be right every time to pass
+            # unexpectedly: five in a row from a pair right half the time
+            # happens in 3 % of the runs, not 12 % as three would.
+            for attempt in range(ATTEMPTS + 2 if known_wrong else ATTEMPTS):
                 res = fieldlib.run_case(CASE, hog=hog)
                 print('attempt %d: %s' % (attempt + 1, fieldlib.describe(res)), flush=True)
                 if res['right'] is None:
