@@ -1,5 +1,5 @@
 /*
- * cascade.h — cascaded redistribution of wait weights (METHOD.md §4).
+ * cascade.h — cascaded redistribution of wait weights (wperf-method(7) §4).
  *
  * For each thread it keeps the history of its finished waits, whatever
  * woke them. When a wait of A on B over [t1, t2] ends, the cascade adds
@@ -94,7 +94,7 @@ void cascade_fini(struct cascade *c);
  * requested: the waiter had woken the waker since the waker last woke it
  * (a request, then a wait for the answer; edges_add_wait says). Then the
  * waker's waits over the window were on the waiter's behalf, and all of
- * them cascade (METHOD.md §4). Otherwise the waiter asked nothing of the
+ * them cascade (wperf-method(7) §4). Otherwise the waiter asked nothing of the
  * waker, which only ended the wait: what held the wakeup up is the
  * waker's last wait before it, and only that one cascades (clipped to the
  * window), not everything the waker did for itself meanwhile. The same

@@ -1,5 +1,5 @@
 /*
- * disk.h — block devices as pseudo-threads (METHOD.md §5).
+ * disk.h — block devices as pseudo-threads (wperf-method(7) §5).
  *
  * Tracks requests from issue to completion (matched by device and sector)
  * to know when each disk is busy, and which threads issued how many bytes.

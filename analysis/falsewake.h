@@ -1,5 +1,5 @@
 /*
- * falsewake.h — merging false wakeups (METHOD.md §6).
+ * falsewake.h — merging false wakeups (wperf-method(7) §6).
  *
  * wperf:false_wakeup() says the thread's latest wakeup did not let it
  * proceed (it found its condition still false and will wait again). The

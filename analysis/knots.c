@@ -1,6 +1,6 @@
 /*
  * knots.c — knots and sinks of the wait-for graph, and their refinement
- * (METHOD.md §7, wPerf paper §3.2–3.3).
+ * (wperf-method(7) §7, wPerf paper §3.2–3.3).
  *
  * The search works on a private view of the graph (struct kgraph): the
  * out-edges of every vertex in compressed-sparse-row form and one "active"
@@ -669,7 +669,7 @@ static int emit_knot(struct search *s, struct piece *p, size_t *edges,
 }
 
 /*
- * Refinement left one vertex with no self-loop: by METHOD.md §7 that is a
+ * Refinement left one vertex with no self-loop: by wperf-method(7) §7 that is a
  * sink, the part of the knot the rest waits on. Its weight is what the
  * component's other members wait on it, cut edges included; it keeps the
  * component and the cuts that isolated it. Takes ownership of p and edges.
@@ -917,7 +917,7 @@ static int split_after_cut(struct search *s, struct piece *p, const size_t *cut,
 }
 
 /*
- * Refine a strongly connected piece (METHOD.md §7): cut its lightest edges
+ * Refine a strongly connected piece (wperf-method(7) §7): cut its lightest edges
  * (a tie at a time) again and again until it is a single vertex or a
  * simple cycle, its lightest edge reaches the threshold, or it is no
  * longer strongly connected (then its terminal parts go back on the work
@@ -1221,7 +1221,7 @@ out:
 
 /* Sum the CPU demand of k's threads and virtual threads (running plus
  * runnable: on a CPU or wanting one) into k->cpu_ns; true when k is
- * background (METHOD.md §7): a knot, no device among its members, and
+ * background (wperf-method(7) §7): a knot, no device among its members, and
  * strictly less than one CPU's worth of demand over the analysed duration.
  * Choice: runnable time counts too, or threads of a lock-contention knot
  * starved of CPUs (each running only while it holds the lock) would pass

@@ -1,6 +1,6 @@
 /*
  * locks.h — user-space spin locks seen through the wperf:before_spin /
- * wperf:after_spin annotations (METHOD.md §6): who holds each lock.
+ * wperf:after_spin annotations (wperf-method(7) §6): who holds each lock.
  *
  * A spinning thread waits for the thread that last completed after_spin on
  * the same lock (the holder that handed it over). Locks are addresses, so

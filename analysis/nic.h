@@ -1,5 +1,5 @@
 /*
- * nic.h — network interfaces as pseudo-threads (METHOD.md §5).
+ * nic.h — network interfaces as pseudo-threads (wperf-method(7) §5).
  *
  * Waits ended from network softirq context are waits on the interface
  * that just received or sent on that CPU (threads.c asks). An interface

@@ -392,7 +392,7 @@ static void write_removed(const struct wperf_graph *g,
 	fputc(']', out);
 }
 
-/* Why a background knot is one (METHOD.md §7): its threads' summed
+/* Why a background knot is one (wperf-method(7) §7): its threads' summed
  * CPU demand, below one CPU's worth of the time they existed. */
 static void write_cpu_share(const struct wperf_report *r, const struct wperf_knot *k,
 			    FILE *out)
@@ -448,7 +448,7 @@ static void write_evidence(const struct wperf_graph *g, const struct wperf_evide
 	fputc('}', out);
 }
 
-/* METHOD.md §10: the kind of problem, in words and with its evidence. */
+/* wperf-method(7) §10: the kind of problem, in words and with its evidence. */
 static void write_classification(const struct wperf_report *r, const struct wperf_knot *k,
 				 FILE *out)
 {
@@ -597,7 +597,7 @@ static void write_waiting(FILE *out, const struct wperf_vertex *v)
 	fputc('}', out);
 }
 
-/* METHOD.md §7: a thread often runnable needs a CPU or priority. */
+/* wperf-method(7) §7: a thread often runnable needs a CPU or priority. */
 static void write_runnable_share(FILE *out, const struct wperf_vertex *v)
 {
 	char share[32];

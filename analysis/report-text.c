@@ -542,7 +542,7 @@ static void write_refinement(FILE *out, const struct wperf_graph *g,
 	fprintf(out, "  and stopped: %s.\n", stop_explanation(k->stop_reason));
 }
 
-/* METHOD.md §10: what kind of problem it looks like, and the facts that
+/* wperf-method(7) §10: what kind of problem it looks like, and the facts that
  * say so (wperf/classify.h), so a person can check the hint. */
 static void write_classification(FILE *out, const struct wperf_report *r,
 				 const struct wperf_knot *k)
@@ -564,7 +564,7 @@ static void write_classification(FILE *out, const struct wperf_report *r,
 /* A background knot using at least this share (ppm) of one CPU is busy. */
 #define BACKGROUND_BUSY_PPM 900000
 
-/* Why a knot is background (METHOD.md §7), with the number that made it so,
+/* Why a knot is background (wperf-method(7) §7), with the number that made it so,
  * and what the analysis did about it. */
 static void write_background_note(FILE *out, const struct wperf_graph *g,
 				  const struct wperf_knot *k)
@@ -579,7 +579,7 @@ static void write_background_note(FILE *out, const struct wperf_graph *g,
 		"  the %s they existed, less than one CPU: like heartbeats, not the\n"
 		"  bottleneck. It was set aside and what waited on it analysed again.\n",
 		run, pct, span);
-	/* The rule (METHOD.md §7) draws its line at one CPU; threads that
+	/* The rule (wperf-method(7) §7) draws its line at one CPU; threads that
 	 * hand work back and forth, or workers cut out of a larger knot by
 	 * refinement, sit just under it, and are no heartbeats. */
 	if (wperf_fmt_ppm(k->cpu_ns, k->span_ns) >= BACKGROUND_BUSY_PPM)

@@ -396,7 +396,7 @@ static uint32_t thread_waker(struct sched *s, const struct cpu_ctx *c,
 	return named_pseudo(s, WPERF_V_UNKNOWN, "unknown");
 }
 
-/* What ran the wakeup ev of wakee on its CPU (METHOD.md §3). */
+/* What ran the wakeup ev of wakee on its CPU (wperf-method(7) §3). */
 static uint32_t waker_of(struct sched *s, const struct cpu_ctx *c, const struct wperf_event *ev,
 			 uint32_t wakee)
 {
@@ -830,7 +830,7 @@ static uint32_t annotated_thread(struct sched *s, struct cpu_ctx *c,
 }
 
 /* wperf:before_spin: from now on the thread waits for the lock's holder,
- * though the scheduler says it runs (METHOD.md §6). */
+ * though the scheduler says it runs (wperf-method(7) §6). */
 static void on_spin_begin(struct sched *s, struct cpu_ctx *c, const struct wperf_event *ev)
 {
 	uint32_t v = annotated_thread(s, c, ev);

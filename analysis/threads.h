@@ -1,5 +1,5 @@
 /*
- * threads.h — thread state and per-CPU context (METHOD.md §3).
+ * threads.h — thread state and per-CPU context (wperf-method(7) §3).
  *
  * Follows every thread through running / runnable / waiting from the
  * scheduler events, and every CPU's current thread and interrupt context
@@ -94,7 +94,7 @@ typedef void (*segment_sink)(void *data, const struct closed_segment *seg);
 /*
  * The thread enters state (TS_WAITING or TS_DEAD) at t. For a wait, the
  * sink may answer an earlier start (a false wakeup merged the previous
- * wait into this one, METHOD.md §6); otherwise it returns t.
+ * wait into this one, wperf-method(7) §6); otherwise it returns t.
  */
 typedef int64_t (*state_hook)(void *data, uint32_t vertex, enum thread_state state, int64_t t);
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The annotation analysis (METHOD.md §6) on recordings made for real:
+"""The annotation analysis (wperf-method(7) §6) on recordings made for real:
 `wperf record` records kernel events and the wperf:* LTTng-UST annotations
 of the bundled annotated workloads (ust-provider/workloads), and the
 report must show what the annotations say:

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Merging similar threads (METHOD.md §9), recorded for real: four threads
+"""Merging similar threads (wperf-method(7) §9), recorded for real: four threads
 "mutex-worker-0..3" contending on one pthread mutex
 (tests/workloads/mutex-contention), recorded with `wperf record`, reported
 focused on its pid.
@@ -20,7 +20,7 @@ focused on its pid.
 
 The merged vertex is the first knot (kind "knot"): the workers want more
 than one CPU between them (running + runnable), so it is not background
-(METHOD.md §7), even though the mutex lets only one of them run at a time.
+(wperf-method(7) §7), even though the mutex lets only one of them run at a time.
 
 Needs root and lttng-tools (wperf record). Without them: FAIL under
 CI=true, else SKIP (exit 77). WPERF_KEEP_TRACE=1 keeps the recording.

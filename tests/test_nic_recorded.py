@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""NICs as pseudo-threads (METHOD.md §5) and loopback, recorded for real:
+"""NICs as pseudo-threads (wperf-method(7) §5) and loopback, recorded for real:
 a client and a server thread over loopback TCP
 (tests/workloads/tcp-pingpong), recorded with `wperf record`, reported
 focused on its pid.

@@ -276,7 +276,7 @@ class Checks:
                         reach.add(w)
                         todo.append(w)
         # Background knots were removed before the rest was searched again
-        # (METHOD.md §7): edges into them may leave later knots and sinks.
+        # (wperf-method(7) §7): edges into them may leave later knots and sinks.
         background = {m for k in js['knots'] if k['kind'] == 'background'
                       for m in k['members']}
         for k in js['knots']:

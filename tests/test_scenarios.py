@@ -2,7 +2,7 @@
 """Exact-number tests: hand-built kernel traces (tests/wperf_scenario.py)
 through the real C plugin (sink.wperf.knots, filter.wperf.waits).
 
-Every expected number is derived by hand from doc METHOD.md (§3 segments,
+Every expected number is derived by hand from doc wperf-method(7) (§3 segments,
 §4 cascade, §5 disks, §7 knots); the derivations are in the comments and in
 tests/README.md. Times are written in a unit U (100 ms) where it keeps them
 readable.
@@ -105,7 +105,7 @@ def single_wait():
 
 
 def nested():
-    """METHOD.md §4, shifted by +0.1 s: A waits for B over [0.1, 0.4];
+    """wperf-method(7) §4, shifted by +0.1 s: A waits for B over [0.1, 0.4];
     B waits for C over [0.05, 0.3]. A cpu0, B cpu1, C cpu2. Trace [0, 0.5]."""
     s = Scenario(ncpus=3, end=500 * MS)
     A, B, C = s.thread(101, 'A'), s.thread(102, 'B'), s.thread(103, 'C')
@@ -333,7 +333,7 @@ class TestSingleWait(Base):
 
 
 class TestNested(Base):
-    """METHOD.md §4: A -> B = 0.3 s; B -> C = 0.25 (own) + 0.2 (A's wait
+    """wperf-method(7) §4: A -> B = 0.3 s; B -> C = 0.25 (own) + 0.2 (A's wait
     [0.1,0.4] overlaps B's [0.05,0.3] on [0.1,0.3]) = 0.45 s."""
 
     def test_report(self):
@@ -906,7 +906,7 @@ class TestDiskZeroByteIssuer(Base):
     0-byte flush at 2 s completed at 2.1 s (irq on cpu1, nobody woken) and
     never waits. In flight: [1 s, 1.5 s + 1 us] and [2 s, 2.1 s]; idle
     3 s - 500 001 000 - 100 000 000 = 2 399 999 000 ns, all of it W's (W
-    issued all the bytes, K none: METHOD.md §5 distributes by bytes). K gets
+    issued all the bytes, K none: wperf-method(7) §5 distributes by bytes). K gets
     no edge from the disk (a 0 ns wait is no wait), so {W, disk} stays a
     knot."""
 
@@ -942,7 +942,7 @@ class TestWaitOnADiskWaiter(Base):
     """The disk scenario plus a client C (403, cpu2) that sleeps at 0.5 s
     until W, back from its disk wait, wakes it at 2 s. C -> W = 1.5 s. W's
     disk wait [1 s, 1.5 s + 2 us] lies inside C's wait, so C waits on the
-    disk through W (METHOD.md §4, §5 "with their cascade"): W -> disk =
+    disk through W (wperf-method(7) §4, §5 "with their cascade"): W -> disk =
     500 002 000 direct + 500 002 000 cascaded. Knot {W, disk}; C is not in
     it (nothing waits on C)."""
 
@@ -1173,7 +1173,7 @@ def hand_over(timer_ms, rounds=10):
 
 class TestBackgroundNearOneCpu(Base):
     """Two threads handing work back and forth use less than one CPU by
-    construction: background by the rule (METHOD.md §7). Just under one
+    construction: background by the rule (wperf-method(7) §7). Just under one
     CPU, the report says they may be workers rather than heartbeats."""
 
     def test_busy_pair(self):

@@ -83,7 +83,7 @@ int wperf_analysis_set_nic_capacity(struct wperf_analysis *a, const char *dev,
 
 /* The trace can contain wperf:false_wakeup annotations: hold each thread's
  * segments from a wakeup until its next wait, so they can be merged
- * (METHOD.md §6). Call before the first event; other traces' segments then
+ * (wperf-method(7) §6). Call before the first event; other traces' segments then
  * flow through undelayed. */
 void wperf_analysis_expect_false_wakeups(struct wperf_analysis *a);
 

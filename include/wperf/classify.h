@@ -1,6 +1,6 @@
 /*
  * wperf/classify.h — what kind of problem a knot is, in plain language,
- * with the evidence (METHOD.md §10).
+ * with the evidence (wperf-method(7) §10).
  *
  * A classification is a reading of the finished graph, not a measurement:
  * it looks at who is in the knot and how they wait, applies the first rule
@@ -121,7 +121,7 @@ uint64_t wperf_vertex_runnable_ppm(const struct wperf_vertex *v);
 
 /*
  * What bounds a sink, a vertex that waits on nothing in the graph
- * (METHOD.md §7: "limited by its own execution"), read from where its
+ * (wperf-method(7) §7: "limited by its own execution"), read from where its
  * time went. Its waits on timers and on `unknown` take no part in knots,
  * so a thread that mostly sleeps is a sink too, and "its own work" would
  * be the wrong reading:

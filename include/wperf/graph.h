@@ -30,14 +30,14 @@ enum wperf_vertex_kind {
 const char *wperf_vertex_kind_name(enum wperf_vertex_kind kind);
 
 /* A vertex that stands for a cause outside the program: waits on it are
- * kept in breakdowns but it never becomes a knot or a sink (METHOD.md §2). */
+ * kept in breakdowns but it never becomes a knot or a sink (wperf-method(7) §2). */
 static inline bool wperf_vertex_kind_is_category(enum wperf_vertex_kind k)
 {
 	return k == WPERF_V_TIMER || k == WPERF_V_UNKNOWN;
 }
 
 /* A device: it waits for the threads that give it work while it is idle,
- * and a knot holding one is never background (METHOD.md §5, §7). */
+ * and a knot holding one is never background (wperf-method(7) §5, §7). */
 static inline bool wperf_vertex_kind_is_device(enum wperf_vertex_kind k)
 {
 	return k == WPERF_V_DISK || k == WPERF_V_NIC;
@@ -142,7 +142,7 @@ struct wperf_edge {
 	 * edge (to waits for from) interrupted: count / turns is how many
 	 * times in a row one side waited before the other did. About 1 when
 	 * two threads ping-pong on a lock; many when they take turns by
-	 * phases (load imbalance, METHOD.md §10). */
+	 * phases (load imbalance, wperf-method(7) §10). */
 	uint64_t turns;
 	/* Waits that began while `to` was itself waiting (it ended a wait
 	 * of its own after this one began): each thread woken by one that

@@ -1,5 +1,5 @@
 /*
- * wperf/knots.h — knots and sinks of a wait-for graph (METHOD.md §7).
+ * wperf/knots.h — knots and sinks of a wait-for graph (wperf-method(7) §7).
  *
  * Strongly connected components (iterative Tarjan), the condensation, the
  * knots among them, and refinement of knots that are not simple: remove
@@ -26,7 +26,7 @@
  * could gain is negligible, yet on a busy system a few stray wakeups would
  * otherwise tie every thread into one component that never terminates.
  *
- * Background knots (METHOD.md §7): a knot with no device (disk, NIC) whose
+ * Background knots (wperf-method(7) §7): a knot with no device (disk, NIC) whose
  * threads' CPU demand (running + runnable) sums to less than the time they
  * existed (less than one CPU's worth) behaves like heartbeats or timers:
  * throughput does
@@ -48,7 +48,7 @@ enum wperf_knot_kind {
 	WPERF_KNOT,        /* a component with >= 2 vertices or a self-loop that
 	                      passes the knot rule (terminal, or nearly: above) */
 	WPERF_SINK,        /* a terminal single vertex that others wait for */
-	WPERF_BACKGROUND,  /* a knot without device using less than one CPU (METHOD.md §7) */
+	WPERF_BACKGROUND,  /* a knot without device using less than one CPU (wperf-method(7) §7) */
 };
 
 const char *wperf_knot_kind_name(enum wperf_knot_kind kind);

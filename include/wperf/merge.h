@@ -1,6 +1,6 @@
 /*
  * wperf/merge.h — merging thread vertices of a wait-for graph into virtual
- * vertices (METHOD.md §8 short-lived threads, §9 merging similar threads).
+ * vertices (wperf-method(7) §8 short-lived threads, §9 merging similar threads).
  *
  * A transform of a finished graph (wperf/graph.h), applied before knot
  * finding: thread vertices with the same key become one vertex of kind
@@ -36,7 +36,7 @@ struct wperf_merge_options {
 	enum wperf_merge_key key;
 	/* Merge the short-lived children of one parent (at least 2) into a
 	 * virtual "<parent comm>-children" vertex that waits for the parent
-	 * between them (METHOD.md §8). Done before the key merge. */
+	 * between them (wperf-method(7) §8). Done before the key merge. */
 	bool short_lived;
 };
 

@@ -1,6 +1,6 @@
 /*
  * test-analysis.c — the streaming analysis on hand-built event sequences,
- * with exact expected weights (METHOD.md §3-5). These drive the library
+ * with exact expected weights (wperf-method(7) §3-5). These drive the library
  * directly; tests/test_scenarios.py drives the same cases through a real
  * babeltrace2 graph.
  */
@@ -135,7 +135,7 @@ static int finish(struct wperf_analysis *a, struct wperf_graph *g)
 
 /* ---- scenarios ---- */
 
-/* METHOD.md §4, shifted by 50 ms: B waits for C over [0, 250];
+/* wperf-method(7) §4, shifted by 50 ms: B waits for C over [0, 250];
  * A waits for B over [50, 350]. A->B = 300 ms, B->C = 250 + 200 = 450 ms. */
 static void test_nested(void)
 {
@@ -561,7 +561,7 @@ static void test_lost_events_per_thread(void)
 	wperf_graph_fini(&g);
 }
 
-/* ---- user-space annotations (METHOD.md §6) ---- */
+/* ---- user-space annotations (wperf-method(7) §6) ---- */
 
 static void annotate(struct wperf_analysis *a, enum wperf_event_type type, int64_t ts,
 		     int cpu, int64_t tid, uint64_t lock)
@@ -682,7 +682,7 @@ static void test_false_wakeup(void)
 	wperf_graph_fini(&g);
 }
 
-/* ---- network interfaces (METHOD.md §5) ---- */
+/* ---- network interfaces (wperf-method(7) §5) ---- */
 
 static void net(struct wperf_analysis *a, enum wperf_event_type type, int64_t ts, int cpu,
 		const char *dev, uint64_t len)

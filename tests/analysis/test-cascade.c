@@ -23,7 +23,7 @@ static int64_t weight(struct edge_map *m, uint32_t from, uint32_t to)
 	return m->e[edges_get(m, from, to)].weight_ns;
 }
 
-/* METHOD.md §4: A waits B [100, 400], B waits C [50, 300]: B -> C gets
+/* wperf-method(7) §4: A waits B [100, 400], B waits C [50, 300]: B -> C gets
  * the overlap, 200. */
 static void test_nested(void)
 {
@@ -42,7 +42,7 @@ static void test_nested(void)
 	edges_fini(&m);
 }
 
-/* METHOD.md §4 step 2 walks every wait of B, whatever woke it: A waits B
+/* wperf-method(7) §4 step 2 walks every wait of B, whatever woke it: A waits B
  * [0, 1000], B waits on a disk (a pseudo-thread, vertex 9) [200, 600]:
  * B -> disk gets the overlap, 400, and the branch ends there. */
 static void test_into_a_pseudo_thread(void)
@@ -217,7 +217,7 @@ static void test_long_waiter(void)
 /*
  * A wait that asked nothing of its waker (requested false) cascades into
  * the waker's last wait begun before the wakeup only, clipped; with a
- * request, into all of them (METHOD.md §4). B waits on D (9) over [10, 20],
+ * request, into all of them (wperf-method(7) §4). B waits on D (9) over [10, 20],
  * [30, 40], [50, 60], the last one unrequested; A waits on B over [0, 100]:
  * 10 units without a request, 30 with. The rule holds down the walk, by
  * each record's flag: B's last wait, [50, 60], asked nothing of D.

@@ -2,7 +2,7 @@
  * test-knots-reference.c — wperf_knots_find against a deliberately naive
  * reference on thousands of small random graphs.
  *
- * The reference follows METHOD.md §7 word for word: transitive closure on
+ * The reference follows wperf-method(7) §7 word for word: transitive closure on
  * an adjacency matrix for components, and refinement one tie at a time
  * (cut the lightest edge and every edge within the tie tolerance of it,
  * in (weight, from, to) order; recompute components after every cut).
@@ -172,7 +172,7 @@ static void refine(struct ref *r, struct work *stack, int *top)
 	for (;;) {
 		int n = popcount(w.mask), bi = -1, bj = -1;
 		if (n == 1) {
-			/* METHOD.md §7: one vertex without a self-loop is a sink. */
+			/* wperf-method(7) §7: one vertex without a self-loop is a sink. */
 			int v = __builtin_ctz(w.mask);
 			emit(r, &w, "single vertex");
 			r->out[r->n_out - 1].sink = r->w[v][v] == 0;

@@ -1,6 +1,6 @@
 /*
  * test-knots.c — knots, sinks, refinement, focus and background knots on
- * hand-built graphs with exactly known answers (METHOD.md §7).
+ * hand-built graphs with exactly known answers (wperf-method(7) §7).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -236,7 +236,7 @@ static void test_unsorted_edges(void)
 /*
  * A->B 10, B->A 2, A->C 3, C->A 10: cutting B->A leaves B waiting on
  * nobody, the terminal part is {B} alone: without a self-loop that is a
- * sink (METHOD.md §7), weighed by what its component waits on it (A->B).
+ * sink (wperf-method(7) §7), weighed by what its component waits on it (A->B).
  */
 static void test_refine_to_single_vertex(void)
 {

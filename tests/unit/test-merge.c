@@ -1,5 +1,5 @@
 /*
- * test-merge.c — merging thread vertices (METHOD.md §8, §9) on hand-built
+ * test-merge.c — merging thread vertices (wperf-method(7) §8, §9) on hand-built
  * graphs with exactly known results: merged names, members, summed
  * breakdowns, re-aggregated edges and self-loops, pseudo-vertices left
  * alone, the old -> new id map that carries a focus over, and the

@@ -1,6 +1,6 @@
 /*
  * tests/workloads/cpu-pool.c — a CPU-bound thread pool larger than the
- * machine (METHOD.md §7, runnable time), for recording real traces.
+ * machine (wperf-method(7) §7, runnable time), for recording real traces.
  *
  * "pool-main" hands out rounds of work: it wakes every worker, and waits
  * until the last one is done. Each "pool-worker-<i>" waits for a round,

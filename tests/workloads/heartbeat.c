@@ -1,6 +1,6 @@
 /*
  * tests/workloads/heartbeat.c — a background knot next to a real
- * bottleneck (METHOD.md §7 "background knots"), for recording real traces.
+ * bottleneck (wperf-method(7) §7 "background knots"), for recording real traces.
  *
  * Three threads:
  *   - "hb-writer" does a little CPU work, writes 4 KiB to a file and

@@ -11,7 +11,7 @@
  *     again, for the run time, then writes every eventfd: the one wakeup
  *     the idle threads get is its.
  * Each idle thread waits for the downloader for the whole run, so the
- * plain cascade (METHOD.md §4) adds each idle thread's whole wait to the
+ * plain cascade (wperf-method(7) §4) adds each idle thread's whole wait to the
  * downloader's waits on the disk: N + 1 times the downloader's own disk
  * waiting. The idle threads asked the downloader for nothing (they never
  * woke it); wperf cascades a wait only into the waker's last wait before

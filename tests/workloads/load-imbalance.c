@@ -1,5 +1,5 @@
 /*
- * tests/workloads/load-imbalance.c — load imbalance by phases (METHOD.md
+ * tests/workloads/load-imbalance.c — load imbalance by phases (wperf-method(7)
  * §10), for recording real traces.
  *
  * Threads "phase-a", "phase-b", ... compute in phases separated by a

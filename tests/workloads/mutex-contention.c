@@ -1,5 +1,5 @@
 /*
- * mutex-contention.c — lock contention, the pattern of METHOD.md §9: N
+ * mutex-contention.c — lock contention, the pattern of wperf-method(7) §9: N
  * worker threads named "mutex-worker-0" ... "mutex-worker-<N-1>" take one
  * pthread mutex again and again, do real CPU work while holding it, and
  * half as much outside. Each worker spends most of its time blocked on
@@ -52,7 +52,7 @@ static void *worker(void *arg)
 		/* Half as much work outside: every worker gets its turn
 		 * (the releaser does not re-acquire at once), and the
 		 * workers together run more than one CPU's worth, so the
-		 * knot cannot pass for background threads (METHOD.md §7),
+		 * knot cannot pass for background threads (wperf-method(7) §7),
 		 * while the mutex stays the bottleneck: each worker still
 		 * waits for the others most of the time. */
 		cpu_work(SECTION_ROUNDS / 2);

@@ -1,6 +1,6 @@
 /*
  * tests/workloads/thread-per-request.c — a server that starts one thread
- * per request (METHOD.md §8, short-lived threads), for recording real
+ * per request (wperf-method(7) §8, short-lived threads), for recording real
  * traces.
  *
  * "tpr-client" sends a request over a pipe and waits for the answer on

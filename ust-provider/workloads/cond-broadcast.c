@@ -1,7 +1,7 @@
 /*
  * ust-provider/workloads/cond-broadcast.c — several threads wait on one
  * condition variable; a producer broadcasts each item; one waiter wins it,
- * the others were woken for nothing: WPERF_FALSE_WAKEUP() (METHOD.md §6).
+ * the others were woken for nothing: WPERF_FALSE_WAKEUP() (wperf-method(7) §6).
  *
  * The kernel sees every waiter woken by the producer; only the annotation
  * says that, for all but one, the wakeup did not let it proceed, so that the

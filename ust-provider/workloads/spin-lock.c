@@ -1,6 +1,6 @@
 /*
  * ust-provider/workloads/spin-lock.c — N threads contend for one spin lock,
- * annotated with WPERF_BEFORE_SPIN / WPERF_AFTER_SPIN (METHOD.md §6).
+ * annotated with WPERF_BEFORE_SPIN / WPERF_AFTER_SPIN (wperf-method(7) §6).
  *
  * The kernel sees these threads running all the time; only the annotations
  * say that a spinner is waiting for the lock holder. Each thread ("spin-0",
