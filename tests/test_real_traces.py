@@ -22,9 +22,9 @@ never copied into the project):
   4. filter.wperf.waits + a Python sink: each thread vertex's segments tile
      [first_ns, last_ns] of that vertex in the report, durations >= 0.
 
-Some trace directories hold a SOURCE.txt beside the CTF metadata, which
-source.ctf.fs would take for a stream file: those are read through a
-temporary directory of symbolic links to the CTF files.
+A directory that holds other files beside the CTF metadata (a recording's
+workload.pid), which source.ctf.fs would take for stream files, is read
+through a temporary directory of symbolic links to the CTF files.
 
 Usage: WPERF_PLUGIN_DIR=build/plugin /usr/bin/python3 tests/test_real_traces.py
        [--shared-dir-default DIR] [unittest args]
@@ -87,7 +87,7 @@ def _is_ctf_file(path):
 
 def readable_view(ctf_dir, label):
     """ctf_dir itself, or a temp dir of symlinks to its CTF files when it
-    also holds files source.ctf.fs would misread (SOURCE.txt, workload.pid,
+    also holds files source.ctf.fs would misread (a recording's workload.pid,
     logs: anything that is not metadata, a CTF stream or the index/)."""
     names = os.listdir(ctf_dir)
     extra = [n for n in names if os.path.isfile(os.path.join(ctf_dir, n))

@@ -65,12 +65,10 @@ def real_trace(name):
 
 
 def copy_ctf(src, dst):
-    """Copy a CTF trace's own files (not SOURCE.txt) into dst, writable."""
+    """Copy a CTF trace's files into dst, writable."""
     os.makedirs(dst)
     for f in os.listdir(src):
         p = os.path.join(src, f)
-        if f == 'SOURCE.txt':
-            continue
         if os.path.isdir(p):
             shutil.copytree(p, os.path.join(dst, f))
         else:
@@ -85,8 +83,7 @@ def link_ctf(src, dst):
     """A directory of symbolic links to a real trace's CTF files."""
     os.makedirs(dst)
     for f in os.listdir(src):
-        if f != 'SOURCE.txt':
-            os.symlink(os.path.join(src, f), os.path.join(dst, f))
+        os.symlink(os.path.join(src, f), os.path.join(dst, f))
     return dst
 
 

@@ -186,7 +186,7 @@ def count_costs(bt, plugin, gen, out):
 
 def readable_view(ctf_dir, view):
     """source.ctf.fs reads every file beside the metadata as a stream:
-    a directory of links to the CTF files only (SOURCE.txt left out)."""
+    a directory of links to the CTF files only."""
     shutil.rmtree(view, ignore_errors=True)
     os.makedirs(view)
     for n in os.listdir(ctf_dir):
