@@ -136,7 +136,16 @@ class MergeRecorded(recording.WperfRecorded):
         its waker was queued itself, so the knot is lock contention."""
         js = self.report('merge="none"')
         ids = {v['id'] for v in self.workers(js)}
+        chained = sum(e['chained'] for e in js['edges'] if e['from'] in ids and e['to'] in ids)
+        waits = sum(e['count'] for e in js['edges'] if e['from'] in ids and e['to'] in ids)
+        self.assertGreater(2 * chained, waits, (chained, waits))
         mine = [k for k in js['knots'] if k['kind'] == 'knot' and ids & set(k['members'])]
+        if not mine and js['cpu']['first']:
+            # A machine so loaded that the workers waited for CPUs far
+            # longer than on the mutex: the report leads with the CPUs,
+            # and refinement cuts the light lock edges of the unmerged
+            # workers down to one (merged, they stay one pool: above).
+            return
         self.assertTrue(mine, [(k['kind'], k['members']) for k in js['knots']])
         c = mine[0]['classification']
         kinds = [ev['kind'] for ev in c['evidence']]
@@ -150,9 +159,6 @@ class MergeRecorded(recording.WperfRecorded):
             self.assertEqual(c['class'], 'too_few_cpus', c)   # a loaded machine
         else:
             self.assertEqual(c['class'], 'lock_contention', c)
-        chained = sum(e['chained'] for e in js['edges'] if e['from'] in ids and e['to'] in ids)
-        waits = sum(e['count'] for e in js['edges'] if e['from'] in ids and e['to'] in ids)
-        self.assertGreater(2 * chained, waits, (chained, waits))
 
     def test_stack_refused(self):
         self.assertTrue(self.ok, 'wperf record failed:\n' + self.log[-4000:])
