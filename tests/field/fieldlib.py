@@ -374,8 +374,8 @@ def path_to_first(js):
     ["a -> b 1.23 s", ...]; [] when a focus vertex is a member. The edge
     that misled a wrong answer is on it."""
     import heapq
-    if not js['knots']:
-        return []
+    if not js['knots'] or (js.get('cpu') or {}).get('first'):
+        return []          # no knot, or the CPUs lead: no path to show
     byid = {v['id']: v['name'] for v in js['vertices']}
     members = set(js['knots'][0]['members'])
     out = {}
