@@ -90,7 +90,10 @@ def vertex_key(v):
         name = v.get("comm") if kind == "thread" else None
         name = name or v["name"]
         if kind == "virtual":
-            name = name.rstrip("*")
+            # A pool ("fio ×4", "worker-* ×4", merge="pool") is its
+            # threads' name whatever their number: one run's 4 workers
+            # match another's 5, or the same workers unmerged.
+            name = re.sub(" \u00d7[0-9]+$", "", name).rstrip("*")
         return ("thread", base_name(name))
     return (kind, v["name"])
 

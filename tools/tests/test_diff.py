@@ -107,6 +107,16 @@ class TestScenarioDiff(Base):
         self.assertEqual(len(knots), 1)
         self.assertEqual(knots[0]["weight_ns"], 4 * U)
 
+    def test_pool_keys(self):
+        # A pool matches its threads across runs whatever their number,
+        # merged or not (merge="pool" names it "worker-* ×4").
+        key = wperf_diff.vertex_key
+        self.assertEqual(key({"kind": "virtual", "name": "worker-* \u00d74"}),
+                         key({"kind": "thread", "name": "worker-2", "comm": "worker-2"}))
+        self.assertEqual(key({"kind": "virtual", "name": "fio \u00d74"}),
+                         key({"kind": "virtual", "name": "fio \u00d75"}))
+        self.assertEqual(key({"kind": "virtual", "name": "fio \u00d74"}), ("thread", "fio"))
+
     def test_same_report(self):
         doc = self.diff_json("before", "before", "--fail-if-knot-grows=0")
         self.assertTrue(doc["knots"])
