@@ -175,20 +175,25 @@ class LttngKernel(unittest.TestCase):
         with open(os.path.join(self.part(name), 'workload.pid')) as f:
             return int(f.read())
 
-    def report(self, name, trace=None):
-        """`wperf report` of a recording focused on the workload (JSON)."""
-        if (name, trace) in self.reports:
-            return self.reports[(name, trace)]
+    def report(self, name, trace=None, params=None):
+        """`wperf report` of a recording focused on the workload (JSON);
+        params: more sink parameters (--params)."""
+        if (name, trace, params) in self.reports:
+            return self.reports[(name, trace, params)]
+        key = (name, trace, params)
         trace = trace or os.path.join(self.part(name), 'trace')
-        out = os.path.join(self.out, name + '-report.json')
+        out = os.path.join(self.out, '%s-report%s.json' % (name, '-' + params if params else ''))
+        out = out.replace('"', '').replace('=', '-')
         cmd = [WPERF, 'report', trace, '--plugin-path', os.path.join(BUILD, 'plugin'),
                '--format', 'json', '--output', out, '--pids', str(self.pid(name))]
+        if params:
+            cmd += ['--params', params]
         q = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                            timeout=300)
         self.assertEqual(q.returncode, 0, '$ %s\n%s' % (' '.join(cmd), q.stdout[-3000:]))
         with open(out) as f:
             js = json.load(f)
-        self.reports[(name, trace)] = js
+        self.reports[key] = js
         return js
 
     def tracer_names(self, trace):
@@ -329,7 +334,8 @@ class LttngKernel(unittest.TestCase):
         quality holding every discarded event, and the waits cut by them."""
         d = self.part('lost')
         self.assertIn('lttng-modules', self.tracer_names(os.path.join(d, 'trace')))
-        js = self.report('lost')
+        # Thread by thread (merge="none"): the tiling below is per thread.
+        js = self.report('lost', params='merge="none"')
         q, tr = js['quality'], js['time_range']
         self.assertGreater(q['discarded_events'], 0, 'no event lost with 16 KiB: %s' % q)
         timed = [g for g in q['gaps'] if g['begin_ns'] >= 0 and g['end_ns'] >= 0]
@@ -366,7 +372,9 @@ class LttngKernel(unittest.TestCase):
         self.assertIn('lttng-modules', self.tracer_names(trace))
         self.assertIn('lttng-ust', self.tracer_names(trace))
         pid = self.pid('annotated')
-        js = self.report('annotated')
+        # Thread by thread (merge="none"), as tests/test_annotated.py: the
+        # default would merge the three spinners into one pool vertex.
+        js = self.report('annotated', params='merge="none"')
         # spin-0..2 (not spin-lock, the main thread, nor spin-lock-ust,
         # LTTng-UST's listener threads).
         spinners = {v['id'] for v in js['vertices'] if v['kind'] == 'thread'
