@@ -210,6 +210,8 @@ static void write_header(FILE *out, const struct wperf_report *r)
 		sinks, sinks == 1 ? "" : "s");
 	if (bg)
 		fprintf(out, ", %zu background knot%s", bg, bg == 1 ? "" : "s");
+	if (r->cpu && r->cpu->first)
+		fputs("; first: <b>the CPUs</b>", out);
 	fputs(". A weight is an upper bound of what shortening those waits could gain, "
 	      "also given as a share of the analysed time.</p>\n", out);
 }
@@ -430,9 +432,33 @@ static void write_groups(FILE *out, const struct wperf_report *r)
 	}
 }
 
+/* The CPU finding first (wperf/cpu.h), as the text report puts it. */
+static void write_cpu_first(FILE *out, const struct wperf_report *r)
+{
+	const struct wperf_cpu_finding *c = r->cpu;
+	char run[32], wait[32];
+
+	if (!c || !c->first)
+		return;
+	wperf_fmt_duration(run, sizeof run, c->runnable_ns, 0);
+	wperf_fmt_duration(wait, sizeof wait, c->waiting_ns, 0);
+	fprintf(out, "<div class=\"finding\"><h3>First: the CPUs. Too few CPUs, or other "
+		"load</h3>\n<p>%zu thread%s %s %s runnable (ready, waiting for a CPU) %s in "
+		"all, more than the %s they waited on threads, devices and interrupts: less "
+		"waiting cannot help them until they get a CPU. Most runnable: ", c->n_threads,
+		c->n_threads == 1 ? "" : "s", r->focus ? "of the focus" : "of the trace",
+		c->n_threads == 1 ? "was" : "were", run, wait);
+	for (size_t i = 0; i < c->n_runnable; i++) {
+		fputs(i ? ", " : "", out);
+		vertex_label(out, r->graph, c->runnable[i]);
+	}
+	fputs(". The findings below are what they wait on once they run.</p></div>\n", out);
+}
+
 static void write_findings(FILE *out, const struct wperf_report *r)
 {
 	fputs("<h2 id=\"findings\">Findings</h2>\n", out);
+	write_cpu_first(out, r);
 	if (!r->knots || r->knots->n == 0) {
 		fputs("<p class=\"nothing\">No knots and no sinks were found: no thread waited "
 		      "on another thread or device for longer than the noise floor (the text "

@@ -209,6 +209,19 @@ static void test_reports(void)
 	CHECK(text && strstr(text, "First: the CPUs") &&
 	      strstr(text, "First: the CPUs") < strstr(text, "Sink 1: disk:vda"));
 	free(text);
+	{
+		char *html = NULL;
+		size_t hlen = 0;
+		FILE *f = open_memstream(&html, &hlen);
+
+		REQUIRE_INT(f != NULL, 1);
+		CHECK_INT(wperf_report_write_html(&r, NULL, "no picture here", f), 0);
+		fclose(f);
+		CHECK(html && strstr(html, "; first: <b>the CPUs</b>") != NULL);
+		CHECK(html && strstr(html, "<h3>First: the CPUs. Too few CPUs, or other load</h3>") &&
+		      strstr(html, "First: the CPUs.") < strstr(html, "disk:vda</"));
+		free(html);
+	}
 	js = write(&r, true);
 	CHECK(js && strstr(js, "\"cpu\": {\"first\": true, \"threads\": 1, \"runnable_ns\": "
 			   "7100000000, \"waiting_ns\": 2900000000, \"span_ns\": 10000000000, "
