@@ -364,11 +364,14 @@ static void on_closed_segment(void *data, const struct closed_segment *seg)
 		w = vt_get(&a->vt, seg->waker);
 		v->waiting_ns[w->kind] += d;
 		v->waits++;
-		if (seg->idle) {
+		if (seg->idle && !wperf_vertex_kind_is_device(w->kind)) {
 			/* A wait for work (TASK_IDLE): like a disk's idle time,
 			 * no dependency; it neither cascades nor is walked
 			 * through (not in the history): whoever gave the worker
-			 * work did not hold it up. */
+			 * work did not hold it up. Unless a device's completion
+			 * gave it the work: then the worker is the device's
+			 * completion path (ext4's end-io work, say), and whoever
+			 * waits for it waits for the device. */
 			edges_add_idle_wait(&a->edges, seg->vertex, seg->waker, seg->start,
 					    seg->end);
 			break;

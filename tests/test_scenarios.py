@@ -1193,6 +1193,49 @@ class TestBackgroundNearOneCpu(Base):
         self.assertNotIn('Only just under one CPU', run_knots_text(hand_over(35)))
 
 
+class TestWorkFromADevice(Base):
+    """A kworker's wait for work (TASK_IDLE, 128) is no dependency when a
+    thread gives it the work, but it is when a disk's completion does:
+    fio's fsync waited for the kworker that ran the disk's completion
+    work, and the kworker, idle until the disk completed, is the disk's
+    path, not a sink of its own. W (101) issues a write at 0.1 s and
+    sleeps (D) until K (201, kworker/u8:3) wakes it at 0.5 s + 10 us; K
+    sleeps idle from 0.05 s until the disk's completion interrupt at 0.5
+    s wakes it; later K sleeps idle again and W wakes it (work queued by
+    a thread) at 0.8 s. Trace [0, 1 s]."""
+
+    def scenario(self):
+        s = Scenario(ncpus=2, end=1 * S)
+        W, K = s.thread(101, 'writer'), s.thread(201, 'kworker/u8:3')
+        s.run(0, 0, W)
+        s.run(0, 1, K)
+        s.sleep(50 * MS, 1, K, state=128)
+        s.block_issue(100 * MS, 0, W, DISK, 1000, 8)
+        s.sleep(100 * MS, 0, W, state=2)     # D
+        s.irq_entry(500 * MS, 1, 25, 'virtio1')
+        s.block_complete(500 * MS + 1 * US, 1, DISK, 1000, 8)
+        s.wake(500 * MS + 2 * US, 1, K, target_cpu=1)
+        s.irq_exit(500 * MS + 3 * US, 1, 25)
+        s.run(500 * MS + 4 * US, 1, K)
+        s.wake(500 * MS + 10 * US, 1, W, target_cpu=0)
+        s.run(500 * MS + 12 * US, 0, W)
+        s.sleep(600 * MS, 1, K, state=128)
+        s.wake(800 * MS, 0, K, target_cpu=1)
+        s.run(800 * MS + 2 * US, 1, K)
+        return s
+
+    def test_device_work_is_a_dependency(self):
+        r = self.knots(self.scenario())
+        W, K, D = r.tid(101), r.tid(201), r.vid(name='disk:8:0')
+        kd = r.edge(K, D)
+        self.assertEqual((kd['direct_ns'], kd['idle_ns']), (450 * MS + 2 * US, 0))
+        wk = r.edge(W, K)
+        self.assertEqual(wk['direct_ns'], 400 * MS + 10 * US)
+        # Work queued by the writer: a wait for work, kept apart.
+        kw = r.edge(K, W)
+        self.assertEqual((kw['weight_ns'], kw['idle_ns']), (0, 200 * MS))
+
+
 class TestFocusNeverWaited(Base):
     """A focused program that never waits (CPU-bound) gets no knot or sink,
     and the report says why: nothing to analyse off-CPU, not "timers"."""
