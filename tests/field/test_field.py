@@ -44,10 +44,8 @@ import recording  # noqa: E402
 # and wrong in others. Expected failures until fixed.
 KNOWN_WRONG = {
     ('mariadb', 'quiet'), ('mariadb', 'loaded'),
-    ('nginx', 'quiet'), ('nginx', 'loaded'),
     ('memcached', 'quiet'), ('memcached', 'loaded'),
     ('tar-sync', 'quiet'), ('tar-sync', 'loaded'),
-    ('fio', 'quiet'), ('fio', 'loaded'),
 }
 
 CASE = None
