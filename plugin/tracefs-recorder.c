@@ -319,6 +319,16 @@ int wperf_recorder_open_snapshot(struct wperf_recorder *rec,
 			return -1;
 		}
 	}
+	/* Without a snapshot buffer the live one is read while the kernel
+	 * writes on: in overwrite mode, what the reader has not reached yet is
+	 * overwritten by what comes after the snapshot (a busy workload, a
+	 * sanitized and so slow reader: the snapshot came out empty of it).
+	 * The flight recorder pauses while it is read, and goes on after
+	 * (wperf_recorder_destroy()); its events of that time are lost. */
+	if (!use_snapshot && tracefs_trace_is_on(rec->instance) == 1) {
+		tracefs_trace_off(rec->instance);
+		rec->paused = true;
+	}
 	*snapshot_ts = wperf_monotonic_ns();
 	/* The frozen snapshot buffer holds nothing newer; the live one does,
 	 * and we stop at the snapshot time so every CPU ends at the same time. */
@@ -372,6 +382,8 @@ void wperf_recorder_destroy(struct wperf_recorder *rec)
 		return;
 	if (rec->instance && !rec->attached)
 		tracefs_trace_off(rec->instance);
+	if (rec->instance && rec->paused)
+		tracefs_trace_on(rec->instance);   /* the flight recorder goes on */
 	/* A trigger may keep the instance busy: take it off first. */
 	if (rec->stack_trigger)
 		tracefs_instance_file_write(rec->instance, SWITCH_TRIGGER, "!stacktrace");

@@ -69,6 +69,9 @@ struct wperf_recorder {
 	 * change its settings, its tracing_on, or remove it. */
 	bool attached;
 	bool stack_trigger;   /* the stacktrace trigger is set on sched_switch */
+	/* A snapshot read from the live buffers (no ftrace snapshot buffer in
+	 * this kernel) paused the flight recorder: it goes on at the end. */
+	bool paused;
 	/* Snapshot reading: pages are read up to this time only (see
 	 * wperf_recorder_open_snapshot()); UINT64_MAX otherwise. */
 	uint64_t read_until;

@@ -1144,6 +1144,15 @@ def snapshot_tracefs(state, snap):
     p = run(["babeltrace2", f"--plugin-path={state['plugin_path']}",
              "-c", "source.wperf.tracefs", f"--params={params}",
              "-c", "sink.ctf.fs", f"--params={sink}"], check=False)
+    # On kernels without an ftrace snapshot buffer the source pauses the
+    # flight recorder while it reads and turns it on again when it ends;
+    # should it have died first, the flight recorder must not stay off.
+    try:
+        with open(os.path.join(state["tracefs"], "instances", state["instance"],
+                               "tracing_on"), "w") as f:
+            f.write("1")
+    except OSError:
+        pass
     if p.returncode != 0:
         causes = [l.strip("^ ") for l in p.stdout.splitlines()
                   if l.strip() and not l.startswith("ERROR:")]
