@@ -43,6 +43,10 @@ import recording  # noqa: E402
 # reliably on this machine (doc/accuracy.md): wrong, or right in some runs
 # and wrong in others. Expected failures until fixed.
 KNOWN_WRONG = {
+    # nginx under stress-ng: right in 10 of 10 runs while other work kept
+    # the machine busy, wrong in 3 of 3 in a CI run alone on it (a `wrk`
+    # sink; the CPU rule summed the driver's and master's idle waiting).
+    ('nginx', 'loaded'),
     ('mariadb', 'quiet'), ('mariadb', 'loaded'),
     ('memcached', 'quiet'), ('memcached', 'loaded'),
     ('tar-sync', 'quiet'), ('tar-sync', 'loaded'),
