@@ -58,8 +58,9 @@ GUEST = os.path.join(SOURCE_ROOT, 'tests', 'guest', 'wperf-guest')
 GUEST_SCRIPT = os.path.join(SOURCE_ROOT, 'tests', 'guest', 'lttng-kernel.sh')
 WPERF = os.path.join(BUILD, 'tools', 'wperf')
 WORKLOAD = os.path.join(BUILD, 'tests', 'workloads', 'fig1-pipeline')
-# The whole guest run, boot to power-off (the image build is not in it).
-RUN_TIMEOUT = int(os.environ.get('WPERF_GUEST_TIMEOUT', '900'))
+# The whole guest run, boot to power-off (the image build is not in it):
+# seven parts of at most 240 s each (lttng-kernel.sh) and the boot.
+RUN_TIMEOUT = int(os.environ.get('WPERF_GUEST_TIMEOUT', '2000'))
 
 
 def why_not():
@@ -114,9 +115,17 @@ class LttngKernel(unittest.TestCase):
         print('$ ' + ' '.join(cmd), flush=True)
         t0 = time.monotonic()
         # The script's progress (image build steps and their times) goes
-        # straight to this test's output.
-        p = subprocess.run(cmd, stdin=subprocess.DEVNULL)
-        cls.rc = p.returncode
+        # to this test's output as it comes, and is kept: a failure quotes
+        # its end, since a CI log may show only the failures.
+        p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True, errors='replace')
+        lines = []
+        for line in p.stdout:
+            sys.stdout.write(line)
+            sys.stdout.flush()
+            lines.append(line.rstrip('\n'))
+        cls.rc = p.wait()
+        cls.guest_output = lines
         print('guest: exit %d after %.1f s' % (cls.rc, time.monotonic() - t0), flush=True)
         cls.reports = {}
 
@@ -127,6 +136,15 @@ class LttngKernel(unittest.TestCase):
             print('guest output kept in %s' % cls.out)
             return
         recording.remove_recordings(cls.out)
+
+    @classmethod
+    def console_tail(cls, n):
+        try:
+            with open(os.path.join(cls.out, 'console.log'), errors='replace') as f:
+                lines = f.read().splitlines()
+        except OSError:
+            return '(no guest console log)'
+        return '---- guest console, last %d lines ----\n%s' % (n, '\n'.join(lines[-n:]))
 
     @classmethod
     def print_console(cls):
@@ -154,7 +172,12 @@ class LttngKernel(unittest.TestCase):
 
     def part(self, name):
         """The directory of one recording, after checking it succeeded."""
-        self.assertEqual(self.rc, 0, 'the guest run failed (exit %d)' % self.rc)
+        if self.rc != 0:
+            if getattr(type(self), 'told', False):
+                self.fail('the guest run failed (exit %d): see the first failure' % self.rc)
+            type(self).told = True
+            self.fail('the guest run failed (exit %d); its last words:\n%s\n%s'
+                      % (self.rc, '\n'.join(self.guest_output[-25:]), self.console_tail(25)))
         log = self.log(name)
         try:
             with open(os.path.join(self.out, name + '.status')) as f:

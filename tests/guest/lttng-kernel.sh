@@ -25,7 +25,8 @@
 #   annotated `wperf record` of ust-provider/workloads/spin-lock (kernel +
 #            wperf:* UST annotations)
 # Environment (set by guest-init.sh): WPERF_SOURCE_ROOT, WPERF_BUILD_DIR,
-# WPERF_GUEST_OUT. WPERF_GUEST_PARTS: the parts to run (default: all).
+# WPERF_GUEST_OUT. WPERF_GUEST_PARTS: the parts to run (default: all);
+# WPERF_GUEST_PART_SECONDS: the time one part may take (default 240 s).
 set -u
 out=$WPERF_GUEST_OUT
 build=$WPERF_BUILD_DIR
@@ -34,6 +35,9 @@ wl=$build/tests/workloads/fig1-pipeline
 wperf=$build/tools/wperf
 seconds=${WPERF_FIG1_SECONDS:-3}
 parts=${WPERF_GUEST_PARTS:-load record both snapshot flight lost annotated}
+# Each part takes 10 to 30 s in a guest on an otherwise idle host; this
+# limit is for a host whose CPUs other jobs keep busy.
+part_limit=${WPERF_GUEST_PART_SECONDS:-240}
 
 say() { echo "lttng-kernel[guest]: $*"; }
 
@@ -117,11 +121,24 @@ part_annotated() {
 	cp "$t/trace/command.pid" "$t/workload.pid"
 }
 
+# `bash THIS --one PART`: one part alone (what the loop below runs under
+# `timeout`, so that a part that hangs ends with its log and leaves the
+# guest time for the others).
+if [ "${1:-}" = --one ]; then
+	"part_$2"
+	exit
+fi
+
 for part in $parts; do
 	say "== $part =="
 	start=$(cut -d' ' -f1 /proc/uptime)
-	"part_$part" >"$out/$part.log" 2>&1
+	timeout --kill-after=10 "$part_limit" bash "$0" --one "$part" >"$out/$part.log" 2>&1
 	status=$?
+	if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+		echo "lttng-kernel[guest]: part $part did not end within $part_limit s" \
+			"(WPERF_GUEST_PART_SECONDS): stopped" >>"$out/$part.log"
+		lttng destroy --all >>"$out/$part.log" 2>&1
+	fi
 	end=$(cut -d' ' -f1 /proc/uptime)
 	# Keep whatever was recorded, even on failure (for the host's message).
 	if [ -d "/tmp/$part" ]; then
