@@ -163,6 +163,27 @@ int64_t wperf_graph_duration(const struct wperf_graph *g)
 	return g->end_ns - g->begin_ns;
 }
 
+int64_t wperf_vertex_time(const struct wperf_graph *g, uint32_t v)
+{
+	const struct wperf_vertex *x;
+	int64_t sum;
+
+	if (v >= g->n_vertices)
+		return 0;
+	x = &g->vertices[v];
+	if (x->kind != WPERF_V_THREAD && x->kind != WPERF_V_VIRTUAL)
+		return wperf_graph_duration(g);
+	/* Saturating: a corrupt trace must not wrap the sum. */
+	sum = x->running_ns > 0 ? x->running_ns : 0;
+	sum = sum > INT64_MAX - (x->runnable_ns > 0 ? x->runnable_ns : 0)
+		? INT64_MAX : sum + (x->runnable_ns > 0 ? x->runnable_ns : 0);
+	for (int k = 0; k < WPERF_V_KIND_COUNT; k++) {
+		int64_t w = x->waiting_ns[k] > 0 ? x->waiting_ns[k] : 0;
+		sum = sum > INT64_MAX - w ? INT64_MAX : sum + w;
+	}
+	return sum;
+}
+
 const struct wperf_edge *wperf_graph_find_edge(const struct wperf_graph *g, uint32_t from,
 					       uint32_t to)
 {

@@ -599,6 +599,46 @@ static int64_t rank_edges(const struct kgraph *kg, size_t *edges, size_t n,
 /* Emitting knots and sinks                                            */
 /* ------------------------------------------------------------------ */
 
+/* The summed wperf_vertex_time() of verts: the time whose waits a knot's
+ * or group's own_ns is a part of. */
+static int64_t vertices_time(const struct wperf_graph *g, const uint32_t *verts, size_t n)
+{
+	int64_t sum = 0;
+
+	for (size_t i = 0; i < n; i++)
+		sum = add_saturating(sum, wperf_vertex_time(g, verts[i]));
+	return sum;
+}
+
+/* The summed direct_ns of the given edges: their waiters' own waiting. */
+static int64_t edges_own(const struct kgraph *kg, const size_t *edges, size_t n)
+{
+	int64_t sum = 0;
+
+	for (size_t i = 0; i < n; i++)
+		sum = add_saturating(sum, kedge(kg, edges[i])->direct_ns);
+	return sum;
+}
+
+/* The summed direct_ns of the active edges between verts: what a group's
+ * internal weight holds of its members' own waiting. */
+static int64_t own_inside(struct kgraph *kg, const uint32_t *verts, size_t n)
+{
+	int64_t sum = 0;
+
+	mark_set(kg, verts, n, true);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t v = verts[i];
+		for (size_t k = kg->out_start[v]; k < kg->out_start[v + 1]; k++) {
+			size_t e = kg->out_edge[k];
+			if (kg->active[e] && kg->in_set[kedge(kg, e)->to])
+				sum = add_saturating(sum, kedge(kg, e)->direct_ns);
+		}
+	}
+	mark_set(kg, verts, n, false);
+	return sum;
+}
+
 /* The active edges from verts[] to other vertices, heaviest first, and
  * their summed weight: what a knot or group waits on outside itself. */
 static int find_leaving(struct kgraph *kg, const uint32_t *verts, size_t n,
@@ -631,6 +671,8 @@ static int record_group(struct search *s, const uint32_t *members, size_t n,
 		return -1;
 	gr->n_members = n;
 	gr->weight_ns = inside;
+	gr->own_ns = own_inside(&s->kg, gr->members, n);
+	gr->waiters_ns = vertices_time(s->kg.g, gr->members, n);
 	return find_leaving(&s->kg, gr->members, n, &gr->leaving, &gr->n_leaving,
 			    &gr->leaving_ns);
 }
@@ -656,6 +698,8 @@ static int emit_knot(struct search *s, struct piece *p, size_t *edges,
 	k->edges = edges;
 	k->n_edges = n_edges;
 	k->weight_ns = weight;
+	k->own_ns = edges_own(&s->kg, edges, n_edges);
+	k->waiters_ns = vertices_time(s->kg.g, p->verts, p->n);
 	k->removed = p->removed;
 	k->n_removed = p->n_removed;
 	k->stop_reason = why;
@@ -679,7 +723,7 @@ static int emit_refined_sink(struct search *s, struct piece *p, size_t *edges)
 	const struct origin *o = &s->origins[p->origin];
 	const struct wperf_graph *g = s->kg.g;
 	uint32_t v = p->verts[0];
-	int64_t weight = 0;
+	int64_t weight = 0, own = 0, waiters = 0;
 	struct wperf_knot *k;
 
 	free(edges);
@@ -687,8 +731,12 @@ static int emit_refined_sink(struct search *s, struct piece *p, size_t *edges)
 		const struct wperf_edge *e = &g->edges[i];
 		if (e->to == v && e->from != v && e->from < g->n_vertices &&
 		    bsearch(&e->from, o->members, o->n, sizeof *o->members, cmp_u32) &&
-		    wperf_edge_is_dependency(g, e, 0))
+		    wperf_edge_is_dependency(g, e, 0)) {
 			weight = add_saturating(weight, e->weight_ns);
+			own = add_saturating(own, e->direct_ns);
+			/* One edge per (from, to): each waiter once. */
+			waiters = add_saturating(waiters, wperf_vertex_time(g, e->from));
+		}
 	}
 	if (!(k = push_item(s))) {
 		piece_fini(p);
@@ -698,6 +746,8 @@ static int emit_refined_sink(struct search *s, struct piece *p, size_t *edges)
 	k->members = p->verts;
 	k->n_members = 1;
 	k->weight_ns = weight;
+	k->own_ns = own;
+	k->waiters_ns = waiters;
 	k->removed = p->removed;
 	k->n_removed = p->n_removed;
 	k->stop_reason = "single vertex";
@@ -712,14 +762,24 @@ static int emit_refined_sink(struct search *s, struct piece *p, size_t *edges)
 			    &k->leaving_ns);
 }
 
-static int emit_sink(struct search *s, uint32_t v, int64_t incoming_ns)
+/* What waits on one vertex in the whole graph (incoming()): the active
+ * edges into it, their weight and direct_ns summed, and their waiters'
+ * wperf_vertex_time() summed (one edge per waiter). */
+struct in_sum {
+	int64_t weight, own, waiters;
+	uint64_t count;
+};
+
+static int emit_sink(struct search *s, uint32_t v, const struct in_sum *in)
 {
 	struct wperf_knot *k = push_item(s);
 
 	if (!k)
 		return -1;
 	k->kind = WPERF_SINK;
-	k->weight_ns = incoming_ns;
+	k->weight_ns = in->weight;
+	k->own_ns = in->own;
+	k->waiters_ns = in->waiters;
 	k->stop_reason = "sink";
 	k->members = malloc(sizeof *k->members);
 	k->component = malloc(sizeof *k->component);
@@ -1038,19 +1098,22 @@ static bool has_self_loop(const struct kgraph *kg, uint32_t v)
 	return false;
 }
 
-/* Sum and count of the active edges into each vertex (for sinks). */
-static int incoming(const struct kgraph *kg, int64_t **weight, uint64_t **count)
+/* Sums and count of the active edges into each vertex (for sinks). */
+static int incoming(const struct kgraph *kg, struct in_sum **in)
 {
-	*weight = calloc(kg->nv ? kg->nv : 1, sizeof **weight);
-	*count = calloc(kg->nv ? kg->nv : 1, sizeof **count);
-	if (!*weight || !*count)
+	*in = calloc(kg->nv ? kg->nv : 1, sizeof **in);
+	if (!*in)
 		return -1;
 	for (size_t i = 0; i < kg->g->n_edges; i++) {
 		if (!kg->active[i])
 			continue;
-		uint32_t to = kedge(kg, i)->to;
-		(*weight)[to] = add_saturating((*weight)[to], kedge(kg, i)->weight_ns);
-		(*count)[to]++;
+		const struct wperf_edge *e = kedge(kg, i);
+		struct in_sum *to = &(*in)[e->to];
+
+		to->weight = add_saturating(to->weight, e->weight_ns);
+		to->own = add_saturating(to->own, e->direct_ns);
+		to->waiters = add_saturating(to->waiters, wperf_vertex_time(kg->g, e->from));
+		to->count++;
 	}
 	return 0;
 }
@@ -1062,13 +1125,12 @@ static int incoming(const struct kgraph *kg, int64_t **weight, uint64_t **count)
  * its weights (component_weights).
  */
 static int classify_component(struct search *s, const uint32_t *members, size_t n,
-			      int64_t inside, int64_t leaving,
-			      const int64_t *in_weight, const uint64_t *in_count)
+			      int64_t inside, int64_t leaving, const struct in_sum *in)
 {
 	if (n == 1 && !has_self_loop(&s->kg, members[0])) {
-		if (leaving > 0 || in_count[members[0]] == 0)
+		if (leaving > 0 || in[members[0]].count == 0)
 			return 0;
-		return emit_sink(s, members[0], in_weight[members[0]]);
+		return emit_sink(s, members[0], &in[members[0]]);
 	}
 	if (!knot_rule(s->leave_ppm, inside, leaving))
 		return inside >= s->threshold_ns ? record_group(s, members, n, inside) : 0;
@@ -1088,10 +1150,9 @@ static int classify_component(struct search *s, const uint32_t *members, size_t 
 }
 
 /* The knots (to refine), sinks and heavy groups of the graph.
- * in_weight/in_count: what waits on each vertex in the whole graph, so a
+ * in: what waits on each vertex in the whole graph, so a
  * focused thread others wait on is still a sink. */
-static int find_components(struct search *s, const bool *reach,
-			 const int64_t *in_weight, const uint64_t *in_count)
+static int find_components(struct search *s, const bool *reach, const struct in_sum *in)
 {
 	struct kgraph *kg = &s->kg;
 	uint32_t *all = malloc((kg->nv ? kg->nv : 1) * sizeof *all);
@@ -1114,7 +1175,7 @@ static int find_components(struct search *s, const bool *reach,
 		if (reach && !reach[members[0]])
 			continue;
 		rc = classify_component(s, members, c.start[ci + 1] - c.start[ci],
-					inside[ci], leaving[ci], in_weight, in_count);
+					inside[ci], leaving[ci], in);
 	}
 out:
 	free(inside);
@@ -1192,19 +1253,18 @@ static void reset_active(struct search *s)
 static int search_round(struct search *s)
 {
 	bool *reach = NULL;
-	int64_t *in_weight = NULL;
-	uint64_t *in_count = NULL;
+	struct in_sum *in = NULL;
 	int rc = -1;
 
 	reset_active(s);
-	if (incoming(&s->kg, &in_weight, &in_count))
+	if (incoming(&s->kg, &in))
 		goto out;
 	if (s->focus) {
 		if (!(reach = reachable_from(&s->kg, s->focus, s->opaque)))
 			goto out;
 		restrict_to(&s->kg, reach);
 	}
-	if (find_components(s, reach, in_weight, in_count))
+	if (find_components(s, reach, in))
 		goto out;
 	while (s->n_work > 0) {
 		struct piece p = s->work[--s->n_work];
@@ -1214,8 +1274,7 @@ static int search_round(struct search *s)
 	rc = 0;
 out:
 	free(reach);
-	free(in_weight);
-	free(in_count);
+	free(in);
 	return rc;
 }
 

@@ -187,13 +187,16 @@ static void write_cluster(FILE *out, const struct wperf_report *r,
 			  const struct wperf_fmt_knot_map *m, size_t i)
 {
 	const struct wperf_knot *k = &r->knots->items[i];
-	char title[64], w[32], share[32], label[160];
+	char title[64], w[32], own[32], cascaded[32], label[256];
 
+	/* Weight = own + cascaded (doc/wperf-report.7.md, "Weights"): no
+	 * share of the analysed time, which a sum of edges can exceed. */
 	wperf_fmt_knot_title(title, sizeof title, r->knots, i);
 	wperf_fmt_duration(w, sizeof w, k->weight_ns, 0);
-	wperf_fmt_ppm_percent(share, sizeof share,
-			      wperf_fmt_ppm(k->weight_ns, wperf_graph_duration(r->graph)));
-	snprintf(label, sizeof label, "%s: %s = %s", title, w, share);
+	wperf_fmt_duration(own, sizeof own, k->own_ns > 0 ? k->own_ns : 0, 0);
+	wperf_fmt_duration(cascaded, sizeof cascaded,
+			   wperf_fmt_cascaded(k->weight_ns, k->own_ns), 0);
+	snprintf(label, sizeof label, "%s: %s = own %s + cascaded %s", title, w, own, cascaded);
 	fprintf(out, "  subgraph cluster_%zu {\n    label=", i);
 	dot_string(out, label);
 	fprintf(out, ";\n    style=\"rounded,filled\"; color=\"%s\"; fillcolor=\"%s\";\n",
@@ -219,24 +222,27 @@ static void write_edge(FILE *out, const struct wperf_report *r,
 		       const struct wperf_fmt_knot_map *m, size_t i, int64_t max_weight)
 {
 	const struct wperf_edge *e = &r->graph->edges[i];
-	char w[32], share[32], label[160], tip[600], from[256], to[256], title[64];
+	char w[32], own[32], split[160], label[160], tip[800], from[256], to[256], title[64];
 	const char *color = COLOR_EDGE;
 
+	/* The weight, and the waiter's own waiting in it (the rest cascaded);
+	 * the tooltip has the split in full. */
 	wperf_fmt_duration(w, sizeof w, e->weight_ns, 0);
-	wperf_fmt_ppm_percent(share, sizeof share,
-			      wperf_fmt_ppm(e->weight_ns, wperf_graph_duration(r->graph)));
-	snprintf(label, sizeof label, "%s\n%s", w, share);
+	wperf_fmt_duration(own, sizeof own, e->direct_ns > 0 ? e->direct_ns : 0, 0);
+	wperf_fmt_weight_split(split, sizeof split, e->weight_ns, e->direct_ns,
+			       wperf_vertex_time(r->graph, e->from), "the waiter's");
+	snprintf(label, sizeof label, "%s\nown %s", w, own);
 	if (m->edge_knot[i] >= 0) {
 		color = knot_color(r->knots->items[m->edge_knot[i]].kind);
 	} else if (m->edge_cut[i] >= 0) {
 		color = COLOR_CUT;
 		wperf_fmt_knot_title(title, sizeof title, r->knots, (size_t)m->edge_cut[i]);
-		snprintf(label, sizeof label, "%s\n%s\ncut %ld (%s)", w, share,
+		snprintf(label, sizeof label, "%s\nown %s\ncut %ld (%s)", w, own,
 			 m->edge_cut_rank[i], title);
 	}
 	wperf_fmt_vertex_label(from, sizeof from, r->graph, e->from);
 	wperf_fmt_vertex_label(to, sizeof to, r->graph, e->to);
-	snprintf(tip, sizeof tip, "%s -> %s: %s (%s), %llu wait%s", from, to, w, share,
+	snprintf(tip, sizeof tip, "%s -> %s: %s = %s, %llu wait%s", from, to, w, split,
 		 (unsigned long long)e->count, e->count == 1 ? "" : "s");
 	fprintf(out, "  v%lu -> v%lu [label=", (unsigned long)e->from, (unsigned long)e->to);
 	dot_string(out, label);
@@ -264,6 +270,8 @@ static void write_caption(FILE *out, const struct wperf_report *r, size_t n_draw
 	snprintf(caption, sizeof caption,
 		 "wperf wait-for graph: %zu knot%s, %zu sink%s, %s analysed\n"
 		 "solid: at least the threshold %s; dashed: lighter; width by weight\n"
+		 "weight = own + cascaded: own is the waiter's own waiting, cascaded the "
+		 "waiting of others it held up\n"
 		 "%zu of %zu vertices and %zu of %zu edges drawn: dependencies only "
 		 "(at least %s, not to timer or unknown)%s",
 		 knots, knots == 1 ? "" : "s", sinks, sinks == 1 ? "" : "s", dur, thr,

@@ -79,6 +79,30 @@ void wperf_fmt_ppm_percent(char *buf, size_t len, uint64_t ppm)
 		 (unsigned long long)(tenths % 10));
 }
 
+int64_t wperf_fmt_cascaded(int64_t weight, int64_t own)
+{
+	if (weight <= 0)
+		return 0;
+	if (own <= 0)
+		return weight;
+	return weight > own ? weight - own : 0;
+}
+
+void wperf_fmt_weight_split(char *buf, size_t len, int64_t weight, int64_t own,
+			    int64_t waiters_ns, const char *whose)
+{
+	char o[32], c[32], pct[32];
+
+	wperf_fmt_duration(o, sizeof o, own > 0 ? own : 0, 0);
+	wperf_fmt_duration(c, sizeof c, wperf_fmt_cascaded(weight, own), 0);
+	if (waiters_ns <= 0) {  /* the trace accounted no time to them */
+		snprintf(buf, len, "own %s + cascaded %s", o, c);
+		return;
+	}
+	wperf_fmt_ppm_percent(pct, sizeof pct, wperf_fmt_ppm(own, waiters_ns));
+	snprintf(buf, len, "own %s (%s of %s time) + cascaded %s", o, pct, whose, c);
+}
+
 /* Format x (>= unit) with 3 significant digits in `unit`, or return 0 when
  * rounding carries it into the next unit (999.6 us is "1.00 ms"). The last
  * unit takes everything. */

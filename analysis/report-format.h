@@ -56,6 +56,21 @@ void wperf_fmt_ppm_fraction(char *buf, size_t len, uint64_t ppm);
 /* "45.2%": millionths as a percentage with one decimal. */
 void wperf_fmt_ppm_percent(char *buf, size_t len, uint64_t ppm);
 
+/*
+ * A weight split into its two parts (doc/wperf-report.7.md, "Weights"):
+ * "own 3.20 s (80.0% of the members' time) + cascaded 16.6 s". own is the
+ * waiters' own waiting (direct_ns summed), at most waiters_ns, the time
+ * those waiters existed (wperf_vertex_time summed); the cascaded part is
+ * weight - own, others' waiting passed on to these edges, and gets no
+ * percentage: it can exceed any time of the waiters. whose: "the
+ * members'", "its waiters'", "the waiter's".
+ */
+void wperf_fmt_weight_split(char *buf, size_t len, int64_t weight, int64_t own,
+			    int64_t waiters_ns, const char *whose);
+
+/* weight - own, never below 0 (corrupt input). */
+int64_t wperf_fmt_cascaded(int64_t weight, int64_t own);
+
 /* Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlongs,
  * no surrogates, nothing above U+10FFFF), or 0 when it is not one. Reads
  * past s[0] only while the bytes are continuation bytes, so it never

@@ -119,9 +119,12 @@ static void vertex_label(FILE *out, const struct wperf_graph *g, uint32_t id)
 	esc(out, label);
 }
 
-static void share_text(char *buf, size_t len, const struct wperf_graph *g, int64_t ns)
+/* weight = own + cascaded, with own's share of the waiters' time
+ * (doc/wperf-report.7.md, "Weights"). */
+static void split_text(char *buf, size_t len, int64_t weight, int64_t own, int64_t waiters,
+		       const char *whose)
 {
-	wperf_fmt_ppm_percent(buf, len, wperf_fmt_ppm(ns, wperf_graph_duration(g)));
+	wperf_fmt_weight_split(buf, len, weight, own, waiters, whose);
 }
 
 /* ---- Table cells: numbers carry their exact value in data-v for sorting. */
@@ -139,13 +142,15 @@ static void td_u64(FILE *out, uint64_t v)
 	fprintf(out, "<td class=\"n\">%llu</td>", (unsigned long long)v);
 }
 
-static void td_share(FILE *out, const struct wperf_graph *g, int64_t ns)
+/* part / whole as a percentage; "-" when whole is not known (0). */
+static void td_share(FILE *out, int64_t part, int64_t whole)
 {
-	char s[32];
+	char s[32] = "-";
 
-	share_text(s, sizeof s, g, ns);
+	if (whole > 0)
+		wperf_fmt_ppm_percent(s, sizeof s, wperf_fmt_ppm(part, whole));
 	fprintf(out, "<td class=\"n\" data-v=\"%llu\">%s</td>",
-		(unsigned long long)wperf_fmt_ppm(ns, wperf_graph_duration(g)), s);
+		(unsigned long long)wperf_fmt_ppm(part, whole), s);
 }
 
 /* The knot a row belongs to, sorted by report order; none sorts last. */
@@ -212,8 +217,11 @@ static void write_header(FILE *out, const struct wperf_report *r)
 		fprintf(out, ", %zu background knot%s", bg, bg == 1 ? "" : "s");
 	if (r->cpu && r->cpu->first)
 		fputs("; first: <b>the CPUs</b>", out);
-	fputs(". A weight is an upper bound of what shortening those waits could gain, "
-	      "also given as a share of the analysed time.</p>\n", out);
+	fputs(".</p>\n<p class=\"weights\">Weight = own + cascaded. <b>Own</b> is the waiters' "
+	      "own waiting, with its share of their time (at most 100%). <b>Cascaded</b> is the "
+	      "waiting of others that was held up meanwhile, counted again on every edge it "
+	      "passed through. A weight bounds what shortening those waits could gain.</p>\n",
+	      out);
 }
 
 static void write_members(FILE *out, const struct wperf_graph *g, const struct wperf_knot *k)
@@ -226,18 +234,23 @@ static void write_members(FILE *out, const struct wperf_graph *g, const struct w
 
 static void write_edge_item(FILE *out, const struct wperf_graph *g, size_t i, int64_t weight)
 {
-	char w[32], s[32];
+	char w[32], s[160];
+	const struct wperf_edge *e;
 
 	if (i >= g->n_edges)
 		return;
+	e = &g->edges[i];
 	wperf_fmt_duration(w, sizeof w, weight, 0);
-	share_text(s, sizeof s, g, weight);
+	/* A cut edge is listed with the weight it had when cut; the split is
+	 * the edge's own. */
+	split_text(s, sizeof s, e->weight_ns, e->direct_ns, wperf_vertex_time(g, e->from),
+		   "the waiter's");
 	fputs("<li>", out);
-	vertex_label(out, g, g->edges[i].from);
+	vertex_label(out, g, e->from);
 	fputs(" &rarr; ", out);
-	vertex_label(out, g, g->edges[i].to);
-	fprintf(out, ": %s (%s), %llu wait%s</li>", w, s, (unsigned long long)g->edges[i].count,
-		g->edges[i].count == 1 ? "" : "s");
+	vertex_label(out, g, e->to);
+	fprintf(out, ": %s = %s, %llu wait%s</li>", w, s, (unsigned long long)e->count,
+		e->count == 1 ? "" : "s");
 }
 
 /* What leaves a knot or a group: the share of its weight, and the edges. */
@@ -359,15 +372,16 @@ static void write_finding(FILE *out, const struct wperf_report *r, size_t i)
 {
 	const struct wperf_graph *g = r->graph;
 	const struct wperf_knot *k = &r->knots->items[i];
-	char title[64], w[32], s[32];
+	char title[64], w[32], s[160];
 
 	wperf_fmt_knot_title(title, sizeof title, r->knots, i);
 	wperf_fmt_duration(w, sizeof w, k->weight_ns, 0);
-	share_text(s, sizeof s, g, k->weight_ns);
+	split_text(s, sizeof s, k->weight_ns, k->own_ns, k->waiters_ns,
+		   k->kind == WPERF_SINK ? "its waiters'" : "the members'");
 	fprintf(out, "<div class=\"knot %s\" id=\"knot-%zu\">\n<h3>%s: ",
 		wperf_knot_kind_name(k->kind), i + 1, title);
 	write_members(out, g, k);
-	fprintf(out, "</h3>\n<p>%s %s = <b>%s</b> of the analysed time",
+	fprintf(out, "</h3>\n<p>%s <b>%s</b> = %s",
 		k->kind == WPERF_SINK ? "Waited on for" : "Weight", w, s);
 	if (k->kind == WPERF_BACKGROUND) {
 		char cpu[32];
@@ -408,7 +422,7 @@ static void write_groups(FILE *out, const struct wperf_report *r)
 {
 	const struct wperf_graph *g = r->graph;
 	size_t n = r->knots ? r->knots->n_groups : 0;
-	char w[32], s[32];
+	char w[32], s[160];
 
 	if (n == 0)
 		return;
@@ -421,11 +435,10 @@ static void write_groups(FILE *out, const struct wperf_report *r)
 		struct wperf_knot as_knot = { .members = gr->members, .n_members = gr->n_members };
 
 		wperf_fmt_duration(w, sizeof w, gr->weight_ns, 0);
-		share_text(s, sizeof s, g, gr->weight_ns);
+		split_text(s, sizeof s, gr->weight_ns, gr->own_ns, gr->waiters_ns, "the members'");
 		fputs("<div class=\"knot group\">\n<h3>Group: ", out);
 		write_members(out, g, &as_knot);
-		fprintf(out, "</h3>\n<p>Weight %s = <b>%s</b> of the analysed time: not a "
-			"knot.</p>\n", w, s);
+		fprintf(out, "</h3>\n<p>Weight <b>%s</b> = %s: not a knot.</p>\n", w, s);
 		write_leaving(out, g, "Leaves the group", gr->leaving, gr->n_leaving,
 			      gr->leaving_ns, gr->weight_ns);
 		fputs("</div>\n", out);
@@ -491,8 +504,8 @@ static void write_picture(FILE *out, const char *svg, const char *no_picture)
 static void write_knots_table(FILE *out, const struct wperf_report *r)
 {
 	static const char *const heads[] = {
-		"#rank", "knot", "kind", "members", "#weight", "#share", "#edges", "#cut",
-		"stop reason", NULL
+		"#rank", "knot", "kind", "members", "#weight", "#own", "#own % of their time",
+		"#cascaded", "#edges", "#cut", "stop reason", NULL
 	};
 	char title[64];
 
@@ -506,7 +519,9 @@ static void write_knots_table(FILE *out, const struct wperf_report *r)
 		write_members(out, r->graph, k);
 		fputs("</td>", out);
 		td_ns(out, k->weight_ns);
-		td_share(out, r->graph, k->weight_ns);
+		td_ns(out, k->own_ns);
+		td_share(out, k->own_ns, k->waiters_ns);
+		td_ns(out, wperf_fmt_cascaded(k->weight_ns, k->own_ns));
 		td_u64(out, k->n_edges);
 		td_u64(out, k->n_removed);
 		fputs("<td>", out);
@@ -530,8 +545,9 @@ static void write_edge_row(FILE *out, const struct wperf_report *r,
 	vertex_label(out, r->graph, e->to);
 	fputs("</td>", out);
 	td_ns(out, e->weight_ns);
-	td_share(out, r->graph, e->weight_ns);
 	td_ns(out, e->direct_ns);
+	td_share(out, e->direct_ns, wperf_vertex_time(r->graph, e->from));
+	td_ns(out, wperf_fmt_cascaded(e->weight_ns, e->direct_ns));
 	td_u64(out, e->count);
 	fprintf(out, "<td class=\"n\" data-v=\"%d\">%s</td>", median, range);
 	td_knot(out, r, m->edge_knot[i]);
@@ -544,13 +560,14 @@ static void write_edges_table(FILE *out, const struct wperf_report *r,
 			      const struct wperf_fmt_knot_map *m)
 {
 	static const char *const heads[] = {
-		"from", "to", "#weight", "#share", "#direct", "#waits", "#median wait",
+		"from", "to", "#weight", "#own", "#own % of its time", "#cascaded", "#waits",
+		"#median wait",
 		"#in knot", "#cut by", "dependency", NULL
 	};
 
 	fputs("<h2 id=\"edges\">Edges</h2>\n<p>Every edge: A &rarr; B is the time A waited "
-	      "for B, with cascaded redistribution (weight) and without (direct). Only "
-	      "dependencies (above the noise floor, not to timer or unknown) take part "
+	      "for B (own, with its share of A's time) plus what cascaded redistribution added "
+	      "(cascaded): weight = own + cascaded. Only dependencies (above the noise floor, not to timer or unknown) take part "
 	      "in knots.</p>\n", out);
 	table_start(out, "edges-table", heads);
 	for (size_t i = 0; i < r->graph->n_edges; i++)

@@ -307,6 +307,8 @@ static void write_stacks(const struct wperf_report *r, FILE *out)
 
 static void write_edges(const struct wperf_graph *g, FILE *out)
 {
+	char share[32];
+
 	fputs("  \"edges\": [", out);
 	for (size_t i = 0; i < g->n_edges; i++) {
 		const struct wperf_edge *e = &g->edges[i];
@@ -320,6 +322,12 @@ static void write_edges(const struct wperf_graph *g, FILE *out)
 		json_i64(out, e->weight_ns);
 		json_key(out, "direct_ns", 0);
 		json_i64(out, e->direct_ns);
+		json_key(out, "cascaded_ns", 0);
+		json_i64(out, wperf_fmt_cascaded(e->weight_ns, e->direct_ns));
+		wperf_fmt_ppm_fraction(share, sizeof share,
+				       wperf_fmt_ppm(e->direct_ns, wperf_vertex_time(g, e->from)));
+		json_key(out, "own_share", 0);
+		fputs(share, out);
 		json_key(out, "count", 0);
 		json_u64(out, e->count);
 		json_key(out, "hist", 0);
@@ -342,6 +350,23 @@ static void write_edges(const struct wperf_graph *g, FILE *out)
 	}
 	json_array_end(out, g->n_edges);
 	fputs(",\n", out);
+}
+
+/* "own_ns", "cascaded_ns", "waiters_ns" and "own_share" of a finding or
+ * group (doc/wperf-report.7.md, "Weights"), each after a comma. */
+static void write_weight_split(FILE *out, int64_t weight, int64_t own, int64_t waiters)
+{
+	char share[32];
+
+	json_key(out, "own_ns", 0);
+	json_i64(out, own);
+	json_key(out, "cascaded_ns", 0);
+	json_i64(out, wperf_fmt_cascaded(weight, own));
+	json_key(out, "waiters_ns", 0);
+	json_i64(out, waiters);
+	wperf_fmt_ppm_fraction(share, sizeof share, wperf_fmt_ppm(own, waiters));
+	json_key(out, "own_share", 0);
+	fputs(share, out);
 }
 
 /* An edge of the graph by index, as {"from","to","weight_ns",...}; an
@@ -490,6 +515,7 @@ static void write_knot(const struct wperf_report *r, const struct wperf_knot *k,
 	json_i64(out, k->weight_ns);
 	json_key(out, "share", 0);
 	fputs(share, out);
+	write_weight_split(out, k->weight_ns, k->own_ns, k->waiters_ns);
 	json_key(out, "edges", 0);
 	write_edge_list(r->graph, k->edges, k->n_edges, out);
 	json_key(out, "component", 0);
@@ -577,6 +603,7 @@ static void write_groups(const struct wperf_report *r, FILE *out)
 				       wperf_fmt_ppm(gr->weight_ns, wperf_graph_duration(r->graph)));
 		json_key(out, "share", 0);
 		fputs(share, out);
+		write_weight_split(out, gr->weight_ns, gr->own_ns, gr->waiters_ns);
 		json_key(out, "leaving_ns", 0);
 		json_i64(out, gr->leaving_ns);
 		json_key(out, "leaving", 0);

@@ -38,11 +38,6 @@ static void label(char *buf, const struct wperf_graph *g, uint32_t id)
 	wperf_fmt_vertex_label(buf, LABEL_LEN, g, id);
 }
 
-static void share_of(char *buf, size_t len, const struct wperf_graph *g, int64_t ns)
-{
-	wperf_fmt_ppm_percent(buf, len, wperf_fmt_ppm(ns, wperf_graph_duration(g)));
-}
-
 /* Print words separated by ", ", wrapping at the page width and
  * indenting continuation lines; `col` is where the cursor is now. */
 static size_t put_listed(FILE *out, const char *word, int first, size_t col,
@@ -376,11 +371,16 @@ static void write_header(const struct wperf_report *r, FILE *out)
 /* Knots                                                               */
 /* ------------------------------------------------------------------ */
 
+/* Edge tables: weight = own + cascaded, and own as a share of the
+ * waiter's time (the legend before the findings, write_weights_legend). */
+#define PAIR_WIDTH 38
+
 static void write_edge_table_header(FILE *out)
 {
 	fputs("  ", out);
-	wperf_fmt_cell(out, "waits for (from -> to)", 44, 0);
-	fprintf(out, " %9s %7s %9s  %s\n", "weight", "share", "waits", "median wait length");
+	wperf_fmt_cell(out, "waits for (from -> to)", PAIR_WIDTH, 0);
+	fprintf(out, " %9s %9s %6s %8s  %s\n", "weight", "own", "own%", "waits",
+		"median wait length");
 }
 
 /* The heaviest call stack of an edge's waits, where the trace has stacks:
@@ -441,17 +441,24 @@ static bool write_edge_row(FILE *out, const struct wperf_graph *g,
 	bool timer = wperf_edge_may_be_timer(g, e);
 
 	char from[LABEL_LEN], to[LABEL_LEN], pair[2 * LABEL_LEN + 8];
-	char w[32], s[32], med[64];
+	char w[32], own[32], s[32], med[64];
 
 	label(from, g, e->from);
 	label(to, g, e->to);
 	snprintf(pair, sizeof pair, "%s -> %s", from, to);
 	wperf_fmt_duration(w, sizeof w, e->weight_ns, 0);
-	share_of(s, sizeof s, g, e->weight_ns);
+	wperf_fmt_duration(own, sizeof own, e->direct_ns > 0 ? e->direct_ns : 0, 0);
+	/* Own waiting as a share of the waiter's time: at most 100%; "-"
+	 * when the trace accounted no time to the waiter. */
+	if (wperf_vertex_time(g, e->from) > 0)
+		wperf_fmt_ppm_percent(s, sizeof s,
+				      wperf_fmt_ppm(e->direct_ns, wperf_vertex_time(g, e->from)));
+	else
+		snprintf(s, sizeof s, "-");
 	wperf_fmt_bucket_range(med, sizeof med, wperf_fmt_hist_median(e->hist));
 	fputs("  ", out);
-	wperf_fmt_cell(out, pair, 44, 0);
-	fprintf(out, " %9s %7s %9llu  %s%s\n", w, s, (unsigned long long)e->count, med,
+	wperf_fmt_cell(out, pair, PAIR_WIDTH, 0);
+	fprintf(out, " %9s %9s %6s %8llu  %s%s\n", w, own, s, (unsigned long long)e->count, med,
 		timer ? "  " TIMER_MARK : "");
 	write_edge_stack(out, g, e);
 	return timer;
@@ -639,14 +646,16 @@ static void write_knot(FILE *out, const struct wperf_report *r,
 {
 	const struct wperf_graph *g = r->graph;
 	const char *title = k->kind == WPERF_BACKGROUND ? "Background knot" : "Knot";
-	char w[32], s[32];
+	char w[32], split[160], text[256];
 	int n = fprintf(out, "\n%s %zu: ", title, number);
 
 	put_members(out, g, k->members, k->n_members, n > 1 ? (size_t)n - 1 : 0, 4);
 	wperf_fmt_duration(w, sizeof w, k->weight_ns, 0);
-	share_of(s, sizeof s, g, k->weight_ns);
-	fprintf(out, "  weight %s = %s of the analysed time (sum of its %zu edge%s)\n",
-		w, s, k->n_edges, k->n_edges == 1 ? "" : "s");
+	wperf_fmt_weight_split(split, sizeof split, k->weight_ns, k->own_ns, k->waiters_ns,
+			       "the members'");
+	snprintf(text, sizeof text, "weight %s = %s (sum of its %zu edge%s)", w, split,
+		 k->n_edges, k->n_edges == 1 ? "" : "s");
+	put_wrapped(out, "  ", text, 2);
 	write_classification(out, r, k);
 	write_knot_leaving(out, r, k);
 	if (k->kind == WPERF_BACKGROUND)
@@ -729,7 +738,7 @@ static const char *unknown_cause_words(const char *name)
 
 /* Why a sink waits on nothing in the graph (wperf_sink_limit()). */
 static void write_sink_limit(FILE *out, const struct wperf_graph *g,
-			     const struct wperf_knot *k, const char *weight, const char *share)
+			     const struct wperf_knot *k, const char *weight, const char *split)
 {
 	int64_t waited = 0;
 	enum wperf_sink_limit limit = wperf_sink_limit(g, k, &waited);
@@ -737,25 +746,26 @@ static void write_sink_limit(FILE *out, const struct wperf_graph *g,
 	uint32_t v;
 
 	if (limit == WPERF_LIMIT_WORK) {
-		fprintf(out, "  waited on for %s = %s of the analysed time; it waits for nothing in the\n"
-			"  graph, so its limit is its own work (on-CPU or device service time).\n",
-			weight, share);
+		snprintf(text, sizeof text, "waited on for %s = %s; it waits for nothing in the "
+			 "graph, so its limit is its own work (on-CPU or device service time).",
+			 weight, split);
+		put_wrapped(out, "  ", text, 2);
 		return;
 	}
 	v = k->members[0];   /* a sink's one member (wperf_sink_limit()) */
 	wperf_fmt_duration(part, sizeof part, waited, 0);
 	wperf_fmt_duration(seen, sizeof seen, wperf_fmt_time_seen(&g->vertices[v]), 0);
 	if (limit == WPERF_LIMIT_TIMER) {
-		snprintf(text, sizeof text, "waited on for %s = %s of the analysed time; it waits "
+		snprintf(text, sizeof text, "waited on for %s = %s; it waits "
 			 "for nothing in the graph but timers: %s of its %s went to sleeps and "
-			 "timeouts, so time paces it, not another thread.", weight, share, part, seen);
+			 "timeouts, so time paces it, not another thread.", weight, split, part, seen);
 	} else {
 		uint32_t cause = main_unknown_cause(g, v);
 		const char *name = cause != UINT32_MAX ? g->vertices[cause].name : NULL;
 
-		snprintf(text, sizeof text, "waited on for %s = %s of the analysed time; it waits "
+		snprintf(text, sizeof text, "waited on for %s = %s; it waits "
 			 "for nothing in the graph the trace shows: %s of its %s it waited on "
-			 "`%s` (%s).", weight, share, part, seen, name ? name : "unknown",
+			 "`%s` (%s).", weight, split, part, seen, name ? name : "unknown",
 			 unknown_cause_words(name));
 	}
 	put_wrapped(out, "  ", text, 2);
@@ -765,22 +775,24 @@ static void write_sink(FILE *out, const struct wperf_report *r,
 		       const struct wperf_knot *k, size_t number)
 {
 	const struct wperf_graph *g = r->graph;
-	char name[LABEL_LEN], w[32], s[32];
+	char name[LABEL_LEN], w[32], split[160], text[512];
 	size_t top[TOP_WAITERS], total;
 	uint32_t v = k->n_members ? k->members[0] : UINT32_MAX;
 
 	label(name, g, v);
 	wperf_fmt_duration(w, sizeof w, k->weight_ns, 0);
-	share_of(s, sizeof s, g, k->weight_ns);
+	wperf_fmt_weight_split(split, sizeof split, k->weight_ns, k->own_ns, k->waiters_ns,
+			       "its waiters'");
 	fprintf(out, "\nSink %zu: %s\n", number, name);
 	if (k->n_removed > 0) {
-		fprintf(out, "  waited on for %s = %s of the analysed time by the rest of its knot;\n"
-			"  what it waits for weighs too little to matter, so its limit is its own\n"
-			"  work (on-CPU or device service time).\n", w, s);
+		snprintf(text, sizeof text, "waited on for %s = %s by the rest of its knot; "
+			 "what it waits for weighs too little to matter, so its limit is its own "
+			 "work (on-CPU or device service time).", w, split);
+		put_wrapped(out, "  ", text, 2);
 		write_knot_leaving(out, r, k);
 		write_refinement(out, g, k);
 	} else {
-		write_sink_limit(out, g, k, w, s);
+		write_sink_limit(out, g, k, w, split);
 	}
 	write_classification(out, r, k);
 	size_t n = top_waiters(r, v, top, &total);
@@ -845,7 +857,7 @@ static void write_groups(FILE *out, const struct wperf_report *r)
 {
 	const struct wperf_graph *g = r->graph;
 	size_t n = r->knots ? r->knots->n_groups : 0;
-	char w[32], s[32], lw[32], pct[32], allowed[64], text[512];
+	char w[32], split[160], lw[32], pct[32], allowed[64], text[512];
 
 	if (n == 0)
 		return;
@@ -863,12 +875,13 @@ static void write_groups(FILE *out, const struct wperf_report *r)
 
 		put_members(out, g, gr->members, gr->n_members, col > 0 ? (size_t)col : 0, 4);
 		wperf_fmt_duration(w, sizeof w, gr->weight_ns, 0);
-		share_of(s, sizeof s, g, gr->weight_ns);
+		wperf_fmt_weight_split(split, sizeof split, gr->weight_ns, gr->own_ns,
+				       gr->waiters_ns, "the members'");
 		wperf_fmt_duration(lw, sizeof lw, gr->leaving_ns, 0);
 		wperf_fmt_ppm_percent(pct, sizeof pct, wperf_fmt_ppm(gr->leaving_ns, gr->weight_ns));
-		snprintf(text, sizeof text, "weighs %s = %s of the analysed time, but %s = %s of "
+		snprintf(text, sizeof text, "weighs %s = %s, but %s = %s of "
 			 "its weight leaves it (%s): not a knot. Its edges out, heaviest "
-			 "first:", w, s, lw, pct, allowed);
+			 "first:", w, split, lw, pct, allowed);
 		put_wrapped(out, "    ", text, 4);
 		write_leaving_edges(out, g, gr->leaving, gr->n_leaving);
 	}
@@ -918,13 +931,13 @@ static void write_small_sinks(FILE *out, const struct wperf_report *r, size_t n,
 
 	if (n == 0)
 		return;
-	share_of(limit, sizeof limit, g, r->knots->items[first].weight_ns);
+	wperf_fmt_duration(limit, sizeof limit, r->knots->items[first].weight_ns, 0);
 	if (n == 1)
-		snprintf(head, sizeof head, "And 1 more sink, %s of the analysed time (sink %zu; "
+		snprintf(head, sizeof head, "And 1 more sink, weighing %s (sink %zu; "
 			 "the JSON report has it in full):", limit, first_number);
 	else
-		snprintf(head, sizeof head, "And %zu more sinks, each at most %s of the analysed "
-			 "time (sinks %zu to %zu; the JSON report has them all):", n, limit,
+		snprintf(head, sizeof head, "And %zu more sinks, each weighing at most %s "
+			 "(sinks %zu to %zu; the JSON report has them all):", n, limit,
 			 first_number, first_number + n - 1);
 	fputc('\n', out);
 	put_wrapped(out, "", head, 2);
@@ -935,7 +948,7 @@ static void write_small_sinks(FILE *out, const struct wperf_report *r, size_t n,
 		if (!collapsed(r, i))
 			continue;
 		label(name, g, k->members[0]);
-		share_of(pct, sizeof pct, g, k->weight_ns);
+		wperf_fmt_duration(pct, sizeof pct, k->weight_ns, 0);
 		snprintf(item, sizeof item, "%s %s", name, pct);
 		col = put_listed(out, item, named == 0, col, 2);
 		named++;
@@ -1000,6 +1013,22 @@ static void write_cpu_first(FILE *out, const struct wperf_report *r)
 		    "knots and sinks below are what they wait on once they run.", 2);
 }
 
+/*
+ * What the numbers of the findings are (doc/wperf-report.7.md, "Weights"):
+ * a weight sums two things, the waiters' own waiting, which is a part of
+ * their time, and what cascaded redistribution added, which is not, so
+ * only the first gets a percentage.
+ */
+static void write_weights_legend(FILE *out)
+{
+	fputc('\n', out);
+	put_wrapped(out, "", "Weights: weight = own + cascaded. Own is the waiters' own "
+		    "waiting, with its share of their time (at most 100%; own% in the tables, "
+		    "of the waiter's time). Cascaded is the waiting of others that was held up "
+		    "meanwhile, counted again on every edge it passed through. A weight bounds "
+		    "what shortening those waits could gain.", 0);
+}
+
 static void write_findings(FILE *out, const struct wperf_report *r)
 {
 	size_t knots = wperf_fmt_count_kind(r->knots, WPERF_KNOT);
@@ -1024,6 +1053,7 @@ static void write_findings(FILE *out, const struct wperf_report *r)
 		write_nothing_found(out, r);
 		return;
 	}
+	write_weights_legend(out);
 	for (size_t i = 0; i < r->knots->n; i++)
 		if (collapsed(r, i) && n_small++ == 0)
 			first_small = i;

@@ -191,6 +191,17 @@ class Checks:
                 # the edge's weight, not from its waiting time.
                 out_direct[e['from']] = (out_direct.get(e['from'], 0) + e['direct_ns']
                                          + e['idle_ns'])
+        # Weights split as wperf-report(7), WEIGHTS, says: weight = own +
+        # cascaded, own never more than the waiters' time.
+        for e in js['edges']:
+            if e['direct_ns'] + e['cascaded_ns'] != e['weight_ns']:
+                problems.append('edge %d -> %d: direct + cascaded != weight'
+                                % (e['from'], e['to']))
+        for k in js['knots'] + js['groups']:
+            if k['own_ns'] + k['cascaded_ns'] != k['weight_ns'] or k['own_ns'] > k['waiters_ns']:
+                problems.append('finding %s: own %d + cascaded %d != weight %d, or own > '
+                                'waiters %d' % (k['members'][:5], k['own_ns'], k['cascaded_ns'],
+                                                k['weight_ns'], k['waiters_ns']))
         for t in js['threads']:
             v = byid.get(t['id'])
             if v is None or v['kind'] not in ('thread', 'virtual'):

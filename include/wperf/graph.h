@@ -246,6 +246,16 @@ size_t wperf_graph_first_edge_from(const struct wperf_graph *g, uint32_t v);
  * "less than one CPU's worth of it" are then not defined. */
 int64_t wperf_graph_duration(const struct wperf_graph *g);
 
+/*
+ * The time a vertex's waits are a part of (doc/wperf-report.7.md,
+ * "Weights"): for a thread or a merged vertex, what the trace accounted
+ * for (running + runnable + waiting, its members' summed); for any other
+ * vertex (a disk or NIC waiting for work, an interrupt), the analysed
+ * duration. A vertex's own waiting (the direct_ns of its edges, summed)
+ * is at most this.
+ */
+int64_t wperf_vertex_time(const struct wperf_graph *g, uint32_t v);
+
 /* Time in [begin, end] inside at least one gap of q (the union over CPUs;
  * gaps without times count for nothing), or -1 when out of memory. */
 int64_t wperf_gap_coverage(const struct wperf_quality *q, int64_t begin, int64_t end);

@@ -65,6 +65,14 @@ struct wperf_knot {
 	size_t *edges;             /* indexes of edges between members, by weight, heaviest first */
 	size_t n_edges;
 	int64_t weight_ns;         /* knot: sum of internal edge weights; sink: sum of incoming */
+	/* The same edges' waits, split (doc/wperf-report.7.md, "Weights"):
+	 * own_ns sums their direct_ns, the waiters' own waiting; the rest of
+	 * weight_ns (weight_ns - own_ns) reached them by cascaded
+	 * redistribution. waiters_ns sums wperf_vertex_time() of the vertices
+	 * whose waits these are (a knot's members; a sink's waiters), so
+	 * own_ns <= waiters_ns. */
+	int64_t own_ns;
+	int64_t waiters_ns;
 	/* Refinement: the terminal component it came from and what was cut. */
 	uint32_t *component;       /* vertex ids of the unrefined component, ascending */
 	size_t n_component;
@@ -98,6 +106,8 @@ struct wperf_group {
 	uint32_t *members;         /* vertex ids, ascending */
 	size_t n_members;
 	int64_t weight_ns;         /* sum of its internal edge weights */
+	int64_t own_ns;            /* their direct_ns summed (wperf_knot) */
+	int64_t waiters_ns;        /* its members' wperf_vertex_time() summed */
 	size_t *leaving;           /* edges to other vertices, heaviest first */
 	size_t n_leaving;
 	int64_t leaving_ns;        /* their summed weight */

@@ -91,7 +91,9 @@ static void build_basic(struct wperf_graph *g)
 	gb_edge(g, m1, disk, 50 * MS)->count = 5;       /* cut by refinement */
 	gb_edge(g, m0, timer, 100 * MS);
 	gb_edge(g, m0, unknown, 10 * MS);
-	gb_edge(g, client, server, 150 * MS)->count = 1000;
+	e = gb_edge(g, client, server, 150 * MS);
+	e->count = 1000;
+	e->direct_ns = 100 * MS;        /* 50 ms cascaded: others held up meanwhile */
 	gb_edge(g, pool, server, 50 * MS);
 	gb_edge(g, server, timer, 900 * MS);
 	gb_sort(g);

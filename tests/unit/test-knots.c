@@ -761,6 +761,11 @@ static void test_strict_rule(void)
 	check_ids(k.items[0].members, 1, (uint32_t[]){ setup }, 1);
 	REQUIRE_INT(k.n_groups, 1);
 	CHECK_INT(k.groups[0].leaving_ns, 1);
+	/* Its internal edges' own waiting (all of it, gb_edge) and its
+	 * members' time: a and b ran all along (find_rule), the disk's is
+	 * the analysed duration. */
+	CHECK_INT(k.groups[0].own_ns, 1000);
+	CHECK_INT(k.groups[0].waiters_ns, 3000);
 	wperf_knots_fini(&k);
 	/* Without the leaving edge it is a knot under both rules. */
 	gb_free(&g);
@@ -960,6 +965,83 @@ static void test_report_order(void)
 	gb_free(&g);
 }
 
+/*
+ * Every finding splits its weight into the waiters' own waiting (direct_ns
+ * summed over the same edges) and the cascaded rest, and gives the time
+ * of those waiters (doc/wperf-report.7.md, "Weights"): a knot and a group
+ * their members' time, a sink its waiters', a sink refinement left the
+ * waiters of its component. Times of threads are running + runnable +
+ * waiting; a disk's is the analysed duration (1000).
+ */
+static void test_own_and_cascaded(void)
+{
+	struct wperf_graph g;
+	struct wperf_knots k;
+	struct wperf_edge *e;
+
+	/* Knot {A, B} with 30 of its 70 cascaded; sink S waited on by C
+	 * (100, 60 of it cascaded) and by the disk (50, all its own). */
+	gb_init(&g, 0, 1000);
+	uint32_t a = gb_thread(&g, "A", 1), b = gb_thread(&g, "B", 2);
+	uint32_t c = gb_thread(&g, "C", 3), sink = gb_thread(&g, "S", 4);
+	uint32_t disk = gb_vertex(&g, WPERF_V_DISK, "disk:vda");
+	e = gb_edge(&g, a, b, 40);
+	e->direct_ns = 25;
+	e = gb_edge(&g, b, a, 30);
+	e->direct_ns = 15;
+	e = gb_edge(&g, c, sink, 100);
+	e->direct_ns = 40;
+	gb_edge(&g, disk, sink, 50);
+	gb_sort(&g);
+	g.vertices[a].running_ns = 100;
+	g.vertices[a].waiting_ns[WPERF_V_THREAD] = 100;
+	g.vertices[b].runnable_ns = 50;
+	g.vertices[b].waiting_ns[WPERF_V_THREAD] = 50;
+	g.vertices[c].running_ns = 360;
+	g.vertices[c].waiting_ns[WPERF_V_THREAD] = 40;
+	CHECK_INT(wperf_vertex_time(&g, a), 200);
+	CHECK_INT(wperf_vertex_time(&g, disk), 1000);
+	CHECK_INT(find_as_is(&g, NO_THRESHOLD, NULL, &k), 0);
+	REQUIRE_INT(k.n, 2);
+	CHECK_INT(k.items[0].kind, WPERF_SINK);
+	CHECK_INT(k.items[0].weight_ns, 150);
+	CHECK_INT(k.items[0].own_ns, 90);
+	CHECK_INT(k.items[0].waiters_ns, 400 + 1000);
+	/* A background knot (less than a CPU), split the same way. */
+	CHECK_INT(k.items[1].weight_ns, 70);
+	CHECK_INT(k.items[1].own_ns, 40);
+	CHECK_INT(k.items[1].waiters_ns, 200 + 100);
+	wperf_knots_fini(&k);
+	/* Focused on C: the sink still counts every waiter. */
+	bool focus[5] = { [3] = true };
+	CHECK_INT(find_as_is(&g, NO_THRESHOLD, focus, &k), 0);
+	REQUIRE_INT(k.n, 1);
+	CHECK_INT(k.items[0].own_ns, 90);
+	CHECK_INT(k.items[0].waiters_ns, 1400);
+	wperf_knots_fini(&k);
+	gb_free(&g);
+
+	/* A sink refinement left (test_refine_to_single_vertex): B, waited
+	 * on by A only. */
+	gb_init(&g, 0, 1000);
+	a = gb_thread(&g, "A", 1);
+	b = gb_thread(&g, "B", 2);
+	c = gb_thread(&g, "C", 3);
+	e = gb_edge(&g, a, b, 10);
+	e->direct_ns = 4;
+	gb_edge(&g, b, a, 2);
+	gb_edge(&g, a, c, 3);
+	gb_edge(&g, c, a, 10);
+	gb_sort(&g);
+	CHECK_INT(find(&g, NO_THRESHOLD, NULL, &k), 0);
+	REQUIRE_INT(k.n, 1);
+	CHECK_INT(k.items[0].weight_ns, 10);
+	CHECK_INT(k.items[0].own_ns, 4);
+	CHECK_INT(k.items[0].waiters_ns, 1000);    /* A ran all along (find) */
+	wperf_knots_fini(&k);
+	gb_free(&g);
+}
+
 static void test_within_ppm(void)
 {
 	CHECK(wperf_within_ppm(100, 1000, 100000));
@@ -995,6 +1077,7 @@ int main(void)
 	RUN_TEST(test_near_equal_ties);
 	RUN_TEST(test_tie_at_threshold);
 	RUN_TEST(test_within_ppm);
+	RUN_TEST(test_own_and_cascaded);
 	RUN_TEST(test_report_order);
 	return check_finish();
 }

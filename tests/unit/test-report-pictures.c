@@ -130,23 +130,25 @@ static void test_dot_basic(void)
 	char *t = render("basic", DOT);
 
 	check_contains(t, "digraph wperf {\n");
-	check_contains(t, "  subgraph cluster_0 {\n    label=\"Knot 1: 950 ms = 95.0%\";\n"
+	check_contains(t, "  subgraph cluster_0 {\n    label=\"Knot 1: 950 ms = own 950 ms + cascaded 0 ns\";\n"
 			  "    style=\"rounded,filled\"; color=\"#c62828\"; fillcolor=\"#fdecea\";\n"
 			  "    v1 [label=\"mysqld (101)\", shape=ellipse, style=filled, "
 			  "fillcolor=\"white\", color=\"#c62828\", tooltip=");
 	check_contains(t, "    v3 [label=\"disk:vda\", shape=cylinder,");
-	check_contains(t, "  subgraph cluster_1 {\n    label=\"Sink 1: 200 ms = 20.0%\";\n");
+	check_contains(t, "  subgraph cluster_1 {\n    label=\"Sink 1: 200 ms = own 150 ms + cascaded 50.0 ms\";\n");
 	check_contains(t, "  v11 [label=\"worker-*\", shape=doublecircle,");
 	/* At or above the threshold: solid; the heaviest is 5 wide. */
-	check_contains(t, "  v2 -> v3 [label=\"400 ms\\n40.0%\", style=solid, color=\"#c62828\", "
+	check_contains(t, "  v2 -> v3 [label=\"400 ms\\nown 400 ms\", style=solid, color=\"#c62828\", "
 			  "fontcolor=\"#c62828\", penwidth=5.0, tooltip=\"jbd2/vda1-8 (200) -> "
-			  "disk:vda: 400 ms (40.0%), 80 waits\"];\n");
-	check_contains(t, "tooltip=\"client (300) -> server (301): 150 ms (15.0%), 1000 waits\"");
-	check_contains(t, "  v0 -> v1 [label=\"200 ms\\n20.0%\", style=solid,");
+			  "disk:vda: 400 ms = own 400 ms (80.0% of the waiter's time) + cascaded 0 ns, 80 "
+			  "waits\"];\n");
+	check_contains(t, "tooltip=\"client (300) -> server (301): 150 ms = own 100 ms (50.0% of the "
+			  "waiter's time) + cascaded 50.0 ms, 1000 waits\"");
+	check_contains(t, "  v0 -> v1 [label=\"200 ms\\nown 150 ms\", style=solid,");
 	/* Below it: dashed; cut by refinement, and said so. */
-	check_contains(t, "  v1 -> v3 [label=\"50.0 ms\\n5.0%\\ncut 1 (Knot 1)\", style=dashed, "
+	check_contains(t, "  v1 -> v3 [label=\"50.0 ms\\nown 50.0 ms\\ncut 1 (Knot 1)\", style=dashed, "
 			  "color=\"#1565c0\", fontcolor=\"#1565c0\", penwidth=1.5,");
-	check_contains(t, "  v4 -> v5 [label=\"150 ms\\n15.0%\", style=dashed, color=\"#37474f\"");
+	check_contains(t, "  v4 -> v5 [label=\"150 ms\\nown 100 ms\", style=dashed, color=\"#37474f\"");
 	check_lacks(t, "-> v6 ");      /* timer */
 	check_lacks(t, "-> v7 ");      /* unknown */
 	check_lacks(t, "  v12 [");     /* idle-0: waits on nothing drawn */
@@ -159,11 +161,11 @@ static void test_dot_selfloop(void)
 {
 	char *t = render("selfloop", DOT);
 
-	check_contains(t, "  subgraph cluster_0 {\n    label=\"Knot 1: 600 ms = 60.0%\";\n");
+	check_contains(t, "  subgraph cluster_0 {\n    label=\"Knot 1: 600 ms = own 600 ms + cascaded 0 ns\";\n");
 	check_contains(t, "    v0 [label=\"worker-*\", shape=doublecircle,");
-	check_contains(t, "  v0 -> v0 [label=\"600 ms\\n60.0%\", style=solid, color=\"#c62828\"");
-	check_contains(t, "  v1 -> v0 [label=\"100 ms\\n10.0%\", style=dashed,");
-	check_contains(t, "tooltip=\"main (1) -> worker-*: 100 ms (10.0%), 1 wait\"");
+	check_contains(t, "  v0 -> v0 [label=\"600 ms\\nown 600 ms\", style=solid, color=\"#c62828\"");
+	check_contains(t, "  v1 -> v0 [label=\"100 ms\\nown 100 ms\", style=dashed,");
+	check_contains(t, "tooltip=\"main (1) -> worker-*: 100 ms = own 100 ms + cascaded 0 ns, 1 wait\"");
 	free(t);
 }
 
@@ -356,16 +358,29 @@ static void test_html_basic(void)
 	check_contains(t, "<!DOCTYPE html>\n<html lang=\"en\">\n");
 	check_contains(t, "<div class=\"knot knot\" id=\"knot-1\">\n<h3>Knot 1: mysqld (101), "
 			  "jbd2/vda1-8 (200), disk:vda</h3>\n");
-	check_contains(t, "<p>Weight 950 ms = <b>95.0%</b> of the analysed time.</p>");
+	/* Weight = own + cascaded; own as a share of the members' time. */
+	check_contains(t, "<p>Weight <b>950 ms</b> = own 950 ms (41.3% of the members' time) + "
+			  "cascaded 0 ns.</p>");
+	check_contains(t, "<p class=\"weights\">Weight = own + cascaded. <b>Own</b> is the waiters' ");
+	check_lacks(t, "of the analysed time.</p>");
 	check_contains(t, "<p class=\"classification blocking_io\">Looks like blocking I/O: "
 			  "threads wait for a device that waits for them</p>");
 	check_contains(t, "<li>disk:vda is a member: the threads wait for it ");
 	check_contains(t, "<p>Gaps cover ");
 	check_contains(t, "<p>Refinement cut 1 edge, lightest first (stopped: simple cycle):</p>\n"
-			  "<ol><li>mysqld (101) &rarr; disk:vda: 50.0 ms (5.0%), 5 waits</li></ol>");
+			  "<ol><li>mysqld (101) &rarr; disk:vda: 50.0 ms = own 50.0 ms (6.3% of the "
+			  "waiter's time) + cascaded 0 ns, 5 waits</li></ol>");
 	check_contains(t, "<div class=\"knot sink\" id=\"knot-2\">\n<h3>Sink 1: server (301)</h3>");
-	check_contains(t, "<ul><li>client (300) &rarr; server (301): 150 ms (15.0%), 1000 waits</li>"
-			  "<li>worker-* &rarr; server (301): 50.0 ms (5.0%), 1 wait</li></ul>");
+	check_contains(t, "<p>Waited on for <b>200 ms</b> = own 150 ms (55.6% of its waiters' time) "
+			  "+ cascaded 50.0 ms; it waits");
+	check_contains(t, "<ul><li>client (300) &rarr; server (301): 150 ms = own 100 ms (50.0% of "
+			  "the waiter's time) + cascaded 50.0 ms, 1000 waits</li><li>worker-* &rarr; "
+			  "server (301): 50.0 ms = own 50.0 ms (71.4% of the waiter's time) + cascaded "
+			  "0 ns, 1 wait</li></ul>");
+	check_contains(t, "<tr><td>client (300)</td><td>server (301)</td><td class=\"n\" "
+			  "data-v=\"150000000\">150ms</td><td class=\"n\" data-v=\"100000000\">100ms"
+			  "</td><td class=\"n\" data-v=\"500000\">50.0%</td><td class=\"n\" "
+			  "data-v=\"50000000\">50.0ms</td>");
 	/* The picture, without dot's XML declaration and DOCTYPE. */
 	check_contains(t, "<figure>\n<svg id=\"fake-picture\"></svg>\n</figure>");
 	check_lacks(t, "<?xml");
@@ -388,15 +403,17 @@ static void test_html_leaving(void)
 	char *t = render("leaky", HTML);
 
 	check_contains(t, "<p>Leaves the knot: 100 ms = 10.0% of its weight:</p>\n"
-			  "<ul><li>writer (1) &rarr; setup (3): 100 ms (10.0%), 1 wait</li></ul>");
+			  "<ul><li>writer (1) &rarr; setup (3): 100 ms = own 100 ms (10.0% of the waiter's "
+			  "time) + cascaded 0 ns, 1 wait</li></ul>");
 	check_lacks(t, "Not knots");
 	check_clean(t);
 	free(t);
 	t = render("leaky-strict", HTML);
 	check_contains(t, "<h2 id=\"groups\">Not knots</h2>\n<p>1 heavy group that waits too much "
 			  "outside itself (the knot rule: strict).</p>\n<div class=\"knot group\">\n"
-			  "<h3>Group: writer (1), flusher (2), disk:vda</h3>\n<p>Weight 1.00 s = "
-			  "<b>100.0%</b> of the analysed time: not a knot.</p>\n<p>Leaves the group: "
+			  "<h3>Group: writer (1), flusher (2), disk:vda</h3>\n<p>Weight <b>1.00 s</b> = "
+			  "own 1.00 s (33.3% of the members' time) + cascaded 0 ns: not a knot.</p>\n"
+			  "<p>Leaves the group: "
 			  "100 ms = 10.0% of its weight:</p>\n<ul><li>writer (1) &rarr; setup (3)");
 	check_clean(t);
 	free(t);

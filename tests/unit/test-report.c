@@ -79,7 +79,11 @@ static void test_text_basic(void)
 	check_contains(t, "Threshold  200 ms (20%)");
 	check_contains(t, "Found      1 knot, 1 sink\n");
 	check_contains(t, "\nKnot 1: mysqld (101), jbd2/vda1-8 (200), disk:vda\n");
-	check_contains(t, "  weight 950 ms = 95.0% of the analysed time (sum of its 3 edges)\n");
+	/* Own waiting as a share of the members' time (800 + 500 ms of the
+	 * threads, the disk's 1 s), never of the analysed time. */
+	check_contains(t, "  weight 950 ms = own 950 ms (41.3% of the members' time) + cascaded 0 ns "
+			  "(sum of its 3 edges)\n");
+	check_contains(t, "\nWeights: weight = own + cascaded. Own is the waiters' own waiting, ");
 	check_contains(t, "  Looks like blocking I/O: threads wait for a device that waits for them\n"
 			  "    - disk:vda is a member: the threads wait for it");
 	check_contains(t, "jbd2/vda1-8 (200) -> disk:vda");
@@ -88,7 +92,24 @@ static void test_text_basic(void)
 			  "  and stopped: it is a simple cycle.\n");
 	check_contains(t, "    - mysqld (101) was runnable 43.8% of its time");
 	check_contains(t, "\nSink 1: server (301)\n");
-	check_contains(t, "waited on for 200 ms = 20.0% of the analysed time");
+	/* client's 100 ms of its 200 ms, worker-*'s 50 ms of its 70 ms; the
+	 * other 50 ms of client -> server cascaded to it. */
+	check_contains(t, "  waited on for 200 ms = own 150 ms (55.6% of its waiters' time) + "
+			  "cascaded 50.0 ms; it waits for\n");
+	check_contains(t, "  waits for (from -> to)                    weight       own   own%    "
+			  "waits  median wait length\n"
+			  "  client (300) -> server (301)              150 ms    100 ms  50.0%     "
+			  "1000  [134ms, 268ms)\n");
+	CHECK(t && !strstr(t, "of the analysed time (sum") && !strstr(t, "of the analysed time; it"));
+	free(t);
+	t = render("basic", 1);
+	check_contains(t, "{\"from\": 4, \"to\": 5, \"weight_ns\": 150000000, \"direct_ns\": 100000000, "
+			  "\"cascaded_ns\": 50000000, \"own_share\": 0.500000, \"count\": 1000,");
+	check_contains(t, "\"kind\": \"sink\", \"members\": [5], \"weight_ns\": 200000000, \"share\": "
+			  "0.200000, \"own_ns\": 150000000, \"cascaded_ns\": 50000000, \"waiters_ns\": "
+			  "270000000, \"own_share\": 0.555556, ");
+	free(t);
+	t = render("basic", 0);
 	check_contains(t, "client (300) -> server (301)");
 	check_contains(t, "Threads: 20 of 31");
 	check_contains(t, "... 11 more threads omitted");
@@ -201,7 +222,8 @@ static void test_json_basic(void)
 			  "\"tie_tolerance\": 0.010000}");
 	check_contains(j, "\"groups\": [],\n");
 	check_contains(j, "{\"rank\": 2, \"kind\": \"sink\", \"members\": [5], \"weight_ns\": 200000000, "
-			  "\"share\": 0.200000, \"edges\": []");
+			  "\"share\": 0.200000, \"own_ns\": 150000000, \"cascaded_ns\": 50000000, "
+			  "\"waiters_ns\": 270000000, \"own_share\": 0.555556, \"edges\": []");
 	check_contains(j, "\"hist\": {\"20\": 10, \"22\": 30}");
 	check_contains(j, "{\"cpu\": -1, \"begin_ns\": -1, \"end_ns\": -1, \"count\": 0, "
 			  "\"packets\": true}");
@@ -225,7 +247,8 @@ static void test_text_leaving(void)
 			  "weight leaves it;\n           ties within 1.0% cut together\n");
 	check_contains(t, "Found      1 knot, 1 sink\n");
 	check_contains(t, "\nKnot 1: writer (1), flusher (2), disk:vda\n"
-			  "  weight 1.00 s = 100.0% of the analysed time (sum of its 3 edges)\n");
+			  "  weight 1.00 s = own 1.00 s (33.3% of the members' time) + cascaded 0 ns "
+			  "(sum of its 3 edges)\n");
 	check_contains(t, "  Leaves the knot: 100 ms = 10.0% of its weight (knot-rule=dominant "
 			  "admits 20.0% of its\n  component's):\n    writer (1) -> setup (3), 100 ms "
 			  "(1 wait)\n");
@@ -239,8 +262,8 @@ static void test_text_leaving(void)
 	check_contains(t, "Found      0 knots, 1 sink; 1 heavy group not a knot (below)\n");
 	check_contains(t, "\nNot knots: 1 heavy group that waits too much outside itself\n"
 			  "  Group: writer (1), flusher (2), disk:vda\n"
-			  "    weighs 1.00 s = 100.0% of the analysed time, but 100 ms = 10.0% of "
-			  "its weight leaves it\n");
+			  "    weighs 1.00 s = own 1.00 s (33.3% of the members' time) + cascaded 0 ns, "
+			  "but 100 ms = 10.0% of\n    its weight leaves it (knot-rule=strict allows none)");
 	check_contains(t, "(knot-rule=strict allows none): not a knot.");
 	check_contains(t, "    writer (1) -> setup (3), 100 ms (1 wait)\n");
 	CHECK(t && !strstr(t, "Leaves the knot"));
@@ -253,7 +276,8 @@ static void test_text_leaving(void)
 	t = render("leaky-strict", 1);
 	check_contains(t, "\"knot_rule\": {\"rule\": \"strict\", \"leave_ratio\": 0.000000");
 	check_contains(t, "\"groups\": [\n    {\"members\": [0, 1, 2], \"weight_ns\": 1000000000, "
-			  "\"share\": 1.000000, \"leaving_ns\": 100000000, \"leaving\": [{\"from\": 0, "
+			  "\"share\": 1.000000, \"own_ns\": 1000000000, \"cascaded_ns\": 0, "
+			  "\"waiters_ns\": 3000000000, \"own_share\": 0.333333, \"leaving_ns\": 100000000, \"leaving\": [{\"from\": 0, "
 			  "\"to\": 3, \"weight_ns\": 100000000, \"count\": 1}]}\n  ],\n");
 	free(t);
 }
@@ -276,9 +300,9 @@ static void test_text_ranking(void)
 	knot = t ? strstr(t, "\nKnot 1: ping (1), pong (2)\n") : NULL;
 	mid = t ? strstr(t, "\nSink 2: mid (11)\n") : NULL;
 	six = t ? strstr(t, "\nSink 3: six (12)\n") : NULL;
-	rest = t ? strstr(t, "\nAnd 3 more sinks, each at most 4.0% of the analysed time (sinks 4 "
-			  "to 6; the JSON report has them\n  all):\n  four (13) 4.0%, three (14) "
-			  "3.0%, two (15) 2.0%\n") : NULL;
+	rest = t ? strstr(t, "\nAnd 3 more sinks, each weighing at most 40.0 ms (sinks 4 to 6; the "
+			  "JSON report has them all):\n  four (13) 40.0 ms, three (14) 30.0 ms, "
+			  "two (15) 20.0 ms\n") : NULL;
 	CHECK(big && knot && mid && six && rest);
 	CHECK(big < knot && knot < mid && mid < six && six < rest);
 	CHECK(t && !strstr(t, "Sink 4:"));
