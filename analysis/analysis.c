@@ -57,6 +57,10 @@ struct wperf_analysis {
 	/* The range upstream chose (wperf_analysis_bound), if it said. */
 	int64_t chosen_begin, chosen_end;
 	bool have_chosen_begin, have_chosen_end;
+	/* The window counted (wperf_analysis_set_window); open ends are
+	 * INT64_MIN / INT64_MAX. */
+	int64_t win_begin, win_end;
+	bool has_window;
 	uint64_t counts[WPERF_EV_TYPE_COUNT];
 	uint64_t waits_since_prune;
 	bool finished;
@@ -365,9 +369,38 @@ static void mark_gap_wait(struct edge_map *m, uint32_t from, uint32_t to)
 		m->e[e].gap_waits++;
 }
 
-static void on_closed_segment(void *data, const struct closed_segment *seg)
+static bool in_window(const struct wperf_analysis *a, int64_t ts)
+{
+	return ts >= a->win_begin && ts <= a->win_end;
+}
+
+/* A closed segment's part inside the window, in *out; false when none. */
+static bool clip_segment(const struct wperf_analysis *a, const struct closed_segment *seg,
+			 struct closed_segment *out)
+{
+	*out = *seg;
+	if (out->start < a->win_begin)
+		out->start = a->win_begin;
+	if (out->end > a->win_end)
+		out->end = a->win_end;
+	return out->end > out->start;
+}
+
+static void on_closed_segment(void *data, const struct closed_segment *whole)
 {
 	struct wperf_analysis *a = data;
+	struct closed_segment clipped;
+	const struct closed_segment *seg = whole;
+
+	/* With a window, only the segment's part inside it counts: for the
+	 * breakdown, the edges, the cascade (whose history then holds only
+	 * windowed waits, so a walk never reaches outside the window) and a
+	 * filter's segment events alike. */
+	if (a->has_window) {
+		if (!clip_segment(a, whole, &clipped))
+			return;
+		seg = &clipped;
+	}
 	struct wperf_vertex *v = vt_get(&a->vt, seg->vertex);
 	int64_t d = seg->end - seg->start;
 	const struct wperf_vertex *w = NULL;
@@ -468,7 +501,7 @@ static void on_net(struct wperf_analysis *a, const struct wperf_event *ev)
 							: VERTEX_NONE;
 
 	sched_net_seen(&a->sched, ev, nic, sender);
-	if (ev->type == WPERF_EV_NET_XMIT)
+	if (ev->type == WPERF_EV_NET_XMIT && in_window(a, ev->ts))
 		nic_sent(&a->nics, &a->vt, nic, sender, ev->u.net.len);
 }
 
@@ -476,6 +509,8 @@ static void on_progress(struct wperf_analysis *a, const struct wperf_event *ev)
 {
 	const char *name = ev->u.progress.name ? ev->u.progress.name : "";
 
+	if (!in_window(a, ev->ts))
+		return;
 	for (size_t i = 0; i < a->n_progress; i++) {
 		if (strcmp(a->progress[i].name, name) == 0) {
 			a->progress[i].count++;
@@ -521,6 +556,8 @@ struct wperf_analysis *wperf_analysis_create(void)
 	stacks_init(&a->stacks);
 	a->sched.stacks = &a->stacks;
 	falsewake_init(&a->falsewake, on_closed_segment, a);
+	a->win_begin = INT64_MIN;
+	a->win_end = INT64_MAX;
 	return a;
 }
 
@@ -571,6 +608,17 @@ int wperf_analysis_set_nic_capacity(struct wperf_analysis *a, const char *dev,
 				    uint64_t bits_per_second)
 {
 	return nic_set_capacity(&a->nics, dev, bits_per_second);
+}
+
+int wperf_analysis_set_window(struct wperf_analysis *a, int64_t begin, int64_t end)
+{
+	if (begin > end || a->quality.events > 0 || a->finished)
+		return -1;
+	a->win_begin = begin;
+	a->win_end = end;
+	a->has_window = begin != INT64_MIN || end != INT64_MAX;
+	disk_set_window(&a->disks, begin, end);
+	return 0;
 }
 
 void wperf_analysis_expect_false_wakeups(struct wperf_analysis *a)
@@ -789,6 +837,63 @@ static int fail(struct wperf_analysis *a, const char *msg)
 	return -1;
 }
 
+/* "1521484760.000123456": ns from the origin as babeltrace2 writes them. */
+static void fmt_seconds(char *buf, size_t len, int64_t ns)
+{
+	uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+
+	snprintf(buf, len, "%s%llu.%09llu", ns < 0 ? "-" : "",
+		 (unsigned long long)(mag / 1000000000u),
+		 (unsigned long long)(mag % 1000000000u));
+}
+
+/*
+ * With a window: the analysed range becomes its part inside the trace's
+ * range (the events, or a trimmer's bounds). -1 when they do not meet.
+ */
+static int narrow_to_window(struct wperf_analysis *a)
+{
+	char wb[32] = "the beginning", we[32] = "the end", tb[32], te[32], msg[256];
+
+	if (!a->has_window)
+		return 0;
+	if (a->win_begin <= a->end && a->win_end >= a->begin) {
+		if (a->win_begin > a->begin)
+			a->begin = a->win_begin;
+		if (a->win_end < a->end)
+			a->end = a->win_end;
+		return 0;
+	}
+	if (a->win_begin != INT64_MIN)
+		fmt_seconds(wb, sizeof wb, a->win_begin);
+	if (a->win_end != INT64_MAX)
+		fmt_seconds(we, sizeof we, a->win_end);
+	fmt_seconds(tb, sizeof tb, a->begin);
+	fmt_seconds(te, sizeof te, a->end);
+	snprintf(msg, sizeof msg, "the time window (from %s to %s) holds none of the trace, "
+		 "which runs from %s to %s (seconds from the clock's origin)", wb, we, tb, te);
+	return fail(a, msg);
+}
+
+/* A thread's observed lifetime, seen through the window: what lies
+ * outside it is not analysed. Threads that lived only outside it keep
+ * no lifetime (-1), as threads never seen. */
+static void clip_lifetimes(struct wperf_analysis *a)
+{
+	for (size_t i = 0; a->has_window && i < a->vt.n; i++) {
+		struct wperf_vertex *v = &a->vt.v[i];
+
+		if (v->kind != WPERF_V_THREAD || v->first_ts < 0)
+			continue;
+		if (v->first_ts < a->begin)
+			v->first_ts = a->begin;
+		if (v->last_ts > a->end)
+			v->last_ts = a->end;
+		if (v->last_ts < v->first_ts)
+			v->first_ts = v->last_ts = -1;
+	}
+}
+
 static int check_input(struct wperf_analysis *a)
 {
 	if (a->quality.events == 0)
@@ -812,9 +917,16 @@ int wperf_analysis_finish(struct wperf_analysis *a, struct wperf_graph *out)
 	if (check_input(a))
 		return -1;
 	settle_range(a);
+	/* Segments still open close at the trace's end (then clipped to
+	 * the window, if any); the range is the window's part of it. */
+	int64_t trace_end = a->end;
+
+	if (narrow_to_window(a) < 0)
+		return -1;
 	clip_gaps(&a->quality, a->begin, a->end);
-	sched_finish(&a->sched, a->end);
+	sched_finish(&a->sched, trace_end);
 	falsewake_flush_all(&a->falsewake);
+	clip_lifetimes(a);
 	disk_finish(&a->disks, &a->vt, &a->edges, a->begin, a->end);
 	nic_finish(&a->nics, &a->vt, &a->edges, a->begin, a->end);
 	a->quality.unmatched_block_completions = a->disks.unmatched_completions;

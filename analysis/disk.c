@@ -11,6 +11,24 @@
 void disk_init(struct disk_tracker *d)
 {
 	memset(d, 0, sizeof *d);
+	d->win_begin = INT64_MIN;
+	d->win_end = INT64_MAX;
+}
+
+void disk_set_window(struct disk_tracker *d, int64_t begin, int64_t end)
+{
+	d->win_begin = begin;
+	d->win_end = end;
+}
+
+/* The part of a busy period [from, to] inside the window. */
+static int64_t busy_in_window(const struct disk_tracker *d, int64_t from, int64_t to)
+{
+	if (from < d->win_begin)
+		from = d->win_begin;
+	if (to > d->win_end)
+		to = d->win_end;
+	return to > from ? to - from : 0;
 }
 
 void disk_fini(struct disk_tracker *d)
@@ -262,7 +280,7 @@ void disk_request_issue(struct disk_tracker *d, struct vertex_table *vt, int64_t
 	r->in_flight++;
 	if (s->in_flight++ == 0)
 		s->busy_since = ts;
-	if (r->issuer != VERTEX_NONE)
+	if (r->issuer != VERTEX_NONE && ts >= d->win_begin && ts <= d->win_end)
 		account_issuer(d, s->vertex, r->issuer, r->bytes);
 }
 
@@ -288,7 +306,7 @@ uint32_t disk_request_complete(struct disk_tracker *d, struct vertex_table *vt,
 	if (--s->in_flight == 0) {
 		struct wperf_vertex *v = vt_get(vt, s->vertex);
 
-		v->busy_ns += ts - s->busy_since;
+		v->busy_ns += busy_in_window(d, s->busy_since, ts);
 	}
 	return s->vertex;
 }
@@ -301,7 +319,7 @@ void disk_finish(struct disk_tracker *d, struct vertex_table *vt,
 		struct wperf_vertex *v = vt_get(vt, s->vertex);
 
 		if (s->in_flight > 0)
-			v->busy_ns += end - s->busy_since;
+			v->busy_ns += busy_in_window(d, s->busy_since, end);
 		s->in_flight = 0;
 	}
 	for (size_t i = 0; i < d->n_issuers; i++) {

@@ -56,11 +56,16 @@ struct disk_tracker {
 	uint64_t *name_devs;
 	size_t n_names;
 	uint64_t unmatched_completions;
+	/* Only busy time inside [win_begin, win_end] counts, and only
+	 * requests issued inside it share the idle time (wperf_analysis_set_window). */
+	int64_t win_begin, win_end;
 	bool oom;
 };
 
 void disk_init(struct disk_tracker *d);
 void disk_fini(struct disk_tracker *d);
+/* Count only [begin, end] (disk_init: all time). */
+void disk_set_window(struct disk_tracker *d, int64_t begin, int64_t end);
 
 /* The disk's vertex ("disk:vda", or "disk:MAJ:MIN" until a name is known). */
 uint32_t disk_vertex(struct disk_tracker *d, struct vertex_table *vt, uint64_t dev);

@@ -311,6 +311,8 @@ struct wperf_decoder {
 	 * wperf_decoder_latest_time(). */
 	const bt_clock_snapshot *latest_time;
 	uint64_t latest_time_seq;
+	struct wperf_window window;   /* wperf_decoder_set_window() */
+	bool window_pending;          /* not yet resolved and given to the analysis */
 };
 
 struct wperf_decoder *wperf_decoder_create(void)
@@ -1210,6 +1212,42 @@ static int decode_discarded(struct wperf_decoder *d, struct wperf_analysis *a,
 static int feed_one(struct wperf_decoder *d, struct wperf_analysis *a,
 		    const bt_message *msg, char *err, size_t errlen);
 
+void wperf_decoder_set_window(struct wperf_decoder *d, const struct wperf_window *w)
+{
+	d->window = *w;
+	d->window_pending = wperf_window_given(w);
+}
+
+/*
+ * The window's times of day need a date: the first message's, as for
+ * babeltrace2's trimmer. So the window is resolved, and handed to the
+ * analysis, at the first message with a time: no event reached the
+ * analysis before it (an event of a stream without a clock is refused).
+ */
+static int resolve_window(struct wperf_decoder *d, struct wperf_analysis *a,
+			  const bt_message *msg, char *err, size_t errlen)
+{
+	const bt_clock_snapshot *cs = NULL;
+	int64_t first, begin, end;
+
+	if (bt_message_get_type(msg) != BT_MESSAGE_TYPE_EVENT)
+		cs = boundary_time(msg);
+	else if (bt_message_event_borrow_stream_class_default_clock_class_const(msg))
+		cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
+	if (!cs)
+		return 0;
+	if (snapshot_ns(cs, &first, err, errlen) < 0 ||
+	    wperf_window_resolve(&d->window, first, &begin, &end, err, errlen) < 0)
+		return -1;
+	if (wperf_analysis_set_window(a, begin, end) < 0) {
+		wperf_set_err(err, errlen, "internal error: the time window came after the "
+			      "first event");
+		return -1;
+	}
+	d->window_pending = false;
+	return 0;
+}
+
 int wperf_decoder_feed_message(struct wperf_decoder *d, struct wperf_analysis *a,
 			       const bt_message *msg, char *err, size_t errlen)
 {
@@ -1230,6 +1268,8 @@ static int feed_one(struct wperf_decoder *d, struct wperf_analysis *a,
 	bt_message_type type = bt_message_get_type(msg);
 	const bt_clock_snapshot *cs = NULL;
 
+	if (d->window_pending && resolve_window(d, a, msg, err, errlen) < 0)
+		return -1;
 	if (type != BT_MESSAGE_TYPE_EVENT) {   /* decode_event() notes its own */
 		cs = boundary_time(msg);
 		note_time(d, cs);

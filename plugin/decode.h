@@ -17,12 +17,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "window.h"
 #include "wperf/analysis.h"
 
 struct wperf_decoder;
 
 struct wperf_decoder *wperf_decoder_create(void);
 void wperf_decoder_destroy(struct wperf_decoder *d);
+
+/* Count only this time window (window.h), resolved at the first message
+ * that has a time, before the analysis sees an event. Call before the
+ * first message; a window without bounds changes nothing. */
+void wperf_decoder_set_window(struct wperf_decoder *d, const struct wperf_window *w);
 
 /* Feed one message to the analysis. Returns 0, or -1 on an error that makes
  * the trace unusable (message in err). */

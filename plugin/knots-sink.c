@@ -116,6 +116,17 @@ const char wperf_knots_help[] =
 	"                       the trace needs stacks). Waits between members\n"
 	"                       become a self-loop. The focus still matches the\n"
 	"                       threads. Default: pool.\n"
+	"  begin=TIME, end=TIME Count only this time window, reading the whole trace:\n"
+	"                       the names of threads, their processes and disks, and\n"
+	"                       every thread's state, come from before the window\n"
+	"                       too (babeltrace2's --begin/--end drop them). Segments\n"
+	"                       and waits crossing an edge count for their part\n"
+	"                       inside. TIME as for --begin/--end: \"YYYY-MM-DD\n"
+	"                       hh:mm[:ss[.ns]]\", \"YYYY-MM-DD\", \"hh:mm[:ss[.ns]]\" (on\n"
+	"                       the trace's first date) or seconds from the clock's\n"
+	"                       origin \"[-]s[.ns]\". Default: the whole trace.\n"
+	"  gmt=BOOL             Dates and times of day are UTC, not local time.\n"
+	"                       Default: false.\n"
 	"  short-lived=merge|keep  merge: the short-lived children of one parent\n"
 	"                       (forked and ended in the trace, alive under 10%\n"
 	"                       of it, at least two) become \"PARENT-children\",\n"
@@ -168,6 +179,7 @@ struct knots_sink {
 	bool follow_forks;              /* the focus takes in what it forked */
 	struct wperf_merge_options merge;
 	struct wperf_string_list nic_capacity;  /* "dev=RATE" items, checked */
+	struct wperf_window window;     /* begin/end: the time counted */
 	struct wperf_output out;        /* open only while the report is written */
 };
 
@@ -529,12 +541,24 @@ static int read_knot_rule(struct knots_sink *s, const bt_value *params)
 	return 0;
 }
 
+/* begin, end and gmt: the time window counted (window.h). */
+static int read_window(struct knots_sink *s, const bt_value *params)
+{
+	char err[512];
+
+	if (wperf_params_get_window(params, &s->window, err, sizeof err) < 0) {
+		fail(s, "%s", err);
+		return -1;
+	}
+	return 0;
+}
+
 static int read_params(struct knots_sink *s, const bt_value *params)
 {
 	static const char *const known[] = {
 		"format", "path", "threshold", "min-weight", "pids", "comms", "nic-capacity",
 		"merge", "short-lived", "follow-forks", "knot-rule", "leave-ratio",
-		"tie-tolerance", NULL
+		"tie-tolerance", "begin", "end", "gmt", NULL
 	};
 	char err[512];
 
@@ -548,7 +572,7 @@ static int read_params(struct knots_sink *s, const bt_value *params)
 	    read_knot_rule(s, params) < 0 ||
 	    read_pids(s, params) < 0 || read_nic_capacity(s, params) < 0 ||
 	    read_comms(s, params) < 0 || read_follow_forks(s, params) < 0 ||
-	    read_merge(s, params) < 0)
+	    read_merge(s, params) < 0 || read_window(s, params) < 0)
 		return -1;
 	return 0;
 }
@@ -576,6 +600,7 @@ bt_component_class_initialize_method_status wperf_knots_init(
 		fail(s, "out of memory");
 		goto error;
 	}
+	wperf_decoder_set_window(s->decoder, &s->window);
 	if (bt_self_component_sink_add_input_port(self, "in", NULL, NULL) !=
 	    BT_SELF_COMPONENT_ADD_PORT_STATUS_OK) {
 		fail(s, "cannot add input port `in`");
@@ -618,8 +643,9 @@ static int try_reuse(struct knots_sink *s, const bt_port *in)
 	if (!conn || sharing_disabled())
 		return 0;
 	up = bt_connection_borrow_upstream_port_const(conn);
+	/* The filter's window is its analysis': only the same one will do. */
 	s->shared = wperf_shared_analysis_claim(
-		bt_port_borrow_component_const(bt_port_output_as_port_const(up)));
+		bt_port_borrow_component_const(bt_port_output_as_port_const(up)), &s->window);
 	if (!s->shared)
 		return 0;
 	if (apply_nic_capacity(s, s->shared->analysis) < 0) {

@@ -81,7 +81,8 @@ void wperf_shared_analysis_put(struct wperf_shared_analysis *s)
 		free_shared(s);
 }
 
-struct wperf_shared_analysis *wperf_shared_analysis_claim(const bt_component *upstream)
+struct wperf_shared_analysis *wperf_shared_analysis_claim(const bt_component *upstream,
+							  const struct wperf_window *window)
 {
 	struct wperf_shared_analysis *found = NULL;
 	unsigned matches = 0;
@@ -97,7 +98,8 @@ struct wperf_shared_analysis *wperf_shared_analysis_claim(const bt_component *up
 	}
 	/* A second iterator on the filter, or a second claim: which events
 	 * reach us would be a guess, so analyse on our own. */
-	if (matches != 1 || found->claimed || found->messages_out != 0) {
+	if (matches != 1 || found->claimed || found->messages_out != 0 ||
+	    !wperf_window_equal(&found->window, window)) {
 		found = NULL;
 	} else {
 		found->claimed = true;

@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "decode.h"
+#include "window.h"
 #include "wperf/analysis.h"
 #include "wperf/graph.h"
 
@@ -43,6 +44,8 @@ struct wperf_shared_analysis {
 	bool finished;              /* the filter finished the analysis: graph valid */
 	struct wperf_graph graph;   /* the result, until the sink takes it */
 	uint64_t messages_out;      /* messages the filter handed downstream */
+	struct wperf_window window; /* the filter's `begin`/`end`: the analysis
+	                               counts only that window */
 	/* private */
 	unsigned refs;
 	const bt_component *filter; /* registry key; NULL once unregistered */
@@ -64,8 +67,10 @@ void wperf_shared_analysis_put(struct wperf_shared_analysis *s);
  * The analysis of `upstream`, the component directly connected to a knots
  * sink's input port, with a new reference, marked claimed; NULL when
  * upstream is not a filter.wperf.waits, has no iterator or more than one
- * (which one feeds us would be a guess), or was already claimed.
+ * (which one feeds us would be a guess), was already claimed, or counts
+ * another time window than `window`, the sink's.
  */
-struct wperf_shared_analysis *wperf_shared_analysis_claim(const bt_component *upstream);
+struct wperf_shared_analysis *wperf_shared_analysis_claim(const bt_component *upstream,
+							  const struct wperf_window *window);
 
 #endif /* WPERF_PLUGIN_SHARED_ANALYSIS_H */

@@ -544,6 +544,53 @@ class RealTraces(unittest.TestCase):
         self.assertTrue(cc1)
         self.assertEqual({k['limit'] for k in cc1}, {'work'})
 
+    def test_window_keeps_identities(self):
+        # ref-basic-kernel-analysis, second 18:39:24 UTC: babeltrace2's
+        # trimmer (--begin/--end) drops the statedump before it, so the
+        # disk is "disk:253:0", lttng-sessiond's thread 11924 has no
+        # process, and pids=11893 (its process) matches nothing. The
+        # sink's begin/end read the whole trace and count the same second.
+        units = [u for u in trace_units() if u[0] == 'ref-basic-kernel-analysis']
+        self.assertTrue(units, 'ref-basic-kernel-analysis is missing under %s' % TRACES)
+        label, path, mode = units[0]
+        begin, end = 1521484764, 1521484765
+        out = os.path.join(_TMP, 'trimmed.json')
+        cmd = [BABELTRACE2, '--plugin-path=' + ws.plugin_dir(), path, '--begin=%d' % begin,
+               '--end=%d' % end, '-c', 'sink.wperf.knots',
+               '--params=format="json",merge="none",path="%s"' % out]
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           timeout=600)
+        self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+        with open(out) as f:
+            trimmed = json.load(f)
+        js = self.ref_basic_report(',merge="none",begin=%d,end="%d.0"' % (begin, end))
+        Checks.report_invariants(self, js, label + ' begin/end')
+        for r in (trimmed, js):
+            self.assertEqual((r['time_range']['begin_ns'], r['time_range']['end_ns']),
+                             (begin * 10**9, end * 10**9))
+        disks = lambda r: sorted(v['name'] for v in r['vertices'] if v['kind'] == 'disk')
+        pid_of = lambda r, tid: [v.get('pid') for v in r['vertices'] if v.get('tid') == tid]
+        self.assertEqual(disks(trimmed), ['disk:253:0'])
+        self.assertIn('disk:vda', disks(js))
+        self.assertEqual(pid_of(trimmed, 11924), [-1])
+        self.assertEqual(pid_of(js, 11924), [11893])
+        # Threads that lived only outside the window are listed without a
+        # lifetime (-1) or time; the others' lifetimes are inside it.
+        for t in js['threads']:
+            if t['first_ns'] == -1:
+                self.assertEqual((t['last_ns'], t['running_ns'], t['waits']), (-1, 0, 0), t)
+                continue
+            self.assertGreaterEqual(t['first_ns'], begin * 10**9, t)
+            self.assertLessEqual(t['last_ns'], end * 10**9, t)
+        cmd[-1] += ',pids=11893'
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           timeout=600)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn('parameter `pids`: no thread of the trace matches', p.stderr)
+        focused = self.ref_basic_report(',merge="none",begin=%d,end=%d,pids=11893'
+                                        % (begin, end))
+        self.assertIn(11924, [v.get('tid') for v in focused['vertices']])
+
 
 def _make(label, path, mode):
     def test_report(self):

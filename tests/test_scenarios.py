@@ -358,6 +358,87 @@ class TestNested(Base):
                                    ('running', 300 * MS, 200 * MS, None, None)])
 
 
+class TestWindow(Base):
+    """begin/end (sink.wperf.knots(7), "Time window"): the whole trace is
+    read, only the window counts, segments and waits clipped to it.
+    nested() in the window [0.2 s, 0.35 s]: A's wait [0.1, 0.4] counts
+    [0.2, 0.35] = 0.15 s on A -> B; B's wait [0.05, 0.3] counts [0.2, 0.3]
+    = 0.1 s on B -> C, plus A's windowed wait over it, [0.2, 0.3]: B -> C =
+    0.2 s. B runs [0.3, 0.35]; C runs all of the window."""
+
+    def test_clipped_weights(self):
+        r = Report(run_knots(nested(), begin='0.2', end='0.35'))
+        self.assertEqual(r.js['time_range'], {'begin_ns': 200 * MS, 'end_ns': 350 * MS,
+                                              'duration_ns': 150 * MS})
+        A, B, C = r.tid(101), r.tid(102), r.tid(103)
+        self.assertEdge(r, A, B, 150 * MS, direct=150 * MS, count=1)
+        self.assertEdge(r, B, C, 200 * MS, direct=100 * MS, count=1)
+        self.assertEqual(len(r.js['edges']), 2, r.describe_edges())
+        ta, tb, tc = r.thread(101), r.thread(102), r.thread(103)
+        self.assertEqual((ta['running_ns'], ta['waiting_ns']['thread']), (0, 150 * MS))
+        self.assertEqual((tb['running_ns'], tb['waiting_ns']['thread']), (50 * MS, 100 * MS))
+        self.assertEqual((tc['running_ns'], tc['waiting_ns']['thread']), (150 * MS, 0))
+        for t in r.js['threads']:
+            self.assertEqual((t['first_ns'], t['last_ns']), (200 * MS, 350 * MS), t)
+
+    def test_same_forms_as_the_trimmer(self):
+        """An integer is seconds, as for babeltrace2's trimmer; an open end
+        is the trace's own."""
+        r = Report(run_knots(nested(), begin=0, end='0.35'))
+        self.assertEqual(r.js['time_range']['end_ns'], 350 * MS)
+        self.assertEdge(r, r.tid(101), r.tid(102), 250 * MS, direct=250 * MS)
+        r = Report(run_knots(nested(), begin='0.2'))
+        self.assertEqual(r.js['time_range']['begin_ns'], 200 * MS)
+        self.assertEqual(r.js['time_range']['end_ns'], 500 * MS)
+        self.assertEdge(r, r.tid(101), r.tid(102), 200 * MS, direct=200 * MS)
+
+    def test_identities_from_before_the_window(self):
+        """Process ids from a statedump before the window stay known."""
+        s = Scenario(ncpus=2, end=3 * S)
+        A, B = s.thread(101, 'A', pid=100), s.thread(102, 'B', pid=100)
+        s.statedump(0, 0, A, 6)
+        s.statedump(0, 0, B, 6, on_cpu=1)
+        s.run(1 * MS, 0, A)
+        s.run(1 * MS, 1, B)
+        s.sleep(1 * S, 0, A)
+        s.wake(2 * S, 1, A, target_cpu=0)
+        s.run(2 * S, 0, A)
+        r = Report(run_knots(s, begin='1.5', end='2.5', pids='100'))
+        self.assertEqual(r.vertices[r.tid(101)]['pid'], 100)
+        self.assertEdge(r, r.tid(101), r.tid(102), 500 * MS, direct=500 * MS, count=1)
+
+    def test_disk_busy_and_issuers_clipped(self):
+        """disk() in [0.5 s, 1.25 s]: the request issued at 1 s is in
+        flight for 0.25 s of the window, W waits for it 0.25 s; the disk
+        is idle for the other 0.5 s, all of it W's (W issued in the window)."""
+        r = Report(run_knots(disk(), begin='0.5', end='1.25'))
+        W, d = r.tid(401), r.vid(kind='disk')
+        self.assertEdge(r, W, d, 250 * MS, direct=250 * MS, count=1)
+        self.assertEdge(r, d, W, 500 * MS, count=1)
+        self.assertEqual(r.vertices[d]['busy_ns'], 250 * MS)
+        self.assertEqual(r.thread(401)['running_ns'], 500 * MS)
+        # From 1.25 s: the request was issued before the window: the disk
+        # is busy [1.25 s, 1.5 s + 1 us] and nobody issued in the window.
+        r = Report(run_knots(disk(), begin='1.25'))
+        W, d = r.tid(401), r.vid(kind='disk')
+        self.assertEdge(r, W, d, 250_002_000, direct=250_002_000, count=1)
+        self.assertFalse(r.has_edge(d, W), r.describe_edges())
+        self.assertEqual(r.vertices[d]['busy_ns'], 250_001_000)
+
+    def test_bad_windows(self):
+        for params, words in (({'begin': '12:3x'}, "parameter `begin`: \"12:3x\" is not a time"),
+                              ({'end': 'soon'}, "parameter `end`: \"soon\" is not a time"),
+                              ({'begin': '2', 'end': '1'},
+                               "parameter `end`: \"1\" is before `begin` \"2\""),
+                              ({'begin': '10:00', 'end': '09:59:59.5'},
+                               "is before `begin`"),
+                              ({'begin': [1]}, "parameter `begin`: expected a time"),
+                              ({'begin': '10'}, "holds none of the trace")):
+            with self.assertRaises(bt2._Error, msg=params) as ctx:
+                run_knots(nested(), **params)
+            self.assertIn(words, bt2_error_text(ctx.exception), params)
+
+
 class TestChain(Base):
     """A->B = 6U (own); B->C = 5U (own) + 4U (A's [2,8] on B's [2,6]) = 9U;
     C->D = 2U (own) + 2U (B's wait, [3,5]) + 2U (A's, through B) = 6U.

@@ -99,6 +99,23 @@ void wperf_analysis_expect_false_wakeups(struct wperf_analysis *a);
 void wperf_analysis_bound(struct wperf_analysis *a, bool end, int64_t ts);
 
 /*
+ * Count only the time window [begin, end] (ns from the clock's origin;
+ * INT64_MIN / INT64_MAX for an open end) while still reading every event.
+ * What the trace says before the window (thread names, processes, forks,
+ * disk names from the statedump, each thread's state) is known inside it,
+ * unlike in a trace cut at the window's edges: segments are cut as usual
+ * and clipped to the window when they close (a wait that crosses an edge
+ * counts for its part inside, its waker known); segments outside count
+ * for nothing. Disk busy time and the bytes that share a disk's idle time
+ * are clipped the same way, packets and progress points count inside the
+ * window only, and the analysed range is the window within the trace's.
+ * Quality counters (lost events, wakeups without a wait, ...) are of the
+ * whole trace read. Call before the first event: 0, or -1 (begin > end,
+ * or events were fed already).
+ */
+int wperf_analysis_set_window(struct wperf_analysis *a, int64_t begin, int64_t end);
+
+/*
  * Close every open segment at the end of the analysed range and move the
  * result into *out (released with wperf_graph_fini). Returns 0, or -1 when
  * the trace cannot be analysed: then wperf_analysis_error() says why and
