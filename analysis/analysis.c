@@ -61,6 +61,7 @@ struct wperf_analysis {
 	 * INT64_MIN / INT64_MAX. */
 	int64_t win_begin, win_end;
 	bool has_window;
+	uint64_t window_events;        /* events fed inside the window */
 	uint64_t counts[WPERF_EV_TYPE_COUNT];
 	uint64_t waits_since_prune;
 	bool finished;
@@ -705,6 +706,7 @@ void wperf_analysis_feed(struct wperf_analysis *a, const struct wperf_event *in)
 		cpus_wakeup_target(&a->cpus, ev->u.wake.target_cpu, ev->u.wake.tid);
 	a->counts[ev->type]++;
 	a->quality.events++;
+	a->window_events += in_window(a, ev->ts);
 	switch (ev->type) {
 	case WPERF_EV_BLOCK_INSERT:
 	case WPERF_EV_BLOCK_ISSUE:
@@ -935,6 +937,9 @@ int wperf_analysis_finish(struct wperf_analysis *a, struct wperf_graph *out)
 	a->quality.cascades_truncated = a->cascade.stats.truncated_waits;
 	a->quality.has_timer_events = a->counts[WPERF_EV_TIMER_ENTRY] > 0;
 	a->quality.gap_ns = wperf_gap_coverage(&a->quality, a->begin, a->end);
+	/* The events analysed are those of the range the report is about. */
+	if (a->has_window)
+		a->quality.events = a->window_events;
 	if (cpus_finish(&a->cpus, &a->vt, &a->quality) < 0)
 		a->vt.oom = true;
 	if (a->vt.oom || a->edges.oom || a->cascade.oom || a->disks.oom || a->sched.oom ||

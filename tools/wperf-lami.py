@@ -5,9 +5,11 @@
 # per-thread breakdown. The manual is wperf-lami(1) (doc/wperf-lami.1.md).
 #
 # It runs `babeltrace2 TRACE... -c sink.wperf.knots` (JSON report to a
-# temporary file; --begin/--end become babeltrace2's own --begin/--end,
-# which insert its trimmer) and converts the report (wperf-report(7)) to
-# LAMI result tables. Python standard library only.
+# temporary file; --begin/--end become the sink's begin/end, which read the
+# whole trace for thread names, processes and disk names and count only the
+# selection, where babeltrace2's own --begin/--end would drop what the trace
+# said before it) and converts the report (wperf-report(7)) to LAMI result
+# tables. Python standard library only.
 #
 # meson (tools/meson.build) fills in the @...@ values like for wperf(1):
 # the copy in a build directory uses that build's plugin.
@@ -268,6 +270,8 @@ def convert(report, limit):
                   key=lambda t: (-(t["running_ns"] + t["runnable_ns"]
                                    + sum(t["waiting_ns"].values())), t["id"]))
     for t in rows:
+        if t["first_ns"] < 0:
+            continue   # lived only outside the selection (the sink's begin/end)
         v = dict(vertices.get(t["id"], {}))
         v.setdefault("kind", "thread")
         v.update({"tid": t["tid"], "pid": t["pid"], "comm": t["comm"]})
@@ -334,7 +338,8 @@ def plugin_dir(option):
 
 def parse_ts(text, option):
     """A LAMI timestamp: integer nanoseconds (Trace Compass passes these);
-    SEC.NSEC is accepted too. Returned as babeltrace2's `SEC.NSEC`."""
+    SEC.NSEC is accepted too. Returned as babeltrace2's `SEC.NSEC` (the
+    sink's begin/end take the trimmer's forms)."""
     m = re.fullmatch(r"\s*(-?)(\d+)(?:\.(\d{1,9}))?\s*", text or "")
     if not m:   # a bad option value: a usage error (exit 2), as for --limit
         raise UsageError(f"{option}={text}: expected a timestamp in nanoseconds (e.g. "
@@ -354,27 +359,27 @@ def quoted(value):
 
 
 def analyse(args):
-    times = []
+    window = []   # the sink's begin/end: the whole trace read, the selection counted
     begin = end = None
     if args.begin is not None:
         begin, text = parse_ts(args.begin, "--begin")
-        times.append(f"--begin={text}")
+        window.append(f"begin={quoted(text)}")
     if args.end is not None:
         end, text = parse_ts(args.end, "--end")
-        times.append(f"--end={text}")
+        window.append(f"end={quoted(text)}")
     if begin is not None and end is not None and end < begin:
         raise Fail(f"--end={args.end} is before --begin={args.begin}")
     for t in args.traces:
         if not os.path.exists(t):
             raise Fail(f"no trace at {t}: give the path of a trace directory")
     plugins = plugin_dir(args.plugin_path)
-    cmd = ["babeltrace2", f"--plugin-path={plugins}"] + times
+    cmd = ["babeltrace2", f"--plugin-path={plugins}"]
     progress(args, 0, "running babeltrace2 with sink.wperf.knots")
     with tempfile.TemporaryDirectory(prefix="wperf-lami-") as tmp:
         out = os.path.join(tmp, "report.json")
         # LAMI's tables are per thread (tid and process columns): pools
         # are not merged here.
-        params = ['format="json"', f"path={quoted(out)}", 'merge="none"']
+        params = ['format="json"', f"path={quoted(out)}", 'merge="none"'] + window
         if args.pids:
             params.append(f"pids={quoted(args.pids)}")
         if args.threshold:

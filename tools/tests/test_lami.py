@@ -213,6 +213,28 @@ class TestLami(unittest.TestCase):
         full = self.table("summary")["data"][0]
         self.assertLess(summary[5]["value"], full[5]["value"], "fewer events in a quarter")
 
+    def test_range_keeps_identities(self):
+        # The second 18:39:24 UTC of the trace: its statedump, before the
+        # selection, gave lttng-sessiond's thread 11924 its process and the
+        # disk its name; a trimmer (babeltrace2's --begin/--end) lost both.
+        begin, end = 1521484764 * 10**9, 1521484765 * 10**9
+        p = lami(f"--begin={begin}", f"--end={end}", TRACE)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        res = json.loads(p.stdout)
+        tables = {t["class"]: t for t in res["results"]}
+        rows = {r[0].get("tid"): r for r in tables["threads"]["data"]}
+        self.assertEqual(rows[11924][0].get("pid"), 11893, rows[11924])
+        for r in tables["threads"]["data"]:
+            self.assertGreaterEqual(r[1]["begin"]["value"], begin, r)
+            self.assertLessEqual(r[1]["end"]["value"], end, r)
+        disks = {c["name"] for r in tables["edges"]["data"] for c in r[:2]
+                 if c["class"] == "disk"}
+        self.assertIn("vda", disks)
+        self.assertNotIn("253:0", disks)
+        summary = tables["summary"]["data"][0]
+        self.assertEqual((summary[0]["begin"]["value"], summary[0]["end"]["value"]),
+                         (begin, end))
+
     def test_output_progress(self):
         p = lami("--output-progress", "--limit=1", TRACE)
         self.assertEqual(p.returncode, 0, p.stderr)
