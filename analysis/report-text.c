@@ -188,7 +188,7 @@ static void write_short_lived_hint(const struct wperf_report *r, FILE *out)
 			snprintf(name, sizeof name, "tid %lld", (long long)parents[best_at]);
 		fprintf(out, "Children   %s has %zu short-lived children: its waits for them are "
 			"as many light\n           edges, which short-lived=\"merge\" "
-			"makes one (sink.wperf.knots(7))\n", name, best);
+			"makes one (babeltrace2-sink.wperf.knots(7))\n", name, best);
 	}
 	free(parents);
 }

@@ -142,7 +142,10 @@ const char wperf_knots_help[] =
 	"own even behind filter.wperf.waits.\n"
 	"\n"
 	"Example:\n"
-	"  babeltrace2 TRACE -c sink.wperf.knots -p 'format=\"json\",path=\"knots.json\"'\n";
+	"  babeltrace2 TRACE -c sink.wperf.knots -p 'format=\"json\",path=\"knots.json\"'\n"
+	"\n"
+	"See the babeltrace2-sink.wperf.knots(7) manual page; the report:\n"
+	"wperf-report(7); the method: wperf-method(7).\n";
 
 enum report_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_DOT, FORMAT_SVG, FORMAT_HTML,
 		     FORMAT_GRAPHML };

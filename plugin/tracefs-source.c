@@ -138,7 +138,10 @@ const char wperf_tracefs_help[] =
 	"              -c sink.ctf.fs --params='path=\"/tmp/kernel-trace\"'\n"
 	"  babeltrace2 -c source.wperf.tracefs \\\n"
 	"              --params='instance=\"wperf-flight-x\",snapshot=true' \\\n"
-	"              -c sink.ctf.fs --params='path=\"/tmp/snap\"'\n";
+	"              -c sink.ctf.fs --params='path=\"/tmp/snap\"'\n"
+	"\n"
+	"See the babeltrace2-source.wperf.tracefs(7) manual page; recording with\n"
+	"it from the command line: wperf(1).\n";
 
 struct tracefs_comp {
 	bt_self_component *self;

@@ -85,7 +85,9 @@ const char wperf_waits_help[] =
 	"is connected straight to it, it reuses this filter's analysis instead of\n"
 	"analysing the same kernel events a second time (same report, less work).\n"
 	"The trace must contain kernel scheduler events (sched_switch, sched_waking or\n"
-	"sched_wakeup); without them the filter stops with an error at the end.\n";
+	"sched_wakeup); without them the filter stops with an error at the end.\n"
+	"\n"
+	"See the babeltrace2-filter.wperf.waits(7) manual page.\n";
 
 /* The component: its input port, for iterators to connect to, and which
  * segments they show. */

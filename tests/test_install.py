@@ -6,7 +6,8 @@ DESTDIR (suite `install`; the normal build only):
   way: groff's "cannot adjust line", "can't break line" and tbl's "table
   wider than line width" depend on the terminal's width, not on the page,
   and are left out), and the component
-  pages are named as babeltrace2 names its own;
+  pages are named as babeltrace2 names its own, and `babeltrace2 help`
+  of each component cites its page by that name;
 - libwperf-ust.so is a versioned library whose SONAME, libwperf-ust.so.0,
   is installed;
 - the two-line build of an annotated program shown in wperf-annotate(3),
@@ -91,6 +92,25 @@ class Installed(unittest.TestCase):
             self.assertEqual(warnings, [], page)
             self.assertIn('NAME', p.stdout, page)
             self.assertGreater(len(p.stdout.splitlines()), 20, page)
+
+    def test_component_help_cites_installed_pages(self):
+        # `babeltrace2 help` of each component cites its manual page by its
+        # installed name (babeltrace2-sink.wperf.knots(7)), and every wperf
+        # page it cites is installed.
+        pages = {os.path.basename(p) for p in
+                 glob.glob(os.path.join(self.root, 'share', 'man', 'man*', '*'))}
+        plugins = glob.glob(os.path.join(self.dest, '**', 'babeltrace-plugin-wperf.so'),
+                            recursive=True)
+        self.assertEqual(len(plugins), 1, plugins)
+        for comp in ('sink.wperf.knots', 'filter.wperf.waits', 'source.wperf.tracefs'):
+            p = run(['babeltrace2', '--plugin-path=' + os.path.dirname(plugins[0]),
+                     'help', comp])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            cited = re.findall(r'([\w.+-]+)\((\d)\)', p.stdout)
+            self.assertIn(('babeltrace2-' + comp, '7'), cited, comp)
+            for name, section in cited:
+                if 'wperf' in name:
+                    self.assertIn('%s.%s' % (name, section), pages, comp)
 
     def test_provider_is_a_versioned_library(self):
         self.assertIsNotNone(self.libdir, 'libwperf-ust.so was not installed')

@@ -359,7 +359,7 @@ class TestNested(Base):
 
 
 class TestWindow(Base):
-    """begin/end (sink.wperf.knots(7), "Time window"): the whole trace is
+    """begin/end (babeltrace2-sink.wperf.knots(7), "Time window"): the whole trace is
     read, only the window counts, segments and waits clipped to it.
     nested() in the window [0.2 s, 0.35 s]: A's wait [0.1, 0.4] counts
     [0.2, 0.35] = 0.15 s on A -> B; B's wait [0.05, 0.3] counts [0.2, 0.3]

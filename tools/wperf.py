@@ -504,7 +504,7 @@ class TracefsRecorder:
         self.out, self.tracefs = out, tracefs
         self.log = os.path.join(out, PRIVATE, "kernel-recorder.log")
         # The source writes it once it has read back an event recorded
-        # after tracing went on (source.wperf.tracefs(7), ready-file).
+        # after tracing went on (babeltrace2-source.wperf.tracefs(7), ready-file).
         self.ready = os.path.join(out, PRIVATE, "kernel-ready")
         try:
             os.unlink(self.ready)
@@ -1442,7 +1442,7 @@ def build_parsers():
     rep = Parser(prog="wperf report", description=(
         "Print the knot report of TRACE (a wperf record directory, one of its "
         "snapshots, or any trace babeltrace2 reads) with sink.wperf.knots. "
-        "Options become the sink's parameters (see sink.wperf.knots(7))."))
+        "Options become the sink's parameters (see babeltrace2-sink.wperf.knots(7))."))
     rep.add_argument("trace", metavar="TRACE")
     rep.add_argument("--plugin-path", metavar="DIR",
                      help="directory of babeltrace-plugin-wperf.so")

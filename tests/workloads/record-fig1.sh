@@ -108,7 +108,7 @@ trap 'cleanup; rm -f "$ready"' EXIT
 
 # Wait (up to 60 s; a sanitized babeltrace2 takes seconds to get there)
 # until the source says it records: it writes its ready-file once an event
-# recorded after tracing went on has come back (source.wperf.tracefs(7)),
+# recorded after tracing went on has come back (babeltrace2-source.wperf.tracefs(7)),
 # so the workload's fork and first waits are in the trace. The instance's
 # tracing_on says nothing: a new instance reads 1 before any event is on.
 started=
