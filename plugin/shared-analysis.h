@@ -14,7 +14,9 @@
  * Why it is the same analysis: the filter forwards every upstream message
  * unchanged and in order, and its own `wperf` trace is skipped by every
  * decoder, so the kernel messages a directly connected sink would decode
- * are exactly those the filter decoded. Anything else between them (a
+ * are exactly those the filter decoded (with segments-only it forwards
+ * none, and the filter's analysis is the only one there is). The window
+ * counted (`begin`, `end`) must be the sink's too. Anything else between them (a
  * trimmer, another filter) and the sink is not directly connected: it
  * finds nothing to claim and analyses on its own, as before.
  *

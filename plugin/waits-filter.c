@@ -3,7 +3,10 @@
  * message unchanged and add a trace named `wperf` with one
  * `wperf:segment` event per closed thread segment (running, runnable,
  * waiting), so any babeltrace2 sink or viewer shows the analysis' view of
- * each thread beside the kernel events it came from.
+ * each thread beside the kernel events it came from. With
+ * segments-only=true the upstream messages are analysed and dropped: the
+ * output is the `wperf` trace alone. begin/end count a time window of the
+ * whole trace read (window.h).
  *
  * How it works: each upstream batch is appended to an output queue one
  * message at a time, and each message is fed to the decoder right after
@@ -28,6 +31,7 @@
 #include "shared-analysis.h"
 #include "waits-select.h"
 #include "waits-trace.h"
+#include "window.h"
 #include "wperf/analysis.h"
 #include "wperf/graph.h"
 
@@ -72,12 +76,21 @@ const char wperf_waits_help[] =
 	"                Default: false.\n"
 	"  states=LIST   Only segments in these states: running, runnable,\n"
 	"                waiting. Default: all three.\n"
-	"  Asking for segments and matching none is an error, not an empty output.\n"
+	"  begin=TIME, end=TIME\n"
+	"                Only the segments' parts inside this time window, the\n"
+	"                whole trace still read (thread names, processes, states\n"
+	"                from before it); the forms of babeltrace2 --begin/--end.\n"
+	"  gmt=BOOL      Dates and times of day in begin/end are UTC. Default: false.\n"
+	"  segments-only=BOOL\n"
+	"                Forward only the `wperf` trace, not the upstream messages.\n"
+	"                Default: false.\n"
+	"  A choice that matches no segment gives an output without the `wperf`\n"
+	"  trace, and a one-line note on standard error.\n"
 	"\n"
 	"Example:\n"
 	"  babeltrace2 TRACE -c filter.wperf.waits -c sink.text.pretty\n"
-	"  babeltrace2 TRACE -c filter.wperf.waits --params='pids=1234,states=\"waiting\"' \\\n"
-	"    -c sink.text.pretty\n"
+	"  babeltrace2 TRACE -c filter.wperf.waits \\\n"
+	"    --params='pids=1234,states=\"waiting\",segments-only=true' -c sink.text.pretty\n"
 	"  babeltrace2 TRACE -c filter.wperf.waits -c sink.ctf.fs --params='path=\"OUT\"'\n"
 	"    (writes the segments in OUT/wperf, beside a copy of the kernel trace)\n"
 	"\n"
@@ -94,6 +107,8 @@ const char wperf_waits_help[] =
 struct waits_component {
 	bt_self_component_port_input *in_port;
 	struct waits_selection selection;
+	struct wperf_window window;   /* begin/end/gmt */
+	bool segments_only;           /* drop the upstream messages */
 };
 
 struct waits_iter {
@@ -108,6 +123,7 @@ struct waits_iter {
 	struct waits_queue queue;
 	struct waits_trace *trace;   /* created at the first segment shown */
 	const struct waits_selection *selection;  /* the component's */
+	bool segments_only;                       /* the component's */
 	struct waits_lineage lineage;             /* follow-forks: ours */
 	uint64_t segments_shown, segments_hidden;
 	struct waits_time latest;    /* time of the latest forwarded message */
@@ -140,6 +156,7 @@ bt_component_class_initialize_method_status wperf_waits_init(
 	const bt_value *params, void *init_data)
 {
 	static const char *const known_params[] = { "pids", "comms", "follow-forks", "states",
+						    "begin", "end", "gmt", "segments-only",
 						    NULL };
 	struct waits_component *comp = calloc(1, sizeof(*comp));
 	char err[512];
@@ -149,7 +166,10 @@ bt_component_class_initialize_method_status wperf_waits_init(
 	if (!comp)
 		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
 	if (wperf_params_check_known(params, known_params, err, sizeof(err)) ||
-	    waits_selection_read(&comp->selection, params, err, sizeof(err)))
+	    waits_selection_read(&comp->selection, params, err, sizeof(err)) ||
+	    wperf_params_get_window(params, &comp->window, err, sizeof(err)) < 0 ||
+	    wperf_params_get_bool(params, "segments-only", &comp->segments_only, err,
+				  sizeof(err)) < 0)
 		return init_error(self, comp, err);
 	if (bt_self_component_filter_add_input_port(self, "in", NULL, &comp->in_port) ||
 	    bt_self_component_filter_add_output_port(self, "out", NULL, NULL))
@@ -293,6 +313,10 @@ bt_message_iterator_class_initialize_method_status wperf_waits_iter_init(
 	}
 	it->decoder = it->shared->decoder;
 	it->analysis = it->shared->analysis;
+	it->segments_only = comp->segments_only;
+	/* A sink reusing this analysis checks it counts the window it wants. */
+	it->shared->window = comp->window;
+	wperf_decoder_set_window(it->decoder, &comp->window);
 	wperf_analysis_on_segment(it->analysis, on_segment, it);
 	bt_self_message_iterator_set_data(self, it);
 	return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_OK;
@@ -307,8 +331,24 @@ void wperf_waits_iter_finalize(bt_self_message_iterator *self)
  * Queue one upstream message, then feed it to the analysis (which may
  * queue segment events right behind it). 0, or -1 with it->err set.
  */
+/* segments-only: analyse the message, then let it go. Its time is
+ * settled first: the decoder borrows it from the message. */
+static int analyse_only(struct waits_iter *it, const bt_message *msg)
+{
+	int rc = wperf_decoder_feed_message(it->decoder, it->analysis, msg, it->err,
+					    sizeof(it->err));
+
+	settle_latest(it);
+	bt_message_put_ref(msg);
+	if (rc)
+		it->failed = true;
+	return it->failed ? -1 : 0;
+}
+
 static int forward_and_analyse(struct waits_iter *it, const bt_message *msg)
 {
+	if (it->segments_only)
+		return analyse_only(it, msg);
 	if (waits_queue_push(&it->queue, msg)) {
 		fail(it, "out of memory while queueing upstream messages");
 		return -1;
@@ -366,11 +406,14 @@ static bt_message_iterator_class_next_method_status finish(struct waits_iter *it
 							   wperf_analysis_error(it->analysis)));
 	if (it->failed)
 		return iter_error(it, it->err);
-	/* Asked for segments and shown none: say so rather than look empty. */
+	/* Asked for segments and shown none: an empty choice, not a broken
+	 * run (the upstream messages may all be out already), but say so
+	 * rather than look empty. */
 	if (it->segments_shown == 0 && it->segments_hidden > 0) {
 		waits_selection_explain_none(it->selection, it->segments_hidden, it->err,
 					     sizeof(it->err));
-		return iter_error(it, it->err);
+		fprintf(stderr, "filter.wperf.waits: note: %s; the output has no `wperf` trace\n",
+			it->err);
 	}
 	if (it->trace &&
 	    waits_trace_emit_end(it->trace, &it->latest, &it->queue, it->err, sizeof(it->err)))

@@ -156,15 +156,38 @@ class BadInput(unittest.TestCase):
             self.assertFails(p, cmd, 'parameter `%s`' % name)
 
     def test_segment_selection_matching_nothing(self):
-        """Choosing segments that the trace does not have is an error, not
-        an output without segments."""
-        cmd, p = self.cli(self.good, comp='filter.wperf.waits', params='pids=999')
-        self.assertFails(p, cmd, 'parameter `pids`: none of the trace\'s')
-        cmd, p = self.cli(self.good, comp='filter.wperf.waits',
-                          params='pids=102,states="waiting"')
-        self.assertFails(p, cmd, 'parameters `pids` and `states`: none of the trace\'s')
-        cmd, p = self.cli(self.good, comp='filter.wperf.waits', params='comms="nobody"')
-        self.assertFails(p, cmd, 'parameter `comms`: none of the trace\'s')
+        """Choosing segments that the trace does not have is an empty
+        result, said in one line on stderr, not an error after the whole
+        trace was forwarded."""
+        for params, words in (('pids=999', 'parameter `pids`: none of the trace\'s'),
+                              ('pids=102,states="waiting"',
+                               'parameters `pids` and `states`: none of the trace\'s'),
+                              ('comms="nobody"', 'parameter `comms`: none of the trace\'s')):
+            cmd, p = self.cli(self.good, comp='filter.wperf.waits', params=params)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            notes = [ln for ln in p.stderr.splitlines() if ln.strip()]
+            self.assertEqual(len(notes), 1, p.stderr)
+            self.assertIn('filter.wperf.waits: note: ' + words, notes[0])
+            self.assertIn('the output has no `wperf` trace', notes[0])
+        # segments-only: nothing at all comes out.
+        cmd = [BABELTRACE2, '--plugin-path=' + ws.plugin_dir(), self.good, '-c',
+               'filter.wperf.waits', '--params=pids=999,segments-only=yes']
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           timeout=120)
+        self.assertEqual((p.returncode, p.stdout), (0, ''), p.stderr)
+
+    def test_bad_window(self):
+        for comp in ('sink.wperf.knots', 'filter.wperf.waits'):
+            for params, words in (('begin="yesterday"', 'parameter `begin`: "yesterday" '
+                                   'is not a time'),
+                                  ('begin=5,end=4', 'parameter `end`: "4" is before `begin`'),
+                                  ('begin="2018-13-01"', 'parameter `begin`'),
+                                  ('gmt="utc"', 'parameter `gmt`'),
+                                  ('segments-only=2', 'parameter `segments-only`')):
+                if comp.startswith('sink') and 'segments-only' in params:
+                    continue
+                cmd, p = self.cli(self.good, comp=comp, params=params)
+                self.assertFails(p, cmd, words)
 
     def test_bad_format(self):
         d = self.outdir('format')
