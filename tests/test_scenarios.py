@@ -391,6 +391,19 @@ class TestWindow(Base):
         self.assertEqual(r.js['time_range']['begin_ns'], 200 * MS)
         self.assertEqual(r.js['time_range']['end_ns'], 500 * MS)
         self.assertEdge(r, r.tid(101), r.tid(102), 200 * MS, direct=200 * MS)
+        # The scenario's clock counts from the Unix epoch: a date and a
+        # time of day (on the first message's date) name the same instant;
+        # ".2" is 200 ms; gmt=true reads them as UTC.
+        for begin in ('1970-01-01 00:00:00.2', '00:00:00.2', '1970-01-01 00:00'):
+            r = Report(run_knots(nested(), begin=begin, end='00:00:00.35', gmt=True))
+            want = 0 if begin.endswith('00:00') else 200 * MS
+            self.assertEqual((r.js['time_range']['begin_ns'], r.js['time_range']['end_ns']),
+                             (want, 350 * MS), begin)
+        # Midnight, and negative seconds: before the trace, which then
+        # begins the range.
+        for begin in ('1970-01-01', '-1.5'):
+            r = Report(run_knots(nested(), begin=begin, end='0.35', gmt=True))
+            self.assertEqual(r.js['time_range']['begin_ns'], 0, begin)
 
     def test_identities_from_before_the_window(self):
         """Process ids from a statedump before the window stay known."""

@@ -1376,7 +1376,8 @@ commands:
 # wperf report's options (argparse dest) and the sink parameters they set.
 REPORT_OPTIONS = [("format", "format"), ("output", "path"), ("pids", "pids"),
                   ("comms", "comms"), ("threshold", "threshold"),
-                  ("min_weight", "min-weight"), ("knot_rule", "knot-rule")]
+                  ("min_weight", "min-weight"), ("knot_rule", "knot-rule"),
+                  ("begin", "begin"), ("end", "end")]
 
 
 class Parser(argparse.ArgumentParser):
@@ -1459,6 +1460,10 @@ def build_parsers():
     rep.add_argument("--knot-rule", choices=["dominant", "strict"],
                      help="which groups are knots: dominant (little weight leaves "
                           "them, the default) or strict (none, the paper's)")
+    rep.add_argument("--begin", metavar="TIME",
+                     help="count from TIME, the whole trace read for thread and disk "
+                          "names (babeltrace2 --begin's forms: \"hh:mm:ss\", seconds)")
+    rep.add_argument("--end", metavar="TIME", help="count up to TIME (as --begin)")
     rep.add_argument("--params", metavar="STR",
                      help="more sink parameters, in babeltrace2's --params syntax")
     rep.add_argument("--timeout", type=float, default=3600, metavar="SECONDS",

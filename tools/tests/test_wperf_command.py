@@ -313,6 +313,19 @@ class Errors(unittest.TestCase):
         p = wperf('report', self.synthetic_trace(), '--threshold', '300%')
         self.assertOneLine(p, 'sink.wperf.knots: parameter `threshold`', '"300%"')
 
+    def test_report_time_window(self):
+        # --begin/--end are the sink's begin/end: one second of the trace,
+        # with the process the statedump before it gave thread 11924.
+        trace = os.path.join(SHARED, 'traces', 'lttng-kernel', 'ref-basic-kernel-analysis')
+        p = wperf('report', trace, '--format', 'json', '--begin', '1521484764',
+                  '--end', '1521484765', '--params', 'merge="none"')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        js = json.loads(p.stdout)
+        self.assertEqual(js['time_range']['duration_ns'], 10**9)
+        self.assertEqual([v['pid'] for v in js['vertices'] if v.get('tid') == 11924], [11893])
+        self.assertOneLine(wperf('report', trace, '--begin', '5', '--end', '4'),
+                           'sink.wperf.knots: parameter `end`: "4" is before `begin`')
+
     def test_report_verbose_shows_babeltrace2s_error(self):
         p = wperf('report', '--verbose', self.tmp)
         self.assertNotEqual(p.returncode, 0)
