@@ -71,7 +71,7 @@ ASAN_ENV = LD_PRELOAD=$(ASAN_PRELOAD) \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	WPERF_SANITIZED=1 WPERF_ASAN_PRELOAD=$(ASAN_PRELOAD)
 
-.PHONY: all deps deps-demo build build-asan build-variants tracefs demo check install clean bench-annotations bench
+.PHONY: all deps deps-demo build build-asan build-variants tracefs guest-image demo check install clean bench-annotations bench
 
 all: build
 
@@ -131,6 +131,18 @@ build-variants: deps
 		$(MESON_SETUP) --prefix=$(PREFIX) -Doptimization=2 -Db_lto=false $(BUILD_O2)
 	ninja -C $(BUILD_O2)
 
+# The LTTng guest image of the `lttng-kernel` suite (tests/guest/): built,
+# or found cached, in the background while the trees compile and the other
+# suites run (minutes on a fresh machine; the suite runs last and waits for
+# it). Root and QEMU only; without them the suite says why it cannot run.
+guest-image:
+	@if [ "$$(id -u)" = 0 ] && command -v qemu-system-x86_64 >/dev/null; then \
+		cache=$${WPERF_GUEST_CACHE:-/var/cache/wperf-guest}; \
+		mkdir -p "$$cache" && \
+		echo "check: the LTTng guest image, in the background (log: $$cache/make-check.log)" && \
+		{ setsid tests/guest/wperf-guest build >"$$cache/make-check.log" 2>&1 </dev/null & }; \
+	fi
+
 # Kernel events are read from tracefs; mount it when it is not (root only).
 tracefs:
 	@if awk '$$3 == "tracefs" { found = 1 } END { exit !found }' /proc/mounts; then :; \
@@ -172,7 +184,7 @@ demo:
 # always happen; then one summary line "N passed, M failed" (counted from
 # meson's testlog*.json: with --wrapper meson names it testlog-env.json), and
 # a non-zero exit on any failure, or when a run passed no test.
-check: build build-asan build-variants tracefs
+check: deps guest-image build build-asan build-variants tracefs
 	@rm -f $(BUILD)/meson-logs/testlog*.json $(BUILD_ASAN)/meson-logs/testlog*.json
 	@echo "== meson test -C $(BUILD) =="
 	@meson test -C $(BUILD) --print-errorlogs; echo $$? > $(BUILD)/.check-rc

@@ -74,12 +74,16 @@ mark copied
 cp "$WPERF_GUEST_SOURCE"/sessions/*.lttng /etc/lttng/sessions/ 2>/dev/null
 # As a system would at boot (Debian's lttng-tools service): the root
 # session daemon, which loads lttng-modules' kernel tracer.
-lttng-sessiond --daemonize --pidfile=/run/lttng-sessiond.pid >/tmp/lttng-sessiond.log 2>&1 ||
+# Bounded, as every step here that talks to a daemon: a step that hangs
+# must leave the run time to say so and power off, not eat the host's
+# deadline in silence.
+timeout 180 lttng-sessiond --daemonize --pidfile=/run/lttng-sessiond.pid \
+	>/tmp/lttng-sessiond.log 2>&1 ||
 	say "lttng-sessiond did not start: $(tail -n 3 /tmp/lttng-sessiond.log)"
-if lttng list -k >/dev/null 2>&1; then
+if timeout 60 lttng list -k >/dev/null 2>&1; then
 	say "LTTng kernel tracer available ($(lsmod | grep -c '^lttng') lttng modules loaded)"
 else
-	say "LTTng kernel tracer NOT available: $(lttng list -k 2>&1 | tail -n 1)"
+	say "LTTng kernel tracer NOT available: $(timeout 60 lttng list -k 2>&1 | tail -n 1)"
 fi
 mark sessiond
 
@@ -98,7 +102,7 @@ else
 	say "exit status $status"
 fi
 mark command
-lttng destroy --all >/dev/null 2>&1
+timeout 60 lttng destroy --all >/dev/null 2>&1
 [ -f /run/lttng-sessiond.pid ] && kill "$(cat /run/lttng-sessiond.pid)" 2>/dev/null
 
 # Step durations: "boot 8.1 s, copy 1.2 s, ..." (boot = kernel start to here).
