@@ -76,51 +76,16 @@ static const char *vertex_shape(enum wperf_vertex_kind kind)
 	default:              return "ellipse";
 	}
 }
-/* Mark v and what it waits on, transitively, over dependencies; a device's
- * own edges are its idle time waiting for whoever gives it work (maybe
- * another program), not something the focus waits on, so they are not
- * followed (as in knot finding). */
-static void mark_reachable(const struct wperf_report *r, bool *drawn, uint32_t start,
-			   uint32_t *stack)
-{
-	const struct wperf_graph *g = r->graph;
-	size_t top = 0;
-
-	if (drawn[start])
-		return;
-	drawn[start] = true;
-	stack[top++] = start;
-	while (top > 0) {
-		uint32_t v = stack[--top];
-		if (wperf_vertex_kind_is_device(g->vertices[v].kind))
-			continue;
-		for (size_t i = wperf_graph_first_edge_from(g, v); i < g->n_edges && g->edges[i].from == v; i++) {
-			const struct wperf_edge *e = &g->edges[i];
-			if (e->to >= g->n_vertices || drawn[e->to] ||
-			    !wperf_edge_is_dependency(g, e, r->min_weight_ns))
-				continue;
-			drawn[e->to] = true;
-			stack[top++] = e->to;
-		}
-	}
-}
-
 /* Which vertices the picture shows (see the top of this file). */
 static bool *drawn_vertices(const struct wperf_report *r, const struct wperf_fmt_knot_map *m)
 {
 	const struct wperf_graph *g = r->graph;
 	size_t n = g->n_vertices ? g->n_vertices : 1;
-	bool *drawn = calloc(n, sizeof *drawn);
-	uint32_t *stack = r->focus ? malloc(n * sizeof *stack) : NULL;
+	bool oom;
+	bool *drawn = r->focus ? wperf_fmt_focus_reach(r, &oom) : calloc(n, sizeof *drawn);
 
-	if (!drawn || (r->focus && !stack)) {
-		free(drawn);
-		free(stack);
+	if (!drawn)
 		return NULL;
-	}
-	for (size_t v = 0; r->focus && v < g->n_vertices; v++)
-		if (r->focus[v])
-			mark_reachable(r, drawn, (uint32_t)v, stack);
 	for (size_t v = 0; v < g->n_vertices; v++)
 		drawn[v] |= m->vertex_knot[v] >= 0;
 	for (size_t i = 0; !r->focus && i < g->n_edges; i++) {
@@ -129,7 +94,6 @@ static bool *drawn_vertices(const struct wperf_report *r, const struct wperf_fmt
 		    wperf_edge_is_dependency(g, e, r->min_weight_ns))
 			drawn[e->from] = drawn[e->to] = true;
 	}
-	free(stack);
 	return drawn;
 }
 

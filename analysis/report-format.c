@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "report-format.h"
+#include "wperf/classify.h"
 #include "wperf/report.h"
 
 int64_t wperf_fmt_add_durations(int64_t a, int64_t b)
@@ -86,6 +87,111 @@ int64_t wperf_fmt_cascaded(int64_t weight, int64_t own)
 	if (own <= 0)
 		return weight;
 	return weight > own ? weight - own : 0;
+}
+
+enum wperf_fmt_sink_kind wperf_fmt_sink_kind(const struct wperf_graph *g,
+					     const struct wperf_knot *k)
+{
+	const struct wperf_vertex *v;
+
+	if (k->kind != WPERF_SINK || k->n_members != 1 || k->members[0] >= g->n_vertices)
+		return WPERF_SINK_OTHER;
+	v = &g->vertices[k->members[0]];
+	switch (v->kind) {
+	case WPERF_V_DISK:
+		return WPERF_SINK_DISK;
+	case WPERF_V_NIC:
+		return WPERF_SINK_NIC;
+	case WPERF_V_IRQ:
+	case WPERF_V_SOFTIRQ:
+		return WPERF_SINK_INTERRUPT;
+	case WPERF_V_THREAD:
+	case WPERF_V_VIRTUAL:
+		break;
+	default:
+		return WPERF_SINK_OTHER;
+	}
+	switch (wperf_sink_limit(g, k, NULL)) {
+	case WPERF_LIMIT_TIMER:
+		return WPERF_SINK_TIMER;
+	case WPERF_LIMIT_UNSEEN:
+		return WPERF_SINK_UNSEEN;
+	case WPERF_LIMIT_WORK:
+		break;
+	}
+	/* On a CPU or wanting one at least half of its time: its work. */
+	if (wperf_fmt_ppm(wperf_fmt_add_durations(v->running_ns, v->runnable_ns),
+			  wperf_fmt_time_seen(v)) >= 500000)
+		return WPERF_SINK_THREAD_WORK;
+	return WPERF_SINK_THREAD_WAITING;
+}
+
+const char *wperf_fmt_sink_kind_name(enum wperf_fmt_sink_kind kind)
+{
+	static const char *const names[] = {
+		"thread_work", "thread_waiting", "timer", "unseen", "disk", "nic",
+		"interrupt", "other"
+	};
+
+	return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : "other";
+}
+
+void wperf_fmt_sink_kind_words(char *buf, size_t len, const struct wperf_graph *g,
+			       const struct wperf_knot *k)
+{
+	const struct wperf_vertex *v = k->n_members == 1 && k->members[0] < g->n_vertices
+				       ? &g->vertices[k->members[0]] : NULL;
+	char run[32], rq[32], seen[32], busy[32], dur[32];
+
+	if (!v) {
+		snprintf(buf, len, "Its limit is its own work.");
+		return;
+	}
+	wperf_fmt_duration(run, sizeof run, v->running_ns > 0 ? v->running_ns : 0, 0);
+	wperf_fmt_duration(rq, sizeof rq, v->runnable_ns > 0 ? v->runnable_ns : 0, 0);
+	wperf_fmt_duration(seen, sizeof seen, wperf_fmt_time_seen(v), 0);
+	wperf_fmt_duration(busy, sizeof busy, v->busy_ns > 0 ? v->busy_ns : 0, 0);
+	wperf_fmt_duration(dur, sizeof dur, wperf_graph_duration(g), 0);
+	switch (wperf_fmt_sink_kind(g, k)) {
+	case WPERF_SINK_THREAD_WORK:
+		snprintf(buf, len, "A thread bounded by its own work: of its %s it ran %s and "
+			 "waited for a CPU %s. Faster code (profile it on-CPU: perf record -g), or "
+			 "its work spread over more threads or CPUs, helps; shorter waits "
+			 "elsewhere do not.", seen, run, rq);
+		return;
+	case WPERF_SINK_THREAD_WAITING:
+		snprintf(buf, len, "A thread that waited most of its %s itself (it ran %s, "
+			 "runnable %s), but on nothing heavy enough to be a dependency (each "
+			 "below the noise floor, or waits for work): see its row under Threads "
+			 "for what it waited on, or lower min-weight.", seen, run, rq);
+		return;
+	case WPERF_SINK_TIMER:
+		snprintf(buf, len, "A shorter sleep, timeout or polling interval, or not "
+			 "waiting for it, is what helps.");
+		return;
+	case WPERF_SINK_UNSEEN:
+		snprintf(buf, len, "What it waited for is outside the trace: a trace with "
+			 "interrupt and timer events, or a longer one, shows it.");
+		return;
+	case WPERF_SINK_DISK:
+		snprintf(buf, len, "A disk, busy %s of the %s analysed: its service time is "
+			 "the limit. Fewer, larger or cached requests, or a faster device, help.",
+			 busy, dur);
+		return;
+	case WPERF_SINK_NIC:
+		snprintf(buf, len, "A network interface: the link (or the peer) paces the "
+			 "threads. Sending less, batching, or a faster link helps; with "
+			 "nic-capacity given, its busy time says how full the link was.");
+		return;
+	case WPERF_SINK_INTERRUPT:
+		snprintf(buf, len, "An interrupt: the threads were woken from its handler, so "
+			 "they wait for the device or event behind it (a packet, a finished "
+			 "request, a timer); look at that device, not at the handler.");
+		return;
+	case WPERF_SINK_OTHER:
+		break;
+	}
+	snprintf(buf, len, "Its limit is its own work.");
 }
 
 void wperf_fmt_weight_split(char *buf, size_t len, int64_t weight, int64_t own,
@@ -496,4 +602,63 @@ void wperf_fmt_xml_escaped(FILE *out, const char *s)
 		}
 		p += n;
 	}
+}
+
+/* Mark start and what it waits on, transitively, over dependencies; a
+ * device's own edges are not followed (wperf_fmt_focus_reach). */
+static void mark_reachable(const struct wperf_report *r, bool *marked, uint32_t start,
+			   uint32_t *stack)
+{
+	const struct wperf_graph *g = r->graph;
+	size_t top = 0;
+
+	if (marked[start])
+		return;
+	marked[start] = true;
+	stack[top++] = start;
+	while (top > 0) {
+		uint32_t v = stack[--top];
+
+		if (wperf_vertex_kind_is_device(g->vertices[v].kind))
+			continue;
+		for (size_t i = wperf_graph_first_edge_from(g, v);
+		     i < g->n_edges && g->edges[i].from == v; i++) {
+			const struct wperf_edge *e = &g->edges[i];
+
+			if (e->to >= g->n_vertices || marked[e->to] ||
+			    !wperf_edge_is_dependency(g, e, r->min_weight_ns))
+				continue;
+			marked[e->to] = true;
+			stack[top++] = e->to;
+		}
+	}
+}
+
+bool *wperf_fmt_focus_reach(const struct wperf_report *r, bool *oom)
+{
+	const struct wperf_graph *g = r->graph;
+	size_t n = g->n_vertices ? g->n_vertices : 1;
+	bool *reach;
+	uint32_t *stack;
+
+	*oom = false;
+	if (!r->focus)
+		return NULL;
+	reach = calloc(n, sizeof *reach);
+	stack = malloc(n * sizeof *stack);   /* each vertex is pushed once */
+	if (!reach || !stack) {
+		free(reach);
+		free(stack);
+		*oom = true;
+		return NULL;
+	}
+	for (size_t v = 0; v < g->n_vertices; v++)
+		if (r->focus[v])
+			mark_reachable(r, reach, (uint32_t)v, stack);
+	for (size_t i = 0; r->knots && i < r->knots->n; i++)
+		for (size_t j = 0; j < r->knots->items[i].n_members; j++)
+			if (r->knots->items[i].members[j] < g->n_vertices)
+				reach[r->knots->items[i].members[j]] = true;
+	free(stack);
+	return reach;
 }

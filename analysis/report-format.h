@@ -68,6 +68,38 @@ void wperf_fmt_ppm_percent(char *buf, size_t len, uint64_t ppm);
 void wperf_fmt_weight_split(char *buf, size_t len, int64_t weight, int64_t own,
 			    int64_t waiters_ns, const char *whose);
 
+/*
+ * What kind of sink a finding is (doc/wperf-report.7.md, "Sink kinds"):
+ * a sink waits for nothing in the graph, but that means something else
+ * for each kind of vertex, and calls for something else.
+ */
+enum wperf_fmt_sink_kind {
+	WPERF_SINK_THREAD_WORK,     /* a thread that ran or wanted a CPU at least
+	                               half of its time: its own work bounds it */
+	WPERF_SINK_THREAD_WAITING,  /* a thread that waited most of its time, on
+	                               nothing that counts as a dependency */
+	WPERF_SINK_TIMER,           /* paced by timers (wperf_sink_limit) */
+	WPERF_SINK_UNSEEN,          /* waited on what the trace does not show */
+	WPERF_SINK_DISK,
+	WPERF_SINK_NIC,
+	WPERF_SINK_INTERRUPT,       /* an irq or softirq vertex */
+	WPERF_SINK_OTHER,
+};
+
+enum wperf_fmt_sink_kind wperf_fmt_sink_kind(const struct wperf_graph *g,
+					     const struct wperf_knot *k);
+
+/* "thread_work", "thread_waiting", "timer", "unseen", "disk", "nic",
+ * "interrupt", "other": the JSON `sink_kind`. */
+const char *wperf_fmt_sink_kind_name(enum wperf_fmt_sink_kind kind);
+
+/* What that kind of sink means and what to do about it, one or two
+ * sentences with the sink's own numbers, for the text and HTML reports.
+ * Timer and unseen sinks are described by their writers (with the
+ * waiting that made them so); this gives what to do for them. */
+void wperf_fmt_sink_kind_words(char *buf, size_t len, const struct wperf_graph *g,
+			       const struct wperf_knot *k);
+
 /* weight - own, never below 0 (corrupt input). */
 int64_t wperf_fmt_cascaded(int64_t weight, int64_t own);
 
@@ -142,6 +174,16 @@ struct wperf_fmt_knot_map {
 int wperf_fmt_knot_map_init(struct wperf_fmt_knot_map *m, const struct wperf_graph *g,
 			    const struct wperf_knots *ks);
 void wperf_fmt_knot_map_fini(struct wperf_fmt_knot_map *m);
+
+/*
+ * What a focused report is about (doc/wperf-report.7.md, "Focus"): the
+ * focus vertices, what they wait on, directly or not, over dependencies
+ * (not through a device's own edges, its idle time waiting for whoever
+ * gives it work: as knot finding), and the members of the findings. One
+ * flag per vertex id, to free; NULL when the report has no focus, or when
+ * out of memory (then *oom is set).
+ */
+bool *wperf_fmt_focus_reach(const struct wperf_report *r, bool *oom);
 
 /* A copy of s (NULL: "") in which every byte that is not UTF-8, every
  * control character and the non-characters U+FFFE/U+FFFF are U+FFFD:

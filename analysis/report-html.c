@@ -15,6 +15,7 @@
  * none; sortable tables of knots, edges and threads; the data quality.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gaps.h"
@@ -391,6 +392,16 @@ static void write_finding(FILE *out, const struct wperf_report *r, size_t i)
 	}
 	write_sink_limit(out, g, k);
 	fputs(".</p>\n", out);
+	if (k->kind == WPERF_SINK) {
+		/* What this kind of sink means, and what to do (Sink kinds). */
+		char words[512];
+
+		wperf_fmt_sink_kind_words(words, sizeof words, g, k);
+		fprintf(out, "<p class=\"sink-kind %s\">",
+			wperf_fmt_sink_kind_name(wperf_fmt_sink_kind(g, k)));
+		esc(out, words);
+		fputs("</p>\n", out);
+	}
 	if (wperf_knot_gap_waits(g, k) || wperf_knot_gap_ns(g, k) > 0) {
 		char d[32];
 
@@ -556,22 +567,49 @@ static void write_edge_row(FILE *out, const struct wperf_report *r,
 		wperf_edge_is_dependency(r->graph, e, r->min_weight_ns) ? "yes" : "no");
 }
 
-static void write_edges_table(FILE *out, const struct wperf_report *r,
-			      const struct wperf_fmt_knot_map *m)
+/* With a focus, the line that says what the tables leave out and how to
+ * see it; nothing when nothing was left out. */
+static void write_left_out(FILE *out, size_t n, const char *what)
 {
+	if (n == 0)
+		return;
+	fprintf(out, "<p class=\"left-out\">%zu %s outside what the focus waits on %s left "
+		"out; without a focus (pids=, comms=, wperf report --pids) they are shown.</p>\n",
+		n, what, n == 1 ? "is" : "are");
+}
+
+/* An edge of the focused report: its waiter is in the focus's reach
+ * (reach NULL: no focus, every edge). */
+static bool edge_shown(const struct wperf_graph *g, const bool *reach, size_t i)
+{
+	return !reach || (g->edges[i].from < g->n_vertices && reach[g->edges[i].from]);
+}
+
+static void write_edges_table(FILE *out, const struct wperf_report *r,
+			      const struct wperf_fmt_knot_map *m, const bool *reach)
+{
+	size_t left_out = 0;
+
 	static const char *const heads[] = {
 		"from", "to", "#weight", "#own", "#own % of its time", "#cascaded", "#waits",
 		"#median wait",
 		"#in knot", "#cut by", "dependency", NULL
 	};
 
-	fputs("<h2 id=\"edges\">Edges</h2>\n<p>Every edge: A &rarr; B is the time A waited "
+	fputs("<h2 id=\"edges\">Edges</h2>\n<p>Every edge", out);
+	if (reach)
+		fputs(" whose waiter is the focus or what it waits on", out);
+	fputs(": A &rarr; B is the time A waited "
 	      "for B (own, with its share of A's time) plus what cascaded redistribution added "
 	      "(cascaded): weight = own + cascaded. Only dependencies (above the noise floor, not to timer or unknown) take part "
 	      "in knots.</p>\n", out);
+	for (size_t i = 0; i < r->graph->n_edges; i++)
+		left_out += !edge_shown(r->graph, reach, i);
+	write_left_out(out, left_out, left_out == 1 ? "edge" : "edges");
 	table_start(out, "edges-table", heads);
 	for (size_t i = 0; i < r->graph->n_edges; i++)
-		write_edge_row(out, r, m, i);
+		if (edge_shown(r->graph, reach, i))
+			write_edge_row(out, r, m, i);
 	table_end(out);
 }
 
@@ -596,18 +634,25 @@ static void write_thread_row(FILE *out, const struct wperf_report *r,
 }
 
 static void write_threads_table(FILE *out, const struct wperf_report *r,
-				const struct wperf_fmt_knot_map *m)
+				const struct wperf_fmt_knot_map *m, const bool *reach)
 {
+	size_t left_out = 0;
+
 	static const char *const heads[] = {
 		"thread", "#tid", "#pid", "#running", "#runnable", "#waiting", "#waits",
 		"#knot", NULL
 	};
 
 	fputs("<h2 id=\"threads\">Threads</h2>\n", out);
+	for (size_t id = 0; reach && id < r->graph->n_vertices; id++) {
+		enum wperf_vertex_kind kind = r->graph->vertices[id].kind;
+		left_out += (kind == WPERF_V_THREAD || kind == WPERF_V_VIRTUAL) && !reach[id];
+	}
+	write_left_out(out, left_out, left_out == 1 ? "thread" : "threads");
 	table_start(out, "threads-table", heads);
 	for (size_t id = 0; id < r->graph->n_vertices; id++) {
 		enum wperf_vertex_kind kind = r->graph->vertices[id].kind;
-		if (kind == WPERF_V_THREAD || kind == WPERF_V_VIRTUAL)
+		if ((kind == WPERF_V_THREAD || kind == WPERF_V_VIRTUAL) && (!reach || reach[id]))
 			write_thread_row(out, r, m, id);
 	}
 	table_end(out);
@@ -643,7 +688,8 @@ static void write_quality(FILE *out, const struct wperf_report *r)
 }
 
 static void write_page(FILE *out, const struct wperf_report *r, const char *svg,
-		       const char *no_picture, const struct wperf_fmt_knot_map *m)
+		       const char *no_picture, const struct wperf_fmt_knot_map *m,
+		       const bool *reach)
 {
 	fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -653,8 +699,8 @@ static void write_page(FILE *out, const struct wperf_report *r, const char *svg,
 	write_groups(out, r);
 	write_picture(out, svg, no_picture);
 	write_knots_table(out, r);
-	write_edges_table(out, r, m);
-	write_threads_table(out, r, m);
+	write_edges_table(out, r, m, reach);
+	write_threads_table(out, r, m, reach);
 	write_quality(out, r);
 	fprintf(out, "<p id=\"wperf-status\">The tables sort when scripts run.</p>\n"
 		"<p id=\"wperf-selftest\"></p>\n<script>\n%s</script>\n</body>\n</html>\n", script);
@@ -664,6 +710,7 @@ int wperf_report_write_html(const struct wperf_report *r, const char *svg,
 			    const char *no_picture, FILE *out)
 {
 	struct wperf_fmt_knot_map m;
+	bool *reach, oom;
 
 	if (!r || !r->graph || !out) {
 		errno = EINVAL;
@@ -671,8 +718,12 @@ int wperf_report_write_html(const struct wperf_report *r, const char *svg,
 	}
 	if (wperf_fmt_knot_map_init(&m, r->graph, r->knots) < 0)
 		return -1;
+	/* With a focus, the tables show what it reaches (the picture too);
+	 * out of memory, everything, as without a focus. */
+	reach = wperf_fmt_focus_reach(r, &oom);
 	errno = 0;
-	write_page(out, r, svg, no_picture, &m);
+	write_page(out, r, svg, no_picture, &m, reach);
+	free(reach);
 	wperf_fmt_knot_map_fini(&m);
 	return wperf_fmt_finish(out, false);
 }

@@ -11,6 +11,7 @@
  * integers; shares as fixed-point decimals (no locale-dependent printf).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -129,6 +130,31 @@ static void write_focus_start(const struct wperf_report *r, FILE *out)
 	json_key(out, "late", 0);
 	fputs(fs.late ? "true" : "false", out);
 	fputs("},\n", out);
+}
+
+/* The vertices a focused report is about (wperf_fmt_focus_reach): what
+ * the HTML tables show and `wperf diff` compares; null without a focus,
+ * and, as the writers survive a failed allocation, when out of memory
+ * (readers then take the whole graph, as without a focus). */
+static void write_focus_reach(const struct wperf_report *r, FILE *out)
+{
+	bool oom;
+	bool *reach = wperf_fmt_focus_reach(r, &oom);
+	int first = 1;
+
+	fputs("  \"focus_reach\": ", out);
+	if (!reach) {
+		fputs("null,\n", out);
+		return;
+	}
+	fputc('[', out);
+	for (size_t v = 0; v < r->graph->n_vertices; v++)
+		if (reach[v]) {
+			fprintf(out, "%s%lu", first ? "" : ", ", (unsigned long)v);
+			first = 0;
+		}
+	fputs("],\n", out);
+	free(reach);
 }
 
 static void write_header(const struct wperf_report *r, FILE *out)
@@ -531,6 +557,8 @@ static void write_knot(const struct wperf_report *r, const struct wperf_knot *k,
 	if (k->kind == WPERF_SINK && k->n_members == 1) {
 		json_key(out, "limit", 0);
 		json_string(out, wperf_sink_limit_name(wperf_sink_limit(r->graph, k, NULL)));
+		json_key(out, "sink_kind", 0);
+		json_string(out, wperf_fmt_sink_kind_name(wperf_fmt_sink_kind(r->graph, k)));
 	}
 	if (k->kind == WPERF_BACKGROUND)
 		write_cpu_share(r, k, out);
@@ -782,6 +810,7 @@ int wperf_report_write_json(const struct wperf_report *r, FILE *out)
 	}
 	errno = 0;
 	write_header(r, out);
+	write_focus_reach(r, out);
 	write_vertices(r->graph, out);
 	write_edges(r->graph, out);
 	write_stacks(r, out);

@@ -742,13 +742,14 @@ static void write_sink_limit(FILE *out, const struct wperf_graph *g,
 {
 	int64_t waited = 0;
 	enum wperf_sink_limit limit = wperf_sink_limit(g, k, &waited);
-	char text[512], part[32], seen[32];
+	char text[1024], part[32], seen[32], words[512];
 	uint32_t v;
 
+	/* What this kind of sink means, and what to do (Sink kinds). */
+	wperf_fmt_sink_kind_words(words, sizeof words, g, k);
 	if (limit == WPERF_LIMIT_WORK) {
 		snprintf(text, sizeof text, "waited on for %s = %s; it waits for nothing in the "
-			 "graph, so its limit is its own work (on-CPU or device service time).",
-			 weight, split);
+			 "graph. %s", weight, split, words);
 		put_wrapped(out, "  ", text, 2);
 		return;
 	}
@@ -758,15 +759,16 @@ static void write_sink_limit(FILE *out, const struct wperf_graph *g,
 	if (limit == WPERF_LIMIT_TIMER) {
 		snprintf(text, sizeof text, "waited on for %s = %s; it waits "
 			 "for nothing in the graph but timers: %s of its %s went to sleeps and "
-			 "timeouts, so time paces it, not another thread.", weight, split, part, seen);
+			 "timeouts, so time paces it, not another thread. %s", weight, split, part,
+			 seen, words);
 	} else {
 		uint32_t cause = main_unknown_cause(g, v);
 		const char *name = cause != UINT32_MAX ? g->vertices[cause].name : NULL;
 
 		snprintf(text, sizeof text, "waited on for %s = %s; it waits "
 			 "for nothing in the graph the trace shows: %s of its %s it waited on "
-			 "`%s` (%s).", weight, split, part, seen, name ? name : "unknown",
-			 unknown_cause_words(name));
+			 "`%s` (%s). %s", weight, split, part, seen, name ? name : "unknown",
+			 unknown_cause_words(name), words);
 	}
 	put_wrapped(out, "  ", text, 2);
 }
@@ -775,7 +777,7 @@ static void write_sink(FILE *out, const struct wperf_report *r,
 		       const struct wperf_knot *k, size_t number)
 {
 	const struct wperf_graph *g = r->graph;
-	char name[LABEL_LEN], w[32], split[160], text[512];
+	char name[LABEL_LEN], w[32], split[160], text[1024], words[512];
 	size_t top[TOP_WAITERS], total;
 	uint32_t v = k->n_members ? k->members[0] : UINT32_MAX;
 
@@ -785,9 +787,9 @@ static void write_sink(FILE *out, const struct wperf_report *r,
 			       "its waiters'");
 	fprintf(out, "\nSink %zu: %s\n", number, name);
 	if (k->n_removed > 0) {
+		wperf_fmt_sink_kind_words(words, sizeof words, g, k);
 		snprintf(text, sizeof text, "waited on for %s = %s by the rest of its knot; "
-			 "what it waits for weighs too little to matter, so its limit is its own "
-			 "work (on-CPU or device service time).", w, split);
+			 "what it waits for weighs too little to matter. %s", w, split, words);
 		put_wrapped(out, "  ", text, 2);
 		write_knot_leaving(out, r, k);
 		write_refinement(out, g, k);

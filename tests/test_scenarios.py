@@ -1246,6 +1246,10 @@ class TestSinkLimits(Base):
         self.assertEqual(sinks['sleeper(201)']['limit'], 'timer', r.describe_knots())
         self.assertEqual(sinks['hung(202)']['limit'], 'unseen', r.describe_knots())
         self.assertEqual(sinks['worker(203)']['limit'], 'work', r.describe_knots())
+        # And what kind of sink each is (wperf-report(7), Sink kinds).
+        self.assertEqual([sinks[n]['sink_kind'] for n in ('sleeper(201)', 'hung(202)',
+                                                          'worker(203)')],
+                         ['timer', 'unseen', 'thread_work'])
         # sleeper: 1 s + 1 us on the timer of its 2 s; hung: 1.8 s of 2 s.
         self.assertEqual(r.thread(201)['waiting_ns']['timer'], 1 * S + 1 * US)
         self.assertEqual(r.thread(202)['waiting_ns']['unknown'], 1800 * MS)
@@ -1258,8 +1262,8 @@ class TestSinkLimits(Base):
         self.assertIn('it waits for nothing in the graph the trace shows: 1.80 s of its '
                       '2.00 s it waited on `unknown` (a wait still open at the end of the '
                       'trace, or one whose end it did not show).', text)
-        self.assertIn('it waits for nothing in the graph, so its limit is its own work',
-                      text)
+        self.assertIn('it waits for nothing in the graph. A thread bounded by its own work: '
+                      'of its', text)
 
 
 def hand_over(timer_ms, rounds=10):

@@ -110,9 +110,19 @@ class Side:
         self.report = report
         self.duration = int(report["time_range"]["duration_ns"])
         self.key = {v["id"]: vertex_key(v) for v in report["vertices"]}
+        # A focused report is about what its focus reaches (focus_reach,
+        # wperf-report(7)): only the edges whose waiter it reaches are
+        # compared; the others are counted, and the output says so.
+        # Without focus_reach (no focus, or an older report), every edge.
+        reach = report.get("focus_reach")
+        self.reach = set(reach) if isinstance(reach, list) else None
+        self.left_out = 0
         # Edges folded by key pair: threads of one name are one vertex here.
         self.edges = {}
         for e in report["edges"]:
+            if self.reach is not None and e["from"] not in self.reach:
+                self.left_out += 1
+                continue
             pair = (self.key[e["from"]], self.key[e["to"]])
             acc = self.edges.setdefault(pair, {"weight_ns": 0, "direct_ns": 0,
                                                "count": 0, "hist": {}})
@@ -339,6 +349,8 @@ def text_output(a, b, knots, edges, violations, limit_pct, top, out):
     if len(moved) > top:
         w(f" (the {top} largest changes; --format=json lists all)")
     w("\n")
+    if a.left_out or b.left_out:
+        w(f"  {left_out_words(a, b)}\n")
     for e in moved[:top]:
         emd_text = "" if e["emd_buckets"] is None else f"  EMD {e['emd_buckets']:.3f} buckets"
         w(f"  {printable(e['from'])} -> {printable(e['to'])}: {fmt_ns(e['weight_before_ns'])} -> "
@@ -358,6 +370,14 @@ def text_output(a, b, knots, edges, violations, limit_pct, top, out):
                   f"(tolerance {limit_pct:g}%)\n")
         else:
             w(f"OK: no knot grew more than {limit_pct:g}%\n")
+
+
+def left_out_words(a, b):
+    """One line: how many edges the focus left out of each report, and how
+    to compare them all."""
+    return (f"{a.left_out} edges of {printable(a.path)} and {b.left_out} of "
+            f"{printable(b.path)} outside what their focus waits on were left out; "
+            "reports written without a focus (pids=, wperf report --pids) compare them all")
 
 
 def parse_pct(text):
@@ -407,8 +427,10 @@ def run(argv, out=sys.stdout):
     if args.format == "json":
         doc = {
             "format": "wperf-diff", "version": 1,
-            "before": {"path": a.path, "duration_ns": a.duration},
-            "after": {"path": b.path, "duration_ns": b.duration},
+            "before": {"path": a.path, "duration_ns": a.duration,
+                       "focused": a.reach is not None, "edges_left_out": a.left_out},
+            "after": {"path": b.path, "duration_ns": b.duration,
+                      "focused": b.reach is not None, "edges_left_out": b.left_out},
             "compared_by": "weight_ns" if args.absolute else "share",
             "min_change_pct": args.min_change,
             "knots": knots, "edges": edges,

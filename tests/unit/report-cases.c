@@ -14,6 +14,11 @@
  * "machine" is a whole-machine trace without focus: 14 processes, one
  * knot, and six sinks from 50% down to 2% of the analysed time, the
  * heaviest one heavier than the knot.
+ *
+ * "sinks" has one sink of each kind (doc/wperf-report.7.md, Sink kinds):
+ * a disk, a NIC, an interrupt, a thread that ran, one that waited on
+ * nothing that counts, one paced by timers, one waiting on what the trace
+ * does not show.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +28,7 @@
 
 const char *const report_case_names[] = {
 	"basic", "focus", "empty", "timers-only", "strings", "children-12", "children-9",
-	"children-12-focus", "leaky", "leaky-strict", "machine", NULL
+	"children-12-focus", "leaky", "leaky-strict", "machine", "sinks", NULL
 };
 
 #define MS 1000000LL
@@ -204,6 +209,33 @@ static void build_machine(struct wperf_graph *g)
 		set_times(g, v, 900 * MS, 0, WPERF_V_THREAD, 100 * MS);
 }
 
+static void build_sinks(struct wperf_graph *g)
+{
+	static const int64_t waited_ms[] = { 400, 300, 250, 200, 150, 120, 110 };
+	uint32_t sinks[7];
+
+	gb_init(g, 0, 1000 * MS);
+	sinks[0] = gb_vertex(g, WPERF_V_DISK, "disk:sda");
+	sinks[1] = gb_vertex(g, WPERF_V_NIC, "nic:eth0");
+	sinks[2] = gb_vertex(g, WPERF_V_IRQ, "irq:30:eth0");
+	sinks[3] = gb_thread(g, "cruncher", 10);
+	sinks[4] = gb_thread(g, "idler", 11);
+	sinks[5] = gb_thread(g, "sleeper", 12);
+	sinks[6] = gb_thread(g, "lost", 13);
+	g->vertices[sinks[0]].busy_ns = 800 * MS;
+	for (int i = 0; i < 7; i++) {
+		uint32_t waiter = gb_thread(g, "waiter", 20 + i);
+		gb_edge(g, waiter, sinks[i], waited_ms[i] * MS);
+		set_times(g, waiter, 500 * MS, 0, WPERF_V_THREAD, 500 * MS);
+	}
+	gb_sort(g);
+	set_times(g, sinks[3], 800 * MS, 100 * MS, WPERF_V_TIMER, 100 * MS);
+	/* Waits on threads with no edge: all under the noise floor. */
+	set_times(g, sinks[4], 100 * MS, 0, WPERF_V_THREAD, 900 * MS);
+	set_times(g, sinks[5], 100 * MS, 0, WPERF_V_TIMER, 900 * MS);
+	set_times(g, sinks[6], 100 * MS, 0, WPERF_V_UNKNOWN, 900 * MS);
+}
+
 static int build_graph(const char *name, struct wperf_graph *g)
 {
 	if (!strcmp(name, "basic") || !strcmp(name, "focus"))
@@ -222,6 +254,8 @@ static int build_graph(const char *name, struct wperf_graph *g)
 		build_leaky(g);
 	else if (!strcmp(name, "machine"))
 		build_machine(g);
+	else if (!strcmp(name, "sinks"))
+		build_sinks(g);
 	else
 		return -1;
 	return 0;

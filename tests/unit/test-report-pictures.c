@@ -373,6 +373,9 @@ static void test_html_basic(void)
 	check_contains(t, "<div class=\"knot sink\" id=\"knot-2\">\n<h3>Sink 1: server (301)</h3>");
 	check_contains(t, "<p>Waited on for <b>200 ms</b> = own 150 ms (55.6% of its waiters' time) "
 			  "+ cascaded 50.0 ms; it waits");
+	/* What this kind of sink means, and what to do. */
+	check_contains(t, "<p class=\"sink-kind timer\">A shorter sleep, timeout or polling "
+			  "interval, or not waiting for it, is what helps.</p>");
 	check_contains(t, "<ul><li>client (300) &rarr; server (301): 150 ms = own 100 ms (50.0% of "
 			  "the waiter's time) + cascaded 50.0 ms, 1000 waits</li><li>worker-* &rarr; "
 			  "server (301): 50.0 ms = own 50.0 ms (71.4% of the waiter's time) + cascaded "
@@ -398,6 +401,32 @@ static void test_html_basic(void)
 }
 
 /* What leaves a knot, and a heavy group that is not one. */
+/* A focused page is about what the focus reaches: its tables leave the
+ * rest of the machine out, and one line says how much and how to see it.
+ * (Focus on client (v4), which waits on server (v5).) */
+static void test_html_focus(void)
+{
+	char *t = render("focus", HTML);
+
+	check_contains(t, "<p>Every edge whose waiter is the focus or what it waits on: ");
+	check_contains(t, "<p class=\"left-out\">8 edges outside what the focus waits on are left "
+			  "out; without a focus (pids=, comms=, wperf report --pids) they are "
+			  "shown.</p>\n");
+	check_contains(t, "<tr><td>client (300)</td><td>server (301)</td>");
+	check_contains(t, "<tr><td>server (301)</td><td>timer</td>");
+	check_lacks(t, "<tr><td>jbd2/vda1-8 (200)</td><td>disk:vda</td>");
+	check_contains(t, "<p class=\"left-out\">29 threads outside what the focus waits on are "
+			  "left out;");
+	check_contains(t, "<tr><td>client (300)</td><td class=\"n\">300</td>");
+	check_lacks(t, "<tr><td>idle-24 (1024)</td>");
+	check_clean(t);
+	free(t);
+	/* Without a focus: everything, and no such line. */
+	t = render("basic", HTML);
+	check_lacks(t, "left-out");
+	free(t);
+}
+
 static void test_html_leaving(void)
 {
 	char *t = render("leaky", HTML);
@@ -498,6 +527,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_graphml_hostile);
 	RUN_TEST(test_graphml_selfloop);
 	RUN_TEST(test_html_basic);
+	RUN_TEST(test_html_focus);
 	RUN_TEST(test_html_no_picture);
 	RUN_TEST(test_html_leaving);
 	RUN_TEST(test_html_hostile);

@@ -141,6 +141,15 @@ static void test_text_focus(void)
 	CHECK(t && !strstr(t, "Knot 1"));
 	check_terminal_safe(t);
 	free(t);
+	/* What the focus reaches: client (4) and the server it waits on; the
+	 * server's waits on the timer are no dependency. */
+	t = render("focus", 1);
+	check_contains(t, "  \"focus\": [4],\n  \"focus_start\": {");
+	check_contains(t, "},\n  \"focus_reach\": [4, 5],\n  \"vertices\": [");
+	free(t);
+	t = render("basic", 1);
+	check_contains(t, "  \"focus_start\": null,\n  \"focus_reach\": null,\n");
+	free(t);
 }
 
 static void test_text_nothing_found(void)
@@ -347,8 +356,49 @@ static void test_write_errors(void)
 	report_case_free(&c);
 }
 
+/* Each kind of sink says what it is and what to do (wperf-report(7),
+ * Sink kinds), in the text, and as sink_kind in the JSON. */
+static void test_sink_kinds(void)
+{
+	char *t = render("sinks", 0);
+
+	check_terminal_safe(t);
+	check_contains(t, "\nSink 1: disk:sda\n  waited on for 400 ms = own 400 ms (40.0% of its "
+			  "waiters' time) + cascaded 0 ns; it waits for\n  nothing in the graph. A "
+			  "disk, busy 800 ms of the 1.00 s analysed: its service time is the limit.\n");
+	check_contains(t, "\nSink 2: nic:eth0\n  waited on for 300 ms = own 300 ms (30.0% of its "
+			  "waiters' time) + cascaded 0 ns; it waits for\n  nothing in the graph. A "
+			  "network interface: the link (or the peer) paces the threads.");
+	check_contains(t, "\nSink 3: irq:30:eth0\n");
+	check_contains(t, "nothing in the graph. An interrupt: the threads were woken from its "
+			  "handler, so they wait for\n  the device or event behind it");
+	check_contains(t, "nothing in the graph. A thread bounded by its own work: of its 1.00 s "
+			  "it ran 800 ms and waited\n  for a CPU 100 ms.");
+	check_contains(t, "nothing in the graph. A thread that waited most of its 1.00 s itself "
+			  "(it ran 100 ms, runnable 0\n  ns), but on nothing heavy enough to be a "
+			  "dependency");
+	check_contains(t, "so time paces\n  it, not another thread. A shorter sleep, timeout or "
+			  "polling interval, or not waiting for it, is\n  what helps.\n");
+	check_contains(t, "did not show). What it waited for is outside\n  the trace: ");
+	/* No sink of a device or interrupt is called a thread's own work. */
+	CHECK(t && !strstr(t, "its limit is its own work"));
+	free(t);
+
+	t = render("sinks", 1);
+	check_contains(t, "\"members\": [0], \"weight_ns\": 400000000");
+	check_contains(t, "\"limit\": \"work\", \"sink_kind\": \"disk\"");
+	check_contains(t, "\"limit\": \"work\", \"sink_kind\": \"nic\"");
+	check_contains(t, "\"limit\": \"work\", \"sink_kind\": \"interrupt\"");
+	check_contains(t, "\"limit\": \"work\", \"sink_kind\": \"thread_work\"");
+	check_contains(t, "\"limit\": \"work\", \"sink_kind\": \"thread_waiting\"");
+	check_contains(t, "\"limit\": \"timer\", \"sink_kind\": \"timer\"");
+	check_contains(t, "\"limit\": \"unseen\", \"sink_kind\": \"unseen\"");
+	free(t);
+}
+
 int main(void)
 {
+	RUN_TEST(test_sink_kinds);
 	RUN_TEST(test_text_basic);
 	RUN_TEST(test_text_focus);
 	RUN_TEST(test_text_nothing_found);

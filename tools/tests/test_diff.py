@@ -69,10 +69,13 @@ class Base(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory(prefix="wperf-diff-")
         cls.paths = {}
-        for name, scn in (("before", BEFORE), ("after", AFTER), ("new", AFTER_NEW_KNOT)):
+        for name, scn, params in (("before", BEFORE, {}), ("after", AFTER, {}),
+                                  ("new", AFTER_NEW_KNOT, {}),
+                                  ("after-focused", AFTER, {"comms": "fig1-writer"}),
+                                  ("new-focused", AFTER_NEW_KNOT, {"comms": "fig1-writer"})):
             path = os.path.join(cls.tmp.name, name + ".json")
             with open(path, "w") as f:
-                json.dump(run_knots(scn), f)
+                json.dump(run_knots(scn, **params), f)
             cls.paths[name] = path
 
     @classmethod
@@ -177,6 +180,29 @@ class TestScenarioDiff(Base):
         text = wperf("diff", self.paths["after"], self.paths["new"]).stdout
         self.assertIn("1 appeared, 0 disappeared", text)
         self.assertRegex(text, r"appeared +knot +\{compactor, logger\}")
+
+    def test_focus_carried_through(self):
+        # Focused on fig1-writer, the new logger/compactor knot is another
+        # program's: its two edges are left out of the comparison, and the
+        # output says how many and how to compare them all.
+        doc = self.diff_json("after-focused", "new-focused")
+        self.assertEqual(doc["before"]["edges_left_out"], 0)
+        self.assertEqual(doc["after"]["edges_left_out"], 2)
+        self.assertEqual((doc["before"]["focused"], doc["after"]["focused"]), (True, True))
+        self.assertEqual(sorted((e["from"], e["to"]) for e in doc["edges"]),
+                         [("fig1-writer", "flusher"), ("flusher", "fig1-writer")])
+        self.assertEqual({e["status"] for e in doc["edges"]}, {"unchanged"})
+        text = wperf("diff", self.paths["after-focused"], self.paths["new-focused"]).stdout
+        self.assertIn("  0 edges of %s and 2 of %s outside what their focus waits on were "
+                      "left out; reports written without a focus (pids=, wperf report "
+                      "--pids) compare them all\n"
+                      % (self.paths["after-focused"], self.paths["new-focused"]), text)
+        # Unfocused, every edge is compared and no such line is written.
+        doc = self.diff_json("after", "new")
+        self.assertEqual((doc["before"]["edges_left_out"], doc["after"]["edges_left_out"]),
+                         (0, 0))
+        self.assertEqual(self.edge(doc, "logger", "compactor")["status"], "appeared")
+        self.assertNotIn("left out", wperf("diff", self.paths["after"], self.paths["new"]).stdout)
 
     def test_absolute(self):
         # Same duration (8U) in both: shares and ns give the same growth.
