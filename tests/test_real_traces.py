@@ -565,6 +565,7 @@ class RealTraces(unittest.TestCase):
             trimmed = json.load(f)
         js = self.ref_basic_report(',merge="none",begin=%d,end="%d.0"' % (begin, end))
         Checks.report_invariants(self, js, label + ' begin/end')
+        validate_schema(self, js, label + ' begin/end')
         for r in (trimmed, js):
             self.assertEqual((r['time_range']['begin_ns'], r['time_range']['end_ns']),
                              (begin * 10**9, end * 10**9))
