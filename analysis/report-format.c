@@ -159,12 +159,27 @@ void wperf_fmt_sink_kind_words(char *buf, size_t len, const struct wperf_graph *
 			 "its work spread over more threads or CPUs, helps; shorter waits "
 			 "elsewhere do not.", seen, run, rq);
 		return;
-	case WPERF_SINK_THREAD_WAITING:
+	case WPERF_SINK_THREAD_WAITING: {
+		/* Where its waiting went: none of it alone made it a timer or
+		 * unseen sink, and its waits on others are no dependency. */
+		char timer[32], unseen[32], others[32];
+		int64_t rest = 0;
+
+		for (int kind = 0; kind < WPERF_V_KIND_COUNT; kind++)
+			if (kind != WPERF_V_TIMER && kind != WPERF_V_UNKNOWN)
+				rest = wperf_fmt_add_durations(rest, v->waiting_ns[kind]);
+		wperf_fmt_duration(timer, sizeof timer, v->waiting_ns[WPERF_V_TIMER] > 0 ?
+				   v->waiting_ns[WPERF_V_TIMER] : 0, 0);
+		wperf_fmt_duration(unseen, sizeof unseen, v->waiting_ns[WPERF_V_UNKNOWN] > 0 ?
+				   v->waiting_ns[WPERF_V_UNKNOWN] : 0, 0);
+		wperf_fmt_duration(others, sizeof others, rest, 0);
 		snprintf(buf, len, "A thread that waited most of its %s itself (it ran %s, "
-			 "runnable %s), but on nothing heavy enough to be a dependency (each "
-			 "below the noise floor, or waits for work): see its row under Threads "
-			 "for what it waited on, or lower min-weight.", seen, run, rq);
+			 "runnable %s): %s on timers, %s on what the trace does not show, %s on "
+			 "threads and devices, each too light to be a dependency (below the "
+			 "noise floor, min-weight), a wait for work or one on the tracer. Its row "
+			 "under Threads splits them.", seen, run, rq, timer, unseen, others);
 		return;
+	}
 	case WPERF_SINK_TIMER:
 		snprintf(buf, len, "A shorter sleep, timeout or polling interval, or not "
 			 "waiting for it, is what helps.");

@@ -375,8 +375,10 @@ static void test_sink_kinds(void)
 	check_contains(t, "nothing in the graph. A thread bounded by its own work: of its 1.00 s "
 			  "it ran 800 ms and waited\n  for a CPU 100 ms.");
 	check_contains(t, "nothing in the graph. A thread that waited most of its 1.00 s itself "
-			  "(it ran 100 ms, runnable 0\n  ns), but on nothing heavy enough to be a "
-			  "dependency");
+			  "(it ran 100 ms, runnable 0\n  ns): 0 ns on timers, 0 ns on what the trace "
+			  "does not show, 900 ms on threads and devices, each\n  too light to be a "
+			  "dependency (below the noise floor, min-weight), a wait for work or one on "
+			  "the\n  tracer.");
 	check_contains(t, "so time paces\n  it, not another thread. A shorter sleep, timeout or "
 			  "polling interval, or not waiting for it, is\n  what helps.\n");
 	check_contains(t, "did not show). What it waited for is outside\n  the trace: ");
