@@ -59,6 +59,11 @@ TABLE_CLASSES = {
             col("Edges cut by refinement", "number", "edges"),
             col("Refinement stopped", "string"),
             col("Looks like", "string"),
+            # Weight = own + cascaded (wperf-report(7), WEIGHTS): only own
+            # is a share of anyone's time, the waiters'.
+            col("Own waiting", "duration"),
+            col("Own share of the waiters' time", "ratio"),
+            col("Cascaded", "duration"),
         ],
     },
     "edges": {
@@ -72,6 +77,8 @@ TABLE_CLASSES = {
             col("Waits", "number", "waits"),
             col("Median wait (log2 bucket)", "duration"),
             col("In a knot", "bool"),
+            col("Cascaded", "duration"),
+            col("Own share of the waiter's time", "ratio"),
         ],
     },
     "threads": {
@@ -253,6 +260,8 @@ def convert(report, limit):
             duration(k["weight_ns"]), ratio(k.get("share", share(k["weight_ns"]))),
             string(heaviest), number(len(k["edges"])), number(len(k["removed"])),
             string(k["stop_reason"]), string(looks_like(k)),
+            duration(k.get("own_ns", k["weight_ns"])), ratio(k.get("own_share", 0.0)),
+            duration(k.get("cascaded_ns", 0)),
         ])
 
     edges = []
@@ -263,6 +272,8 @@ def convert(report, limit):
             duration(e["weight_ns"]), duration(e["direct_ns"]), ratio(share(e["weight_ns"])),
             number(e["count"]), duration(med) if med is not None else {"class": "unknown"},
             boolean((e["from"], e["to"]) in in_knot),
+            duration(e.get("cascaded_ns", e["weight_ns"] - e["direct_ns"])),
+            ratio(e.get("own_share", 0.0)),
         ])
 
     threads = []
@@ -302,7 +313,7 @@ def convert(report, limit):
             # LAMI wants at least one row: say there is nothing to report.
             data = [[number(0), string("none"), string("no knots and no sinks were found"),
                      duration(0), ratio(0.0), string(""), number(0), number(0), string(""),
-                     string("")]]
+                     string(""), duration(0), ratio(0.0), duration(0)]]
         if not data:
             continue
         results.append({"time-range": time_range(begin, end), "class": cls,

@@ -172,6 +172,12 @@ class TestLami(unittest.TestCase):
             # The analysis' classification of a knot, when the report has one.
             c = k.get("classification")
             self.assertEqual(row[9]["value"], c.get("summary", "") if isinstance(c, dict) else "")
+            # Weight = own + cascaded, own a share of the waiters' time.
+            self.assertEqual((row[10]["value"], row[12]["value"]),
+                             (k["own_ns"], k["cascaded_ns"]))
+            self.assertEqual(row[10]["value"] + row[12]["value"], k["weight_ns"])
+            self.assertAlmostEqual(row[11]["value"], k["own_share"], places=6)
+            self.assertLessEqual(row[11]["value"], 1.0)
         self.assertEqual(self.report["time_range"]["begin_ns"],
                          self.table("summary")["time-range"]["begin"]["value"])
 
@@ -182,6 +188,10 @@ class TestLami(unittest.TestCase):
                          sum(e["weight_ns"] for e in self.report["edges"]))
         weights = [r[2]["value"] for r in edges]
         self.assertEqual(weights, sorted(weights, reverse=True))
+        # Each weight = direct + cascaded; own share at most 1.
+        for r in edges:
+            self.assertEqual(r[3]["value"] + r[8]["value"], r[2]["value"])
+            self.assertLessEqual(r[9]["value"], 1.0)
         threads = self.table("threads")["data"]
         self.assertEqual(len(threads), len(self.report["threads"]))
         by_tid = {t["tid"]: t for t in self.report["threads"]}
