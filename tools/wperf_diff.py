@@ -137,6 +137,9 @@ class Side:
                 "kind": k["kind"],
                 "members": frozenset(self.key[m] for m in k["members"]),
                 "weight_ns": int(k["weight_ns"]),
+                # Its own waiting (wperf-report(7), WEIGHTS), None in
+                # reports older than it.
+                "own_ns": k.get("own_ns"),
                 "classification": k.get("classification"),
             })
 
@@ -234,6 +237,8 @@ def diff(a, b, min_change_pct, absolute):
             "weight_before_ns": wa, "weight_after_ns": wb,
             "share_before": round(a.share(wa), 6), "share_after": round(b.share(wb), 6),
             "growth_pct": grow,
+            "own_before_ns": ka["own_ns"] if ka else None,
+            "own_after_ns": kb["own_ns"] if kb else None,
         }
         if (ka and ka["classification"] is not None) or (kb and kb["classification"] is not None):
             entry["classification_before"] = ka["classification"] if ka else None
@@ -298,6 +303,13 @@ def class_name(c):
     return "" if c is None else str(c)
 
 
+def weight_words(weight_ns, own_ns):
+    """"4.00ms (own 3.00ms)": a weight and the waiters' own waiting in it."""
+    if own_ns is None:
+        return fmt_ns(weight_ns)
+    return f"{fmt_ns(weight_ns)} (own {fmt_ns(own_ns)})"
+
+
 def fmt_growth(g):
     return "new" if g is None else f"{g:+.1f}%"
 
@@ -328,9 +340,11 @@ def text_output(a, b, knots, edges, violations, limit_pct, top, out):
         if k["status"] == "unchanged":
             continue
         names = "{" + names_of(k["members"]) + "}"
-        before = (f"{fmt_ns(k['weight_before_ns'])} ({k['share_before'] * 100:.1f}%)"
+        # A weight and the own waiting in it (the rest cascaded): no share
+        # of the analysed time, which a sum of edges can exceed.
+        before = (weight_words(k["weight_before_ns"], k.get("own_before_ns"))
                   if k["status"] != "appeared" else "-")
-        after = (f"{fmt_ns(k['weight_after_ns'])} ({k['share_after'] * 100:.1f}%)"
+        after = (weight_words(k["weight_after_ns"], k.get("own_after_ns"))
                  if k["status"] != "disappeared" else "-")
         w(f"  {k['status']:<11} {printable(k['kind']):<10} {names}  {before} -> {after}"
           f"  {fmt_growth(k['growth_pct']) if k['status'] in ('changed',) else ''}\n".rstrip() + "\n")

@@ -148,6 +148,12 @@ class TestScenarioDiff(Base):
         e = self.edge(doc, "flusher", "fig1-writer")
         self.assertEqual(e["status"], "unchanged")
         self.assertEqual(e["emd_buckets"], 0.0)
+        # Weights with the waiters' own waiting in them, no share of the
+        # analysed time (wperf-report(7), WEIGHTS): nothing cascades here.
+        self.assertEqual((k["own_before_ns"], k["own_after_ns"]), (4 * U, 5 * U))
+        text = wperf("diff", self.paths["before"], self.paths["after"]).stdout
+        self.assertIn("  changed     knot       {fig1-writer, flusher}  400ms (own 400ms) -> "
+                      "500ms (own 500ms)  +25.0%\n", text)
 
     def test_guard(self):
         doc = self.diff_json("before", "after", "--fail-if-knot-grows=20", status=1)
