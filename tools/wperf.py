@@ -1236,7 +1236,10 @@ def cmd_stop(args):
     save_state(out, state)
     teardown(state)
     share_with_user(args.dir, state.get("user"))
-    say(f"flight recorder of {args.dir} stopped ({state.get('snapshots', 0)} snapshots)")
+    # The trigger watcher saves what fired before the stop while teardown
+    # waits for it: count from the state it left.
+    n = load_state(out).get("snapshots", 0)
+    say(f"flight recorder of {args.dir} stopped ({n} snapshot{'' if n == 1 else 's'})")
     return 0
 
 

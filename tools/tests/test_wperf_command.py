@@ -805,6 +805,10 @@ class FlightRecorder(Recording):
         p = wperf('stop', out)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertFalse(lttng_session_exists(state['session']))
+        # It counts the snapshots there are, those the trigger watcher
+        # saved while the stop waited for it included.
+        n = len([d for d in os.listdir(out) if re.fullmatch(r'snapshot-\d+', d)])
+        self.assertIn('stopped (%d snapshot%s)' % (n, '' if n == 1 else 's'), p.stderr)
         if state.get('instance'):
             self.assertFalse(os.path.exists(os.path.join(TRACEFS, 'instances',
                                                          state['instance'])))
