@@ -654,6 +654,63 @@ void wperf_analysis_bound(struct wperf_analysis *a, bool end, int64_t ts)
 	}
 }
 
+/* What a statedump would say of a thread in state st; -1: nothing (not
+ * yet seen doing anything, or dead). */
+static int64_t statedump_status(enum thread_state st)
+{
+	switch (st) {
+	case TS_RUNNING:
+	case TS_SPINNING:
+		return WPERF_STATEDUMP_RUN;
+	case TS_RUNNABLE:
+		return WPERF_STATEDUMP_WAIT_CPU;
+	case TS_WAITING:
+		return WPERF_STATEDUMP_WAIT;
+	default:
+		return -1;
+	}
+}
+
+/*
+ * The seed is fed as the statedump events LTTng would record at t, so a
+ * window is analysed by the same code, with the same inferences (a
+ * kworker asleep is waiting for work), as a trace that begins there.
+ */
+void wperf_analysis_seed(struct wperf_analysis *dst, const struct wperf_analysis *src,
+			 int64_t t)
+{
+	struct wperf_event ev;
+
+	dst->falsewake.enabled = src->falsewake.enabled;
+	wperf_analysis_bound(dst, false, t);
+	memset(&ev, 0, sizeof ev);
+	ev.ts = t;
+	ev.cpu = -1;
+	ev.current_tid = ev.current_pid = -1;
+	ev.context_flags = WPERF_CTX_UNKNOWN;
+	ev.type = WPERF_EV_STATEDUMP_BLOCK_DEVICE;
+	for (size_t i = 0; i < src->disks.n_names; i++) {
+		ev.u.blockdev.dev = src->disks.name_devs[i];
+		ev.u.blockdev.name = src->disks.names[i];
+		wperf_analysis_feed(dst, &ev);
+	}
+	ev.type = WPERF_EV_STATEDUMP_PROCESS;
+	for (size_t v = 0; v < src->vt.n && v < src->sched.n_th; v++) {
+		const struct wperf_vertex *x = &src->vt.v[v];
+		int64_t status = statedump_status((enum thread_state)src->sched.th[v].state);
+
+		if (x->kind != WPERF_V_THREAD || x->tid <= 0 || status < 0)
+			continue;
+		memset(&ev.u, 0, sizeof ev.u);
+		ev.u.statedump.tid = x->tid;
+		ev.u.statedump.pid = x->pid;
+		ev.u.statedump.ppid = -1;
+		ev.u.statedump.name = x->comm;
+		ev.u.statedump.status = status;
+		wperf_analysis_feed(dst, &ev);
+	}
+}
+
 static void on_block(struct wperf_analysis *a, const struct wperf_event *ev)
 {
 	uint64_t bytes = ev->u.block.bytes ? ev->u.block.bytes : ev->u.block.nr_sector * 512;

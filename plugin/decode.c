@@ -286,6 +286,10 @@ struct stream_state {
 };
 
 struct wperf_decoder {
+	/* every=: called with each event's time first; `also` fed too. */
+	wperf_decoder_time_hook time_hook;
+	void *time_hook_data;
+	struct wperf_analysis *also;
 	struct ptr_map plans;     /* const bt_event_class * -> struct event_plan */
 	struct ptr_map streams;   /* const bt_stream * -> struct stream_state */
 	const bt_stream *last_stream;            /* one-entry cache: events of */
@@ -1089,7 +1093,11 @@ static int decode_event(struct wperf_decoder *d, struct wperf_analysis *a,
 	if (ev.type == WPERF_EV_SWITCH || ev.type == WPERF_EV_STACK)
 		read_stack(d, p, &scopes, &ev);
 	d->counts[ev.type]++;
+	if (d->time_hook && d->time_hook(d->time_hook_data, ev.ts, true, err, errlen) != 0)
+		return -1;
 	wperf_analysis_feed(a, &ev);
+	if (d->also)
+		wperf_analysis_feed(d->also, &ev);
 	return 0;
 nomem:
 	wperf_set_err(err, errlen, "out of memory while decoding events");
@@ -1206,11 +1214,38 @@ static int decode_discarded(struct wperf_decoder *d, struct wperf_analysis *a,
 			return -1;
 	}
 	wperf_analysis_discarded(a, st->cpu, packets, count, begin, end);
+	if (d->also)
+		wperf_analysis_discarded(d->also, st->cpu, packets, count, begin, end);
 	return 0;
 }
 
 static int feed_one(struct wperf_decoder *d, struct wperf_analysis *a,
 		    const bt_message *msg, char *err, size_t errlen);
+
+void wperf_decoder_set_time_hook(struct wperf_decoder *d, wperf_decoder_time_hook hook,
+				 void *data)
+{
+	d->time_hook = hook;
+	d->time_hook_data = data;
+}
+
+void wperf_decoder_set_also(struct wperf_decoder *d, struct wperf_analysis *also)
+{
+	d->also = also;
+}
+
+/* A live source's inactivity message: time went on up to cs. */
+static int decode_inactivity(struct wperf_decoder *d, const bt_clock_snapshot *cs,
+			     char *err, size_t errlen)
+{
+	int64_t ns;
+
+	if (!d->time_hook || !cs || !d->clock_class)
+		return 0;
+	if (snapshot_ns(cs, &ns, err, errlen) < 0)
+		return -1;
+	return d->time_hook(d->time_hook_data, ns, false, err, errlen) != 0 ? -1 : 0;
+}
 
 void wperf_decoder_set_window(struct wperf_decoder *d, const struct wperf_window *w)
 {
@@ -1290,7 +1325,7 @@ static int feed_one(struct wperf_decoder *d, struct wperf_analysis *a,
 	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
 		return decode_discarded(d, a, msg, true, cs, err, errlen);
 	case BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY:
-		return 0;
+		return decode_inactivity(d, cs, err, errlen);
 	}
 	return 0;
 }

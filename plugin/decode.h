@@ -25,6 +25,20 @@ struct wperf_decoder;
 struct wperf_decoder *wperf_decoder_create(void);
 void wperf_decoder_destroy(struct wperf_decoder *d);
 
+/*
+ * Periodic reports (sink.wperf.knots every=): the hook is called with the
+ * time of every decoded event before any analysis gets it, and of every
+ * message iterator inactivity message (a live source's "nothing new up to
+ * this time"); a non-zero return fails the message with err. `also`, when
+ * not NULL, is fed every event and every loss as the main analysis is
+ * (the window's analysis); set it again whenever it changes.
+ */
+typedef int (*wperf_decoder_time_hook)(void *data, int64_t ts, bool is_event, char *err,
+				       size_t errlen);
+void wperf_decoder_set_time_hook(struct wperf_decoder *d, wperf_decoder_time_hook hook,
+				 void *data);
+void wperf_decoder_set_also(struct wperf_decoder *d, struct wperf_analysis *also);
+
 /* Count only this time window (window.h), resolved at the first message
  * that has a time, before the analysis sees an event. Call before the
  * first message; a window without bounds changes nothing. */

@@ -11,6 +11,10 @@
  * an interruption (Ctrl-C makes the babeltrace2 CLI stop the graph without
  * delivering END and then finalize the components), leaves no report at all
  * rather than a partial one.
+ *
+ * Except with every=PERIOD (a live session): then a report of the period
+ * just ended and of the run so far is written at each period of trace
+ * time, as a stream (see "Periodic reports" below).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "components.h"
@@ -127,6 +132,13 @@ const char wperf_knots_help[] =
 	"                       origin \"[-]s[.ns]\". Default: the whole trace.\n"
 	"  gmt=BOOL             Dates and times of day are UTC, not local time.\n"
 	"                       Default: false.\n"
+	"  every=DURATION       Also report periodically, at each DURATION of trace\n"
+	"                       time (\"5s\"): the knots of the period just ended and\n"
+	"                       of the whole run so far, then at the end those of\n"
+	"                       the last period and the final report (the same as\n"
+	"                       without every=). For `-i lttng-live`. Text or json\n"
+	"                       (one object per line); path= is then written as a\n"
+	"                       stream, flushed after each report. Default: none.\n"
 	"  short-lived=merge|keep  merge: the short-lived children of one parent\n"
 	"                       (forked and ended in the trace, alive under 10%\n"
 	"                       of it, at least two) become \"PARENT-children\",\n"
@@ -184,6 +196,18 @@ struct knots_sink {
 	struct wperf_string_list nic_capacity;  /* "dev=RATE" items, checked */
 	struct wperf_window window;     /* begin/end: the time counted */
 	struct wperf_output out;        /* open only while the report is written */
+	/* every=: periodic reports (0: none). */
+	int64_t every_ns;
+	struct {
+		struct wperf_analysis *window;  /* the current period's analysis */
+		FILE *out;                      /* the stream of reports */
+		int64_t first, next;            /* first event; next period's start */
+		int64_t last;                   /* the latest event's time */
+		uint64_t period_events;         /* events in the current period */
+		int64_t begin;                  /* the current period's start */
+		uint64_t index;                 /* the current period's number, from 1 */
+		bool started;
+	} every;
 };
 
 /* One error line, prefixed with the component class name, as the cause of
@@ -212,6 +236,9 @@ static void sink_destroy(struct knots_sink *s)
 	bt_message_iterator_put_ref(s->iter);
 	wperf_decoder_destroy(s->decoder);
 	wperf_analysis_destroy(s->analysis);
+	wperf_analysis_destroy(s->every.window);
+	if (s->every.out && s->every.out != stdout)
+		fclose(s->every.out);
 	wperf_shared_analysis_put(s->shared);
 	free(s->path);
 	free(s->pids);
@@ -556,12 +583,46 @@ static int read_window(struct knots_sink *s, const bt_value *params)
 	return 0;
 }
 
+/* every=DURATION: periodic reports, text or json only (a stream of
+ * pictures or pages would be no use). */
+static int read_every(struct knots_sink *s, const bt_value *params)
+{
+	const bt_value *v = bt_value_is_map(params)
+		? bt_value_map_borrow_entry_value_const(params, "every") : NULL;
+	char err[512];
+
+	if (!v)
+		return 0;
+	if (wperf_params_get_duration_ns(params, "every", &s->every_ns, err, sizeof err) < 0) {
+		fail(s, "%s", err);
+		return -1;
+	}
+	if (s->every_ns <= 0) {
+		fail(s, "parameter `every`: the period must be longer than 0 (e.g. \"5s\")");
+		return -1;
+	}
+	if (s->format != FORMAT_TEXT && s->format != FORMAT_JSON) {
+		fail(s, "parameter `every`: periodic reports are text or json, not %s",
+		     s->format == FORMAT_DOT ? "dot" : s->format == FORMAT_SVG ? "svg" :
+		     s->format == FORMAT_HTML ? "html" : "graphml");
+		return -1;
+	}
+	if (wperf_window_given(&s->window)) {
+		fail(s, "parameter `every`: cannot be combined with begin/end (every= "
+		     "reports periods of the whole input)");
+		return -1;
+	}
+	return 0;
+}
+
+static int every_init(struct knots_sink *s);
+
 static int read_params(struct knots_sink *s, const bt_value *params)
 {
 	static const char *const known[] = {
 		"format", "path", "threshold", "min-weight", "pids", "comms", "nic-capacity",
 		"merge", "short-lived", "follow-forks", "knot-rule", "leave-ratio",
-		"tie-tolerance", "begin", "end", "gmt", NULL
+		"tie-tolerance", "begin", "end", "gmt", "every", NULL
 	};
 	char err[512];
 
@@ -575,7 +636,8 @@ static int read_params(struct knots_sink *s, const bt_value *params)
 	    read_knot_rule(s, params) < 0 ||
 	    read_pids(s, params) < 0 || read_nic_capacity(s, params) < 0 ||
 	    read_comms(s, params) < 0 || read_follow_forks(s, params) < 0 ||
-	    read_merge(s, params) < 0 || read_window(s, params) < 0)
+	    read_merge(s, params) < 0 || read_window(s, params) < 0 ||
+	    read_every(s, params) < 0)
 		return -1;
 	return 0;
 }
@@ -604,6 +666,8 @@ bt_component_class_initialize_method_status wperf_knots_init(
 		goto error;
 	}
 	wperf_decoder_set_window(s->decoder, &s->window);
+	if (every_init(s) < 0)
+		goto error;
 	if (bt_self_component_sink_add_input_port(self, "in", NULL, NULL) !=
 	    BT_SELF_COMPONENT_ADD_PORT_STATUS_OK) {
 		fail(s, "cannot add input port `in`");
@@ -643,7 +707,8 @@ static int try_reuse(struct knots_sink *s, const bt_port *in)
 	const bt_connection *conn = bt_port_borrow_connection_const(in);
 	const bt_port_output *up;
 
-	if (!conn || sharing_disabled())
+	/* every= feeds a second analysis from our decoder. */
+	if (!conn || sharing_disabled() || s->every_ns)
 		return 0;
 	up = bt_connection_borrow_upstream_port_const(conn);
 	/* The filter's window is its analysis': only the same one will do. */
@@ -868,10 +933,9 @@ static int write_html(const struct wperf_report *r, FILE *f, char *err, size_t l
 }
 
 /* Write the report in the chosen format; -1 with a reason in err. */
-static int write_format(struct knots_sink *s, const struct wperf_report *r, char *err,
-			size_t len)
+static int write_format(struct knots_sink *s, const struct wperf_report *r, FILE *f,
+			char *err, size_t len)
 {
-	FILE *f = s->out.f;
 	int rc;
 
 	err[0] = '\0';
@@ -897,7 +961,7 @@ static int write_report(struct knots_sink *s, const struct wperf_report *r)
 		fail(s, "parameter `path`: %s", err);
 		return -1;
 	}
-	if (write_format(s, r, err, sizeof err) < 0) {
+	if (write_format(s, r, s->out.f, err, sizeof err) < 0) {
 		fail(s, "%s", err);
 		wperf_output_abort(&s->out);
 		return -1;
@@ -1002,21 +1066,23 @@ static int take_graph(struct knots_sink *s, struct wperf_graph *graph)
 	return 0;
 }
 
-/* End of input: finish the analysis, find the knots, write the report. */
-static int finish(struct knots_sink *s)
+/*
+ * A finished analysis' graph: find the knots and write the report, into
+ * f (every=: the stream of reports) or, f NULL, to the output (path=).
+ * The graph is released. -1 with the error appended.
+ */
+static int report_graph(struct knots_sink *s, struct wperf_graph *graph_in, FILE *f)
 {
-	struct wperf_graph graph;
+	struct wperf_graph graph = *graph_in;
 	struct wperf_knots knots = { 0 };
 	struct wperf_knot_options opts = { 0 };
 	struct wperf_cpu_finding cpu;
 	struct wperf_report report;
 	bool *focus = NULL, *opaque = NULL;
-	char stacks_note[256];
+	char stacks_note[256], err[512];
 	int rc = -1;
 
-	print_decode_stats(s);
-	if (take_graph(s, &graph) < 0)
-		return -1;
+	memset(graph_in, 0, sizeof *graph_in);
 	if (wperf_symbolize_stacks(&graph, wperf_decoder_clock_uuid(used_decoder(s)),
 				   wperf_decoder_kernel_text(used_decoder(s)),
 				   stacks_note, sizeof stacks_note) < 0) {
@@ -1053,12 +1119,338 @@ static int finish(struct knots_sink *s)
 		.stacks_note = stacks_note[0] ? stacks_note : NULL,
 		.cpu = &cpu,
 	};
-	rc = write_report(s, &report);
+	if (!f) {
+		rc = write_report(s, &report);
+	} else {
+		rc = write_format(s, &report, f, err, sizeof err);
+		if (rc < 0)
+			fail(s, "%s", err);
+	}
 out:
 	wperf_knots_fini(&knots);
 	wperf_graph_fini(&graph);
 	free(focus);
 	free(opaque);
+	return rc;
+}
+
+static int finish_every(struct knots_sink *s);
+
+/* End of input: finish the analysis, find the knots, write the report. */
+static int finish(struct knots_sink *s)
+{
+	struct wperf_graph graph;
+
+	print_decode_stats(s);
+	if (s->every_ns)
+		return finish_every(s);
+	if (take_graph(s, &graph) < 0)
+		return -1;
+	return report_graph(s, &graph, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Periodic reports (every=).                                          */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Two analyses run side by side: the sink's own, of the whole run, and
+ * the current period's, started at the period's beginning from the run's
+ * state there (wperf_analysis_seed: every thread's state, as a statedump
+ * would give it) and fed the same events and losses (the decoder's
+ * `also`). At the first event at or after a period's end (or a live
+ * source's inactivity message past it), both are reported:
+ *
+ * - the period's analysis is finished and dropped; a new one is seeded;
+ * - the run's analysis must go on undisturbed, and finishing it closes
+ *   its open segments: so it is finished in a child process (fork()), on
+ *   a copy of it, while this process waits, then reads on. The final
+ *   report, at the end of the input, is thus the one without every=.
+ *
+ * The stream: in text, each report follows a line "=== wperf: ... ===";
+ * in json, each report is one line, {"every": {...}, "report": {...}}
+ * ("error" instead of "report" when there is none, such as a period
+ * without scheduler events).
+ */
+
+/* The latest error appended to this thread's, as one line; cleared. */
+static void take_error_text(char *buf, size_t len)
+{
+	const bt_error *e = bt_current_thread_take_error();
+	uint64_t n = e ? bt_error_get_cause_count(e) : 0;
+	const char *m = n ? bt_error_cause_get_message(bt_error_borrow_cause_by_index(e, n - 1))
+			  : "unknown error";
+	const char *prefix = COMP_NAME ": ";
+
+	if (strncmp(m, prefix, strlen(prefix)) == 0)
+		m += strlen(prefix);
+	snprintf(buf, len, "%s", m);
+	if (e)
+		bt_error_release(e);
+}
+
+/* s as a JSON string (quotes included). */
+static void json_string(FILE *f, const char *str)
+{
+	fputc('"', f);
+	for (const unsigned char *c = (const unsigned char *)str; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			fprintf(f, "\\%c", *c);
+		else if (*c < 0x20)
+			fprintf(f, "\\u%04x", *c);
+		else
+			fputc(*c, f);
+	}
+	fputc('"', f);
+}
+
+/* The JSON report on one line: a JSON text holds no raw newline inside
+ * its strings, so dropping each newline with the indentation after it
+ * leaves the same value. */
+static void json_one_line(FILE *f, const char *text)
+{
+	for (const char *c = text; *c; c++) {
+		if (*c != '\n') {
+			fputc(*c, f);
+			continue;
+		}
+		while (c[1] == ' ' || c[1] == '\t')
+			c++;
+	}
+}
+
+/* Seconds since the first event, "+12.500s". */
+static void fmt_offset(char *buf, size_t len, int64_t ns, int64_t first)
+{
+	int64_t d = ns - first;
+
+	snprintf(buf, len, "+%" PRId64 ".%03" PRId64 "s", d / 1000000000, d % 1000000000 / 1000000);
+}
+
+/*
+ * Finish analysis a and write its report as one section of the stream:
+ * `what` is "period" (number index) or "run"; [begin, end] what it
+ * covers. A report that cannot be made is said in its place, unless
+ * `must` (the final report: then -1, the error appended).
+ */
+static int write_section(struct knots_sink *s, struct wperf_analysis *a, const char *what,
+			 bool final, int64_t begin, int64_t end, bool must)
+{
+	FILE *out = s->every.out;
+	struct wperf_graph graph;
+	char err[1024] = "", b[32], e[32];
+	char *body = NULL;
+	size_t body_len = 0;
+	FILE *mem = NULL;
+	bool period = strcmp(what, "period") == 0;
+	int rc = -1;
+
+	if (s->format == FORMAT_TEXT) {
+		fmt_offset(b, sizeof b, begin, s->every.first);
+		fmt_offset(e, sizeof e, end, s->every.first);
+		if (period)
+			fprintf(out, "=== wperf: %speriod %" PRIu64 ", %s to %s ===\n",
+				final ? "last " : "", s->every.index, b, e);
+		else
+			fprintf(out, "=== wperf: %s, %s to %s ===\n",
+				final ? "whole run, final report" : "run so far", b, e);
+	} else {
+		mem = open_memstream(&body, &body_len);
+		if (!mem) {
+			fail(s, "out of memory");
+			return -1;
+		}
+	}
+	if (period && s->every.period_events == 0) {
+		snprintf(err, sizeof err, "no events in this period");
+	} else if (wperf_analysis_finish(a, &graph) < 0) {
+		snprintf(err, sizeof err, "%s",
+			 wperf_decoder_explain(s->decoder, wperf_analysis_error(a)));
+		if (must) {
+			fail(s, "%s", err);
+			goto out;
+		}
+	} else if (report_graph(s, &graph, mem ? mem : out) < 0) {
+		if (must)
+			goto out;
+		take_error_text(err, sizeof err);
+	}
+	if (s->format == FORMAT_TEXT) {
+		if (err[0])
+			fprintf(out, "(no report: %s)\n", err);
+		rc = 0;
+		goto out;
+	}
+	if (fclose(mem) != 0) {
+		mem = NULL;
+		fail(s, "out of memory");
+		goto out;
+	}
+	mem = NULL;
+	fprintf(out, "{\"every\": {\"report\": \"%s\", ", what);
+	if (period)
+		fprintf(out, "\"index\": %" PRIu64 ", ", s->every.index);
+	fprintf(out, "\"final\": %s, \"begin_ns\": %" PRId64 ", \"end_ns\": %" PRId64
+		", \"period_ns\": %" PRId64 "}, ", final ? "true" : "false", begin, end,
+		s->every_ns);
+	if (err[0]) {
+		fputs("\"error\": ", out);
+		json_string(out, err);
+	} else {
+		fputs("\"report\": ", out);
+		json_one_line(out, body && body[0] ? body : "null");
+	}
+	fputs("}\n", out);
+	rc = 0;
+out:
+	if (mem)
+		fclose(mem);
+	free(body);
+	return rc;
+}
+
+/* In the child: the period's report and the run's, then exit. */
+static void __attribute__((noreturn)) report_in_child(struct knots_sink *s, int64_t end)
+{
+	int rc = 0;
+
+	wperf_analysis_bound(s->analysis, true, end);
+	if (write_section(s, s->every.window, "period", false, s->every.begin, end, false) < 0 ||
+	    write_section(s, s->analysis, "run", false, s->every.first, end, false) < 0)
+		rc = 1;
+	if (fflush(s->every.out) != 0 || ferror(s->every.out))
+		rc = 1;
+	_exit(rc);
+}
+
+/* A new period's analysis, begun where the run stands at t. */
+static int start_period(struct knots_sink *s, int64_t t)
+{
+	struct wperf_analysis *w = wperf_analysis_create();
+
+	if (!w || apply_nic_capacity(s, w) < 0) {
+		wperf_analysis_destroy(w);
+		return -1;
+	}
+	wperf_analysis_seed(w, s->analysis, t);
+	wperf_analysis_destroy(s->every.window);
+	s->every.window = w;
+	wperf_decoder_set_also(s->decoder, w);
+	s->every.begin = t;
+	s->every.index++;
+	s->every.period_events = 0;
+	return 0;
+}
+
+/* The period ending at `end` is over: report it and the run so far. */
+static int periodic_report(struct knots_sink *s, int64_t end, char *err, size_t len)
+{
+	int status = 0;
+	pid_t pid;
+
+	/* Nothing buffered may be written twice, by the child too. */
+	if (fflush(s->every.out) != 0) {
+		snprintf(err, len, "cannot write the periodic report: %s", strerror(errno));
+		return -1;
+	}
+	wperf_analysis_bound(s->every.window, true, end);
+	pid = fork();
+	if (pid < 0) {
+		snprintf(err, len, "cannot make the periodic report: fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0)
+		report_in_child(s, end);
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			snprintf(err, len, "cannot make the periodic report: waitpid: %s",
+				 strerror(errno));
+			return -1;
+		}
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		snprintf(err, len, "cannot write the periodic report to %s",
+			 s->path ? s->path : "standard output");
+		return -1;
+	}
+	if (start_period(s, end) < 0) {
+		snprintf(err, len, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* The decoder's time hook: every period ended before ts is reported.
+ * The periods count from the first event. */
+static int every_time(void *data, int64_t ts, bool is_event, char *err, size_t len)
+{
+	struct knots_sink *s = data;
+
+	if (!s->every.started && !is_event)
+		return 0;
+	if (!s->every.started) {
+		s->every.started = true;
+		s->every.first = s->every.begin = ts;
+		s->every.next = ts + s->every_ns;
+		s->every.index = 1;
+	}
+	while (ts >= s->every.next) {
+		if (periodic_report(s, s->every.next, err, len) < 0)
+			return -1;
+		s->every.next += s->every_ns;
+	}
+	if (is_event) {
+		s->every.period_events++;
+		if (ts > s->every.last)
+			s->every.last = ts;
+	}
+	return 0;
+}
+
+/* Set up every= (at initialization): the stream and the first period. */
+static int every_init(struct knots_sink *s)
+{
+	if (!s->every_ns)
+		return 0;
+	s->every.window = wperf_analysis_create();
+	if (!s->every.window || apply_nic_capacity(s, s->every.window) < 0) {
+		fail(s, "out of memory");
+		return -1;
+	}
+	s->every.out = s->path ? fopen(s->path, "w") : stdout;
+	if (!s->every.out) {
+		fail(s, "parameter `path`: cannot write `%s`: %s", s->path, strerror(errno));
+		return -1;
+	}
+	wperf_decoder_set_time_hook(s->decoder, every_time, s);
+	wperf_decoder_set_also(s->decoder, s->every.window);
+	return 0;
+}
+
+/* End of input with every=: the last period, then the final report. */
+static int finish_every(struct knots_sink *s)
+{
+	FILE *out = s->every.out;
+	int rc = 0;
+
+	/* The last period ends with the input. */
+	if (s->every.started &&
+	    write_section(s, s->every.window, "period", true, s->every.begin,
+			  s->every.last, false) < 0)
+		rc = -1;
+	if (rc == 0 && write_section(s, s->analysis, "run", true, s->every.first,
+				     s->every.last, true) < 0)
+		rc = -1;
+	s->every.out = NULL;
+	if ((fflush(out) != 0 || ferror(out)) && rc == 0) {
+		fail(s, "cannot write the report to %s: %s", s->path ? s->path : "standard output",
+		     strerror(errno));
+		rc = -1;
+	}
+	if (out != stdout && fclose(out) != 0 && rc == 0) {
+		fail(s, "cannot write the report to %s: %s", s->path, strerror(errno));
+		rc = -1;
+	}
 	return rc;
 }
 

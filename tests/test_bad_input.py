@@ -195,6 +195,17 @@ class BadInput(unittest.TestCase):
         self.assertFails(p, cmd, 'format')
         self.assertEqual(os.listdir(d), [])
 
+    def test_bad_every(self):
+        # every=: a positive period, text or json, and not with begin/end.
+        for params, needle in (('every="0s"', 'longer than 0'),
+                               ('every="soon"', 'every'),
+                               ('every="1s",format="dot"', 'text or json'),
+                               ('every="1s",begin="0"', 'begin/end')):
+            cmd, p = self.cli(self.good, params=params)
+            self.assertFails(p, cmd, 'parameter `every`', needle)
+            self.assertEqual(len([l for l in p.stderr.splitlines() if 'every' in l]), 1,
+                             p.stderr)
+
     def test_bad_format_type(self):
         cmd, p = self.cli(self.good, params='format=42')
         self.assertFails(p, cmd, 'format')

@@ -33,6 +33,7 @@ Usage: WPERF_PLUGIN_DIR=build/plugin /usr/bin/python3 tests/test_real_traces.py
 import atexit
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -593,6 +594,32 @@ class RealTraces(unittest.TestCase):
         self.assertIn(11924, [v.get('tid') for v in focused['vertices']])
 
 
+    def test_every_text_and_late_focus(self):
+        # every= in text: each report follows its "=== wperf: " line and
+        # the final one is the report without every=, byte for byte. A
+        # focus on threads that only appear later (cc1 here) says so in
+        # place of the early reports, and the reading goes on.
+        units = [u for u in trace_units() if u[0] == 'ref-basic-kernel-analysis']
+        self.assertTrue(units, 'ref-basic-kernel-analysis is missing under %s' % TRACES)
+        label, path, mode = units[0]
+        base = [BABELTRACE2, '--plugin-path=' + ws.plugin_dir(), path, '-c', 'sink.wperf.knots']
+        plain = subprocess.run(base + ['--params=comms="cc1"'], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, timeout=600)
+        every = subprocess.run(base + ['--params=comms="cc1",every="1s"'],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               timeout=600)
+        self.assertEqual((plain.returncode, every.returncode), (0, 0), every.stderr[-2000:])
+        sections = re.split(r'^=== wperf: (.*) ===\n', every.stdout, flags=re.M)
+        self.assertEqual(sections[0], '')
+        heads, bodies = sections[1::2], sections[2::2]
+        self.assertTrue(heads[-1].startswith('whole run, final report, +0.000s to '), heads)
+        self.assertTrue(heads[-2].startswith('last period '), heads)
+        self.assertEqual(bodies[-1], plain.stdout)
+        self.assertTrue(bodies[0].startswith('(no report: parameter `comms`: no thread'),
+                        bodies[0][:300])
+        self.assertTrue([b for b in bodies[:-1] if 'Focus' in b], heads)
+
+
 def _make(label, path, mode):
     def test_report(self):
         js = report_for(self, label, path, mode)
@@ -643,7 +670,50 @@ def _make(label, path, mode):
         self.assertLessEqual(t['sched_switch'][1], tr['end_ns'], label)
         self.assertLessEqual(tr['end_ns'], t['any'][1], label)
 
-    return test_report, test_segments, test_text, test_range
+    def test_every(self):
+        # every= (periodic reports for live sessions) on a trace on disk:
+        # one JSON line per report, the periods tile the run, and the
+        # final report is the one without every= (the run's analysis is
+        # reported on a copy, undisturbed). Each thread's running,
+        # runnable and waiting time over the periods sums to the whole
+        # run's, exactly (doc/sink.wperf.knots.7.md).
+        whole = report_for(self, label, path, mode, ',merge="none"')
+        out = os.path.join(_TMP, label + '-every.jsonl')
+        period = 10**9
+        cmd, p = run_sink(path, mode, out, ',merge="none",every="1s"')
+        self.assertEqual(p.returncode, 0, '%s\n%s' % (' '.join(cmd), p.stderr[-3000:]))
+        with open(out) as f:
+            lines = [json.loads(l) for l in f]
+        final = lines[-1]
+        self.assertEqual((final['every']['report'], final['every']['final']), ('run', True))
+        self.assertEqual(final['report'], whole, label)
+        periods = [l for l in lines if l['every']['report'] == 'period']
+        runs = [l for l in lines if l['every']['report'] == 'run']
+        self.assertEqual(len(runs), len(periods), label)
+        self.assertEqual([l['every']['index'] for l in periods],
+                         list(range(1, len(periods) + 1)))
+        first = periods[0]['every']['begin_ns']
+        for k, l in enumerate(periods[:-1]):
+            self.assertEqual((l['every']['begin_ns'], l['every']['end_ns']),
+                             (first + k * period, first + (k + 1) * period), label)
+            self.assertEqual(runs[k]['every']['end_ns'], l['every']['end_ns'], label)
+        span = whole['time_range']['end_ns'] - whole['time_range']['begin_ns']
+        self.assertEqual(len(periods), span // period + 1, label)
+        by_tid = {}
+        for l in periods:
+            for t in l['report']['threads'] if 'report' in l else []:
+                acc = by_tid.setdefault(t['tid'], [0, 0, 0])
+                acc[0] += t['running_ns']
+                acc[1] += t['runnable_ns']
+                acc[2] += sum(t['waiting_ns'].values())
+        for t in whole['threads']:
+            if sum(1 for x in whole['threads'] if x['tid'] == t['tid']) > 1:
+                continue   # a reused tid: two threads, one key
+            self.assertEqual(by_tid.get(t['tid'], [0, 0, 0]),
+                             [t['running_ns'], t['runnable_ns'], sum(t['waiting_ns'].values())],
+                             '%s: thread %s' % (label, t['tid']))
+
+    return test_report, test_segments, test_text, test_range, test_every
 
 
 def event_times(path):
@@ -685,12 +755,13 @@ def event_times(path):
 
 
 for _label, _path, _mode in trace_units():
-    _r, _s, _t, _g = _make(_label, _path, _mode)
+    _r, _s, _t, _g, _e = _make(_label, _path, _mode)
     _id = _label.replace('-', '_').replace('.', '_')
     setattr(RealTraces, 'test_report_' + _id, _r)
     setattr(RealTraces, 'test_segments_' + _id, _s)
     setattr(RealTraces, 'test_text_' + _id, _t)
     setattr(RealTraces, 'test_range_' + _id, _g)
+    setattr(RealTraces, 'test_every_' + _id, _e)
 
 
 if __name__ == '__main__':

@@ -116,6 +116,18 @@ void wperf_analysis_bound(struct wperf_analysis *a, bool end, int64_t ts);
 int wperf_analysis_set_window(struct wperf_analysis *a, int64_t begin, int64_t end);
 
 /*
+ * Start `dst`, a new analysis, where `src` stands at time t: every thread
+ * src follows gets, at t, what an LTTng statedump would say of it (its
+ * ids, name and state: running, runnable or waiting), every disk its
+ * name, and the analysed range begins at t. dst then analyses what is fed
+ * to it from t on as a trace recorded from t with a statedump: a window
+ * of a live run (sink.wperf.knots every=). src is only read. Call before
+ * dst's first event.
+ */
+void wperf_analysis_seed(struct wperf_analysis *dst, const struct wperf_analysis *src,
+			 int64_t t);
+
+/*
  * Close every open segment at the end of the analysed range and move the
  * result into *out (released with wperf_graph_fini). Returns 0, or -1 when
  * the trace cannot be analysed: then wperf_analysis_error() says why and
