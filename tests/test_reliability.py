@@ -800,6 +800,11 @@ KNOTS_BAD = [
     ({'merge': 'everything'}, 'merge'),
     ({'short-lived': 'sometimes'}, 'short-lived'),
     ({'short-lived': 1}, 'short-lived'),
+    ({'begin': 'noon'}, 'begin'),
+    ({'begin': '2', 'end': '1'}, 'end'),
+    ({'begin': '25:00'}, 'begin'),
+    ({'end': [1]}, 'end'),
+    ({'gmt': 'utc'}, 'gmt'),
 ]
 
 TRACEFS_BAD = [
