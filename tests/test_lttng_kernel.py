@@ -11,7 +11,9 @@ stop / destroy; `wperf record`; LTTng's `wperf` session and
 tests/workloads/record-fig1.sh (source.wperf.tracefs) around the same run;
 `lttng load wperf-snapshot` + `lttng regenerate statedump` + `lttng
 snapshot record`; `wperf record --snapshot` + `wperf snapshot` + `wperf
-stop`; `wperf record` with tiny buffers of a context-switch storm; and
+stop`; the same with `--trigger-on` a UST event of tools/tests/ust-ticker
+(an LTTng trigger takes the snapshot); `wperf record` with tiny buffers of
+a context-switch storm; and
 `wperf record` of the annotated spin-lock workload (kernel + UST).
 
 Asserts: each recording is an lttng-modules kernel trace (but the tracefs
@@ -349,6 +351,33 @@ class LttngKernel(unittest.TestCase):
         snap = os.path.join(d, 'trace', 'snapshot-1')
         self.assertTrue(os.path.isdir(snap), 'no snapshot-1:\n' + self.log('flight')[-3000:])
         self.assert_snapshot('flight', snap)
+
+    def test_trigger(self):
+        """`wperf record --snapshot --trigger-on EVENT` on LTTng's kernel
+        tracer: the LTTng trigger on the UST event "tick 50" took one
+        snapshot holding that event and the kernel's record of the ticker
+        (lttng-modules), and `wperf stop` counted it."""
+        import bt2
+        d = self.part('trigger')
+        trace = os.path.join(d, 'trace')
+        self.assertEqual(self.state_kernel(trace), 'kernel events: lttng')
+        snaps = sorted(x for x in os.listdir(trace) if re.fullmatch(r'snapshot-[0-9]+', x))
+        self.assertEqual(snaps, ['snapshot-1'], self.log('trigger')[-3000:])
+        snap = os.path.join(trace, 'snapshot-1')
+        self.assertEqual(self.tracer_names(snap), {'lttng-modules', 'lttng-ust'})
+        self.assertIn('stopped (1 snapshot)', self.log('trigger'))
+        pid = self.pid('trigger')
+        ticks, switches = [], 0
+        for msg in bt2.TraceCollectionMessageIterator(snap):
+            if type(msg) is not bt2._EventMessageConst:
+                continue
+            ev = msg.event
+            if ev.name == 'lttng_ust_tracef:event':
+                ticks.append(int(str(ev.payload_field['msg']).split()[1]))
+            elif ev.name == 'sched_switch' and int(ev.payload_field['next_tid']) == pid:
+                switches += 1
+        self.assertIn(50, ticks, 'the triggering tick is not in the snapshot')
+        self.assertGreater(switches, 0, 'no kernel event of the ticker (pid %d)' % pid)
 
     def test_lost_events(self):
         """`wperf record --buffer-size-kb 16` (4 sub-buffers of 4 KiB per

@@ -20,6 +20,8 @@
 #            regenerate statedump`, `lttng snapshot record`, destroy
 #   flight   `wperf record --snapshot`, the workload, `wperf snapshot`,
 #            `wperf stop`
+#   trigger  `wperf record --snapshot --trigger-on` a UST event of
+#            tools/tests/ust-ticker, then `wperf stop`
 #   lost     `wperf record --buffer-size-kb 16` of tests/workloads/ctxswitch
 #            (a context-switch storm): events are discarded
 #   annotated `wperf record` of ust-provider/workloads/spin-lock (kernel +
@@ -34,7 +36,7 @@ src=$WPERF_SOURCE_ROOT
 wl=$build/tests/workloads/fig1-pipeline
 wperf=$build/tools/wperf
 seconds=${WPERF_FIG1_SECONDS:-3}
-parts=${WPERF_GUEST_PARTS:-load record both snapshot flight lost annotated}
+parts=${WPERF_GUEST_PARTS:-load record both snapshot flight trigger lost annotated}
 # Each part takes 10 to 30 s in a guest on an otherwise idle host; this
 # limit is for a host whose CPUs other jobs keep busy.
 part_limit=${WPERF_GUEST_PART_SECONDS:-240}
@@ -98,6 +100,27 @@ part_flight() {
 	"$wperf" record --snapshot -o "$t/trace" || return 1
 	workload "$t" || return 1
 	"$wperf" snapshot "$t/trace" || return 1
+	"$wperf" stop "$t/trace" || return 1
+}
+
+part_trigger() {
+	# `wperf record --snapshot --trigger-on`: an LTTng trigger on a UST
+	# event (tick 50 of tools/tests/ust-ticker) takes the snapshot, on
+	# LTTng's kernel tracer; then `wperf stop`.
+	local t=/tmp/trigger
+	mkdir -p "$t"
+	"$wperf" record --snapshot --ust-events 'lttng_ust_tracef:*' \
+		--trigger-on lttng_ust_tracef:event --trigger-filter 'msg == "tick 50"' \
+		-o "$t/trace" || return 1
+	"$build/tools/tests/ust-ticker" 100 &
+	local pid=$!
+	echo "$pid" >"$t/workload.pid"
+	wait "$pid" || return 1
+	# The watcher saves the triggered snapshot as snapshot-1.
+	for _ in $(seq 150); do
+		[ -f "$t/trace/snapshot-1/wperf.json" ] && break
+		sleep 0.2
+	done
 	"$wperf" stop "$t/trace" || return 1
 }
 
