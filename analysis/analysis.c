@@ -17,6 +17,7 @@
 #include "edges.h"
 #include "falsewake.h"
 #include "nic.h"
+#include "runhist.h"
 #include "stacks.h"
 #include "threads.h"
 #include "vertex.h"
@@ -37,6 +38,7 @@ struct wperf_analysis {
 	struct vertex_table vt;
 	struct edge_map edges;
 	struct cascade cascade;
+	struct runhist runhist;       /* runnable intervals: waits on runnable threads */
 	struct disk_tracker disks;
 	struct nic_tracker nics;
 	struct sched sched;
@@ -359,6 +361,7 @@ static void maybe_prune(struct wperf_analysis *a)
 	if (horizon > a->end)
 		horizon = a->end;
 	cascade_prune(&a->cascade, horizon);
+	runhist_prune(&a->runhist, horizon);
 }
 
 /* The edge's evidence touches a gap: knots holding it are marked. */
@@ -414,6 +417,7 @@ static void on_closed_segment(void *data, const struct closed_segment *whole)
 		break;
 	case WPERF_SEG_RUNNABLE:
 		v->runnable_ns += d;
+		runhist_add(&a->runhist, seg->vertex, seg->start, seg->end);
 		break;
 	case WPERF_SEG_WAITING:
 		w = vt_get(&a->vt, seg->waker);
@@ -433,6 +437,11 @@ static void on_closed_segment(void *data, const struct closed_segment *whole)
 		}
 		requested = edges_add_wait(&a->edges, seg->vertex, seg->waker, seg->start,
 					   seg->end);
+		/* The part of it the waker spent waiting for a CPU (the CPU
+		 * finding's, wperf/cpu.h). */
+		if (w->kind == WPERF_V_THREAD)
+			v->waited_on_runnable_ns += runhist_overlap(&a->runhist, seg->waker,
+								    seg->start, seg->end);
 		if (seg->stack)
 			stacks_add_wait(&a->stacks, seg->vertex, seg->waker, seg->stack - 1, d);
 		if (seg->after_gap)
@@ -549,6 +558,7 @@ struct wperf_analysis *wperf_analysis_create(void)
 	vt_init(&a->vt);
 	edges_init(&a->edges);
 	cascade_init(&a->cascade);
+	runhist_init(&a->runhist);
 	cpus_init(&a->cpus);
 	disk_init(&a->disks);
 	nic_init(&a->nics);
@@ -574,6 +584,7 @@ void wperf_analysis_destroy(struct wperf_analysis *a)
 	disk_fini(&a->disks);
 	nic_fini(&a->nics);
 	cascade_fini(&a->cascade);
+	runhist_fini(&a->runhist);
 	cpus_fini(&a->cpus);
 	edges_fini(&a->edges);
 	stacks_fini(&a->stacks);
@@ -999,7 +1010,7 @@ int wperf_analysis_finish(struct wperf_analysis *a, struct wperf_graph *out)
 		a->quality.events = a->window_events;
 	if (cpus_finish(&a->cpus, &a->vt, &a->quality) < 0)
 		a->vt.oom = true;
-	if (a->vt.oom || a->edges.oom || a->cascade.oom || a->disks.oom || a->sched.oom ||
+	if (a->vt.oom || a->edges.oom || a->cascade.oom || a->runhist.oom || a->disks.oom || a->sched.oom ||
 	    a->falsewake.oom || a->sched.locks.oom || a->nics.oom || a->quality.gap_ns < 0 ||
 	    a->stacks.oom)
 		return fail(a, "out of memory while analysing the trace");

@@ -15,6 +15,7 @@
 
 #include "array.h"
 #include "edges.h"
+#include "wperf/cpu.h"
 #include "wperf/graph.h"
 #include "wperf/merge.h"
 
@@ -498,6 +499,14 @@ static void accumulate(struct wperf_vertex *nv, const struct wperf_vertex *v)
 	nv->runnable_ns += v->runnable_ns;
 	for (int k = 0; k < WPERF_V_KIND_COUNT; k++)
 		nv->waiting_ns[k] += v->waiting_ns[k];
+	nv->waited_on_runnable_ns += v->waited_on_runnable_ns;
+	/* Each member weighed by its own work: an idle member (a server's
+	 * helper thread waiting all along) weighs nothing (wperf/cpu.h). */
+	int64_t wr, ww;
+
+	wperf_cpu_weigh(v, &wr, &ww);
+	nv->cpu_weighted_runnable_ns += wr;
+	nv->cpu_weighted_waiting_ns += ww;
 	nv->waits += v->waits;
 	nv->unknown_initial_state |= v->unknown_initial_state;
 	nv->woken_to_missing_cpu |= v->woken_to_missing_cpu;

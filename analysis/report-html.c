@@ -15,6 +15,7 @@
  * none; sortable tables of knots, edges and threads; the data quality.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -460,18 +461,25 @@ static void write_groups(FILE *out, const struct wperf_report *r)
 static void write_cpu_first(FILE *out, const struct wperf_report *r)
 {
 	const struct wperf_cpu_finding *c = r->cpu;
-	char run[32], wait[32];
+	char run[32], wait[32], on_run[32], wr[32], ww[32];
 
 	if (!c || !c->first)
 		return;
 	wperf_fmt_duration(run, sizeof run, c->runnable_ns, 0);
 	wperf_fmt_duration(wait, sizeof wait, c->waiting_ns, 0);
+	wperf_fmt_duration(on_run, sizeof on_run, c->waited_on_runnable_ns, 0);
+	wperf_fmt_duration(wr, sizeof wr, c->weighted_runnable_ns, 0);
+	wperf_fmt_duration(ww, sizeof ww, c->weighted_waiting_ns, 0);
 	fprintf(out, "<div class=\"finding\"><h3>First: the CPUs. Too few CPUs, or other "
 		"load</h3>\n<p>%zu thread%s %s %s runnable (ready, waiting for a CPU) %s in "
-		"all, more than the %s they waited on threads, devices and interrupts: less "
+		"all, and waited %s on threads, devices and interrupts, %s of it on threads "
+		"that were themselves runnable. Each weighed by the share of its time it asked "
+		"for a CPU, waiting for a CPU (%s) outweighs the other waits (%s): less "
 		"waiting cannot help them until they get a CPU. Most runnable: ", c->n_threads,
 		c->n_threads == 1 ? "" : "s", r->focus ? "of the focus" : "of the trace",
-		c->n_threads == 1 ? "was" : "were", run, wait);
+		c->n_threads == 1 ? "was" : "were", run, wait, on_run, wr, ww);
+	if (c->process_pid > 0)
+		fprintf(out, "process %" PRId64 ": ", c->process_pid);
 	for (size_t i = 0; i < c->n_runnable; i++) {
 		fputs(i ? ", " : "", out);
 		vertex_label(out, r->graph, c->runnable[i]);

@@ -587,8 +587,18 @@ static void write_cpu(const struct wperf_report *r, FILE *out)
 	json_i64(out, c->runnable_ns);
 	json_key(out, "waiting_ns", 0);
 	json_i64(out, c->waiting_ns);
+	json_key(out, "waited_on_runnable_ns", 0);
+	json_i64(out, c->waited_on_runnable_ns);
+	json_key(out, "weighted_runnable_ns", 0);
+	json_i64(out, c->weighted_runnable_ns);
+	json_key(out, "weighted_waiting_ns", 0);
+	json_i64(out, c->weighted_waiting_ns);
 	json_key(out, "span_ns", 0);
 	json_i64(out, c->span_ns);
+	json_key(out, "most_runnable_pid", 0);
+	json_i64(out, c->process_pid);
+	json_key(out, "most_runnable_process_ns", 0);
+	json_i64(out, c->process_runnable_ns);
 	json_key(out, "most_runnable", 0);
 	json_id_array(out, c->runnable, c->n_runnable);
 	json_key(out, "others_running_ns", 0);

@@ -12,6 +12,7 @@
  * the likely reasons.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -989,20 +990,32 @@ static void write_cpu_first(FILE *out, const struct wperf_report *r)
 {
 	const struct wperf_cpu_finding *c = r->cpu;
 	char text[2048], runnable[32], waiting[32], share[32], span[32], most[512], others[512];
-	char ran[32];
+	char ran[32], on_runnable[32], wr[32], ww[32], proc[64] = "";
 
 	wperf_fmt_duration(runnable, sizeof runnable, c->runnable_ns, 0);
 	wperf_fmt_duration(waiting, sizeof waiting, c->waiting_ns, 0);
+	wperf_fmt_duration(on_runnable, sizeof on_runnable, c->waited_on_runnable_ns, 0);
+	wperf_fmt_duration(wr, sizeof wr, c->weighted_runnable_ns, 0);
+	wperf_fmt_duration(ww, sizeof ww, c->weighted_waiting_ns, 0);
 	wperf_fmt_duration(span, sizeof span, c->span_ns, 0);
 	wperf_fmt_ppm_percent(share, sizeof share, wperf_fmt_ppm(c->runnable_ns, c->span_ns));
 	list_with_times(most, sizeof most, r->graph, c->runnable, c->n_runnable, false);
+	if (c->process_pid > 0) {
+		char d[32];
+
+		wperf_fmt_duration(d, sizeof d, c->process_runnable_ns, 0);
+		snprintf(proc, sizeof proc, "process %" PRId64 " (%s in all): ", c->process_pid, d);
+	}
 	fputs("\nFirst: the CPUs. Too few CPUs, or other load\n", out);
 	snprintf(text, sizeof text, "%zu thread%s %s %s runnable (ready, waiting for a CPU) "
-		 "%s in all, %s of the %s they existed, more than the %s they waited on "
-		 "threads, devices and interrupts: less waiting cannot help them until they "
-		 "get a CPU. Most runnable: %s.", c->n_threads, c->n_threads == 1 ? "" : "s",
-		 r->focus ? "of the focus" : "of the trace", c->n_threads == 1 ? "was" : "were",
-		 runnable, share, span, waiting, most[0] ? most : "none");
+		 "%s in all, %s of the %s they existed, and waited %s on threads, devices "
+		 "and interrupts, %s of it on threads that were themselves runnable. Each "
+		 "weighed by the share of its time it asked for a CPU, waiting for a CPU "
+		 "(%s) outweighs the other waits (%s): less waiting cannot help them until "
+		 "they get a CPU. Most runnable: %s%s.", c->n_threads,
+		 c->n_threads == 1 ? "" : "s", r->focus ? "of the focus" : "of the trace",
+		 c->n_threads == 1 ? "was" : "were", runnable, share, span, waiting, on_runnable,
+		 wr, ww, proc, most[0] ? most : "none");
 	put_wrapped(out, "  ", text, 2);
 	if (c->n_others > 0) {
 		wperf_fmt_duration(ran, sizeof ran, c->others_running_ns, 0);

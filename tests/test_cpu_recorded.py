@@ -81,7 +81,7 @@ class FioUnderLoad(recording.WperfRecorded):
         cpu = js['cpu']
         byid = {v['id']: v for v in js['vertices']}
         self.assertTrue(cpu['first'], cpu)
-        self.assertGreater(cpu['runnable_ns'], cpu['waiting_ns'], cpu)
+        self.assertGreater(cpu['weighted_runnable_ns'], cpu['weighted_waiting_ns'], cpu)
         self.assertGreaterEqual(4 * cpu['runnable_ns'], cpu['span_ns'], cpu)
         self.assertIn('fio \u00d7%d' % JOBS, [byid[i]['name'] for i in cpu['most_runnable']],
                       cpu)

@@ -988,7 +988,16 @@ class TestCpuFirst(Base):
                          (2 * S, 6 * S - 2 * US, 2 * S + 2 * US))
         cpu = r.js['cpu']
         self.assertEqual(cpu, {'first': True, 'threads': 1, 'runnable_ns': 6 * S - 2 * US,
-                               'waiting_ns': 2 * S + 2 * US, 'span_ns': 10 * S,
+                               'waiting_ns': 2 * S + 2 * US, 'waited_on_runnable_ns': 0,
+                               # (r + q) / T of q and of d: 8 s / 10 s of them
+                               'weighted_runnable_ns': (8 * S - 2 * US) * (6 * S - 2 * US)
+                               // (10 * S),
+                               'weighted_waiting_ns': (8 * S - 2 * US) * (2 * S + 2 * US)
+                               // (10 * S),
+                               'span_ns': 10 * S,
+                               # the trace does not say W's process
+                               'most_runnable_pid': -1,
+                               'most_runnable_process_ns': 6 * S - 2 * US,
                                'most_runnable': [W],
                                # H2 ran [0, 10 s], H1 [1 s, 9 s]
                                'others_running_ns': 18 * S, 'others': [H2, H1]},
@@ -1002,8 +1011,11 @@ class TestCpuFirst(Base):
         self.assertRegex(text, r'; first: the CPUs\n')
         words = ' '.join(text.split())
         self.assertIn('1 thread of the focus was runnable (ready, waiting for a CPU) 6.00 s in '
-                      'all, 60.0% of the 10.0 s they existed, more than the 2.00 s they waited',
-                      words)
+                      'all, 60.0% of the 10.0 s they existed, and waited 2.00 s on threads, '
+                      'devices and interrupts, 0 ns of it on threads that were themselves '
+                      'runnable. Each weighed by the share of its time it asked for a CPU, '
+                      'waiting for a CPU (4.80 s) outweighs the other waits (1.60 s)', words)
+        self.assertIn('Most runnable: writer (501) 6.00 s.', words)
         self.assertIn('Meanwhile other threads ran 18.0 s on the CPUs: spinner (503) 10.0 s, '
                       'hog (502) 8.00 s.', words)
 

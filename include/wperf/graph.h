@@ -95,6 +95,13 @@ struct wperf_vertex {
 	int64_t first_ts, last_ts;
 	int64_t running_ns, runnable_ns;
 	int64_t waiting_ns[WPERF_V_KIND_COUNT]; /* by kind of the waker */
+	/* Of the waits on threads, the time the awaited thread was itself
+	 * runnable: waiting for a CPU at one remove (analysis/runhist.h). */
+	int64_t waited_on_runnable_ns;
+	/* Virtual vertices: the CPU finding's split of each member's time,
+	 * weighed by the work it did (wperf_cpu_weigh), summed over the
+	 * members by the merge. 0 for threads (computed from the above). */
+	int64_t cpu_weighted_runnable_ns, cpu_weighted_waiting_ns;
 	uint64_t waits;                         /* number of waiting segments */
 	bool unknown_initial_state;  /* first seen mid-trace without statedump/fork */
 	bool woken_to_missing_cpu;   /* woken to run on a CPU whose events are missing

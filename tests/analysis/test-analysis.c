@@ -1067,6 +1067,44 @@ static void test_untraced_timers(void)
 	timer_case(true);
 }
 
+/*
+ * Waits on a runnable thread (wperf_vertex.waited_on_runnable_ns): A
+ * waits for B over [0, 100] ms; B is preempted by C over [20, 50] (runnable
+ * 30 ms) and wakes A at 100. A waits again over [150, 200], B running all
+ * along: nothing. C, preempted at 50, is runnable to the end, but nobody
+ * waits for it.
+ */
+static void test_waits_on_runnable(void)
+{
+	struct wperf_analysis *a = wperf_analysis_create();
+	struct wperf_graph g;
+
+	sw(a, 0, 0, 0, 0, 1);           /* A on cpu 0 */
+	sw(a, 0, 1, 0, 0, 2);           /* B on cpu 1 */
+	sw(a, 0, 0, 1, 1, 0);           /* A sleeps */
+	sw(a, 20 * MS, 1, 2, 0, 3);     /* B preempted by C */
+	sw(a, 50 * MS, 1, 3, 0, 2);     /* C preempted by B */
+	wake(a, 100 * MS, 1, 1);        /* B wakes A */
+	sw(a, 100 * MS, 0, 0, 0, 1);
+	sw(a, 150 * MS, 0, 1, 1, 0);    /* A sleeps again */
+	wake(a, 200 * MS, 1, 1);        /* B wakes A */
+	sw(a, 200 * MS, 0, 0, 0, 1);
+	sw(a, 250 * MS, 0, 1, 0, 0);
+	sw(a, 250 * MS, 1, 2, 0, 0);
+	if (finish(a, &g)) {
+		failures++;
+		return;
+	}
+	const struct wperf_vertex *va = &g.vertices[vertex_of_tid(&g, 1)];
+	const struct wperf_vertex *vb = &g.vertices[vertex_of_tid(&g, 2)];
+
+	CHECK_EQ("A waited on B", va->waiting_ns[WPERF_V_THREAD], 150 * MS);
+	CHECK_EQ("B runnable", vb->runnable_ns, 30 * MS);
+	CHECK_EQ("A waited on B while B was runnable", va->waited_on_runnable_ns, 30 * MS);
+	CHECK_EQ("B waited on nobody runnable", vb->waited_on_runnable_ns, 0);
+	wperf_graph_fini(&g);
+}
+
 int main(void)
 {
 	test_nested();
@@ -1089,6 +1127,7 @@ int main(void)
 	test_idle_waits();
 	test_inherited_waiting();
 	test_untraced_timers();
+	test_waits_on_runnable();
 	printf("%d passed, %d failed\n", checks - failures, failures);
 	return failures ? 1 : 0;
 }

@@ -1,0 +1,115 @@
+/*
+ * runhist.c — per-thread runnable intervals (see runhist.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "array.h"
+#include "runhist.h"
+
+void runhist_init(struct runhist *rh)
+{
+	memset(rh, 0, sizeof *rh);
+	rh->max_records = RUNHIST_MAX;
+}
+
+void runhist_fini(struct runhist *rh)
+{
+	for (size_t i = 0; i < rh->n_h; i++)
+		free(rh->h[i].r);
+	free(rh->h);
+	memset(rh, 0, sizeof *rh);
+}
+
+/* Room for one more interval at the end of h: drop the oldest past the
+ * cap, reclaim the dead prefix once it is half the array, else grow. */
+static bool make_room(struct runhist *rh, struct run_history *h)
+{
+	if (rh->max_records && h->n - h->head >= rh->max_records)
+		h->head++;
+	if (h->n < h->cap)
+		return true;
+	if (h->head > 0 && h->head >= h->cap / 2) {
+		memmove(h->r, h->r + h->head, (h->n - h->head) * sizeof *h->r);
+		h->n -= h->head;
+		h->head = 0;
+		return true;
+	}
+	size_t cap = h->cap ? h->cap * 2 : 8;
+	struct run_interval *r = realloc(h->r, cap * sizeof *r);
+
+	if (!r) {
+		rh->oom = true;
+		return false;
+	}
+	h->r = r;
+	h->cap = cap;
+	return true;
+}
+
+void runhist_add(struct runhist *rh, uint32_t v, int64_t start, int64_t end)
+{
+	if (end <= start)
+		return;
+	if (!array_reserve_index((void **)&rh->h, &rh->n_h, v, 256, sizeof *rh->h)) {
+		rh->oom = true;
+		return;
+	}
+	struct run_history *h = &rh->h[v];
+
+	/* Back to back with the previous one (a preempted thread's runnable
+	 * time split by an event): one interval. */
+	if (h->n > h->head && h->r[h->n - 1].end == start) {
+		h->r[h->n - 1].end = end;
+		return;
+	}
+	if (make_room(rh, h))
+		h->r[h->n++] = (struct run_interval){ start, end };
+}
+
+/* First live interval of h that ends after t. */
+static size_t first_ending_after(const struct run_history *h, int64_t t)
+{
+	size_t lo = h->head, hi = h->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (h->r[mid].end <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int64_t runhist_overlap(struct runhist *rh, uint32_t v, int64_t a, int64_t b)
+{
+	int64_t sum = 0;
+
+	if (v >= rh->n_h || b <= a)
+		return 0;
+	const struct run_history *h = &rh->h[v];
+
+	for (size_t i = first_ending_after(h, a); i < h->n && h->r[i].start < b; i++) {
+		int64_t lo = h->r[i].start > a ? h->r[i].start : a;
+		int64_t hi = h->r[i].end < b ? h->r[i].end : b;
+
+		if (hi > lo)
+			sum += hi - lo;
+	}
+	return sum;
+}
+
+void runhist_prune(struct runhist *rh, int64_t horizon)
+{
+	for (size_t v = 0; v < rh->n_h; v++) {
+		struct run_history *h = &rh->h[v];
+
+		h->head = first_ending_after(h, horizon);
+		if (h->head == h->n) {
+			free(h->r);     /* nothing left: give the memory back */
+			memset(h, 0, sizeof *h);
+		}
+	}
+}
