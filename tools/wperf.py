@@ -1312,21 +1312,19 @@ def cmd_report(args, sink_args):
         params.append(f"pids={params_string(command_pid)},follow-forks=true")
     if args.params:
         params.append(args.params)
-    cmd = ["babeltrace2", f"--plugin-path={plugins}", trace, "-c", "sink.wperf.knots"]
-    if params:
-        cmd.append("--params=" + ",".join(params))
     # babeltrace2 2.0 spins forever on a metadata file cut inside a packet.
     problem = shared().check_metadata([trace])
     if problem:
         raise Fail(f"cannot report {trace}: {problem}")
-    # The report goes to stdout as it is written; babeltrace2's stderr is
-    # kept, to say in one line why it failed (--verbose: all of it).
-    try:
-        p = subprocess.run(cmd, stderr=subprocess.PIPE, text=True, errors="replace",
-                           timeout=args.timeout or None)
-    except subprocess.TimeoutExpired:
-        raise Fail(f"cannot report {trace}: babeltrace2 did not finish within "
-                   f"{args.timeout:g} s (--timeout SECONDS, 0 for no limit)")
+    p = run_report_sink(plugins, [trace], params, args.timeout, trace)
+    if p.returncode != 0 and not stdout_closed():
+        # A UST part that babeltrace2 cannot read should not cost the
+        # kernel's report: report without it, and say so.
+        readable, unreadable = split_unreadable(trace, plugins, args.timeout)
+        if unreadable and readable:
+            for path, why in unreadable:
+                say(f"warning: {path} cannot be read ({why}): reporting without it")
+            p = run_report_sink(plugins, readable, params, args.timeout, trace)
     if p.returncode == 0 or args.verbose:
         sys.stderr.write(p.stderr)
     if p.returncode == 0 and command_pid:
@@ -1344,6 +1342,53 @@ def cmd_report(args, sink_args):
                    + ("" if args.verbose else
                       " (wperf report --verbose shows babeltrace2's whole error)"))
     return 0
+
+
+def run_report_sink(plugins, paths, params, timeout, trace):
+    """babeltrace2 PATHS -c sink.wperf.knots: the report goes to stdout as
+    it is written; babeltrace2's stderr is kept, to say in one line why it
+    failed (--verbose: all of it)."""
+    cmd = ["babeltrace2", f"--plugin-path={plugins}"] + paths + ["-c", "sink.wperf.knots"]
+    if params:
+        cmd.append("--params=" + ",".join(params))
+    try:
+        return subprocess.run(cmd, stderr=subprocess.PIPE, text=True, errors="replace",
+                              timeout=timeout or None)
+    except subprocess.TimeoutExpired:
+        raise Fail(f"cannot report {trace}: babeltrace2 did not finish within "
+                   f"{timeout:g} s (--timeout SECONDS, 0 for no limit)")
+
+
+def split_unreadable(trace, plugins, timeout):
+    """After a failed report of TRACE: its CTF traces (directories with a
+    `metadata` file) as (readable paths, [(unreadable UST path, why)]),
+    each UST trace read alone. Only UST traces are left out: without the
+    kernel's there is no report. LTTng can leave a UST trace that names a
+    stream class its metadata never got (an application registering while
+    the session stopped); it holds annotations, not the scheduler's
+    events. Nothing is split (both lists empty) unless the kernel traces
+    read alone and some UST trace does not."""
+    dirs = sorted(root for root, _, files in os.walk(trace) if "metadata" in files)
+    ust = [d for d in dirs if os.sep + "ust" + os.sep in d + os.sep]
+    kernel = [d for d in dirs if d not in ust]
+    if not ust or not kernel:
+        return [], []
+
+    def why_not_readable(paths):
+        cmd = ["babeltrace2", f"--plugin-path={plugins}"] + paths + ["-c", "sink.utils.dummy"]
+        try:
+            q = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               text=True, errors="replace", timeout=timeout or None)
+        except subprocess.TimeoutExpired:
+            return "babeltrace2 did not finish"
+        return shared().failure(q.stderr) if q.returncode != 0 else None
+
+    if why_not_readable(kernel):
+        return [], []
+    unreadable = [(d, why) for d in ust for why in [why_not_readable([d])] if why]
+    if not unreadable:
+        return [], []
+    return kernel + [d for d in ust if d not in dict(unreadable)], unreadable
 
 
 # ------------------------------------------------------------ the CLI

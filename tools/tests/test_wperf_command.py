@@ -735,6 +735,37 @@ class Record(Recording):
         self.assertNotIn('lttng', p.stdout)
         self.assertNotIn('libwperf-ust.so', p.stdout)
 
+    def test_report_leaves_out_an_unreadable_ust_trace(self):
+        # LTTng can leave a UST stream naming a stream class its metadata
+        # never got (seen under load: "No stream class with ID ..."). The
+        # kernel's report must not be lost for it: wperf report says
+        # which UST trace it left out and why, and reports the rest.
+        if not TICKER:
+            self.fail_or_skip('ust-ticker was not built (lttng-ust missing)')
+        out, _ = self.record('ticker-damaged', '--ust-events', 'lttng_ust_tracef:*', '--',
+                             TICKER, '20')
+        with open(os.path.join(out, 'command.pid')) as f:
+            pid = int(f.read())
+        streams = sorted(os.path.join(root, f) for root, _, files in os.walk(out)
+                         for f in files if os.sep + 'ust' + os.sep in root + os.sep
+                         and f != 'metadata' and not f.endswith('.idx')
+                         and os.path.getsize(os.path.join(root, f)) >= 24)
+        self.assertTrue(streams, 'no UST stream file in ' + out)
+        with open(streams[0], 'r+b') as f:     # packet header: magic, uuid, stream_id
+            f.seek(20)
+            f.write((9).to_bytes(4, 'little'))
+        path = os.path.join(self.tmp, 'damaged.json')
+        p = wperf('report', out, '--format', 'json', '--output', path)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        warnings = [line for line in p.stderr.splitlines() if 'warning' in line]
+        self.assertEqual(len(warnings), 1, p.stderr)
+        self.assertIn(os.path.dirname(streams[0]), warnings[0])
+        self.assertIn('No stream class', warnings[0])
+        self.assertIn('reporting without it', warnings[0])
+        with open(path) as f:
+            js = json.load(f)
+        self.assertIn(pid, [t.get('tid') for t in js['threads']])
+
     def test_ust_events_inside_their_thread_slices(self):
         if not TICKER:
             self.fail_or_skip('ust-ticker was not built (lttng-ust missing)')
