@@ -84,7 +84,11 @@ class BackgroundRecorded(recording.WperfRecorded):
         self.assertLessEqual(bg['span_ns'], js['time_range']['duration_ns'])
         self.assertLess(bg['cpu_ns'], bg['span_ns'])
         self.assertAlmostEqual(bg['cpu_share'], bg['cpu_ns'] / bg['span_ns'], places=5)
-        self.assertLess(bg['cpu_share'], 0.2, 'the heartbeat used much CPU: ' + what)
+        # The heartbeat is light: what it ran, not its demand (cpu_ns
+        # holds runnable time too, which other load on the machine
+        # inflates: 0.2008 once with both cores busy).
+        ran = sum(t['running_ns'] for t in js['threads'] if t['id'] in bg['members'])
+        self.assertLess(ran / bg['span_ns'], 0.2, 'the heartbeat used much CPU: ' + what)
 
         # Not the bottleneck: after every knot and sink, in no knot.
         pos = js['knots'].index(bg)
