@@ -1433,10 +1433,12 @@ static int finish_every(struct knots_sink *s)
 	FILE *out = s->every.out;
 	int rc = 0;
 
-	/* The last period ends with the input. */
+	/* The last period ends with the input (its last event, unless a live
+	 * source's inactivity messages took the periods past it). */
 	if (s->every.started &&
 	    write_section(s, s->every.window, "period", true, s->every.begin,
-			  s->every.last, false) < 0)
+			  s->every.last > s->every.begin ? s->every.last : s->every.begin,
+			  false) < 0)
 		rc = -1;
 	if (rc == 0 && write_section(s, s->analysis, "run", true, s->every.first,
 				     s->every.last, true) < 0)

@@ -14,7 +14,10 @@ snapshot record`; `wperf record --snapshot` + `wperf snapshot` + `wperf
 stop`; the same with `--trigger-on` a UST event of tools/tests/ust-ticker
 (an LTTng trigger takes the snapshot); `wperf record` with tiny buffers of
 a context-switch storm; and
-`wperf record` of the annotated spin-lock workload (kernel + UST).
+`wperf record` of the annotated spin-lock workload (kernel + UST); and
+two live views of the workload: LTTng's live session read by
+babeltrace2's lttng-live source into sink.wperf.knots every=1s, and
+`wperf top`.
 
 Asserts: each recording is an lttng-modules kernel trace (but the tracefs
 one), and its report focused on the workload's pid has as first entry a
@@ -61,8 +64,8 @@ GUEST_SCRIPT = os.path.join(SOURCE_ROOT, 'tests', 'guest', 'lttng-kernel.sh')
 WPERF = os.path.join(BUILD, 'tools', 'wperf')
 WORKLOAD = os.path.join(BUILD, 'tests', 'workloads', 'fig1-pipeline')
 # The whole guest run, boot to power-off (the image build is not in it):
-# seven parts of at most 240 s each (lttng-kernel.sh) and the boot.
-RUN_TIMEOUT = int(os.environ.get('WPERF_GUEST_TIMEOUT', '2000'))
+# ten parts of at most 240 s each (lttng-kernel.sh) and the boot.
+RUN_TIMEOUT = int(os.environ.get('WPERF_GUEST_TIMEOUT', '2700'))
 
 
 def why_not():
@@ -337,6 +340,66 @@ class LttngKernel(unittest.TestCase):
         comms = sorted(t.get('comm') for t in js['threads'] if t.get('pid') == pid)
         self.assertEqual(comms, ['fig1-pipeline', 'fig1-producer', 'fig1-writer'])
         self.assert_fig1_knot_of(self.windowed_report(trace, pid, name), pid, name)
+
+    def test_live_session(self):
+        """LTTng live: lttng-relayd, `lttng create --live` with the
+        profile's kernel events, babeltrace2's lttng-live source into
+        sink.wperf.knots every=1s: several periodic reports while the
+        workload runs; destroying the session ends babeltrace2 with
+        status 0 after the final report, whose first finding is the
+        writer and the disk."""
+        d = self.part('live')
+        with open(os.path.join(d, 'babeltrace2.status')) as f:
+            self.assertEqual(f.read().strip(), '0', self.log('live')[-3000:])
+        with open(os.path.join(d, 'reports.jsonl')) as f:
+            lines = [json.loads(l) for l in f]
+        periods = [l for l in lines if l['every']['report'] == 'period'
+                   and not l['every']['final']]
+        runs = [l for l in lines if l['every']['report'] == 'run']
+        self.assertGreaterEqual(len(periods), 3, [l['every'] for l in lines])
+        self.assertEqual(len(runs), len(periods) + 1)
+        final = lines[-1]
+        self.assertEqual((final['every']['report'], final['every']['final']), ('run', True))
+        # Inactivity messages move time on after the last event (tracing
+        # stops while the session is destroyed): the last period still
+        # ends no earlier than it begins.
+        for l in lines:
+            self.assertLessEqual(l['every']['begin_ns'], l['every']['end_ns'], l['every'])
+        pid = self.pid('live')
+        self.assert_fig1_knot_of(final['report'], pid, 'live, final report')
+        # While the workload ran, its periods were reported with the knot
+        # as their first finding.
+        knotted = [l['every']['index'] for l in periods if 'report' in l
+                   and l['report']['knots'] and first_knot_summary(l['report'], pid)[:2]
+                   == ('knot', 'blocking_io')
+                   and 'thread:fig1-writer' in first_knot_summary(l['report'], pid)[2]]
+        self.assertGreaterEqual(len(knotted), 2, [l.get('error') or
+                                                  first_knot_summary(l['report'], pid)
+                                                  if l.get('report', {}).get('knots') else None
+                                                  for l in periods])
+        with open(os.path.join(d, 'destroyed-at')) as f:
+            destroyed = float(f.read())
+        with open(os.path.join(d, 'ended-at')) as f:
+            ended = float(f.read())
+        self.assertLess(ended - destroyed, 60, 'babeltrace2 ended %.1f s after the '
+                        'session was destroyed' % (ended - destroyed))
+
+    def test_wperf_top(self):
+        """`wperf top` in the guest: LTTng's kernel tracer through a live
+        session (it says so), periodic text reports, and on SIGTERM (as
+        Ctrl-C) the final report with the writer and the disk."""
+        d = self.part('top')
+        self.assertIn('(kernel events: lttng)', self.log('top'))
+        with open(os.path.join(d, 'reports.txt')) as f:
+            text = f.read()
+        headers = re.findall(r'^=== wperf: (.*) ===$', text, re.M)
+        self.assertGreaterEqual(len([h for h in headers if h.startswith('period ')]), 3,
+                                headers)
+        self.assertTrue(headers[-1].startswith('whole run, final report'), headers)
+        final = text[text.rindex('=== wperf: whole run, final report'):]
+        knot = final[final.index('Knot 1'):][:2000]
+        self.assertIn('fig1-writer', knot)
+        self.assertIn('disk:', knot)
 
     def test_snapshot_profile(self):
         """`lttng load wperf-snapshot` + `lttng regenerate statedump` +

@@ -435,6 +435,12 @@ def create_lttng_session(name, out, snapshot, kernel, ust_events, buffer_kb, sta
              f"--output={os.path.join(out, PRIVATE, 'triggered')}"])
     else:
         run(["lttng", "create", name, f"--output={out}"])
+    enable_lttng_channels(name, snapshot, kernel, ust_events, buffer_kb, stacks)
+
+
+def enable_lttng_channels(name, snapshot, kernel, ust_events, buffer_kb, stacks=False):
+    """The channels, events and contexts of session `name` (the wperf
+    profile's, sessions/wperf.lttng)."""
     mode = ["--overwrite"] if snapshot else []
     if kernel:
         run(["lttng", "enable-channel", "-k", "-s", name, "wperf-kernel"]
@@ -869,6 +875,193 @@ def cmd_record(args):
     if args.snapshot:
         return start_flight_recorder(args, out, state, command)
     return record_once(args, out, state, command, plugins)
+
+
+# ------------------------------------------------------------- wperf top
+
+def start_relayd(work):
+    """Our own lttng-relayd on the default ports (the live port is 5344),
+    writing into work/relayd; None if one runs already (then it is used).
+    Not daemonized: its pid is ours to stop."""
+    need_program("lttng-relayd", "lttng-tools")
+    for pid in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{pid}/comm") as f:
+                if pid.isdigit() and f.read().strip() == "lttng-relayd":
+                    say(f"using the running lttng-relayd (pid {pid})")
+                    return None
+        except OSError:
+            pass
+    log = open(os.path.join(work, "relayd.log"), "w")
+    proc = subprocess.Popen(["lttng-relayd", "-o", os.path.join(work, "relayd")],
+                            stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                            env=clean_env(), start_new_session=True)
+    log.close()
+    # Listening takes a moment; a relayd that cannot (ports taken) exits.
+    for _ in range(20):
+        if proc.poll() is not None:
+            with open(os.path.join(work, "relayd.log")) as f:
+                lines = [l.strip() for l in f if l.strip()]
+            raise Fail("lttng-relayd could not start: "
+                       + (lines[-1] if lines else f"exit status {proc.returncode}"))
+        time.sleep(0.05)
+    return proc
+
+
+def stop_process(proc, timeout=10):
+    if proc is None or proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def top_sink_params(args):
+    params = [f"every={params_string(args.every)}"]
+    for dest, param in (("format", "format"), ("output", "path"), ("pids", "pids"),
+                        ("comms", "comms"), ("threshold", "threshold"),
+                        ("min_weight", "min-weight")):
+        if getattr(args, dest) is not None:
+            params.append(f"{param}={params_string(getattr(args, dest))}")
+    if args.params:
+        params.append(args.params)
+    return ",".join(params)
+
+
+def wait_attached(name, bt, timeout=60):
+    """Until the relay daemon lists a viewer of session `name` (True), or
+    babeltrace2 ended or the timeout passed (False)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end and bt.poll() is None:
+        listing = run(["babeltrace2", "-i", "lttng-live", "net://127.0.0.1"],
+                      check=False).stdout
+        for line in listing.splitlines():
+            if f"/{name} " in line and " 0 client(s)" not in line:
+                return True
+        time.sleep(0.5)
+    return False
+
+
+def wait_viewer(bt, deadline):
+    """Until Ctrl-C (or SIGTERM), the deadline, or babeltrace2's end."""
+    try:
+        while deadline is None or time.monotonic() < deadline:
+            if bt.poll() is not None:
+                return
+            time.sleep(0.2)
+    except KeyboardInterrupt:
+        pass
+
+
+def finish_viewer(bt, what):
+    """babeltrace2 writes its final report once its input ended."""
+    try:
+        code = bt.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        bt.kill()
+        bt.wait()
+        raise Fail(f"babeltrace2 did not end within 120 s of {what}")
+    if code != 0:
+        raise Fail(f"babeltrace2 failed (exit status {code}): see its error above")
+    return 0
+
+
+def top_lttng(args, plugins, work, sessiond):
+    """LTTng's way: a live session streamed to lttng-relayd, read by
+    babeltrace2's lttng-live source; destroying the session ends it."""
+    name = f"wperf-top-{os.getpid()}"
+    relayd, bt, status = None, None, 0
+    try:
+        relayd = start_relayd(work)
+        run(["lttng", "create", name, "--live"])
+        # The profile's channels and events (as wperf record's sessions).
+        enable_lttng_channels(name, False, True, "wperf:*", args.buffer_size_kb)
+        run(["lttng", "start", name])
+        # 127.0.0.1, not localhost: a minimal system may lack /etc/hosts.
+        url = f"net://127.0.0.1/host/{os.uname().nodename}/{name}"
+        # The live source ends when the session is gone, not waits for
+        # another one of that name (babeltrace2-source.ctf.lttng-live(7)).
+        cmd = ["babeltrace2", f"--plugin-path={plugins}", "-i", "lttng-live", url,
+               "--params=session-not-found-action=end",
+               "-c", "sink.wperf.knots", "--params=" + top_sink_params(args)]
+        say(f"watching through LTTng live session {name} (kernel events: lttng), "
+            f"a report every {args.every}; Ctrl-C for the final report")
+        # Its own process group: Ctrl-C is ours, to end the session.
+        bt = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, start_new_session=True)
+        deadline = None if args.duration is None else time.monotonic() + args.duration
+        if wait_attached(name, bt):
+            # A viewer may begin after the statedump of `lttng start`:
+            # every thread's name and state again, now that it reads.
+            run(["lttng", "regenerate", "statedump", "-s", name], check=False)
+        wait_viewer(bt, deadline)
+    finally:
+        ignore_stop_signals()
+        destroy_lttng_session(name)
+        try:
+            if bt is not None:
+                status = finish_viewer(bt, "the session's end")
+        finally:
+            stop_process(relayd)
+            stop_sessiond_if_ours(sessiond)
+    return status
+
+
+def top_tracefs(args, plugins):
+    """Without lttng-modules: source.wperf.tracefs reads ftrace's buffers
+    as they fill; its `duration` ends it cleanly."""
+    tracefs = tracefs_dir()
+    check_kernel_permission(tracefs)
+    src = []
+    if args.duration is not None:
+        src = [f"--params=duration={args.duration:g}"]
+    cmd = (["babeltrace2", f"--plugin-path={plugins}", "-c", "source.wperf.tracefs"] + src
+           + ["-c", "sink.wperf.knots", "--params=" + top_sink_params(args)])
+    say("LTTng's kernel tracer is not available (lttng-modules not loaded): watching "
+        "through ftrace (source.wperf.tracefs); "
+        + ("the final report at the end of --duration" if args.duration is not None
+           else "Ctrl-C ends it without a final report (give --duration for one)"))
+    bt = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        wait_viewer(bt, None)
+    finally:
+        ignore_stop_signals()
+        if bt.poll() is None and args.duration is None:
+            bt.send_signal(signal.SIGINT)   # babeltrace2 stops its graph: no final report
+            bt.wait()
+            return 130
+    return finish_viewer(bt, "--duration")
+
+
+def cmd_top(args):
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, on_sigterm)
+    signal.signal(signal.SIGHUP, on_sigterm)
+    if args.duration is not None and args.duration <= 0:
+        raise Fail("--duration must be greater than zero (seconds)")
+    if not 4 <= args.buffer_size_kb <= 1048576:
+        raise Fail("--buffer-size-kb must be between 4 and 1048576")
+    need_program("babeltrace2", "babeltrace2")
+    if os.geteuid() != 0:
+        raise Fail("watching kernel events needs root: run it with sudo (sudo wperf top)")
+    plugins = plugin_dir(args.plugin_path)
+    work = tempfile.mkdtemp(prefix="wperf-top-")
+    os.makedirs(os.path.join(work, PRIVATE))
+    try:
+        sessiond = None
+        kernel = False
+        if shutil.which("lttng") and shutil.which("lttng-relayd"):
+            sessiond = ensure_sessiond(work)
+            kernel = lttng_kernel_available()
+            if not kernel:
+                stop_sessiond_if_ours(sessiond)
+        if kernel:
+            return top_lttng(args, plugins, work, sessiond)
+        return top_tracefs(args, plugins)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 RECORDING_MARK = "recording"   # in PRIVATE: the recording is not closed yet
@@ -1401,6 +1594,8 @@ usage: wperf record [-o DIR] [--stacks] [OPTIONS] [-- COMMAND [ARG...]]
        wperf record --snapshot [-o DIR] [--trigger-on EVENT] [OPTIONS] [-- COMMAND...]
        wperf snapshot DIR
        wperf stop DIR
+       wperf top [--every DURATION] [--duration SECONDS] [--format text|json]
+                 [--output FILE] [--pids LIST | --comms LIST] [--params STR]
        wperf report [--plugin-path DIR] TRACE [--format FORMAT] [--output FILE]
                     [--pids LIST | --comms LIST | --all] [--threshold T] [--min-weight W]
                     [--params STR] [--verbose]
@@ -1415,6 +1610,8 @@ commands:
             with --snapshot: start a flight recorder and return
   snapshot  save what the flight recorder of DIR holds into DIR/snapshot-N
   stop      stop the flight recorder of DIR (session and ftrace instance removed)
+  top       watch the running system: the knots of the last period and of the run so
+            far, every --every (an LTTng live session; ftrace without lttng-modules)
   report    run babeltrace2 TRACE -c sink.wperf.knots
   diff      compare two JSON reports (before/after): knots, edges, wait lengths
 
@@ -1519,9 +1716,36 @@ def build_parsers():
     rep.add_argument("--verbose", action="store_true",
                      help="on failure, show babeltrace2's whole error, not only its cause")
 
+    top = Parser(prog="wperf top", description=(
+        "Watch the running system: an LTTng live session (lttng-relayd, "
+        "`lttng create --live`, the wperf profile's events) read by babeltrace2's "
+        "lttng-live source into sink.wperf.knots with every=: at each period, the "
+        "knots of the period just ended and of the whole run so far. Ctrl-C (or "
+        "--duration) destroys the session; the final report follows. Without "
+        "lttng-modules, ftrace through source.wperf.tracefs."))
+    top.add_argument("--every", default="5s", metavar="DURATION",
+                     help='report period ("5s", "500ms", seconds; default 5s)')
+    top.add_argument("--duration", type=float, metavar="SECONDS",
+                     help="stop after SECONDS (default: until Ctrl-C)")
+    top.add_argument("--format", choices=["text", "json"],
+                     help="text (default) or json: one object per line")
+    top.add_argument("--output", metavar="FILE",
+                     help="write the reports to FILE as they come (default: standard output)")
+    top.add_argument("--pids", metavar="LIST", help="focus: pids or tids, comma-separated")
+    top.add_argument("--comms", metavar="LIST", help="focus: thread names, comma-separated")
+    top.add_argument("--threshold", metavar="T", help='refinement threshold ("20%%", "250ms")')
+    top.add_argument("--min-weight", metavar="W", help='noise floor ("1%%", "5ms")')
+    top.add_argument("--params", metavar="STR",
+                     help="more sink parameters, in babeltrace2's --params syntax")
+    top.add_argument("--buffer-size-kb", type=int, default=4096, metavar="KB",
+                     help="ring buffer size per CPU of each channel (default 4096)")
+    top.add_argument("--plugin-path", metavar="DIR",
+                     help="directory of babeltrace-plugin-wperf.so")
+
     watch = Parser(prog="wperf _watch")
     watch.add_argument("dir")
-    return {"record": rec, "snapshot": snap, "stop": stop, "report": rep, "_watch": watch}
+    return {"record": rec, "snapshot": snap, "stop": stop, "report": rep, "top": top,
+            "_watch": watch}
 
 
 def load_module(name):
@@ -1558,7 +1782,7 @@ def main(argv):
     sub = parsers.get(argv[0])
     if not sub:
         raise Fail(f"unknown command `{argv[0]}` (commands: record, snapshot, "
-                   "stop, report, diff; see wperf --help)")
+                   "stop, top, report, diff; see wperf --help)")
     args = sub.parse_args(argv[1:])
     if argv[0] == "record":
         if args.command and args.command[0] != "--":
@@ -1569,7 +1793,8 @@ def main(argv):
         sink_args = [(param, getattr(args, dest)) for dest, param in REPORT_OPTIONS
                      if getattr(args, dest) is not None]
         return cmd_report(args, sink_args)
-    return {"snapshot": cmd_snapshot, "stop": cmd_stop, "_watch": cmd_watch}[argv[0]](args)
+    return {"snapshot": cmd_snapshot, "stop": cmd_stop, "top": cmd_top,
+            "_watch": cmd_watch}[argv[0]](args)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@
 # traces are analysed on the host by tests/test_lttng_kernel.py.
 #
 # Each part records the Figure-1 workload (tests/workloads/fig1-pipeline)
-# for $WPERF_FIG1_SECONDS s (default 3) into /tmp (tmpfs: the recorder's
+# for $WPERF_FIG1_SECONDS s (default 3; live and top: $WPERF_FIG1_LIVE_SECONDS,
+# default 8) into /tmp (tmpfs: the recorder's
 # writes stay off the disk the workload fsyncs to), then copies the trace to
 # $WPERF_GUEST_OUT/PART/ with PART.log, PART.status (exit status) and
 # PART/workload.pid. Parts (all run, whatever fails):
@@ -26,6 +27,14 @@
 #            (a context-switch storm): events are discarded
 #   annotated `wperf record` of ust-provider/workloads/spin-lock (kernel +
 #            wperf:* UST annotations)
+#   live     LTTng live: lttng-relayd, `lttng create --live` with the wperf
+#            profile's kernel events, `babeltrace2 -i lttng-live ... -c
+#            sink.wperf.knots` with every=1s (JSON lines into
+#            live/reports.jsonl) while the workload runs, then `lttng
+#            destroy`: babeltrace2 must end by itself, status in
+#            live/babeltrace2.status
+#   top      `wperf top --every 1s` (text into top/reports.txt) around the
+#            workload, ended by SIGTERM as by Ctrl-C
 # Environment (set by guest-init.sh): WPERF_SOURCE_ROOT, WPERF_BUILD_DIR,
 # WPERF_GUEST_OUT. WPERF_GUEST_PARTS: the parts to run (default: all);
 # WPERF_GUEST_PART_SECONDS: the time one part may take (default 240 s).
@@ -36,7 +45,8 @@ src=$WPERF_SOURCE_ROOT
 wl=$build/tests/workloads/fig1-pipeline
 wperf=$build/tools/wperf
 seconds=${WPERF_FIG1_SECONDS:-3}
-parts=${WPERF_GUEST_PARTS:-load record both snapshot flight trigger lost annotated}
+live_seconds=${WPERF_FIG1_LIVE_SECONDS:-8}
+parts=${WPERF_GUEST_PARTS:-load record both snapshot flight trigger lost annotated live top}
 # Each part takes 10 to 30 s in a guest on an otherwise idle host; this
 # limit is for a host whose CPUs other jobs keep busy.
 part_limit=${WPERF_GUEST_PART_SECONDS:-240}
@@ -142,6 +152,81 @@ part_annotated() {
 	"$wperf" record -o "$t/trace" -- "$build/ust-provider/workloads/spin-lock" \
 		--threads 3 --iterations 3000 || return 1
 	cp "$t/trace/command.pid" "$t/workload.pid"
+}
+
+# The kernel events of the project's profile (sessions/wperf.lttng), as
+# one comma-separated list for `lttng enable-event -k`.
+profile_kernel_events() {
+	python3 - "$src/sessions/wperf.lttng" <<'PY'
+import sys
+import xml.etree.ElementTree as ET
+for d in ET.parse(sys.argv[1]).getroot().iter('domain'):
+    if d.findtext('type') == 'KERNEL':
+        print(','.join(e.findtext('name') for e in d.iter('event')))
+PY
+}
+
+# Until the relay daemon says a viewer is attached to session $1.
+wait_viewer() {
+	local i
+	for i in $(seq 1 120); do
+		babeltrace2 -i lttng-live net://127.0.0.1 2>/dev/null |
+			grep "/$1 " | grep -qv ' 0 client' && return 0
+		sleep 0.5
+	done
+	say "no viewer attached to $1 within 60 s"
+	return 1
+}
+
+part_live() {
+	local t=/tmp/live s=wperf-live rc=0
+	mkdir -p "$t"
+	ip link set lo up
+	lttng-relayd -o "$t/relayd" &
+	local relayd=$!
+	sleep 1
+	lttng create "$s" --live || return 1
+	lttng enable-channel -k -s "$s" wperf_kernel --subbuf-size=1M --num-subbuf=8 || return 1
+	lttng enable-event -k -s "$s" -c wperf_kernel "$(profile_kernel_events)" || return 1
+	lttng add-context -k -s "$s" -c wperf_kernel -t tid -t pid -t procname || return 1
+	lttng start "$s" || return 1
+	# The live source ends when the session is destroyed only with
+	# session-not-found-action=end (else it waits for another one).
+	babeltrace2 --plugin-path="$build/plugin" -i lttng-live \
+		"net://127.0.0.1/host/$(hostname)/$s" --params=session-not-found-action=end \
+		-c sink.wperf.knots --params="every=\"1s\",format=\"json\",path=\"$t/reports.jsonl\",comms=\"fig1-pipeline,fig1-producer,fig1-writer\"" &
+	local bt=$!
+	wait_viewer "$s" || rc=1
+	# The statedump of `lttng start` may be behind the viewer's start.
+	lttng regenerate statedump -s "$s"
+	# The run so far holds the wait for the viewer too (seconds under
+	# emulation), and thresholds are shares of it: a longer workload.
+	[ $rc -eq 0 ] && { seconds=$live_seconds workload "$t" || rc=1; }
+	date +%s.%N >"$t/destroyed-at"
+	lttng destroy "$s" || rc=1
+	wait "$bt"
+	echo $? >"$t/babeltrace2.status"
+	date +%s.%N >"$t/ended-at"
+	kill "$relayd"
+	wait "$relayd"
+	[ "$(cat "$t/babeltrace2.status")" = 0 ] || rc=1
+	rm -rf "$t/relayd"
+	return $rc
+}
+
+part_top() {
+	local t=/tmp/top
+	mkdir -p "$t"
+	ip link set lo up
+	"$wperf" top --every 1s --output "$t/reports.txt" \
+		--comms fig1-pipeline,fig1-producer,fig1-writer &
+	local top=$!
+	# wperf top says when its viewer runs; wait for the viewer to attach.
+	sleep 3
+	wait_viewer "wperf-top-$top" || { kill -TERM "$top"; wait "$top"; return 1; }
+	seconds=$live_seconds workload "$t" || return 1
+	kill -TERM "$top"
+	wait "$top"
 }
 
 # `bash THIS --one PART`: one part alone (what the loop below runs under

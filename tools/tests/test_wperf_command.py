@@ -819,6 +819,33 @@ class Record(Recording):
         self.skipTest(why)
 
 
+class Top(Recording):
+
+    def test_top_periodic_reports_and_final(self):
+        # `wperf top` on this host: no lttng-modules, so it says so in one
+        # line and watches through ftrace; a report of the period and of
+        # the run at each --every, the final one at the end of --duration.
+        wl = subprocess.Popen([FIG1, '--seconds', '3'], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+        self.addCleanup(wl.wait)
+        p = wperf('top', '--every', '1s', '--duration', '3.5', '--format', 'json',
+                  '--comms', 'fig1-pipeline,fig1-producer,fig1-writer', timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        said = [l for l in p.stderr.splitlines() if 'kernel tracer is not available' in l]
+        self.assertEqual(len(said), 1, p.stderr)
+        lines = [json.loads(l) for l in p.stdout.splitlines()]
+        kinds = [(l['every']['report'], l['every']['final']) for l in lines]
+        self.assertGreaterEqual(kinds.count(('period', False)), 2, kinds)
+        self.assertEqual(kinds[-2:], [('period', True), ('run', True)])
+        self.assertIn('report', lines[-1], lines[-1].get('error'))
+
+    def test_top_bad_duration(self):
+        p = wperf('top', '--duration', '0')
+        self.assertEqual(p.returncode, 1)
+        self.assertEqual(p.stderr.count('\n'), 1, p.stderr)
+        self.assertIn('--duration', p.stderr)
+
+
 class FlightRecorder(Recording):
 
     def start(self, name, *args):
