@@ -43,11 +43,6 @@ import recording  # noqa: E402
 # reliably on this machine (doc/accuracy.md): wrong, or right in some runs
 # and wrong in others. Expected failures until fixed.
 KNOWN_WRONG = {
-    # tar-sync: the report leads with the CPUs and names tar in every run,
-    # but the truth sums by the process name first sampled (pcomm), and a
-    # child sampled before its exec counts as `bash`: then the rule asks
-    # for bash (doc/accuracy.md).
-    ('tar-sync', 'quiet'), ('tar-sync', 'loaded'),
     # fio: the report leads with the CPUs; the truth counts the jobs'
     # fsync waits as D, though the end-io kworker they wait on is
     # runnable for most of them (tests/field/README.md, "What the rule
