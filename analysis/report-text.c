@@ -989,7 +989,7 @@ static void list_with_times(char *buf, size_t len, const struct wperf_graph *g,
 static void write_cpu_first(FILE *out, const struct wperf_report *r)
 {
 	const struct wperf_cpu_finding *c = r->cpu;
-	char text[2048], runnable[32], waiting[32], share[32], span[32], most[512], others[512];
+	char text[2048], runnable[32], waiting[32], share[64], span[32], most[512], others[512];
 	char ran[32], on_runnable[32], wr[32], ww[32], proc[64] = "";
 
 	wperf_fmt_duration(runnable, sizeof runnable, c->runnable_ns, 0);
@@ -998,7 +998,21 @@ static void write_cpu_first(FILE *out, const struct wperf_report *r)
 	wperf_fmt_duration(wr, sizeof wr, c->weighted_runnable_ns, 0);
 	wperf_fmt_duration(ww, sizeof ww, c->weighted_waiting_ns, 0);
 	wperf_fmt_duration(span, sizeof span, c->span_ns, 0);
-	wperf_fmt_ppm_percent(share, sizeof share, wperf_fmt_ppm(c->runnable_ns, c->span_ns));
+	/* One thread: the share of its time it was runnable. Several: their
+	 * summed runnable time over their span is how many were runnable at
+	 * once on average, a count (as a percentage it would exceed 100%
+	 * and read as a share of someone's time). */
+	if (c->n_threads == 1 || c->span_ns <= 0) {
+		char pct[24];
+
+		wperf_fmt_ppm_percent(pct, sizeof pct, wperf_fmt_ppm(c->runnable_ns, c->span_ns));
+		snprintf(share, sizeof share, "%s of", pct);
+	} else {
+		int64_t hundredths = (c->runnable_ns * 100 + c->span_ns / 2) / c->span_ns;
+
+		snprintf(share, sizeof share, "on average %" PRId64 ".%02" PRId64
+			 " of them at once over", hundredths / 100, hundredths % 100);
+	}
 	list_with_times(most, sizeof most, r->graph, c->runnable, c->n_runnable, false);
 	if (c->process_pid > 0) {
 		char d[32];
@@ -1008,7 +1022,7 @@ static void write_cpu_first(FILE *out, const struct wperf_report *r)
 	}
 	fputs("\nFirst: the CPUs. Too few CPUs, or other load\n", out);
 	snprintf(text, sizeof text, "%zu thread%s %s %s runnable (ready, waiting for a CPU) "
-		 "%s in all, %s of the %s they existed, and waited %s on threads, devices "
+		 "%s in all, %s the %s they existed, and waited %s on threads, devices "
 		 "and interrupts, %s of it on threads that were themselves runnable. Each "
 		 "weighed by the share of its time it asked for a CPU, waiting for a CPU "
 		 "(%s) outweighs the other waits (%s): less waiting cannot help them until "

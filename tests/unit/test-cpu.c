@@ -122,6 +122,9 @@ static void test_quarter_bound(void)
 	gb_free(&g);
 }
 
+static void unwrap(char *s);
+static char *write(const struct wperf_report *r, bool json);
+
 /* Without a focus every thread but the tracer's counts, and nobody is
  * "other"; a merged pool counts its members; the idle task never. */
 static void test_whole_trace_pool_tracer(void)
@@ -154,6 +157,24 @@ static void test_whole_trace_pool_tracer(void)
 	CHECK_INT(c.first, 1);
 	CHECK_INT(c.n_others, 1);               /* the tracer ran beside them */
 	CHECK_INT(c.others_running_ns, 3 * S);
+	/* Several threads: their runnable time over their span is a count
+	 * of threads at once, not a percentage above 100%. */
+	{
+		struct wperf_knots k = { 0 };
+		struct wperf_knot_options ko = { 0 };
+		char *text;
+
+		CHECK_INT(wperf_knots_find(&g, &ko, &k), 0);
+		struct wperf_report r = { .graph = &g, .knots = &k, .cpu = &c,
+					  .threshold_spec = "20%", .min_weight_spec = "0" };
+		text = write(&r, false);
+		unwrap(text);
+		CHECK(text && strstr(text, "5 threads of the trace were runnable (ready, waiting "
+				     "for a CPU) 9.00 s in all, on average 0.56 of them at once "
+				     "over the 16.0 s they existed,") != NULL);
+		free(text);
+		wperf_knots_fini(&k);
+	}
 	g.vertices[pool].members = NULL;        /* static: not gb_free's */
 	g.vertices[pool].n_members = 0;
 	g.vertices[pool].kind = WPERF_V_THREAD;
