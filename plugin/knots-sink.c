@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1367,6 +1368,14 @@ static int periodic_report(struct knots_sink *s, int64_t end, char *err, size_t 
 				 strerror(errno));
 			return -1;
 		}
+	}
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE) {
+		/* The reader of the output went away (`wperf top | head`):
+		 * end as the child did, and as babeltrace2 does when its own
+		 * write meets a closed pipe, quietly with SIGPIPE. Where
+		 * SIGPIPE is ignored or blocked, fall through to the error. */
+		signal(SIGPIPE, SIG_DFL);
+		raise(SIGPIPE);
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		snprintf(err, len, "cannot write the periodic report to %s",

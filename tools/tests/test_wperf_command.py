@@ -839,6 +839,18 @@ class Top(Recording):
         self.assertEqual(kinds[-2:], [('period', True), ('run', True)])
         self.assertIn('report', lines[-1], lines[-1].get('error'))
 
+    def test_top_into_a_closed_pipe_says_nothing(self):
+        # `wperf top | head`: the reader goes away after the first period;
+        # wperf top ends quietly with status 0, as `wperf report | head`.
+        p = subprocess.run(
+            ['/bin/bash', '-c', '"$0" top --every 1s --duration 3 | head -c 10 >/dev/null; '
+             'echo "status ${PIPESTATUS[0]}" >&2', WPERF],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
+        lines = p.stderr.strip().splitlines()
+        self.assertEqual(lines[-1:], ['status 0'], p.stderr)
+        self.assertEqual([l for l in lines[:-1] if 'kernel tracer is not available' not in l],
+                         [], p.stderr)
+
     def test_top_bad_duration(self):
         p = wperf('top', '--duration', '0')
         self.assertEqual(p.returncode, 1)
