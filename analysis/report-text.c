@@ -328,6 +328,45 @@ static void write_pools(const struct wperf_report *r, FILE *out)
 	put_wrapped(out, "Pools      ", text, 11);
 }
 
+/*
+ * Events the tracer discarded, said before any finding: a report whose
+ * trace lost most of its events (a ring buffer too small for a busy
+ * machine) reads like any other until Data quality, at its end. Where
+ * the losses lie and which findings they touch are in Data quality and
+ * on each finding.
+ */
+static void write_loss_warning(const struct wperf_report *r, FILE *out)
+{
+	const struct wperf_quality *q = &r->graph->quality;
+	uint64_t all = q->events + q->discarded_events;
+	char text[512], share[32], gap[32], gap_share[32], packets[48], gaps[128];
+
+	if (q->discarded_events == 0 && q->discarded_packets == 0)
+		return;
+	int64_t ppm = wperf_fmt_ppm((int64_t)q->discarded_events, (int64_t)all);
+
+	if (ppm < 500 && q->discarded_events > 0)
+		snprintf(share, sizeof share, "under 0.1%%");   /* not "0.0%" of a real loss */
+	else
+		wperf_fmt_ppm_percent(share, sizeof share, ppm);
+	wperf_fmt_duration(gap, sizeof gap, q->gap_ns, 0);
+	wperf_fmt_ppm_percent(gap_share, sizeof gap_share,
+			      wperf_fmt_ppm(q->gap_ns, wperf_graph_duration(r->graph)));
+	packets[0] = gaps[0] = '\0';
+	if (q->discarded_packets)
+		snprintf(packets, sizeof packets, " and %" PRIu64 " packet%s", q->discarded_packets,
+			 q->discarded_packets == 1 ? "" : "s");
+	if (q->gap_ns > 0)
+		snprintf(gaps, sizeof gaps, "; some CPU was in a gap %s (%s of the analysed time)",
+			 gap, gap_share);
+	snprintf(text, sizeof text, "%" PRIu64 " events (%s of what was traced)%s discarded "
+		 "by the tracer%s. Waits across a gap are cut or missing: findings that touch "
+		 "one say so, Data quality lists the gaps. Record with larger buffers (wperf "
+		 "record --buffer-size-kb) or fewer events.", q->discarded_events, share, packets,
+		 gaps);
+	put_wrapped(out, "Lost       ", text, 11);
+}
+
 static void write_header(const struct wperf_report *r, FILE *out)
 {
 	const struct wperf_graph *g = r->graph;
@@ -353,6 +392,7 @@ static void write_header(const struct wperf_report *r, FILE *out)
 			r->min_weight_spec ? ")" : "");
 	}
 	write_rule(r, out);
+	write_loss_warning(r, out);
 	fprintf(out, "Graph      %zu vertices, %zu edges", g->n_vertices, g->n_edges);
 	if (deps < g->n_edges)
 		fprintf(out, " (%zu ignored for knots: timer, unseen, too light, kernel idle)",

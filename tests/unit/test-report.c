@@ -115,6 +115,10 @@ static void test_text_basic(void)
 	check_contains(t, "... 11 more threads omitted");
 	check_contains(t, "\n* mysqld (101)  ");
 	check_contains(t, "Data quality");
+	/* Said before the findings too: 10 of 123466 traced events. */
+	check_contains(t, "cut together\nLost       10 events (under 0.1% of what was traced) and 1 "
+			  "packet discarded by the tracer. Waits\n           across a gap are cut or "
+			  "missing:");
 	check_contains(t, "discarded events                         10");
 	check_contains(t, "cpu 1: 5.100000000 s .. 5.101000000 s, 10 events lost");
 	check_contains(t, "cpu ?: time unknown, packets lost (count unknown)");
