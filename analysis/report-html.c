@@ -682,10 +682,11 @@ static void write_quality(FILE *out, const struct wperf_report *r)
 		(unsigned long long)q->unknown_initial_threads,
 		(unsigned long long)q->waits_open_at_end);
 	wperf_fmt_duration(gap, sizeof gap, q->gap_ns, 0);
-	fprintf(out, "<p>Gaps cover %s of the analysed time and cut %llu waits short; "
-		"%llu events came out of order; %llu cascades reached past the history "
-		"kept per thread (their weights are lower bounds).</p>\n", gap,
-		(unsigned long long)q->waits_cut_by_gaps,
+	fprintf(out, "<p>Gaps cover %s of the analysed time and cut %llu waits and %llu "
+		"runnable stretches short; %llu events came out of order; %llu cascades "
+		"reached past the history kept per thread (their weights are lower "
+		"bounds).</p>\n", gap, (unsigned long long)q->waits_cut_by_gaps,
+		(unsigned long long)q->runnable_cut_by_gaps,
 		(unsigned long long)q->events_out_of_order,
 		(unsigned long long)q->cascades_truncated);
 	if (r->stacks_note) {

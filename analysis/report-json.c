@@ -794,6 +794,7 @@ static void write_quality(const struct wperf_quality *q, FILE *out)
 			q->missing_cpus[i].cpu, (unsigned long long)q->missing_cpus[i].wakeups);
 	fputc(']', out);
 	write_counter(out, "waits_cut_by_gaps", q->waits_cut_by_gaps);
+	write_counter(out, "runnable_cut_by_gaps", q->runnable_cut_by_gaps);
 	write_counter(out, "events_out_of_order", q->events_out_of_order);
 	write_counter(out, "unmatched_wakeups", q->unmatched_wakeups);
 	write_counter(out, "unknown_initial_threads", q->unknown_initial_threads);

@@ -1343,6 +1343,8 @@ static void write_gap_coverage(FILE *out, const struct wperf_graph *g)
 	fprintf(out, "  %-32s %10s  (%s of the analysed time)\n", "time inside gaps", d, s);
 	write_quality_counter(out, "waits cut by gaps", q->waits_cut_by_gaps,
 			      "(up to the gap's end: on `trace-gap`)");
+	write_quality_counter(out, "runnable cut by gaps", q->runnable_cut_by_gaps,
+			      "(the same: no runnable time across a gap)");
 }
 
 /*

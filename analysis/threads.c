@@ -145,6 +145,28 @@ static void emit_wait(struct sched *s, uint32_t v, int64_t start, int64_t end, u
 	emit(s, v, WPERF_SEG_WAITING, start, end, waker, false);
 }
 
+/*
+ * Runnable over [start, end]. Across a gap the same holds as for a wait:
+ * the thread may have run, slept and been woken among the lost events
+ * (its switch-in lost, it would otherwise stay "runnable" until next
+ * seen, up to the trace's end). Only the part after the gap is certain;
+ * the part up to its end goes to `trace-gap`, as a wait's does, so the
+ * CPU finding gets no runnable time the trace did not show.
+ */
+static void emit_runnable(struct sched *s, uint32_t v, int64_t start, int64_t end)
+{
+	if (s->gap_until > start && end > start) {
+		int64_t cut = s->gap_until < end ? s->gap_until : end;
+
+		s->quality->runnable_cut_by_gaps++;
+		emit(s, v, WPERF_SEG_WAITING, start, cut,
+		     vt_pseudo(s->vt, WPERF_V_UNKNOWN, "trace-gap"), false);
+		emit(s, v, WPERF_SEG_RUNNABLE, cut, end, VERTEX_NONE, false);
+		return;
+	}
+	emit(s, v, WPERF_SEG_RUNNABLE, start, end, VERTEX_NONE, false);
+}
+
 /* Who a spinning thread waits for: the last thread to take its lock. */
 static uint32_t spin_holder(struct sched *s, uint32_t v)
 {
@@ -165,7 +187,7 @@ static void leave_state(struct sched *s, uint32_t v, int64_t t, uint32_t waker)
 		emit(s, v, WPERF_SEG_RUNNING, th->since, t, VERTEX_NONE, false);
 		break;
 	case TS_RUNNABLE:
-		emit(s, v, WPERF_SEG_RUNNABLE, th->since, t, VERTEX_NONE, false);
+		emit_runnable(s, v, th->since, t);
 		break;
 	case TS_WAITING:
 		if (waker == VERTEX_NONE)

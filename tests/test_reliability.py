@@ -110,6 +110,23 @@ def gap_wait(with_gap=True):
     return s
 
 
+def gap_runnable(with_gap=True):
+    """A sleeps at 0.5 s, B wakes it at 1 s, A is switched in at 3 s:
+    runnable [1 s, 3 s]; events of CPU 2 are lost in [1.5 s, 2.5 s]. Only
+    [2.5 s, 3 s] is known to be runnable: A may have run and slept on CPU
+    2 during the gap, its switch-in lost."""
+    s = Scenario(ncpus=3, end=4 * S)
+    A, B = s.thread(101, 'A'), s.thread(102, 'B')
+    s.run(0, 0, A)
+    s.run(0, 1, B)
+    s.sleep(500 * MS, 0, A)
+    s.wake(1 * S, 1, A, target_cpu=0)
+    s.run(3 * S, 0, A)
+    if with_gap:
+        s.discard(1500 * MS, 2500 * MS, 2, count=10)
+    return s
+
+
 def ping_pong(gap=False):
     """A and B wait for each other in turn, 1U each way, 8 rounds; with
     gap, CPU 2 loses events in [5.2U, 5.6U], inside A's wait [5U, 6U]."""
@@ -432,6 +449,27 @@ class Gaps(Base):
         t = [t for t in js['threads'] if t['tid'] == 101][0]
         self.assertEqual(t['waiting_ns']['thread'], 500 * MS)
         self.assertEqual(t['waiting_ns']['unknown'], 1500 * MS)
+
+    def test_no_runnable_time_invented_across_a_gap(self):
+        """Without the gap A is runnable 2 s; with it only 0.5 s, the
+        1.5 s before the gap's end on trace-gap, counted apart from the
+        waits cut."""
+        base = Report(run_sink(gap_runnable(False))[0])
+        t = [t for t in base.js['threads'] if t['tid'] == 101][0]
+        self.assertEqual(t['runnable_ns'], 2 * S)
+        self.assertEqual(base.js['quality']['runnable_cut_by_gaps'], 0)
+
+        js, err = run_sink(gap_runnable())
+        self.assertIsNone(err)
+        r = Report(js)
+        t = [t for t in js['threads'] if t['tid'] == 101][0]
+        self.assertEqual(t['runnable_ns'], 500 * MS)
+        self.assertEqual(t['waiting_ns']['unknown'], 1500 * MS)
+        self.assertEqual(r.edge(r.tid(101), r.vid(name='trace-gap'))['direct_ns'], 1500 * MS)
+        self.assertEqual(js['quality']['runnable_cut_by_gaps'], 1)
+        self.assertEqual(js['quality']['waits_cut_by_gaps'], 0)
+        self.assertEqual(t['running_ns'] + t['runnable_ns'] + sum(t['waiting_ns'].values()),
+                         t['last_ns'] - t['first_ns'])
 
     def test_gap_begins_at_the_cpus_last_event(self):
         """Events lost on a CPU came after the last one it recorded (C's

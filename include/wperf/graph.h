@@ -199,6 +199,7 @@ struct wperf_quality {
 	struct wperf_missing_cpu *missing_cpus;
 	size_t n_missing_cpus;
 	uint64_t waits_cut_by_gaps;      /* their part up to the gap's end went to `trace-gap` */
+	uint64_t runnable_cut_by_gaps;   /* runnable segments over a gap: the same */
 	uint64_t events_out_of_order;    /* earlier than an event fed before them: taken
 	                                    as happening at that event's time */
 	uint64_t unmatched_wakeups;      /* wakeups of threads that were not waiting */
