@@ -221,6 +221,9 @@ class Sampler(threading.Thread):
                                                      max(start, self.t0))
             run_ns, rq_ns = (int(x) for x in ss.split()[:2])
             th.run_ns, th.rq_ns, th.last_s, th.comm = run_ns, rq_ns, t, st[0]
+            # The last name seen: a child of the driver first sampled
+            # between its fork and its exec is the program it became.
+            th.pcomm = pcomm
             state = st[1][0]
             th.states[state] = th.states.get(state, 0) + 1
 
