@@ -48,6 +48,12 @@ KNOWN_WRONG = {
     # runnable for most of them (tests/field/README.md, "What the rule
     # cannot see"; doc/accuracy.md).
     ('fio', 'quiet'), ('fio', 'loaded'),
+    # tar-sync on a machine not kept busy: the truth is tar's own work
+    # (running 96 % of its busy time) and the report leads with the
+    # writeback knot {kworker, disk}, heavier by the disk's idle edge,
+    # which the focus reaches only through sync's 0.2 s wait on the
+    # flusher: 0 of 3 at 03:05 UTC (load 4; doc/accuracy.md).
+    ('tar-sync', 'quiet'),
 }
 
 CASE = None
