@@ -1195,6 +1195,45 @@ static int report_tier(const struct wperf_knot *k)
 	return k->paced ? 1 : 0;
 }
 
+static bool is_member(const struct wperf_knot *k, uint32_t v)
+{
+	size_t lo = 0, hi = k->n_members;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->members[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < k->n_members && k->members[lo] == v;
+}
+
+/*
+ * What the focus waits on each finding (wperf_knot.focus_ns). A finding's
+ * weight says how much waiting meets there, but with a focus the question
+ * is what holds the focus up: a writeback knot {kworker, disk} weighs the
+ * disk's idle time while the program reaches it through one 0.2 s wait,
+ * and must not come before the program's own work on that account.
+ */
+static void weigh_focus_waits(struct search *s)
+{
+	const struct wperf_graph *g = s->kg.g;
+
+	if (!s->focus)
+		return;
+	for (size_t e = 0; e < g->n_edges; e++) {
+		const struct wperf_edge *x = &g->edges[e];
+
+		if (!s->focus[x->from] || !wperf_edge_is_dependency(g, x, s->min_weight_ns))
+			continue;
+		for (size_t i = 0; i < s->n_items; i++)
+			if (is_member(&s->items[i], x->to))
+				s->items[i].focus_ns += x->weight_ns;
+	}
+}
+
 /*
  * Tier by tier (report_tier), knots and sinks together by weight,
  * heaviest first (a knot before a sink of the same weight): the report is
@@ -1203,7 +1242,9 @@ static int report_tier(const struct wperf_knot *k)
  * (a sleep, a timeout) and one paced by unseen causes for what the trace
  * does not show: others' waits on it are real, but there is no work to
  * speed up behind them, so they follow the findings that have some. A
- * background knot is by definition not where throughput is lost.
+ * background knot is by definition not where throughput is lost. With a
+ * focus, within a tier, what the focus waits on a finding comes before
+ * its weight (weigh_focus_waits).
  */
 static int cmp_report_order(const void *a, const void *b)
 {
@@ -1212,6 +1253,8 @@ static int cmp_report_order(const void *a, const void *b)
 
 	if (xt != yt)
 		return xt > yt ? 1 : -1;
+	if (x->focus_ns != y->focus_ns)
+		return x->focus_ns < y->focus_ns ? 1 : -1;
 	if (x->weight_ns != y->weight_ns)
 		return x->weight_ns < y->weight_ns ? 1 : -1;
 	if (x->kind != y->kind)   /* enum order: knot, sink */
@@ -1399,6 +1442,7 @@ int wperf_knots_find(const struct wperf_graph *g,
 	for (size_t i = 0; i < s.n_items; i++)
 		s.items[i].paced = s.items[i].kind == WPERF_SINK &&
 				   wperf_sink_limit(g, &s.items[i], NULL) != WPERF_LIMIT_WORK;
+	weigh_focus_waits(&s);
 	if (s.n_items > 0)
 		qsort(s.items, s.n_items, sizeof *s.items, cmp_report_order);
 	if (s.n_groups > 0)

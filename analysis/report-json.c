@@ -542,6 +542,10 @@ static void write_knot(const struct wperf_report *r, const struct wperf_knot *k,
 	json_key(out, "share", 0);
 	fputs(share, out);
 	write_weight_split(out, k->weight_ns, k->own_ns, k->waiters_ns);
+	if (r->focus) {
+		json_key(out, "focus_ns", 0);
+		json_i64(out, k->focus_ns);
+	}
 	json_key(out, "edges", 0);
 	write_edge_list(r->graph, k->edges, k->n_edges, out);
 	json_key(out, "component", 0);

@@ -97,6 +97,11 @@ struct wperf_knot {
 	 * (wperf_sink_limit() is not "work"); such sinks rank after the
 	 * knots and the other sinks. */
 	bool paced;
+	/* With a focus: what the focus waits on it, the weight of the
+	 * dependency edges from focus vertices to its members (a knot's
+	 * edges from its own focus members included); it ranks findings
+	 * before their weight does. 0 without a focus. */
+	int64_t focus_ns;
 };
 
 /* A strongly connected group of at least two vertices (or one with a

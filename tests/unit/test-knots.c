@@ -966,6 +966,47 @@ static void test_report_order(void)
 }
 
 /*
+ * With a focus, what the focus waits on a finding ranks it before its
+ * weight (knots.c, weigh_focus_waits): the program p waits 300 on the
+ * worker w (a sink of its own work) and 20 on the flusher k, whose knot
+ * with the disk weighs 900, most of it the disk's idle edge. Unfocused,
+ * the knot comes first; focused on p, the sink, and focus_ns says why.
+ */
+static void test_focused_order(void)
+{
+	struct wperf_graph g;
+	struct wperf_knots k;
+	bool focus[8] = { false };
+
+	gb_init(&g, 0, 1000);
+	uint32_t p = gb_thread(&g, "p", 1), w = gb_thread(&g, "w", 2);
+	uint32_t kw = gb_thread(&g, "kworker", 3);
+	uint32_t disk = gb_vertex(&g, WPERF_V_DISK, "disk:vda");
+	gb_edge(&g, p, w, 300);
+	gb_edge(&g, p, kw, 20);
+	gb_edge(&g, kw, disk, 300);
+	gb_edge(&g, disk, kw, 600);
+	gb_sort(&g);
+	REQUIRE_INT(find(&g, NO_THRESHOLD, NULL, &k), 0);
+	REQUIRE_INT(k.n, 2);
+	check_ids(k.items[0].members, 2, (uint32_t[]){ kw, disk }, 2);
+	check_ids(k.items[1].members, 1, (uint32_t[]){ w }, 1);
+	CHECK_INT(k.items[0].focus_ns, 0);
+	wperf_knots_fini(&k);
+	focus[p] = true;
+	REQUIRE_INT(find(&g, NO_THRESHOLD, focus, &k), 0);
+	REQUIRE_INT(k.n, 2);
+	check_ids(k.items[0].members, 1, (uint32_t[]){ w }, 1);
+	CHECK_INT(k.items[0].focus_ns, 300);
+	CHECK_INT(k.items[0].weight_ns, 300);
+	check_ids(k.items[1].members, 2, (uint32_t[]){ kw, disk }, 2);
+	CHECK_INT(k.items[1].focus_ns, 20);
+	CHECK_INT(k.items[1].weight_ns, 900);
+	wperf_knots_fini(&k);
+	gb_free(&g);
+}
+
+/*
  * Every finding splits its weight into the waiters' own waiting (direct_ns
  * summed over the same edges) and the cascaded rest, and gives the time
  * of those waiters (doc/wperf-report.7.md, "Weights"): a knot and a group
@@ -1079,5 +1120,6 @@ int main(void)
 	RUN_TEST(test_within_ppm);
 	RUN_TEST(test_own_and_cascaded);
 	RUN_TEST(test_report_order);
+	RUN_TEST(test_focused_order);
 	return check_finish();
 }
