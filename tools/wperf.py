@@ -1037,10 +1037,27 @@ def top_tracefs(args, plugins):
     return finish_viewer(bt, "--duration")
 
 
+# A duration as sink.wperf.knots reads it (plugin/params.c): a number, an
+# optional unit, seconds without one.
+DURATION = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(ns|us|ms|s|m|min|h)?\s*")
+DURATION_NS = {None: 1e9, "ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9, "m": 60e9, "min": 60e9,
+               "h": 3600e9}
+
+
+def check_every(text):
+    """--every, checked before any daemon starts (the sink would refuse it
+    only once the live session runs)."""
+    m = DURATION.fullmatch(text)
+    if not m or float(m.group(1)) * DURATION_NS[m.group(2)] < 1e6:
+        raise Fail(f"--every {text!r}: expected a duration of at least 1 ms, a number "
+                   "with ns, us, ms, s, m, min or h (seconds without), e.g. 5s")
+
+
 def cmd_top(args):
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, on_sigterm)
     signal.signal(signal.SIGHUP, on_sigterm)
+    check_every(args.every)
     if args.duration is not None and args.duration <= 0:
         raise Fail("--duration must be greater than zero (seconds)")
     if not 4 <= args.buffer_size_kb <= 1048576:

@@ -395,6 +395,10 @@ class Errors(unittest.TestCase):
             self.assertNotEqual(p.returncode, 0, params)
             self.assertIn(words, p.stderr, params)
 
+    def test_top_refuses_a_bad_period_before_starting_anything(self):
+        for bad in ('soon', '5 parsecs', '0', '-1s', '0.5us'):
+            self.assertOneLine(wperf('top', '--every=' + bad), '--every', 'e.g. 5s')
+
     def test_help(self):
         p = wperf('--help')
         self.assertEqual(p.returncode, 0)
