@@ -110,12 +110,17 @@ uint32_t wperf_vertex_main_stack(const struct wperf_graph *g, uint32_t v)
 	return best;
 }
 
-/* Frames that every wait shares: the tracer's and the scheduler's. */
+/* Frames that every wait shares: the tracer's and the scheduler's. LTTng's
+ * callstack-kernel context is taken inside the tracer's own probe, so its
+ * stacks open with lttng-modules' frames (the context's
+ * lttng_callstack_*, the ring buffer's lttng_event_reserve, the probe
+ * __event_probe__sched_switch) before __schedule: those are the tracer's. */
 static bool is_generic_frame(const char *sym)
 {
 	static const char *const prefixes[] = {
 		"trace_event_raw_event_", "__traceiter_", "__schedule+", "schedule+",
 		"preempt_schedule", "__bpf_trace_", "perf_trace_",
+		"__event_probe__", "lttng_event_reserve+", "lttng_callstack_",
 	};
 
 	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Call stacks of waits, recorded for real with `wperf record --stacks`
-(source.wperf.tracefs stacks="kernel" here, ftrace's stacktrace trigger on
-sched_switch): four threads "mutex-worker-0..3" contending on one pthread
+(source.wperf.tracefs stacks="kernel" on a kernel without lttng-modules,
+ftrace's stacktrace trigger on sched_switch; LTTng's callstack-kernel and
+callstack-user contexts where it has them, as in tests/guest): four threads "mutex-worker-0..3" contending on one pthread
 mutex (tests/workloads/mutex-contention).
 
 - the report says how the frames were named (this boot's /proc/kallsyms),
@@ -64,8 +65,23 @@ class StacksRecorded(recording.WperfRecorded):
         symbols = [f['symbol'] or '' for f in frames]
         self.assertTrue(any(s.startswith(('futex', '__futex', 'do_futex')) for s in symbols),
                         symbols)
-        self.assertTrue(all(int(f['addr'], 16) >= 0xffff800000000000 for f in frames),
-                        'kernel stacks only: %s' % frames)
+        kernel = [int(f['addr'], 16) >= 0xffff800000000000 for f in frames]
+        if self.recorded_with() == 'lttng':
+            # LTTng's callstack-user context follows callstack-kernel: the
+            # kernel frames, then user-space addresses, left unnamed.
+            self.assertTrue(kernel[0], frames)
+            self.assertEqual(kernel, sorted(kernel, reverse=True),
+                             'kernel frames, then user frames: %s' % frames)
+            self.assertTrue(all(f['symbol'] is None for f, k in zip(frames, kernel) if not k),
+                            frames)
+        else:
+            self.assertTrue(all(kernel), 'kernel stacks only: %s' % frames)
+
+    def recorded_with(self):
+        """The kernel tracer `wperf record` chose: "lttng" or "tracefs"."""
+        import json
+        with open(os.path.join(self.trace, 'wperf.json')) as f:
+            return json.load(f)['kernel']
 
     def test_merge_by_stack(self):
         js = self.report('merge="stack"')

@@ -438,6 +438,25 @@ static void test_stack_merge(void)
 	gb_free(&g);
 }
 
+/* A stack recorded with LTTng's callstack-kernel context opens with the
+ * tracer's own frames (its probe, ring buffer and context) before the
+ * scheduler's: the wait is named after the first frame past all of them
+ * (lttng-modules 2.13.9 on Linux 6.1, in tests/guest). */
+static void test_stack_wait_frame_lttng(void)
+{
+	static uint64_t ips[] = { 1, 2, 3, 4, 5, 6, 7 };
+	static char *syms[] = {
+		"lttng_callstack_sequence_get_size+0x10f", "lttng_event_reserve+0x533",
+		"__event_probe__sched_switch+0x2d7", "__schedule+0x4f8", "schedule+0x5a",
+		"futex_wait_queue+0x5f", "futex_wait+0x16c",
+	};
+	struct wperf_stack s = { ips, 7, syms };
+	char buf[64];
+
+	wperf_stack_wait_frame(buf, sizeof buf, &s);
+	CHECK_STR(buf, "futex_wait_queue");
+}
+
 /* A thread of process pid, alive [first, last], forked by parent. */
 static uint32_t pool_thread(struct wperf_graph *g, const char *comm, int64_t tid, int64_t pid,
 			    int64_t parent, int64_t first, int64_t last)
@@ -613,6 +632,7 @@ int main(void)
 	RUN_TEST(test_reports_list_members);
 	RUN_TEST(test_parse);
 	RUN_TEST(test_stack_merge);
+	RUN_TEST(test_stack_wait_frame_lttng);
 	RUN_TEST(test_pool_merge);
 	RUN_TEST(test_pool_said_in_report);
 	return check_finish();
