@@ -66,6 +66,9 @@ WORKLOAD = os.path.join(BUILD, 'tests', 'workloads', 'fig1-pipeline')
 # The whole guest run, boot to power-off (the image build is not in it):
 # ten parts of at most 240 s each (lttng-kernel.sh) and the boot.
 RUN_TIMEOUT = int(os.environ.get('WPERF_GUEST_TIMEOUT', '2700'))
+# A healthy guest prints a line at least at the start and the end of each
+# part, and a part is stopped after 240 s: this long a silence is a hang.
+STALL = int(os.environ.get('WPERF_GUEST_STALL', '330'))
 
 
 def why_not():
@@ -112,11 +115,23 @@ class LttngKernel(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.out = tempfile.mkdtemp(prefix='wperf-lttng-kernel-', dir='/var/tmp')
         cls.failed = False
+        cls.boot()
+        if cls.rc == 3:
+            # The guest hung: its console silent for STALL seconds, both
+            # emulated CPUs busy, no part ending even under timeout(1)
+            # (seen in 2 of about 15 runs here, in different parts: the
+            # emulated machine, not a part, stopped making progress;
+            # tests/README.md). One more boot, from the start.
+            print('guest hung: booting it once more', flush=True)
+            cls.boot()
+
+    @classmethod
+    def boot(cls):
+        cls.out = tempfile.mkdtemp(prefix='wperf-lttng-kernel-', dir='/var/tmp')
         cmd = [GUEST, 'run', '--source', SOURCE_ROOT, '--build', BUILD, '--out', cls.out,
-               '--timeout', str(RUN_TIMEOUT), '--no-echo', '--disk-iops', '100',
-               '--', 'bash', GUEST_SCRIPT]
+               '--timeout', str(RUN_TIMEOUT), '--stall', str(STALL), '--no-echo',
+               '--disk-iops', '100', '--', 'bash', GUEST_SCRIPT]
         print('$ ' + ' '.join(cmd), flush=True)
         t0 = time.monotonic()
         # The script's progress (image build steps and their times) goes

@@ -48,13 +48,13 @@ KNOWN_WRONG = {
     # runnable for most of them (tests/field/README.md, "What the rule
     # cannot see"; doc/accuracy.md).
     ('fio', 'quiet'), ('fio', 'loaded'),
-    # tar-sync on a machine not kept busy: 3 of 6 right (03:17 UTC). The
-    # report leads with tar's own work in every run; the truth asks for
-    # the disk in half of them (sync 39 % of the busy time in D, waiting
-    # for writeback, against tar's 0.3 s of running): a case on the
-    # rule's threshold, decided by a few tens of milliseconds
+    # tar-sync: the report leads with tar's own work in every run; the
+    # truth asks for it or for the disk by a few tens of milliseconds of
+    # sync in D (36 to 46 % of the busy time against the rule's 35 %):
+    # 3 of 6 right on an idle machine (03:17 UTC), and under stress-ng
+    # 3 wrong recordings of 3 in a CI-like run (04:14 UTC, D 46 %)
     # (doc/accuracy.md).
-    ('tar-sync', 'quiet'),
+    ('tar-sync', 'quiet'), ('tar-sync', 'loaded'),
 }
 
 CASE = None
