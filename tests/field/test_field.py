@@ -87,19 +87,25 @@ def make_tests():
             # so only a pair right every time passes unexpectedly.
             known_wrong = (CASE.name, mode) in KNOWN_WRONG
             decided = []
-            # A known-wrong pair must be right every time to pass
-            # unexpectedly: five in a row from a pair right half the time
-            # happens in 3 % of the runs, not 12 % as three would.
-            for attempt in range(ATTEMPTS + 2 if known_wrong else ATTEMPTS):
+            # A known-wrong pair must be right in five decided runs in a
+            # row to pass unexpectedly: five from a pair right half the
+            # time happens in 3 % of the runs, not 12 % as three would.
+            # Undecided runs do not count (tar-sync: 3 of 5 undecided,
+            # 2 right, once), so it may take up to twice as many.
+            needed = ATTEMPTS + 2 if known_wrong else 1
+            for attempt in range(2 * needed if known_wrong else ATTEMPTS):
                 res = fieldlib.run_case(CASE, hog=hog)
                 print('attempt %d: %s' % (attempt + 1, fieldlib.describe(res)), flush=True)
                 if res['right'] is None:
                     continue
                 decided.append(res)
-                if res['right'] != known_wrong:
+                if res['right'] != known_wrong or len(decided) >= needed:
                     break
             if not decided:
                 self.skipTest(res['why'])
+            if known_wrong and decided[-1]['right'] and len(decided) < needed:
+                self.skipTest('right in %d decided runs of %d, too few to call it fixed'
+                              % (len(decided), needed))
             last = decided[-1]
             self.assertTrue(last['right'], '%s\n--- report (first lines) ---\n%s'
                             % (last['why'], '\n'.join(last['text'].splitlines()[:40])))
