@@ -14,6 +14,15 @@
  * waits on, directly or not, is drawn (as knot finding sees it). The
  * graph's label says how much was left out; the GraphML and JSON reports
  * have everything.
+ *
+ * The SVG picture of an unfocused report (wperf_fmt_write_dot_picture)
+ * must stay legible on a busy machine, where the dependencies alone make
+ * a picture of thousands of points: it draws the first PICTURE_FINDINGS
+ * findings (in report order, the most to gain first) as clusters, each
+ * with its internal edges and its PICTURE_EDGES heaviest dependencies in
+ * or out, and the other findings' members as small boxes in a grid,
+ * without their edges; a note counts what it leaves out and says how to
+ * see it (doc/wperf-report.7.md, PICTURES).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -30,6 +39,14 @@
 #define FILL_BACKGROUND "#f2f2f2"
 #define COLOR_EDGE "#37474f"
 #define COLOR_CUT "#1565c0"
+
+/* The unfocused picture (see above): findings drawn as clusters, and
+ * dependencies in or out of each drawn beside its internal edges. Six
+ * clusters with three neighbours each, the grid and the note fit a
+ * full-HD screen (tests/test_report_formats.py, SCREEN_PT); the findings
+ * further down gain less. */
+#define PICTURE_FINDINGS 6
+#define PICTURE_EDGES 3
 
 /* A DOT quoted string. Labels are already free of control characters and
  * bad UTF-8 (wperf_fmt_vertex_label), so a newline can only be one of our
@@ -76,34 +93,130 @@ static const char *vertex_shape(enum wperf_vertex_kind kind)
 	default:              return "ellipse";
 	}
 }
-/* Which vertices the picture shows (see the top of this file). */
-static bool *drawn_vertices(const struct wperf_report *r, const struct wperf_fmt_knot_map *m)
+/* What one writing draws: a flag per vertex and per edge. */
+struct drawing {
+	bool *vertex;
+	bool *edge;
+	bool summarised;        /* the SVG picture of an unfocused report */
+	size_t clusters;        /* findings drawn as clusters: the first ones */
+};
+
+/* Every dependency and the vertices it joins, and every finding member
+ * (the DOT data; a focused picture: what the focus reaches). */
+static void draw_dependencies(const struct wperf_report *r, const struct wperf_fmt_knot_map *m,
+			      struct drawing *d)
 {
 	const struct wperf_graph *g = r->graph;
-	size_t n = g->n_vertices ? g->n_vertices : 1;
-	bool oom;
-	bool *drawn = r->focus ? wperf_fmt_focus_reach(r, &oom) : calloc(n, sizeof *drawn);
 
-	if (!drawn)
-		return NULL;
 	for (size_t v = 0; v < g->n_vertices; v++)
-		drawn[v] |= m->vertex_knot[v] >= 0;
+		d->vertex[v] |= m->vertex_knot[v] >= 0;
 	for (size_t i = 0; !r->focus && i < g->n_edges; i++) {
 		const struct wperf_edge *e = &g->edges[i];
 		if (e->from < g->n_vertices && e->to < g->n_vertices &&
 		    wperf_edge_is_dependency(g, e, r->min_weight_ns))
-			drawn[e->from] = drawn[e->to] = true;
+			d->vertex[e->from] = d->vertex[e->to] = true;
 	}
-	return drawn;
+	for (size_t i = 0; i < g->n_edges; i++) {
+		const struct wperf_edge *e = &g->edges[i];
+		d->edge[i] = e->from < g->n_vertices && e->to < g->n_vertices &&
+			     d->vertex[e->from] && d->vertex[e->to] &&
+			     wperf_edge_is_dependency(g, e, r->min_weight_ns);
+	}
 }
 
-static bool edge_drawn(const struct wperf_report *r, const bool *drawn, size_t i)
+/* Finding k's edges to draw: its internal dependencies, and its
+ * PICTURE_EDGES heaviest dependencies into or out of it. scratch holds
+ * n_edges indexes. */
+static void draw_finding_edges(const struct wperf_report *r, const struct wperf_fmt_knot_map *m,
+			       struct drawing *d, long k, size_t *scratch)
 {
-	const struct wperf_edge *e = &r->graph->edges[i];
+	const struct wperf_graph *g = r->graph;
+	size_t n = 0;
 
-	return e->from < r->graph->n_vertices && e->to < r->graph->n_vertices &&
-	       drawn[e->from] && drawn[e->to] &&
-	       wperf_edge_is_dependency(r->graph, e, r->min_weight_ns);
+	for (size_t i = 0; i < g->n_edges; i++) {
+		const struct wperf_edge *e = &g->edges[i];
+		bool from_in, to_in;
+
+		if (e->from >= g->n_vertices || e->to >= g->n_vertices ||
+		    !wperf_edge_is_dependency(g, e, r->min_weight_ns))
+			continue;
+		from_in = m->vertex_knot[e->from] == k;
+		to_in = m->vertex_knot[e->to] == k;
+		if (from_in && to_in)
+			d->edge[i] = true;
+		else if (from_in || to_in)
+			scratch[n++] = i;
+	}
+	/* The heaviest, one at a time (the first of equals): a few passes. */
+	for (size_t pick = 0; pick < PICTURE_EDGES && pick < n; pick++) {
+		size_t best = pick;
+		for (size_t j = pick + 1; j < n; j++)
+			if (g->edges[scratch[j]].weight_ns > g->edges[scratch[best]].weight_ns)
+				best = j;
+		size_t t = scratch[pick];
+		scratch[pick] = scratch[best];
+		scratch[best] = t;
+		d->edge[scratch[pick]] = true;
+	}
+}
+
+/* The findings and what touches them (the unfocused picture, see the top
+ * of this file). -1 when out of memory. */
+static int draw_findings(const struct wperf_report *r, const struct wperf_fmt_knot_map *m,
+			 struct drawing *d)
+{
+	const struct wperf_graph *g = r->graph;
+	size_t *scratch = malloc((g->n_edges ? g->n_edges : 1) * sizeof *scratch);
+
+	if (!scratch)
+		return -1;
+	d->clusters = r->knots ? r->knots->n : 0;
+	if (d->clusters > PICTURE_FINDINGS)
+		d->clusters = PICTURE_FINDINGS;
+	for (size_t v = 0; v < g->n_vertices; v++)
+		d->vertex[v] = m->vertex_knot[v] >= 0;
+	for (size_t k = 0; k < d->clusters; k++)
+		draw_finding_edges(r, m, d, (long)k, scratch);
+	free(scratch);
+	for (size_t i = 0; i < g->n_edges; i++)
+		if (d->edge[i])
+			d->vertex[g->edges[i].from] = d->vertex[g->edges[i].to] = true;
+	return 0;
+}
+
+static void drawing_fini(struct drawing *d)
+{
+	free(d->vertex);
+	free(d->edge);
+}
+
+/* What this writing draws (see the top of this file). 0, or -1 when out
+ * of memory (nothing to free then). */
+static int drawing_init(const struct wperf_report *r, const struct wperf_fmt_knot_map *m,
+			bool picture, struct drawing *d)
+{
+	const struct wperf_graph *g = r->graph;
+	size_t n = g->n_vertices ? g->n_vertices : 1;
+	bool oom = false;
+
+	d->summarised = picture && !r->focus;
+	d->clusters = r->knots ? r->knots->n : 0;
+	d->vertex = r->focus ? wperf_fmt_focus_reach(r, &oom) : calloc(n, sizeof *d->vertex);
+	d->edge = calloc(g->n_edges ? g->n_edges : 1, sizeof *d->edge);
+	if (!d->vertex || !d->edge) {
+		free(d->vertex);
+		free(d->edge);
+		return -1;
+	}
+	if (!d->summarised) {
+		draw_dependencies(r, m, d);
+		return 0;
+	}
+	if (draw_findings(r, m, d) < 0) {
+		drawing_fini(d);
+		return -1;
+	}
+	return 0;
 }
 
 static void write_tooltip(FILE *out, const struct wperf_vertex *v,
@@ -220,8 +333,8 @@ static void write_edge(FILE *out, const struct wperf_report *r,
 }
 
 /* What the picture is, what its line styles mean, and what it leaves out. */
-static void write_caption(FILE *out, const struct wperf_report *r, size_t n_drawn,
-			  size_t e_drawn)
+static void write_caption(FILE *out, const struct wperf_report *r, const struct drawing *d,
+			  size_t n_drawn, size_t e_drawn)
 {
 	const struct wperf_graph *g = r->graph;
 	char caption[1024], dur[32], thr[32], floor[32];
@@ -236,11 +349,13 @@ static void write_caption(FILE *out, const struct wperf_report *r, size_t n_draw
 		 "solid: at least the threshold %s; dashed: lighter; width by weight\n"
 		 "weight = own + cascaded: own is the waiter's own waiting, cascaded the "
 		 "waiting of others it held up\n"
-		 "%zu of %zu vertices and %zu of %zu edges drawn: dependencies only "
-		 "(at least %s, not to timer or unknown)%s",
+		 "%zu of %zu vertices and %zu of %zu edges drawn: %s\n"
+		 "(dependencies: at least %s, not to timer or unknown)%s",
 		 knots, knots == 1 ? "" : "s", sinks, sinks == 1 ? "" : "s", dur, thr,
-		 n_drawn, g->n_vertices, e_drawn, g->n_edges, floor,
-		 r->focus ? ", reachable from the focus" : "");
+		 n_drawn, g->n_vertices, e_drawn, g->n_edges,
+		 d->summarised ? "the first findings and their heaviest dependencies" :
+				 "dependencies only",
+		 floor, r->focus ? ", reachable from the focus" : "");
 	if (e_drawn == 0)
 		snprintf(caption + strlen(caption), sizeof caption - strlen(caption),
 			 "\nno dependency to draw: every wait ended on a timer, on an "
@@ -250,17 +365,168 @@ static void write_caption(FILE *out, const struct wperf_report *r, size_t n_draw
 	fputs(", labelloc=t, fontsize=12];\n", out);
 }
 
+/* A finding's weight split, as its cluster's title says it. */
+static void finding_split(char *buf, size_t len, const struct wperf_knot *k)
+{
+	char w[32], own[32], cascaded[32];
+
+	wperf_fmt_duration(w, sizeof w, k->weight_ns, 0);
+	wperf_fmt_duration(own, sizeof own, k->own_ns > 0 ? k->own_ns : 0, 0);
+	wperf_fmt_duration(cascaded, sizeof cascaded,
+			   wperf_fmt_cascaded(k->weight_ns, k->own_ns), 0);
+	snprintf(buf, len, "%s = own %s + cascaded %s", w, own, cascaded);
+}
+
+/* One member of a finding after the first PICTURE_FINDINGS: a small box
+ * titled with its finding, the first member with the finding's weight. */
+static void write_grid_vertex(FILE *out, const struct wperf_report *r, uint32_t id,
+			      size_t k, bool first)
+{
+	const struct wperf_knot *knot = &r->knots->items[k];
+	char title[64], name[256], split[128], label[512];
+
+	wperf_fmt_knot_title(title, sizeof title, r->knots, k);
+	wperf_fmt_vertex_label(name, sizeof name, r->graph, id);
+	finding_split(split, sizeof split, knot);
+	snprintf(label, sizeof label, first ? "%s: %s\n%s" : "%s: %s", title, name, split);
+	fprintf(out, "    v%lu [label=", (unsigned long)id);
+	dot_string(out, label);
+	fprintf(out, ", shape=box, style=\"rounded,filled\", fillcolor=\"white\", "
+		"color=\"%s\", fontsize=10", knot_color(knot->kind));
+	write_tooltip(out, &r->graph->vertices[id], name);
+	fputs("];\n", out);
+}
+
+/* The findings after the first PICTURE_FINDINGS, their members only, in
+ * one cluster, GRID_COLUMNS to a row (rows held by invisible edges: a
+ * column of them would be as tall as the picture). false: none. */
+#define GRID_COLUMNS 4
+
+static bool write_findings_grid(FILE *out, const struct wperf_report *r,
+				const struct wperf_fmt_knot_map *m, const struct drawing *d)
+{
+	size_t n = r->knots ? r->knots->n : 0, cell = 0;
+	long prev = -1;
+
+	if (d->clusters >= n)
+		return false;
+	fprintf(out, "  subgraph cluster_more {\n    label=\"%zu more finding%s: their members, "
+		"without their edges\";\n    style=rounded; color=\"%s\";\n",
+		n - d->clusters, n - d->clusters == 1 ? "" : "s", COLOR_BACKGROUND);
+	for (size_t i = d->clusters; i < n; i++) {
+		const struct wperf_knot *k = &r->knots->items[i];
+		bool first = true;
+
+		for (size_t j = 0; j < k->n_members; j++) {
+			uint32_t v = k->members[j];
+			if (v >= r->graph->n_vertices || m->vertex_knot[v] != (long)i)
+				continue;
+			write_grid_vertex(out, r, v, i, first);
+			first = false;
+			if (cell++ % GRID_COLUMNS)
+				fprintf(out, "    v%ld -> v%lu [style=invis];\n", prev,
+					(unsigned long)v);
+			prev = (long)v;
+		}
+	}
+	fputs("  }\n", out);
+	return true;
+}
+
+/* Counts of what a summarised picture shows and leaves out: every
+ * vertex and every edge is drawn or left out. */
+struct left_out {
+	size_t drawn;                   /* vertices */
+	size_t threads, others;         /* left out: threads and merged; the rest */
+	size_t drawn_edges, edges;      /* edges drawn, left out */
+	size_t dependencies;            /* of those left out, what knot finding uses */
+	int64_t drawn_ns, waiting_ns;   /* direct_ns (own waiting) drawn, left out */
+};
+
+static void count_left_out(const struct wperf_report *r, const struct drawing *d,
+			   struct left_out *lo)
+{
+	const struct wperf_graph *g = r->graph;
+
+	memset(lo, 0, sizeof *lo);
+	for (size_t v = 0; v < g->n_vertices; v++) {
+		enum wperf_vertex_kind kind = g->vertices[v].kind;
+		if (d->vertex[v])
+			lo->drawn++;
+		else if (kind == WPERF_V_THREAD || kind == WPERF_V_VIRTUAL)
+			lo->threads++;
+		else
+			lo->others++;
+	}
+	for (size_t i = 0; i < g->n_edges; i++) {
+		const struct wperf_edge *e = &g->edges[i];
+		if (d->edge[i]) {
+			lo->drawn_edges++;
+			lo->drawn_ns = wperf_fmt_add_durations(lo->drawn_ns, e->direct_ns);
+			continue;
+		}
+		lo->edges++;
+		lo->dependencies += e->from < g->n_vertices && e->to < g->n_vertices &&
+				    wperf_edge_is_dependency(g, e, r->min_weight_ns);
+		lo->waiting_ns = wperf_fmt_add_durations(lo->waiting_ns, e->direct_ns);
+	}
+}
+
+/*
+ * The unfocused picture's note on what it leaves out (doc/wperf-report.7.md,
+ * PICTURES): how many threads, other vertices and edges, and the waiters'
+ * own waiting on those edges, with one line saying where to see them. Its
+ * tooltip has every count, and the waiting in ns, exactly.
+ */
+static bool write_summary(FILE *out, const struct wperf_report *r, const struct drawing *d)
+{
+	struct left_out lo;
+	char label[768], tip[512], wait[32];
+
+	count_left_out(r, d, &lo);
+	if (lo.threads + lo.others + lo.edges == 0)
+		return false;
+	wperf_fmt_duration(wait, sizeof wait, lo.waiting_ns, 0);
+	snprintf(label, sizeof label,
+		 "Not drawn: %zu other thread%s, %zu other verti%s,\n"
+		 "%zu other edge%s (%zu of them dependencies),\n"
+		 "%s of waiting on them (the waiters' own)\n"
+		 "Everything: format=dot or graphml;\n"
+		 "one program: pids=PID or comms=NAME",
+		 lo.threads, lo.threads == 1 ? "" : "s", lo.others, lo.others == 1 ? "ex" : "ces",
+		 lo.edges, lo.edges == 1 ? "" : "s", lo.dependencies, wait);
+	snprintf(tip, sizeof tip,
+		 "vertices: drawn=%zu threads=%zu others=%zu; edges: drawn=%zu "
+		 "left_out=%zu dependencies=%zu; direct_ns: drawn=%lld left_out=%lld",
+		 lo.drawn, lo.threads, lo.others, lo.drawn_edges, lo.edges,
+		 lo.dependencies, (long long)lo.drawn_ns, (long long)lo.waiting_ns);
+	fputs("  left_out [shape=note, fontsize=11, color=\"" COLOR_BACKGROUND "\", label=", out);
+	dot_string(out, label);
+	fputs(", tooltip=", out);
+	dot_string(out, tip);
+	fputs("];\n", out);
+	return true;
+}
+
+/* The unfocused picture's other findings and its note on what is left out. */
+static void write_left_out(FILE *out, const struct wperf_report *r,
+			   const struct wperf_fmt_knot_map *m, const struct drawing *d)
+{
+	write_findings_grid(out, r, m, d);
+	write_summary(out, r, d);
+}
+
 static void write_body(FILE *out, const struct wperf_report *r,
-		       const struct wperf_fmt_knot_map *m, const bool *drawn)
+		       const struct wperf_fmt_knot_map *m, const struct drawing *d)
 {
 	const struct wperf_graph *g = r->graph;
 	size_t n_drawn = 0, e_drawn = 0;
 	int64_t max_weight = 0;
 
 	for (size_t v = 0; v < g->n_vertices; v++)
-		n_drawn += drawn[v];
+		n_drawn += d->vertex[v];
 	for (size_t i = 0; i < g->n_edges; i++)
-		if (edge_drawn(r, drawn, i)) {
+		if (d->edge[i]) {
 			e_drawn++;
 			if (g->edges[i].weight_ns > max_weight)
 				max_weight = g->edges[i].weight_ns;
@@ -269,22 +535,29 @@ static void write_body(FILE *out, const struct wperf_report *r,
 	      "  graph [rankdir=LR, fontname=\"Helvetica,Arial,sans-serif\"];\n"
 	      "  node [fontname=\"Helvetica,Arial,sans-serif\", fontsize=11];\n"
 	      "  edge [fontname=\"Helvetica,Arial,sans-serif\", fontsize=9];\n", out);
-	write_caption(out, r, n_drawn, e_drawn);
-	for (size_t i = 0; r->knots && i < r->knots->n; i++)
+	write_caption(out, r, d, n_drawn, e_drawn);
+	/* dot stacks the parts of a picture that no edge joins with the last
+	 * written on top: the summary first, then the findings in reverse, so
+	 * that the first finding is at the top and the summary at the bottom. */
+	if (d->summarised)
+		write_left_out(out, r, m, d);
+	for (size_t i = d->clusters; i-- > 0;)
 		write_cluster(out, r, m, i);
 	for (size_t v = 0; v < g->n_vertices; v++)
-		if (drawn[v] && m->vertex_knot[v] < 0)
+		if (d->vertex[v] && m->vertex_knot[v] < 0)
 			write_vertex(out, r, m, (uint32_t)v, "  ");
 	for (size_t i = 0; i < g->n_edges; i++)
-		if (edge_drawn(r, drawn, i))
+		if (d->edge[i])
 			write_edge(out, r, m, i, max_weight);
 	fputs("}\n", out);
 }
 
-int wperf_report_write_dot(const struct wperf_report *r, FILE *out)
+/* The DOT text: picture, for `dot -Tsvg` (summarised when unfocused), or
+ * not (format=dot: every dependency). */
+static int write_dot(const struct wperf_report *r, FILE *out, bool picture)
 {
 	struct wperf_fmt_knot_map m;
-	bool *drawn;
+	struct drawing d;
 
 	if (!r || !r->graph || !out) {
 		errno = EINVAL;
@@ -292,15 +565,24 @@ int wperf_report_write_dot(const struct wperf_report *r, FILE *out)
 	}
 	if (wperf_fmt_knot_map_init(&m, r->graph, r->knots) < 0)
 		return -1;
-	drawn = drawn_vertices(r, &m);
-	if (!drawn) {
+	if (drawing_init(r, &m, picture, &d) < 0) {
 		wperf_fmt_knot_map_fini(&m);
 		errno = ENOMEM;
 		return -1;
 	}
 	errno = 0;
-	write_body(out, r, &m, drawn);
-	free(drawn);
+	write_body(out, r, &m, &d);
+	drawing_fini(&d);
 	wperf_fmt_knot_map_fini(&m);
 	return wperf_fmt_finish(out, false);
+}
+
+int wperf_report_write_dot(const struct wperf_report *r, FILE *out)
+{
+	return write_dot(r, out, false);
+}
+
+int wperf_fmt_write_dot_picture(const struct wperf_report *r, FILE *out)
+{
+	return write_dot(r, out, true);
 }

@@ -170,6 +170,16 @@ struct wperf_fmt_knot_map {
 	long *edge_cut_rank;    /* per edge: 1 for the first edge that knot cut, ... */
 };
 
+/*
+ * The DOT text that `dot -Tsvg` draws (report-svg.c): as
+ * wperf_report_write_dot, except that an unfocused report draws only its
+ * findings and the dependencies into or out of them, with a note that
+ * counts what it leaves out (doc/wperf-report.7.md, PICTURES). Same
+ * return convention.
+ */
+struct wperf_report;
+int wperf_fmt_write_dot_picture(const struct wperf_report *r, FILE *out);
+
 /* 0, or -1 when out of memory (nothing to free then). ks may be NULL. */
 int wperf_fmt_knot_map_init(struct wperf_fmt_knot_map *m, const struct wperf_graph *g,
 			    const struct wperf_knots *ks);

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "report-format.h"
 #include "wperf/report.h"
 
 extern char **environ;
@@ -68,7 +69,7 @@ static int dot_input(const struct wperf_report *r)
 			close(fd);
 		return -1;
 	}
-	rc = wperf_report_write_dot(r, f);
+	rc = wperf_fmt_write_dot_picture(r, f);
 	if (fclose(f) != 0 || rc < 0 || lseek(fd, 0, SEEK_SET) != 0) {
 		close(fd);
 		return -1;

@@ -360,6 +360,60 @@ class Checks(unittest.TestCase):
         for k in js['knots']:
             for m in k['members']:
                 self.assertIn('v%d' % m, titles)
+        if not js['focus']:
+            self.check_svg_summary(js, root)
+
+    # Both sides of an unfocused picture at most 1,440 pt (1,920 CSS px):
+    # a full-HD screen (1,920 x 1,080 px) shows its whole width at 100 %
+    # zoom, and the whole picture at 56 % zoom or more, where its 11-pt
+    # vertex labels are still 8 px high. (Before the findings were drawn
+    # alone, bt-lttng-tracefile-rotation's picture was 1,932 x 2,717 pt.)
+    SCREEN_PT = 1440
+
+    def check_svg_summary(self, js, root):
+        """An unfocused picture: legible on a screen, and its note on what
+        it leaves out adds up to the graph exactly (report-dot.c)."""
+        size = [float(root.get(a)[:-2]) for a in ('width', 'height')]
+        self.assertTrue(all(root.get(a).endswith('pt') for a in ('width', 'height')))
+        self.assertLessEqual(max(size), self.SCREEN_PT, 'picture of %s x %s pt' % tuple(size))
+        groups = {}
+        for g in root.iter(NS_SVG + 'g'):
+            t = g.find(NS_SVG + 'title')
+            if g.get('class') in ('node', 'edge') and t is not None:
+                groups[t.text] = g
+        nodes = {int(t[1:]) for t in groups if re.fullmatch(r'v\d+', t)}
+        edges = {tuple(int(x) for x in re.fullmatch(r'v(\d+)->v(\d+)', t).groups())
+                 for t in groups if '->' in t}
+        if len(nodes) == len(js['vertices']) and len(edges) == len(js['edges']):
+            self.assertNotIn('left_out', groups)      # nothing left out, no note
+            return
+        note = groups['left_out'].find('.//' + NS_SVG + 'a')
+        tip = note.get('{http://www.w3.org/1999/xlink}title')
+        m = re.fullmatch(r'vertices: drawn=(\d+) threads=(\d+) others=(\d+); edges: '
+                         r'drawn=(\d+) left_out=(\d+) dependencies=(\d+); '
+                         r'direct_ns: drawn=(\d+) left_out=(\d+)', tip)
+        self.assertIsNotNone(m, tip)
+        (v_drawn, threads, others, e_drawn, e_left, deps, ns_drawn,
+         ns_left) = (int(x) for x in m.groups())
+        left = [v for v in js['vertices'] if v['id'] not in nodes]
+        self.assertEqual(v_drawn, len(nodes))
+        self.assertEqual(v_drawn + threads + others, len(js['vertices']))
+        self.assertEqual(threads, sum(v['kind'] in ('thread', 'virtual') for v in left))
+        self.assertEqual(e_drawn, len(edges))
+        self.assertEqual(e_drawn + e_left, len(js['edges']))
+        by_pair = {(e['from'], e['to']): e for e in js['edges']}
+        self.assertTrue(edges <= set(by_pair), edges - set(by_pair))
+        self.assertEqual(deps, sum(is_dependency(js, e) for k, e in by_pair.items()
+                                   if k not in edges))
+        self.assertEqual(ns_drawn, sum(by_pair[k]['direct_ns'] for k in edges))
+        self.assertEqual(ns_drawn + ns_left, sum(e['direct_ns'] for e in js['edges']))
+        # Every drawn edge touches a finding drawn as a cluster or is inside one.
+        members = {m: i for i, k in enumerate(js['knots']) for m in k['members']}
+        for a, b in edges:
+            self.assertTrue(a in members or b in members, (a, b))
+        label = ' '.join(t.text or '' for t in groups['left_out'].iter(NS_SVG + 'text'))
+        self.assertIn('Not drawn: %d other thread' % threads, label)
+        self.assertIn('format=dot or graphml', label)
 
     # -- HTML in Chromium -----------------------------------------------------
     def chromium(self, html_path):
@@ -515,6 +569,16 @@ class TestRealTraceFormats(Checks):
                 self.assertOnly(['g.dot', 'g.graphml', 'g.svg'])
                 for f in os.listdir(self.tmp):
                     os.unlink(self.out(f))
+
+    def test_svg_busy_machine(self):
+        """The real trace with the most threads and findings (1,492
+        vertices, 26 sinks): its unfocused picture fits a screen, draws
+        every finding's members, and counts what it leaves out."""
+        need(self, 'dot', 'graphviz')
+        trace = real_trace_dir('tc-many-threads')
+        js = self.reference(trace)
+        self.assertGreater(len(js['knots']), 8)
+        self.check_svg(js, self.run_cli(trace, 'svg', 'g.svg'))
 
     def test_html(self):
         need(self, 'dot', 'graphviz')
