@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report-format.h"
+#include "report/report-format.h"
 #include "wperf/classify.h"
 
 /* One side waiting this many times in a row, on average, before the other

@@ -3,7 +3,7 @@
 
 When sink.wperf.knots is connected straight to filter.wperf.waits, it takes
 over the filter's analysis instead of analysing the same kernel events
-again (plugin/shared-analysis.h). That must never change a report. For
+again (plugin/common/shared-analysis.h). That must never change a report. For
 every input below, three graphs must write byte-identical JSON reports:
 
   standalone  TRACE -c sink.wperf.knots

@@ -1,6 +1,6 @@
 /*
  * gen-trace.c — write synthetic kernel traces for the benchmark: CTF 1.8,
- * the lttng-modules 2.13 layout (the one plugin/decode.c reads from real
+ * the lttng-modules 2.13 layout (the one plugin/common/decode.c reads from real
  * LTTng traces: compact event headers, cpu_id in the packet context, one
  * stream file per CPU, 1 MiB packets).
  *

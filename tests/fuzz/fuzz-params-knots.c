@@ -2,7 +2,7 @@
  * fuzz-params-knots.c — sink.wperf.knots' own parameter readers, compiled
  * into the params fuzz target (tests/fuzz/fuzz-params.c).
  *
- * The readers are static in plugin/knots-sink.c, so the file is included
+ * The readers are static in plugin/knots/knots-sink.c, so the file is included
  * here; its error cause macro is replaced (there is no component to append
  * to), the message is kept to check that it is one line naming a
  * parameter.
@@ -16,7 +16,7 @@ static char fuzz_knots_err[2048];
 #define BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self, ...) \
 	((void)(self), snprintf(fuzz_knots_err, sizeof fuzz_knots_err, __VA_ARGS__))
 
-#include "../../plugin/knots-sink.c"
+#include "../../plugin/knots/knots-sink.c"
 
 #include "fuzz-params.h"
 

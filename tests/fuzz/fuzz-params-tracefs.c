@@ -1,8 +1,8 @@
 /*
  * fuzz-params-tracefs.c — source.wperf.tracefs' parameter reader (static
- * in plugin/tracefs-source.c, hence included), for the params fuzz target.
+ * in plugin/tracefs/tracefs-source.c, hence included), for the params fuzz target.
  */
-#include "../../plugin/tracefs-source.c"
+#include "../../plugin/tracefs/tracefs-source.c"
 
 #include "fuzz-params.h"
 

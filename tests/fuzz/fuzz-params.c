@@ -8,9 +8,9 @@
  *   a1,x,2  array (items: integer when they parse as one, else string)
  *   m       empty map           n      null
  *   anything else: the string itself.
- * The map goes through sink.wperf.knots' readers (plugin/knots-sink.c),
- * source.wperf.tracefs' (plugin/tracefs-source.c), filter.wperf.waits'
- * (plugin/waits-select.c), and plugin/params.c's
+ * The map goes through sink.wperf.knots' readers (plugin/knots/knots-sink.c),
+ * source.wperf.tracefs' (plugin/tracefs/tracefs-source.c), filter.wperf.waits'
+ * (plugin/waits/waits-select.c), and plugin/common/params.c's
  * getters and parsers directly. Each must accept or refuse without
  * crashing, and a refusal is one line naming a parameter.
  *
@@ -24,8 +24,8 @@
 #include <babeltrace2/babeltrace.h>
 
 #include "fuzz-params.h"
-#include "params.h"
-#include "waits-select.h"
+#include "common/params.h"
+#include "waits/waits-select.h"
 
 static void insert_array(bt_value *map, const char *key, const char *items)
 {
@@ -118,7 +118,7 @@ static void check_message(int rc, const char *err)
 	}
 }
 
-/* plugin/params.c's getters on every key of the map, as each type. */
+/* plugin/common/params.c's getters on every key of the map, as each type. */
 static bt_value_map_foreach_entry_const_func_status
 try_getters(const char *key, const bt_value *value, void *data)
 {

@@ -5,7 +5,7 @@
 #
 # TARGET: analysis (normalised event sequences into the analysis library,
 # knots, merge, report writers) and params (component parameter parsing:
-# plugin/params.c, sink.wperf.knots' own readers, filter.wperf.waits'
+# plugin/common/params.c, sink.wperf.knots' own readers, filter.wperf.waits'
 # segment selection). Default: both.
 #
 # For each target: compile with -fsanitize=fuzzer,address,undefined into
@@ -62,7 +62,7 @@ CFLAGS="-std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined
 	-fno-sanitize-recover=all -w -I$root/include -I$root/analysis -I$root/plugin"
 # The analysis library's sources and dependencies, as analysis/meson.build
 # lists them (the quoted *.c names).
-analysis_src=$(sed -n "s/^[[:space:]]*'\([a-z0-9_-]*\.c\)'.*/\1/p" "$root/analysis/meson.build" |
+analysis_src=$(sed -n "s/^[[:space:]]*'\([a-z0-9_/-]*\.c\)'.*/\1/p" "$root/analysis/meson.build" |
 	sed "s|^|$root/analysis/|")
 [ -n "$analysis_src" ] || { echo "fuzz: FAIL: no sources in analysis/meson.build" >&2; exit 1; }
 analysis_libs=""
@@ -83,7 +83,7 @@ build() {
 			skip "pkg-config does not know babeltrace2/libtracefs (libbabeltrace2-dev, libtracefs-dev)"
 		# knots-sink.c and tracefs-source.c are included by the
 		# fuzz-params-*.c wrappers (their readers are static).
-		plugin_src=$(ls "$root"/plugin/*.c | grep -v -e '/plugin\.c$' \
+		plugin_src=$(find "$root/plugin" -name '*.c' | sort | grep -v -e '/plugin\.c$' \
 			-e '/knots-sink\.c$' -e '/tracefs-source\.c$')
 		# shellcheck disable=SC2086
 		$CLANG $CFLAGS -o "$out/fuzz-params" "$here/fuzz-params.c" \

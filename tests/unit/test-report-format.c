@@ -8,7 +8,7 @@
 
 #include "check.h"
 #include "graph-builder.h"
-#include "report-format.h"
+#include "report/report-format.h"
 
 static void check_duration(int64_t ns, const char *want, int compact)
 {

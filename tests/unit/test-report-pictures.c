@@ -20,7 +20,7 @@
 #include "check.h"
 #include "graph-builder.h"
 #include "report-cases.h"
-#include "report-format.h"
+#include "report/report-format.h"
 
 #define MS 1000000LL
 

@@ -10,7 +10,7 @@
 
 #include "check.h"
 #include "report-cases.h"
-#include "report-format.h"
+#include "report/report-format.h"
 
 /* The whole report of one case as a string (free it), or NULL. */
 static char *render(const char *name, int json)

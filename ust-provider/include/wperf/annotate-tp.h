@@ -14,7 +14,7 @@
  *     it generates the probes and event descriptions of libwperf-ust.so.
  *
  * The event and field names are an interface: the babeltrace2 plugin
- * (plugin/decode.c) reads exactly wperf:before_spin / after_spin (integer
+ * (plugin/common/decode.c) reads exactly wperf:before_spin / after_spin (integer
  * field `lock`), wperf:false_wakeup (no field) and wperf:progress (string
  * field `name`). Changing one breaks every recorded trace.
  *

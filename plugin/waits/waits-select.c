@@ -1,13 +1,13 @@
 /*
- * plugin/waits-select.c — filter.wperf.waits' `pids`, `comms` and
+ * plugin/waits/waits-select.c — filter.wperf.waits' `pids`, `comms` and
  * `states` parameters (see waits-select.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "params.h"
+#include "common/error.h"
+#include "common/params.h"
 #include "waits-select.h"
 
 #define N_STATES (WPERF_SEG_WAITING + 1)

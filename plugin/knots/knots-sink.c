@@ -1,5 +1,5 @@
 /*
- * plugin/knots-sink.c — sink.wperf.knots: kernel events in, knot report out.
+ * plugin/knots/knots-sink.c — sink.wperf.knots: kernel events in, knot report out.
  *
  * Every message of the input port goes through the decoder (decode.c) into
  * the streaming analysis. At the end of the input the analysis closes its
@@ -28,11 +28,11 @@
 #include <unistd.h>
 
 #include "components.h"
-#include "decode.h"
-#include "output.h"
-#include "symbols.h"
-#include "params.h"
-#include "shared-analysis.h"
+#include "common/decode.h"
+#include "common/output.h"
+#include "common/symbols.h"
+#include "common/params.h"
+#include "common/shared-analysis.h"
 #include "wperf/analysis.h"
 #include "wperf/knots.h"
 #include "wperf/merge.h"

@@ -1,5 +1,5 @@
 /*
- * plugin/tracefs-idle.h — restore the switches out of the idle task that
+ * plugin/tracefs/tracefs-idle.h — restore the switches out of the idle task that
  * some kernels do not trace.
  *
  * On some kernels (seen on this project's CI VM, Linux 6.18 with

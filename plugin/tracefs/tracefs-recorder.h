@@ -1,5 +1,5 @@
 /*
- * plugin/tracefs-recorder.h — record kernel events with libtracefs into a
+ * plugin/tracefs/tracefs-recorder.h — record kernel events with libtracefs into a
  * private ftrace instance and hand them out per CPU, in time order.
  *
  * This layer knows nothing about babeltrace2: it owns the ftrace instance,

@@ -1,5 +1,5 @@
 /*
- * plugin/window.c — the `begin`, `end` and `gmt` parameters (window.h):
+ * plugin/common/window.c — the `begin`, `end` and `gmt` parameters (window.h):
  * babeltrace2's trimmer forms of a time, parsed by hand (no regex
  * library), and resolved to ns from the clock's origin.
  */

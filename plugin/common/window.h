@@ -1,5 +1,5 @@
 /*
- * plugin/window.h — the `begin`, `end` and `gmt` parameters of
+ * plugin/common/window.h — the `begin`, `end` and `gmt` parameters of
  * sink.wperf.knots and filter.wperf.waits: a time window to count, while
  * the whole trace is read (wperf_analysis_set_window).
  *

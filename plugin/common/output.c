@@ -1,5 +1,5 @@
 /*
- * plugin/output.c — report files written atomically.
+ * plugin/common/output.c — report files written atomically.
  *
  * The report goes to a temporary file created (mkstemp) in the target's own
  * directory, so the final rename() stays on one file system and is atomic:

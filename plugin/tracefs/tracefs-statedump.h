@@ -1,5 +1,5 @@
 /*
- * plugin/tracefs-statedump.h — the initial state of the system, read from
+ * plugin/tracefs/tracefs-statedump.h — the initial state of the system, read from
  * /proc and /sys, for the synthetic lttng_statedump_* events.
  *
  * LTTng records a "statedump" when tracing starts: one event per thread

@@ -1,5 +1,5 @@
 /*
- * plugin/tracefs-layout.h — how ftrace events become LTTng-layout events.
+ * plugin/tracefs/tracefs-layout.h — how ftrace events become LTTng-layout events.
  *
  * The analysis decoder reads the lttng-modules 2.13 layout (event names
  * such as "sched_switch", fields such as prev_tid), so the tracefs source

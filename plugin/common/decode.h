@@ -1,5 +1,5 @@
 /*
- * plugin/decode.h — from babeltrace2 messages to the analysis.
+ * plugin/common/decode.h — from babeltrace2 messages to the analysis.
  *
  * Recognises the kernel event layouts (LTTng modules 2.0 to 2.13, perf CTF
  * `sched:*`-style names with common_flags/perf_tid, and the tracefs

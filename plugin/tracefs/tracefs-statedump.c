@@ -1,5 +1,5 @@
 /*
- * plugin/tracefs-statedump.c — read the threads of /proc/<pid>/task/<tid>
+ * plugin/tracefs/tracefs-statedump.c — read the threads of /proc/<pid>/task/<tid>
  * and the block devices of /sys/class/block for the synthetic statedump.
  */
 #include "tracefs-statedump.h"

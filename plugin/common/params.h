@@ -1,5 +1,5 @@
 /*
- * plugin/params.h — component parameters (--params): reject unknown names,
+ * plugin/common/params.h — component parameters (--params): reject unknown names,
  * read typed values, and say in one line which parameter is wrong and why.
  *
  * Every function writes a message into err (size errlen) when it fails, in

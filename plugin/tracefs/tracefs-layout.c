@@ -1,5 +1,5 @@
 /*
- * plugin/tracefs-layout.c — the ftrace → LTTng (lttng-modules 2.13) event
+ * plugin/tracefs/tracefs-layout.c — the ftrace → LTTng (lttng-modules 2.13) event
  * mapping, and the code that decodes a raw ftrace record into the payload
  * of a babeltrace2 event.
  */

@@ -1,5 +1,5 @@
 /*
- * plugin/waits-select.h — which segments filter.wperf.waits shows: its
+ * plugin/waits/waits-select.h — which segments filter.wperf.waits shows: its
  * `pids`, `comms`, `follow-forks` and `states` parameters.
  *
  * The choice is only of the `wperf:segment` events. The analysis behind
@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "params.h"
+#include "common/params.h"
 #include "wperf/analysis.h"
 
 struct waits_selection {

@@ -1,5 +1,5 @@
 /*
- * plugin/shared-analysis.c — the registry of filter.wperf.waits analyses
+ * plugin/common/shared-analysis.c — the registry of filter.wperf.waits analyses
  * that a directly connected sink.wperf.knots may reuse (see the header).
  *
  * The registry is a list: a process holds a handful of filter iterators

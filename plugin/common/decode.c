@@ -1,5 +1,5 @@
 /*
- * plugin/decode.c — from babeltrace2 messages to normalised events.
+ * plugin/common/decode.c — from babeltrace2 messages to normalised events.
  *
  * The per-event path must be cheap: a kernel trace holds millions of
  * events and most of them (syscalls, kmem, ...) are of no interest. So every

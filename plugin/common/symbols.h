@@ -1,5 +1,5 @@
 /*
- * plugin/symbols.h — names for the kernel frames of wait stacks.
+ * plugin/common/symbols.h — names for the kernel frames of wait stacks.
  *
  * Kernel addresses are turned into "function+0x1a" with /proc/kallsyms,
  * and only when the trace was recorded during this very boot: the kernel

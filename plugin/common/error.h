@@ -1,5 +1,5 @@
 /*
- * plugin/error.h — the one-line error messages of the plugin's helpers:
+ * plugin/common/error.h — the one-line error messages of the plugin's helpers:
  * they fill a caller's buffer, and the component turns it into a
  * babeltrace2 error cause.
  */

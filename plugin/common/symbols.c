@@ -1,5 +1,5 @@
 /*
- * plugin/symbols.c — kernel symbols for wait stacks: see symbols.h.
+ * plugin/common/symbols.c — kernel symbols for wait stacks: see symbols.h.
  */
 #include "symbols.h"
 

@@ -1,5 +1,5 @@
 /*
- * plugin/shared-analysis.h — one analysis for filter.wperf.waits and the
+ * plugin/common/shared-analysis.h — one analysis for filter.wperf.waits and the
  * sink.wperf.knots right behind it.
  *
  * In `-c filter.wperf.waits -c sink.wperf.knots` both components would

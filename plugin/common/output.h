@@ -1,5 +1,5 @@
 /*
- * plugin/output.h — writing a report file atomically: into a temporary file
+ * plugin/common/output.h — writing a report file atomically: into a temporary file
  * beside the target, flushed and renamed over it only when complete, so a
  * reader never sees half a report and a failure leaves nothing behind.
  * A path that exists and is not a regular file (/dev/null, a FIFO, a

@@ -1,5 +1,5 @@
 /*
- * plugin/waits-trace.h — the `wperf` trace that filter.wperf.waits adds
+ * plugin/waits/waits-trace.h — the `wperf` trace that filter.wperf.waits adds
  * beside the upstream traces: one stream of `wperf:segment` events, one per
  * closed thread segment.
  *

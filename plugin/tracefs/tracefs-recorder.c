@@ -1,5 +1,5 @@
 /*
- * plugin/tracefs-recorder.c — the libtracefs side of source.wperf.tracefs.
+ * plugin/tracefs/tracefs-recorder.c — the libtracefs side of source.wperf.tracefs.
  *
  * We always record into a private ftrace instance named "wperf-<pid>", so
  * that the global buffer (and whoever else uses it) is never touched, and

@@ -1,5 +1,5 @@
 /*
- * plugin/waits-trace.c — the `wperf` trace of filter.wperf.waits: its
+ * plugin/waits/waits-trace.c — the `wperf` trace of filter.wperf.waits: its
  * classes, its one stream, and the messages that carry segments.
  *
  * Everything is created lazily by the filter when the first segment

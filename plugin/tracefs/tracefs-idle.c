@@ -1,5 +1,5 @@
 /*
- * plugin/tracefs-idle.c — see tracefs-idle.h.
+ * plugin/tracefs/tracefs-idle.c — see tracefs-idle.h.
  */
 #include "tracefs-idle.h"
 

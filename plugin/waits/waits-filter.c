@@ -1,5 +1,5 @@
 /*
- * plugin/waits-filter.c — filter.wperf.waits: forward every upstream
+ * plugin/waits/waits-filter.c — filter.wperf.waits: forward every upstream
  * message unchanged and add a trace named `wperf` with one
  * `wperf:segment` event per closed thread segment (running, runnable,
  * waiting), so any babeltrace2 sink or viewer shows the analysis' view of
@@ -26,12 +26,12 @@
 #include <string.h>
 
 #include "components.h"
-#include "decode.h"
-#include "params.h"
-#include "shared-analysis.h"
+#include "common/decode.h"
+#include "common/params.h"
+#include "common/shared-analysis.h"
 #include "waits-select.h"
 #include "waits-trace.h"
-#include "window.h"
+#include "common/window.h"
 #include "wperf/analysis.h"
 #include "wperf/graph.h"
 

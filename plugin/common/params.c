@@ -1,5 +1,5 @@
 /*
- * plugin/params.c — reading component parameters.
+ * plugin/common/params.c — reading component parameters.
  *
  * babeltrace2's own parameter-validation helpers are internal to its tree,
  * so this is a small replacement: every getter either succeeds, reports the

@@ -1,5 +1,5 @@
 /*
- * plugin/tracefs-source.c — source.wperf.tracefs: record kernel scheduler,
+ * plugin/tracefs/tracefs-source.c — source.wperf.tracefs: record kernel scheduler,
  * interrupt, timer, block and network events from tracefs (ftrace) and
  * emit them as one babeltrace2 trace in the LTTng kernel layout.
  *
@@ -76,7 +76,7 @@
 #include <unistd.h>
 
 #include "components.h"
-#include "params.h"
+#include "common/params.h"
 #include "tracefs-idle.h"
 #include "tracefs-layout.h"
 #include "tracefs-recorder.h"
