@@ -348,8 +348,9 @@ class Checks(unittest.TestCase):
             by, rank = cut.get((e['from'], e['to']), (-1, 0))
             self.assertEqual((a['cut_by'], a['cut_rank']), (by, rank), key)
             self.assertEqual(a['dependency'], is_dependency(js, e), key)
-            dur = js['time_range']['duration_ns']
-            self.assertAlmostEqual(a['share'], e['weight_ns'] / dur if dur else 0, places=5)
+            self.assertEqual(a['cascaded_ns'], e['cascaded_ns'], key)
+            self.assertEqual(a['own_share'], e['own_share'], key)
+            self.assertNotIn('share', a, key)
         return g
 
     # -- SVG ----------------------------------------------------------------

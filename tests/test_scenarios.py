@@ -553,7 +553,11 @@ class TestCycleAndSink(Base):
         self.assertEqual(sinks[0]['weight_ns'], 3 * U)
         # knots come first, then sinks
         self.assertEqual(r.js['knots'][0]['kind'], 'knot')
-        self.assertAlmostEqual(k['share'], 0.5, places=6)   # 4U / 8U
+        # 4U of 8U, all the members' own waiting: no share of the analysed
+        # time (a weight can exceed it), own's share of the members' time.
+        self.assertNotIn('share', k)
+        self.assertEqual((k['own_ns'], k['cascaded_ns']), (4 * U, 0))
+        self.assertAlmostEqual(k['own_share'], 4 * U / k['waiters_ns'], places=6)
 
 
 class TestRefinement(Base):

@@ -53,14 +53,14 @@ TABLE_CLASSES = {
             col("Kind", "string"),
             col("Members", "string"),
             col("Weight", "duration"),
-            col("Share of the analysed time", "ratio"),
             col("Heaviest edge", "string"),
             col("Internal edges", "number", "edges"),
             col("Edges cut by refinement", "number", "edges"),
             col("Refinement stopped", "string"),
             col("Looks like", "string"),
             # Weight = own + cascaded (wperf-report(7), WEIGHTS): only own
-            # is a share of anyone's time, the waiters'.
+            # is a share of anyone's time, the waiters'. A weight is no
+            # share of the analysed time: it can exceed it.
             col("Own waiting", "duration"),
             col("Own share of the waiters' time", "ratio"),
             col("Cascaded", "duration"),
@@ -73,7 +73,6 @@ TABLE_CLASSES = {
             col("Waited for", "mixed"),
             col("Weight", "duration"),
             col("Direct wait time", "duration"),
-            col("Share of the analysed time", "ratio"),
             col("Waits", "number", "waits"),
             col("Median wait (log2 bucket)", "duration"),
             col("In a knot", "bool"),
@@ -234,11 +233,7 @@ def convert(report, limit):
         raise Fail("babeltrace2 did not write a wperf report")
     tr = report["time_range"]
     begin, end = tr["begin_ns"], tr["end_ns"]
-    dur = tr["duration_ns"] or 0
     vertices = {v["id"]: v for v in report["vertices"]}
-
-    def share(ns):
-        return ns / dur if dur > 0 else 0.0
 
     def cut(rows):
         return rows if limit is None else rows[:limit]
@@ -257,8 +252,7 @@ def convert(report, limit):
         knots.append([
             number(rank), string(k["kind"]),
             string(", ".join(vertex_label(v) for v in members)),
-            duration(k["weight_ns"]), ratio(k.get("share", share(k["weight_ns"]))),
-            string(heaviest), number(len(k["edges"])), number(len(k["removed"])),
+            duration(k["weight_ns"]), string(heaviest), number(len(k["edges"])), number(len(k["removed"])),
             string(k["stop_reason"]), string(looks_like(k)),
             duration(k.get("own_ns", k["weight_ns"])), ratio(k.get("own_share", 0.0)),
             duration(k.get("cascaded_ns", 0)),
@@ -269,8 +263,7 @@ def convert(report, limit):
         med = median_bucket_ns(e.get("hist"))
         edges.append([
             vertex_object(vertices[e["from"]]), vertex_object(vertices[e["to"]]),
-            duration(e["weight_ns"]), duration(e["direct_ns"]), ratio(share(e["weight_ns"])),
-            number(e["count"]), duration(med) if med is not None else {"class": "unknown"},
+            duration(e["weight_ns"]), duration(e["direct_ns"]), number(e["count"]), duration(med) if med is not None else {"class": "unknown"},
             boolean((e["from"], e["to"]) in in_knot),
             duration(e.get("cascaded_ns", e["weight_ns"] - e["direct_ns"])),
             ratio(e.get("own_share", 0.0)),
@@ -312,7 +305,7 @@ def convert(report, limit):
         if cls == "knots" and not data:
             # LAMI wants at least one row: say there is nothing to report.
             data = [[number(0), string("none"), string("no knots and no sinks were found"),
-                     duration(0), ratio(0.0), string(""), number(0), number(0), string(""),
+                     duration(0), string(""), number(0), number(0), string(""),
                      string(""), duration(0), ratio(0.0), duration(0)]]
         if not data:
             continue

@@ -39,9 +39,11 @@ def load_report(path):
     if not isinstance(report, dict) or report.get("format") != "wperf-report":
         raise BadInput(f"{path} is not a wperf report (no \"format\": \"wperf-report\"): "
                        "write one with wperf report --format json --output FILE")
-    if report.get("version") != 1:
+    # Version 2 only dropped knots' and groups' "share", which diff never
+    # read (it divides weight_ns by duration_ns itself).
+    if report.get("version") not in (1, 2):
         raise BadInput(f"{path}: wperf report version {report.get('version')!r} is not "
-                       "supported (this wperf reads version 1)")
+                       "supported (this wperf reads versions 1 and 2)")
     try:
         check_report(report)
     except (KeyError, TypeError, ValueError) as e:

@@ -106,7 +106,8 @@ static const char *const keys[][4] = {
 	{ "e_weight", "edge", "weight", "long" },
 	{ "e_direct_ns", "edge", "direct_ns", "long" },
 	{ "e_count", "edge", "count", "long" },
-	{ "e_share", "edge", "share", "double" },
+	{ "e_cascaded_ns", "edge", "cascaded_ns", "long" },
+	{ "e_own_share", "edge", "own_share", "double" },
 	{ "e_dependency", "edge", "dependency", "boolean" },
 	{ "e_knot", "edge", "knot", "int" },
 	{ "e_cut_by", "edge", "cut_by", "int" },
@@ -210,9 +211,12 @@ static void write_edge(struct gml *x, const struct wperf_report *r,
 	data_i64(x, "e_weight", e->weight_ns);
 	data_i64(x, "e_direct_ns", e->direct_ns);
 	data_i64(x, "e_count", (long long)e->count);
+	/* weight = own (direct) + cascaded, as in the JSON; own_share is of
+	 * the waiter's time, at most 1 (doc/wperf-report.7.md, WEIGHTS). */
+	data_i64(x, "e_cascaded_ns", wperf_fmt_cascaded(e->weight_ns, e->direct_ns));
 	wperf_fmt_ppm_fraction(buf, sizeof buf,
-			       wperf_fmt_ppm(e->weight_ns, wperf_graph_duration(r->graph)));
-	data_str(x, "e_share", buf);
+			       wperf_fmt_ppm(e->direct_ns, wperf_vertex_time(r->graph, e->from)));
+	data_str(x, "e_own_share", buf);
 	data_bool(x, "e_dependency", wperf_edge_is_dependency(r->graph, e, r->min_weight_ns));
 	data_i64(x, "e_knot", m->edge_knot[i]);
 	data_i64(x, "e_cut_by", m->edge_cut[i]);

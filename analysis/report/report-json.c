@@ -9,6 +9,10 @@
  * Layout: one top-level member per line and one array element per line,
  * so the output can be read with grep and diffed. Integers are written as
  * integers; shares as fixed-point decimals (no locale-dependent printf).
+ * Every share is a fraction of some time or count, at most 1 (own_share,
+ * runnable_share, cpu_share, an evidence's share); a weight is no share of
+ * the analysed time (cascaded waiting is counted on every edge it passes
+ * through) and is written split instead: own_ns + cascaded_ns.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -162,7 +166,7 @@ static void write_header(const struct wperf_report *r, FILE *out)
 	const struct wperf_graph *g = r->graph;
 	char share[32];
 
-	fputs("{\n  \"format\": \"wperf-report\",\n  \"version\": 1,\n", out);
+	fputs("{\n  \"format\": \"wperf-report\",\n  \"version\": 2,\n", out);
 	fputs("  \"time_range\": {", out);
 	json_key(out, "begin_ns", 1);
 	json_i64(out, g->begin_ns);
@@ -525,11 +529,6 @@ static void write_classification(const struct wperf_report *r, const struct wper
 static void write_knot(const struct wperf_report *r, const struct wperf_knot *k,
 		       size_t rank, FILE *out)
 {
-	char share[32];
-
-	wperf_fmt_ppm_fraction(share, sizeof share,
-			       wperf_fmt_ppm(k->weight_ns,
-					     wperf_graph_duration(r->graph)));
 	fputc('{', out);
 	json_key(out, "rank", 1);
 	json_u64(out, rank);
@@ -539,8 +538,6 @@ static void write_knot(const struct wperf_report *r, const struct wperf_knot *k,
 	json_id_array(out, k->members, k->n_members);
 	json_key(out, "weight_ns", 0);
 	json_i64(out, k->weight_ns);
-	json_key(out, "share", 0);
-	fputs(share, out);
 	write_weight_split(out, k->weight_ns, k->own_ns, k->waiters_ns);
 	if (r->focus) {
 		json_key(out, "focus_ns", 0);
@@ -629,7 +626,6 @@ static void write_knots(const struct wperf_report *r, FILE *out)
 static void write_groups(const struct wperf_report *r, FILE *out)
 {
 	size_t n = r->knots ? r->knots->n_groups : 0;
-	char share[32];
 
 	fputs("  \"groups\": [", out);
 	for (size_t i = 0; i < n; i++) {
@@ -641,10 +637,6 @@ static void write_groups(const struct wperf_report *r, FILE *out)
 		json_id_array(out, gr->members, gr->n_members);
 		json_key(out, "weight_ns", 0);
 		json_i64(out, gr->weight_ns);
-		wperf_fmt_ppm_fraction(share, sizeof share,
-				       wperf_fmt_ppm(gr->weight_ns, wperf_graph_duration(r->graph)));
-		json_key(out, "share", 0);
-		fputs(share, out);
 		write_weight_split(out, gr->weight_ns, gr->own_ns, gr->waiters_ns);
 		json_key(out, "leaving_ns", 0);
 		json_i64(out, gr->leaving_ns);

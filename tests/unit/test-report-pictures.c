@@ -271,12 +271,13 @@ static void test_graphml_basic(void)
 		check_xpath(doc, "//g:node[@id='v3']/g:data[@key='v_knot']", "0");
 		check_xpath(doc, "//g:node[@id='v5']/g:data[@key='v_knot_kind']", "sink");
 		check_xpath(doc, "//g:node[@id='v6']/g:data[@key='v_knot']", "-1");
-		/* m0 -> m1: 200 ms, 150 direct, 40 waits; the first edge. */
+		/* m0 -> m1: 200 ms, 150 direct (of m0's 510 ms), 40 waits; the first edge. */
 		check_xpath(doc, "//g:edge[@id='e0']/@source", "v0");
 		check_xpath(doc, "//g:edge[@id='e0']/g:data[@key='e_weight']", "200000000");
 		check_xpath(doc, "//g:edge[@id='e0']/g:data[@key='e_direct_ns']", "150000000");
 		check_xpath(doc, "//g:edge[@id='e0']/g:data[@key='e_count']", "40");
-		check_xpath(doc, "//g:edge[@id='e0']/g:data[@key='e_share']", "0.200000");
+		check_xpath(doc, "//g:edge[@id='e0']/g:data[@key='e_cascaded_ns']", "50000000");
+		check_xpath(doc, "//g:edge[@id='e0']/g:data[@key='e_own_share']", "0.294118"); /* 150 / 510 ms */
 		check_xpath(doc, "//g:edge[@id='e0']/g:data[@key='e_knot']", "-1");
 		check_xpath(doc, "//g:edge[@source='v2' and @target='v3']/g:data[@key='e_knot']", "0");
 		check_xpath(doc, "//g:edge[@source='v1' and @target='v3']/g:data[@key='e_cut_by']", "0");

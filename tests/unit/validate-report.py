@@ -8,9 +8,11 @@ the output strictly (no NaN/Infinity, no duplicate keys), validates it
 against the JSON Schema, and checks what a schema cannot say: vertex ids
 are their indexes, edges are sorted and reference existing vertices, knot
 members are sorted, knots come before sinks and each group is ordered by
-weight. Prints TAP-like lines; exits 1 on any failure.
+weight; every share or ratio is in [0, 1] and every weight splits into
+own + cascaded. Prints TAP-like lines; exits 1 on any failure.
 """
 import json
+import re
 import subprocess
 import sys
 
@@ -72,6 +74,39 @@ def cross_checks(doc):
     for t in doc["threads"]:
         if doc["vertices"][t["id"]]["kind"] not in ("thread", "virtual"):
             yield "thread entry %d is not a thread vertex" % t["id"]
+    yield from fraction_checks(doc)
+
+
+def fractions(node, path=""):
+    """(path, value) of every number whose member name says it is a share
+    or ratio, anywhere in the document."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and \
+                    re.search(r"(^|_)(share|ratio|tolerance)$", k):
+                yield path + "/" + k, v
+            yield from fractions(v, path + "/" + k)
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from fractions(v, "%s/%d" % (path, i))
+
+
+def fraction_checks(doc):
+    """Every share is a fraction of some time or count, in [0, 1]; a weight
+    is never one, and comes split: own + cascaded = weight, own within the
+    waiters' time (wperf-report(7), WEIGHTS)."""
+    for path, v in fractions(doc):
+        if not 0 <= v <= 1:
+            yield "%s = %r is not a fraction in [0, 1]" % (path, v)
+    for name in ("knots", "groups"):
+        for i, k in enumerate(doc.get(name, [])):
+            if k["own_ns"] + k["cascaded_ns"] != max(k["weight_ns"], k["own_ns"]):
+                yield "%s/%d: own_ns + cascaded_ns != weight_ns" % (name, i)
+            if k["own_ns"] > k["waiters_ns"]:
+                yield "%s/%d: own_ns above waiters_ns" % (name, i)
+    for e in doc["edges"]:
+        if e["direct_ns"] + e["cascaded_ns"] != e["weight_ns"]:
+            yield "edge %d -> %d: direct_ns + cascaded_ns != weight_ns" % (e["from"], e["to"])
 
 
 def main():

@@ -167,17 +167,16 @@ class TestLami(unittest.TestCase):
         for row, k in zip(knots, self.report["knots"]):
             self.assertEqual(row[1]["value"], k["kind"])
             self.assertEqual(row[3]["value"], k["weight_ns"])
-            self.assertAlmostEqual(row[4]["value"], k["share"], places=6)
-            self.assertEqual(row[8]["value"], k["stop_reason"])
+            self.assertEqual(row[7]["value"], k["stop_reason"])
             # The analysis' classification of a knot, when the report has one.
             c = k.get("classification")
-            self.assertEqual(row[9]["value"], c.get("summary", "") if isinstance(c, dict) else "")
+            self.assertEqual(row[8]["value"], c.get("summary", "") if isinstance(c, dict) else "")
             # Weight = own + cascaded, own a share of the waiters' time.
-            self.assertEqual((row[10]["value"], row[12]["value"]),
+            self.assertEqual((row[9]["value"], row[11]["value"]),
                              (k["own_ns"], k["cascaded_ns"]))
-            self.assertEqual(row[10]["value"] + row[12]["value"], k["weight_ns"])
-            self.assertAlmostEqual(row[11]["value"], k["own_share"], places=6)
-            self.assertLessEqual(row[11]["value"], 1.0)
+            self.assertEqual(row[9]["value"] + row[11]["value"], k["weight_ns"])
+            self.assertAlmostEqual(row[10]["value"], k["own_share"], places=6)
+            self.assertLessEqual(row[10]["value"], 1.0)
         self.assertEqual(self.report["time_range"]["begin_ns"],
                          self.table("summary")["time-range"]["begin"]["value"])
 
@@ -190,8 +189,8 @@ class TestLami(unittest.TestCase):
         self.assertEqual(weights, sorted(weights, reverse=True))
         # Each weight = direct + cascaded; own share at most 1.
         for r in edges:
-            self.assertEqual(r[3]["value"] + r[8]["value"], r[2]["value"])
-            self.assertLessEqual(r[9]["value"], 1.0)
+            self.assertEqual(r[3]["value"] + r[7]["value"], r[2]["value"])
+            self.assertLessEqual(r[8]["value"], 1.0)
         threads = self.table("threads")["data"]
         self.assertEqual(len(threads), len(self.report["threads"]))
         by_tid = {t["tid"]: t for t in self.report["threads"]}
