@@ -11,6 +11,11 @@
 # said before it) and converts the report (wperf-report(7)) to LAMI result
 # tables. Python standard library only.
 #
+# It stays Python: LAMI producers conventionally are (LTTng's own
+# lttng-analyses, which Trace Compass runs the same way), its work is
+# turning one JSON document into another, and it runs babeltrace2 once per
+# request, where the CLI's start-up is no cost worth a C rewrite.
+#
 # meson (tools/meson.build) fills in the @...@ values like for wperf(1):
 # the copy in a build directory uses that build's plugin.
 import argparse

@@ -1,6 +1,9 @@
-"""wperf_babeltrace.py — what the wperf commands (wperf, wperf-lami) share
-about running babeltrace2 with the wperf plugin: which plugin directory to
-give it, and why it failed, in one line. Python standard library only.
+"""wperf_babeltrace.py — what the Python programs of wperf (wperf-py, the
+Python half of the wperf command, and wperf-lami) share about running
+babeltrace2 with the wperf plugin: which plugin directory to give it, and
+why it failed, in one line. Python standard library only. The C command
+has its own (tools/wperf/plugin-dir.c, ctf-metadata.c, bt-failure.c),
+with the same rules.
 
 Installed in DATADIR/wperf/python; the commands import it from beside
 themselves (the build tree) or from there.

@@ -4,9 +4,15 @@
 # behind an edge moved (Earth Mover's Distance between the log2 histograms).
 # The manual is the DIFF section of wperf(1) (doc/wperf.1.md).
 #
-# Imported by the `wperf` command (tools/wperf.py); Python standard library
-# only. Reports are the JSON of sink.wperf.knots (wperf-report(7)); members
-# this module does not know are ignored.
+# Imported by the `wperf` command's Python half (tools/wperf.py, which
+# bin/wperf runs for `wperf diff`); Python standard library only. Reports
+# are the JSON of sink.wperf.knots (wperf-report(7)); members this module
+# does not know are ignored.
+#
+# It stays Python while the command moves to C: it reads two JSON files and
+# compares numbers, which needs neither libbabeltrace2 nor liblttng-ctl,
+# and Python's json module reads what the sink writes with no parser of
+# our own to keep in step with it.
 import argparse
 import json
 import os

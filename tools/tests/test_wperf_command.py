@@ -246,8 +246,17 @@ class Errors(unittest.TestCase):
                            'lttng is missing', 'apt-get install lttng-tools')
 
     def test_babeltrace2_missing(self):
-        self.assertOneLine(wperf('report', self.tmp, env=self.path_with('lttng')),
+        # wperf record runs the babeltrace2 program (its tracefs recorder).
+        self.assertOneLine(wperf('record', '-o', self.tmp + '/x', '--', '/bin/true',
+                                 env=self.path_with('lttng')),
                            'babeltrace2 is missing', 'apt-get install babeltrace2')
+
+    def test_report_needs_no_babeltrace2_program(self):
+        # wperf report runs the babeltrace2 graph in-process (libbabeltrace2).
+        p = wperf('report', self.synthetic_trace(), '--format', 'json',
+                  env=self.path_with('lttng'))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn('knots', json.loads(p.stdout))
 
     def test_plugin_missing(self):
         self.assertOneLine(wperf('report', '--plugin-path', self.tmp, self.tmp),

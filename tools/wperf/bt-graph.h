@@ -1,0 +1,59 @@
+/*
+ * tools/wperf/bt-graph.h — running a babeltrace2 graph in this process, as
+ * `babeltrace2 INPUT... -c SINK --params=...` would: the CTF traces found
+ * under the inputs (one source.ctf.fs per trace, grouped as the CLI groups
+ * them), filter.utils.muxer, and the sink. What the graph's components log
+ * on standard error is kept, not shown, so the caller can say what went
+ * wrong in one line (or show it all, or replay it after a success).
+ */
+#ifndef WPERF_TOOL_BT_GRAPH_H
+#define WPERF_TOOL_BT_GRAPH_H
+
+#include <babeltrace2/babeltrace.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The plugins the graphs use: wperf's (from a directory) and the system's
+ * ctf and utils (found as the babeltrace2 CLI finds them). */
+struct wperf_bt {
+	const bt_plugin *wperf, *ctf, *utils;
+	char *log;          /* what loading them wrote on standard error */
+	size_t loglen;
+};
+
+/* Load them; 0, or -1 with why set (one line). */
+int wperf_bt_load(struct wperf_bt *bt, const char *plugin_dir, char *why, size_t whylen);
+void wperf_bt_unload(struct wperf_bt *bt);
+
+enum wperf_run_status {
+	WPERF_RUN_OK,
+	WPERF_RUN_NO_TRACE,     /* no CTF trace under the inputs */
+	WPERF_RUN_FAILED,       /* error holds babeltrace2's causes */
+	WPERF_RUN_INTERRUPTED,  /* SIGINT */
+};
+
+struct wperf_run {
+	enum wperf_run_status status;
+	const bt_error *error;  /* the thread's error, taken (may be NULL) */
+	char *log;              /* the components' standard error, NUL-terminated */
+	size_t loglen;
+};
+
+/* Run inputs -> muxer -> sink (component class `sink_class` of `plugin`,
+ * with params). Returns run->status. */
+enum wperf_run_status wperf_bt_run(const struct wperf_bt *bt, const char *const *inputs,
+				   size_t ninputs, const bt_plugin *plugin,
+				   const char *sink_class, const bt_value *params,
+				   struct wperf_run *run);
+void wperf_run_fini(struct wperf_run *run);
+
+/* SIGINT interrupts the running graph (wperf_bt_run returns
+ * WPERF_RUN_INTERRUPTED); a second SIGINT kills. Call once. */
+void wperf_bt_handle_sigint(void);
+
+/* After timeout seconds (0: never) of graphs running, print
+ * "wperf: error: MESSAGE" on the real standard error and exit 1, as the
+ * Python command did when it killed babeltrace2. */
+void wperf_bt_set_timeout(double timeout, const char *message);
+
+#endif /* WPERF_TOOL_BT_GRAPH_H */

@@ -1,0 +1,116 @@
+/*
+ * tools/wperf/main.c — the `wperf` command: record a program's kernel and
+ * LTTng-UST events and report the knots of its wait-for graph (wPerf,
+ * OSDI'18). The manual is wperf(1) (doc/wperf.1.md).
+ *
+ * This file dispatches on the subcommand. The command is being moved from
+ * Python (tools/wperf.py) to C on libbabeltrace2 and liblttng-ctl, one
+ * subcommand at a time:
+ *
+ *   report            C (report.c): the babeltrace2 graph runs in-process
+ *   record, snapshot, stop, top
+ *                     still Python: handed, argv unchanged, to the Python
+ *                     half, installed as a private program
+ *                     (libexec/wperf/wperf-py; build/tools/wperf-py here)
+ *   diff              Python on purpose (tools/wperf_diff.py: it compares
+ *                     two JSON reports, nothing a C library helps with)
+ *
+ * `wperf --help` says the same.
+ */
+#include "wperf.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage[] =
+"usage: wperf record [-o DIR] [--stacks] [OPTIONS] [-- COMMAND [ARG...]]\n"
+"       wperf record --snapshot [-o DIR] [--trigger-on EVENT] [OPTIONS] [-- COMMAND...]\n"
+"       wperf snapshot DIR\n"
+"       wperf stop DIR\n"
+"       wperf top [--every DURATION] [--duration SECONDS] [--format text|json]\n"
+"                 [--output FILE] [--pids LIST | --comms LIST] [--params STR]\n"
+"       wperf report [--plugin-path DIR] TRACE [--format FORMAT] [--output FILE]\n"
+"                    [--pids LIST | --comms LIST | --all] [--threshold T] [--min-weight W]\n"
+"                    [--params STR] [--verbose]\n"
+"       wperf diff [--format text|json] [--fail-if-knot-grows PCT] [--min-change PCT]\n"
+"                  [--absolute] [--top N] A.json B.json\n"
+"\n"
+"Record a program's kernel and LTTng-UST events, and report the knots\n"
+"(cycles of waiting) that bound its throughput (wPerf). See wperf(1).\n"
+"\n"
+"commands:\n"
+"  record    record kernel + UST events into DIR until COMMAND exits (or Ctrl-C);\n"
+"            with --snapshot: start a flight recorder and return\n"
+"  snapshot  save what the flight recorder of DIR holds into DIR/snapshot-N\n"
+"  stop      stop the flight recorder of DIR (session and ftrace instance removed)\n"
+"  top       watch the running system: the knots of the last period and of the run so\n"
+"            far, every --every (an LTTng live session; ftrace without lttng-modules)\n"
+"  report    read TRACE with babeltrace2 (in-process) into sink.wperf.knots\n"
+"  diff      compare two JSON reports (before/after): knots, edges, wait lengths\n"
+"\n"
+"`wperf COMMAND --help` describes each command's options.\n"
+"\n"
+"report is written in C; record, snapshot, stop, top and diff still run in\n"
+"wperf's Python half (%s), which this command starts\n"
+"with the same arguments.\n";
+
+void wperf_say(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("wperf: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fflush(stderr);
+}
+
+int wperf_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("wperf: error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fflush(stderr);
+	return WPERF_EXIT_FAIL;
+}
+
+/* Replace this process with the Python half, same arguments: its pid,
+ * signals and exit status are the command's. Returns only on failure. */
+static int run_python_half(char **argv)
+{
+	argv[0] = (char *)wperf_paths.python_half;
+	execv(wperf_paths.python_half, argv);
+	return wperf_fail("cannot run wperf's Python half %s: %s (reinstall wperf)",
+			  wperf_paths.python_half, strerror(errno));
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const in_python[] = {
+		"record", "snapshot", "stop", "top", "diff", "_watch", NULL,
+	};
+	const char *cmd = argc > 1 ? argv[1] : NULL;
+
+	if (!cmd || !strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+		printf(usage, wperf_paths.python_half);
+		return cmd ? WPERF_EXIT_OK : WPERF_EXIT_USAGE;
+	}
+	if (!strcmp(cmd, "--version")) {
+		printf("wperf %s\n", wperf_paths.version);
+		return WPERF_EXIT_OK;
+	}
+	if (!strcmp(cmd, "report"))
+		return wperf_cmd_report(argc - 1, argv + 1);
+	for (const char *const *p = in_python; *p; p++)
+		if (!strcmp(cmd, *p))
+			return run_python_half(argv);
+	return wperf_fail("unknown command `%s` (commands: record, snapshot, stop, top, "
+			  "report, diff; see wperf --help)", cmd);
+}

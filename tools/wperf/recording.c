@@ -1,0 +1,428 @@
+/*
+ * tools/wperf/recording.c — reading a `wperf record` directory
+ * (recording.h). The JSON files are small objects written by Python's
+ * json.dump; a few members of them are read, with a small reader that
+ * checks the whole text is JSON.
+ */
+#include "recording.h"
+#include "wperf.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------ JSON */
+
+/* One top-level member wanted: its text, as written (a string's content
+ * without its quotes and unescaped only for plain ASCII, a number's
+ * digits). */
+struct json_want {
+	const char *key;
+	char *out;
+	size_t outlen;
+	bool found, is_string;
+};
+
+static const char *json_blank(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	return p;
+}
+
+/* Past a string at p (its opening quote); copies its content into out
+ * (when given). NULL when it is not a string. */
+static const char *json_string(const char *p, char *out, size_t outlen)
+{
+	size_t n = 0;
+
+	if (*p++ != '"')
+		return NULL;
+	while (*p && *p != '"') {
+		char c = *p++;
+
+		if ((unsigned char)c < 0x20)
+			return NULL;
+		if (c == '\\') {
+			if (!*p)
+				return NULL;
+			c = *p++;
+			if (c == 'u') {
+				for (int i = 0; i < 4; i++)
+					if (!isxdigit((unsigned char)*p++))
+						return NULL;
+				c = '?';
+			} else if (!strchr("\"\\/bfnrt", c)) {
+				return NULL;
+			}
+		}
+		if (out && n + 1 < outlen)
+			out[n++] = c;
+	}
+	if (out && outlen)
+		out[n] = '\0';
+	return *p == '"' ? p + 1 : NULL;
+}
+
+/* Past the value at p; NULL when it is not JSON. */
+static const char *json_value(const char *p, int depth)
+{
+	p = json_blank(p);
+	if (depth > 64)
+		return NULL;
+	if (*p == '"')
+		return json_string(p, NULL, 0);
+	if (*p == '{' || *p == '[') {
+		char close = *p == '{' ? '}' : ']';
+
+		p = json_blank(p + 1);
+		if (*p == close)
+			return p + 1;
+		for (;;) {
+			if (close == '}') {
+				p = json_string(json_blank(p), NULL, 0);
+				if (!p || *(p = json_blank(p)) != ':')
+					return NULL;
+				p++;
+			}
+			if (!(p = json_value(p, depth + 1)))
+				return NULL;
+			p = json_blank(p);
+			if (*p == close)
+				return p + 1;
+			if (*p++ != ',')
+				return NULL;
+		}
+	}
+	for (const char *lit = "true\0false\0null\0"; *lit; lit += strlen(lit) + 1)
+		if (!strncmp(p, lit, strlen(lit)))
+			return p + strlen(lit);
+	if (*p == '-' || isdigit((unsigned char)*p)) {
+		char *end;
+
+		strtod(p, &end);
+		return end == p ? NULL : end;
+	}
+	return NULL;
+}
+
+/* Read the wanted top-level members of the JSON object in text. false
+ * when text is not one JSON object. */
+static bool json_members(const char *text, struct json_want *want, size_t nwant)
+{
+	const char *p = json_blank(text);
+	char key[64];
+
+	if (*p++ != '{')
+		return false;
+	p = json_blank(p);
+	if (*p == '}')
+		return !*json_blank(p + 1);
+	for (;;) {
+		const char *v;
+
+		p = json_string(json_blank(p), key, sizeof(key));
+		if (!p || *(p = json_blank(p)) != ':')
+			return false;
+		v = json_blank(p + 1);
+		if (!(p = json_value(v, 1)))
+			return false;
+		for (size_t i = 0; i < nwant; i++) {
+			if (strcmp(want[i].key, key))
+				continue;
+			want[i].found = true;
+			want[i].is_string = *v == '"';
+			if (want[i].is_string) {
+				json_string(v, want[i].out, want[i].outlen);
+			} else {
+				size_t n = (size_t)(p - v);
+
+				n = n < want[i].outlen ? n : want[i].outlen - 1;
+				memcpy(want[i].out, v, n);
+				want[i].out[n] = '\0';
+			}
+		}
+		p = json_blank(p);
+		if (*p == '}')
+			return !*json_blank(p + 1);
+		if (*p++ != ',')
+			return false;
+	}
+}
+
+/* The whole of a small file, malloc'ed and NUL-terminated; NULL with errno. */
+static char *read_text(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *text = NULL;
+	size_t len = 0;
+
+	if (!f)
+		return NULL;
+	ssize_t n = getdelim(&text, &len, '\0', f);
+	int saved = errno;
+
+	fclose(f);
+	if (n < 0) {
+		free(text);
+		if (!saved) {   /* an empty file */
+			return strdup("");
+		}
+		errno = saved;
+		return NULL;
+	}
+	return text;
+}
+
+/* ------------------------------------------------------------ command.pid */
+
+static bool is_pid(const char *s)
+{
+	if (*s < '1' || *s > '9')
+		return false;
+	while (isdigit((unsigned char)*s))
+		s++;
+	return !*s;
+}
+
+/* path without trailing blanks (Python's str.strip()), in place. */
+static char *strip(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+	while (isspace((unsigned char)*s))
+		s++;
+	return s;
+}
+
+/* An absolute, normalised path (Python's os.path.abspath: no symbolic
+ * links resolved), malloc'ed. */
+static char *abspath(const char *path)
+{
+	char cwd[PATH_MAX], *joined, *out, *save = NULL;
+	size_t n = 0;
+
+	if (path[0] == '/')
+		joined = strdup(path);
+	else if (!getcwd(cwd, sizeof(cwd)) || asprintf(&joined, "%s/%s", cwd, path) < 0)
+		joined = NULL;
+	if (!joined || !(out = malloc(strlen(joined) + 2))) {
+		free(joined);
+		return NULL;
+	}
+	for (char *part = strtok_r(joined, "/", &save); part; part = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(part, "."))
+			continue;
+		if (!strcmp(part, "..")) {
+			while (n && out[n - 1] != '/')
+				n--;
+			if (n)
+				n--;
+			continue;
+		}
+		out[n++] = '/';
+		strcpy(out + n, part);
+		n += strlen(part);
+	}
+	if (!n)
+		out[n++] = '/';
+	out[n] = '\0';
+	free(joined);
+	return out;
+}
+
+static bool is_snapshot_name(const char *name)
+{
+	if (strncmp(name, "snapshot-", 9) || !name[9])
+		return false;
+	for (const char *p = name + 9; *p; p++)
+		if (!isdigit((unsigned char)*p))
+			return false;
+	return true;
+}
+
+bool wperf_recorded_command(const char *trace, char *pid, size_t pidlen)
+{
+	char *abs = abspath(trace), *text = NULL, path[PATH_MAX];
+	const char *places[2] = { trace, NULL };
+	bool ok = false;
+
+	if (!abs)
+		return false;
+	/* A flight recorder's snapshot DIR/snapshot-N: DIR/command.pid. */
+	char *slash = strrchr(abs, '/');
+
+	if (is_snapshot_name(slash + 1)) {
+		slash[slash == abs] = '\0';  /* the parent; "/" stays "/" */
+		places[1] = abs;
+	}
+	for (int i = 0; i < 2 && places[i] && !text; i++) {
+		snprintf(path, sizeof(path), "%s/command.pid", places[i]);
+		text = read_text(path);
+	}
+	if (text) {
+		char *p = strip(text);
+
+		if (is_pid(p) && strlen(p) < pidlen) {
+			strcpy(pid, p);
+			ok = true;
+		}
+	}
+	free(text);
+	free(abs);
+	return ok;
+}
+
+/* ------------------------------------------------------------ unclosed recordings */
+
+static time_t newest_mtime;
+
+/* The time the trace's data was last written: files outside .wperf/. */
+static int newest(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)type;
+	if (S_ISDIR(st->st_mode))
+		return 0;
+	/* os.walk() skipped the files directly in a directory named .wperf. */
+	if (ftw->base >= 7 && !strncmp(path + ftw->base - 7, WPERF_PRIVATE "/", 7) &&
+	    (ftw->base == 7 || path[ftw->base - 8] == '/'))
+		return 0;
+	if (st->st_mtime > newest_mtime)
+		newest_mtime = st->st_mtime;
+	return 0;
+}
+
+/* Whether process pid runs a wperf (its command line says so). */
+static bool wperf_alive(long pid)
+{
+	char path[64], buf[4096];
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
+	if (!(f = fopen(path, "r")))
+		return false;
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	return memmem(buf, n, "wperf", 5) != NULL;
+}
+
+bool wperf_check_closed(const char *trace)
+{
+	char path[PATH_MAX], pidtext[32] = "", when[32] = "?";
+	struct json_want want = { .key = "pid", .out = pidtext, .outlen = sizeof(pidtext) };
+	char *text, *end;
+	struct stat st;
+	long pid;
+
+	snprintf(path, sizeof(path), "%s/" WPERF_PRIVATE "/recording", trace);
+	if (!(text = read_text(path)))
+		return true;
+	bool ok = json_members(text, &want, 1);
+
+	free(text);
+	/* Python's int(): a number or a string of digits. */
+	pid = strtol(strip(pidtext), &end, 10);
+	if (!ok || !want.found || !pidtext[0] || *end)
+		return true;
+	if (wperf_alive(pid)) {
+		wperf_fail("%s is still being recorded (wperf record, pid %ld): report it "
+			   "once the recording has ended", trace, pid);
+		return false;
+	}
+	newest_mtime = 0;
+	nftw(trace, newest, 16, FTW_PHYS);
+	if (newest_mtime) {
+		struct tm tm;
+
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S",
+			 localtime_r(&newest_mtime, &tm));
+	}
+	snprintf(path, sizeof(path), "%s/kernel/metadata", trace);
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+		wperf_fail("this recording was cut short at %s (wperf record, pid %ld, was "
+			   "killed before closing it) and its kernel trace was never closed: "
+			   "babeltrace2's sink.ctf.fs writes a trace's metadata only when it "
+			   "closes it, so nothing of it can be read; record again", when, pid);
+		return false;
+	}
+	wperf_say("warning: this recording was cut short at %s (wperf record, pid %ld, "
+		  "ended without closing it): the report covers what was written until then",
+		  when, pid);
+	return true;
+}
+
+/* ------------------------------------------------------------ flight recorders */
+
+bool wperf_recording_mode(const char *trace, char *mode, size_t modelen)
+{
+	char path[PATH_MAX];
+	struct json_want want = { .key = "mode", .out = mode, .outlen = modelen };
+	struct stat st;
+	char *text;
+
+	mode[0] = '\0';
+	snprintf(path, sizeof(path), "%s/" WPERF_STATE, trace);
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return true;
+	if (!(text = read_text(path))) {
+		wperf_fail("cannot read %s: %s", path, strerror(errno));
+		return false;
+	}
+	bool ok = json_members(text, &want, 1);
+
+	free(text);
+	if (!ok) {
+		wperf_fail("cannot read %s: it is not a JSON object", path);
+		return false;
+	}
+	if (!want.is_string)
+		mode[0] = '\0';
+	return true;
+}
+
+char *wperf_latest_snapshot(const char *trace)
+{
+	DIR *d = opendir(trace);
+	struct dirent *e;
+	unsigned long long best = 0;
+	char *found = NULL, path[PATH_MAX];
+	struct stat st;
+
+	while (d && (e = readdir(d))) {
+		if (!is_snapshot_name(e->d_name))
+			continue;
+		/* Whole ones only: an older wperf stopped during a snapshot
+		 * could leave an empty snapshot-N behind. */
+		snprintf(path, sizeof(path), "%s/%s/" WPERF_STATE, trace, e->d_name);
+		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		unsigned long long n = strtoull(e->d_name + 9, NULL, 10);
+
+		if (!found || n > best) {
+			free(found);
+			/* As os.path.join: no second slash. */
+			if (asprintf(&found, "%s%s%s", trace,
+				     trace[strlen(trace) - 1] == '/' ? "" : "/", e->d_name) < 0)
+				found = NULL;
+			best = n;
+		}
+	}
+	if (d)
+		closedir(d);
+	if (!found)
+		wperf_fail("%s is a flight recorder without snapshots: take one with "
+			   "wperf snapshot %s", trace, trace);
+	return found;
+}

@@ -1,0 +1,548 @@
+/*
+ * tools/wperf/report.c — `wperf report TRACE`: the knot report of a
+ * recording (wperf(1)). TRACE is read in-process: the babeltrace2 graph
+ * of `babeltrace2 TRACE -c sink.wperf.knots --params=...` (bt-graph.c),
+ * with the options as the sink's parameters.
+ *
+ * What it adds to the graph:
+ *  - a recording of a command (TRACE/command.pid) is reported focused on
+ *    that command and what it forked, unless a focus or --all is given;
+ *  - a flight recorder is reported through its latest snapshot;
+ *  - a recording still being written is refused, one cut short is
+ *    reported with a warning (recording.c);
+ *  - metadata cut inside a packet is refused before babeltrace2 2.0 would
+ *    loop on it (ctf-metadata.c);
+ *  - a failure is one line (bt-failure.c; --verbose: the whole log and
+ *    the error's causes too); a UST trace that cannot be read is left out
+ *    of the report, with a warning, when the kernel's reads;
+ *  - a reader gone from standard output (`wperf report ... | head`) ends
+ *    the command quietly, with status 0.
+ */
+#include "wperf.h"
+#include "bt-failure.h"
+#include "bt-graph.h"
+#include "bt-params.h"
+#include "ctf-metadata.h"
+#include "recording.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------ options */
+
+/* Every format sink.wperf.knots writes (its `format` parameter). */
+static const char *const formats[] = { "text", "json", "dot", "svg", "html", "graphml", NULL };
+static const char *const knot_rules[] = { "dominant", "strict", NULL };
+
+/* The options that are sink parameters, in the order they are given to
+ * the sink (the Python command's order). */
+enum { OPT_FORMAT, OPT_OUTPUT, OPT_PIDS, OPT_COMMS, OPT_THRESHOLD, OPT_MIN_WEIGHT,
+       OPT_KNOT_RULE, OPT_BEGIN, OPT_END, N_SINK_OPTS };
+
+static const struct option_def {
+	const char *name;       /* --name */
+	const char *param;      /* sink parameter; NULL: the command's own */
+	const char *const *choices;
+	const char *metavar, *help;
+} options[] = {
+	[OPT_FORMAT] = { "format", "format", formats, "FORMAT",
+		"report format (sink.wperf.knots' format): text, json, dot, svg, html, graphml" },
+	[OPT_OUTPUT] = { "output", "path", NULL, "FILE", "write the report to FILE" },
+	[OPT_PIDS] = { "pids", "pids", NULL, "LIST", "focus: pids or tids, comma-separated" },
+	[OPT_COMMS] = { "comms", "comms", NULL, "LIST", "focus: thread names, comma-separated" },
+	[OPT_THRESHOLD] = { "threshold", "threshold", NULL, "T",
+		"refinement threshold (\"20%\", \"250ms\")" },
+	[OPT_MIN_WEIGHT] = { "min-weight", "min-weight", NULL, "W", "noise floor (\"1%\", \"5ms\")" },
+	[OPT_KNOT_RULE] = { "knot-rule", "knot-rule", knot_rules, "{dominant,strict}",
+		"which groups are knots: dominant (little weight leaves them, the default) "
+		"or strict (none, the paper's)" },
+	[OPT_BEGIN] = { "begin", "begin", NULL, "TIME",
+		"count from TIME, the whole trace read for thread and disk names "
+		"(babeltrace2 --begin's forms: \"hh:mm:ss\", seconds)" },
+	[OPT_END] = { "end", "end", NULL, "TIME", "count up to TIME (as --begin)" },
+	{ "plugin-path", NULL, NULL, "DIR", "directory of babeltrace-plugin-wperf.so" },
+	{ "params", NULL, NULL, "STR", "more sink parameters, in babeltrace2's --params syntax" },
+	{ "timeout", NULL, NULL, "SECONDS",
+		"stop babeltrace2 after SECONDS (default 3600; 0: no limit)" },
+	{ "all", NULL, NULL, NULL,
+		"report every thread, not only the recorded command (the default focus "
+		"when TRACE/command.pid exists)" },
+	{ "verbose", NULL, NULL, NULL,
+		"on failure, show babeltrace2's whole error, not only its cause" },
+	{ "help", NULL, NULL, NULL, "show this help message and exit" },
+	{ NULL, NULL, NULL, NULL, NULL },
+};
+
+struct report_args {
+	const char *trace;
+	const char *value[sizeof(options) / sizeof(options[0])];   /* by option index */
+	bool all, verbose, help;
+	double timeout;
+};
+
+static int option_index(const char *name)
+{
+	for (int i = 0; options[i].name; i++)
+		if (!strcmp(options[i].name, name))
+			return i;
+	return -1;
+}
+
+static void print_help(void)
+{
+	printf("usage: wperf report [-h] [--plugin-path DIR] [--format {text,json,dot,svg,html,graphml}]\n"
+	       "                    [--output FILE] [--pids LIST] [--comms LIST] [--all] [--threshold T]\n"
+	       "                    [--min-weight W] [--knot-rule {dominant,strict}] [--begin TIME]\n"
+	       "                    [--end TIME] [--params STR] [--timeout SECONDS] [--verbose]\n"
+	       "                    TRACE\n\n"
+	       "Print the knot report of TRACE (a wperf record directory, one of its snapshots, or\n"
+	       "any trace babeltrace2 reads) with sink.wperf.knots, run in-process. Options become\n"
+	       "the sink's parameters (see babeltrace2-sink.wperf.knots(7)).\n\n"
+	       "positional arguments:\n  TRACE\n\noptions:\n");
+	for (int i = 0; options[i].name; i++) {
+		char left[64];
+
+		if (options[i].metavar)
+			snprintf(left, sizeof(left), "--%s %s", options[i].name, options[i].metavar);
+		else
+			snprintf(left, sizeof(left), "%s--%s", !strcmp(options[i].name, "help") ?
+				 "-h, " : "", options[i].name);
+		printf("  %-22s %s\n", left, options[i].help);
+	}
+}
+
+/* A usage error: one line, as the Python command's argparse gave it. */
+static int usage_error(const char *fmt, const char *a, const char *b)
+{
+	char msg[1024];
+
+	snprintf(msg, sizeof(msg), fmt, a, b);
+	return wperf_fail("wperf report: %s (see wperf report --help)", msg);
+}
+
+/* The option named by arg ("--name" or a unique prefix of one, before any
+ * "="): its index, or -1 after a usage error. */
+static int find_option(const char *arg)
+{
+	size_t len = strcspn(arg + 2, "=");
+	int found = -1, matches = 0;
+	char name[64];
+
+	snprintf(name, sizeof(name), "%.*s", (int)len, arg + 2);
+	if ((found = option_index(name)) >= 0)
+		return found;
+	for (int i = 0; options[i].name; i++)
+		if (!strncmp(options[i].name, name, len)) {
+			found = i;
+			matches++;
+		}
+	if (matches == 1)
+		return found;
+	if (matches > 1)
+		usage_error("ambiguous option: --%s", name, NULL);
+	else
+		usage_error("unrecognized arguments: %s", arg, NULL);
+	return -1;
+}
+
+static bool looks_like_negative_number(const char *s)
+{
+	char *end;
+
+	if (s[0] != '-')
+		return false;
+	strtod(s, &end);
+	return end != s && !*end;
+}
+
+/* Parse argv (argv[0] is "report"): 0, or WPERF_EXIT_FAIL after saying why. */
+static int parse_args(int argc, char **argv, struct report_args *a)
+{
+	bool only_positional = false;
+
+	memset(a, 0, sizeof(*a));
+	a->timeout = 3600;
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i], *value;
+		int o;
+
+		if (only_positional || arg[0] != '-' || !arg[1] || looks_like_negative_number(arg)) {
+			if (a->trace)
+				return usage_error("unrecognized arguments: %s", arg, NULL);
+			a->trace = arg;
+			continue;
+		}
+		if (!strcmp(arg, "--")) {
+			only_positional = true;
+			continue;
+		}
+		if (!strcmp(arg, "-h")) {
+			a->help = true;
+			continue;
+		}
+		if (arg[1] != '-')
+			return usage_error("unrecognized arguments: %s", arg, NULL);
+		if ((o = find_option(arg)) < 0)
+			return WPERF_EXIT_FAIL;
+		if (!options[o].metavar) {
+			if (strchr(arg, '='))
+				return usage_error("argument --%s: ignored explicit argument '%s'",
+						   options[o].name, strchr(arg, '=') + 1);
+			if (!strcmp(options[o].name, "all"))
+				a->all = true;
+			else if (!strcmp(options[o].name, "verbose"))
+				a->verbose = true;
+			else
+				a->help = true;
+			continue;
+		}
+		if (strchr(arg, '=')) {
+			value = strchr(arg, '=') + 1;
+		} else if (i + 1 < argc && (argv[i + 1][0] != '-' ||
+					    looks_like_negative_number(argv[i + 1]))) {
+			value = argv[++i];
+		} else {
+			return usage_error("argument --%s: expected one argument", options[o].name, NULL);
+		}
+		if (options[o].choices) {
+			const char *const *c = options[o].choices;
+
+			while (*c && strcmp(*c, value))
+				c++;
+			if (!*c)
+				return usage_error("argument --%s: invalid choice: '%s'",
+						   options[o].name, value);
+		}
+		if (!strcmp(options[o].name, "timeout")) {
+			char *end;
+
+			a->timeout = strtod(value, &end);
+			if (end == value || *end || isnan(a->timeout))
+				return usage_error("argument --timeout: invalid float value: '%s'",
+						   value, NULL);
+		}
+		a->value[o] = value;
+	}
+	if (a->help)
+		return 0;
+	if (!a->trace)
+		return usage_error("the following arguments are required: TRACE", NULL, NULL);
+	return 0;
+}
+
+/* ------------------------------------------------------------ focus */
+
+/* Whether text (--params) sets pids or comms: `(^|,)\s*(pids|comms)\s*=`. */
+static bool params_focus(const char *text)
+{
+	for (const char *p = text; p; p = strchr(p, ',')) {
+		if (*p == ',')
+			p++;
+		p += strspn(p, " \t\n\r\f\v");
+		for (const char *k = "pids\0comms\0"; *k; k += strlen(k) + 1)
+			if (!strncmp(p, k, strlen(k)) &&
+			    p[strlen(k) + strspn(p + strlen(k), " \t\n\r\f\v")] == '=')
+				return true;
+	}
+	return false;
+}
+
+/* The pid of the command `wperf record` ran into trace, when the report
+ * should focus on it: no focus asked and not --all. */
+static bool focus_on_command(const struct report_args *a, char *pid, size_t pidlen)
+{
+	const char *params = a->value[option_index("params")];
+
+	if (a->all || a->value[OPT_PIDS] || a->value[OPT_COMMS])
+		return false;
+	if (params && params_focus(params))
+		return false;
+	return wperf_recorded_command(a->trace, pid, pidlen);
+}
+
+/* ------------------------------------------------------------ running */
+
+/* Standard output is a pipe whose reader has gone (POLLERR), as after
+ * `wperf report ... | head`: the sink's failed write is no error. */
+static bool stdout_closed(void)
+{
+	struct pollfd p = { .fd = STDOUT_FILENO, .events = POLLOUT };
+
+	return poll(&p, 1, 0) > 0 && (p.revents & (POLLERR | POLLHUP));
+}
+
+/* The sink's parameters: the options, the focus, then --params. NULL
+ * after saying why. */
+static bt_value *sink_params(const struct report_args *a, const char *trace, const char *pid)
+{
+	bt_value *params = bt_value_map_create();
+	const char *more = a->value[option_index("params")];
+	char why[1024];
+
+	if (!params) {
+		wperf_fail("out of memory");
+		return NULL;
+	}
+	for (int i = 0; i < N_SINK_OPTS; i++)
+		if (a->value[i] && bt_value_map_insert_string_entry(params, options[i].param,
+								    a->value[i]))
+			goto oom;
+	if (pid && (bt_value_map_insert_string_entry(params, "pids", pid) ||
+		    bt_value_map_insert_bool_entry(params, "follow-forks", BT_TRUE)))
+		goto oom;
+	if (more && *more && wperf_params_parse(more, params, why, sizeof(why))) {
+		wperf_fail("cannot report %s: --params: %s", trace, why);
+		bt_value_put_ref(params);
+		return NULL;
+	}
+	return params;
+oom:
+	wperf_fail("out of memory");
+	bt_value_put_ref(params);
+	return NULL;
+}
+
+/* The CTF trace directories under trace (with a `metadata` file), sorted. */
+static struct {
+	char **dirs;
+	size_t n, cap;
+} traces;
+
+static int collect_trace(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	if (type != FTW_F || strcmp(path + ftw->base, "metadata"))
+		return 0;
+	if (traces.n == traces.cap) {
+		size_t cap = traces.cap ? traces.cap * 2 : 8;
+		char **bigger = realloc(traces.dirs, cap * sizeof(*bigger));
+
+		if (!bigger)
+			return 1;
+		traces.dirs = bigger;
+		traces.cap = cap;
+	}
+	/* The directory: the path without "/metadata". */
+	if (!(traces.dirs[traces.n] = strndup(path, (size_t)ftw->base - 1)))
+		return 1;
+	traces.n++;
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool is_ust(const char *dir)
+{
+	return strstr(dir, "/ust/") || (strlen(dir) >= 4 && !strcmp(dir + strlen(dir) - 4, "/ust"));
+}
+
+/* Why the traces paths cannot be read (sink.utils.dummy), in one line, or
+ * NULL when they can. */
+static char *why_not_readable(const struct wperf_bt *bt, const char *const *paths, size_t n)
+{
+	struct wperf_run run;
+	char why[4096];
+	char *out = NULL;
+
+	if (wperf_bt_run(bt, paths, n, bt->utils, "dummy", NULL, &run) != WPERF_RUN_OK) {
+		wperf_run_failure(&run, why, sizeof(why));
+		out = strdup(why);
+	}
+	wperf_run_fini(&run);
+	return out;
+}
+
+/*
+ * After a failed report of trace: its CTF traces as the readable ones and
+ * the unreadable UST ones, each UST trace read alone; true when the
+ * report should be run again on the readable ones (the kernel traces read
+ * alone and some UST trace does not). Only UST traces are left out:
+ * without the kernel's there is no report. LTTng can leave a UST trace
+ * that names a stream class its metadata never got (an application
+ * registering while the session stopped); it holds annotations, not the
+ * scheduler's events.
+ */
+static bool split_unreadable(const struct wperf_bt *bt, const char *trace,
+			     const char ***readable, size_t *nreadable)
+{
+	const char **kernel = NULL, **ust = NULL;
+	size_t nk = 0, nu = 0, nbad = 0;
+	bool split = false;
+	char *why;
+
+	traces.n = 0;
+	nftw(trace, collect_trace, 16, FTW_PHYS);
+	qsort(traces.dirs, traces.n, sizeof(*traces.dirs), by_name);
+	kernel = calloc(traces.n + 1, sizeof(*kernel));
+	ust = calloc(traces.n + 1, sizeof(*ust));
+	if (!kernel || !ust)
+		goto end;
+	for (size_t i = 0; i < traces.n; i++) {
+		if (is_ust(traces.dirs[i]))
+			ust[nu++] = traces.dirs[i];
+		else
+			kernel[nk++] = traces.dirs[i];
+	}
+	if (!nk || !nu)
+		goto end;
+	if ((why = why_not_readable(bt, kernel, nk))) {
+		free(why);
+		goto end;
+	}
+	*nreadable = nk;
+	for (size_t i = 0; i < nu; i++) {
+		const char *one[1] = { ust[i] };
+
+		if ((why = why_not_readable(bt, one, 1))) {
+			wperf_say("warning: %s cannot be read (%s): reporting without it", ust[i], why);
+			free(why);
+			nbad++;
+		} else {
+			kernel[(*nreadable)++] = ust[i];
+		}
+	}
+	split = nbad > 0;
+end:
+	free(ust);
+	if (split) {
+		*readable = kernel;
+	} else {
+		free(kernel);
+		*readable = NULL;
+	}
+	return split;
+}
+
+static void free_traces(void)
+{
+	for (size_t i = 0; i < traces.n; i++)
+		free(traces.dirs[i]);
+	free(traces.dirs);
+	traces.dirs = NULL;
+	traces.n = traces.cap = 0;
+}
+
+/* Run the report; the command's exit status. */
+static int report(const struct report_args *a, const char *trace, const char *pid,
+		  const struct wperf_bt *bt, const bt_value *params)
+{
+	struct wperf_run run;
+	const char *inputs[1] = { trace };
+	const char **readable = NULL;
+	size_t nreadable = 0;
+	char why[4096];
+	int rc;
+
+	wperf_bt_run(bt, inputs, 1, bt->wperf, "knots", params, &run);
+	if (run.status == WPERF_RUN_FAILED && !stdout_closed() &&
+	    split_unreadable(bt, trace, &readable, &nreadable)) {
+		wperf_run_fini(&run);
+		wperf_bt_run(bt, readable, nreadable, bt->wperf, "knots", params, &run);
+	}
+	free(readable);
+	if (run.status == WPERF_RUN_INTERRUPTED) {
+		wperf_run_fini(&run);
+		wperf_say("interrupted");
+		return WPERF_EXIT_INTERRUPTED;
+	}
+	if (run.status == WPERF_RUN_OK || a->verbose) {
+		/* What the plugins and the graph wrote, as babeltrace2 would have. */
+		fwrite(bt->log, 1, bt->loglen, stderr);
+		fwrite(run.log, 1, run.loglen, stderr);
+		wperf_run_print_causes(&run, stderr);
+	}
+	if (run.status == WPERF_RUN_OK) {
+		if (pid)    /* after the report (failures stay one line): why it is focused */
+			wperf_say("focus: the recorded command (pid %s) and what it forked; "
+				  "--all reports every thread", pid);
+		rc = WPERF_EXIT_OK;
+	} else if (stdout_closed()) {
+		rc = WPERF_EXIT_OK;    /* the reader went away: say nothing */
+	} else if (pid && wperf_run_mentions(&run, "parameter `pids`: no thread of the trace matches")) {
+		rc = wperf_fail("cannot report %s: the recorded command (pid %s, command.pid) is "
+				"not in it (a snapshot taken after it ended?): --all reports every "
+				"thread, --pids others", trace, pid);
+	} else {
+		wperf_run_failure(&run, why, sizeof(why));
+		rc = wperf_fail("cannot report %s: %s%s", trace, why, a->verbose ? "" :
+				" (wperf report --verbose shows babeltrace2's whole error)");
+	}
+	wperf_run_fini(&run);
+	return rc;
+}
+
+int wperf_cmd_report(int argc, char **argv)
+{
+	struct report_args a;
+	struct wperf_bt bt;
+	struct stat st;
+	char pid[32], mode[64], why[4096], *plugins = NULL, *snapshot = NULL;
+	const char *trace;
+	bool focus;
+	bt_value *params = NULL;
+	int rc;
+
+	if ((rc = parse_args(argc, argv, &a)) != 0)
+		return rc;
+	if (a.help) {
+		print_help();
+		return WPERF_EXIT_OK;
+	}
+	if (!(plugins = wperf_plugin_dir(a.value[option_index("plugin-path")])))
+		return WPERF_EXIT_FAIL;
+	trace = a.trace;
+	if (stat(trace, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		free(plugins);
+		return wperf_fail("no trace directory %s", trace);
+	}
+	/* A recording of a command is about that command: focus on it and on
+	 * what it forked (a wrapper script's program), not on the whole
+	 * machine, unless asked otherwise. */
+	focus = focus_on_command(&a, pid, sizeof(pid));
+	rc = WPERF_EXIT_FAIL;
+	if (!wperf_check_closed(trace) || !wperf_recording_mode(trace, mode, sizeof(mode)))
+		goto end;
+	if (!strcmp(mode, "flight-recorder")) {
+		/* Snapshots overlap in time: one at a time, the latest. */
+		if (!(snapshot = wperf_latest_snapshot(trace)))
+			goto end;
+		trace = snapshot;
+		wperf_say("reporting %s, the latest snapshot", trace);
+	}
+	if (!(params = sink_params(&a, trace, focus ? pid : NULL)))
+		goto end;
+	if (wperf_check_metadata(trace, why, sizeof(why))) {
+		rc = wperf_fail("cannot report %s: %s", trace, why);
+		goto end;
+	}
+	if (wperf_bt_load(&bt, plugins, why, sizeof(why))) {
+		rc = wperf_fail("cannot report %s: %s", trace, why);
+		goto end;
+	}
+	/* A closed standard output is an error value (EPIPE), not a signal. */
+	signal(SIGPIPE, SIG_IGN);
+	wperf_bt_handle_sigint();
+	snprintf(why, sizeof(why), "cannot report %s: babeltrace2 did not finish within %g s "
+		 "(--timeout SECONDS, 0 for no limit)", trace, a.timeout);
+	wperf_bt_set_timeout(a.timeout, why);
+	rc = report(&a, trace, focus ? pid : NULL, &bt, params);
+	wperf_bt_set_timeout(0, "");
+	wperf_bt_unload(&bt);
+end:
+	free_traces();
+	bt_value_put_ref(params);
+	free(snapshot);
+	free(plugins);
+	return rc;
+}
