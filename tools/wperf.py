@@ -1,11 +1,18 @@
 #!/usr/bin/python3
-# wperf — record a program's kernel and LTTng-UST events and report the
-# knots of its wait-for graph (wPerf, OSDI'18). The manual is wperf(1)
-# (doc/wperf.1.md).
+# wperf-py — the Python half of the `wperf` command, which records a
+# program's kernel and LTTng-UST events and reports the knots of its
+# wait-for graph (wPerf, OSDI'18). The manual is wperf(1) (doc/wperf.1.md).
+#
+# The command users run is bin/wperf, in C (tools/wperf/): it does `wperf
+# report` itself and hands record, snapshot, stop, top and diff, with their
+# arguments unchanged, to this program, a private one (libexec/wperf/wperf-py;
+# build/tools/wperf-py in a build tree). Those subcommands move to C on
+# liblttng-ctl one at a time; `wperf diff` stays here (tools/wperf_diff.py
+# says why).
 #
 # This script only drives other programs: lttng (sessions, snapshots,
 # triggers), babeltrace2 with the wperf plugin (source.wperf.tracefs where
-# LTTng's kernel tracer is missing; sink.wperf.knots for reports), and
+# LTTng's kernel tracer is missing; sink.wperf.knots for `wperf top`), and
 # tracefs files for the flight recorder's ftrace instance. Python standard
 # library only, so it needs nothing outside Debian packages.
 #
@@ -1102,52 +1109,6 @@ def close_recording(out):
         pass
 
 
-def unclosed_recording(trace):
-    """(wperf's pid, alive, the time its last data was written) of a
-    recording whose wperf record did not close it, else None."""
-    try:
-        with open(os.path.join(trace, PRIVATE, RECORDING_MARK)) as f:
-            pid = int(json.load(f)["pid"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    alive = False
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            alive = b"wperf" in f.read()
-    except OSError:
-        pass
-    last = 0.0
-    for root, _, files in os.walk(trace):
-        if os.path.basename(root) == PRIVATE:
-            continue
-        for name in files:
-            try:
-                last = max(last, os.lstat(os.path.join(root, name)).st_mtime)
-            except OSError:
-                pass
-    return pid, alive, last
-
-
-def check_closed(trace):
-    """Refuse a recording still being written; say when one was cut short,
-    and refuse it only when its kernel trace was never closed."""
-    found = unclosed_recording(trace)
-    if not found:
-        return
-    pid, alive, last = found
-    if alive:
-        raise Fail(f"{trace} is still being recorded (wperf record, pid {pid}): "
-                   "report it once the recording has ended")
-    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(last)) if last else "?"
-    if not os.path.isfile(os.path.join(trace, "kernel", "metadata")):
-        raise Fail(f"this recording was cut short at {when} (wperf record, pid {pid}, "
-                   "was killed before closing it) and its kernel trace was never "
-                   "closed: babeltrace2's sink.ctf.fs writes a trace's metadata only "
-                   "when it closes it, so nothing of it can be read; record again")
-    say(f"warning: this recording was cut short at {when} (wperf record, pid {pid}, "
-        "ended without closing it): the report covers what was written until then")
-
-
 def record_once(args, out, state, command, plugins):
     name, recorder, interrupted = state["session"], None, False
     state["mode"] = "record"
@@ -1455,32 +1416,6 @@ def cmd_stop(args):
     return 0
 
 
-# ------------------------------------------------------------ wperf report
-
-def recorded_command(args, recording):
-    """The pid of the command `wperf record` ran into RECORDING, when the
-    report should focus on it: no focus asked (--pids, --comms, or pids or
-    comms in --params) and not --all. Else None."""
-    if args.all or args.pids is not None or args.comms is not None:
-        return None
-    if args.params and re.search(r"(^|,)\s*(pids|comms)\s*=", args.params):
-        return None
-    places = [recording]
-    parent = os.path.dirname(os.path.abspath(recording))
-    if re.fullmatch(r"snapshot-\d+", os.path.basename(os.path.abspath(recording))):
-        places.append(parent)      # a flight recorder's snapshot: DIR/snapshot-N
-    for place in places:
-        try:
-            with open(os.path.join(place, "command.pid")) as f:
-                pid = f.read().strip()
-            break
-        except OSError:
-            continue
-    else:
-        return None
-    return pid if re.fullmatch(r"[1-9]\d*", pid) else None
-
-
 def stdout_closed():
     """Our standard output is a pipe whose reader has gone (POLLERR), as
     after `wperf report ... | head`: babeltrace2's failed write is no
@@ -1493,131 +1428,16 @@ def stdout_closed():
         return False
 
 
-def cmd_report(args, sink_args):
-    need_program("babeltrace2", "babeltrace2")
-    plugins = plugin_dir(args.plugin_path)
-    trace = args.trace
-    if not os.path.isdir(trace):
-        raise Fail(f"no trace directory {trace}")
-    # A recording of a command is about that command: focus on it and on
-    # what it forked (a wrapper script's program), not on the whole
-    # machine, unless asked otherwise.
-    command_pid = recorded_command(args, trace)
-    check_closed(trace)
-    state_path = os.path.join(trace, STATE)
-    if os.path.isfile(state_path) and load_state(trace).get("mode") == "flight-recorder":
-        # Snapshots overlap in time: one at a time, the latest by default.
-        # Whole ones only: an older wperf stopped during a snapshot could
-        # leave an empty snapshot-N behind.
-        snaps = sorted((d for d in os.listdir(trace) if re.fullmatch(r"snapshot-\d+", d)
-                        and os.path.isfile(os.path.join(trace, d, STATE))),
-                       key=lambda d: int(d.split("-")[1]))
-        if not snaps:
-            raise Fail(f"{trace} is a flight recorder without snapshots: "
-                       f"take one with wperf snapshot {trace}")
-        trace = os.path.join(trace, snaps[-1])
-        say(f"reporting {trace}, the latest snapshot")
-    params = []
-    for key, value in sink_args:
-        params.append(f"{key}={params_string(value)}")
-    if command_pid:
-        params.append(f"pids={params_string(command_pid)},follow-forks=true")
-    if args.params:
-        params.append(args.params)
-    # babeltrace2 2.0 spins forever on a metadata file cut inside a packet.
-    problem = shared().check_metadata([trace])
-    if problem:
-        raise Fail(f"cannot report {trace}: {problem}")
-    p = run_report_sink(plugins, [trace], params, args.timeout, trace)
-    if p.returncode != 0 and not stdout_closed():
-        # A UST part that babeltrace2 cannot read should not cost the
-        # kernel's report: report without it, and say so.
-        readable, unreadable = split_unreadable(trace, plugins, args.timeout)
-        if unreadable and readable:
-            for path, why in unreadable:
-                say(f"warning: {path} cannot be read ({why}): reporting without it")
-            p = run_report_sink(plugins, readable, params, args.timeout, trace)
-    if p.returncode == 0 or args.verbose:
-        sys.stderr.write(p.stderr)
-    if p.returncode == 0 and command_pid:
-        # After the report (failures stay one line): why it is focused.
-        say(f"focus: the recorded command (pid {command_pid}) and what it forked; "
-            "--all reports every thread")
-    if p.returncode != 0 and stdout_closed():
-        return 0    # the reader went away (`wperf report ... | head`): say nothing
-    if p.returncode != 0:
-        if command_pid and "parameter `pids`: no thread of the trace matches" in p.stderr:
-            raise Fail(f"cannot report {trace}: the recorded command (pid {command_pid}, "
-                       "command.pid) is not in it (a snapshot taken after it ended?): "
-                       "--all reports every thread, --pids others")
-        raise Fail(f"cannot report {trace}: {shared().failure(p.stderr)}"
-                   + ("" if args.verbose else
-                      " (wperf report --verbose shows babeltrace2's whole error)"))
-    return 0
-
-
-def run_report_sink(plugins, paths, params, timeout, trace):
-    """babeltrace2 PATHS -c sink.wperf.knots: the report goes to stdout as
-    it is written; babeltrace2's stderr is kept, to say in one line why it
-    failed (--verbose: all of it)."""
-    cmd = ["babeltrace2", f"--plugin-path={plugins}"] + paths + ["-c", "sink.wperf.knots"]
-    if params:
-        cmd.append("--params=" + ",".join(params))
-    try:
-        return subprocess.run(cmd, stderr=subprocess.PIPE, text=True, errors="replace",
-                              timeout=timeout or None)
-    except subprocess.TimeoutExpired:
-        raise Fail(f"cannot report {trace}: babeltrace2 did not finish within "
-                   f"{timeout:g} s (--timeout SECONDS, 0 for no limit)")
-
-
-def split_unreadable(trace, plugins, timeout):
-    """After a failed report of TRACE: its CTF traces (directories with a
-    `metadata` file) as (readable paths, [(unreadable UST path, why)]),
-    each UST trace read alone. Only UST traces are left out: without the
-    kernel's there is no report. LTTng can leave a UST trace that names a
-    stream class its metadata never got (an application registering while
-    the session stopped); it holds annotations, not the scheduler's
-    events. Nothing is split (both lists empty) unless the kernel traces
-    read alone and some UST trace does not."""
-    dirs = sorted(root for root, _, files in os.walk(trace) if "metadata" in files)
-    ust = [d for d in dirs if os.sep + "ust" + os.sep in d + os.sep]
-    kernel = [d for d in dirs if d not in ust]
-    if not ust or not kernel:
-        return [], []
-
-    def why_not_readable(paths):
-        cmd = ["babeltrace2", f"--plugin-path={plugins}"] + paths + ["-c", "sink.utils.dummy"]
-        try:
-            q = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                               text=True, errors="replace", timeout=timeout or None)
-        except subprocess.TimeoutExpired:
-            return "babeltrace2 did not finish"
-        return shared().failure(q.stderr) if q.returncode != 0 else None
-
-    if why_not_readable(kernel):
-        return [], []
-    unreadable = [(d, why) for d in ust for why in [why_not_readable([d])] if why]
-    if not unreadable:
-        return [], []
-    return kernel + [d for d in ust if d not in dict(unreadable)], unreadable
-
-
-# ------------------------------------------------------------ the CLI
-
-# Every format sink.wperf.knots writes (its `format` parameter).
-REPORT_FORMATS = ["text", "json", "dot", "svg", "html", "graphml"]
-
 USAGE = """\
+wperf's Python half: bin/wperf runs it for the subcommands below (and does
+`wperf report` itself).
+
 usage: wperf record [-o DIR] [--stacks] [OPTIONS] [-- COMMAND [ARG...]]
        wperf record --snapshot [-o DIR] [--trigger-on EVENT] [OPTIONS] [-- COMMAND...]
        wperf snapshot DIR
        wperf stop DIR
        wperf top [--every DURATION] [--duration SECONDS] [--format text|json]
                  [--output FILE] [--pids LIST | --comms LIST] [--params STR]
-       wperf report [--plugin-path DIR] TRACE [--format FORMAT] [--output FILE]
-                    [--pids LIST | --comms LIST | --all] [--threshold T] [--min-weight W]
-                    [--params STR] [--verbose]
        wperf diff [--format text|json] [--fail-if-knot-grows PCT] [--min-change PCT]
                   [--absolute] [--top N] A.json B.json
 
@@ -1631,18 +1451,10 @@ commands:
   stop      stop the flight recorder of DIR (session and ftrace instance removed)
   top       watch the running system: the knots of the last period and of the run so
             far, every --every (an LTTng live session; ftrace without lttng-modules)
-  report    run babeltrace2 TRACE -c sink.wperf.knots
   diff      compare two JSON reports (before/after): knots, edges, wait lengths
 
 `wperf COMMAND --help` describes each command's options.
 """
-
-# wperf report's options (argparse dest) and the sink parameters they set.
-REPORT_OPTIONS = [("format", "format"), ("output", "path"), ("pids", "pids"),
-                  ("comms", "comms"), ("threshold", "threshold"),
-                  ("min_weight", "min-weight"), ("knot_rule", "knot-rule"),
-                  ("begin", "begin"), ("end", "end")]
-
 
 class Parser(argparse.ArgumentParser):
     """argparse, with usage errors on one line."""
@@ -1704,37 +1516,6 @@ def build_parsers():
         "trigger, remove its ftrace instance. Snapshots stay."))
     stop.add_argument("dir", metavar="DIR")
 
-    rep = Parser(prog="wperf report", description=(
-        "Print the knot report of TRACE (a wperf record directory, one of its "
-        "snapshots, or any trace babeltrace2 reads) with sink.wperf.knots. "
-        "Options become the sink's parameters (see babeltrace2-sink.wperf.knots(7))."))
-    rep.add_argument("trace", metavar="TRACE")
-    rep.add_argument("--plugin-path", metavar="DIR",
-                     help="directory of babeltrace-plugin-wperf.so")
-    rep.add_argument("--format", choices=REPORT_FORMATS,
-                     help="report format (sink.wperf.knots' format): " + ", ".join(REPORT_FORMATS))
-    rep.add_argument("--output", metavar="FILE", help="write the report to FILE")
-    rep.add_argument("--pids", metavar="LIST", help="focus: pids or tids, comma-separated")
-    rep.add_argument("--comms", metavar="LIST", help="focus: thread names, comma-separated")
-    rep.add_argument("--all", action="store_true",
-                     help="report every thread, not only the recorded command "
-                          "(the default focus when TRACE/command.pid exists)")
-    rep.add_argument("--threshold", metavar="T", help='refinement threshold ("20%%", "250ms")')
-    rep.add_argument("--min-weight", metavar="W", help='noise floor ("1%%", "5ms")')
-    rep.add_argument("--knot-rule", choices=["dominant", "strict"],
-                     help="which groups are knots: dominant (little weight leaves "
-                          "them, the default) or strict (none, the paper's)")
-    rep.add_argument("--begin", metavar="TIME",
-                     help="count from TIME, the whole trace read for thread and disk "
-                          "names (babeltrace2 --begin's forms: \"hh:mm:ss\", seconds)")
-    rep.add_argument("--end", metavar="TIME", help="count up to TIME (as --begin)")
-    rep.add_argument("--params", metavar="STR",
-                     help="more sink parameters, in babeltrace2's --params syntax")
-    rep.add_argument("--timeout", type=float, default=3600, metavar="SECONDS",
-                     help="stop babeltrace2 after SECONDS (default 3600; 0: no limit)")
-    rep.add_argument("--verbose", action="store_true",
-                     help="on failure, show babeltrace2's whole error, not only its cause")
-
     top = Parser(prog="wperf top", description=(
         "Watch the running system: an LTTng live session (lttng-relayd, "
         "`lttng create --live`, the wperf profile's events) read by babeltrace2's "
@@ -1763,8 +1544,7 @@ def build_parsers():
 
     watch = Parser(prog="wperf _watch")
     watch.add_argument("dir")
-    return {"record": rec, "snapshot": snap, "stop": stop, "report": rep, "top": top,
-            "_watch": watch}
+    return {"record": rec, "snapshot": snap, "stop": stop, "top": top, "_watch": watch}
 
 
 def load_module(name):
@@ -1798,6 +1578,9 @@ def main(argv):
         return 0
     if argv[0] == "diff":
         return load_diff().main(argv[1:])
+    if argv[0] == "report":
+        raise Fail("wperf report is done by the wperf command itself (bin/wperf), "
+                   "not by its Python half: run wperf report")
     sub = parsers.get(argv[0])
     if not sub:
         raise Fail(f"unknown command `{argv[0]}` (commands: record, snapshot, "
@@ -1808,10 +1591,6 @@ def main(argv):
             raise Fail(f"wperf record: unexpected `{args.command[0]}`: "
                        "put the command after -- (wperf record -o DIR -- COMMAND)")
         return cmd_record(args)
-    if argv[0] == "report":
-        sink_args = [(param, getattr(args, dest)) for dest, param in REPORT_OPTIONS
-                     if getattr(args, dest) is not None]
-        return cmd_report(args, sink_args)
     return {"snapshot": cmd_snapshot, "stop": cmd_stop, "top": cmd_top,
             "_watch": cmd_watch}[argv[0]](args)
 
