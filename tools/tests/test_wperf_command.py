@@ -335,6 +335,18 @@ class Errors(unittest.TestCase):
         self.assertOneLine(wperf('report', trace, '--begin', '5', '--end', '4'),
                            'sink.wperf.knots: parameter `end`: "4" is before `begin`')
 
+    def test_report_params_syntax(self):
+        # --params is babeltrace2's syntax (blanks, unquoted strings, yes/no),
+        # parsed by wperf itself; a malformed one is one line saying where.
+        trace = self.synthetic_trace()
+        p = wperf('report', trace, '--format', 'json',
+                  '--params', ' merge = none , gmt=yes')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertOneLine(wperf('report', trace, '--params', 'merge="none",gmt'),
+                           '--params: expecting `=` at the end of')
+        self.assertOneLine(wperf('report', trace, '--params', 'merge=[none'),
+                           '--params: expecting `,` or `]`')
+
     def test_report_verbose_shows_babeltrace2s_error(self):
         p = wperf('report', '--verbose', self.tmp)
         self.assertNotEqual(p.returncode, 0)

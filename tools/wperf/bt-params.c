@@ -58,7 +58,7 @@ static void fail(struct scanner *s, const char *expecting)
 }
 
 static bool ident_first(int c) { return isalpha(c) || c == '_'; }
-static bool ident_nth(int c) { return isalnum(c) || strchr("_-.:", c); }
+static bool ident_nth(int c) { return isalnum(c) || (c && strchr("_-.:", c)); }
 
 static void skip_blanks(struct scanner *s)
 {

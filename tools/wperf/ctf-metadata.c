@@ -191,7 +191,8 @@ int wperf_check_metadata(const char *dir, char *why, size_t whylen)
 		snprintf(why, whylen, "out of memory while looking for metadata files");
 		rc = 1;
 	}
-	qsort(found.paths, found.n, sizeof(*found.paths), by_path);
+	if (found.n)
+		qsort(found.paths, found.n, sizeof(*found.paths), by_path);
 	for (size_t i = 0; i < found.n && !rc; i++)
 		rc = check_file(found.paths[i], why, whylen);
 	for (size_t i = 0; i < found.n; i++)

@@ -383,7 +383,8 @@ static bool split_unreadable(const struct wperf_bt *bt, const char *trace,
 
 	traces.n = 0;
 	nftw(trace, collect_trace, 16, FTW_PHYS);
-	qsort(traces.dirs, traces.n, sizeof(*traces.dirs), by_name);
+	if (traces.n)
+		qsort(traces.dirs, traces.n, sizeof(*traces.dirs), by_name);
 	kernel = calloc(traces.n + 1, sizeof(*kernel));
 	ust = calloc(traces.n + 1, sizeof(*ust));
 	if (!kernel || !ust)
