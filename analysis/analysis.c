@@ -20,7 +20,13 @@
 #include "runhist.h"
 #include "stacks.h"
 #include "threads.h"
+#include "timeline.h"
 #include "vertex.h"
+
+_Static_assert((int)WPERF_SEG_RUNNING == (int)WPERF_SPAN_RUNNING &&
+	       (int)WPERF_SEG_RUNNABLE == (int)WPERF_SPAN_RUNNABLE &&
+	       (int)WPERF_SEG_WAITING == (int)WPERF_SPAN_WAITING,
+	       "a segment's state is its timeline span's");
 
 /* Prune cascade history after this many waits (amortises the O(threads) scan). */
 #define PRUNE_EVERY 8192
@@ -44,6 +50,7 @@ struct wperf_analysis {
 	struct sched sched;
 	struct falsewake falsewake;
 	struct stack_table stacks;
+	struct timeline_store timelines; /* for the HTML report's timeline */
 	struct wperf_quality quality;
 	struct cpu_census cpus;
 	struct wperf_progress_point *progress;
@@ -144,6 +151,7 @@ void wperf_graph_fini(struct wperf_graph *g)
 		free(g->stacks[i].ips);
 	}
 	free(g->stacks);
+	wperf_timelines_free(g->timelines, g->n_vertices);
 	memset(g, 0, sizeof *g);
 }
 
@@ -461,6 +469,9 @@ static void on_closed_segment(void *data, const struct closed_segment *whole)
 		maybe_prune(a);
 		break;
 	}
+	/* The segment's state numbers are the span's (wperf/graph.h). */
+	timeline_store_add(&a->timelines, seg->vertex, (enum wperf_span_state)seg->state,
+			   seg->start, seg->end, w ? seg->waker : UINT32_MAX);
 	/* Only a filter.wperf.waits listens: without one, the segment's
 	 * description (and the cache line of the vertex it reads) is skipped. */
 	if (a->cb) {
@@ -588,6 +599,7 @@ void wperf_analysis_destroy(struct wperf_analysis *a)
 	cpus_fini(&a->cpus);
 	edges_fini(&a->edges);
 	stacks_fini(&a->stacks);
+	timeline_store_fini(&a->timelines);
 	vt_fini(&a->vt);
 	free(a->quality.gaps);
 	free(a->quality.missing_cpus);
@@ -1030,6 +1042,10 @@ int wperf_analysis_finish(struct wperf_analysis *a, struct wperf_graph *out)
 	out->n_progress = a->n_progress;
 	a->progress = NULL;
 	a->n_progress = a->cap_progress = 0;
+	/* The timelines are for a picture: without memory for them, the
+	 * report has none (and says so) rather than failing. */
+	if (!a->timelines.oom)
+		out->timelines = timeline_store_take(&a->timelines, out->n_vertices);
 	out->quality = a->quality;
 	a->quality.gaps = NULL;
 	a->quality.n_gaps = 0;

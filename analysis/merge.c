@@ -15,6 +15,7 @@
 
 #include "array.h"
 #include "edges.h"
+#include "timeline.h"
 #include "wperf/cpu.h"
 #include "wperf/graph.h"
 #include "wperf/merge.h"
@@ -711,6 +712,53 @@ static struct wperf_edge *build_edges(const struct merge *m, struct wperf_vertex
 	return e;
 }
 
+/* ---- timelines (wperf/graph.h) ---- */
+
+/* A copy of t with its targets renamed by the merge. */
+static int copy_timeline(const struct merge *m, struct wperf_timeline *dst,
+			 const struct wperf_timeline *t)
+{
+	*dst = *t;
+	dst->spans = NULL;
+	if (t->n == 0)
+		return 0;
+	dst->spans = malloc(t->n * sizeof *dst->spans);
+	if (!dst->spans)
+		return -1;
+	memcpy(dst->spans, t->spans, t->n * sizeof *dst->spans);
+	dst->cap = t->n;
+	for (uint32_t i = 0; i < t->n; i++)
+		if (dst->spans[i].target < m->g->n_vertices)
+			dst->spans[i].target = m->newid[dst->spans[i].target];
+	return 0;
+}
+
+/* The merged graph's timelines: a vertex left alone keeps its own, a
+ * group's sum its threads' (wperf_timeline_absorb). NULL when the graph
+ * kept none, or memory ran out: the report then draws no timeline and
+ * loses nothing else. */
+static struct wperf_timeline *build_timelines(const struct merge *m)
+{
+	const struct wperf_graph *g = m->g;
+	struct wperf_timeline *nt;
+	int rc = 0;
+
+	if (!g->timelines || !(nt = calloc(m->n_new ? m->n_new : 1, sizeof *nt)))
+		return NULL;
+	for (uint32_t i = 0; i < g->n_vertices && rc == 0; i++) {
+		if (m->size[m->rep[i]] == 1)
+			rc = copy_timeline(m, &nt[m->newid[i]], &g->timelines[i]);
+		else
+			rc = wperf_timeline_absorb(&nt[m->newid[i]], &g->timelines[i], m->newid,
+						   g->n_vertices);
+	}
+	if (rc < 0) {
+		wperf_timelines_free(nt, m->n_new);
+		return NULL;
+	}
+	return nt;
+}
+
 /* ---- the transform ---- */
 
 /* Free what the old graph owned and the new one did not take over. */
@@ -724,6 +772,7 @@ static void release_merged(const struct merge *m, struct wperf_graph *g)
 		}
 	free(g->vertices);
 	free(g->edges);
+	wperf_timelines_free(g->timelines, g->n_vertices);
 }
 
 static void merge_fini(struct merge *m)
@@ -750,7 +799,10 @@ int wperf_graph_merge(struct wperf_graph *g, const struct wperf_merge_options *o
 		merge_fini(&m);
 		return -1;
 	}
+	struct wperf_timeline *nt = build_timelines(&m);
+
 	release_merged(&m, g);
+	g->timelines = nt;
 	g->vertices = nv;
 	g->n_vertices = m.n_new;
 	g->edges = ne;

@@ -230,6 +230,62 @@ struct wperf_progress_point {
 	uint64_t count;
 };
 
+/*
+ * A thread's time as the HTML report's timeline draws it
+ * (analysis/timeline.c, doc/wperf-report.7.md "The timeline"): spans in
+ * time order, each with the time spent in each state inside it and the
+ * vertex waited for most there.
+ *
+ * Exact (width_ns 0): each span is one state, as the segments were, the
+ * neighbours in the same state (waiting for the same vertex) joined. A
+ * thread that changes state more than WPERF_TIMELINE_SPANS times is
+ * folded (width_ns > 0): its spans become equal time buckets of width_ns
+ * from the first span's start, the width doubling as time goes on so
+ * that at most WPERF_TIMELINE_SPANS buckets cover its life. A thread
+ * therefore never holds more than WPERF_TIMELINE_SPANS spans, however
+ * long the trace. A merged vertex's buckets sum its threads' times (more
+ * than the bucket's width when they overlap).
+ */
+enum wperf_span_state {
+	WPERF_SPAN_RUNNING,
+	WPERF_SPAN_RUNNABLE,
+	WPERF_SPAN_WAITING,
+	WPERF_SPAN_STATES
+};
+
+#define WPERF_TIMELINE_SPANS 128
+
+struct wperf_span {
+	int64_t start_ns, end_ns;
+	int64_t ns[WPERF_SPAN_STATES];   /* time in each state inside the span */
+	uint32_t target;                 /* the vertex waited for most (folded: the
+	                                    heaviest met), UINT32_MAX: none */
+	int64_t target_ns;               /* the waiting for it counted there */
+};
+
+struct wperf_timeline {
+	struct wperf_span *spans;
+	uint32_t n, cap;
+	int64_t width_ns;                /* 0: exact; else folded into buckets */
+};
+
+/* Add [start, end) in `state` (waiting: for `target`). 0, or -1 when out
+ * of memory (then the timeline is left as it was). */
+int wperf_timeline_add(struct wperf_timeline *t, enum wperf_span_state state, int64_t start,
+		       int64_t end, uint32_t target);
+
+/* Add every span of src into dst (folding dst): a merged vertex's
+ * timeline from its threads'. map (may be NULL) renames the targets:
+ * map[old id] is the new one. 0, or -1 when out of memory. */
+int wperf_timeline_absorb(struct wperf_timeline *dst, const struct wperf_timeline *src,
+			  const uint32_t *map, size_t n_map);
+
+/* The state that took most of a span's time (the first of equals), or
+ * WPERF_SPAN_STATES when it holds no time at all. */
+enum wperf_span_state wperf_span_dominant(const struct wperf_span *s);
+
+void wperf_timeline_fini(struct wperf_timeline *t);
+
 struct wperf_graph {
 	int64_t begin_ns, end_ns;        /* analysed time range */
 	struct wperf_vertex *vertices;
@@ -241,6 +297,9 @@ struct wperf_graph {
 	struct wperf_stack *stacks;      /* those the edges name */
 	size_t n_stacks;
 	struct wperf_quality quality;
+	/* By vertex id (n_vertices of them): each thread's timeline; NULL
+	 * when none was kept (a graph read back or built by hand). */
+	struct wperf_timeline *timelines;
 };
 
 void wperf_graph_fini(struct wperf_graph *g);
