@@ -22,8 +22,16 @@ For each, the JSON report of the same input is the reference:
   - format=html: a real headless Chromium loads it without a script error,
     the DOM shows the first knot with its members and the picture, and the
     page's own self-test (#wperf-selftest) clicks every column heading and
-    finds every table sorted both ways; it references nothing on the
-    network;
+    finds every table sorted both ways, and opens every <details> (each
+    edge's wait-length histogram and call stacks, the other findings'
+    timelines); the first finding's timeline has one row per member whose
+    spans tile the analysed range exactly, and in the "mixed" scenario
+    each span is the one the method defines (wperf-method(7) §3); at a
+    phone's width (390 px, emulated as a phone over the DevTools protocol)
+    and a desktop's (1280 px) nothing scrolls sideways, and a screenshot of
+    each is saved under $WPERF_SCREENSHOT_DIR (default
+    report-formats-screenshots/ in the working directory; the paths are
+    printed); it references nothing on the network;
   - without Graphviz on PATH: format=svg fails in one line that says how
     to install it and writes nothing; format=html still writes the page and
     says why it has no picture.
@@ -38,9 +46,12 @@ Run: WPERF_PLUGIN_DIR=build/plugin /usr/bin/python3 tests/test_report_formats.py
      [--shared-dir-default DIR] [unittest args]
 """
 
+import base64
+import fcntl
 import json
 import os
 import re
+import select
 import shutil
 import subprocess
 import sys
@@ -66,6 +77,9 @@ BABELTRACE2 = shutil.which(os.environ.get('BABELTRACE2', 'babeltrace2'))
 SANITIZER_VARS = ('LD_PRELOAD', 'ASAN_OPTIONS', 'UBSAN_OPTIONS')
 
 U = 100 * MS
+SCREENSHOTS = os.path.abspath(os.environ.get('WPERF_SCREENSHOT_DIR',
+                                             'report-formats-screenshots'))
+WIDTHS = (('phone', 390, 844, True), ('desktop', 1280, 900, False))
 NS_SVG = '{http://www.w3.org/2000/svg}'
 
 
@@ -89,6 +103,122 @@ def need_networkx(test):
             test.fail(msg)
         test.skipTest(msg)
     return networkx
+
+
+class Browser:
+    """Headless Chromium driven over the DevTools protocol
+    (--remote-debugging-pipe: JSON messages ending in NUL on fds 3 and 4),
+    for what --dump-dom cannot do: a window narrower than Chromium's
+    500 px minimum, emulated as a phone (mobile viewport), script run in
+    the page, and a screenshot of the whole page."""
+
+    def __init__(self, exe, profile, env):
+        to_child, from_child = os.pipe(), os.pipe()
+        # Above the fds the child gets, so that dup2 cannot clobber them.
+        hi = [fcntl.fcntl(to_child[0], fcntl.F_DUPFD, 10),
+              fcntl.fcntl(from_child[1], fcntl.F_DUPFD, 10)]
+
+        def child_fds():
+            os.dup2(hi[0], 3)
+            os.dup2(hi[1], 4)
+        self.p = subprocess.Popen(
+            [exe, '--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
+             '--user-data-dir=' + profile, '--host-resolver-rules=MAP * ~NOTFOUND',
+             '--remote-debugging-pipe', 'about:blank'],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            preexec_fn=child_fds, close_fds=False)
+        for fd in hi + [to_child[0], from_child[1]]:
+            os.close(fd)
+        self.wfd, self.rfd = to_child[1], from_child[0]
+        self.buf, self.events, self.next_id, self.errors = b'', [], 0, []
+
+    def close(self):
+        try:
+            self.send('Browser.close', {})
+        except OSError:
+            pass
+        os.close(self.wfd)
+        os.close(self.rfd)
+        try:
+            self.p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+
+    def send(self, method, params, session=None):
+        self.next_id += 1
+        msg = {'id': self.next_id, 'method': method, 'params': params}
+        if session:
+            msg['sessionId'] = session
+        os.write(self.wfd, json.dumps(msg).encode() + b'\0')
+        return self.next_id
+
+    def read(self, timeout=120):
+        while b'\0' not in self.buf:
+            ready, _, _ = select.select([self.rfd], [], [], timeout)
+            chunk = os.read(self.rfd, 1 << 20) if ready else b''
+            if not chunk:
+                raise AssertionError('Chromium stopped answering the DevTools protocol')
+            self.buf += chunk
+        msg, self.buf = self.buf.split(b'\0', 1)
+        msg = json.loads(msg)
+        if msg.get('method') in ('Runtime.exceptionThrown', 'Log.entryAdded') or (
+                msg.get('method') == 'Runtime.consoleAPICalled'
+                and msg['params'].get('type') == 'error'):
+            self.errors.append(msg['params'])
+        return msg
+
+    def call(self, method, params, session=None):
+        want = self.send(method, params, session)
+        while True:
+            msg = self.read()
+            if msg.get('id') == want:
+                if 'error' in msg:
+                    raise AssertionError('%s: %s' % (method, msg['error']))
+                return msg['result']
+            self.events.append(msg)
+
+    def wait_event(self, method, session):
+        for i, msg in enumerate(self.events):
+            if msg.get('method') == method and msg.get('sessionId') == session:
+                del self.events[i]
+                return msg
+        while True:
+            msg = self.read()
+            if msg.get('method') == method and msg.get('sessionId') == session:
+                return msg
+            self.events.append(msg)
+
+    def open(self, url, width, height, mobile):
+        """A new tab of width x height CSS px showing url, loaded."""
+        target = self.call('Target.createTarget', {'url': 'about:blank'})['targetId']
+        sid = self.call('Target.attachToTarget', {'targetId': target, 'flatten': True})[
+            'sessionId']
+        self.call('Emulation.setDeviceMetricsOverride',
+                  {'width': width, 'height': height, 'deviceScaleFactor': 1,
+                   'mobile': mobile}, sid)
+        for domain in ('Page', 'Runtime', 'Log'):
+            self.call(domain + '.enable', {}, sid)
+        self.call('Page.navigate', {'url': url}, sid)
+        self.wait_event('Page.loadEventFired', sid)
+        return sid
+
+    def eval(self, sid, expression):
+        r = self.call('Runtime.evaluate', {'expression': expression, 'returnByValue': True},
+                      sid)
+        if 'exceptionDetails' in r:
+            raise AssertionError('%s: %s' % (expression, r['exceptionDetails']))
+        return r['result'].get('value')
+
+    def screenshot(self, sid, path, max_height=4000):
+        """The page from its top, as tall as it is (at most max_height)."""
+        size = self.call('Page.getLayoutMetrics', {}, sid)['cssContentSize']
+        clip = {'x': 0, 'y': 0, 'width': size['width'],
+                'height': min(size['height'], max_height), 'scale': 1}
+        data = self.call('Page.captureScreenshot', {'format': 'png', 'clip': clip,
+                                                    'captureBeyondViewport': True}, sid)
+        with open(path, 'wb') as f:
+            f.write(base64.b64decode(data['data']))
 
 
 # ---------------------------------------------------------------------------
@@ -464,8 +594,104 @@ class Checks(unittest.TestCase):
             self.assertIsNone(fig)
             self.assertIn('No picture: Graphviz is not installed (apt-get install graphviz)',
                           dom)
+        self.check_timeline(js, dom)
+        # The self-test opened every edge's details.
+        self.assertEqual(len(re.findall(r'<details [^>]*open=', dom)), page.count('<details'))
         return dom
 
+
+    # -- The timeline, the details, the widths ------------------------------
+    def timeline_rows(self, dom, n):
+        """Finding n's timeline: [(role, vertex id, [span])], role
+        'member' or 'waiter'; a span is a dict of its state, its interval
+        (b, e: ns from the start of the analysed range), target (vertex
+        id or None) and ns (time running, runnable, waiting inside)."""
+        m = re.search(r'<div class="timeline" id="timeline-%d">(.*?)<ul class="tl-legend">' % n,
+                      dom, re.S)
+        self.assertIsNotNone(m, 'finding %d has no timeline' % n)
+        rows = []
+        for role, v, body in re.findall(r'<div class="tl-row (member|waiter)" '
+                                        r'data-vertex="v(\d+)">(.*?)</svg></div>',
+                                        m.group(1), re.S):
+            spans = []
+            for attrs in re.findall(r'<rect ([^>]*)>', body):
+                a = dict(re.findall(r'([\w-]+)="([^"]*)"', attrs))
+                spans.append({'state': a['data-state'], 'b': int(a['data-b']),
+                              'e': int(a['data-e']),
+                              'target': int(a['data-target'][1:]) if 'data-target' in a
+                              else None,
+                              'ns': [int(x) for x in a['data-ns'].split(',')],
+                              'x': float(a['x']), 'width': float(a['width'])})
+            rows.append((role, int(v), spans))
+        return rows
+
+    def check_timeline(self, js, dom):
+        """The first finding's timeline: one row per member, in order, and
+        each row's spans tile the analysed range, in ns exactly and drawn
+        (1000 viewBox units) within rounding; a thread's spans hold the
+        time the report gives it."""
+        if not js['knots']:
+            self.assertNotIn('class="timeline"', dom)
+            return []
+        rows = self.timeline_rows(dom, 1)
+        self.assertEqual([v for role, v, _ in rows if role == 'member'],
+                         js['knots'][0]['members'][:32])
+        duration = js['time_range']['duration_ns']
+        threads = {t['id']: t for t in js['threads']}
+        for role, v, spans in rows:
+            self.assertTrue(spans, 'row v%d is empty' % v)
+            self.assertEqual(spans[0]['b'], 0)
+            for a, b in zip(spans, spans[1:]):
+                self.assertEqual(b['b'], a['e'], 'row v%d: spans do not tile' % v)
+            self.assertEqual(spans[-1]['e'], duration)
+            self.assertAlmostEqual(sum(x['width'] for x in spans), 1000, delta=0.01 * len(spans))
+            if v in threads:
+                t = threads[v]
+                want = [t['running_ns'], t['runnable_ns'], sum(t['waiting_ns'].values())]
+                self.assertEqual([sum(x['ns'][k] for x in spans) for k in range(3)], want,
+                                 'row v%d: its states\' time is not the report\'s' % v)
+        return rows
+
+    def check_widths(self, path, name):
+        """At a phone's width and a desktop's: the page's self-test runs,
+        every <details> opens, nothing scrolls sideways; a screenshot of
+        the page as first seen and one with everything open are saved."""
+        exe = need(self, 'chromium', 'chromium')
+        with open(path, encoding='utf-8') as f:
+            details = f.read().count('<details')
+        profile = os.path.join(self.tmp, 'chromium-cdp-profile')
+        env = {k: v for k, v in os.environ.items() if k not in SANITIZER_VARS}
+        env['HOME'] = profile
+        os.makedirs(SCREENSHOTS, exist_ok=True)
+        url = 'file://' + os.path.abspath(path)
+        b = Browser(exe, profile, env)
+        try:
+            for label, width, height, mobile in WIDTHS:
+                sid = b.open(url, width, height, mobile)
+                shot = os.path.join(SCREENSHOTS, '%s-%s.png' % (name, label))
+                b.screenshot(sid, shot)
+                print('screenshot: %s' % shot)
+                sid = b.open(url + '#wperf-selftest', width, height, mobile)
+                text = b.eval(sid, "document.getElementById('wperf-selftest').textContent")
+                self.assertIn('selftest ok', text)
+                m = re.search(r'details opened (\d+) of (\d+); page (\d+) px wide in a '
+                              r'(\d+) px window', text)
+                self.assertIsNotNone(m, text)
+                self.assertEqual((int(m.group(1)), int(m.group(2))), (details, details), text)
+                self.assertEqual(int(m.group(4)), width, text)
+                self.assertLessEqual(int(m.group(3)), width,
+                                     '%s: the page scrolls sideways: %s' % (label, text))
+                right = b.eval(sid, "Math.max.apply(null, [0].concat(Array.prototype.map.call("
+                               "document.querySelectorAll('.tl-bar'), function (e) {"
+                               " return e.getBoundingClientRect().right; })))")
+                self.assertLessEqual(right, width, '%s: a timeline runs off the page' % label)
+                shot = os.path.join(SCREENSHOTS, '%s-%s-details.png' % (name, label))
+                b.screenshot(sid, shot)
+                print('screenshot: %s' % shot)
+            self.assertEqual(b.errors, [], 'errors in Chromium')
+        finally:
+            b.close()
+            shutil.rmtree(profile, ignore_errors=True)
 
 # ---------------------------------------------------------------------------
 
@@ -537,9 +763,63 @@ class TestScenarioFormats(Checks):
     def test_html(self):
         need(self, 'dot', 'graphviz')
         js = self.reference(mixed(), **self.PARAMS)
-        dom = self.check_html(js, self.report(mixed(), 'html', 'r.html', **self.PARAMS))
+        path = self.report(mixed(), 'html', 'r.html', **self.PARAMS)
+        dom = self.check_html(js, path)
         self.assertIn('id="knot-2"', dom)
         self.assertOnly(['r.html'])
+        r = ws.Report(js)
+        A, C, D, W, disk = (r.tid(101), r.tid(103), r.tid(104), r.tid(401),
+                            r.vid(kind='disk'))
+
+        def spans(rows):
+            return {v: [(x['state'], x['b'], x['e'], x['target'], x['ns']) for x in sp]
+                    for _, v, sp in rows}
+        # Knot 1 {W, disk}: W runs until it writes at 1 s, waits for the
+        # disk until the completion's wakeup (1.5 s + 2 us), is runnable
+        # until it runs 2 us later, and runs to the end (wperf-method(7)
+        # §3, tests/wperf_scenario.py disk_wait); the disk has no states.
+        end, woken = 42 * U, 1500 * MS + 2000
+        self.assertEqual(spans(self.timeline_rows(dom, 1)), {
+            W: [('running', 0, S, None, [S, 0, 0]),
+                ('waiting', S, woken, disk, [0, 0, woken - S]),
+                ('runnable', woken, woken + 2000, None, [0, 2000, 0]),
+                ('running', woken + 2000, end, None, [end - woken - 2000, 0, 0])],
+            disk: [('none', 0, end, None, [0, 0, 0])]})
+        # Knot 2 {C, D}, a click away: C waits for D over [22, 28] U, D for
+        # C over [29, 34] U and for A over [35, 37] U; woken, each runs at
+        # once.
+        self.assertEqual(spans(self.timeline_rows(dom, 2)), {
+            C: [('running', 0, 22 * U, None, [22 * U, 0, 0]),
+                ('waiting', 22 * U, 28 * U, D, [0, 0, 6 * U]),
+                ('running', 28 * U, end, None, [14 * U, 0, 0])],
+            D: [('running', 0, 29 * U, None, [29 * U, 0, 0]),
+                ('waiting', 29 * U, 34 * U, C, [0, 0, 5 * U]),
+                ('running', 34 * U, 35 * U, None, [U, 0, 0]),
+                ('waiting', 35 * U, 37 * U, A, [0, 0, 2 * U]),
+                ('running', 37 * U, end, None, [5 * U, 0, 0])]})
+        # The edge W -> disk: one wait of 500 ms, in the log2 bucket
+        # [2^28, 2^29) ns; its details hold that one bar.
+        m = re.search(r'W \(401\) (?:&rarr;|\u2192) disk:8:0: [^<]*<details class="edge-more" open="">'
+                      r'<summary>wait lengths</summary>(.*?)</details>', dom, re.S)
+        self.assertIsNotNone(m, 'W -> disk has no details')
+        self.assertEqual(re.findall(r'data-bucket="(\d+)" data-count="(\d+)"', m.group(1)),
+                         [('28', '1')])
+        self.check_widths(path, 'scenario-mixed')
+
+    def test_html_merged(self):
+        """A merged vertex's row sums its threads' time: the pool's two
+        threads run 14 U and wait 6 U of their 2 x 10 U."""
+        js = self.reference(pool(), merge='name')
+        dom = self.check_html(js, self.report(pool(), 'html', 'r.html', merge='name'),
+                              picture=shutil.which('dot') is not None)
+        rows = self.timeline_rows(dom, 1)
+        self.assertEqual(len(rows), 1)
+        spans = rows[0][2]
+        self.assertEqual([sum(x['ns'][k] for x in spans) for k in range(3)],
+                         [14 * U, 0, 6 * U])
+        # Both threads live throughout, one running while the other waits:
+        # running has most of every bucket.
+        self.assertEqual({x['state'] for x in spans}, {'running'}, spans)
 
 
 class TestRealTraceFormats(Checks):
@@ -585,7 +865,18 @@ class TestRealTraceFormats(Checks):
         need(self, 'dot', 'graphviz')
         trace = real_trace_dir(REAL_TRACES[0])
         js = self.reference(trace)
-        self.check_html(js, self.run_cli(trace, 'html', 'r.html'))
+        path = self.run_cli(trace, 'html', 'r.html')
+        dom = self.check_html(js, path)
+        # A sink of a device: its row has no states; its heaviest waiters
+        # that are threads follow, and they did wait for it.
+        rows = self.check_timeline(js, dom)
+        sink = js['knots'][0]['members'][0]
+        waiters = [(v, sp) for role, v, sp in rows if role == 'waiter']
+        self.assertTrue(waiters, 'the sink has no waiters drawn')
+        for v, sp in waiters:
+            self.assertTrue(any(x['state'] == 'waiting' for x in sp))
+            self.assertIn((v, sink), {(e['from'], e['to']) for e in js['edges']})
+        self.check_widths(path, 'real-' + REAL_TRACES[0])
 
     def test_without_graphviz(self):
         """PATH without dot: svg is refused before the trace is read, in one

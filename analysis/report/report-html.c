@@ -11,8 +11,14 @@
  *
  * Sections: the analysed range and the parameters; the findings (each
  * knot, sink and background knot with its members, weight, edges and what
- * refinement cut); the picture (wperf_report_write_svg) or why there is
- * none; sortable tables of knots, edges and threads; the data quality.
+ * refinement cut), the first with its members' timeline in view and the
+ * others a click away, every edge listed with its wait-length histogram
+ * and call stacks a click away (report-timeline.c); the picture
+ * (wperf_report_write_svg) or why there is none; sortable tables of
+ * knots, edges and threads; the data quality.
+ *
+ * #wperf-selftest also opens every <details> (clicking its summary) and
+ * writes how many opened and how wide the page is against the window.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,6 +27,7 @@
 
 #include "gaps.h"
 #include "report-format.h"
+#include "report-html.h"
 #include "wperf/classify.h"
 #include "wperf/report.h"
 
@@ -40,7 +47,29 @@ static const char style[] =
 	"th{background:#f4f4f4;cursor:pointer;user-select:none;white-space:nowrap}\n"
 	"th[aria-sort=ascending]::after{content:' \\25B2'}"
 	"th[aria-sort=descending]::after{content:' \\25BC'}\n"
-	"#wperf-status{color:#777;font-size:12px}\n";
+	"#wperf-status{color:#777;font-size:12px}\n"
+	/* Long names wrap rather than widen the page; wide tables scroll. */
+	"li,p,h3{overflow-wrap:anywhere}.scroll{overflow-x:auto;max-width:100%}\n"
+	/* The timeline: a name column and a bar that takes the rest. */
+	".timeline{margin:.6em 0;background:#fff;padding:.4em;border:1px solid #ddd}\n"
+	".tl-row{display:grid;grid-template-columns:minmax(0,11em) minmax(0,1fr);"
+	"column-gap:.5em;align-items:center;margin:2px 0}\n"
+	".tl-name{font-size:12px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}\n"
+	".tl-bar{display:block;width:100%;height:18px}\n"
+	".tl-ticks{display:flex;justify-content:space-between;font-size:11px;color:#555}\n"
+	".tl-legend{list-style:none;padding:0;margin:.4em 0 0;font-size:12px;display:flex;"
+	"flex-wrap:wrap;gap:.2em 1em}\n"
+	".sw{display:inline-block;width:.9em;height:.9em;margin-right:.3em;"
+	"vertical-align:-.1em;border:1px solid #0003}\n"
+	".tl-caption,.tl-more{font-size:12px;color:#555;margin:.2em 0}\n"
+	"details.edge-more{font-size:13px;margin:.2em 0 .4em}\n"
+	"details summary{cursor:pointer;color:#0b57d0}\n"
+	".hist{display:block;max-width:100%;height:48px;background:#fafafa}\n"
+	".hist rect{fill:#1565c0}.hist-axis{display:flex;justify-content:space-between;"
+	"gap:1em;max-width:100%;min-width:12em;font-size:11px;color:#555;margin:0}\n"
+	"ol.frames{margin:.2em 0;font-size:12px}\n"
+	"@media (max-width:600px){body{padding:0 .5em;margin:.8em auto}"
+	".tl-row{grid-template-columns:minmax(0,7em) minmax(0,1fr)}}\n";
 
 /* Sorting: numeric columns (data-type="num") by each cell's data-v, the
  * others by text. The first click on a number sorts heaviest first. */
@@ -102,6 +131,21 @@ static const char script[] =
 	"    var out = document.getElementById('wperf-selftest');\n"
 	"    out.textContent = bad.length ? 'selftest FAILED: ' + bad.join(' ')\n"
 	"                                 : 'selftest ok: ' + checked + ' columns sorted both ways';\n"
+	"    out.textContent += '; ' + layout();\n"
+	"  }\n"
+	/* Open every <details> by clicking its summary, as a reader would, and
+	 * measure the page against the window (no sideways scrolling). */
+	"  function layout() {\n"
+	"    var all = document.querySelectorAll('details'), opened = 0;\n"
+	"    all.forEach(function (d) {\n"
+	"      var s = d.querySelector('summary');\n"
+	"      var closed = d.getBoundingClientRect().height;\n"
+	"      s.click();\n"
+	"      if (d.open && d.getBoundingClientRect().height > closed) opened++;\n"
+	"    });\n"
+	"    return 'details opened ' + opened + ' of ' + all.length + '; page ' +\n"
+	"      document.documentElement.scrollWidth + ' px wide in a ' + window.innerWidth +\n"
+	"      ' px window';\n"
 	"  }\n"
 	"  document.getElementById('wperf-status').textContent =\n"
 	"    'Script loaded: ' + tables.length + ' sortable tables (click a column heading).';\n"
@@ -167,7 +211,8 @@ static void td_knot(FILE *out, const struct wperf_report *r, long knot)
 
 static void table_start(FILE *out, const char *id, const char *const *heads)
 {
-	fprintf(out, "<table class=\"sortable\" id=\"%s\"><thead><tr>", id);
+	fprintf(out, "<div class=\"scroll\"><table class=\"sortable\" id=\"%s\"><thead><tr>",
+		id);
 	/* A leading '#' marks a numeric column. */
 	for (; *heads; heads++)
 		fprintf(out, "<th%s>%s</th>", (*heads)[0] == '#' ? " data-type=\"num\"" : "",
@@ -177,7 +222,7 @@ static void table_start(FILE *out, const char *id, const char *const *heads)
 
 static void table_end(FILE *out)
 {
-	fputs("</tbody></table>\n", out);
+	fputs("</tbody></table></div>\n", out);
 }
 
 /* ---- Header and findings ---- */
@@ -251,8 +296,10 @@ static void write_edge_item(FILE *out, const struct wperf_graph *g, size_t i, in
 	vertex_label(out, g, e->from);
 	fputs(" &rarr; ", out);
 	vertex_label(out, g, e->to);
-	fprintf(out, ": %s = %s, %llu wait%s</li>", w, s, (unsigned long long)e->count,
+	fprintf(out, ": %s = %s, %llu wait%s", w, s, (unsigned long long)e->count,
 		e->count == 1 ? "" : "s");
+	wperf_html_edge_details(out, g, e);
+	fputs("</li>", out);
 }
 
 /* What leaves a knot or a group: the share of its weight, and the edges. */
@@ -412,6 +459,15 @@ static void write_finding(FILE *out, const struct wperf_report *r, size_t i)
 			"gaps of the trace, and %llu waits on its edges crossed one; its "
 			"weights are lower bounds.</p>\n", d,
 			(unsigned long long)wperf_knot_gap_waits(g, k));
+	}
+	/* The first finding's timeline at a glance; the others' a click away. */
+	if (i == 0) {
+		wperf_html_timeline(out, r, i);
+	} else {
+		fputs("<details class=\"tl-details\"><summary>Timeline of its members</summary>\n",
+		      out);
+		wperf_html_timeline(out, r, i);
+		fputs("</details>\n", out);
 	}
 	write_classification(out, r, k);
 	if (k->n_edges) {

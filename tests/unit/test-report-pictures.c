@@ -370,17 +370,19 @@ static void test_html_basic(void)
 	check_contains(t, "<p>Gaps cover ");
 	check_contains(t, "<p>Refinement cut 1 edge, lightest first (stopped: simple cycle):</p>\n"
 			  "<ol><li>mysqld (101) &rarr; disk:vda: 50.0 ms = own 50.0 ms (6.3% of the "
-			  "waiter's time) + cascaded 0 ns, 5 waits</li></ol>");
+			  "waiter's time) + cascaded 0 ns, 5 waits<details class=\"edge-more\">");
 	check_contains(t, "<div class=\"knot sink\" id=\"knot-2\">\n<h3>Sink 1: server (301)</h3>");
 	check_contains(t, "<p>Waited on for <b>200 ms</b> = own 150 ms (55.6% of its waiters' time) "
 			  "+ cascaded 50.0 ms; it waits");
 	/* What this kind of sink means, and what to do. */
 	check_contains(t, "<p class=\"sink-kind timer\">A shorter sleep, timeout or polling "
 			  "interval, or not waiting for it, is what helps.</p>");
+	/* Each edge with its details a click away (test_html_details). */
 	check_contains(t, "<ul><li>client (300) &rarr; server (301): 150 ms = own 100 ms (50.0% of "
-			  "the waiter's time) + cascaded 50.0 ms, 1000 waits</li><li>worker-* &rarr; "
+			  "the waiter's time) + cascaded 50.0 ms, 1000 waits<details ");
+	check_contains(t, "</details></li><li>worker-* &rarr; "
 			  "server (301): 50.0 ms = own 50.0 ms (71.4% of the waiter's time) + cascaded "
-			  "0 ns, 1 wait</li></ul>");
+			  "0 ns, 1 wait<details ");
 	check_contains(t, "<tr><td>client (300)</td><td>server (301)</td><td class=\"n\" "
 			  "data-v=\"150000000\">150ms</td><td class=\"n\" data-v=\"100000000\">100ms"
 			  "</td><td class=\"n\" data-v=\"500000\">50.0%</td><td class=\"n\" "
@@ -434,7 +436,7 @@ static void test_html_leaving(void)
 
 	check_contains(t, "<p>Leaves the knot: 100 ms = 10.0% of its weight:</p>\n"
 			  "<ul><li>writer (1) &rarr; setup (3): 100 ms = own 100 ms (10.0% of the waiter's "
-			  "time) + cascaded 0 ns, 1 wait</li></ul>");
+			  "time) + cascaded 0 ns, 1 wait<details ");
 	check_lacks(t, "Not knots");
 	check_clean(t);
 	free(t);
