@@ -480,6 +480,98 @@ static void test_html_hostile(void)
 	free(t);
 }
 
+/* The first knot's timeline, from timelines set by hand (as the analysis
+ * keeps them, wperf/graph.h): exact spans drawn as they are, a folded
+ * thread as its buckets' main states, the range tiled to its end; and an
+ * edge's details: its histogram's buckets and its stack's frames. */
+static void test_html_timeline_details(void)
+{
+	struct report_case c;
+	char *t = NULL, want[512];
+	size_t len = 0;
+	FILE *out;
+
+	REQUIRE_INT(report_case_build("basic", &c), 0);
+	const struct wperf_knot *k = &c.knots.items[0];
+	uint32_t m1 = k->members[0], jbd = k->members[1], disk = k->members[2];
+	int64_t b = c.g.begin_ns;
+	struct wperf_edge *e = &c.g.edges[k->edges[0]];
+
+	c.g.timelines = calloc(c.g.n_vertices, sizeof *c.g.timelines);
+	REQUIRE_INT(c.g.timelines != NULL, 1);
+	/* mysqld (101): runs 200 ms, waits 300 ms for jbd2, runnable 100 ms, gone. */
+	wperf_timeline_add(&c.g.timelines[m1], WPERF_SPAN_RUNNING, b, b + 200 * MS, UINT32_MAX);
+	wperf_timeline_add(&c.g.timelines[m1], WPERF_SPAN_WAITING, b + 200 * MS, b + 500 * MS, jbd);
+	wperf_timeline_add(&c.g.timelines[m1], WPERF_SPAN_RUNNABLE, b + 500 * MS, b + 600 * MS,
+			   UINT32_MAX);
+	/* jbd2: 1000 alternations of 0.3 ms running, 0.7 ms waiting for the disk. */
+	for (int i = 0; i < 1000; i++) {
+		int64_t at = b + i * MS;
+
+		wperf_timeline_add(&c.g.timelines[jbd], WPERF_SPAN_RUNNING, at, at + 300000,
+				   UINT32_MAX);
+		wperf_timeline_add(&c.g.timelines[jbd], WPERF_SPAN_WAITING, at + 300000, at + MS,
+				   disk);
+	}
+	CHECK(c.g.timelines[jbd].width_ns > 0);
+	/* The edge's waits: 3 of [2^25, 2^26) ns, 1 of [2^27, 2^28); one stack. */
+	memset(e->hist, 0, sizeof e->hist);
+	e->hist[25] = 3;
+	e->hist[27] = 1;
+	c.g.stacks = calloc(1, sizeof *c.g.stacks);
+	REQUIRE_INT(c.g.stacks != NULL, 1);
+	c.g.n_stacks = 1;
+	c.g.stacks[0].n = 2;
+	c.g.stacks[0].ips = calloc(2, sizeof *c.g.stacks[0].ips);
+	c.g.stacks[0].symbols = calloc(2, sizeof *c.g.stacks[0].symbols);
+	REQUIRE_INT(c.g.stacks[0].ips && c.g.stacks[0].symbols, 1);
+	c.g.stacks[0].ips[0] = 0x1000;
+	c.g.stacks[0].ips[1] = 0xabc0;
+	c.g.stacks[0].symbols[0] = strdup("schedule+0x10");
+	e->stacks[0] = (struct wperf_edge_stack){ .stack = 0, .count = 4, .ns = e->direct_ns };
+	e->n_stacks = 1;
+
+	out = open_memstream(&t, &len);
+	REQUIRE_INT(out != NULL, 1);
+	CHECK_INT(wperf_report_write_html(&c.r, NULL, "no picture", out), 0);
+	fclose(out);
+	snprintf(want, sizeof want, "<div class=\"tl-row member\" data-vertex=\"v%u\">"
+		 "<div class=\"tl-name\">mysqld (101)</div>", m1);
+	check_contains(t, want);
+	check_contains(t, "<rect x=\"0.000\" y=\"0\" width=\"200.000\" height=\"10\" "
+			  "fill=\"#2e7d32\" data-state=\"running\" data-b=\"0\" "
+			  "data-e=\"200000000\" data-ns=\"200000000,0,0\"><title>running, 0 to "
+			  "+200 ms (200 ms)</title></rect>");
+	snprintf(want, sizeof want, "<rect x=\"200.000\" y=\"0\" width=\"300.000\" "
+		 "height=\"10\" fill=\"%s\" data-state=\"waiting\" data-b=\"200000000\" "
+		 "data-e=\"500000000\" data-target=\"v%u\" data-ns=\"0,0,300000000\">"
+		 "<title>waiting for jbd2/vda1-8 (200), +200 ms to +500 ms (300 ms)</title></rect>",
+		 "#c62828", jbd);
+	check_contains(t, want);
+	check_contains(t, "data-state=\"runnable\" data-b=\"500000000\" data-e=\"600000000\"");
+	check_contains(t, "data-state=\"none\" data-b=\"600000000\" data-e=\"1000000000\" "
+			  "data-ns=\"0,0,0\"><title>not in the trace, +600 ms to +1.00 s (400 ms)");
+	/* jbd2, folded: mostly waiting for the disk (the heaviest target: the
+	 * first colour), its time in each state in the title. */
+	check_contains(t, "data-state=\"waiting\" data-b=\"0\" ");
+	check_contains(t, "<title>mostly waiting for disk:vda, 0 to ");
+	check_contains(t, "<li><span class=\"sw\" style=\"background:#1565c0\"></span>waiting "
+			  "for disk:vda</li><li><span class=\"sw\" style=\"background:#c62828\">"
+			  "</span>waiting for jbd2/vda1-8 (200)</li>");
+	check_contains(t, "<title>not a thread: no states, 0 to +1.00 s (1.00 s)</title>");
+	/* The details of the knot's heaviest edge. */
+	check_contains(t, "<details class=\"edge-more\"><summary>wait lengths, call stacks</summary>");
+	check_contains(t, "data-bucket=\"25\" data-count=\"3\"");
+	check_contains(t, "data-bucket=\"26\" data-count=\"0\"");
+	check_contains(t, "data-bucket=\"27\" data-count=\"1\"");
+	check_contains(t, "<li>4 waits, 400 ms ");
+	check_contains(t, "(100.0% of the wait time), innermost frame first:<ol class=\"frames\">"
+			  "<li><code>schedule+0x10</code></li><li><code>0xabc0</code></li></ol></li>");
+	check_clean(t);
+	free(t);
+	report_case_free(&c);
+}
+
 /* /dev/full accepts the open and fails every flush with ENOSPC. */
 static void test_write_errors(void)
 {
@@ -534,6 +626,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_html_no_picture);
 	RUN_TEST(test_html_leaving);
 	RUN_TEST(test_html_hostile);
+	RUN_TEST(test_html_timeline_details);
 	RUN_TEST(test_write_errors);
 	return check_finish();
 }
