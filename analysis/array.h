@@ -4,6 +4,8 @@
  *
  * Several tables of the analysis are arrays indexed by an id that keeps
  * growing; this is the one way they grow: doubling, new slots zeroed.
+ * Per-thread histories that slide forward in time (the cascade's waits,
+ * runhist's runnable intervals) share the other: array_slide_room.
  */
 #ifndef WPERF_ARRAY_H
 #define WPERF_ARRAY_H
@@ -34,6 +36,35 @@ static inline bool array_reserve_index(void **arr, size_t *n, size_t index,
 	memset(p + *n * elem, 0, (want - *n) * elem);
 	*arr = p;
 	*n = want;
+	return true;
+}
+
+/*
+ * A sliding array: live elements are arr[*head .. *n) of *cap, older ones
+ * dead (dropped by a cap or a prune). Make room for one more at *n:
+ * reclaim the dead prefix when the array is full and that prefix is at
+ * least half of it (so the move is amortised O(1) when a cap drops one
+ * element per append), else double the array (from 8). False when out
+ * of memory (nothing changed then).
+ */
+static inline bool array_slide_room(void **arr, size_t *head, size_t *n, size_t *cap,
+				    size_t elem)
+{
+	if (*n < *cap)
+		return true;
+	if (*head > 0 && *head >= *cap / 2) {
+		memmove(*arr, (char *)*arr + *head * elem, (*n - *head) * elem);
+		*n -= *head;
+		*head = 0;
+		return true;
+	}
+	size_t want = *cap ? *cap * 2 : 8;
+	void *p = realloc(*arr, want * elem);
+
+	if (!p)
+		return false;
+	*arr = p;
+	*cap = want;
 	return true;
 }
 

@@ -47,26 +47,9 @@ static void history_append(struct cascade *c, uint32_t v, int64_t start,
 		c->stats.records_dropped++;
 		c->stats.live--;
 	}
-	if (h->n == h->cap) {
-		/* Reclaim the dead prefix before growing; only once it is at
-		 * least half the array, so the move is amortised O(1) when the
-		 * cap drops one record per append. */
-		if (h->head > 0 && h->head >= h->cap / 2) {
-			memmove(h->r, h->r + h->head, (h->n - h->head) * sizeof *h->r);
-			h->n -= h->head;
-			h->head = 0;
-		}
-		if (h->n == h->cap) {
-			size_t cap = h->cap ? h->cap * 2 : 8;
-			struct wait_record *r = realloc(h->r, cap * sizeof *r);
-
-			if (!r) {
-				c->oom = true;
-				return;
-			}
-			h->r = r;
-			h->cap = cap;
-		}
+	if (!array_slide_room((void **)&h->r, &h->head, &h->n, &h->cap, sizeof *h->r)) {
+		c->oom = true;
+		return;
 	}
 	h->r[h->n++] = (struct wait_record){ .start = start, .end = end, .waker = waker,
 					     .requested = requested };

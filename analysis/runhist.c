@@ -22,28 +22,15 @@ void runhist_fini(struct runhist *rh)
 }
 
 /* Room for one more interval at the end of h: drop the oldest past the
- * cap, reclaim the dead prefix once it is half the array, else grow. */
+ * cap, then as every sliding history (array_slide_room). */
 static bool make_room(struct runhist *rh, struct run_history *h)
 {
 	if (rh->max_records && h->n - h->head >= rh->max_records)
 		h->head++;
-	if (h->n < h->cap)
-		return true;
-	if (h->head > 0 && h->head >= h->cap / 2) {
-		memmove(h->r, h->r + h->head, (h->n - h->head) * sizeof *h->r);
-		h->n -= h->head;
-		h->head = 0;
-		return true;
-	}
-	size_t cap = h->cap ? h->cap * 2 : 8;
-	struct run_interval *r = realloc(h->r, cap * sizeof *r);
-
-	if (!r) {
+	if (!array_slide_room((void **)&h->r, &h->head, &h->n, &h->cap, sizeof *h->r)) {
 		rh->oom = true;
 		return false;
 	}
-	h->r = r;
-	h->cap = cap;
 	return true;
 }
 
