@@ -51,6 +51,7 @@ struct wperf_analysis {
 	struct falsewake falsewake;
 	struct stack_table stacks;
 	struct timeline_store timelines; /* for the HTML report's timeline */
+	bool no_timelines;               /* wperf_analysis_keep_timelines(false) */
 	struct wperf_quality quality;
 	struct cpu_census cpus;
 	struct wperf_progress_point *progress;
@@ -470,8 +471,9 @@ static void on_closed_segment(void *data, const struct closed_segment *whole)
 		break;
 	}
 	/* The segment's state numbers are the span's (wperf/graph.h). */
-	timeline_store_add(&a->timelines, seg->vertex, (enum wperf_span_state)seg->state,
-			   seg->start, seg->end, w ? seg->waker : UINT32_MAX);
+	if (!a->no_timelines)
+		timeline_store_add(&a->timelines, seg->vertex, (enum wperf_span_state)seg->state,
+				   seg->start, seg->end, w ? seg->waker : UINT32_MAX);
 	/* Only a filter.wperf.waits listens: without one, the segment's
 	 * description (and the cache line of the vertex it reads) is skipped. */
 	if (a->cb) {
@@ -604,6 +606,11 @@ void wperf_analysis_destroy(struct wperf_analysis *a)
 	free(a->quality.gaps);
 	free(a->quality.missing_cpus);
 	free(a);
+}
+
+void wperf_analysis_keep_timelines(struct wperf_analysis *a, bool keep)
+{
+	a->no_timelines = !keep;
 }
 
 void wperf_analysis_on_segment(struct wperf_analysis *a, wperf_segment_cb cb, void *data)
@@ -1044,7 +1051,7 @@ int wperf_analysis_finish(struct wperf_analysis *a, struct wperf_graph *out)
 	a->n_progress = a->cap_progress = 0;
 	/* The timelines are for a picture: without memory for them, the
 	 * report has none (and says so) rather than failing. */
-	if (!a->timelines.oom)
+	if (!a->timelines.oom && !a->no_timelines)
 		out->timelines = timeline_store_take(&a->timelines, out->n_vertices);
 	out->quality = a->quality;
 	a->quality.gaps = NULL;

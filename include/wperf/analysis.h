@@ -87,6 +87,11 @@ int wperf_analysis_set_nic_capacity(struct wperf_analysis *a, const char *dev,
  * flow through undelayed. */
 void wperf_analysis_expect_false_wakeups(struct wperf_analysis *a);
 
+/* Keep each thread's timeline for the HTML report's picture
+ * (wperf_graph.timelines, at most 7 KiB per thread): on unless turned off
+ * here, before the first event. */
+void wperf_analysis_keep_timelines(struct wperf_analysis *a, bool keep);
+
 /*
  * The analysed range runs from the first to the last event fed. Upstream
  * may have chosen a wider one: babeltrace2's --begin/--end (a trimmer)

@@ -488,6 +488,15 @@ static int apply_nic_capacity(struct knots_sink *s, struct wperf_analysis *a)
 	return 0;
 }
 
+/* An analysis of this sink's own (not a shared one, which other sinks may
+ * read): the link speeds given, and the timelines only the HTML page draws
+ * (wperf_analysis_keep_timelines: up to 7 KiB per thread). */
+static int setup_analysis(struct knots_sink *s, struct wperf_analysis *a)
+{
+	wperf_analysis_keep_timelines(a, s->format == FORMAT_HTML);
+	return apply_nic_capacity(s, a);
+}
+
 /* merge=pool|none|process|name|stack and short-lived=merge|keep
  * (wperf/merge.h). Pools are merged unless told otherwise: an unmerged
  * pool of equal workers splits its weight among them, and refinement
@@ -662,7 +671,7 @@ bt_component_class_initialize_method_status wperf_knots_init(
 		goto error;
 	s->decoder = wperf_decoder_create();
 	s->analysis = wperf_analysis_create();
-	if (!s->decoder || !s->analysis || apply_nic_capacity(s, s->analysis) < 0) {
+	if (!s->decoder || !s->analysis || setup_analysis(s, s->analysis) < 0) {
 		fail(s, "out of memory");
 		goto error;
 	}
@@ -1329,7 +1338,7 @@ static int start_period(struct knots_sink *s, int64_t t)
 {
 	struct wperf_analysis *w = wperf_analysis_create();
 
-	if (!w || apply_nic_capacity(s, w) < 0) {
+	if (!w || setup_analysis(s, w) < 0) {
 		wperf_analysis_destroy(w);
 		return -1;
 	}
@@ -1422,7 +1431,7 @@ static int every_init(struct knots_sink *s)
 	if (!s->every_ns)
 		return 0;
 	s->every.window = wperf_analysis_create();
-	if (!s->every.window || apply_nic_capacity(s, s->every.window) < 0) {
+	if (!s->every.window || setup_analysis(s, s->every.window) < 0) {
 		fail(s, "out of memory");
 		return -1;
 	}

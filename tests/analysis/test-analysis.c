@@ -161,6 +161,70 @@ static void test_nested(void)
 	wperf_graph_fini(&g);
 }
 
+/* The timelines the HTML report draws (wperf/graph.h), from the nested
+ * scenario: A runs [0, 50], waits for B [50, 350], runs to the end (400);
+ * B waits for C [0, 250] and runs [250, 400]. Not kept when turned off. */
+static void nested_events(struct wperf_analysis *a)
+{
+	sw(a, 0, 0, 0, 0, 2);
+	sw(a, 0, 1, 0, 0, 1);
+	sw(a, 0 * MS, 0, 2, 1, 3);
+	sw(a, 50 * MS, 1, 1, 1, 0);
+	wake(a, 250 * MS, 0, 2);
+	sw(a, 250 * MS, 0, 3, 1, 2);
+	wake(a, 350 * MS, 0, 1);
+	sw(a, 350 * MS, 1, 0, 0, 1);
+	sw(a, 400 * MS, 0, 2, 0, 0);
+}
+
+static void test_timelines(void)
+{
+	struct wperf_analysis *a = wperf_analysis_create();
+	struct wperf_graph g;
+
+	nested_events(a);
+	if (finish(a, &g)) {
+		failures++;
+		return;
+	}
+	CHECK_EQ("timelines kept", g.timelines != NULL, 1);
+	if (g.timelines) {
+		uint32_t A = vertex_of_tid(&g, 1), B = vertex_of_tid(&g, 2);
+		const struct wperf_timeline *t = &g.timelines[A];
+
+		CHECK_EQ("A's spans", t->n, 3);
+		CHECK_EQ("A exact", t->width_ns, 0);
+		if (t->n == 3) {
+			CHECK_EQ("A runs until", t->spans[0].end_ns, 50 * MS);
+			CHECK_EQ("A running", t->spans[0].ns[WPERF_SPAN_RUNNING], 50 * MS);
+			CHECK_EQ("A waits from", t->spans[1].start_ns, 50 * MS);
+			CHECK_EQ("A waits until", t->spans[1].end_ns, 350 * MS);
+			CHECK_EQ("A waits for B", t->spans[1].target, B);
+			CHECK_EQ("A waiting", t->spans[1].ns[WPERF_SPAN_WAITING], 300 * MS);
+			CHECK_EQ("A runs again until", t->spans[2].end_ns, 400 * MS);
+		}
+		t = &g.timelines[B];
+		CHECK_EQ("B's spans", t->n, 2);
+		if (t->n == 2) {
+			CHECK_EQ("B waits for C", t->spans[0].target, vertex_of_tid(&g, 3));
+			CHECK_EQ("B waits until", t->spans[0].end_ns, 250 * MS);
+			CHECK_EQ("B runs", t->spans[1].ns[WPERF_SPAN_RUNNING], 150 * MS);
+		}
+	}
+	wperf_graph_fini(&g);
+
+	a = wperf_analysis_create();
+	wperf_analysis_keep_timelines(a, false);
+	nested_events(a);
+	if (finish(a, &g)) {
+		failures++;
+		return;
+	}
+	CHECK_EQ("timelines not kept", g.timelines == NULL, 1);
+	CHECK_EQ("the same graph", weight(&g, 2, 3), 450 * MS);
+	wperf_graph_fini(&g);
+}
+
 /* A chain: A waits for B [100, 400], B for C [0, 300], C for D [200, 500]
  * (D wakes C at 500? no: C must wake B at 300, so C is running at 300).
  * Use: C waits for D [0, 250]; B waits for C [50, 300]; A waits for B [100, 400].
@@ -1108,6 +1172,7 @@ static void test_waits_on_runnable(void)
 int main(void)
 {
 	test_nested();
+	test_timelines();
 	test_chain();
 	test_chained_waits();
 	test_grouped_waits();
