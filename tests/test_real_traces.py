@@ -614,6 +614,13 @@ class RealTraces(unittest.TestCase):
         heads, bodies = sections[1::2], sections[2::2]
         self.assertTrue(heads[-1].startswith('whole run, final report, +0.000s to '), heads)
         self.assertTrue(heads[-2].startswith('last period '), heads)
+        # The last period ends with the input, short of 1 s: it says so.
+        m = re.fullmatch(r'last period \d+, \+(\d+\.\d+)s to \+(\d+\.\d+)s, partial: '
+                         r'(\d+\.\d+)s of 1\.000s', heads[-2])
+        self.assertIsNotNone(m, heads[-2])
+        begin, end, length = (round(float(x) * 1000) for x in m.groups())
+        self.assertEqual(end - begin, length)
+        self.assertLess(length, 1000)
         self.assertEqual(bodies[-1], plain.stdout)
         self.assertTrue(bodies[0].startswith('(no report: parameter `comms`: no thread'),
                         bodies[0][:300])
@@ -697,6 +704,10 @@ def _make(label, path, mode):
             self.assertEqual((l['every']['begin_ns'], l['every']['end_ns']),
                              (first + k * period, first + (k + 1) * period), label)
             self.assertEqual(runs[k]['every']['end_ns'], l['every']['end_ns'], label)
+            self.assertIs(l['every']['partial'], False, label)
+        # The last period ends with the input: partial when shorter.
+        last = periods[-1]['every']
+        self.assertIs(last['partial'], last['end_ns'] - last['begin_ns'] < period, label)
         span = whole['time_range']['end_ns'] - whole['time_range']['begin_ns']
         self.assertEqual(len(periods), span // period + 1, label)
         by_tid = {}

@@ -1229,12 +1229,17 @@ static void json_one_line(FILE *f, const char *text)
 	}
 }
 
+/* A duration in seconds, to the millisecond: "12.500s". */
+static void fmt_seconds(char *buf, size_t len, int64_t d)
+{
+	snprintf(buf, len, "%" PRId64 ".%03" PRId64 "s", d / 1000000000, d % 1000000000 / 1000000);
+}
+
 /* Seconds since the first event, "+12.500s". */
 static void fmt_offset(char *buf, size_t len, int64_t ns, int64_t first)
 {
-	int64_t d = ns - first;
-
-	snprintf(buf, len, "+%" PRId64 ".%03" PRId64 "s", d / 1000000000, d % 1000000000 / 1000000);
+	buf[0] = '+';
+	fmt_seconds(buf + 1, len - 1, ns - first);
 }
 
 /*
@@ -1248,17 +1253,27 @@ static int write_section(struct knots_sink *s, struct wperf_analysis *a, const c
 {
 	FILE *out = s->every.out;
 	struct wperf_graph graph;
-	char err[1024] = "", b[32], e[32];
+	char err[1024] = "", b[32], e[32], d[32], p[32];
 	char *body = NULL;
 	size_t body_len = 0;
 	FILE *mem = NULL;
 	bool period = strcmp(what, "period") == 0;
+	/* The input ended within the last period: it covers less than
+	 * `every`, and says so (lttng-analyses' --refresh prints such a
+	 * last interval too, with its own range); it cannot be folded into
+	 * the one before, which a live session has already reported. */
+	bool partial = period && final && end - begin < s->every_ns;
 	int rc = -1;
 
 	if (s->format == FORMAT_TEXT) {
 		fmt_offset(b, sizeof b, begin, s->every.first);
 		fmt_offset(e, sizeof e, end, s->every.first);
-		if (period)
+		fmt_seconds(d, sizeof d, end - begin);
+		fmt_seconds(p, sizeof p, s->every_ns);
+		if (partial)
+			fprintf(out, "=== wperf: last period %" PRIu64 ", %s to %s, partial: "
+				"%s of %s ===\n", s->every.index, b, e, d, p);
+		else if (period)
 			fprintf(out, "=== wperf: %speriod %" PRIu64 ", %s to %s ===\n",
 				final ? "last " : "", s->every.index, b, e);
 		else
@@ -1299,7 +1314,8 @@ static int write_section(struct knots_sink *s, struct wperf_analysis *a, const c
 	mem = NULL;
 	fprintf(out, "{\"every\": {\"report\": \"%s\", ", what);
 	if (period)
-		fprintf(out, "\"index\": %" PRIu64 ", ", s->every.index);
+		fprintf(out, "\"index\": %" PRIu64 ", \"partial\": %s, ", s->every.index,
+			partial ? "true" : "false");
 	fprintf(out, "\"final\": %s, \"begin_ns\": %" PRId64 ", \"end_ns\": %" PRId64
 		", \"period_ns\": %" PRId64 "}, ", final ? "true" : "false", begin, end,
 		s->every_ns);
