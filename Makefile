@@ -21,6 +21,8 @@
 DEB_RUN   := babeltrace2 lttng-tools
 DEB_BUILD := gcc make pkg-config meson ninja-build libbabeltrace2-dev \
 	libtracefs-dev libtraceevent-dev liblttng-ust-dev lowdown
+# The wperf command talks to LTTng's session daemon through liblttng-ctl.
+DEB_BUILD += liblttng-ctl-dev
 DEB_TEST  := python3-bt2 python3-jsonschema valgrind linux-perf libxml2-utils g++
 # The `install` suite renders the manual pages (made with lowdown, a
 # build dependency) with man-db.

@@ -4,9 +4,9 @@
 # wait-for graph (wPerf, OSDI'18). The manual is wperf(1) (doc/wperf.1.md).
 #
 # The command users run is bin/wperf, in C (tools/wperf/): it does `wperf
-# report` itself and hands record, snapshot, stop, top and diff, with their
-# arguments unchanged, to this program, a private one (libexec/wperf/wperf-py;
-# build/tools/wperf-py in a build tree). Those subcommands move to C on
+# report` and `wperf stop` itself and hands record, snapshot, top and diff,
+# with their arguments unchanged, to this program, a private one
+# (libexec/wperf/wperf-py; build/tools/wperf-py in a build tree). Those subcommands move to C on
 # liblttng-ctl one at a time; `wperf diff` stays here (tools/wperf_diff.py
 # says why).
 #
@@ -834,7 +834,12 @@ def cmd_record(args):
     if args.stop:
         if not args.output:
             raise Fail("--stop needs -o DIR, the flight recorder's directory")
-        return cmd_stop(argparse.Namespace(dir=args.output))
+        # wperf stop is the C command's (tools/wperf/stop.c), which
+        # says where it is when it runs this program.
+        command = os.environ.get("WPERF_C_COMMAND")
+        if not command:
+            raise Fail(f"run wperf stop {args.output}")
+        os.execv(command, ["wperf", "stop", args.output])
     if args.min_free < 0:
         raise Fail("--min-free must be zero or more (MiB)")
     if args.duration is not None and args.duration <= 0:
@@ -1401,21 +1406,6 @@ def stop_watcher(pid, timeout=60):
         pass
 
 
-def cmd_stop(args):
-    out, state = flight_state(args.dir)
-    if os.geteuid() != 0 and state.get("instance"):
-        raise Fail("removing the ftrace instance needs root: run it with sudo")
-    state["running"] = False
-    save_state(out, state)
-    teardown(state)
-    share_with_user(args.dir, state.get("user"))
-    # The trigger watcher saves what fired before the stop while teardown
-    # waits for it: count from the state it left.
-    n = load_state(out).get("snapshots", 0)
-    say(f"flight recorder of {args.dir} stopped ({n} snapshot{'' if n == 1 else 's'})")
-    return 0
-
-
 def stdout_closed():
     """Our standard output is a pipe whose reader has gone (POLLERR), as
     after `wperf report ... | head`: babeltrace2's failed write is no
@@ -1430,12 +1420,11 @@ def stdout_closed():
 
 USAGE = """\
 wperf's Python half: bin/wperf runs it for the subcommands below (and does
-`wperf report` itself).
+`wperf report` and `wperf stop` itself).
 
 usage: wperf record [-o DIR] [--stacks] [OPTIONS] [-- COMMAND [ARG...]]
        wperf record --snapshot [-o DIR] [--trigger-on EVENT] [OPTIONS] [-- COMMAND...]
        wperf snapshot DIR
-       wperf stop DIR
        wperf top [--every DURATION] [--duration SECONDS] [--format text|json]
                  [--output FILE] [--pids LIST | --comms LIST] [--params STR]
        wperf diff [--format text|json] [--fail-if-knot-grows PCT] [--min-change PCT]
@@ -1448,7 +1437,6 @@ commands:
   record    record kernel + UST events into DIR until COMMAND exits (or Ctrl-C);
             with --snapshot: start a flight recorder and return
   snapshot  save what the flight recorder of DIR holds into DIR/snapshot-N
-  stop      stop the flight recorder of DIR (session and ftrace instance removed)
   top       watch the running system: the knots of the last period and of the run so
             far, every --every (an LTTng live session; ftrace without lttng-modules)
   diff      compare two JSON reports (before/after): knots, edges, wait lengths
@@ -1511,11 +1499,6 @@ def build_parsers():
         "(kernel/ and ust/), after regenerating LTTng's statedump."))
     snap.add_argument("dir", metavar="DIR")
 
-    stop = Parser(prog="wperf stop", description=(
-        "Stop the flight recorder of DIR: destroy its LTTng session and "
-        "trigger, remove its ftrace instance. Snapshots stay."))
-    stop.add_argument("dir", metavar="DIR")
-
     top = Parser(prog="wperf top", description=(
         "Watch the running system: an LTTng live session (lttng-relayd, "
         "`lttng create --live`, the wperf profile's events) read by babeltrace2's "
@@ -1544,7 +1527,7 @@ def build_parsers():
 
     watch = Parser(prog="wperf _watch")
     watch.add_argument("dir")
-    return {"record": rec, "snapshot": snap, "stop": stop, "top": top, "_watch": watch}
+    return {"record": rec, "snapshot": snap, "top": top, "_watch": watch}
 
 
 def load_module(name):
@@ -1578,9 +1561,9 @@ def main(argv):
         return 0
     if argv[0] == "diff":
         return load_diff().main(argv[1:])
-    if argv[0] == "report":
-        raise Fail("wperf report is done by the wperf command itself (bin/wperf), "
-                   "not by its Python half: run wperf report")
+    if argv[0] in ("report", "stop"):
+        raise Fail(f"wperf {argv[0]} is done by the wperf command itself (bin/wperf), "
+                   f"not by its Python half: run wperf {argv[0]}")
     sub = parsers.get(argv[0])
     if not sub:
         raise Fail(f"unknown command `{argv[0]}` (commands: record, snapshot, "
@@ -1591,7 +1574,7 @@ def main(argv):
             raise Fail(f"wperf record: unexpected `{args.command[0]}`: "
                        "put the command after -- (wperf record -o DIR -- COMMAND)")
         return cmd_record(args)
-    return {"snapshot": cmd_snapshot, "stop": cmd_stop, "top": cmd_top,
+    return {"snapshot": cmd_snapshot, "top": cmd_top,
             "_watch": cmd_watch}[argv[0]](args)
 
 

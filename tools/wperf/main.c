@@ -8,7 +8,8 @@
  * subcommand at a time:
  *
  *   report            C (report.c): the babeltrace2 graph runs in-process
- *   record, snapshot, stop, top
+ *   stop              C (stop.c), on liblttng-ctl
+ *   record, snapshot, top
  *                     still Python: handed, argv unchanged, to the Python
  *                     half, installed as a private program
  *                     (libexec/wperf/wperf-py; build/tools/wperf-py here)
@@ -20,7 +21,9 @@
 #include "wperf.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -52,7 +55,7 @@ static const char usage[] =
 "\n"
 "`wperf COMMAND --help` describes each command's options.\n"
 "\n"
-"report is written in C; record, snapshot, stop, top and diff still run in\n"
+"report and stop are written in C; record, snapshot, top and diff still run in\n"
 "wperf's Python half (%s), which this command starts\n"
 "with the same arguments.\n";
 
@@ -85,6 +88,13 @@ int wperf_fail(const char *fmt, ...)
  * signals and exit status are the command's. Returns only on failure. */
 static int run_python_half(char **argv)
 {
+	char *self = realpath("/proc/self/exe", NULL);
+
+	/* `wperf record --stop -o DIR` is `wperf stop DIR`: the Python half
+	 * runs this command for it. */
+	if (self)
+		setenv("WPERF_C_COMMAND", self, 1);
+	free(self);
 	argv[0] = (char *)wperf_paths.python_half;
 	execv(wperf_paths.python_half, argv);
 	return wperf_fail("cannot run wperf's Python half %s: %s (reinstall wperf)",
@@ -94,7 +104,7 @@ static int run_python_half(char **argv)
 int main(int argc, char **argv)
 {
 	static const char *const in_python[] = {
-		"record", "snapshot", "stop", "top", "diff", "_watch", NULL,
+		"record", "snapshot", "top", "diff", "_watch", NULL,
 	};
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
@@ -108,6 +118,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "report"))
 		return wperf_cmd_report(argc - 1, argv + 1);
+	if (!strcmp(cmd, "stop"))
+		return wperf_cmd_stop(argc - 1, argv + 1);
 	for (const char *const *p = in_python; *p; p++)
 		if (!strcmp(cmd, *p))
 			return run_python_half(argv);

@@ -1,10 +1,10 @@
 /*
  * tools/wperf/recording.c — reading a `wperf record` directory
  * (recording.h). The JSON files are small objects written by Python's
- * json.dump; a few members of them are read, with a small reader that
- * checks the whole text is JSON.
+ * json.dump; a few members of them are read (json.c).
  */
 #include "recording.h"
+#include "json.h"
 #include "wperf.h"
 
 #include <ctype.h>
@@ -19,169 +19,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-/* ------------------------------------------------------------ JSON */
-
-/* One top-level member wanted: its text, as written (a string's content
- * without its quotes and unescaped only for plain ASCII, a number's
- * digits). */
-struct json_want {
-	const char *key;
-	char *out;
-	size_t outlen;
-	bool found, is_string;
-};
-
-static const char *json_blank(const char *p)
-{
-	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-		p++;
-	return p;
-}
-
-/* Past a string at p (its opening quote); copies its content into out
- * (when given). NULL when it is not a string. */
-static const char *json_string(const char *p, char *out, size_t outlen)
-{
-	size_t n = 0;
-
-	if (*p++ != '"')
-		return NULL;
-	while (*p && *p != '"') {
-		char c = *p++;
-
-		if ((unsigned char)c < 0x20)
-			return NULL;
-		if (c == '\\') {
-			if (!*p)
-				return NULL;
-			c = *p++;
-			if (c == 'u') {
-				for (int i = 0; i < 4; i++)
-					if (!isxdigit((unsigned char)*p++))
-						return NULL;
-				c = '?';
-			} else if (!strchr("\"\\/bfnrt", c)) {
-				return NULL;
-			}
-		}
-		if (out && n + 1 < outlen)
-			out[n++] = c;
-	}
-	if (out && outlen)
-		out[n] = '\0';
-	return *p == '"' ? p + 1 : NULL;
-}
-
-/* Past the value at p; NULL when it is not JSON. */
-static const char *json_value(const char *p, int depth)
-{
-	p = json_blank(p);
-	if (depth > 64)
-		return NULL;
-	if (*p == '"')
-		return json_string(p, NULL, 0);
-	if (*p == '{' || *p == '[') {
-		char close = *p == '{' ? '}' : ']';
-
-		p = json_blank(p + 1);
-		if (*p == close)
-			return p + 1;
-		for (;;) {
-			if (close == '}') {
-				p = json_string(json_blank(p), NULL, 0);
-				if (!p || *(p = json_blank(p)) != ':')
-					return NULL;
-				p++;
-			}
-			if (!(p = json_value(p, depth + 1)))
-				return NULL;
-			p = json_blank(p);
-			if (*p == close)
-				return p + 1;
-			if (*p++ != ',')
-				return NULL;
-		}
-	}
-	for (const char *lit = "true\0false\0null\0"; *lit; lit += strlen(lit) + 1)
-		if (!strncmp(p, lit, strlen(lit)))
-			return p + strlen(lit);
-	if (*p == '-' || isdigit((unsigned char)*p)) {
-		char *end;
-
-		strtod(p, &end);
-		return end == p ? NULL : end;
-	}
-	return NULL;
-}
-
-/* Read the wanted top-level members of the JSON object in text. false
- * when text is not one JSON object. */
-static bool json_members(const char *text, struct json_want *want, size_t nwant)
-{
-	const char *p = json_blank(text);
-	char key[64];
-
-	if (*p++ != '{')
-		return false;
-	p = json_blank(p);
-	if (*p == '}')
-		return !*json_blank(p + 1);
-	for (;;) {
-		const char *v;
-
-		p = json_string(json_blank(p), key, sizeof(key));
-		if (!p || *(p = json_blank(p)) != ':')
-			return false;
-		v = json_blank(p + 1);
-		if (!(p = json_value(v, 1)))
-			return false;
-		for (size_t i = 0; i < nwant; i++) {
-			if (strcmp(want[i].key, key))
-				continue;
-			want[i].found = true;
-			want[i].is_string = *v == '"';
-			if (want[i].is_string) {
-				json_string(v, want[i].out, want[i].outlen);
-			} else {
-				size_t n = (size_t)(p - v);
-
-				n = n < want[i].outlen ? n : want[i].outlen - 1;
-				memcpy(want[i].out, v, n);
-				want[i].out[n] = '\0';
-			}
-		}
-		p = json_blank(p);
-		if (*p == '}')
-			return !*json_blank(p + 1);
-		if (*p++ != ',')
-			return false;
-	}
-}
-
-/* The whole of a small file, malloc'ed and NUL-terminated; NULL with errno. */
-static char *read_text(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *text = NULL;
-	size_t len = 0;
-
-	if (!f)
-		return NULL;
-	ssize_t n = getdelim(&text, &len, '\0', f);
-	int saved = errno;
-
-	fclose(f);
-	if (n < 0) {
-		free(text);
-		if (!saved) {   /* an empty file */
-			return strdup("");
-		}
-		errno = saved;
-		return NULL;
-	}
-	return text;
-}
 
 /* ------------------------------------------------------------ command.pid */
 
@@ -269,7 +106,7 @@ bool wperf_recorded_command(const char *trace, char *pid, size_t pidlen)
 	}
 	for (int i = 0; i < 2 && places[i] && !text; i++) {
 		snprintf(path, sizeof(path), "%s/command.pid", places[i]);
-		text = read_text(path);
+		text = wperf_read_text(path);
 	}
 	if (text) {
 		char *p = strip(text);
@@ -327,9 +164,9 @@ bool wperf_check_closed(const char *trace)
 	long pid;
 
 	snprintf(path, sizeof(path), "%s/" WPERF_PRIVATE "/recording", trace);
-	if (!(text = read_text(path)))
+	if (!(text = wperf_read_text(path)))
 		return true;
-	bool ok = json_members(text, &want, 1);
+	bool ok = wperf_json_members(text, &want, 1);
 
 	free(text);
 	/* Python's int(): a number or a string of digits. */
@@ -376,11 +213,11 @@ bool wperf_recording_mode(const char *trace, char *mode, size_t modelen)
 	snprintf(path, sizeof(path), "%s/" WPERF_STATE, trace);
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
 		return true;
-	if (!(text = read_text(path))) {
+	if (!(text = wperf_read_text(path))) {
 		wperf_fail("cannot read %s: %s", path, strerror(errno));
 		return false;
 	}
-	bool ok = json_members(text, &want, 1);
+	bool ok = wperf_json_members(text, &want, 1);
 
 	free(text);
 	if (!ok) {

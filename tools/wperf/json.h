@@ -1,0 +1,32 @@
+/*
+ * tools/wperf/json.h — the few members `wperf` reads from the small JSON
+ * objects its Python half writes (wperf.json, .wperf/recording), and the
+ * one it changes in place. A full JSON library would be a dependency for
+ * a handful of values; this reader checks that the whole text is JSON and
+ * hands back members as written.
+ */
+#ifndef WPERF_TOOL_JSON_H
+#define WPERF_TOOL_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* One top-level member wanted: its text, as written (a string's content
+ * without its quotes, escapes resolved except \u, which reads as '?'; a
+ * number's digits; an object's or array's whole text). */
+struct json_want {
+	const char *key;
+	char *out;
+	size_t outlen;
+	bool found, is_string;
+	size_t value_begin, value_end;  /* the value's span in the text */
+};
+
+/* Read the wanted top-level members of the JSON object in text. false
+ * when text is not one JSON object. */
+bool wperf_json_members(const char *text, struct json_want *want, size_t nwant);
+
+/* The whole of a small file, malloc'ed and NUL-terminated; NULL with errno. */
+char *wperf_read_text(const char *path);
+
+#endif /* WPERF_TOOL_JSON_H */

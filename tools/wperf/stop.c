@@ -1,0 +1,310 @@
+/*
+ * tools/wperf/stop.c — `wperf stop DIR`: stop the flight recorder of DIR
+ * (wperf(1)). Its LTTng session is destroyed and its trigger removed
+ * through liblttng-ctl (lttng.c), its trigger watcher ended, its ftrace
+ * instance removed, and the session daemon stopped when a wperf started
+ * it and nothing else uses it (sessiond.c). The snapshots stay. It always
+ * ends in a clean state: what is already gone is not an error.
+ *
+ * DIR/wperf.json, which `wperf record --snapshot` (the Python half) wrote,
+ * says what to stop; `running` is set to false in it first, in place, the
+ * rest of the file as written.
+ */
+#include "wperf.h"
+#include "json.h"
+#include "lttng.h"
+#include "recording.h"
+#include "sessiond.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <lttng/lttng.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* What wperf.json says about a flight recorder. */
+struct flight {
+	char *text;             /* the whole file */
+	char mode[64], running[16], session[256], instance[256], tracefs[PATH_MAX];
+	char watcher[32], trigger[1024], user[4096], snapshots[32];
+	struct json_want want[9];
+};
+
+/* Read DIR/wperf.json into f; false after saying why. */
+static bool read_flight(const char *out, struct flight *f)
+{
+	char path[PATH_MAX];
+	struct json_want want[] = {
+		{ .key = "mode", .out = f->mode, .outlen = sizeof(f->mode) },
+		{ .key = "running", .out = f->running, .outlen = sizeof(f->running) },
+		{ .key = "session", .out = f->session, .outlen = sizeof(f->session) },
+		{ .key = "instance", .out = f->instance, .outlen = sizeof(f->instance) },
+		{ .key = "tracefs", .out = f->tracefs, .outlen = sizeof(f->tracefs) },
+		{ .key = "watcher", .out = f->watcher, .outlen = sizeof(f->watcher) },
+		{ .key = "trigger", .out = f->trigger, .outlen = sizeof(f->trigger) },
+		{ .key = "user", .out = f->user, .outlen = sizeof(f->user) },
+		{ .key = "snapshots", .out = f->snapshots, .outlen = sizeof(f->snapshots) },
+	};
+
+	snprintf(path, sizeof(path), "%s/" WPERF_STATE, out);
+	free(f->text);
+	if (!(f->text = wperf_read_text(path))) {
+		if (errno == ENOENT)
+			wperf_fail("%s was not written by `wperf record` (no " WPERF_STATE ")", out);
+		else
+			wperf_fail("cannot read %s: %s", path, strerror(errno));
+		return false;
+	}
+	memcpy(f->want, want, sizeof(want));
+	if (!wperf_json_members(f->text, f->want, 9)) {
+		wperf_fail("cannot read %s: it is not a JSON object", path);
+		return false;
+	}
+	return true;
+}
+
+/* A member that is a non-empty string (not null, not absent). */
+static const char *str(const struct flight *f, int i)
+{
+	return f->want[i].found && f->want[i].is_string && f->want[i].out[0] ?
+		f->want[i].out : NULL;
+}
+
+/* Write DIR/wperf.json again with `running` false: through a new file in
+ * DIR/.wperf (never through a link), renamed over it. */
+static bool save_stopped(const char *out, const struct flight *f)
+{
+	const struct json_want *r = &f->want[1];
+	char tmp[PATH_MAX], path[PATH_MAX];
+	FILE *file;
+	int fd;
+
+	if (!r->found)
+		return true;
+	snprintf(tmp, sizeof(tmp), "%s/" WPERF_PRIVATE "/" WPERF_STATE ".tmp", out);
+	snprintf(path, sizeof(path), "%s/" WPERF_STATE, out);
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 || !(file = fdopen(fd, "w"))) {
+		if (fd >= 0)
+			close(fd);
+		wperf_fail("cannot write %s: %s", tmp, strerror(errno));
+		return false;
+	}
+	fprintf(file, "%.*s%s%s", (int)r->value_begin, f->text, "false", f->text + r->value_end);
+	if (fclose(file) != 0 || rename(tmp, path) != 0) {
+		wperf_fail("cannot write %s: %s", path, strerror(errno));
+		unlink(tmp);
+		return false;
+	}
+	return true;
+}
+
+/* Whether process pid has a handler for SIGTERM (SigCgt in its status). */
+static bool catches_sigterm(long pid)
+{
+	char path[64], line[256];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", pid);
+	if (!(f = fopen(path, "r")))
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "SigCgt:", 7)) {
+			found = strtoull(line + 7, NULL, 16) & (1ull << (SIGTERM - 1));
+			break;
+		}
+	fclose(f);
+	return found;
+}
+
+/* Ask the trigger watcher (the Python half's `wperf _watch DIR`) to end,
+ * and wait until it has: it may be taking a snapshot from the session and
+ * instance that are removed next. A watcher just started may not have its
+ * SIGTERM handler yet (the Python interpreter is still loading), and
+ * SIGTERM would kill it, losing the snapshot it is there to save: wait
+ * (up to 10 s) until it catches SIGTERM. */
+static void stop_watcher(long pid)
+{
+	char path[64], cmdline[4096];
+	bool is_watcher = false;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
+	if (pid <= 0 || !(f = fopen(path, "r")))
+		return;
+	n = fread(cmdline, 1, sizeof(cmdline) - 1, f);
+	fclose(f);
+	cmdline[n] = '\0';
+	for (size_t i = 0; i < n; i += strlen(cmdline + i) + 1)
+		if (!strcmp(cmdline + i, "_watch"))
+			is_watcher = true;
+	for (int i = 0; is_watcher && i < 200 && !catches_sigterm(pid); i++)
+		nanosleep(&(struct timespec){ .tv_nsec = 50000000 }, NULL);
+	if (!is_watcher || kill((pid_t)pid, SIGTERM) != 0)
+		return;     /* gone, and the pid taken by another process */
+	for (int i = 0; i < 600; i++) {
+		waitpid((pid_t)pid, NULL, WNOHANG);    /* when it is our child */
+		if (kill((pid_t)pid, 0) != 0)
+			return;
+		nanosleep(&(struct timespec){ .tv_nsec = 100000000 }, NULL);
+	}
+	kill((pid_t)pid, SIGKILL);  /* its half-built snapshot is not kept */
+}
+
+/* Remove the flight recorder's ftrace instance, tracing off first. */
+static bool remove_instance(const char *tracefs, const char *name)
+{
+	char inst[PATH_MAX], on[PATH_MAX + 16];
+	struct stat st;
+	FILE *f;
+
+	snprintf(inst, sizeof(inst), "%s/instances/%s", tracefs ? tracefs : "/sys/kernel/tracing",
+		 name);
+	if (stat(inst, &st) != 0 || !S_ISDIR(st.st_mode))
+		return true;
+	snprintf(on, sizeof(on), "%s/tracing_on", inst);
+	if ((f = fopen(on, "w"))) {
+		fputs("0", f);
+		fclose(f);
+	}
+	if (rmdir(inst) != 0) {
+		wperf_fail("cannot remove the ftrace instance %s: %s", inst, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------ sharing */
+
+static struct {
+	const char *name;
+	gid_t gid;
+} sharing;
+
+static int share_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)ftw;
+	if (type == FTW_SL || S_ISLNK(st->st_mode))
+		return 0;
+	mode_t bits = S_ISDIR(st->st_mode) ? 0050 : 0040;
+
+	/* Group write is dropped: the group is now the user's. */
+	if (lchown(path, (uid_t)-1, sharing.gid) != 0 ||
+	    chmod(path, ((st->st_mode & 07777) & ~(mode_t)0020) | bits) != 0)
+		wperf_say("warning: cannot let %s read %s: %s", sharing.name, path, strerror(errno));
+	return 0;
+}
+
+/* Let the user the command ran as read the recording (the Python half's
+ * share_with_user()): the user's group, group read (and search). */
+static void share_with_user(const char *dir, const char *user_json)
+{
+	char name[256] = "", gid[32] = "";
+	struct json_want want[] = {
+		{ .key = "name", .out = name, .outlen = sizeof(name) },
+		{ .key = "gid", .out = gid, .outlen = sizeof(gid) },
+	};
+	char *end;
+
+	if (!user_json[0] || !wperf_json_members(user_json, want, 2) || !want[1].found)
+		return;
+	sharing.name = name;
+	sharing.gid = (gid_t)strtoul(gid, &end, 10);
+	if (*end)
+		return;
+	nftw(dir, share_one, 16, FTW_PHYS);
+}
+
+/* ------------------------------------------------------------ the command */
+
+static void usage(void)
+{
+	printf("usage: wperf stop [-h] DIR\n\n"
+	       "Stop the flight recorder of DIR: destroy its LTTng session and trigger, remove\n"
+	       "its ftrace instance. Snapshots stay.\n\n"
+	       "positional arguments:\n  DIR\n\noptions:\n"
+	       "  -h, --help  show this help message and exit\n");
+}
+
+int wperf_cmd_stop(int argc, char **argv)
+{
+	struct flight f = { 0 };
+	const char *dir = NULL, *trigger_json, *name;
+	char trigger_name[256] = "", *out = NULL;
+	struct json_want tw = { .key = "name", .out = trigger_name, .outlen = sizeof(trigger_name) };
+	int rc = WPERF_EXIT_FAIL;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage();
+			return WPERF_EXIT_OK;
+		}
+		if (argv[i][0] == '-' && argv[i][1] && strcmp(argv[i], "--"))
+			return wperf_fail("wperf stop: unrecognized arguments: %s (see wperf stop "
+					  "--help)", argv[i]);
+		if (!strcmp(argv[i], "--") && i + 1 < argc)
+			i++;
+		if (dir)
+			return wperf_fail("wperf stop: unrecognized arguments: %s (see wperf stop "
+					  "--help)", argv[i]);
+		dir = argv[i];
+	}
+	if (!dir)
+		return wperf_fail("wperf stop: the following arguments are required: DIR "
+				  "(see wperf stop --help)");
+	if (!(out = realpath(dir, NULL)))
+		out = strdup(dir);
+	if (!out || !read_flight(out, &f))
+		goto end;
+	if (strcmp(f.mode, "flight-recorder")) {
+		wperf_fail("%s is a recording, not a flight recorder (start one with wperf "
+			   "record --snapshot -o DIR)", dir);
+		goto end;
+	}
+	if (strcmp(f.running, "true")) {
+		wperf_fail("the flight recorder of %s was stopped (start a new one with wperf "
+			   "record --snapshot -o DIR)", dir);
+		goto end;
+	}
+	if (geteuid() != 0 && str(&f, 3)) {
+		wperf_fail("removing the ftrace instance needs root: run it with sudo");
+		goto end;
+	}
+	if (!save_stopped(out, &f))
+		goto end;
+	/* Everything the flight recorder left running; what is gone is fine. */
+	if (f.want[5].found && !f.want[5].is_string && strcmp(f.watcher, "null"))
+		stop_watcher(strtol(f.watcher, NULL, 10));
+	trigger_json = f.want[6].found && f.trigger[0] == '{' ? f.trigger : NULL;
+	if (trigger_json && wperf_json_members(trigger_json, &tw, 1) && trigger_name[0])
+		wperf_lttng_remove_trigger(trigger_name);
+	if ((name = str(&f, 2)))
+		wperf_lttng_destroy_session(name);
+	if (str(&f, 3) && !remove_instance(str(&f, 4), str(&f, 3)))
+		goto end;
+	wperf_stop_sessiond_if_ours();
+	share_with_user(dir, f.want[7].found && f.user[0] == '{' ? f.user : "");
+	/* The trigger watcher saves what fired before the stop: count from
+	 * the state it left. */
+	if (!read_flight(out, &f))
+		goto end;
+	long n = f.want[8].found ? strtol(f.snapshots, NULL, 10) : 0;
+
+	wperf_say("flight recorder of %s stopped (%ld snapshot%s)", dir, n, n == 1 ? "" : "s");
+	rc = WPERF_EXIT_OK;
+end:
+	free(f.text);
+	free(out);
+	return rc;
+}
