@@ -47,6 +47,23 @@ bool wperf_fmt_focus_start(const struct wperf_report *r, struct wperf_focus_star
 	return true;
 }
 
+bool wperf_fmt_thread_listed(const struct wperf_vertex *v)
+{
+	return (v->kind == WPERF_V_THREAD || v->kind == WPERF_V_VIRTUAL) && v->first_ts >= 0;
+}
+
+size_t wperf_fmt_threads_outside(const struct wperf_graph *g)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < g->n_vertices; i++) {
+		const struct wperf_vertex *v = &g->vertices[i];
+		n += (v->kind == WPERF_V_THREAD || v->kind == WPERF_V_VIRTUAL) &&
+		     !wperf_fmt_thread_listed(v);
+	}
+	return n;
+}
+
 int64_t wperf_fmt_time_seen(const struct wperf_vertex *v)
 {
 	int64_t sum = wperf_fmt_add_durations(v->running_ns, v->runnable_ns);

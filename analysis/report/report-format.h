@@ -43,6 +43,19 @@ struct wperf_focus_start {
 struct wperf_report;
 bool wperf_fmt_focus_start(const struct wperf_report *r, struct wperf_focus_start *out);
 
+/*
+ * Does the threads table list vertex v (text, HTML, the JSON `threads`)?
+ * A thread or merged vertex that lived in the analysed range. With the
+ * sink's begin/end window, the trace before and after it names threads
+ * that never ran, waited or existed within it: they keep their vertex
+ * (ids stay stable), but a table of the window's time has no row of
+ * zeros for them (doc/wperf-report.7.md).
+ */
+bool wperf_fmt_thread_listed(const struct wperf_vertex *v);
+
+/* How many vertices are threads or merged vertices not listed so. */
+size_t wperf_fmt_threads_outside(const struct wperf_graph *g);
+
 /* A thread's running + runnable + waiting: the time the trace accounted for. */
 int64_t wperf_fmt_time_seen(const struct wperf_vertex *v);
 

@@ -708,18 +708,20 @@ static void write_threads_table(FILE *out, const struct wperf_report *r,
 	};
 
 	fputs("<h2 id=\"threads\">Threads</h2>\n", out);
-	for (size_t id = 0; reach && id < r->graph->n_vertices; id++) {
-		enum wperf_vertex_kind kind = r->graph->vertices[id].kind;
-		left_out += (kind == WPERF_V_THREAD || kind == WPERF_V_VIRTUAL) && !reach[id];
-	}
+	for (size_t id = 0; reach && id < r->graph->n_vertices; id++)
+		left_out += wperf_fmt_thread_listed(&r->graph->vertices[id]) && !reach[id];
 	write_left_out(out, left_out, left_out == 1 ? "thread" : "threads");
 	table_start(out, "threads-table", heads);
-	for (size_t id = 0; id < r->graph->n_vertices; id++) {
-		enum wperf_vertex_kind kind = r->graph->vertices[id].kind;
-		if ((kind == WPERF_V_THREAD || kind == WPERF_V_VIRTUAL) && (!reach || reach[id]))
+	for (size_t id = 0; id < r->graph->n_vertices; id++)
+		if (wperf_fmt_thread_listed(&r->graph->vertices[id]) && (!reach || reach[id]))
 			write_thread_row(out, r, m, id);
-	}
 	table_end(out);
+	/* A window's table has no row of zeros (wperf_fmt_thread_listed). */
+	size_t outside = wperf_fmt_threads_outside(r->graph);
+	if (outside)
+		fprintf(out, "<p>%zu thread%s the trace names outside the analysed range, none "
+			"in it, %s not listed.</p>\n", outside, outside == 1 ? "" : "s",
+			outside == 1 ? "is" : "are");
 }
 
 static void write_quality(FILE *out, const struct wperf_report *r)

@@ -713,7 +713,7 @@ static void write_threads(const struct wperf_graph *g, FILE *out)
 	fputs("  \"threads\": [", out);
 	for (size_t i = 0; i < g->n_vertices; i++) {
 		const struct wperf_vertex *v = &g->vertices[i];
-		if (v->kind != WPERF_V_THREAD && v->kind != WPERF_V_VIRTUAL)
+		if (!wperf_fmt_thread_listed(v))
 			continue;
 		json_element(out, n++);
 		write_thread(out, v, i);

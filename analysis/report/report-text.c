@@ -1194,7 +1194,7 @@ static struct thread_row *rank_threads(const struct wperf_report *r, size_t *n_o
 	size_t focus_tier = r->knots ? r->knots->n : 0;
 	for (size_t v = 0; v < g->n_vertices; v++) {
 		const struct wperf_vertex *vx = &g->vertices[v];
-		if (vx->kind != WPERF_V_THREAD && vx->kind != WPERF_V_VIRTUAL)
+		if (!wperf_fmt_thread_listed(vx))
 			continue;
 		bool member = rank[v] != SIZE_MAX;
 		size_t tier = member ? rank[v] : (r->focus && r->focus[v]) ? focus_tier : SIZE_MAX;
@@ -1293,6 +1293,10 @@ static void write_threads(FILE *out, const struct wperf_report *r)
 	if (shown < n)
 		fprintf(out, "  ... %zu more threads omitted (the JSON report lists them all)\n",
 			n - shown);
+	size_t outside = wperf_fmt_threads_outside(r->graph);
+	if (outside)
+		fprintf(out, "  (%zu thread%s the trace names outside the analysed range, none in it: "
+			"not listed)\n", outside, outside == 1 ? "" : "s");
 	free(rows);
 }
 
