@@ -57,6 +57,21 @@ uint32_t gb_thread(struct wperf_graph *g, const char *comm, int64_t tid)
 	return id;
 }
 
+void gb_threads(struct wperf_graph *g, const char *const names[], size_t n,
+		int64_t first_tid, uint32_t ids[])
+{
+	for (size_t i = 0; i < n; i++)
+		ids[i] = gb_thread(g, names[i], first_tid + (int64_t)i);
+}
+
+void gb_waits(struct wperf_graph *g, const uint32_t ids[], const struct gb_wait waits[],
+	      size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		gb_edge(g, ids[waits[i].from], ids[waits[i].to], waits[i].weight_ns);
+	gb_sort(g);
+}
+
 static int bucket_of(int64_t ns)
 {
 	int b = 0;

@@ -22,6 +22,22 @@ uint32_t gb_vertex(struct wperf_graph *g, enum wperf_vertex_kind kind, const cha
 struct wperf_edge *gb_edge(struct wperf_graph *g, uint32_t from, uint32_t to,
 			   int64_t weight_ns);
 
+/*
+ * The usual shape of a test graph, from two tables: threads names[0..n)
+ * with tids first_tid, first_tid + 1, ... (their ids in ids[0..n)), then
+ * the waits between them, w.from -> w.to as indexes into ids, appended in
+ * table order and sorted (gb_sort).
+ */
+struct gb_wait {
+	unsigned from, to;
+	int64_t weight_ns;
+};
+
+void gb_threads(struct wperf_graph *g, const char *const names[], size_t n,
+		int64_t first_tid, uint32_t ids[]);
+void gb_waits(struct wperf_graph *g, const uint32_t ids[], const struct gb_wait waits[],
+	      size_t n);
+
 /* Sort edges by (from, to), as the graph contract requires. */
 void gb_sort(struct wperf_graph *g);
 

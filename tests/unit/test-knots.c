@@ -167,20 +167,15 @@ static void test_category_ignored(void)
  */
 static void build_four(struct wperf_graph *g, uint32_t v[4])
 {
+	static const char *const names[] = { "A", "B", "C", "D" };
+	static const struct gb_wait waits[] = {
+		{ 0, 1, 100 }, { 1, 0, 90 }, { 1, 2, 20 }, { 2, 3, 40 },
+		{ 3, 2, 30 }, { 3, 0, 8 }, { 2, 0, 5 }, { 3, 3, 3 },
+	};
+
 	gb_init(g, 0, 1000);
-	v[0] = gb_thread(g, "A", 10);
-	v[1] = gb_thread(g, "B", 11);
-	v[2] = gb_thread(g, "C", 12);
-	v[3] = gb_thread(g, "D", 13);
-	gb_edge(g, v[0], v[1], 100);
-	gb_edge(g, v[1], v[0], 90);
-	gb_edge(g, v[1], v[2], 20);
-	gb_edge(g, v[2], v[3], 40);
-	gb_edge(g, v[3], v[2], 30);
-	gb_edge(g, v[3], v[0], 8);
-	gb_edge(g, v[2], v[0], 5);
-	gb_edge(g, v[3], v[3], 3);
-	gb_sort(g);
+	gb_threads(g, names, 4, 10, v);
+	gb_waits(g, v, waits, sizeof waits / sizeof waits[0]);
 }
 
 static void test_refinement_order(void)
@@ -238,18 +233,27 @@ static void test_unsorted_edges(void)
  * nobody, the terminal part is {B} alone: without a self-loop that is a
  * sink (wperf-method(7) §7), weighed by what its component waits on it (A->B).
  */
+/* A -> B 10, B -> A 2, A -> C 3, C -> A 10: refinement leaves B alone. */
+static void build_three(struct wperf_graph *g, uint32_t v[3])
+{
+	static const char *const names[] = { "A", "B", "C" };
+	static const struct gb_wait waits[] = {
+		{ 0, 1, 10 }, { 1, 0, 2 }, { 0, 2, 3 }, { 2, 0, 10 },
+	};
+
+	gb_init(g, 0, 1000);
+	gb_threads(g, names, 3, 1, v);
+	gb_waits(g, v, waits, sizeof waits / sizeof waits[0]);
+}
+
 static void test_refine_to_single_vertex(void)
 {
 	struct wperf_graph g;
 	struct wperf_knots k;
-	gb_init(&g, 0, 1000);
-	uint32_t a = gb_thread(&g, "A", 1), b = gb_thread(&g, "B", 2);
-	uint32_t c = gb_thread(&g, "C", 3);
-	gb_edge(&g, a, b, 10);
-	gb_edge(&g, b, a, 2);
-	gb_edge(&g, a, c, 3);
-	gb_edge(&g, c, a, 10);
-	gb_sort(&g);
+	uint32_t v[3];
+
+	build_three(&g, v);
+	uint32_t a = v[0], b = v[1], c = v[2];
 
 	CHECK_INT(find(&g, NO_THRESHOLD, NULL, &k), 0);
 	REQUIRE_INT(k.n, 1);
@@ -787,21 +791,28 @@ static void test_strict_rule(void)
  * not cut: {C,D} is the knot under both rules. A component {A,B} that
  * leaves 50 to {C,D} (C -> A gone) is a knot of its own under the
  * dominant rule. */
+/* {a,b} and {c,d}, 500 each way, a -> c 50 and, when back, c -> a 10. */
+static void build_two_cycles(struct wperf_graph *g, uint32_t v[4], bool back)
+{
+	static const char *const names[] = { "a", "b", "c", "d" };
+	static const struct gb_wait waits[] = {
+		{ 0, 1, 500 }, { 1, 0, 500 }, { 2, 3, 500 }, { 3, 2, 500 },
+		{ 0, 2, 50 }, { 2, 0, 10 },
+	};
+
+	gb_init(g, 0, 1000);
+	gb_threads(g, names, 4, 1, v);
+	gb_waits(g, v, waits, sizeof waits / sizeof waits[0] - !back);
+}
+
 static void test_dominant_and_refinement(void)
 {
 	struct wperf_graph g;
 	struct wperf_knots k;
+	uint32_t v[4];
 
-	gb_init(&g, 0, 1000);
-	uint32_t a = gb_thread(&g, "a", 1), b = gb_thread(&g, "b", 2);
-	uint32_t c = gb_thread(&g, "c", 3), d = gb_thread(&g, "d", 4);
-	gb_edge(&g, a, b, 500);
-	gb_edge(&g, b, a, 500);
-	gb_edge(&g, c, d, 500);
-	gb_edge(&g, d, c, 500);
-	gb_edge(&g, a, c, 50);
-	gb_edge(&g, c, a, 10);
-	gb_sort(&g);
+	build_two_cycles(&g, v, true);
+	uint32_t a = v[0], b = v[1], c = v[2], d = v[3];
 	for (int strict = 0; strict < 2; strict++) {
 		CHECK_INT(find_rule(&g, NO_THRESHOLD, strict ? 0 : WPERF_KNOT_LEAVE_DEFAULT_PPM, 0,
 				    &k), 0);
@@ -817,15 +828,7 @@ static void test_dominant_and_refinement(void)
 	}
 	gb_free(&g);
 
-	gb_init(&g, 0, 1000);
-	a = gb_thread(&g, "a", 1), b = gb_thread(&g, "b", 2);
-	c = gb_thread(&g, "c", 3), d = gb_thread(&g, "d", 4);
-	gb_edge(&g, a, b, 500);
-	gb_edge(&g, b, a, 500);
-	gb_edge(&g, c, d, 500);
-	gb_edge(&g, d, c, 500);
-	gb_edge(&g, a, c, 50);
-	gb_sort(&g);
+	build_two_cycles(&g, v, false);
 	CHECK_INT(find_rule(&g, NO_THRESHOLD, WPERF_KNOT_LEAVE_DEFAULT_PPM, 0, &k), 0);
 	REQUIRE_INT(k.n, 2);
 	CHECK_INT(k.items[0].kind, WPERF_KNOT);
@@ -1064,16 +1067,9 @@ static void test_own_and_cascaded(void)
 
 	/* A sink refinement left (test_refine_to_single_vertex): B, waited
 	 * on by A only. */
-	gb_init(&g, 0, 1000);
-	a = gb_thread(&g, "A", 1);
-	b = gb_thread(&g, "B", 2);
-	c = gb_thread(&g, "C", 3);
-	e = gb_edge(&g, a, b, 10);
-	e->direct_ns = 4;
-	gb_edge(&g, b, a, 2);
-	gb_edge(&g, a, c, 3);
-	gb_edge(&g, c, a, 10);
-	gb_sort(&g);
+	uint32_t v[3];
+	build_three(&g, v);
+	g.edges[gb_find(&g, v[0], v[1])].direct_ns = 4;
 	CHECK_INT(find(&g, NO_THRESHOLD, NULL, &k), 0);
 	REQUIRE_INT(k.n, 1);
 	CHECK_INT(k.items[0].weight_ns, 10);
