@@ -151,7 +151,10 @@ class Side:
                 "classification": k.get("classification"),
             })
 
-    def share(self, ns):
+    def rate(self, ns):
+        """A weight per second analysed, so that runs of different lengths
+        compare. No share: it may exceed 1, a weight adding up the waiting
+        of several threads, cascaded (wperf-report(7), WEIGHTS)."""
         return ns / self.duration if self.duration > 0 else 0.0
 
 
@@ -215,7 +218,7 @@ def growth_pct(before, after):
 
 def diff(a, b, min_change_pct, absolute):
     def measure(side, ns):
-        return ns if absolute else side.share(ns)
+        return ns if absolute else side.rate(ns)
 
     knots = []
     for i, j in match_knots(a, b):
@@ -243,7 +246,7 @@ def diff(a, b, min_change_pct, absolute):
             "members_before": sorted(key_label(m) for m in ka["members"]) if ka else None,
             "members_after": sorted(key_label(m) for m in kb["members"]) if kb else None,
             "weight_before_ns": wa, "weight_after_ns": wb,
-            "share_before": round(a.share(wa), 6), "share_after": round(b.share(wb), 6),
+            "rate_before": round(a.rate(wa), 6), "rate_after": round(b.rate(wb), 6),
             "growth_pct": grow,
             "own_before_ns": ka["own_ns"] if ka else None,
             "own_after_ns": kb["own_ns"] if kb else None,
@@ -270,7 +273,7 @@ def diff(a, b, min_change_pct, absolute):
             "status": status,
             "from": key_label(pair[0]), "to": key_label(pair[1]),
             "weight_before_ns": wa, "weight_after_ns": wb,
-            "share_before": round(a.share(wa), 6), "share_after": round(b.share(wb), 6),
+            "rate_before": round(a.rate(wa), 6), "rate_after": round(b.rate(wb), 6),
             "change_pct": change,
             "count_before": ea["count"] if ea else 0, "count_after": eb["count"] if eb else 0,
             "emd_buckets": emd(ea["hist"], eb["hist"]) if ea and eb else None,
@@ -420,7 +423,7 @@ def build_parser():
         "knots that appeared, disappeared or changed (matched by member names, "
         "trailing digits of thread names ignored), edges whose weight changed, "
         "and how each edge's wait-length histogram moved (Earth Mover's "
-        "Distance in log2 buckets). Weights are compared as shares of each "
+        "Distance in log2 buckets). Weights are compared per second of each "
         "report's analysed time unless --absolute. Exit status: 0, 1 when "
         "--fail-if-knot-grows is exceeded, 2 on bad input."))
     p.add_argument("before", metavar="A.json")
@@ -432,7 +435,7 @@ def build_parser():
     p.add_argument("--min-change", type=parse_pct, default=10.0, metavar="PCT",
                    help="smallest relative change reported as changed (default 10%%)")
     p.add_argument("--absolute", action="store_true",
-                   help="compare weights in ns, not as shares of the analysed time")
+                   help="compare weights in ns, not per second analysed")
     p.add_argument("--top", type=int, default=20, metavar="N",
                    help="text output: at most N edges (default 20)")
     return p
@@ -448,12 +451,12 @@ def run(argv, out=sys.stdout):
     status = EXIT_GREW if violations else EXIT_OK
     if args.format == "json":
         doc = {
-            "format": "wperf-diff", "version": 1,
+            "format": "wperf-diff", "version": 2,
             "before": {"path": a.path, "duration_ns": a.duration,
                        "focused": a.reach is not None, "edges_left_out": a.left_out},
             "after": {"path": b.path, "duration_ns": b.duration,
                       "focused": b.reach is not None, "edges_left_out": b.left_out},
-            "compared_by": "weight_ns" if args.absolute else "share",
+            "compared_by": "weight_ns" if args.absolute else "rate",
             "min_change_pct": args.min_change,
             "knots": knots, "edges": edges,
             "guard": {"fail_if_knot_grows_pct": args.fail_if_knot_grows,

@@ -48,10 +48,10 @@ def pingpong(names, tids, waits, extra=None, end=8):
 
 
 # Before: fig1-writer and flusher-3 wait on each other: writer [1,2]U and
-# [6,7]U, flusher [3,5]U: knot weight 4U of 8U (share 0.5).
+# [6,7]U, flusher [3,5]U: knot weight 4U in 8U (rate 0.5).
 BEFORE = pingpong(("fig1-writer", "flusher-3"), (101, 102), [(0, 1, 2), (1, 3, 5), (0, 6, 7)])
 # After: the same program in another run (other tids, flusher-7): writer
-# [1,3]U and [7,8]U, flusher [4,6]U: 5U of 8U (share 0.625, +25%).
+# [1,3]U and [7,8]U, flusher [4,6]U: 5U in 8U (rate 0.625, +25%).
 AFTER = pingpong(("fig1-writer", "flusher-7"), (201, 202), [(0, 1, 3), (1, 4, 6), (0, 7, 8)])
 # After, plus a second knot: logger-1 and compactor wait [1,3]U / [4,6]U.
 AFTER_NEW_KNOT = pingpong(("fig1-writer", "flusher-7"), (201, 202),
@@ -136,7 +136,9 @@ class TestScenarioDiff(Base):
         self.assertEqual(k["status"], "changed")
         self.assertEqual(k["kind"], "knot")
         self.assertEqual((k["weight_before_ns"], k["weight_after_ns"]), (4 * U, 5 * U))
-        self.assertEqual((k["share_before"], k["share_after"]), (0.5, 0.625))
+        # Weight per second analysed: a rate, not a share (it may exceed 1).
+        self.assertEqual((k["rate_before"], k["rate_after"]), (0.5, 0.625))
+        self.assertFalse([key for key in k if "share" in key], k)
         self.assertEqual(k["growth_pct"], 25.0)
         # writer -> flusher: 2U -> 3U; waits 1U+1U -> 2U+1U (log2 buckets
         # 26, 26 -> 27, 26): EMD = |1 - 1/2| = 0.5 bucket.
@@ -212,7 +214,7 @@ class TestScenarioDiff(Base):
         self.assertNotIn("left out", wperf("diff", self.paths["after"], self.paths["new"]).stdout)
 
     def test_absolute(self):
-        # Same duration (8U) in both: shares and ns give the same growth.
+        # Same duration (8U) in both: rates and ns give the same growth.
         doc = self.diff_json("before", "after", "--absolute")
         self.assertEqual(doc["compared_by"], "weight_ns")
         self.assertEqual(self.knot(doc, ["fig1-writer", "flusher"])["growth_pct"], 25.0)
