@@ -47,6 +47,18 @@ def why_not_wperf_record(*programs):
     return None
 
 
+def writer_starved(js, writer_ids):
+    """In a JSON report, the writer threads were runnable (ready, without
+    a CPU) longer than they waited for the disk. On a machine whose CPUs
+    other work keeps busy (stress-ng, parallel builds, a sanitized
+    recorder) Figure 1's writer, even at nice -10, was runnable 45 to 91 %
+    of its life: the CPUs pace it, not the disk, and the report rightly
+    leads with them (wperf-analysis(7), "The CPUs")."""
+    threads = [t for t in js['threads'] if t['id'] in writer_ids]
+    return sum(t['runnable_ns'] for t in threads) > \
+        sum(t['waiting_ns'].get('disk', 0) for t in threads)
+
+
 def remove_recordings(tmp):
     """Remove a test's recording directory, unless WPERF_KEEP_TRACE=1 asks
     to keep it (then say where it is)."""

@@ -167,7 +167,7 @@ class Recorded(unittest.TestCase):
                       and v.get('pid') == self.pid and 'fig1-writer' in (v.get('comm') or
                                                                           v['name'])]
         self.assertTrue(writer_ids, 'no fig1-writer vertex of pid %d' % self.pid)
-        if self.starved(js, writer_ids) and not (knots and set(writer_ids) &
+        if recording.writer_starved(js, writer_ids) and not (knots and set(writer_ids) &
                                                  set(knots[0]['members'])):
             # Other load kept the writer off the CPUs longer than it
             # waited for its disk: the report must lead with the CPUs and
@@ -200,16 +200,6 @@ class Recorded(unittest.TestCase):
         self.assertTrue(any(v['kind'] == 'thread' and 'fig1-producer' in (v.get('comm') or
                                                                          v['name'])
                             for v in js['vertices']), 'no fig1-producer vertex')
-
-    @staticmethod
-    def starved(js, writer_ids):
-        """The writer was runnable (ready, without a CPU) longer than it
-        waited for the disk: on a machine whose CPUs other work keeps busy
-        (under stress-ng, or five parallel builds, the writer at nice -10
-        was runnable 45 to 91 % of its life), the CPUs pace it, not the
-        disk (wperf-analysis(7), "The CPUs")."""
-        t = [t for t in js['threads'] if t['id'] in writer_ids][0]
-        return t['runnable_ns'] > t['waiting_ns'].get('disk', 0)
 
     def test_recording_ends_with_the_workload(self):
         """The analysed time is the workload's SECONDS plus record-fig1.sh's
