@@ -343,8 +343,13 @@ class CorruptCTF(Base):
             js = json.loads(p.stdout)
             self.assertEqual(js['quality']['missing_cpus'], [{'cpu': 1, 'wakeups': 48}], how)
             self.assertTrue(any(t['woken_to_missing_cpu'] for t in js['threads']), how)
+            self.assertTrue(js['findings_may_be_wrong'], how)
+            self.assertIn('missing_cpus', [c['kind'] for c in js['caveats']], how)
             cmd, p = self.cli(t, '-c', 'sink.wperf.knots')
             self.assertRegex(p.stdout, r'CPU without events +1  \(the target of 48 wakeups')
+            # Said before the findings, not only in Data quality at the end.
+            head = p.stdout[:p.stdout.index('\nFound ')]
+            self.assertRegex(head, r'\nMissing +the trace has no events of CPU 1,')
 
     def corrupt_real(self, name):
         """tc-many-threads with random bytes inside the first packet of
@@ -772,6 +777,71 @@ class MissingEvents(Base):
 
 
 # ---------------------------------------------------------------------------
+
+class DamagedRecording(Base):
+    """A real `wperf record` directory with one CPU's stream file emptied,
+    as a new user's trial did: the report said "Found 0 knots, 0 sinks" and
+    gave advice as if the trace were complete, the missing CPU said only in
+    Data quality at its end. Now the caveat comes before the findings, in
+    text, HTML and JSON, and the headline says they may be wrong
+    (doc/wperf-report.7.md, Caveats)."""
+
+    WORKLOAD = 'cpu-pool'
+
+    def record(self):
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import recording
+        build = os.environ.get('WPERF_BUILD_DIR') or recording.WperfRecorded.build_dir()
+        wperf = os.path.join(build, 'tools', 'wperf')
+        prog = os.path.join(build, 'tests', 'workloads', self.WORKLOAD)
+        why = recording.why_not_wperf_record(prog)
+        if why:
+            if IN_CI:
+                self.fail('cannot record %s under CI: %s' % (self.WORKLOAD, why))
+            self.skipTest(why)
+        trace = os.path.join(self.outdir('damaged'), 'trace')
+        p = subprocess.run(['nice', '-n', '-10', wperf, 'record', '-o', trace, '--', prog],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           timeout=300)
+        self.assertEqual(p.returncode, 0, p.stdout[-3000:])
+        return wperf, trace
+
+    def report(self, wperf, trace, fmt):
+        out = os.path.join(self.tmp, 'report.' + fmt)
+        p = subprocess.run([wperf, 'report', trace, '--plugin-path', ws.plugin_dir(),
+                            '--format', fmt, '--output', out],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           timeout=300)
+        self.assertEqual(p.returncode, 0, p.stdout[-3000:])
+        with open(out) as f:
+            return json.load(f) if fmt == 'json' else f.read()
+
+    def test_a_cpu_emptied(self):
+        wperf, trace = self.record()
+        streams = sorted(glob.glob(os.path.join(trace, 'kernel', 'cpu[0-9]*')),
+                         key=lambda f: int(os.path.basename(f)[3:]))
+        if len(streams) < 2:
+            self.skipTest('one CPU: none can be missing while the trace has events')
+        whole = self.report(wperf, trace, 'json')
+        self.assertNotIn('missing_cpus', [c['kind'] for c in whole['caveats']])
+        victim = streams[-1]
+        cpu = int(os.path.basename(victim)[3:])
+        os.truncate(victim, 0)
+        js = self.report(wperf, trace, 'json')
+        self.assertEqual([m['cpu'] for m in js['quality']['missing_cpus']], [cpu])
+        self.assertTrue(js['findings_may_be_wrong'])
+        self.assertIn('missing_cpus', [c['kind'] for c in js['caveats']])
+        wrong = 'findings below may be wrong: the trace lacks the events of CPU %d' % cpu
+        text = self.report(wperf, trace, 'text')
+        head, found, _ = text.partition('\nFound ')
+        self.assertTrue(found, text[:3000])
+        self.assertRegex(head, r'\nMissing +the trace has no events of CPU %d,' % cpu)
+        self.assertIn(wrong, ' '.join(text[len(head):].split()[:60]))
+        html = self.report(wperf, trace, 'html')
+        head = html[:html.index('id="findings"')]
+        self.assertIn(wrong, head)
+        self.assertIn('data-kind="missing_cpus"', head)
+
 
 class Clocks(Base):
     def test_two_hosts_whose_clocks_cannot_be_correlated(self):

@@ -2253,5 +2253,82 @@ class TestForeignStreamTimes(Base):
         self.assertEqual(times, sorted(times))
 
 
+# ---------------------------------------------------------------------------
+def cpu_gone(missing=True):
+    """The trial's damaged trace, built by hand: F (601, the focus) runs on
+    cpu0 all along. Y (602) runs on cpu1 and sleeps at 1 s, 1.5 s and 2 s;
+    each time F wakes it 100 ms later to run on cpu1 (target_cpu 1), where it
+    runs again. missing: cpu1's events are left out, as when its stream file
+    is emptied (3 wakeups name it: cpus.h's least); else they are there.
+    Trace [0, 3 s]."""
+    s = Scenario(ncpus=2, end=3 * S)
+    F, Y = s.thread(601, 'F'), s.thread(602, 'Y')
+    s.run(0, 0, F)
+    s.run(0, 1, Y)
+    for t in (1 * S, 1500 * MS, 2 * S):
+        s.sleep(t, 1, Y)
+        s.wake(t + 100 * MS, 0, Y, target_cpu=1)
+        s.run(t + 100 * MS + 2 * US, 1, Y)
+    if missing:
+        s.events = [e for e in s.events if e[2] != 1]
+    return s
+
+
+class TestCaveats(Base):
+    """Data-quality problems that can change the findings are said above
+    them, and a trace missing a CPU gets no advice as if it were complete
+    (doc/wperf-report.7.md, Caveats)."""
+
+    def test_missing_cpu_qualifies_the_headline(self):
+        r = self.knots(cpu_gone(), pids='601')
+        self.assertEqual(r.js['quality']['missing_cpus'], [{'cpu': 1, 'wakeups': 3}])
+        self.assertTrue(r.js['findings_may_be_wrong'])
+        self.assertEqual([c['kind'] for c in r.js['caveats']], ['missing_cpus'])
+        self.assertTrue(r.js['caveats'][0]['may_be_wrong'])
+        text = run_knots_text(cpu_gone(), pids='601')
+        head, _, findings = text.partition('\nFound ')
+        self.assertRegex(head, r'\nMissing +the trace has no events of CPU 1')
+        self.assertIn('findings below may be wrong: the trace lacks the events of CPU 1',
+                      ' '.join(findings.split()))
+        self.assertNotIn('profile it', text)
+        self.assertIn('Record again before concluding anything', ' '.join(text.split()))
+        html = run_knots_text(cpu_gone(), pids='601', format='html')
+        body = html[:html.index('id="findings"')]
+        self.assertIn('findings below may be wrong: the trace lacks the events of CPU 1', body)
+        self.assertIn('data-kind="missing_cpus"', body)
+
+    def test_whole_trace_has_no_caveat(self):
+        r = self.knots(cpu_gone(missing=False), pids='601')
+        self.assertEqual(r.js['quality']['missing_cpus'], [])
+        self.assertEqual(r.js['caveats'], [])
+        self.assertFalse(r.js['findings_may_be_wrong'])
+        text = run_knots_text(cpu_gone(missing=False), pids='601')
+        self.assertNotIn('may be wrong', text)
+        self.assertIn('profile it', text)
+
+    def test_waits_without_wakeup_from_a_tenth(self):
+        """One waiting thread switched in with no wakeup: 1 of its waits.
+        Said above the findings from a tenth of all waits, not below."""
+        def scn(n_woken):
+            """A sleeps n_woken + 1 times, 100 ms each; B wakes it each time
+            but the last, then switches to it."""
+            s = Scenario(ncpus=1, end=10 * S)
+            A, B = s.thread(701, 'A'), s.thread(702, 'B')
+            s.run(0, 0, A)
+            t = 0
+            for i in range(n_woken + 1):
+                s.sleep(t + 100 * MS, 0, A, next_tid=B)
+                if i < n_woken:
+                    s.wake(t + 200 * MS, 0, A)
+                s.run(t + 200 * MS + 1 * US, 0, A, prev_tid=B)
+                t += 300 * MS
+            return s
+        for n_woken, said in ((9, True), (10, False)):
+            js = run_knots(scn(n_woken))
+            self.assertEqual(js['quality']['waits_without_wakeup'], 1, n_woken)
+            kinds = [c['kind'] for c in js['caveats']]
+            self.assertEqual('waits_without_wakeup' in kinds, said, (n_woken, js['caveats']))
+
+
 if __name__ == '__main__':
     unittest.main(verbosity=2)

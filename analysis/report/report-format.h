@@ -217,4 +217,29 @@ char *wperf_fmt_utf8_clean(const char *s);
  * cleaned as by wperf_fmt_utf8_clean. NULL writes nothing. */
 void wperf_fmt_xml_escaped(FILE *out, const char *s);
 
+/*
+ * The data-quality problems that can change the findings, said once each
+ * above them in every report (report-caveats.c has the rules and why;
+ * doc/wperf-report.7.md, "Caveats"). kind is the JSON `caveats[].kind`,
+ * label the text report's line label, text the sentence, reason the short
+ * clause the headline gives for a caveat that may make the findings wrong.
+ */
+#define WPERF_CAVEATS_MAX 8
+
+struct wperf_caveat {
+	const char *kind;
+	const char *label;
+	bool may_be_wrong;
+	char text[512];
+	char reason[160];
+};
+
+struct wperf_report;
+/* Fill c (WPERF_CAVEATS_MAX entries); returns how many. */
+size_t wperf_fmt_caveats(const struct wperf_report *r, struct wperf_caveat *c);
+
+/* "findings below may be wrong: the trace lacks ...; ...", or "" when no
+ * caveat may make the findings wrong. */
+void wperf_fmt_caveat_headline(char *buf, size_t len, const struct wperf_caveat *c, size_t n);
+
 #endif /* WPERF_REPORT_FORMAT_H */

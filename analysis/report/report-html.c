@@ -38,7 +38,8 @@ static const char style[] =
 	".meta{color:#555}.knot{border-left:6px solid #c62828;background:#fdecea;"
 	"padding:.4em .9em;margin:.8em 0}.knot.sink{border-color:#ef6c00;background:#fff3e0}\n"
 	".knot.background{border-color:#757575;background:#f2f2f2}.knot h3{margin:.2em 0}\n"
-	".knot ul{margin:.3em 0}.nothing,.no-picture{font-weight:bold;color:#8a4b00}\n"
+	".caveats{border-left:6px solid #b71c1c;background:#fff8e1;padding:.4em .5em .4em 2em}"
+	".wrong{color:#b71c1c}\n.knot ul{margin:.3em 0}.nothing,.no-picture{font-weight:bold;color:#8a4b00}\n"
 	"figure{margin:0;overflow:auto;border:1px solid #ddd;padding:.5em}\n"
 	"figure svg{max-width:100%;height:auto}\n"
 	"table{border-collapse:collapse;margin:.5em 0;font-size:13px}\n"
@@ -240,6 +241,37 @@ static void write_limit(FILE *out, const char *what, int64_t ns, const char *spe
 	}
 }
 
+/*
+ * The data-quality problems that can change the findings (report-caveats.c),
+ * one line each, after the headline's clause that says so when one may
+ * make them wrong: ends the "Found" paragraph.
+ */
+static void write_caveats(FILE *out, const struct wperf_report *r)
+{
+	struct wperf_caveat c[WPERF_CAVEATS_MAX];
+	size_t n = wperf_fmt_caveats(r, c);
+	char wrong[1024];
+
+	wperf_fmt_caveat_headline(wrong, sizeof wrong, c, n);
+	if (wrong[0]) {
+		fputs(" <b class=\"wrong\">", out);
+		esc(out, wrong);
+		fputs("</b>", out);
+	}
+	fputs("</p>\n", out);
+	if (n == 0)
+		return;
+	fputs("<ul class=\"caveats\">\n", out);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(out, "<li class=\"caveat\" data-kind=\"%s\"><b>", c[i].kind);
+		esc(out, c[i].label);
+		fputs("</b>: ", out);
+		esc(out, c[i].text);
+		fputs("</li>\n", out);
+	}
+	fputs("</ul>\n", out);
+}
+
 static void write_header(FILE *out, const struct wperf_report *r)
 {
 	const struct wperf_graph *g = r->graph;
@@ -264,7 +296,9 @@ static void write_header(FILE *out, const struct wperf_report *r)
 		fprintf(out, ", %zu background knot%s", bg, bg == 1 ? "" : "s");
 	if (r->cpu && r->cpu->first)
 		fputs("; first: <b>the CPUs</b>", out);
-	fputs(".</p>\n<p class=\"weights\">Weight = own + cascaded. <b>Own</b> is the waiters' "
+	fputs(".", out);
+	write_caveats(out, r);
+	fputs("<p class=\"weights\">Weight = own + cascaded. <b>Own</b> is the waiters' "
 	      "own waiting, with its share of their time (at most 100%). <b>Cascaded</b> is the "
 	      "waiting of others that was held up meanwhile, counted again on every edge it "
 	      "passed through. A weight bounds what shortening those waits could gain.</p>\n",
@@ -548,6 +582,18 @@ static void write_findings(FILE *out, const struct wperf_report *r)
 	fputs("<h2 id=\"findings\">Findings</h2>\n", out);
 	write_cpu_first(out, r);
 	if (!r->knots || r->knots->n == 0) {
+		struct wperf_caveat c[WPERF_CAVEATS_MAX];
+		char wrong[1024];
+
+		wperf_fmt_caveat_headline(wrong, sizeof wrong, c, wperf_fmt_caveats(r, c));
+		if (wrong[0]) {
+			/* No advice that holds only for a complete trace. */
+			fputs("<p class=\"nothing\">No knots and no sinks were found, but the "
+			      "trace lacks part of what happened (above): the waits that would make "
+			      "a knot or a sink may be in what it lacks. Record again before "
+			      "concluding anything.</p>\n", out);
+			return;
+		}
 		fputs("<p class=\"nothing\">No knots and no sinks were found: no thread waited "
 		      "on another thread or device for longer than the noise floor (the text "
 		      "report says why).</p>\n", out);

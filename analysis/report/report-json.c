@@ -806,7 +806,35 @@ static void write_quality(const struct wperf_quality *q, FILE *out)
 	fprintf(out, ",\n    \"has_waking\": %s", q->has_waking ? "true" : "false");
 	fprintf(out, ",\n    \"has_timer_events\": %s", q->has_timer_events ? "true" : "false");
 	fprintf(out, ",\n    \"has_irq_context\": %s", q->has_irq_context ? "true" : "false");
-	fprintf(out, ",\n    \"has_idle_state\": %s\n  }\n", q->has_idle_state ? "true" : "false");
+	fprintf(out, ",\n    \"has_idle_state\": %s\n  }", q->has_idle_state ? "true" : "false");
+}
+
+/*
+ * The data-quality problems that can change the findings (report-caveats.c),
+ * the lines the text and HTML reports print above them, and whether any
+ * may make the findings wrong: what a program checks before trusting them.
+ */
+static void write_caveats(const struct wperf_report *r, FILE *out)
+{
+	struct wperf_caveat c[WPERF_CAVEATS_MAX];
+	size_t n = wperf_fmt_caveats(r, c);
+	bool wrong = false;
+
+	fputs(",\n  \"caveats\": [", out);
+	for (size_t i = 0; i < n; i++) {
+		json_element(out, i);
+		fputc('{', out);
+		json_key(out, "kind", 1);
+		json_string(out, c[i].kind);
+		json_key(out, "may_be_wrong", 0);
+		fputs(c[i].may_be_wrong ? "true" : "false", out);
+		json_key(out, "text", 0);
+		json_string(out, c[i].text);
+		fputc('}', out);
+		wrong = wrong || c[i].may_be_wrong;
+	}
+	json_array_end(out, n);
+	fprintf(out, ",\n  \"findings_may_be_wrong\": %s\n", wrong ? "true" : "false");
 }
 
 int wperf_report_write_json(const struct wperf_report *r, FILE *out)
@@ -827,6 +855,7 @@ int wperf_report_write_json(const struct wperf_report *r, FILE *out)
 	write_threads(r->graph, out);
 	write_progress(r->graph, out);
 	write_quality(&r->graph->quality, out);
+	write_caveats(r, out);
 	fputs("}\n", out);
 	return wperf_fmt_finish(out, false);
 }

@@ -329,42 +329,22 @@ static void write_pools(const struct wperf_report *r, FILE *out)
 }
 
 /*
- * Events the tracer discarded, said before any finding: a report whose
- * trace lost most of its events (a ring buffer too small for a busy
- * machine) reads like any other until Data quality, at its end. Where
- * the losses lie and which findings they touch are in Data quality and
- * on each finding.
+ * The data-quality problems that can change the findings, one line each
+ * before any finding (report-caveats.c says which and why): a report whose
+ * trace lost most of its events or a whole CPU reads like any other until
+ * Data quality, at its end. Where the losses lie and which findings they
+ * touch are in Data quality and on each finding.
  */
-static void write_loss_warning(const struct wperf_report *r, FILE *out)
+static void write_caveats(const struct wperf_report *r, FILE *out)
 {
-	const struct wperf_quality *q = &r->graph->quality;
-	uint64_t all = q->events + q->discarded_events;
-	char text[512], share[32], gap[32], gap_share[32], packets[48], gaps[128];
+	struct wperf_caveat c[WPERF_CAVEATS_MAX];
+	size_t n = wperf_fmt_caveats(r, c);
+	char first[16];
 
-	if (q->discarded_events == 0 && q->discarded_packets == 0)
-		return;
-	int64_t ppm = wperf_fmt_ppm((int64_t)q->discarded_events, (int64_t)all);
-
-	if (ppm < 500 && q->discarded_events > 0)
-		snprintf(share, sizeof share, "under 0.1%%");   /* not "0.0%" of a real loss */
-	else
-		wperf_fmt_ppm_percent(share, sizeof share, ppm);
-	wperf_fmt_duration(gap, sizeof gap, q->gap_ns, 0);
-	wperf_fmt_ppm_percent(gap_share, sizeof gap_share,
-			      wperf_fmt_ppm(q->gap_ns, wperf_graph_duration(r->graph)));
-	packets[0] = gaps[0] = '\0';
-	if (q->discarded_packets)
-		snprintf(packets, sizeof packets, " and %" PRIu64 " packet%s", q->discarded_packets,
-			 q->discarded_packets == 1 ? "" : "s");
-	if (q->gap_ns > 0)
-		snprintf(gaps, sizeof gaps, "; some CPU was in a gap %s (%s of the analysed time)",
-			 gap, gap_share);
-	snprintf(text, sizeof text, "%" PRIu64 " events (%s of what was traced)%s discarded "
-		 "by the tracer%s. Waits across a gap are cut or missing: findings that touch "
-		 "one say so, Data quality lists the gaps. Record with larger buffers (wperf "
-		 "record --buffer-size-kb) or fewer events.", q->discarded_events, share, packets,
-		 gaps);
-	put_wrapped(out, "Lost       ", text, 11);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(first, sizeof first, "%-11s", c[i].label);
+		put_wrapped(out, first, c[i].text, 11);
+	}
 }
 
 static void write_header(const struct wperf_report *r, FILE *out)
@@ -392,7 +372,7 @@ static void write_header(const struct wperf_report *r, FILE *out)
 			r->min_weight_spec ? ")" : "");
 	}
 	write_rule(r, out);
-	write_loss_warning(r, out);
+	write_caveats(r, out);
 	fprintf(out, "Graph      %zu vertices, %zu edges", g->n_vertices, g->n_edges);
 	if (deps < g->n_edges)
 		fprintf(out, " (%zu ignored for knots: timer, unseen, too light, kernel idle)",
@@ -862,13 +842,19 @@ static bool focus_waited(const struct wperf_report *r)
 	return false;
 }
 
-static void write_nothing_found(FILE *out, const struct wperf_report *r)
+/* wrong: a caveat says the findings may be wrong (report-caveats.c);
+ * then no advice that holds only for a complete trace. */
+static void write_nothing_found(FILE *out, const struct wperf_report *r, bool wrong)
 {
 	const struct wperf_graph *g = r->graph;
 	size_t deps = count_dependencies(r);
 
 	fputs("\nNo knots and no sinks were found.\n", out);
-	if (g->n_edges == 0) {
+	if (wrong) {
+		put_wrapped(out, "  ", "The trace lacks part of what happened (the lines above "
+			    "the findings say what): the waits that would make a knot or a sink "
+			    "may be in what it lacks. Record again before concluding anything.", 2);
+	} else if (g->n_edges == 0) {
 		fputs("  The graph has no edges: no thread was seen waiting for anything. The trace\n"
 		      "  may be too short, or lack scheduler events (sched_switch, sched_waking).\n", out);
 	} else if (r->focus && !focus_waited(r)) {
@@ -1116,10 +1102,16 @@ static void write_findings(FILE *out, const struct wperf_report *r)
 	if (r->cpu && r->cpu->first)
 		fputs("; first: the CPUs", out);
 	fputc('\n', out);
+	struct wperf_caveat c[WPERF_CAVEATS_MAX];
+	char wrong[1024];
+
+	wperf_fmt_caveat_headline(wrong, sizeof wrong, c, wperf_fmt_caveats(r, c));
+	if (wrong[0])
+		put_wrapped(out, "           ", wrong, 11);
 	if (r->cpu && r->cpu->first)
 		write_cpu_first(out, r);
 	if (!r->knots || r->knots->n == 0) {
-		write_nothing_found(out, r);
+		write_nothing_found(out, r, wrong[0] != '\0');
 		return;
 	}
 	write_weights_legend(out);
