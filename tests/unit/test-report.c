@@ -243,7 +243,10 @@ static void test_json_basic(void)
 	check_contains(j, "\"hist\": {\"20\": 10, \"22\": 30}");
 	check_contains(j, "{\"cpu\": -1, \"begin_ns\": -1, \"end_ns\": -1, \"count\": 0, "
 			  "\"packets\": true}");
-	check_contains(j, "\"has_waking\": true,\n    \"has_timer_events\": false,\n    \"has_irq_context\": false,\n    \"has_idle_state\": false\n  }\n}\n");
+	check_contains(j, "\"has_waking\": true,\n    \"has_timer_events\": false,\n    \"has_irq_context\": false,\n    \"has_idle_state\": false\n  },\n  \"caveats\": [\n    {\"kind\": \"lost_events\", \"may_be_wrong\": ");
+	/* The caveats close the report, a flag a program can check last. */
+	check_contains(j, "\n  ],\n  \"findings_may_be_wrong\": ");
+	check_contains(j, "\n}\n");
 	free(j);
 
 	j = render("focus", 1);
