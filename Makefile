@@ -1,9 +1,10 @@
 # wperf — convenience targets around meson. See README.md.
 #
 #   make demo     install the missing packages to run and build (not the
-#                 test toolchain), build the plugin and the bundled Figure-1
-#                 workload only, record it with source.wperf.tracefs (root),
-#                 print its knot report and how long each step took
+#                 test toolchain), build the plugin, the bundled Figure-1
+#                 workload and the wperf command only, record the workload
+#                 with source.wperf.tracefs (root), print `wperf report` of
+#                 it, how long each step took and what to run next
 #   make check    install every missing package, build (build/ and the
 #                 ASan+UBSan build build-asan/), run every test in both;
 #                 also compile with clang and with gcc -O2 without LTO
@@ -155,9 +156,11 @@ tracefs:
 		echo "tracefs is not mounted (as root: mount -t tracefs nodev /sys/kernel/tracing)"; \
 	fi
 
-# The demo builds only what it runs (the plugin and the Figure-1
-# workload), and says how long each step took.
-DEMO_TARGETS := plugin/babeltrace-plugin-wperf.so tests/workloads/fig1-pipeline
+# The demo builds only what it runs and what its last line tells the user
+# to run next (the plugin, the Figure-1 workload and the `wperf` command),
+# and says how long each step took. Its report is `wperf report` of the
+# demo's trace, so the user running that command gets the same answer.
+DEMO_TARGETS := plugin/babeltrace-plugin-wperf.so tests/workloads/fig1-pipeline tools/wperf
 
 demo:
 	@if [ "$$(id -u)" != 0 ]; then \
@@ -174,13 +177,14 @@ demo:
 		|| exit 1; \
 	t3=$$(date +%s%N); \
 	echo; \
-	echo "== knot report of fig1-pipeline (pid $$(cat $(DEMO_TRACE)/workload.pid)) =="; \
-	babeltrace2 --plugin-path=$(BUILD)/plugin $(DEMO_TRACE) \
-		-c sink.wperf.knots --params=pids=$$(cat $(DEMO_TRACE)/workload.pid) || exit 1; \
+	echo "== $(BUILD)/tools/wperf report $(DEMO_TRACE) (fig1-pipeline, pid $$(cat $(DEMO_TRACE)/command.pid)) =="; \
+	$(BUILD)/tools/wperf report $(DEMO_TRACE) || exit 1; \
 	t4=$$(date +%s%N); \
 	ms() { echo "$$(( ($$2 - $$1) / 1000000 ))" | sed 's/\(...\)$$/.\1/; s/^\./0./'; }; \
 	echo; \
-	echo "demo: packages $$(ms $$t0 $$t1) s, build $$(ms $$t1 $$t2) s, record $$(ms $$t2 $$t3) s, report $$(ms $$t3 $$t4) s"
+	echo "demo: packages $$(ms $$t0 $$t1) s, build $$(ms $$t1 $$t2) s, record $$(ms $$t2 $$t3) s, report $$(ms $$t3 $$t4) s"; \
+	echo "next: sudo $(BUILD)/tools/wperf record -o DIR -- CMD (record your command), then" \
+		"$(BUILD)/tools/wperf report DIR (--format html --output report.html: the HTML page)"
 
 # Run every test twice: the normal build and the sanitizer build. Both runs
 # always happen; then one summary line "N passed, M failed" (counted from

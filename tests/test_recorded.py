@@ -209,6 +209,25 @@ class Recorded(unittest.TestCase):
                         'the recording lasted %.1f s for a %s s workload: the recorder '
                         'did not stop on SIGINT' % (span / 1e9, SECONDS))
 
+    def test_wperf_report_of_the_recording_is_the_demos_report(self):
+        """record-fig1.sh writes command.pid as `wperf record` does, so
+        `wperf report TRACE` (what the demo prints and tells the user to run)
+        is focused on the workload and finds the knots of pids=<workload>."""
+        with open(os.path.join(self.trace, 'command.pid')) as f:
+            self.assertEqual(int(f.read().strip()), self.pid)
+        wperf = os.path.join(BUILD, 'tools', 'wperf')
+        if not os.access(wperf, os.X_OK):
+            self.skipTest('%s is not built' % wperf)
+        out = os.path.join(self.tmp, 'wperf-report.json')
+        q = subprocess.run([wperf, 'report', '--format', 'json', '--output', out, self.trace],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           timeout=300)
+        self.assertEqual(q.returncode, 0, q.stderr[-3000:])
+        self.assertIn('focus: the recorded command (pid %d)' % self.pid, q.stderr)
+        with open(out) as f:
+            js = json.load(f)
+        self.assertEqual(js['knots'], self.js['knots'])
+
     def test_invariants(self):
         validate_schema(self, self.js, 'fig1')
         Checks.report_invariants(self, self.js, 'fig1')

@@ -3,7 +3,9 @@
 #
 # Record a real kernel trace (CTF, in OUTDIR) of the Figure-1 workload
 # (tests/workloads/fig1-pipeline.c) with source.wperf.tracefs, and write the
-# workload's pid to OUTDIR/workload.pid.
+# workload's pid to OUTDIR/workload.pid and OUTDIR/command.pid (where
+# `wperf record` puts its command's pid: `wperf report OUTDIR` is then
+# focused on the workload, as the demo's report is).
 #
 #   1. starts `babeltrace2 -c source.wperf.tracefs --params=duration=D
 #      -c sink.ctf.fs --params=path=OUTDIR` in the background,
@@ -138,6 +140,7 @@ workload_args=(--seconds "$seconds")
 nice -n -10 "$workload" "${workload_args[@]}" &
 wl_pid=$!
 echo "$wl_pid" >"$outdir/workload.pid"
+echo "$wl_pid" >"$outdir/command.pid"
 wait "$wl_pid" && wl_rc=0 || wl_rc=$?
 [ "$wl_rc" = 0 ] || die "the workload (pid $wl_pid) failed with exit status $wl_rc"
 

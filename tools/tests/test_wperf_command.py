@@ -423,6 +423,23 @@ class Errors(unittest.TestCase):
         for bad in ('soon', '5 parsecs', '0', '-1s', '0.5us'):
             self.assertOneLine(wperf('top', '--every=' + bad), '--every', 'e.g. 5s')
 
+    def test_demo_builds_the_command_it_tells_to_run(self):
+        # `make demo` ends telling the user to run build/tools/wperf: its
+        # ninja targets must include the command (and be real targets).
+        src = os.path.join(HERE, '..', '..')
+        p = subprocess.run(['make', '-s', '-C', src, '--no-print-directory',
+                            '--eval=print-demo-targets: ; @echo $(DEMO_TARGETS)',
+                            'print-demo-targets'],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        targets = p.stdout.split()
+        self.assertIn('tools/wperf', targets)
+        q = subprocess.run(['ninja', '-C', BUILD, '-t', 'query'] + targets,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(q.returncode, 0, q.stdout[-2000:] + q.stderr)
+        with open(os.path.join(src, 'Makefile')) as f:
+            self.assertIn('echo "next: ', f.read())
+
     def test_help(self):
         p = wperf('--help')
         self.assertEqual(p.returncode, 0)
