@@ -106,8 +106,26 @@ def vertex_key(v):
     return (kind, v["name"])
 
 
-def key_label(key):
-    return key[1]
+def cut_mid_word(name):
+    """True when base_name(name) cuts name inside a word (the digits of
+    qemu-system-x86), not at a separator (worker-3, kworker/0:1)."""
+    base = base_name(name)
+    return base != name and base[-1:].isalnum() and name[len(base)].isdigit()
+
+
+def key_labels(a, b):
+    """Each key's label: its base name (worker for worker-1 and worker-12),
+    but a name whose digits were cut inside a word is shown whole when both
+    reports agree on it (qemu-system-x86), else with an ellipsis
+    (thread…), never as a word cut short."""
+    labels = {}
+    for key in set(a.names) | set(b.names):
+        names = a.names.get(key, set()) | b.names.get(key, set())
+        label = key[1]
+        if any(cut_mid_word(n) for n in names):
+            label = next(iter(names)) if len(names) == 1 else label + "\u2026"
+        labels[key] = label
+    return labels
 
 
 class Side:
@@ -118,6 +136,11 @@ class Side:
         self.report = report
         self.duration = int(report["time_range"]["duration_ns"])
         self.key = {v["id"]: vertex_key(v) for v in report["vertices"]}
+        # The names behind each key, for its label (key_labels).
+        self.names = {}
+        for v in report["vertices"]:
+            name = (v.get("comm") if v["kind"] == "thread" else None) or v["name"]
+            self.names.setdefault(self.key[v["id"]], set()).add(name)
         # A focused report is about what its focus reaches (focus_reach,
         # wperf-report(7)): only the edges whose waiter it reaches are
         # compared; the others are counted, and the output says so.
@@ -220,6 +243,11 @@ def diff(a, b, min_change_pct, absolute):
     def measure(side, ns):
         return ns if absolute else side.rate(ns)
 
+    labels = key_labels(a, b)
+
+    def key_label(key):
+        return labels.get(key, key[1])
+
     knots = []
     for i, j in match_knots(a, b):
         ka = a.knots[i] if i is not None else None
@@ -308,8 +336,13 @@ def fmt_ns(ns):
 
 
 def class_name(c):
-    """A knot's classification (added to reports by the analysis) as text."""
+    """A knot's classification (added to reports by the analysis) in the
+    report's own words: its summary up to the colon ("blocking I/O: threads
+    wait for ..." gives "blocking I/O"), else its class."""
     if isinstance(c, dict):
+        summary = str(c.get("summary") or "")
+        if ":" in summary:
+            return summary.split(":", 1)[0]
         return str(c.get("class") or "").replace("_", " ")
     return "" if c is None else str(c)
 
@@ -341,6 +374,9 @@ def names_of(members):
 
 def text_output(a, b, knots, edges, violations, limit_pct, top, out):
     w = out.write
+    warnings = mismatches(a, b)
+    if warnings:
+        w("warning: " + "; ".join(warnings) + "\n")
     w(f"wperf diff: {printable(a.path)} ({fmt_ns(a.duration)}) -> "
       f"{printable(b.path)} ({fmt_ns(b.duration)})\n")
     counts = {s: sum(1 for k in knots if k["status"] == s)
@@ -395,6 +431,47 @@ def text_output(a, b, knots, edges, violations, limit_pct, top, out):
                   f"(tolerance {limit_pct:g}%)\n")
         else:
             w(f"OK: no knot grew more than {limit_pct:g}%\n")
+
+
+def focus_words(side):
+    """What a report is focused on: the names of its focus vertices, or
+    None without a focus."""
+    focus = side.report.get("focus")
+    if not isinstance(focus, list):
+        return None
+    byid = {v["id"]: v for v in side.report["vertices"]}
+    return ",".join(sorted({str(byid[i]["name"]) for i in focus if i in byid}))
+
+
+def parameters(side):
+    """The analysis parameters that change what a report finds."""
+    r = side.report
+
+    def given(obj):   # as given ("20%"): a share resolves to other ns in another run
+        obj = obj or {}
+        return obj.get("spec") if obj.get("spec") is not None else obj.get("ns")
+    return {"threshold": given(r.get("threshold")),
+            "min-weight": given(r.get("min_weight")),
+            "knot-rule": (r.get("knot_rule") or {}).get("rule")}
+
+
+def mismatches(a, b):
+    """One sentence per way the two reports were not made alike (focus,
+    parameters), which makes their comparison about that, not the program."""
+    out = []
+    fa, fb = focus_words(a), focus_words(b)
+    if (fa is None) != (fb is None):
+        focused, whole = (a, b) if fa is not None else (b, a)
+        out.append(f"{printable(focused.path)} is focused ({printable(fa or fb)}) and "
+                   f"{printable(whole.path)} is not (the whole machine): report both the same "
+                   "way (wperf report --pids/--comms, or --all) to compare the program")
+    elif fa is not None and fa != fb:
+        out.append(f"the reports have different focuses ({printable(fa)} and {printable(fb)})")
+    pa, pb = parameters(a), parameters(b)
+    differ = [f"{k} {pa[k]} and {pb[k]}" for k in pa if pa[k] != pb[k]]
+    if differ:
+        out.append("they were analysed with different parameters (" + ", ".join(differ) + ")")
+    return out
 
 
 def left_out_words(a, b):
@@ -457,6 +534,7 @@ def run(argv, out=sys.stdout):
             "after": {"path": b.path, "duration_ns": b.duration,
                       "focused": b.reach is not None, "edges_left_out": b.left_out},
             "compared_by": "weight_ns" if args.absolute else "rate",
+            "warnings": mismatches(a, b),
             "min_change_pct": args.min_change,
             "knots": knots, "edges": edges,
             "guard": {"fail_if_knot_grows_pct": args.fail_if_knot_grows,

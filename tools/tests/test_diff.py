@@ -213,6 +213,32 @@ class TestScenarioDiff(Base):
         self.assertEqual(self.edge(doc, "logger", "compactor")["status"], "appeared")
         self.assertNotIn("left out", wperf("diff", self.paths["after"], self.paths["new"]).stdout)
 
+    def test_focused_against_unfocused_is_said_first(self):
+        # One report focused, the other the whole machine: the comparison
+        # is of the focus, not the program; the first line says so.
+        text = wperf("diff", self.paths["after-focused"], self.paths["new"]).stdout
+        first = text.splitlines()[0]
+        self.assertEqual(first, "warning: %s is focused (fig1-writer) and %s is not (the whole "
+                         "machine): report both the same way (wperf report --pids/--comms, "
+                         "or --all) to compare the program"
+                         % (self.paths["after-focused"], self.paths["new"]))
+        doc = self.diff_json("new", "after-focused")
+        self.assertEqual(len(doc["warnings"]), 1)
+        # Alike reports: no warning.
+        self.assertEqual(self.diff_json("after-focused", "new-focused")["warnings"], [])
+        self.assertNotIn("warning", wperf("diff", self.paths["after"], self.paths["new"]).stdout)
+
+    def test_different_parameters_are_said(self):
+        with open(self.paths["after"]) as f:
+            r = json.load(f)
+        r["knot_rule"]["rule"] = "strict" if r["knot_rule"]["rule"] == "dominant" else "dominant"
+        path = os.path.join(self.tmp.name, "other-rule.json")
+        with open(path, "w") as f:
+            json.dump(r, f)
+        text = wperf("diff", self.paths["after"], path).stdout
+        self.assertRegex(text.splitlines()[0], r"^warning: they were analysed with different "
+                         r"parameters \(knot-rule (dominant and strict|strict and dominant)\)$")
+
     def test_absolute(self):
         # Same duration (8U) in both: rates and ns give the same growth.
         doc = self.diff_json("before", "after", "--absolute")
@@ -241,6 +267,32 @@ def report(edges, knots=(), duration=1000):
                   for kind, members, w in knots],
         "threads": [], "quality": {},
     }
+
+
+class TestWords(Base):
+    def test_class_in_the_reports_words(self):
+        c = {"class": "blocking_io",
+             "summary": "blocking I/O: threads wait for a device that waits for them"}
+        self.assertEqual(wperf_diff.class_name(c), "blocking I/O")
+        self.assertEqual(wperf_diff.class_name({"class": "lock_contention"}), "lock contention")
+
+    def test_names_not_cut_mid_word(self):
+        # qemu-system-x86's digits are part of its name: shown whole; names
+        # that differ only there keep an ellipsis; worker-N stays "worker".
+        a = report([("qemu-system-x86", "disk:vda", 400, {10: 1}),
+                    ("thread1", "disk:vda", 100, {10: 1}),
+                    ("worker-1", "disk:vda", 100, {10: 1})])
+        b = report([("qemu-system-x86", "disk:vda", 400, {10: 1}),
+                    ("thread2", "disk:vda", 100, {10: 1}),
+                    ("worker-2", "disk:vda", 100, {10: 1})])
+        paths = []
+        for name, r in (("qa", a), ("qb", b)):
+            paths.append(os.path.join(self.tmp.name, name + ".json"))
+            with open(paths[-1], "w") as f:
+                json.dump(r, f)
+        doc = self.diff_json(*paths)
+        self.assertEqual(sorted(e["from"] for e in doc["edges"]),
+                         ["qemu-system-x86", "thread\u2026", "worker"])
 
 
 class TestEmd(Base):
