@@ -860,6 +860,44 @@ static void list_some_comms(const struct wperf_graph *g, char *buf, size_t len)
 		snprintf(buf + used, len - used, ", ...");
 }
 
+/* A thread's process id for list_some_pids: its pid, or its tid when the
+ * trace gave no pid. */
+static int64_t pid_or_tid(const struct wperf_vertex *v)
+{
+	return v->pid > 0 ? v->pid : v->tid;
+}
+
+/* "1234 (nginx), 1240 (mariadbd), ...": a few pids of the graph (a tid
+ * where the trace gave no pid), each with a thread's name, for an error
+ * about pids=: the user asked by pid, pids help them pick. */
+static void list_some_pids(const struct wperf_graph *g, char *buf, size_t len)
+{
+	size_t used = 0, shown = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < g->n_vertices && shown < 12; i++) {
+		const struct wperf_vertex *v = &g->vertices[i];
+		bool dup = false;
+		int n;
+
+		if (v->kind != WPERF_V_THREAD || pid_or_tid(v) <= 0)
+			continue;
+		for (size_t j = 0; j < i && !dup; j++)
+			dup = g->vertices[j].kind == WPERF_V_THREAD &&
+			      pid_or_tid(&g->vertices[j]) == pid_or_tid(v);
+		if (dup)
+			continue;
+		n = snprintf(buf + used, len - used, "%s%" PRId64 " (%s)", shown ? ", " : "",
+			     pid_or_tid(v), v->comm ? v->comm : v->name ? v->name : "?");
+		if (n < 0 || (size_t)n >= len - used)
+			break;
+		used += (size_t)n;
+		shown++;
+	}
+	if (shown == 12 && used + 6 < len)
+		snprintf(buf + used, len - used, ", ...");
+}
+
 /* follow-forks: what the focused threads forked joins the focus, except
  * the tracer's own threads (LTTng-UST's listeners, forked by every traced
  * process; the `lttng` tool or a session daemon a script starts) unless
@@ -910,10 +948,15 @@ static int build_focus(struct knots_sink *s, const struct wperf_graph *g, bool *
 	}
 	if (matched > 0)
 		return s->follow_forks ? add_forked(s, g, *focus) : 0;
-	list_some_comms(g, seen, sizeof seen);
-	fail(s, "parameter `%s`: no thread of the trace matches (threads seen: %s)",
-	     s->n_pids && s->comms.n ? "pids`/`comms" : s->n_pids ? "pids" : "comms",
-	     seen[0] ? seen : "none");
+	if (s->n_pids && !s->comms.n) {
+		list_some_pids(g, seen, sizeof seen);
+		fail(s, "parameter `pids`: no thread of the trace matches (pids seen, "
+		     "pid (name): %s)", seen[0] ? seen : "none");
+	} else {
+		list_some_comms(g, seen, sizeof seen);
+		fail(s, "parameter `%s`: no thread of the trace matches (threads seen: %s)",
+		     s->n_pids ? "pids`/`comms" : "comms", seen[0] ? seen : "none");
+	}
 	free(*focus);
 	*focus = NULL;
 	return -1;

@@ -284,7 +284,29 @@ class Errors(unittest.TestCase):
     def test_report_of_a_truncated_trace(self):
         path = self.synthetic_trace()
         os.truncate(os.path.join(path, 'chan_0'), 1000)
-        self.assertOneLine(wperf('report', path), 'chan_0')
+        # What failed, and how to fix it.
+        self.assertOneLine(wperf('report', path), 'chan_0', 'record it again',
+                           'move that stream file out of the trace')
+
+    def test_report_bad_format_lists_the_formats(self):
+        self.assertOneLine(wperf('report', '--format', 'pdf', self.tmp),
+                           "invalid choice: 'pdf' (choose from 'text', 'json', 'dot', 'svg', "
+                           "'html', 'graphml')")
+
+    def test_report_of_a_file(self):
+        path = os.path.join(self.tmp, 'some-file.txt')
+        with open(path, 'w') as f:
+            f.write('not a trace\n')
+        self.assertOneLine(wperf('report', path), path + ' is a file, not a trace directory')
+        self.assertOneLine(wperf('report', path + '.missing'), 'no trace directory',
+                           'No such file or directory')
+
+    def test_report_pids_matching_nothing_lists_pids(self):
+        # Asked by pid: the pids seen (with their names), not only names.
+        p = wperf('report', self.synthetic_trace(), '--pids', '999999')
+        self.assertOneLine(p, 'parameter `pids`: no thread of the trace matches '
+                           '(pids seen, pid (name): ')
+        self.assertRegex(p.stderr, r'pid \(name\): [1-9][0-9]* \(')
 
     def test_report_writes_every_format_of_the_sink(self):
         path = self.synthetic_trace()
@@ -337,6 +359,11 @@ class Errors(unittest.TestCase):
         self.assertEqual([v['pid'] for v in js['vertices'] if v.get('tid') == 11924], [11893])
         self.assertOneLine(wperf('report', trace, '--begin', '5', '--end', '4'),
                            'sink.wperf.knots: parameter `end`: "4" is before `begin`')
+        # A window outside the trace: its range in seconds from the clock's
+        # origin and in UTC, as babeltrace2 --clock-gmt --clock-date prints.
+        self.assertOneLine(wperf('report', trace, '--begin', '1000000000', '--end', '1000000001'),
+                           "(seconds from the clock's origin; 2018-03-19 18:39:",
+                           ' UTC)')
 
     def test_report_params_syntax(self):
         # --params is babeltrace2's syntax (blanks, unquoted strings, yes/no),

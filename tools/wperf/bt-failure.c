@@ -11,6 +11,7 @@
  *  4. the first error babeltrace2 logged (where it began: a stream it
  *     cannot index, with the file's name);
  *  5. the oldest error cause; 6. the log's last line.
+ * A stream that cannot be indexed also gets its fix (add_fix).
  * Library messages lose their trailing `: key=value, ...` dump.
  */
 #include "bt-failure.h"
@@ -237,6 +238,21 @@ static bool first_log(const struct wperf_run *run, const char *levels, const cha
 	return false;
 }
 
+/* ------------------------------------------------------------ the fix */
+
+/* After a message that says what failed, how to fix it, for the failures
+ * whose fix is known: a stream file babeltrace2 cannot index is a
+ * recording cut short (the recorder killed, the disk full) or damaged. */
+static void add_fix(char *out, size_t outlen)
+{
+	size_t n = strlen(out);
+
+	if (!strncmp(out, "Failed to index CTF stream file", 31))
+		snprintf(out + n, outlen - n, " (the recording was cut or damaged there: "
+			 "record it again, or move that stream file out of the trace "
+			 "to report the rest)");
+}
+
 /* ------------------------------------------------------------ the rule */
 
 void wperf_run_failure(const struct wperf_run *run, char *out, size_t outlen)
@@ -264,11 +280,14 @@ void wperf_run_failure(const struct wperf_run *run, char *out, size_t outlen)
 			 "or a damaged one", msg);
 		return;
 	}
-	if (first_log(run, "EF", NULL, out, outlen))
+	if (first_log(run, "EF", NULL, out, outlen)) {
+		add_fix(out, outlen);
 		return;
+	}
 	if (n) {
 		one_line(bt_error_cause_get_message(cause(run, n - 1)), msg, sizeof(msg));
 		without_fields(msg, out, outlen);
+		add_fix(out, outlen);
 		return;
 	}
 	/* The log's last line. */
