@@ -4,9 +4,24 @@
 # "# name(N) — title" line and use "##" for the man sections (NAME,
 # SYNOPSIS, ...) and "###" below them: the title line becomes .TH (from
 # NAME and SECTION), and every heading moves up one level (.SH, .SS).
+#
+# Two touches to lowdown's roff, so that `man --warnings -l` is silent at
+# 80 columns: troff justifies text by default, and a narrow table cell
+# (tbl's T{ T} blocks) or a line holding a long code span cannot be
+# justified ("cannot adjust line"): `.ad l` after .TH sets text ragged
+# right, as most manual pages are. A code span without blanks longer than
+# a cell or a line (event lists "a,b,c", paths, KEY=VALUE, names_with_
+# underscores) cannot be broken at all ("can't break line"): `\:` after
+# each `,` `/` `_` `=` followed by more of the word lets troff break there
+# without a hyphen and prints nothing when it does not. Only text lines
+# (not requests, which begin with `.` or `'`); never before `|`, tbl's
+# column separator in lowdown's tables, nor before an escape.
 set -eu
 in=$1 out=$2 name=$3 section=$4 version=$5
 sed -e 1d -e 's/^#\(#*\) /\1 /' "$in" |
 	lowdown -s -Tman -M "title=$name" -M "section=$section" \
-		-M "source=wperf $version" -M "volume=wperf" >"$out.tmp"
+		-M "source=wperf $version" -M "volume=wperf" >"$out.lowdown"
+sed -e '/^\.TH /a\
+.ad l' -e '/^[.'"'"']/!s/\([,/_=]\)\([^ ,/_=|\\]\)/\1\\:\2/g' "$out.lowdown" >"$out.tmp"
+rm -f "$out.lowdown"
 mv "$out.tmp" "$out"
