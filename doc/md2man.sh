@@ -15,13 +15,31 @@
 # each `,` `/` `_` `=` followed by more of the word lets troff break there
 # without a hyphen and prints nothing when it does not. Only text lines
 # (not requests, which begin with `.` or `'`); never before `|`, tbl's
-# column separator in lowdown's tables, nor before an escape.
+# column separator in lowdown's tables, nor before an escape. Tables of 4
+# or more columns: tbl gives each text-block column a share of the whole
+# line, without man's 7n indent, and the table overflows 80 columns
+# ("table wider than line width"): their columns get a width that fits
+# (71n of text, 3n of rule and padding per column).
 set -eu
 in=$1 out=$2 name=$3 section=$4 version=$5
 sed -e 1d -e 's/^#\(#*\) /\1 /' "$in" |
 	lowdown -s -Tman -M "title=$name" -M "section=$section" \
 		-M "source=wperf $version" -M "volume=wperf" >"$out.lowdown"
 sed -e '/^\.TH /a\
-.ad l' -e '/^[.'"'"']/!s/\([,/_=]\)\([^ ,/_=|\\]\)/\1\\:\2/g' "$out.lowdown" >"$out.tmp"
+.ad l' -e '/^[.'"'"']/!s/\([,/_=]\)\([^ ,/_=|\\]\)/\1\\:\2/g' "$out.lowdown" |
+	awk '
+	/^\.TS$/ { table = 1 }
+	table && /^[lcr][a-z]*( [lcr][a-z]*)*\.$/ {   # the last format line
+		n = split(substr($0, 1, length($0) - 1), col, " ")
+		if (n >= 4) {
+			w = int((71 - 3 * n - 1) / n)
+			line = ""
+			for (i = 1; i <= n; i++)
+				line = line (i > 1 ? " " : "") col[i] "w(" w "n)"
+			$0 = line "."
+		}
+		table = 0
+	}
+	{ print }' >"$out.tmp"
 rm -f "$out.lowdown"
 mv "$out.tmp" "$out"
