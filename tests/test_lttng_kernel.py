@@ -71,6 +71,25 @@ RUN_TIMEOUT = int(os.environ.get('WPERF_GUEST_TIMEOUT', '2700'))
 STALL = int(os.environ.get('WPERF_GUEST_STALL', '330'))
 
 
+# A line of the guest kernel's log on the console ("[  144.518731] ...").
+KERNEL_LINE = re.compile(r'^\[\s*\d+\.\d+\] ')
+# What the kernel prints in a backtrace that says nothing to a reader of a
+# test failure: registers, code bytes, module lists, unreliable ("? ")
+# frames.
+KERNEL_NOISE = re.compile(r'^\[\s*\d+\.\d+\]\s+((?!RIP)R[A-Z0-9]{2}: |FS: |CS: |CR2: |DR[0-9]: |'
+                          r'Code: |Modules linked in|Hardware name|\? |<|.*\(OE\))')
+
+
+def kernel_hang_report(lines, limit=40):
+    """The guest kernel's first soft lockup or RCU stall report, from its
+    first line, without the KERNEL_NOISE lines; at most limit lines."""
+    for i, line in enumerate(lines):
+        if 'BUG: soft lockup' in line or 'rcu: INFO:' in line:
+            report = [l for l in lines[i:] if KERNEL_LINE.match(l) and not KERNEL_NOISE.match(l)]
+            return report[:limit]
+    return []
+
+
 def why_not():
     """None when the guest can run here, else why not."""
     if os.geteuid() != 0:
@@ -118,11 +137,11 @@ class LttngKernel(unittest.TestCase):
         cls.failed = False
         cls.boot()
         if cls.rc == 3:
-            # The guest hung: its console silent for STALL seconds, both
-            # emulated CPUs busy, no part ending even under timeout(1)
-            # (seen in 2 of about 15 runs here, in different parts: the
-            # emulated machine, not a part, stopped making progress;
-            # tests/README.md). One more boot, from the start.
+            # The guest hung: its console silent for STALL seconds or its
+            # kernel in a soft lockup, no part ending even under
+            # timeout(1): a QEMU thread per emulated CPU may run a stale
+            # translation of kernel code the other CPU has just patched
+            # (tests/README.md, "Hangs"). One more boot, from the start.
             print('guest hung: booting it once more', flush=True)
             cls.boot()
 
@@ -159,12 +178,22 @@ class LttngKernel(unittest.TestCase):
 
     @classmethod
     def console_tail(cls, n):
+        """The last n lines the guest's own scripts printed, and the guest
+        kernel's first hang report (lockup or RCU stall) in short, without
+        its register dumps: the console also holds backtraces of every CPU
+        when the kernel reports a lockup (tests/guest/guest-init.sh), which
+        would otherwise fill the quotation."""
         try:
             with open(os.path.join(cls.out, 'console.log'), errors='replace') as f:
                 lines = f.read().splitlines()
         except OSError:
             return '(no guest console log)'
-        return '---- guest console, last %d lines ----\n%s' % (n, '\n'.join(lines[-n:]))
+        own = [line for line in lines if not KERNEL_LINE.match(line)]
+        text = '---- guest console, last %d lines ----\n%s' % (n, '\n'.join(own[-n:]))
+        report = kernel_hang_report(lines)
+        if report:
+            text += '\n---- guest kernel, first hang report ----\n' + '\n'.join(report)
+        return text
 
     @classmethod
     def print_console(cls):

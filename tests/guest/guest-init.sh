@@ -34,6 +34,11 @@ power_off() {
 }
 mark booted
 
+# The kernel booted quietly (loglevel=4, wperf-guest); from here on its
+# warnings and the backtraces they carry (KERN_DEFAULT, level 4) reach the
+# console, so that a hang's report says what each CPU was doing
+# (tests/README.md, "The LTTng guest": hangs).
+dmesg -n 5
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs -o mode=755 tmpfs /run
 mkdir -p /dev/shm /dev/pts
