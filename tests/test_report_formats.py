@@ -805,6 +805,20 @@ class TestScenarioFormats(Checks):
         self.assertEqual(re.findall(r'data-bucket="(\d+)" data-count="(\d+)"', m.group(1)),
                          [('28', '1')])
         self.check_widths(path, 'scenario-mixed')
+        # The edges table comes heaviest first (its weight heading says
+        # so), not in the (from, to) order of the JSON: a device's own
+        # edges, of no weight, were first.
+        with open(path) as f:
+            page = f.read()      # as written: dom is after the self-test's clicks
+        table = page[page.index('id="edges-table"'):]
+        table = table[:table.index('</table>')]
+        self.assertRegex(table, r'<th data-type="num" aria-sort="descending">weight</th>')
+        weights = [int(w) for w in re.findall(r'<tr><td>.*?</td><td>.*?</td>'
+                                               r'<td class="n" data-v="(-?\d+)"', table)]
+        self.assertEqual(len(weights), len(js['edges']))
+        self.assertEqual(weights, sorted((e['weight_ns'] for e in js['edges']), reverse=True))
+        self.assertNotEqual(weights, [e['weight_ns'] for e in js['edges']],
+                            'the scenario cannot tell the two orders apart')
 
     def test_html_merged(self):
         """A merged vertex's row sums its threads' time: the pool's two

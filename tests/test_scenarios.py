@@ -1022,6 +1022,18 @@ class TestCpuFirst(Base):
         self.assertIn('Most runnable: writer (501) 6.00 s.', words)
         self.assertIn('Meanwhile other threads ran 18.0 s on the CPUs: spinner (503) 10.0 s, '
                       'hog (502) 8.00 s.', words)
+        # The HTML page says all of it, in the same words (the trial found
+        # its paragraph without the other threads and the advice).
+        html = run_knots_text(starved_writer(), pids='501', format='html')
+        para = html[html.index('<h3>First: the CPUs'):]
+        para = ' '.join(para[:para.index('</div>')].split())
+        for sentence in ('Most runnable: writer (501) 6.00 s.',
+                         'Meanwhile other threads ran 18.0 s on the CPUs: spinner (503) 10.0 s, '
+                         'hog (502) 8.00 s.',
+                         'Give them CPUs or priority, or move the other load away; the knots and '
+                         'sinks below are what they wait on once they run.'):
+            self.assertIn(sentence, words)
+            self.assertIn(sentence, para)
 
     def test_not_first_when_it_runs(self):
         # H1 gives the CPU back at once: W is runnable 1 us, not the limit.

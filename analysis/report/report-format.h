@@ -242,4 +242,18 @@ size_t wperf_fmt_caveats(const struct wperf_report *r, struct wperf_caveat *c);
  * caveat may make the findings wrong. */
 void wperf_fmt_caveat_headline(char *buf, size_t len, const struct wperf_caveat *c, size_t n);
 
+/*
+ * The CPU finding's words (report-cpu-words.c), for the text and HTML
+ * reports alike: its title, the summary, who else ran meanwhile ("" when
+ * nobody is listed) and the advice. r->cpu must be set.
+ */
+struct wperf_fmt_cpu_words {
+	const char *title;
+	char summary[2048];
+	char others[768];
+	const char *advice;
+};
+
+void wperf_fmt_cpu_words(struct wperf_fmt_cpu_words *w, const struct wperf_report *r);
+
 #endif /* WPERF_REPORT_FORMAT_H */

@@ -57,6 +57,9 @@ static const char style[] =
 	"column-gap:.5em;align-items:center;margin:2px 0}\n"
 	".tl-name{font-size:12px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}\n"
 	".tl-bar{display:block;width:100%;height:18px}\n"
+	".tl-device{position:relative}.tl-device span{position:absolute;left:.4em;right:.4em;"
+	"top:0;font-size:11px;line-height:18px;color:#333;white-space:nowrap;overflow:hidden;"
+	"text-overflow:ellipsis;pointer-events:none}\n"
 	".tl-ticks{display:flex;justify-content:space-between;font-size:11px;color:#555}\n"
 	".tl-legend{list-style:none;padding:0;margin:.4em 0 0;font-size:12px;display:flex;"
 	"flex-wrap:wrap;gap:.2em 1em}\n"
@@ -210,15 +213,23 @@ static void td_knot(FILE *out, const struct wperf_report *r, long knot)
 	fprintf(out, "<td data-v=\"%ld\">%s</td>", knot >= 0 ? knot : 1000000000L, title);
 }
 
-static void table_start(FILE *out, const char *id, const char *const *heads)
+/* sorted: the column the rows come sorted by, heaviest first (marked so
+ * that the first click sorts it the other way), or -1. */
+static void table_start_sorted(FILE *out, const char *id, const char *const *heads, int sorted)
 {
 	fprintf(out, "<div class=\"scroll\"><table class=\"sortable\" id=\"%s\"><thead><tr>",
 		id);
 	/* A leading '#' marks a numeric column. */
-	for (; *heads; heads++)
-		fprintf(out, "<th%s>%s</th>", (*heads)[0] == '#' ? " data-type=\"num\"" : "",
-			(*heads)[0] == '#' ? *heads + 1 : *heads);
+	for (int c = 0; heads[c]; c++)
+		fprintf(out, "<th%s%s>%s</th>", heads[c][0] == '#' ? " data-type=\"num\"" : "",
+			c == sorted ? " aria-sort=\"descending\"" : "",
+			heads[c][0] == '#' ? heads[c] + 1 : heads[c]);
 	fputs("</tr></thead>\n<tbody>\n", out);
+}
+
+static void table_start(FILE *out, const char *id, const char *const *heads)
+{
+	table_start_sorted(out, id, heads, -1);
 }
 
 static void table_end(FILE *out)
@@ -547,34 +558,26 @@ static void write_groups(FILE *out, const struct wperf_report *r)
 	}
 }
 
-/* The CPU finding first (wperf/cpu.h), as the text report puts it. */
+/* The CPU finding first (wperf/cpu.h), in the text report's words
+ * (report-cpu-words.c). */
 static void write_cpu_first(FILE *out, const struct wperf_report *r)
 {
-	const struct wperf_cpu_finding *c = r->cpu;
-	char run[32], wait[32], on_run[32], wr[32], ww[32];
+	struct wperf_fmt_cpu_words w;
 
-	if (!c || !c->first)
+	if (!r->cpu || !r->cpu->first)
 		return;
-	wperf_fmt_duration(run, sizeof run, c->runnable_ns, 0);
-	wperf_fmt_duration(wait, sizeof wait, c->waiting_ns, 0);
-	wperf_fmt_duration(on_run, sizeof on_run, c->waited_on_runnable_ns, 0);
-	wperf_fmt_duration(wr, sizeof wr, c->weighted_runnable_ns, 0);
-	wperf_fmt_duration(ww, sizeof ww, c->weighted_waiting_ns, 0);
-	fprintf(out, "<div class=\"finding\"><h3>First: the CPUs. Too few CPUs, or other "
-		"load</h3>\n<p>%zu thread%s %s %s runnable (ready, waiting for a CPU) %s in "
-		"all, and waited %s on threads, devices and interrupts, %s of it on threads "
-		"that were themselves runnable. Each weighed by the share of its time it asked "
-		"for a CPU, waiting for a CPU (%s) outweighs the other waits (%s): less "
-		"waiting cannot help them until they get a CPU. Most runnable: ", c->n_threads,
-		c->n_threads == 1 ? "" : "s", r->focus ? "of the focus" : "of the trace",
-		c->n_threads == 1 ? "was" : "were", run, wait, on_run, wr, ww);
-	if (c->process_pid > 0)
-		fprintf(out, "process %" PRId64 ": ", c->process_pid);
-	for (size_t i = 0; i < c->n_runnable; i++) {
-		fputs(i ? ", " : "", out);
-		vertex_label(out, r->graph, c->runnable[i]);
+	wperf_fmt_cpu_words(&w, r);
+	fputs("<div class=\"finding\"><h3>", out);
+	esc(out, w.title);
+	fputs("</h3>\n<p>", out);
+	esc(out, w.summary);
+	if (w.others[0]) {
+		fputs(" ", out);
+		esc(out, w.others);
 	}
-	fputs(". The findings below are what they wait on once they run.</p></div>\n", out);
+	fputs("</p>\n<p>", out);
+	esc(out, w.advice);
+	fputs("</p></div>\n", out);
 }
 
 static void write_findings(FILE *out, const struct wperf_report *r)
@@ -695,6 +698,41 @@ static bool edge_shown(const struct wperf_graph *g, const bool *reach, size_t i)
 	return !reach || (g->edges[i].from < g->n_vertices && reach[g->edges[i].from]);
 }
 
+struct edge_order {
+	int64_t weight_ns;
+	size_t i;
+};
+
+static int cmp_heaviest(const void *a, const void *b)
+{
+	const struct edge_order *x = a, *y = b;
+
+	if (x->weight_ns != y->weight_ns)
+		return x->weight_ns < y->weight_ns ? 1 : -1;
+	return (x->i > y->i) - (x->i < y->i);   /* ties: by (from, to), as stored */
+}
+
+/* The edges' indexes, heaviest first; NULL when out of memory (then the
+ * table keeps the stored order). */
+static size_t *heaviest_first(const struct wperf_graph *g)
+{
+	struct edge_order *o = malloc((g->n_edges ? g->n_edges : 1) * sizeof *o);
+	size_t *order = malloc((g->n_edges ? g->n_edges : 1) * sizeof *order);
+
+	if (!o || !order) {
+		free(o);
+		free(order);
+		return NULL;
+	}
+	for (size_t i = 0; i < g->n_edges; i++)
+		o[i] = (struct edge_order){ g->edges[i].weight_ns, i };
+	qsort(o, g->n_edges, sizeof *o, cmp_heaviest);
+	for (size_t i = 0; i < g->n_edges; i++)
+		order[i] = o[i].i;
+	free(o);
+	return order;
+}
+
 static void write_edges_table(FILE *out, const struct wperf_report *r,
 			      const struct wperf_fmt_knot_map *m, const bool *reach)
 {
@@ -716,10 +754,18 @@ static void write_edges_table(FILE *out, const struct wperf_report *r,
 	for (size_t i = 0; i < r->graph->n_edges; i++)
 		left_out += !edge_shown(r->graph, reach, i);
 	write_left_out(out, left_out, left_out == 1 ? "edge" : "edges");
-	table_start(out, "edges-table", heads);
-	for (size_t i = 0; i < r->graph->n_edges; i++)
+	/* Heaviest first: the edges that matter at the top, a device's own
+	 * edges (its idle time, no weight) at the bottom. */
+	size_t *order = heaviest_first(r->graph);
+
+	table_start_sorted(out, "edges-table", heads, 2);
+	for (size_t k = 0; k < r->graph->n_edges; k++) {
+		size_t i = order ? order[k] : k;
+
 		if (edge_shown(r->graph, reach, i))
 			write_edge_row(out, r, m, i);
+	}
+	free(order);
 	table_end(out);
 }
 

@@ -144,6 +144,9 @@ static void offset(char *buf, size_t len, int64_t ns)
 	snprintf(buf, len, "+%s", d);
 }
 
+/* What a device's row says, on its bar and in its spans' titles. */
+#define DEVICE_ROW_NOTE "not a thread: its waiters' rows show when it held them up"
+
 static void run_title(FILE *out, const struct tl *t, const struct run *r, bool thread)
 {
 	char b[40], e[40], d[32];
@@ -153,7 +156,7 @@ static void run_title(FILE *out, const struct tl *t, const struct run *r, bool t
 	wperf_fmt_duration(d, sizeof d, r->e - r->b, 0);
 	if (r->state == NONE_STATE) {
 		fprintf(out, "%s, %s to %s (%s)", thread ? "not in the trace" :
-			"not a thread: no states", b, e, d);
+			DEVICE_ROW_NOTE, b, e, d);
 		return;
 	}
 	fprintf(out, "%s%s", r->exact ? "" : "mostly ", state_names[r->state]);
@@ -273,15 +276,23 @@ static void write_row(FILE *out, const struct tl *t, uint32_t v, bool member)
 	if (!member)
 		fputs("&larr; ", out);
 	label(out, t->g, v);
-	fputs("</div><svg class=\"tl-bar\" viewBox=\"0 0 1000 10\" preserveAspectRatio=\"none\" "
+	fputs("</div>", out);
+	bool thread = x->kind == WPERF_V_THREAD || x->kind == WPERF_V_VIRTUAL;
+
+	/* A device (or interrupt, ...) has no states of its own: its bar says
+	 * so in words, over the grey, rather than look like a thread that
+	 * was never traced. */
+	if (!thread)
+		fputs("<div class=\"tl-device\"><span>" DEVICE_ROW_NOTE "</span>", out);
+	fputs("<svg class=\"tl-bar\" viewBox=\"0 0 1000 10\" preserveAspectRatio=\"none\" "
 	      "role=\"img\" aria-label=\"", out);
 	label(out, t->g, v);
 	fputs("\">", out);
-	if (x->kind == WPERF_V_THREAD || x->kind == WPERF_V_VIRTUAL)
+	if (thread)
 		draw_spans(out, t, timeline_of(t->g, v), true, x->kind == WPERF_V_VIRTUAL);
 	else
 		draw_spans(out, t, NULL, false, false);
-	fputs("</svg></div>\n", out);
+	fputs(thread ? "</svg></div>\n" : "</svg></div></div>\n", out);
 }
 
 /* ---- the legend and the axis ---- */

@@ -558,7 +558,11 @@ static void test_html_timeline_details(void)
 	check_contains(t, "<li><span class=\"sw\" style=\"background:#1565c0\"></span>waiting "
 			  "for disk:vda</li><li><span class=\"sw\" style=\"background:#c62828\">"
 			  "</span>waiting for jbd2/vda1-8 (200)</li>");
-	check_contains(t, "<title>not a thread: no states, 0 to +1.00 s (1.00 s)</title>");
+	/* A device's row says in words, on its bar, why it is grey. */
+	check_contains(t, "<div class=\"tl-device\"><span>not a thread: its waiters' rows show "
+			  "when it held them up</span><svg class=\"tl-bar\"");
+	check_contains(t, "<title>not a thread: its waiters' rows show when it held them up, "
+			  "0 to +1.00 s (1.00 s)</title>");
 	/* The details of the knot's heaviest edge. */
 	check_contains(t, "<details class=\"edge-more\"><summary>wait lengths, call stacks</summary>");
 	check_contains(t, "data-bucket=\"25\" data-count=\"3\"");
