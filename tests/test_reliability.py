@@ -350,6 +350,20 @@ class CorruptCTF(Base):
             # Said before the findings, not only in Data quality at the end.
             head = p.stdout[:p.stdout.index('\nFound ')]
             self.assertRegex(head, r'\nMissing +the trace has no events of CPU 1,')
+            # A finding whose members were woken to run there says so in
+            # the text and, in the same words, on the HTML page.
+            words = ' '.join(p.stdout.split())
+            m = re.search(r'MISSING CPU: (woken to run on a CPU whose events the trace lacks: '
+                          r'.*? \(see Data quality\)\.)', words)
+            self.assertIsNotNone(m, how)
+            out = self.outdir('html-' + how)
+            cmd, q = self.cli(t, '-c', 'sink.wperf.knots',
+                              '--params=format="html",path="%s/r.html"' % out)
+            self.assertEqual(q.returncode, 0, q.stderr[-3000:])
+            with open(os.path.join(out, 'r.html')) as f:
+                page = ' '.join(f.read().split())
+            want = '<p class="missing-cpu">Missing CPU: %s</p>' % m.group(1)
+            self.assertTrue(want in page, '%s: the HTML page lacks %r' % (how, want))
 
     def corrupt_real(self, name):
         """tc-many-threads with random bytes inside the first packet of

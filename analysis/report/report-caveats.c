@@ -193,3 +193,28 @@ void wperf_fmt_caveat_headline(char *buf, size_t len, const struct wperf_caveat 
 					 used ? "; " : "findings below may be wrong: ", c[i].reason);
 	}
 }
+
+void wperf_fmt_knot_missing_cpu(char *buf, size_t len, const struct wperf_graph *g,
+				const struct wperf_knot *k)
+{
+	char name[128];
+	size_t n = 0, used = 0;
+
+	buf[0] = '\0';
+	if (g->quality.n_missing_cpus == 0)
+		return;
+	for (size_t i = 0; i < k->n_members; i++)
+		n += g->vertices[k->members[i]].woken_to_missing_cpu;
+	if (n == 0)
+		return;
+	used = (size_t)snprintf(buf, len, "woken to run on a CPU whose events the trace lacks:");
+	for (size_t i = 0, shown = 0; i < k->n_members && shown < 3 && used < len; i++) {
+		if (!g->vertices[k->members[i]].woken_to_missing_cpu)
+			continue;
+		wperf_fmt_vertex_label(name, sizeof name, g, k->members[i]);
+		used += (size_t)snprintf(buf + used, len - used, "%s %s", shown++ ? "," : "", name);
+	}
+	if (used < len)
+		snprintf(buf + used, len - used, "%s; their time there is not in the graph (see "
+			 "Data quality).", n > 3 ? " and more" : "");
+}

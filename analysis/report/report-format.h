@@ -256,4 +256,10 @@ struct wperf_fmt_cpu_words {
 
 void wperf_fmt_cpu_words(struct wperf_fmt_cpu_words *w, const struct wperf_report *r);
 
+/* A finding whose members were woken to run on a CPU the trace lacks
+ * (wperf_vertex.woken_to_missing_cpu): the words the text (MISSING CPU)
+ * and HTML reports print on it; "" when none was. */
+void wperf_fmt_knot_missing_cpu(char *buf, size_t len, const struct wperf_graph *g,
+				const struct wperf_knot *k);
+
 #endif /* WPERF_REPORT_FORMAT_H */

@@ -505,6 +505,14 @@ static void write_finding(FILE *out, const struct wperf_report *r, size_t i)
 			"weights are lower bounds.</p>\n", d,
 			(unsigned long long)wperf_knot_gap_waits(g, k));
 	}
+	char missing[1024];
+
+	wperf_fmt_knot_missing_cpu(missing, sizeof missing, g, k);
+	if (missing[0]) {
+		fputs("<p class=\"missing-cpu\">Missing CPU: ", out);
+		esc(out, missing);
+		fputs("</p>\n", out);
+	}
 	/* The first finding's timeline at a glance; the others' a click away. */
 	if (i == 0) {
 		wperf_html_timeline(out, r, i);

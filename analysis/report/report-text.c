@@ -527,24 +527,11 @@ static void write_knot_gaps(FILE *out, const struct wperf_graph *g,
 static void write_knot_missing_cpus(FILE *out, const struct wperf_graph *g,
 				    const struct wperf_knot *k)
 {
-	char name[LABEL_LEN];
-	size_t n = 0;
+	char words[1024];
 
-	if (g->quality.n_missing_cpus == 0)
-		return;
-	for (size_t i = 0; i < k->n_members; i++)
-		n += g->vertices[k->members[i]].woken_to_missing_cpu;
-	if (n == 0)
-		return;
-	fputs("  MISSING CPU: woken to run on a CPU whose events the trace lacks:", out);
-	for (size_t i = 0, shown = 0; i < k->n_members && shown < 3; i++) {
-		if (!g->vertices[k->members[i]].woken_to_missing_cpu)
-			continue;
-		label(name, g, k->members[i]);
-		fprintf(out, "%s %s", shown++ ? "," : "", name);
-	}
-	fprintf(out, "%s;\n  their time there is not in the graph (see Data quality).\n",
-		n > 3 ? " and more" : "");
+	wperf_fmt_knot_missing_cpu(words, sizeof words, g, k);
+	if (words[0])
+		put_wrapped(out, "  MISSING CPU: ", words, 2);
 }
 
 static void write_refinement(FILE *out, const struct wperf_graph *g,
