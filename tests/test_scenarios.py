@@ -854,6 +854,10 @@ class TestUntracedTimers(Base):
         self.assertIn('(timer?) the trace has no timer expiry events', text)
         self.assertIn('no timer expiry events (hrtimer_expire, timer_expire)', text)
         self.assertIn('1 edge marked (timer?)', ' '.join(text.split()))
+        # The page marks the edge too, with what it means.
+        html = run_knots_text(untraced_timers(), format='html')
+        self.assertIn('<span class="timer">(timer?) the trace has no timer expiry events',
+                      html)
 
     def test_with_timer_events(self):
         r = self.knots(untraced_timers(timer_events=True))

@@ -262,4 +262,12 @@ void wperf_fmt_cpu_words(struct wperf_fmt_cpu_words *w, const struct wperf_repor
 void wperf_fmt_knot_missing_cpu(char *buf, size_t len, const struct wperf_graph *g,
 				const struct wperf_knot *k);
 
+/* The marker of an edge whose waits may be untraced timer expiries
+ * (wperf_edge_may_be_timer) and what it means: the text report's
+ * footnote, the HTML page's marker title. */
+#define WPERF_FMT_TIMER_MARK "(timer?)"
+#define WPERF_FMT_TIMER_NOTE "the trace has no timer expiry events and the waiter is also " \
+	"woken by interrupts it does not show: these waits may be a timer that fired while " \
+	"the waker ran, not the waker's doing (Data quality)"
+
 #endif /* WPERF_REPORT_FORMAT_H */

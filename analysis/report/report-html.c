@@ -343,6 +343,10 @@ static void write_edge_item(FILE *out, const struct wperf_graph *g, size_t i, in
 	vertex_label(out, g, e->to);
 	fprintf(out, ": %s = %s, %llu wait%s", w, s, (unsigned long long)e->count,
 		e->count == 1 ? "" : "s");
+	/* The text's (timer?) and its footnote, on the edge itself. */
+	if (wperf_edge_may_be_timer(g, e))
+		fputs(" <span class=\"timer\">" WPERF_FMT_TIMER_MARK " "
+		      WPERF_FMT_TIMER_NOTE "</span>", out);
 	wperf_html_edge_details(out, g, e);
 	fputs("</li>", out);
 }

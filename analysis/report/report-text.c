@@ -444,15 +444,12 @@ static void write_edge_stack(FILE *out, const struct wperf_graph *g,
 
 /* The marker of an edge whose waits may be untraced timer expiries
  * (wperf_edge_may_be_timer), and its footnote under the table. */
-#define TIMER_MARK "(timer?)"
+#define TIMER_MARK WPERF_FMT_TIMER_MARK
 
 static void write_timer_footnote(FILE *out, bool any)
 {
 	if (any)
-		put_wrapped(out, "  ", TIMER_MARK " the trace has no timer expiry events and the "
-			    "waiter is also woken by interrupts it does not show: these waits may "
-			    "be a timer that fired while the waker ran, not the waker's doing "
-			    "(Data quality)", 2);
+		put_wrapped(out, "  ", TIMER_MARK " " WPERF_FMT_TIMER_NOTE, 2);
 }
 
 /* One row of an edge table; true when the edge carries the timer mark. */
