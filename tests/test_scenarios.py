@@ -1335,6 +1335,9 @@ class TestBackgroundNearOneCpu(Base):
         text = ' '.join(run_knots_text(hand_over(5)).split())
         self.assertIn('Only just under one CPU, though: threads that hand work back and '
                       'forth', text)
+        html = ' '.join(run_knots_text(hand_over(5), format='html').split())
+        self.assertIn('Only just under one CPU, though: threads that hand work back and '
+                      'forth', html)
 
     def test_idle_pair(self):
         r = self.knots(hand_over(35))
@@ -1342,6 +1345,7 @@ class TestBackgroundNearOneCpu(Base):
         self.assertEqual(len(bg), 1, r.describe_knots())
         self.assertLess(bg[0]['cpu_share'], 0.9, bg[0])
         self.assertNotIn('Only just under one CPU', run_knots_text(hand_over(35)))
+        self.assertNotIn('Only just under one CPU', run_knots_text(hand_over(35), format='html'))
 
 
 class TestWorkFromADevice(Base):

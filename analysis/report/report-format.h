@@ -270,4 +270,14 @@ void wperf_fmt_knot_missing_cpu(char *buf, size_t len, const struct wperf_graph 
 	"woken by interrupts it does not show: these waits may be a timer that fired while " \
 	"the waker ran, not the waker's doing (Data quality)"
 
+/* A background knot using at least this share (ppm) of one CPU is busy:
+ * threads that hand work back and forth, or a pool's workers cut apart by
+ * refinement, sit just under the rule's one CPU (wperf-method(7) §7), and
+ * the text and HTML reports say so in these words. */
+#define WPERF_FMT_BACKGROUND_BUSY_PPM 900000
+#define WPERF_FMT_BACKGROUND_BUSY_NOTE "Only just under one CPU, though: threads that " \
+	"hand work back and forth, or workers of a pool that refinement cut into pieces, " \
+	"look so too; if these are such workers, merge them (merge=\"process\" or " \
+	"\"name\") and look again."
+
 #endif /* WPERF_REPORT_FORMAT_H */

@@ -486,6 +486,8 @@ static void write_finding(FILE *out, const struct wperf_report *r, size_t i)
 		wperf_fmt_duration(cpu, sizeof cpu, k->cpu_ns, 0);
 		fprintf(out, "; background: no device and its threads used %s of CPU, "
 			"less than one CPU", cpu);
+		if (wperf_fmt_ppm(k->cpu_ns, k->span_ns) >= WPERF_FMT_BACKGROUND_BUSY_PPM)
+			fputs(". " WPERF_FMT_BACKGROUND_BUSY_NOTE, out);
 	}
 	write_sink_limit(out, g, k);
 	fputs(".</p>\n", out);

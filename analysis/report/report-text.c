@@ -573,8 +573,6 @@ static void write_classification(FILE *out, const struct wperf_report *r,
 	}
 }
 
-/* A background knot using at least this share (ppm) of one CPU is busy. */
-#define BACKGROUND_BUSY_PPM 900000
 
 /* Why a knot is background (wperf-method(7) §7), with the number that made it so,
  * and what the analysis did about it. */
@@ -594,11 +592,8 @@ static void write_background_note(FILE *out, const struct wperf_graph *g,
 	/* The rule (wperf-method(7) §7) draws its line at one CPU; threads that
 	 * hand work back and forth, or workers cut out of a larger knot by
 	 * refinement, sit just under it, and are no heartbeats. */
-	if (wperf_fmt_ppm(k->cpu_ns, k->span_ns) >= BACKGROUND_BUSY_PPM)
-		put_wrapped(out, "  ", "Only just under one CPU, though: threads that hand "
-			    "work back and forth, or workers of a pool that refinement cut "
-			    "into pieces, look so too; if these are such workers, merge them "
-			    "(merge=\"process\" or \"name\") and look again.", 2);
+	if (wperf_fmt_ppm(k->cpu_ns, k->span_ns) >= WPERF_FMT_BACKGROUND_BUSY_PPM)
+		put_wrapped(out, "  ", WPERF_FMT_BACKGROUND_BUSY_NOTE, 2);
 }
 
 #define MAX_LEAVING_SHOWN 5
