@@ -1,0 +1,130 @@
+/*
+ * plugin/common/decode-layout.h — the kernel event layouts the decoder
+ * reads, and the "event plan" that says where each value lives.
+ *
+ * One kind of event (a context switch, a wakeup, a block request) has a
+ * different name and different member names in each layout: LTTng modules
+ * 2.0 to 2.13 (and source.wperf.tracefs, which writes the same names), perf
+ * CTF (`sched:sched_switch`, prev_pid for the tid, perf_tid and
+ * common_flags in the payload), and our LTTng-UST provider's annotations.
+ * decode-layout.c holds that table and, once per event class, turns it
+ * into a plan of member indexes (wperf_plan_build()); decode.c keeps the
+ * plans and reads every event through them (wperf_plan_fill_event()).
+ * The few readers run for every event, hence inline here.
+ */
+#ifndef WPERF_PLUGIN_DECODE_LAYOUT_H
+#define WPERF_PLUGIN_DECODE_LAYOUT_H
+
+#include <babeltrace2/babeltrace.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "wperf/event.h"
+#include "wperf/graph.h"   /* WPERF_STACK_MAX_FRAMES */
+
+enum value_kind { WANT_INT, WANT_STR, WANT_INT_ARRAY };
+
+#define MAX_SLOTS 6
+
+enum field_scope { SCOPE_NONE, SCOPE_PAYLOAD, SCOPE_COMMON_CTX, SCOPE_SPECIFIC_CTX };
+
+/* Where one value lives in every event of a class. */
+struct field_ref {
+	enum field_scope scope;   /* SCOPE_NONE: the class does not carry it */
+	uint64_t index;           /* member index within that scope's structure */
+	bool is_signed;
+};
+
+/* What the decoder reads from every event of one class. slot[] follows
+ * the order of that type's values in decode-layout.c's table. */
+struct event_plan {
+	int type;                 /* enum wperf_event_type, or -1: not ours */
+	bool waking;              /* sched_waking (rather than sched_wakeup) */
+	struct field_ref slot[MAX_SLOTS];
+	struct field_ref current_tid;   /* perf_tid, or LTTng's `tid` context */
+	struct field_ref current_pid;   /* perf_pid, or LTTng's `pid` context */
+	struct field_ref common_flags;  /* perf/ftrace irq-context flags */
+	/* Call stacks: LTTng's callstack_kernel and callstack_user contexts,
+	 * perf's perf_callchain, source.wperf.tracefs's kernel stack `ips`. */
+	struct field_ref stack[2];
+	/* perf_mmap (perf data convert --all): where perf saw the kernel's
+	 * text, which tells whether this kernel can name its stack frames. */
+	bool perf_mmap;
+	struct field_ref mmap_start, mmap_filename;
+	/* An event we read by name whose layout lacks a field we need
+	 * (type -1 then): which type it would have been, and the field. */
+	int unreadable_type;
+	const char *missing_field;
+};
+
+/* Fill p for event class ec (p->type -1: not an event the analysis reads). */
+void wperf_plan_build(const bt_event_class *ec, struct event_plan *p);
+
+/* Find member `name` of kind `kind` in structure field class fc (of
+ * scope `scope`); false when fc has none. */
+bool wperf_plan_find_member(const bt_field_class *fc, enum field_scope scope,
+			    const char *name, enum value_kind kind, struct field_ref *out);
+
+/*
+ * Kernels before 4.14 report a switch's raw task state, in which a task's
+ * last switch says TASK_DEAD, 64 (event.h WPERF_PREV_STATE_DEAD). Traces
+ * without sched_process_exit (ref-basic-kernel-analysis, Linux 4.4) have
+ * no other word of a thread's death: without this it would wait forever.
+ */
+bool wperf_layout_raw_task_dead(const char *release);
+
+/* The event's structure for a scope: resolved per event, since the
+ * structures themselves belong to the event. */
+struct event_scopes {
+	const bt_field *payload, *common_ctx, *specific_ctx;
+};
+
+static inline const bt_field *member(const struct event_scopes *s, const struct field_ref *r)
+{
+	const bt_field *base = NULL;
+
+	switch (r->scope) {
+	case SCOPE_PAYLOAD: base = s->payload; break;
+	case SCOPE_COMMON_CTX: base = s->common_ctx; break;
+	case SCOPE_SPECIFIC_CTX: base = s->specific_ctx; break;
+	case SCOPE_NONE: return NULL;
+	}
+	return base ? bt_field_structure_borrow_member_field_by_index_const(base, r->index)
+		    : NULL;
+}
+
+/* Any integer (signed or unsigned, any width, enumerations too), as the
+ * 64 bits the kernel wrote; dflt when the class does not carry it. */
+static inline int64_t read_int(const struct event_scopes *s, const struct field_ref *r, int64_t dflt)
+{
+	const bt_field *f = member(s, r);
+
+	if (!f)
+		return dflt;
+	if (r->is_signed)
+		return bt_field_integer_signed_get_value(f);
+	return (int64_t)bt_field_integer_unsigned_get_value(f);
+}
+
+static inline const char *read_str(const struct event_scopes *s, const struct field_ref *r)
+{
+	const bt_field *f = member(s, r);
+
+	return f ? bt_field_string_get_value(f) : NULL;
+}
+
+/* The decoder's buffers an event's strings and stack point into, valid
+ * until the next event. */
+struct wperf_plan_buffers {
+	char comm[16];       /* exec: basename of the file, as the kernel's comm */
+	uint64_t stack[2 * WPERF_STACK_MAX_FRAMES];
+};
+
+/* Fill ev's type-specific part (ev->type set) from the event's scopes, and
+ * for a switch or a stack event its call stack. raw_task_dead_64: the
+ * trace's kernel reports TASK_DEAD as 64 (wperf_layout_raw_task_dead()). */
+void wperf_plan_fill_event(const struct event_plan *p, const struct event_scopes *s,
+			   bool raw_task_dead_64, struct wperf_plan_buffers *buf,
+			   struct wperf_event *ev);
+
+#endif
