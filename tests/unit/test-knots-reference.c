@@ -6,7 +6,7 @@
  * an adjacency matrix for components, and refinement one tie at a time
  * (cut the lightest edge and every edge within the tie tolerance of it,
  * in (weight, from, to) order; recompute components after every cut).
- * knots.c finds the same cuts by bisection; both must agree on every
+ * knots-refine.c finds the same cuts by bisection; both must agree on every
  * knot's members, component, removed edges (in order), stop reason and
  * leaving weight, on every sink, and on the heavy groups that are not
  * knots. Weights are drawn from a small range so that ties are common.
