@@ -1,5 +1,8 @@
 /*
- * threads.c — thread state and per-CPU context (see threads.h).
+ * analysis/threads.c — thread state (see threads.h): every thread through
+ * running, runnable and waiting from the scheduler events, and the
+ * segment each state leaves behind. Who ended a wait, and the interrupt
+ * context that tells it, is wakers.c's.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -8,6 +11,7 @@
 
 #include "array.h"
 #include "threads.h"
+#include "wakers.h"
 
 #define MAX_CPUS 65536
 
@@ -83,7 +87,7 @@ static struct cpu_ctx *cpu_of(struct sched *s, int cpu, int64_t ts)
  * tid <= 0: the idle thread, "unknown", or a corrupt field (INT64_MIN is
  * the tid index's empty key: looking it up returned garbage, found by
  * tests/fuzz). */
-static uint32_t thread_vertex(struct sched *s, int64_t tid)
+uint32_t sched_thread_vertex(struct sched *s, int64_t tid)
 {
 	if (tid <= 0)
 		return VERTEX_NONE;
@@ -250,252 +254,6 @@ static void end_life(struct sched *s, uint32_t v, int64_t t)
 	vt_forget_tid(s->vt, vt_get(s->vt, v)->tid, v);
 }
 
-/* ---- wakers ---- */
-
-static const char *const softirq_names[] = {
-	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL",
-	"TASKLET", "SCHED", "HRTIMER", "RCU",
-};
-
-static uint32_t named_pseudo(struct sched *s, enum wperf_vertex_kind kind, const char *name)
-{
-	return vt_pseudo(s->vt, kind, name);
-}
-
-static uint32_t learned_irq_disk(const struct sched *s, int64_t irq)
-{
-	for (size_t i = 0; i < s->n_irq_disk; i++)
-		if (s->irq_disk_map_irq[i] == (uint32_t)irq)
-			return s->irq_disk_map_disk[i];
-	return VERTEX_NONE;
-}
-
-static void learn_irq_disk(struct sched *s, int64_t irq, uint32_t disk)
-{
-	if (learned_irq_disk(s, irq) != VERTEX_NONE || s->n_irq_disk == 64)
-		return;
-	s->irq_disk_map_irq[s->n_irq_disk] = (uint32_t)irq;
-	s->irq_disk_map_disk[s->n_irq_disk++] = disk;
-}
-
-static uint32_t irq_waker(struct sched *s, const struct ctx_frame *f)
-{
-	if (f->disk != VERTEX_NONE)
-		return f->disk;
-	uint32_t disk = learned_irq_disk(s, f->num);
-
-	return disk != VERTEX_NONE ? disk : f->vertex;
-}
-
-static uint32_t softirq_waker(struct sched *s, const struct cpu_ctx *c, int64_t vec)
-{
-	char name[48];
-
-	switch (vec) {
-	case WPERF_SOFTIRQ_BLOCK:
-		if (c->last_disk != VERTEX_NONE)
-			return c->last_disk;
-		break;
-	case WPERF_SOFTIRQ_NET_RX:
-		/* A packet over loopback: its receive softirq runs on the
-		 * sender's behalf, right after it sent; the sender woke the
-		 * receiver, not a link (nothing waits for a wire there). */
-		if (c->last_recv_lo && c->lo_sender != VERTEX_NONE)
-			return c->lo_sender;
-		/* fall through */
-	case WPERF_SOFTIRQ_NET_TX:
-		if (c->last_nic != VERTEX_NONE)
-			return c->last_nic;
-		return named_pseudo(s, WPERF_V_NIC, "net");
-	case WPERF_SOFTIRQ_TIMER:
-	case WPERF_SOFTIRQ_HRTIMER:
-		return named_pseudo(s, WPERF_V_TIMER, "timer");
-	default:
-		break;
-	}
-	if (vec >= 0 && vec < (int64_t)(sizeof softirq_names / sizeof *softirq_names))
-		snprintf(name, sizeof name, "softirq:%s", softirq_names[vec]);
-	else
-		snprintf(name, sizeof name, "softirq:%" PRId64, vec);
-	return named_pseudo(s, WPERF_V_SOFTIRQ, name);
-}
-
-static uint32_t frame_waker(struct sched *s, const struct cpu_ctx *c, const struct ctx_frame *f)
-{
-	switch (f->kind) {
-	case CTX_IRQ:
-		return irq_waker(s, f);
-	case CTX_SOFTIRQ:
-		return softirq_waker(s, c, f->num);
-	default:
-		return named_pseudo(s, WPERF_V_TIMER, "timer");
-	}
-}
-
-/* Innermost frame of a kind, or NULL. */
-static const struct ctx_frame *innermost(const struct cpu_ctx *c, enum ctx_kind kind)
-{
-	for (int i = c->depth - 1; i >= 0; i--)
-		if (c->stack[i].kind == kind)
-			return &c->stack[i];
-	return NULL;
-}
-
-/*
- * A wakeup in interrupt context whose interrupt the trace does not show
- * (no irq/timer events recorded, or the local timer and IPIs, which have
- * no irq_handler events). Most are timer expiries, but we cannot tell:
- * it is an `unknown` category, never a bottleneck of its own.
- */
-static uint32_t untraced_interrupt(struct sched *s)
-{
-	s->quality->untraced_interrupt_wakeups++;
-	return named_pseudo(s, WPERF_V_UNKNOWN, "untraced-interrupt");
-}
-
-/*
- * ksoftirqd runs the softirqs an interrupt's tail could not: __do_softirq
- * wakes it when vectors are still pending after its restart limit (a
- * softirq that raises itself again, as RCU's does), and raise_softirq()
- * does outside interrupt context. That wakeup comes after the last
- * softirq_exit, in the context of whatever thread the interrupt hit, and
- * the method's rule (the running thread woke it) would make that thread a
- * server ksoftirqd waits for: "ksoftirqd/0 -> cc1 4.8 s" in a compile's
- * trace. What ksoftirqd waited for is the pending softirq: it is the
- * waker, by the raise events (irq_softirq_raise), which every wperf
- * recording has. Without them the running thread stays the waker.
- */
-static bool is_softirq_daemon(const struct wperf_vertex *v)
-{
-	return v->comm && strncmp(v->comm, "ksoftirqd/", 10) == 0;
-}
-
-/* The pending softirq that woke wakee if it is ksoftirqd, else
- * VERTEX_NONE: the last vector raised if still pending, else the lowest. */
-static uint32_t softirq_daemon_waker(struct sched *s, const struct cpu_ctx *c, uint32_t wakee)
-{
-	int vec;
-
-	if (!c->softirq_pending || !is_softirq_daemon(vt_get(s->vt, wakee)))
-		return VERTEX_NONE;
-	vec = c->softirq_raised_last;
-	if (vec < 0 || !(c->softirq_pending & (1u << vec)))
-		vec = __builtin_ctz(c->softirq_pending);
-	return softirq_waker(s, c, vec);
-}
-
-/*
- * The last thread of a process to exit wakes the parent that waits for it
- * (the exit notification). When that thread is the tracer's (LTTng-UST's
- * listeners outlive the program's own threads, killed last by the exit),
- * the parent waited for the program, not for the tracer, whose threads are
- * no one's work (wperf_comm_is_tracer_thread): the waker is the program's
- * main thread, a zombie until the parent reaps it.
- */
-static uint32_t exit_notifier(struct sched *s, uint32_t v)
-{
-	const struct wperf_vertex *vx = vt_get(s->vt, v);
-	uint32_t main_thread;
-
-	if (!s->th[v].exiting || vx->pid <= 0 || vx->pid == vx->tid ||
-	    !wperf_comm_is_tracer_thread(vx->comm))
-		return v;
-	/* Ended at its last switch, but its tid is not reused before the
-	 * parent reaps it: the newest vertex of that tid is the one. */
-	main_thread = vt_find_last_thread(s->vt, vx->pid);
-	return main_thread == VERTEX_NONE ? v : main_thread;
-}
-
-static uint32_t thread_waker(struct sched *s, const struct cpu_ctx *c,
-			     const struct wperf_event *ev)
-{
-	int64_t tid = ev->current_tid >= 0 ? ev->current_tid : c->current_tid;
-
-	if (tid > 0)
-		return exit_notifier(s, thread_vertex(s, tid));
-	if (tid == 0)   /* the idle thread woke someone: an interrupt we did not see */
-		return untraced_interrupt(s);
-	return named_pseudo(s, WPERF_V_UNKNOWN, "unknown");
-}
-
-/* What ran the wakeup ev of wakee on its CPU (wperf-method(7) §3). */
-static uint32_t waker_of(struct sched *s, const struct cpu_ctx *c, const struct wperf_event *ev,
-			 uint32_t wakee)
-{
-	uint32_t daemon;
-
-	if (ev->context_flags != WPERF_CTX_UNKNOWN) {
-		/* perf marks the context on every event; the frames say which. */
-		const struct ctx_frame *f;
-
-		if (ev->context_flags & WPERF_CTX_HARDIRQ) {
-			f = innermost(c, CTX_IRQ);
-			return f ? irq_waker(s, f) : untraced_interrupt(s);
-		}
-		if (ev->context_flags & WPERF_CTX_SOFTIRQ) {
-			f = innermost(c, CTX_SOFTIRQ);
-			if (innermost(c, CTX_TIMER))
-				return named_pseudo(s, WPERF_V_TIMER, "timer");
-			if (f)
-				return softirq_waker(s, c, f->num);
-			/* __do_softirq's tail, past its last softirq_exit. */
-			daemon = softirq_daemon_waker(s, c, wakee);
-			return daemon != VERTEX_NONE ? daemon : untraced_interrupt(s);
-		}
-	} else if (c->depth > 0) {
-		return frame_waker(s, c, &c->stack[c->depth - 1]);
-	}
-	daemon = softirq_daemon_waker(s, c, wakee);
-	return daemon != VERTEX_NONE ? daemon : thread_waker(s, c, ev);
-}
-
-/* ---- interrupt context ---- */
-
-static void ctx_push(struct cpu_ctx *c, struct ctx_frame f)
-{
-	if (c->depth == CTX_MAX_DEPTH)
-		c->depth = 0;   /* exits were lost: start over rather than overflow */
-	c->stack[c->depth++] = f;
-}
-
-static void ctx_pop(struct cpu_ctx *c, enum ctx_kind kind)
-{
-	for (int i = c->depth - 1; i >= 0; i--) {
-		if (c->stack[i].kind == kind) {
-			c->depth = i;   /* also drops frames whose exit we missed */
-			return;
-		}
-	}
-}
-
-/* Softirq raise and entry: what is pending (softirq_daemon_waker). */
-static void on_softirq_raise(struct cpu_ctx *c, int64_t vec)
-{
-	if (vec < 0 || vec >= 16)   /* the kernel has 10 vectors */
-		return;
-	c->softirq_pending |= (uint16_t)(1u << vec);
-	c->softirq_raised_last = (int8_t)vec;
-}
-
-static void on_softirq_entry(struct cpu_ctx *c, int64_t vec)
-{
-	if (vec >= 0 && vec < 16)
-		c->softirq_pending &= (uint16_t)~(1u << vec);
-	ctx_push(c, (struct ctx_frame){ .kind = CTX_SOFTIRQ, .num = vec,
-					.vertex = VERTEX_NONE, .disk = VERTEX_NONE });
-}
-
-static void on_irq_entry(struct sched *s, struct cpu_ctx *c, const struct wperf_event *ev)
-{
-	char name[128];
-
-	snprintf(name, sizeof name, "irq:%" PRId64 ":%s", ev->u.irq.irq,
-		 ev->u.irq.name ? ev->u.irq.name : "?");
-	ctx_push(c, (struct ctx_frame){
-		.kind = CTX_IRQ, .num = ev->u.irq.irq,
-		.vertex = named_pseudo(s, WPERF_V_IRQ, name), .disk = VERTEX_NONE });
-}
-
 /* ---- scheduler events ---- */
 
 static bool preempted_or_running(int64_t prev_state)
@@ -562,7 +320,7 @@ static void set_wait_stack(struct sched *s, uint32_t v, const struct wperf_event
 
 static void switch_out(struct sched *s, struct cpu_ctx *c, const struct wperf_event *ev)
 {
-	uint32_t v = thread_vertex(s, ev->u.sw.prev_tid);
+	uint32_t v = sched_thread_vertex(s, ev->u.sw.prev_tid);
 	int64_t t = ev->ts;
 
 	if (v == VERTEX_NONE)
@@ -629,7 +387,7 @@ static void on_stack(struct sched *s, const struct wperf_event *ev)
 
 static void switch_in(struct sched *s, const struct wperf_event *ev)
 {
-	uint32_t v = thread_vertex(s, ev->u.sw.next_tid);
+	uint32_t v = sched_thread_vertex(s, ev->u.sw.next_tid);
 	int64_t t = ev->ts;
 
 	if (v == VERTEX_NONE)
@@ -681,17 +439,17 @@ static void on_wakeup(struct sched *s, struct cpu_ctx *c, const struct wperf_eve
 	s->wakeups++;
 	if (ev->u.wake.tid <= 0)
 		return;
-	uint32_t v = thread_vertex(s, ev->u.wake.tid);
+	uint32_t v = sched_thread_vertex(s, ev->u.wake.tid);
 
 	if (v == VERTEX_NONE)
 		return;
 	switch (s->th[v].state) {
 	case TS_WAITING: {
 		/* May create the waker's vertex, moving s->th: no pointer kept. */
-		uint32_t waker = waker_of(s, c, ev, v);
+		uint32_t waker = sched_waker_of(s, c, ev, v);
 
 		if (waker == v)   /* cannot wake oneself: the context is stale */
-			waker = named_pseudo(s, WPERF_V_UNKNOWN, "unknown");
+			waker = sched_named_pseudo(s, WPERF_V_UNKNOWN, "unknown");
 		leave_state(s, v, ev->ts, waker);
 		enter_state(s, v, TS_RUNNABLE, ev->ts);
 		s->th[v].inferred = false;
@@ -709,7 +467,7 @@ static void on_wakeup(struct sched *s, struct cpu_ctx *c, const struct wperf_eve
 /* A new thread becomes runnable. After its fork event it already is. */
 static void on_wakeup_new(struct sched *s, const struct wperf_event *ev)
 {
-	uint32_t v = thread_vertex(s, ev->u.wake.tid);
+	uint32_t v = sched_thread_vertex(s, ev->u.wake.tid);
 
 	if (v == VERTEX_NONE || s->th[v].state != TS_UNKNOWN)
 		return;
@@ -747,7 +505,7 @@ static void on_fork(struct sched *s, const struct wperf_event *ev)
 	uint32_t v, parent = VERTEX_NONE;
 
 	if (ev->u.fork.parent_tid > 0 && ev->u.fork.parent_pid > 0) {
-		parent = thread_vertex(s, ev->u.fork.parent_tid);
+		parent = sched_thread_vertex(s, ev->u.fork.parent_tid);
 		if (parent != VERTEX_NONE)
 			vt_get(s->vt, parent)->pid = ev->u.fork.parent_pid;
 	}
@@ -760,7 +518,7 @@ static void on_fork(struct sched *s, const struct wperf_event *ev)
 		v = VERTEX_NONE;
 	}
 	if (v == VERTEX_NONE)
-		v = thread_vertex(s, tid);
+		v = sched_thread_vertex(s, tid);
 	if (v == VERTEX_NONE)
 		return;
 	s->th[v].known_origin = true;
@@ -802,7 +560,7 @@ static void on_statedump(struct sched *s, const struct wperf_event *ev)
 
 	if (tid <= 0)
 		return;
-	uint32_t v = thread_vertex(s, tid);
+	uint32_t v = sched_thread_vertex(s, tid);
 
 	if (v == VERTEX_NONE)
 		return;
@@ -844,7 +602,7 @@ static uint32_t annotated_thread(struct sched *s, struct cpu_ctx *c,
 
 	if (tid <= 0)
 		return VERTEX_NONE;
-	uint32_t v = thread_vertex(s, tid);
+	uint32_t v = sched_thread_vertex(s, tid);
 
 	if (v != VERTEX_NONE && ev->current_pid > 0)
 		vt_get(s->vt, v)->pid = ev->current_pid;
@@ -908,16 +666,16 @@ void sched_event(struct sched *s, const struct wperf_event *ev)
 		on_task(s, ev);
 		break;
 	case WPERF_EV_IRQ_ENTRY:
-		on_irq_entry(s, c, ev);
+		ctx_irq_entry(s, c, ev);
 		break;
 	case WPERF_EV_IRQ_EXIT:
 		ctx_pop(c, CTX_IRQ);
 		break;
 	case WPERF_EV_SOFTIRQ_ENTRY:
-		on_softirq_entry(c, ev->u.softirq.vec);
+		ctx_softirq_entry(c, ev->u.softirq.vec);
 		break;
 	case WPERF_EV_SOFTIRQ_RAISE:
-		on_softirq_raise(c, ev->u.softirq.vec);
+		ctx_softirq_raise(c, ev->u.softirq.vec);
 		break;
 	case WPERF_EV_SOFTIRQ_EXIT:
 		ctx_pop(c, CTX_SOFTIRQ);
@@ -956,7 +714,7 @@ void sched_block_completed(struct sched *s, const struct wperf_event *ev, uint32
 	for (int i = c->depth - 1; i >= 0; i--) {
 		if (c->stack[i].kind == CTX_IRQ) {
 			c->stack[i].disk = disk;
-			learn_irq_disk(s, c->stack[i].num, disk);
+			sched_learn_irq_disk(s, c->stack[i].num, disk);
 			break;
 		}
 	}
@@ -998,7 +756,7 @@ uint32_t sched_current_thread(struct sched *s, const struct wperf_event *ev, int
 		tid = ev->current_tid;
 	if (tid <= 0 && (c = cpu_of(s, ev->cpu, ev->ts)))
 		tid = c->current_tid;
-	return tid > 0 ? thread_vertex(s, tid) : VERTEX_NONE;
+	return tid > 0 ? sched_thread_vertex(s, tid) : VERTEX_NONE;
 }
 
 void sched_lost_events(struct sched *s, int cpu)

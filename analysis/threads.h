@@ -157,6 +157,10 @@ void sched_gap(struct sched *s, int64_t end);
 /* Close every open segment at `end` (waits end with the `unknown` waker). */
 void sched_finish(struct sched *s, int64_t end);
 
+/* The vertex of thread tid, made when first seen; VERTEX_NONE for tid <= 0
+ * or when out of memory. */
+uint32_t sched_thread_vertex(struct sched *s, int64_t tid);
+
 /* Earliest start of a wait still open (INT64_MAX if none). */
 int64_t sched_oldest_open_wait(const struct sched *s);
 

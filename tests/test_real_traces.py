@@ -46,7 +46,7 @@ import wperf_scenario as ws  # noqa: E402
 
 KINDS = ('thread', 'disk', 'nic', 'irq', 'softirq', 'timer', 'unknown', 'virtual')
 CATEGORY_KINDS = ('timer', 'unknown')
-# The processes whose threads are all the tracer's (analysis.c,
+# The processes whose threads are all the tracer's (graph.c,
 # wperf_graph_mark_tracer_threads).
 TRACER_PROCESS_NAMES = ('lttng-sessiond', 'lttng-consumerd', 'lttng-relayd', 'lttng-runas',
                         'lttng', 'wperf')

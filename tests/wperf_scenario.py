@@ -286,7 +286,7 @@ class Scenario:
 
 
 # The kernel's service threads whose waits are for work, no dependency
-# (analysis.c, wperf_comm_waits_only_for_work): a mirror for the checks.
+# (graph.c, wperf_comm_waits_only_for_work): a mirror for the checks.
 SERVICE_THREAD_PREFIXES = ('ksoftirqd/', 'migration/', 'cpuhp/', 'idle_inject/', 'watchdog/',
                            'rcu_', 'rcuc/', 'rcuo')
 
