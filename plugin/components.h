@@ -35,7 +35,7 @@ bt_message_iterator_class_next_method_status wperf_waits_iter_next(
 	bt_self_message_iterator *self, bt_message_array_const msgs,
 	uint64_t capacity, uint64_t *count);
 
-/* source.wperf.tracefs (tracefs-source.c) */
+/* source.wperf.tracefs (tracefs/tracefs-component.c, tracefs-source.c) */
 extern const char wperf_tracefs_description[];
 extern const char wperf_tracefs_help[];
 bt_component_class_initialize_method_status wperf_tracefs_init(

@@ -1,6 +1,8 @@
 /*
  * plugin/plugin.c — the babeltrace2 plugin `wperf`: registration only.
- * The components live in knots-sink.c, waits-filter.c and tracefs-source.c.
+ * The components live in their directories, as babeltrace2's own plugins'
+ * do: knots/ (sink.wperf.knots), waits/ (filter.wperf.waits) and tracefs/
+ * (source.wperf.tracefs); common/ holds what they share.
  */
 #include <babeltrace2/babeltrace.h>
 

@@ -1,8 +1,9 @@
 /*
  * fuzz-params-tracefs.c — source.wperf.tracefs' parameter reader (static
- * in plugin/tracefs/tracefs-source.c, hence included), for the params fuzz target.
+ * in plugin/tracefs/tracefs-component.c, hence included), for the params
+ * fuzz target.
  */
-#include "../../plugin/tracefs/tracefs-source.c"
+#include "../../plugin/tracefs/tracefs-component.c"
 
 #include "fuzz-params.h"
 

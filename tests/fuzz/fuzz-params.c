@@ -9,7 +9,7 @@
  *   m       empty map           n      null
  *   anything else: the string itself.
  * The map goes through sink.wperf.knots' readers (plugin/knots/knots-sink.c),
- * source.wperf.tracefs' (plugin/tracefs/tracefs-source.c), filter.wperf.waits'
+ * source.wperf.tracefs' (plugin/tracefs/tracefs-component.c), filter.wperf.waits'
  * (plugin/waits/waits-select.c), and plugin/common/params.c's
  * getters and parsers directly. Each must accept or refuse without
  * crashing, and a refusal is one line naming a parameter.

@@ -81,10 +81,10 @@ build() {
 	params)
 		pc=$(pkg-config --cflags --libs babeltrace2 libtracefs libtraceevent) ||
 			skip "pkg-config does not know babeltrace2/libtracefs (libbabeltrace2-dev, libtracefs-dev)"
-		# knots-sink.c and tracefs-source.c are included by the
+		# knots-sink.c and tracefs-component.c are included by the
 		# fuzz-params-*.c wrappers (their readers are static).
 		plugin_src=$(find "$root/plugin" -name '*.c' | sort | grep -v -e '/plugin\.c$' \
-			-e '/knots-sink\.c$' -e '/tracefs-source\.c$')
+			-e '/knots-sink\.c$' -e '/tracefs-component\.c$')
 		# shellcheck disable=SC2086
 		$CLANG $CFLAGS -o "$out/fuzz-params" "$here/fuzz-params.c" \
 			"$here/fuzz-params-knots.c" "$here/fuzz-params-tracefs.c" \
