@@ -249,7 +249,7 @@ class Checks:
         # The tracer's own threads take no part in knots: LTTng-UST's
         # listeners ("<comm>-ust") and every thread of a process with a
         # thread named after LTTng's daemons or tool, or wperf, unless
-        # focused (plugin/knots/knots-sink.c, build_opaque;
+        # focused (plugin/knots/knots-report.c, build_opaque;
         # wperf_graph_mark_tracer_threads).
         focus = set(js.get('focus') or ())
         tracer_pids = {v['pid'] for v in js['vertices'] if v['kind'] == 'thread'

@@ -1,0 +1,109 @@
+/*
+ * plugin/knots/knots-sink.h — what the files of sink.wperf.knots share:
+ * the component's state (its parameters, the analysis, the periodic
+ * reports' state) and the functions one calls in another. knots-sink.c is
+ * the component (help, parameters, methods, consuming messages),
+ * knots-report.c the report at the end, knots-every.c the periodic
+ * reports of every=.
+ */
+#ifndef WPERF_PLUGIN_KNOTS_SINK_H
+#define WPERF_PLUGIN_KNOTS_SINK_H
+
+#include <babeltrace2/babeltrace.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/decode.h"
+#include "common/output.h"
+#include "common/params.h"
+#include "common/shared-analysis.h"
+#include "wperf/analysis.h"
+#include "wperf/merge.h"
+
+#define COMP_NAME "sink.wperf.knots"
+
+enum report_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_DOT, FORMAT_SVG, FORMAT_HTML,
+		     FORMAT_GRAPHML };
+
+/* A weight limit as given (the termination threshold, the noise floor):
+ * absolute, or a share of the analysed duration, known only once the
+ * analysis is finished. */
+struct weight_limit {
+	bool is_percent;
+	double percent;
+	int64_t ns;
+	char spec[64];       /* as the user wrote it, for the report */
+};
+
+struct knots_sink {
+	bt_self_component *self;
+	bt_message_iterator *iter;
+	struct wperf_decoder *decoder;
+	struct wperf_analysis *analysis;   /* NULL while reusing `shared` */
+	/* The analysis of a filter.wperf.waits connected straight to our
+	 * input, reused instead of ours (shared-analysis.h), or NULL. */
+	struct wperf_shared_analysis *shared;
+	uint64_t messages_in;              /* received while reusing it */
+	enum report_format format;
+	char *path;                     /* NULL: standard output */
+	struct weight_limit threshold;
+	struct weight_limit min_weight;
+	bool strict_rule;               /* knot-rule=strict */
+	int64_t leave_ppm;              /* leave-ratio, dominant rule */
+	int64_t tie_ppm;                /* tie-tolerance */
+	int64_t *pids;
+	size_t n_pids;
+	struct wperf_string_list comms;
+	bool follow_forks;              /* the focus takes in what it forked */
+	struct wperf_merge_options merge;
+	struct wperf_string_list nic_capacity;  /* "dev=RATE" items, checked */
+	struct wperf_window window;     /* begin/end: the time counted */
+	struct wperf_output out;        /* open only while the report is written */
+	/* every=: periodic reports (0: none). */
+	int64_t every_ns;
+	struct {
+		struct wperf_analysis *window;  /* the current period's analysis */
+		FILE *out;                      /* the stream of reports */
+		int64_t first, next;            /* first event; next period's start */
+		int64_t last;                   /* the latest event's time */
+		uint64_t period_events;         /* events in the current period */
+		int64_t begin;                  /* the current period's start */
+		uint64_t index;                 /* the current period's number, from 1 */
+		bool started;
+	} every;
+};
+
+/* knots-sink.c */
+
+/* One error line, prefixed with the component class name, as the cause of
+ * the ERROR status about to be returned. */
+void sink_fail(struct knots_sink *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* An analysis of this sink's own (not a shared one, which other sinks may
+ * read): the link speeds given, and the timelines only the HTML page draws
+ * (wperf_analysis_keep_timelines: up to 7 KiB per thread). */
+int sink_setup_analysis(struct knots_sink *s, struct wperf_analysis *a);
+
+/* knots-report.c */
+
+/*
+ * A finished analysis' graph: find the knots and write the report, into
+ * f (every=: the stream of reports) or, f NULL, to the output (path=).
+ * The graph is released. -1 with the error appended.
+ */
+int sink_report_graph(struct knots_sink *s, struct wperf_graph *graph_in, FILE *f);
+
+/* End of input: finish the analysis, find the knots, write the report. */
+int sink_finish(struct knots_sink *s);
+
+/* knots-every.c */
+
+/* Set up every= (at initialization): the stream and the first period. */
+int sink_every_init(struct knots_sink *s);
+
+/* End of input with every=: the last period, then the final report. */
+int sink_finish_every(struct knots_sink *s);
+
+#endif
