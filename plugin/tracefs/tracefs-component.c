@@ -5,23 +5,15 @@
  * recorded, bound to the LTTng layout of tracefs-layout.c). The iterator
  * is tracefs-source.c's.
  */
-#include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "components.h"
 #include "common/params.h"
-#include "tracefs-idle.h"
-#include "tracefs-layout.h"
-#include "tracefs-recorder.h"
-#include "tracefs-statedump.h"
 #include "tracefs-source.h"
 
 #define DEFAULT_BUFFER_KB   4096

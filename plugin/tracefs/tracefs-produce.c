@@ -7,22 +7,11 @@
  * described at the top of tracefs-source.c.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "components.h"
-#include "common/params.h"
-#include "tracefs-idle.h"
-#include "tracefs-layout.h"
-#include "tracefs-recorder.h"
-#include "tracefs-statedump.h"
 #include "tracefs-source.h"
 
 /* ------------------------------------------------------------------ */
