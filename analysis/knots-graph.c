@@ -234,8 +234,8 @@ int scc_compute(struct kgraph *kg, const uint32_t *verts, size_t n,
  * set. Both arrays malloc'd, n_comp long. -1 on allocation failure.
  */
 int kgraph_component_weights(struct kgraph *kg, const struct scc *c,
-		      const uint32_t *verts, size_t n,
-		      int64_t **inside, int64_t **leaving)
+			     const uint32_t *verts, size_t n,
+			     int64_t **inside, int64_t **leaving)
 {
 	*inside = calloc(c->n_comp ? c->n_comp : 1, sizeof **inside);
 	*leaving = calloc(c->n_comp ? c->n_comp : 1, sizeof **leaving);
@@ -294,7 +294,7 @@ int cmp_heaviest_first(const void *a, const void *b)
  * or not (leaving): their indexes into *out (malloc'd, caller frees) and
  * their count into *n_out. */
 int kgraph_edges_from(struct kgraph *kg, const uint32_t *verts, size_t n, bool inside,
-	       size_t **out, size_t *n_out)
+		      size_t **out, size_t *n_out)
 {
 	size_t count = 0, cap = 0;
 	size_t *list = NULL;
@@ -321,7 +321,7 @@ int kgraph_edges_from(struct kgraph *kg, const uint32_t *verts, size_t n, bool i
 }
 
 int kgraph_internal_edges(struct kgraph *kg, const uint32_t *verts, size_t n,
-		   size_t **out, size_t *n_out)
+			  size_t **out, size_t *n_out)
 {
 	return kgraph_edges_from(kg, verts, n, true, out, n_out);
 }
@@ -338,7 +338,7 @@ int cmp_lightest_first(const void *a, const void *b)
 
 /* Sort edge indexes by `order` and return the sum of their weights. */
 int64_t kgraph_rank_edges(const struct kgraph *kg, size_t *edges, size_t n,
-		   int (*order)(const void *, const void *), int *err)
+			  int (*order)(const void *, const void *), int *err)
 {
 	struct ranked_edge *r = malloc((n ? n : 1) * sizeof *r);
 	int64_t sum = 0;

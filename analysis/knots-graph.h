@@ -87,8 +87,8 @@ int scc_compute(struct kgraph *kg, const uint32_t *verts, size_t n,
  * set. Both arrays malloc'd, n_comp long. -1 on allocation failure.
  */
 int kgraph_component_weights(struct kgraph *kg, const struct scc *c,
-		      const uint32_t *verts, size_t n,
-		      int64_t **inside, int64_t **leaving);
+			     const uint32_t *verts, size_t n,
+			     int64_t **inside, int64_t **leaving);
 
 /*
  * The knot rule (knots.h, doc/wperf-analysis.7.md): nothing leaves the
@@ -104,10 +104,10 @@ int cmp_heaviest_first(const void *a, const void *b);
  * or not (leaving): their indexes into *out (malloc'd, caller frees) and
  * their count into *n_out. */
 int kgraph_edges_from(struct kgraph *kg, const uint32_t *verts, size_t n, bool inside,
-	       size_t **out, size_t *n_out);
+		      size_t **out, size_t *n_out);
 
 int kgraph_internal_edges(struct kgraph *kg, const uint32_t *verts, size_t n,
-		   size_t **out, size_t *n_out);
+			  size_t **out, size_t *n_out);
 
 /* The order refinement cuts edges in: lightest first, ties by lowest
  * (from, to). */
@@ -115,7 +115,7 @@ int cmp_lightest_first(const void *a, const void *b);
 
 /* Sort edge indexes by `order` and return the sum of their weights. */
 int64_t kgraph_rank_edges(const struct kgraph *kg, size_t *edges, size_t n,
-		   int (*order)(const void *, const void *), int *err);
+			  int (*order)(const void *, const void *), int *err);
 
 /* Grow *arr (of elem-size items) so that one more fits. */
 int knots_grow(void **arr, size_t *cap, size_t n, size_t elem);
