@@ -494,6 +494,13 @@ class Recording(unittest.TestCase):
         else:
             shutil.rmtree(cls.tmp, ignore_errors=True)
 
+    def fail_or_skip(self, why):
+        """A missing prerequisite fails under CI (a skip would hide a broken
+        CI machine) and skips elsewhere."""
+        if IN_CI:
+            self.fail(why)
+        self.skipTest(why)
+
     def record(self, name, *args, timeout=300):
         out = os.path.join(self.tmp, name)
         p = wperf('record', '-o', out, *args, timeout=timeout)
@@ -892,11 +899,6 @@ class Record(Recording):
         self.assertEqual(pending, [], 'ticks never followed by a switch out')
         self.assertEqual(bad, [], 'ticks outside their thread\'s time on the CPU: %s' % bad[:10])
 
-    def fail_or_skip(self, why):
-        if IN_CI:
-            self.fail(why)
-        self.skipTest(why)
-
 
 class Top(Recording):
 
@@ -1026,9 +1028,7 @@ class FlightRecorder(Recording):
 
     def test_trigger(self):
         if not TICKER:
-            if IN_CI:
-                self.fail('ust-ticker was not built (lttng-ust missing)')
-            self.skipTest('ust-ticker was not built (lttng-ust missing)')
+            self.fail_or_skip('ust-ticker was not built (lttng-ust missing)')
         out, state = self.start('trigger', '--ust-events', 'lttng_ust_tracef:*',
                                 '--trigger-on', 'lttng_ust_tracef:event',
                                 '--trigger-filter', 'msg == "tick 50"')
