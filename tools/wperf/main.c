@@ -89,16 +89,26 @@ int wperf_fail(const char *fmt, ...)
 static int run_python_half(char **argv)
 {
 	char *self = realpath("/proc/self/exe", NULL);
+	char beside[PATH_MAX];
+	const char *half = wperf_paths.python_half;
 
 	/* `wperf record --stop -o DIR` is `wperf stop DIR`: the Python half
 	 * runs this command for it. */
 	if (self)
 		setenv("WPERF_C_COMMAND", self, 1);
+	/* The build tree's copy names its Python half without a directory: it
+	 * is the file beside this binary, wherever the two were copied (a
+	 * test runs a copy as an unprivileged user when the build tree is in
+	 * a private directory). The installed copy names libexec's. */
+	if (!strchr(half, '/') && self && strrchr(self, '/') &&
+	    snprintf(beside, sizeof(beside), "%.*s/%s", (int)(strrchr(self, '/') - self),
+		     self, half) < (int)sizeof(beside))
+		half = beside;
 	free(self);
-	argv[0] = (char *)wperf_paths.python_half;
-	execv(wperf_paths.python_half, argv);
+	argv[0] = (char *)half;
+	execv(half, argv);
 	return wperf_fail("cannot run wperf's Python half %s: %s (reinstall wperf)",
-			  wperf_paths.python_half, strerror(errno));
+			  half, strerror(errno));
 }
 
 int main(int argc, char **argv)
