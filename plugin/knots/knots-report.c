@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,40 @@ static int build_opaque(struct knots_sink *s, const struct wperf_graph *g, const
 	return 0;
 }
 
+/* How many items the lists of list_some_comms and list_some_pids show. */
+#define LIST_SOME 12
+
+/* Append ", " (unless first) and the item fmt makes to buf (of len,
+ * *used bytes used); false when it does not fit. */
+__attribute__((format(printf, 5, 6)))
+static bool list_append(char *buf, size_t len, size_t *used, size_t *shown,
+			const char *fmt, ...)
+{
+	va_list ap;
+	int n = 0;
+
+	if (*shown)
+		n = snprintf(buf + *used, len - *used, ", ");
+	if (n >= 0 && (size_t)n < len - *used) {
+		va_start(ap, fmt);
+		int m = vsnprintf(buf + *used + n, len - *used - n, fmt, ap);
+		va_end(ap);
+		n = m < 0 ? m : n + m;
+	}
+	if (n < 0 || (size_t)n >= len - *used)
+		return false;
+	*used += (size_t)n;
+	(*shown)++;
+	return true;
+}
+
+/* ", ..." after a list cut at LIST_SOME items. */
+static void list_end(char *buf, size_t len, size_t used, size_t shown)
+{
+	if (shown == LIST_SOME && used + 6 < len)
+		snprintf(buf + used, len - used, ", ...");
+}
+
 /* "a, b, c, ..." : a few distinct thread names, to help fix a focus that
  * matched nothing. */
 static void list_some_comms(const struct wperf_graph *g, char *buf, size_t len)
@@ -90,11 +125,10 @@ static void list_some_comms(const struct wperf_graph *g, char *buf, size_t len)
 	size_t used = 0, shown = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < g->n_vertices && shown < 12; i++) {
+	for (size_t i = 0; i < g->n_vertices && shown < LIST_SOME; i++) {
 		const struct wperf_vertex *v = &g->vertices[i];
 		const char *c = v->comm ? v->comm : v->name;
 		bool dup = false;
-		int n;
 
 		if (v->kind != WPERF_V_THREAD || !c)
 			continue;
@@ -104,16 +138,10 @@ static void list_some_comms(const struct wperf_graph *g, char *buf, size_t len)
 
 			dup = w->kind == WPERF_V_THREAD && d && strcmp(c, d) == 0;
 		}
-		if (dup)
-			continue;
-		n = snprintf(buf + used, len - used, "%s%s", shown ? ", " : "", c);
-		if (n < 0 || (size_t)n >= len - used)
+		if (!dup && !list_append(buf, len, &used, &shown, "%s", c))
 			break;
-		used += (size_t)n;
-		shown++;
 	}
-	if (shown == 12 && used + 6 < len)
-		snprintf(buf + used, len - used, ", ...");
+	list_end(buf, len, used, shown);
 }
 
 /* A thread's process id for list_some_pids: its pid, or its tid when the
@@ -131,10 +159,9 @@ static void list_some_pids(const struct wperf_graph *g, char *buf, size_t len)
 	size_t used = 0, shown = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < g->n_vertices && shown < 12; i++) {
+	for (size_t i = 0; i < g->n_vertices && shown < LIST_SOME; i++) {
 		const struct wperf_vertex *v = &g->vertices[i];
 		bool dup = false;
-		int n;
 
 		if (v->kind != WPERF_V_THREAD || pid_or_tid(v) <= 0)
 			continue;
@@ -143,15 +170,11 @@ static void list_some_pids(const struct wperf_graph *g, char *buf, size_t len)
 			      pid_or_tid(&g->vertices[j]) == pid_or_tid(v);
 		if (dup)
 			continue;
-		n = snprintf(buf + used, len - used, "%s%" PRId64 " (%s)", shown ? ", " : "",
-			     pid_or_tid(v), v->comm ? v->comm : v->name ? v->name : "?");
-		if (n < 0 || (size_t)n >= len - used)
+		if (!list_append(buf, len, &used, &shown, "%" PRId64 " (%s)", pid_or_tid(v),
+				 v->comm ? v->comm : v->name ? v->name : "?"))
 			break;
-		used += (size_t)n;
-		shown++;
 	}
-	if (shown == 12 && used + 6 < len)
-		snprintf(buf + used, len - used, ", ...");
+	list_end(buf, len, used, shown);
 }
 
 /* follow-forks: what the focused threads forked joins the focus, except
