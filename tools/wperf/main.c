@@ -84,26 +84,33 @@ int wperf_fail(const char *fmt, ...)
 	return WPERF_EXIT_FAIL;
 }
 
+/* The Python half's path. The build tree's copy names it without a
+ * directory: it is the file beside this binary, wherever the two were
+ * copied (a test runs a copy as an unprivileged user when the build tree
+ * is in a private directory). The installed copy names libexec's. */
+static const char *python_half(const char *self, char *buf, size_t len)
+{
+	const char *half = wperf_paths.python_half;
+	const char *slash = self ? strrchr(self, '/') : NULL;
+
+	if (strchr(half, '/') || !slash ||
+	    snprintf(buf, len, "%.*s/%s", (int)(slash - self), self, half) >= (int)len)
+		return half;
+	return buf;
+}
+
 /* Replace this process with the Python half, same arguments: its pid,
  * signals and exit status are the command's. Returns only on failure. */
 static int run_python_half(char **argv)
 {
 	char *self = realpath("/proc/self/exe", NULL);
-	char beside[PATH_MAX];
-	const char *half = wperf_paths.python_half;
+	char buf[PATH_MAX];
+	const char *half = python_half(self, buf, sizeof(buf));
 
 	/* `wperf record --stop -o DIR` is `wperf stop DIR`: the Python half
 	 * runs this command for it. */
 	if (self)
 		setenv("WPERF_C_COMMAND", self, 1);
-	/* The build tree's copy names its Python half without a directory: it
-	 * is the file beside this binary, wherever the two were copied (a
-	 * test runs a copy as an unprivileged user when the build tree is in
-	 * a private directory). The installed copy names libexec's. */
-	if (!strchr(half, '/') && self && strrchr(self, '/') &&
-	    snprintf(beside, sizeof(beside), "%.*s/%s", (int)(strrchr(self, '/') - self),
-		     self, half) < (int)sizeof(beside))
-		half = beside;
 	free(self);
 	argv[0] = (char *)half;
 	execv(half, argv);
@@ -119,7 +126,11 @@ int main(int argc, char **argv)
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
 	if (!cmd || !strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
-		printf(usage, wperf_paths.python_half);
+		char *self = realpath("/proc/self/exe", NULL);
+		char buf[PATH_MAX];
+
+		printf(usage, python_half(self, buf, sizeof(buf)));
+		free(self);
 		return cmd ? WPERF_EXIT_OK : WPERF_EXIT_USAGE;
 	}
 	if (!strcmp(cmd, "--version")) {
