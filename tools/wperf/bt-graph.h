@@ -47,6 +47,21 @@ enum wperf_run_status wperf_bt_run(const struct wperf_bt *bt, const char *const 
 				   struct wperf_run *run);
 void wperf_run_fini(struct wperf_run *run);
 
+/* Run source -> sink: component class `source_class` of `source_plugin`
+ * (e.g. bt->wperf, "tracefs"; bt->ctf, "lttng-live") with source_params,
+ * its output ports connected through filter.utils.muxer to `sink_class`
+ * of `sink_plugin` (e.g. bt->ctf, "fs"; bt->wperf, "knots") with
+ * sink_params. When capture is false, what the components log goes to
+ * file descriptor 2 as it is (a recorder's log file) and run->log is
+ * empty. Returns run->status (never WPERF_RUN_NO_TRACE). */
+enum wperf_run_status wperf_bt_run_source(const struct wperf_bt *bt,
+					  const bt_plugin *source_plugin,
+					  const char *source_class,
+					  const bt_value *source_params,
+					  const bt_plugin *sink_plugin, const char *sink_class,
+					  const bt_value *sink_params, bool capture,
+					  struct wperf_run *run);
+
 /* SIGINT interrupts the running graph (wperf_bt_run returns
  * WPERF_RUN_INTERRUPTED); a second SIGINT kills. Call once. */
 void wperf_bt_handle_sigint(void);

@@ -1,0 +1,49 @@
+/*
+ * tools/wperf/command.h — running the command `wperf record` records, in
+ * the foreground, and how the recording stops: when the command exits,
+ * at --duration, on Ctrl-C (it reaches the command too; a second one
+ * stops the recording), or on SIGTERM/SIGHUP to wperf (the command gets
+ * SIGTERM, as perf record does, and 10 s to end). The command's
+ * environment preloads wperf's UST provider shim, so that annotated
+ * programs record wperf:* events without being linked to LTTng-UST.
+ */
+#ifndef WPERF_TOOL_COMMAND_H
+#define WPERF_TOOL_COMMAND_H
+
+#include "output.h"
+
+#include <stdbool.h>
+
+/* argv[0] can be run (on PATH, or a path to an executable file). false
+ * after saying why, with the fix ("give its path, ./server, after --"). */
+bool wperf_command_check(char *const *argv);
+
+/* Catch SIGINT, SIGTERM and SIGHUP for the recording (also when started
+ * as a background job, where SIGINT comes ignored). */
+void wperf_stop_signals_catch(void);
+
+/* Ignore them while tearing down: a second Ctrl-C, a kill or a closed
+ * terminal must not leave the recorder, the session or the daemon
+ * behind. */
+void wperf_stop_signals_ignore(void);
+
+/* A stop asked for by signal since wperf_stop_signals_catch(): 0, or the
+ * signal number. Clears it. */
+int wperf_stop_signal_take(void);
+
+/* Called about every 50 ms while the command runs: false to stop the
+ * recording (after saying why). */
+typedef bool (*wperf_check_fn)(void *arg);
+
+/* Run argv (as user, when not NULL) in the foreground, its pid written
+ * into DIR/command.pid, until it exits, deadline (CLOCK_MONOTONIC
+ * seconds; <= 0: none) passes, check fails, or signals stop the
+ * recording. Its exit status (128 + n when killed by signal n; 130 after
+ * two Ctrl-Cs; 0 at the deadline; 127 when it cannot be started). With
+ * argv NULL, waits for the same stops without a command. *failed is set
+ * when check failed. */
+int wperf_command_run(char *const *argv, const char *out, double deadline,
+		      const struct wperf_user *user, wperf_check_fn check, void *arg,
+		      bool *failed);
+
+#endif /* WPERF_TOOL_COMMAND_H */

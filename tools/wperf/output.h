@@ -1,0 +1,93 @@
+/*
+ * tools/wperf/output.h — the recording directory `wperf record` writes,
+ * as root, and what it keeps there: the checks that make writing into it
+ * safe, the private files it creates, DIR/wperf.json (the state that
+ * `wperf snapshot`, `wperf stop` and `wperf report` read back), and who
+ * the recorded command runs as, with the group permissions that let that
+ * user read the trace afterwards. The layout is wperf(1)'s; recording.h
+ * reads it back.
+ *
+ * Root writes files into DIR: a directory another user owns or can write
+ * to would let that user plant symbolic links and have root overwrite any
+ * file through them. Every file is created with O_EXCL | O_NOFOLLOW, and
+ * DIR itself is never a link.
+ */
+#ifndef WPERF_TOOL_OUTPUT_H
+#define WPERF_TOOL_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+/* DIR may be used: it does not exist (and its parent is not a directory
+ * every user can write to without the sticky bit), or it is an empty
+ * directory of the recorder's, writable by it alone, not a link. false
+ * after saying why, in one line with the fix. */
+bool wperf_output_check(const char *out);
+
+/* Create DIR (0755) or take the empty one wperf_output_check() accepted,
+ * and DIR/.wperf; DIR's real path (malloc'ed), or NULL after saying why.
+ * *existed tells whether DIR was there before (for
+ * wperf_output_discard()). */
+char *wperf_output_prepare(const char *out, bool *existed);
+
+/* Nothing was recorded: remove DIR/.wperf and, unless it existed before,
+ * DIR itself, so that a retry with the same -o does not find it "not
+ * empty". */
+void wperf_output_discard(const char *out, bool existed);
+
+/* A new file at path for writing (mode 0644, O_EXCL | O_NOFOLLOW |
+ * O_CLOEXEC), any old file or link of that name unlinked first; NULL
+ * with errno set. */
+FILE *wperf_private_file(const char *path);
+
+/* ------------------------------------------------------------ the user */
+
+/* Who the recorded command runs as (and who may read the trace). */
+struct wperf_user {
+	char name[256];
+	uid_t uid;
+	gid_t gid;
+	gid_t groups[256];
+	int ngroups;
+	char home[4096];
+};
+
+/* --user NAME (a name or a uid), else $SUDO_USER, else root. 1 with *user
+ * filled for a user other than root, 0 for root as it is (or when not
+ * root), -1 after saying why (no such user). */
+int wperf_command_user(const char *name, struct wperf_user *user);
+
+/* Let user read DIR: every directory and file below it (links skipped)
+ * gets the user's group, group read (and search on directories), and
+ * loses group write. Owner and other bits stay. Warns about what it
+ * cannot change. */
+void wperf_share_with_user(const char *dir, const char *name, gid_t gid);
+
+/* ------------------------------------------------------------ DIR/wperf.json */
+
+/* What DIR/wperf.json says (wperf(1), "FILES"). NULL strings and
+ * negative numbers are written as null; `running`, `watcher`,
+ * `instance` and `trigger_*` only for a flight recorder. */
+struct wperf_state {
+	const char *output;             /* DIR's real path */
+	char *const *command;           /* the recorded command (NULL: none) */
+	const char *plugin_path;
+	long snapshots;
+	const struct wperf_user *user;  /* NULL: root */
+	long sessiond_started;          /* pid of the daemon this wperf started, or -1 */
+	const char *kernel;             /* "lttng" or "tracefs" */
+	const char *tracefs;            /* tracefs mount point (tracefs only) */
+	const char *session;            /* the LTTng session's name */
+	const char *mode;               /* "record" or "flight-recorder" */
+	bool running;                   /* flight recorder: not stopped yet */
+	const char *instance;           /* flight recorder: its ftrace instance */
+	long watcher;                   /* flight recorder: the trigger watcher's pid, or -1 */
+	const char *trigger_name, *trigger_event, *trigger_filter;
+};
+
+/* Write DIR/wperf.json: a new file in DIR/.wperf, renamed over the old
+ * one, so a reader never sees half of it. false after saying why. */
+bool wperf_state_save(const char *out, const struct wperf_state *state);
+
+#endif /* WPERF_TOOL_OUTPUT_H */
