@@ -16,8 +16,9 @@ against LTTng's session schema, and against what the analysis needs.
    says <enabled>true</enabled> and the session <started>false</started>.
 4. `meson install` puts them in <sysconfdir>/lttng/sessions, which is
    /etc/lttng/sessions (where `lttng load NAME` looks) with prefix /usr.
-5. `wperf record` (tools/wperf.py), which enables the events itself, asks
-   lttng-modules for exactly the profile's kernel events, in their
+5. `wperf record` (tools/wperf/lttng.c, and tools/wperf.py while its
+   Python half still has the list), which enables the events itself,
+   asks lttng-modules for exactly the profile's kernel events, in their
    lttng-modules names, the scheduler ones first (the ones it requires).
 
 Usage: test-profiles.py --sessions-dir DIR --install-dir DIR --prefix P
@@ -28,6 +29,7 @@ A missing schema or xmllint is a FAIL under CI=true, else a SKIP (77).
 import argparse
 import ast
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -242,7 +244,7 @@ def check_install_dir(install_dir, prefix):
 
 def wperf_command_events(wperf_py):
     """LTTNG_KERNEL_EVENTS of tools/wperf.py, read without running it (it
-    is a meson template)."""
+    is a meson template); None when it has none."""
     with open(wperf_py) as f:
         tree = ast.parse(f.read(), wperf_py)
     for node in tree.body:
@@ -252,20 +254,28 @@ def wperf_command_events(wperf_py):
     return None
 
 
-def check_wperf_command(wperf_py):
-    events = wperf_command_events(wperf_py)
-    if not check(events is not None, '%s: no LTTNG_KERNEL_EVENTS list' % wperf_py):
+def wperf_c_events(lttng_c):
+    """The string literals of tools/wperf/lttng.c between its
+    `kernel-events: begin` and `kernel-events: end` comments."""
+    with open(lttng_c) as f:
+        text = f.read()
+    m = re.search(r'kernel-events: begin.*?\n(.*?)kernel-events: end', text, re.S)
+    return re.findall(r'"([^"]*)"', m.group(1)) if m else None
+
+
+def check_wperf_command(where, events):
+    if not check(events is not None, '%s: no kernel event list' % where):
         return
-    check(len(events) == len(set(events)), 'wperf record: an event listed twice')
+    check(len(events) == len(set(events)), '%s: an event listed twice' % where)
     missing = sorted(KERNEL_EVENTS - set(events))
     extra = sorted(set(events) - KERNEL_EVENTS)
     check(not missing and not extra,
-          'wperf record enables other kernel events than the profiles: '
-          'missing %s, not in the profiles %s' % (missing, extra))
-    # It enables the first eight in one command that must succeed.
+          '%s enables other kernel events than the profiles: '
+          'missing %s, not in the profiles %s' % (where, missing, extra))
+    # The first eight are required.
     check(set(events[:8]) == {e for e in KERNEL_EVENTS if e.startswith('sched_')},
-          'wperf record: the first eight events are not the scheduler ones: %s' % events[:8])
-    print('wperf record enables the profiles\' %d kernel events' % len(events))
+          '%s: the first eight events are not the scheduler ones: %s' % (where, events[:8]))
+    print('%s enables the profiles\' %d kernel events' % (where, len(events)))
 
 
 def main():
@@ -289,8 +299,12 @@ def main():
         validate_defects(xsds, wperf_path, tmp)
     check_content(wperf_path, snapshot_path)
     check_install_dir(args.install_dir, args.prefix)
-    check_wperf_command(os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                     '..', 'tools', 'wperf.py'))
+    tools = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tools')
+    check_wperf_command('tools/wperf/lttng.c',
+                        wperf_c_events(os.path.join(tools, 'wperf', 'lttng.c')))
+    py_events = wperf_command_events(os.path.join(tools, 'wperf.py'))
+    if py_events is not None:
+        check_wperf_command('tools/wperf.py', py_events)
 
     if failures:
         print('%d check(s) failed' % len(failures))

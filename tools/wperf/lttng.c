@@ -1,12 +1,78 @@
 /*
  * tools/wperf/lttng.c — LTTng's session daemon through liblttng-ctl
- * (lttng.h).
+ * (lttng.h): the wperf profile's sessions (sessions/wperf.lttng) made as
+ * `lttng create`, `enable-channel`, `enable-event`, `add-context` would
+ * make them, started and stopped, snapshots recorded, the flight
+ * recorder's trigger registered, and what the Python half scraped from
+ * `lttng list` asked for directly. Every failure is the daemon's own
+ * error code, said through lttng_strerror().
+ *
+ * The kernel event list below is the profile's: sessions/test-profiles.py
+ * reads it from this file and checks it against sessions/wperf.lttng and
+ * sessions/wperf-snapshot.lttng.
  */
 #include "lttng.h"
 
 #include <lttng/lttng.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Kernel events for LTTng's kernel tracer (lttng-modules), in its names
+ * (net_if_receive_skb, not the kernel's netif_receive_skb). The first
+ * WPERF_LTTNG_REQUIRED (the scheduler's) are required; the others may be
+ * missing from an older lttng-modules, and are then left out. */
+#define WPERF_LTTNG_REQUIRED 8
+static const char *const lttng_kernel_events[] = {
+	/* kernel-events: begin (sessions/test-profiles.py reads this list) */
+	"sched_switch", "sched_waking", "sched_wakeup", "sched_wakeup_new",
+	"sched_process_fork", "sched_process_exec", "sched_process_exit",
+	"sched_process_free", "irq_handler_entry", "irq_handler_exit",
+	"irq_softirq_entry", "irq_softirq_exit", "irq_softirq_raise",
+	"timer_hrtimer_expire_entry", "timer_hrtimer_expire_exit",
+	"timer_expire_entry", "timer_expire_exit",
+	"block_rq_insert", "block_rq_issue", "block_rq_complete",
+	"net_dev_xmit", "net_if_receive_skb",
+	"lttng_statedump_start", "lttng_statedump_end",
+	"lttng_statedump_process_state", "lttng_statedump_process_pid_ns",
+	"lttng_statedump_block_device", "lttng_statedump_interrupt",
+	"lttng_statedump_network_interface", "lttng_statedump_cpu_topology",
+	/* kernel-events: end */
+};
+
+#define KERNEL_CHANNEL "wperf-kernel"
+#define UST_CHANNEL "wperf-ust"
+/* `lttng create --live` without a value: LTTng's default live timer. */
+#define LIVE_TIMER_US 1000000
+
+/* A negative lttng_error_code, whichever sign the call returned it with
+ * (lttng_create_session_ext and the trigger calls return it positive,
+ * LTTNG_OK meaning success). */
+static int negative(int code)
+{
+	if (code == LTTNG_OK || code == 0)
+		return 0;
+	return code < 0 ? code : -code;
+}
+
+/* Fill why with "LTTng: <lttng_strerror> (<what>)"; returns ret. */
+static int say_why(int ret, char *why, size_t whylen, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int say_why(int ret, char *why, size_t whylen, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (why && whylen)
+		snprintf(why, whylen, "LTTng: %s (%s)", lttng_strerror(ret), what);
+	return ret;
+}
+
+/* ------------------------------------------------------------ teardown */
 
 int wperf_lttng_destroy_session(const char *name)
 {
@@ -59,4 +125,325 @@ int wperf_lttng_session_count(void)
 
 	free(sessions);
 	return n;
+}
+
+bool wperf_lttng_session_exists(const char *name)
+{
+	struct lttng_session *sessions = NULL;
+	int n = lttng_list_sessions(&sessions);
+	bool found = false;
+
+	for (int i = 0; i < n && !found; i++)
+		found = !strcmp(sessions[i].name, name);
+	free(sessions);
+	return found;
+}
+
+/* ------------------------------------------------------------ sessions */
+
+bool wperf_lttng_kernel_available(void)
+{
+	/* `lttng list -k`: the kernel tracer lists its tracepoints, or fails
+	 * without lttng-modules. */
+	struct lttng_domain dom = { .type = LTTNG_DOMAIN_KERNEL };
+	struct lttng_event *events = NULL;
+	struct lttng_handle *handle = lttng_create_handle(NULL, &dom);
+	int n;
+
+	if (!handle)
+		return false;
+	n = lttng_list_tracepoints(handle, &events);
+	free(events);
+	lttng_destroy_handle(handle);
+	return n >= 0;
+}
+
+/* The session itself, as `lttng create NAME --output=WHERE` (record),
+ * `--snapshot --output=WHERE` (snapshot) or `--live` (live, to the local
+ * relay daemon). */
+static int create_bare(const char *name, enum wperf_session_kind kind, const char *where,
+		       char *why, size_t whylen)
+{
+	struct lttng_session_descriptor *desc = NULL;
+	int ret;
+
+	switch (kind) {
+	case WPERF_SESSION_RECORD:
+		desc = lttng_session_descriptor_local_create(name, where);
+		break;
+	case WPERF_SESSION_SNAPSHOT:
+		desc = lttng_session_descriptor_snapshot_local_create(name, where);
+		break;
+	case WPERF_SESSION_LIVE:
+		desc = lttng_session_descriptor_live_network_create(name, "net://127.0.0.1",
+								     NULL, LIVE_TIMER_US);
+		break;
+	}
+	if (!desc)
+		return say_why(-LTTNG_ERR_INVALID, why, whylen, "creating session %s", name);
+	ret = negative(lttng_create_session_ext(desc));
+	lttng_session_descriptor_destroy(desc);
+	if (ret)
+		return say_why(ret, why, whylen, "creating session %s", name);
+	return 0;
+}
+
+/* The domain of a channel: the kernel's global buffers, or UST's per-user
+ * ones (lttng enable-channel's defaults). */
+static struct lttng_domain domain_of(bool kernel)
+{
+	struct lttng_domain dom;
+
+	memset(&dom, 0, sizeof(dom));
+	dom.type = kernel ? LTTNG_DOMAIN_KERNEL : LTTNG_DOMAIN_UST;
+	dom.buf_type = kernel ? LTTNG_BUFFER_GLOBAL : LTTNG_BUFFER_PER_UID;
+	return dom;
+}
+
+/* Four sub-buffers per CPU of a power-of-two size adding up to at most
+ * buffer_kb (LTTng wants powers of two; four lets the consumer write one
+ * while the tracer fills the others). */
+static unsigned long long subbuf_size(unsigned buffer_kb)
+{
+	unsigned long long size = 4096;
+
+	while (size * 2 * 4 <= (unsigned long long)buffer_kb * 1024)
+		size *= 2;
+	return size;
+}
+
+/* `lttng enable-channel [-k|-u] NAME [--overwrite] --subbuf-size=S
+ * --num-subbuf=4`, through handle. */
+static int enable_channel(struct lttng_handle *handle, struct lttng_domain *dom,
+			  const char *channel, bool overwrite, unsigned buffer_kb,
+			  char *why, size_t whylen)
+{
+	struct lttng_channel *chan = lttng_channel_create(dom);
+	int ret;
+
+	if (!chan)
+		return say_why(-LTTNG_ERR_NOMEM, why, whylen, "creating channel %s", channel);
+	snprintf(chan->name, sizeof(chan->name), "%s", channel);
+	chan->enabled = 1;
+	if (overwrite)
+		chan->attr.overwrite = 1;
+	chan->attr.subbuf_size = subbuf_size(buffer_kb);
+	chan->attr.num_subbuf = 4;
+	ret = negative(lttng_enable_channel(handle, chan));
+	lttng_channel_destroy(chan);
+	if (ret)
+		return say_why(ret, why, whylen, "enabling channel %s", channel);
+	return 0;
+}
+
+/* `lttng enable-event [-k|-u] -c CHANNEL NAME`: a tracepoint (a name
+ * pattern for UST), every log level. */
+static int enable_event(struct lttng_handle *handle, const char *channel, const char *name)
+{
+	struct lttng_event *ev = lttng_event_create();
+	int ret;
+
+	if (!ev)
+		return -LTTNG_ERR_NOMEM;
+	snprintf(ev->name, sizeof(ev->name), "%s", name);
+	ev->type = LTTNG_EVENT_TRACEPOINT;
+	ev->loglevel_type = LTTNG_EVENT_LOGLEVEL_ALL;
+	ev->loglevel = -1;
+	ret = negative(lttng_enable_event_with_exclusions(handle, ev, channel, NULL, 0, NULL));
+	lttng_event_destroy(ev);
+	return ret;
+}
+
+/* `lttng add-context -c CHANNEL -t ...` for each type of types. */
+static int add_contexts(struct lttng_handle *handle, const char *channel,
+			const enum lttng_event_context_type *types, size_t ntypes,
+			char *why, size_t whylen)
+{
+	for (size_t i = 0; i < ntypes; i++) {
+		struct lttng_event_context ctx;
+		int ret;
+
+		memset(&ctx, 0, sizeof(ctx));
+		ctx.ctx = types[i];
+		ret = negative(lttng_add_context(handle, &ctx, NULL, channel));
+		if (ret)
+			return say_why(ret, why, whylen, "adding a context to channel %s", channel);
+	}
+	return 0;
+}
+
+/* The kernel channel: the required events, the others when this
+ * lttng-modules has them, the contexts. */
+static int kernel_channel(const char *name, bool overwrite, unsigned buffer_kb, bool stacks,
+			  char *why, size_t whylen)
+{
+	static const enum lttng_event_context_type contexts[] = {
+		LTTNG_EVENT_CONTEXT_TID, LTTNG_EVENT_CONTEXT_PID, LTTNG_EVENT_CONTEXT_PROCNAME,
+	};
+	/* Where each wait began (sched_switch carries prev's stacks). */
+	static const enum lttng_event_context_type stack_contexts[] = {
+		LTTNG_EVENT_CONTEXT_CALLSTACK_KERNEL, LTTNG_EVENT_CONTEXT_CALLSTACK_USER,
+	};
+	struct lttng_domain dom = domain_of(true);
+	struct lttng_handle *handle = lttng_create_handle(name, &dom);
+	size_t nevents = sizeof(lttng_kernel_events) / sizeof(lttng_kernel_events[0]);
+	int ret;
+
+	if (!handle)
+		return say_why(-LTTNG_ERR_NOMEM, why, whylen, "session %s", name);
+	ret = enable_channel(handle, &dom, KERNEL_CHANNEL, overwrite, buffer_kb, why, whylen);
+	for (size_t i = 0; !ret && i < nevents; i++) {
+		int r = enable_event(handle, KERNEL_CHANNEL, lttng_kernel_events[i]);
+
+		if (r && i < WPERF_LTTNG_REQUIRED)
+			ret = say_why(r, why, whylen, "enabling kernel event %s",
+				      lttng_kernel_events[i]);
+	}
+	if (!ret)
+		ret = add_contexts(handle, KERNEL_CHANNEL, contexts, 3, why, whylen);
+	if (!ret && stacks)
+		ret = add_contexts(handle, KERNEL_CHANNEL, stack_contexts, 2, why, whylen);
+	lttng_destroy_handle(handle);
+	return ret;
+}
+
+/* The UST channel: the events of the comma-separated list, the
+ * contexts. */
+static int ust_channel(const char *name, bool overwrite, const char *ust_events,
+		       unsigned buffer_kb, char *why, size_t whylen)
+{
+	static const enum lttng_event_context_type contexts[] = {
+		LTTNG_EVENT_CONTEXT_VTID, LTTNG_EVENT_CONTEXT_VPID, LTTNG_EVENT_CONTEXT_PROCNAME,
+	};
+	struct lttng_domain dom = domain_of(false);
+	struct lttng_handle *handle = lttng_create_handle(name, &dom);
+	char *list = strdup(ust_events), *save = NULL;
+	int ret;
+
+	if (!handle || !list) {
+		lttng_destroy_handle(handle);
+		free(list);
+		return say_why(-LTTNG_ERR_NOMEM, why, whylen, "session %s", name);
+	}
+	ret = enable_channel(handle, &dom, UST_CHANNEL, overwrite, buffer_kb, why, whylen);
+	for (char *ev = strtok_r(list, ",", &save); !ret && ev; ev = strtok_r(NULL, ",", &save)) {
+		int r = enable_event(handle, UST_CHANNEL, ev);
+
+		if (r)
+			ret = say_why(r, why, whylen, "enabling UST event %s", ev);
+	}
+	if (!ret)
+		ret = add_contexts(handle, UST_CHANNEL, contexts, 3, why, whylen);
+	free(list);
+	lttng_destroy_handle(handle);
+	return ret;
+}
+
+int wperf_lttng_create_session(const char *name, enum wperf_session_kind kind,
+			       const char *where, bool kernel, const char *ust_events,
+			       unsigned buffer_kb, bool stacks, char *why, size_t whylen)
+{
+	bool overwrite = kind == WPERF_SESSION_SNAPSHOT;
+	int ret = create_bare(name, kind, where, why, whylen);
+
+	if (ret)
+		return ret;
+	if (kernel)
+		ret = kernel_channel(name, overwrite, buffer_kb, stacks, why, whylen);
+	if (!ret)
+		ret = ust_channel(name, overwrite, ust_events, buffer_kb, why, whylen);
+	if (ret)
+		wperf_lttng_destroy_session(name);
+	return ret;
+}
+
+/* ------------------------------------------------------------ control */
+
+int wperf_lttng_start(const char *name, char *why, size_t whylen)
+{
+	/* Returns once the kernel session is started and every CPU sees it
+	 * (lttng-sessiond's cmd_start_trace: kernel_start_session, then
+	 * kernel_wait_quiescent). */
+	int ret = negative(lttng_start_tracing(name));
+
+	return ret ? say_why(ret, why, whylen, "starting session %s", name) : 0;
+}
+
+int wperf_lttng_stop(const char *name, char *why, size_t whylen)
+{
+	/* Waits until the data is available to read, as `lttng stop`. */
+	int ret = negative(lttng_stop_tracing(name));
+
+	return ret ? say_why(ret, why, whylen, "stopping session %s", name) : 0;
+}
+
+int wperf_lttng_regenerate_statedump(const char *name, char *why, size_t whylen)
+{
+	int ret = negative(lttng_regenerate_statedump(name));
+
+	return ret ? say_why(ret, why, whylen, "regenerating the statedump of session %s",
+			     name) : 0;
+}
+
+int wperf_lttng_snapshot_record(const char *name, const char *path, char *why,
+				size_t whylen)
+{
+	struct lttng_snapshot_output *output = lttng_snapshot_output_create();
+	int ret;
+
+	if (!output)
+		return say_why(-LTTNG_ERR_NOMEM, why, whylen, "snapshot of session %s", name);
+	ret = negative(lttng_snapshot_output_set_local_path(path, output));
+	if (!ret)
+		ret = negative(lttng_snapshot_record(name, output, 1));
+	lttng_snapshot_output_destroy(output);
+	return ret ? say_why(ret, why, whylen, "recording a snapshot of session %s into %s",
+			     name, path) : 0;
+}
+
+/* ------------------------------------------------------------ triggers */
+
+/* The condition: UST event `event` (a name pattern) emitted, its fields
+ * matching filter (when not NULL). NULL when a part is refused. */
+static struct lttng_condition *event_condition(const char *event, const char *filter)
+{
+	struct lttng_event_rule *rule = lttng_event_rule_user_tracepoint_create();
+	struct lttng_condition *cond = NULL;
+
+	if (rule &&
+	    lttng_event_rule_user_tracepoint_set_name_pattern(rule, event) ==
+	    LTTNG_EVENT_RULE_STATUS_OK &&
+	    (!filter || lttng_event_rule_user_tracepoint_set_filter(rule, filter) ==
+	     LTTNG_EVENT_RULE_STATUS_OK))
+		cond = lttng_condition_event_rule_matches_create(rule);
+	lttng_event_rule_destroy(rule);
+	return cond;
+}
+
+int wperf_lttng_add_snapshot_trigger(const char *trigger, const char *name,
+				     const char *event, const char *filter, char *why,
+				     size_t whylen)
+{
+	struct lttng_condition *cond = event_condition(event, filter);
+	struct lttng_action *action = lttng_action_snapshot_session_create();
+	/* A list of one action, as `lttng add-trigger` makes it (`lttng
+	 * list-triggers` 2.13 expects one). */
+	struct lttng_action *list = lttng_action_list_create();
+	struct lttng_trigger *t = NULL;
+	int ret = -LTTNG_ERR_INVALID;
+
+	if (cond && action && list &&
+	    lttng_action_snapshot_session_set_session_name(action, name) ==
+	    LTTNG_ACTION_STATUS_OK &&
+	    lttng_action_list_add_action(list, action) == LTTNG_ACTION_STATUS_OK &&
+	    (t = lttng_trigger_create(cond, list)))
+		ret = negative(lttng_register_trigger_with_name(t, trigger));
+	lttng_trigger_destroy(t);
+	lttng_action_destroy(list);
+	lttng_action_destroy(action);
+	lttng_condition_destroy(cond);
+	if (ret)
+		return say_why(ret, why, whylen, "adding trigger %s on UST event %s%s%s",
+			       trigger, event, filter ? " with filter " : "", filter ? filter : "");
+	return 0;
 }

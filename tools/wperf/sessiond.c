@@ -1,7 +1,8 @@
 /*
- * tools/wperf/sessiond.c — stopping the session daemon a wperf started
- * (sessiond.h). The lock and pid file are shared with the Python half
- * (tools/wperf.py: sessiond_lock(), wperf_sessiond_pidfile()).
+ * tools/wperf/sessiond.c — the session daemon a wperf starts when none
+ * answers, and stops when it was the last to use it (sessiond.h). The
+ * lock and pid file are shared with the Python half (tools/wperf.py:
+ * sessiond_lock(), wperf_sessiond_pidfile()) while it still records.
  */
 #include "sessiond.h"
 #include "lttng.h"
@@ -11,11 +12,13 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,6 +33,23 @@ static void shared_path(char *out, size_t len, const char *suffix)
 			dir = "/tmp";
 	}
 	snprintf(out, len, "%s/wperf-sessiond-%u.%s", dir, (unsigned)getuid(), suffix);
+}
+
+/* The lock every wperf of this user takes around starting and stopping
+ * the session daemon: two recordings started together must not both start
+ * one (the second fails), nor one stop it under the other. Its file
+ * descriptor (-1 when it cannot be opened: then no lock). */
+static int take_lock(void)
+{
+	char lockpath[PATH_MAX];
+	int lock;
+
+	shared_path(lockpath, sizeof(lockpath), "lock");
+	/* The lock directory is shared by all users: never follow a link. */
+	lock = open(lockpath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (lock >= 0)
+		flock(lock, LOCK_EX);
+	return lock;
 }
 
 /* The pid in the pid file, when it is ours and names a running session
@@ -64,17 +84,13 @@ static long our_sessiond(const char *pidfile)
 
 void wperf_stop_sessiond_if_ours(void)
 {
-	char lockpath[PATH_MAX], pidfile[PATH_MAX];
+	char pidfile[PATH_MAX];
 	struct stat st;
 	long pid;
 	int lock;
 
-	shared_path(lockpath, sizeof(lockpath), "lock");
 	shared_path(pidfile, sizeof(pidfile), "pid");
-	/* The lock directory is shared by all users: never follow a link. */
-	lock = open(lockpath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (lock >= 0)
-		flock(lock, LOCK_EX);
+	lock = take_lock();
 	if (!(pid = our_sessiond(pidfile))) {
 		if (lstat(pidfile, &st) == 0)
 			unlink(pidfile);   /* gone, or the pid taken by another process */
@@ -91,4 +107,194 @@ void wperf_stop_sessiond_if_ours(void)
 end:
 	if (lock >= 0)
 		close(lock);
+}
+
+/* ------------------------------------------------------------ starting one */
+
+/* Whether prog is an executable file in a directory of $PATH. */
+static bool on_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+
+	for (const char *p = path ? path : ""; *p;) {
+		size_t len = strcspn(p, ":");
+
+		if (len && snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, p, prog) <
+		    (int)sizeof(buf) && access(buf, X_OK) == 0)
+			return true;
+		p += len + (p[len] == ':');
+	}
+	return false;
+}
+
+/* A new file at path (any old file or link of that name removed first),
+ * never through a link: its descriptor, or -1 with errno. */
+static int new_file(const char *path)
+{
+	unlink(path);
+	return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+}
+
+/* The environment without LD_PRELOAD: lttng-sessiond must not run under
+ * a test run's sanitizer or UST preloads. */
+static char **clean_environment(void)
+{
+	extern char **environ;
+	size_t n = 0, k = 0;
+	char **env;
+
+	while (environ[n])
+		n++;
+	if (!(env = calloc(n + 1, sizeof(*env))))
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "LD_PRELOAD=", 11))
+			env[k++] = environ[i];
+	return env;
+}
+
+/* Run `lttng-sessiond --daemonize --pidfile=PIDFILE`, its output into
+ * log_fd, and wait for it: with --daemonize it returns once the daemon
+ * accepts commands. Its exit status (as a shell says it), or -1 with
+ * errno when it could not be run. */
+static int run_sessiond(const char *pidfile, int log_fd)
+{
+	char opt[PATH_MAX + 16];
+	char *argv[] = { "lttng-sessiond", "--daemonize", opt, NULL };
+	char **env = clean_environment();
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none, defaults;
+	int err, status = 0;
+	pid_t pid;
+
+	snprintf(opt, sizeof(opt), "--pidfile=%s", pidfile);
+	if (!env)
+		return -1;
+	sigemptyset(&none);
+	sigemptyset(&defaults);
+	sigaddset(&defaults, SIGINT);
+	sigaddset(&defaults, SIGTERM);
+	sigaddset(&defaults, SIGHUP);
+	sigaddset(&defaults, SIGPIPE);
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &defaults);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, log_fd, 1);
+	posix_spawn_file_actions_adddup2(&fa, log_fd, 2);
+	err = posix_spawnp(&pid, "lttng-sessiond", &fa, &attr, argv, env);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	free(env);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* The last non-blank line of the file at path into out, trimmed. */
+static void last_line(const char *path, char *out, size_t len)
+{
+	char line[1024];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *b = line, *e;
+
+		while (*b == ' ' || *b == '\t')
+			b++;
+		e = b + strlen(b);
+		while (e > b && (e[-1] == '\n' || e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+			*--e = '\0';
+		if (*b)
+			snprintf(out, len, "%s", b);
+	}
+	fclose(f);
+}
+
+/* The pid a daemon wrote in pidfile, or -1. */
+static long read_pid(const char *pidfile)
+{
+	char text[32] = "";
+	FILE *f = fopen(pidfile, "r");
+	long pid;
+
+	if (!f)
+		return -1;
+	if (!fgets(text, sizeof(text), f))
+		text[0] = '\0';
+	fclose(f);
+	pid = strtol(text, NULL, 10);
+	return pid > 0 ? pid : -1;
+}
+
+/* Start one with its log and pid file in private_dir, and say in the
+ * shared pid file that a wperf started it. Its pid, or -1 after saying
+ * why. Called with the lock held. */
+static long start_sessiond(const char *private_dir)
+{
+	char log[PATH_MAX], pidfile[PATH_MAX], shared[PATH_MAX], why[1024] = "";
+	long pid;
+	int fd, status;
+	FILE *f;
+
+	if (!on_path("lttng-sessiond")) {
+		wperf_fail("lttng-sessiond is missing: install it (apt-get install lttng-tools)");
+		return -1;
+	}
+	snprintf(log, sizeof(log), "%s/sessiond.log", private_dir);
+	snprintf(pidfile, sizeof(pidfile), "%s/sessiond.pid", private_dir);
+	if ((fd = new_file(log)) < 0) {
+		wperf_fail("cannot write %s: %s", log, strerror(errno));
+		return -1;
+	}
+	status = run_sessiond(pidfile, fd);
+	if (status < 0)
+		snprintf(why, sizeof(why), "cannot run lttng-sessiond: %s", strerror(errno));
+	close(fd);
+	if (status != 0 || wperf_lttng_session_count() < 0) {
+		if (status > 0 || !why[0])
+			snprintf(why, sizeof(why), "exit status %d", status);
+		last_line(log, why, sizeof(why));
+		wperf_fail("no lttng-sessiond is running and none could be started: %s", why);
+		return -1;
+	}
+	if ((pid = read_pid(pidfile)) < 0) {
+		wperf_fail("lttng-sessiond started but wrote no pid in %s", pidfile);
+		return -1;
+	}
+	shared_path(shared, sizeof(shared), "pid");
+	if ((fd = new_file(shared)) < 0 || !(f = fdopen(fd, "w"))) {
+		if (fd >= 0)
+			close(fd);
+		wperf_say("warning: cannot write %s: %s (the session daemon wperf started "
+			  "will not be stopped)", shared, strerror(errno));
+		return pid;
+	}
+	fprintf(f, "%ld\n", pid);
+	fclose(f);
+	return pid;
+}
+
+long wperf_ensure_sessiond(const char *private_dir)
+{
+	int lock = take_lock();
+	long pid = 0;
+
+	/* `lttng list` answers: one runs (root's, or this user's). */
+	if (wperf_lttng_session_count() < 0)
+		pid = start_sessiond(private_dir);
+	if (lock >= 0)
+		close(lock);
+	return pid;
 }
