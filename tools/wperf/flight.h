@@ -1,0 +1,47 @@
+/*
+ * tools/wperf/flight.h — the flight recorder (`wperf record --snapshot`,
+ * wperf(1)): an LTTng snapshot-mode session in overwrite mode, where
+ * LTTng's kernel tracer is missing an ftrace instance in overwrite mode
+ * beside it, and with --trigger-on an LTTng trigger that takes a snapshot
+ * whenever the application emits an event, turned into DIR/snapshot-N by
+ * the trigger watcher (`wperf _watch DIR`, watch.c). `wperf snapshot DIR`
+ * (snapshot.c) saves what it holds; `wperf stop DIR` (stop.c) removes
+ * its parts with the functions below.
+ */
+#ifndef WPERF_TOOL_FLIGHT_H
+#define WPERF_TOOL_FLIGHT_H
+
+#include "output.h"
+
+#include <stdbool.h>
+
+/* What `wperf record --snapshot` was asked for. */
+struct wperf_flight_options {
+	const char *ust_events;         /* comma-separated (default "wperf:*") */
+	unsigned buffer_kb;             /* per CPU per channel */
+	const char *trigger_on;         /* a UST event, or NULL: no trigger */
+	const char *trigger_filter;     /* an LTTng filter expression, or NULL */
+};
+
+/* Start the flight recorder of DIR `out` (made by wperf_output_prepare,
+ * the session daemon ensured): state comes filled as for a recording
+ * (output, command, plugin_path, user, sessiond_started, kernel, tracefs,
+ * session); this sets mode, running, instance, watcher and trigger_*,
+ * creates the parts, saves DIR/wperf.json and says how to take a
+ * snapshot and stop. Then runs command (NULL: none) in the foreground
+ * until it exits; the flight recorder stays. The command's exit status
+ * (0 without one), or WPERF_EXIT_FAIL after saying why, every part made
+ * removed again. */
+int wperf_flight_start(const char *out, struct wperf_state *state,
+		       const struct wperf_flight_options *opt, char *const *command);
+
+/* Ask the trigger watcher `pid` to end and wait until it has (it may be
+ * taking a snapshot from the session and instance removed next). Nothing
+ * when pid is no trigger watcher (gone, its pid reused). */
+void wperf_flight_stop_watcher(long pid);
+
+/* Remove the ftrace instance `name` under tracefs (NULL: the usual mount
+ * point), tracing off first. false after saying why. */
+bool wperf_flight_remove_instance(const char *tracefs, const char *name);
+
+#endif /* WPERF_TOOL_FLIGHT_H */
