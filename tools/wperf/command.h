@@ -32,7 +32,8 @@ void wperf_stop_signals_ignore(void);
 int wperf_stop_signal_take(void);
 
 /* Called about every 50 ms while the command runs: false to stop the
- * recording (after saying why). */
+ * recording (the callback says why, or keeps it to say once the
+ * recording is torn down, as the last line). */
 typedef bool (*wperf_check_fn)(void *arg);
 
 /* Run argv (as user, when not NULL) in the foreground, its pid written

@@ -45,7 +45,7 @@ static char *strip(char *s)
 
 /* An absolute, normalised path (Python's os.path.abspath: no symbolic
  * links resolved), malloc'ed. */
-static char *abspath(const char *path)
+char *wperf_abspath(const char *path)
 {
 	char cwd[PATH_MAX], *joined, *out, *save = NULL;
 	size_t n = 0;
@@ -91,7 +91,7 @@ static bool is_snapshot_name(const char *name)
 
 bool wperf_recorded_command(const char *trace, char *pid, size_t pidlen)
 {
-	char *abs = abspath(trace), *text = NULL, path[PATH_MAX];
+	char *abs = wperf_abspath(trace), *text = NULL, path[PATH_MAX];
 	const char *places[2] = { trace, NULL };
 	bool ok = false;
 

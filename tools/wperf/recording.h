@@ -33,4 +33,8 @@ bool wperf_recording_mode(const char *trace, char *mode, size_t modelen);
  * wperf.json, largest N), malloc'ed; NULL after saying why. */
 char *wperf_latest_snapshot(const char *trace);
 
+/* An absolute, normalised path (Python's os.path.abspath: no symbolic
+ * links resolved), malloc'ed; NULL when out of memory. */
+char *wperf_abspath(const char *path);
+
 #endif /* WPERF_TOOL_RECORDING_H */

@@ -13,12 +13,12 @@
 #include "wperf.h"
 #include "json.h"
 #include "lttng.h"
+#include "output.h"
 #include "recording.h"
 #include "sessiond.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <lttng/lttng.h>
 #include <signal.h>
@@ -187,27 +187,8 @@ static bool remove_instance(const char *tracefs, const char *name)
 
 /* ------------------------------------------------------------ sharing */
 
-static struct {
-	const char *name;
-	gid_t gid;
-} sharing;
-
-static int share_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)ftw;
-	if (type == FTW_SL || S_ISLNK(st->st_mode))
-		return 0;
-	mode_t bits = S_ISDIR(st->st_mode) ? 0050 : 0040;
-
-	/* Group write is dropped: the group is now the user's. */
-	if (lchown(path, (uid_t)-1, sharing.gid) != 0 ||
-	    chmod(path, ((st->st_mode & 07777) & ~(mode_t)0020) | bits) != 0)
-		wperf_say("warning: cannot let %s read %s: %s", sharing.name, path, strerror(errno));
-	return 0;
-}
-
-/* Let the user the command ran as read the recording (the Python half's
- * share_with_user()): the user's group, group read (and search). */
+/* Let the user the command ran as (wperf.json's `user`) read the
+ * recording: output.c's wperf_share_with_user(). */
 static void share_with_user(const char *dir, const char *user_json)
 {
 	char name[256] = "", gid[32] = "";
@@ -216,14 +197,14 @@ static void share_with_user(const char *dir, const char *user_json)
 		{ .key = "gid", .out = gid, .outlen = sizeof(gid) },
 	};
 	char *end;
+	gid_t g;
 
 	if (!user_json[0] || !wperf_json_members(user_json, want, 2) || !want[1].found)
 		return;
-	sharing.name = name;
-	sharing.gid = (gid_t)strtoul(gid, &end, 10);
+	g = (gid_t)strtoul(gid, &end, 10);
 	if (*end)
 		return;
-	nftw(dir, share_one, 16, FTW_PHYS);
+	wperf_share_with_user(dir, name, g);
 }
 
 /* ------------------------------------------------------------ the command */

@@ -28,6 +28,7 @@ enum {
 struct wperf_paths {
 	const char *version;
 	const char *build_dir;          /* "" in the installed copy */
+	const char *libdir;             /* where meson installs wperf's libraries */
 	const char *system_plugin_dir;  /* babeltrace2's system plugin directory */
 	const char *python_half;        /* wperf-py: the subcommands still in Python */
 };

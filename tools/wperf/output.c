@@ -1,0 +1,458 @@
+/*
+ * tools/wperf/output.c — the recording directory as `wperf record` writes
+ * it (output.h): the checks that make writing into it as root safe, its
+ * private files, who the recorded command runs as and how that user gets
+ * to read the trace, and DIR/wperf.json.
+ *
+ * The checks and their one-line messages are those of the Python command
+ * (tools/wperf.py: check_output, check_directory_is_ours, check_parent,
+ * prepare_output, command_user, share_with_user, save_state): the tests
+ * and users' scripts know them. wperf.json keeps the members, order and
+ * layout of Python's json.dump(state, indent=2), so that every reader
+ * (recording.c, stop.c, the Python half, the tests) reads it unchanged.
+ */
+#include "output.h"
+#include "recording.h"
+#include "wperf.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <grp.h>
+#include <libgen.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------ checks */
+
+/* Only root's writes are an attack; the root check comes later. */
+static bool directory_is_ours(const char *path, const struct stat *st)
+{
+	if (geteuid() != 0)
+		return true;
+	if (st->st_uid != geteuid()) {
+		wperf_fail("output directory %s belongs to uid %u, not to the recorder (uid %u): "
+			   "remove it or choose another with -o", path, (unsigned)st->st_uid,
+			   (unsigned)geteuid());
+		return false;
+	}
+	if (st->st_mode & 0022) {
+		wperf_fail("output directory %s is writable by other users (mode %04o): "
+			   "remove it or choose another with -o", path, (unsigned)(st->st_mode & 07777));
+		return false;
+	}
+	return true;
+}
+
+/* Another user who can rename entries in DIR's parent could swap DIR for
+ * a link once it is made; a sticky directory such as /tmp forbids that. */
+static bool parent_is_safe(const char *out)
+{
+	char *abs, *parent;
+	struct stat st;
+	bool ok = true;
+
+	if (geteuid() != 0 || !(abs = wperf_abspath(out)))
+		return true;
+	parent = dirname(abs);
+	/* Missing: it is made, owned by the recorder. */
+	if (stat(parent, &st) == 0 && (st.st_mode & 0002) && !(st.st_mode & S_ISVTX)) {
+		wperf_fail("the directory %s is writable by every user and not sticky: "
+			   "choose an output directory elsewhere with -o", parent);
+		ok = false;
+	}
+	free(abs);
+	return ok;
+}
+
+/* 1 when directory path holds nothing, 0 when it holds something, -1
+ * with errno when it cannot be read. */
+static int is_empty_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int empty = 1;
+
+	if (!d)
+		return -1;
+	while (empty && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			empty = 0;
+	closedir(d);
+	return empty;
+}
+
+bool wperf_output_check(const char *out)
+{
+	struct stat st;
+	int empty;
+
+	if (lstat(out, &st) != 0) {
+		if (errno == ENOENT)
+			return parent_is_safe(out);
+		wperf_fail("cannot use output directory %s: %s", out, strerror(errno));
+		return false;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		wperf_fail("output directory %s is a symbolic link: give the directory itself "
+			   "with -o (wperf record does not follow links)", out);
+		return false;
+	}
+	empty = S_ISDIR(st.st_mode) ? is_empty_dir(out) : 0;
+	if (empty < 0) {
+		wperf_fail("cannot use output directory %s: %s", out, strerror(errno));
+		return false;
+	}
+	if (!empty) {
+		wperf_fail("output directory %s exists and is not empty: remove it or choose "
+			   "another with -o", out);
+		return false;
+	}
+	return directory_is_ours(out, &st) && parent_is_safe(out);
+}
+
+/* ------------------------------------------------------------ creating DIR */
+
+/* mkdir -p path, the last component with mode; 0 or -1 with errno. */
+static int make_dirs(const char *path, mode_t mode)
+{
+	char *copy = strdup(path), *parent;
+	struct stat st;
+	int rc;
+
+	if (!copy)
+		return -1;
+	parent = dirname(copy);
+	rc = 0;
+	if (strcmp(parent, path) && stat(parent, &st) != 0) {
+		rc = errno == ENOENT ? make_dirs(parent, 0777) : -1;
+	}
+	free(copy);
+	if (rc == 0 && mkdir(path, mode) != 0 && !(errno == EEXIST && mode == 0777))
+		rc = -1;
+	return rc;
+}
+
+char *wperf_output_prepare(const char *out, bool *existed)
+{
+	char private_dir[PATH_MAX];
+	struct stat st;
+	char *real;
+
+	if (!wperf_output_check(out))
+		return NULL;
+	*existed = lstat(out, &st) == 0;
+	if (!*existed) {
+		if (make_dirs(out, 0755) != 0) {
+			wperf_fail("cannot create output directory %s: %s", out, strerror(errno));
+			return NULL;
+		}
+		/* Made by us, but check what is there now, not what we asked for. */
+		if (lstat(out, &st) != 0 || S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode)) {
+			wperf_fail("output directory %s was replaced while being created: choose "
+				   "another with -o", out);
+			return NULL;
+		}
+		if (!directory_is_ours(out, &st))
+			return NULL;
+	}
+	snprintf(private_dir, sizeof(private_dir), "%s/" WPERF_PRIVATE, out);
+	if (mkdir(private_dir, 0755) != 0) {
+		wperf_fail("cannot create %s: %s", private_dir, strerror(errno));
+		wperf_output_discard(out, *existed);
+		return NULL;
+	}
+	if (!(real = realpath(out, NULL)))
+		wperf_fail("cannot use output directory %s: %s", out, strerror(errno));
+	return real;
+}
+
+static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (type == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+void wperf_output_discard(const char *out, bool existed)
+{
+	char private_dir[PATH_MAX];
+
+	snprintf(private_dir, sizeof(private_dir), "%s/" WPERF_PRIVATE, out);
+	nftw(private_dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	if (!existed)
+		rmdir(out);
+}
+
+FILE *wperf_private_file(const char *path)
+{
+	int fd;
+	FILE *f;
+
+	if (unlink(path) != 0 && errno != ENOENT)
+		return NULL;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return NULL;
+	if (!(f = fdopen(fd, "w"))) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
+	return f;
+}
+
+/* ------------------------------------------------------------ the user */
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+int wperf_command_user(const char *name, struct wperf_user *user)
+{
+	const char *said_by = "--user";
+	struct passwd *pw;
+
+	if (!name) {
+		name = getenv("SUDO_USER");
+		said_by = "SUDO_USER";
+	}
+	if (!name || !*name || geteuid() != 0)
+		return 0;
+	errno = 0;
+	pw = all_digits(name) ? getpwuid((uid_t)strtoul(name, NULL, 10)) : getpwnam(name);
+	if (!pw) {
+		wperf_fail("%s: no user named '%s' on this machine (--user root runs the "
+			   "command as root)", said_by, name);
+		return -1;
+	}
+	if (pw->pw_uid == 0)
+		return 0;
+	memset(user, 0, sizeof(*user));
+	snprintf(user->name, sizeof(user->name), "%s", pw->pw_name);
+	snprintf(user->home, sizeof(user->home), "%s", pw->pw_dir);
+	user->uid = pw->pw_uid;
+	user->gid = pw->pw_gid;
+	user->ngroups = (int)(sizeof(user->groups) / sizeof(user->groups[0]));
+	if (getgrouplist(user->name, user->gid, user->groups, &user->ngroups) < 0) {
+		/* More than fit: the first ones, the primary group among them. */
+		user->ngroups = (int)(sizeof(user->groups) / sizeof(user->groups[0]));
+	}
+	if (!strcmp(said_by, "SUDO_USER"))
+		wperf_say("the command runs as %s (who ran sudo; --user root keeps root), "
+			  "the tracer as root", user->name);
+	return 1;
+}
+
+static struct {
+	const char *name;
+	gid_t gid;
+} sharing;
+
+static int share_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	mode_t bits;
+
+	(void)ftw;
+	if (type == FTW_SL || S_ISLNK(st->st_mode))
+		return 0;
+	bits = S_ISDIR(st->st_mode) ? 0050 : 0040;
+	/* Group write is dropped: the group is now the user's. */
+	if (lchown(path, (uid_t)-1, sharing.gid) != 0 ||
+	    chmod(path, ((st->st_mode & 07777) & ~(mode_t)0020) | bits) != 0)
+		wperf_say("warning: cannot let %s read %s: %s", sharing.name, path, strerror(errno));
+	return 0;
+}
+
+void wperf_share_with_user(const char *dir, const char *name, gid_t gid)
+{
+	sharing.name = name;
+	sharing.gid = gid;
+	nftw(dir, share_one, 16, FTW_PHYS);
+}
+
+/* ------------------------------------------------------------ DIR/wperf.json */
+
+/* A JSON string: the escapes of Python's json.dump; bytes above 0x7f as
+ * they are (UTF-8 stays UTF-8). NULL is null. */
+static void put_string(FILE *f, const char *s)
+{
+	if (!s) {
+		fputs("null", f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		switch (c) {
+		case '"': fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\r': fputs("\\r", f); break;
+		case '\t': fputs("\\t", f); break;
+		case '\b': fputs("\\b", f); break;
+		case '\f': fputs("\\f", f); break;
+		default:
+			if (c < 0x20)
+				fprintf(f, "\\u%04x", c);
+			else
+				fputc(c, f);
+		}
+	}
+	fputc('"', f);
+}
+
+/* A member "key": value at the given indent, after the previous one. */
+static void put_key(FILE *f, const char *key, int indent, bool *first)
+{
+	fprintf(f, "%s\n%*s", *first ? "" : ",", indent, "");
+	*first = false;
+	put_string(f, key);
+	fputs(": ", f);
+}
+
+static void put_number(FILE *f, long n)
+{
+	if (n < 0)
+		fputs("null", f);
+	else
+		fprintf(f, "%ld", n);
+}
+
+static void put_command(FILE *f, char *const *command)
+{
+	if (!command || !command[0]) {
+		fputs("[]", f);
+		return;
+	}
+	fputc('[', f);
+	for (size_t i = 0; command[i]; i++) {
+		fprintf(f, "%s\n    ", i ? "," : "");
+		put_string(f, command[i]);
+	}
+	fputs("\n  ]", f);
+}
+
+static void put_user(FILE *f, const struct wperf_user *u)
+{
+	bool first = true;
+
+	if (!u) {
+		fputs("null", f);
+		return;
+	}
+	fputc('{', f);
+	put_key(f, "name", 4, &first);
+	put_string(f, u->name);
+	put_key(f, "uid", 4, &first);
+	fprintf(f, "%u", (unsigned)u->uid);
+	put_key(f, "gid", 4, &first);
+	fprintf(f, "%u", (unsigned)u->gid);
+	put_key(f, "groups", 4, &first);
+	fputc('[', f);
+	for (int i = 0; i < u->ngroups; i++)
+		fprintf(f, "%s\n      %u", i ? "," : "", (unsigned)u->groups[i]);
+	fputs(u->ngroups ? "\n    ]" : "]", f);
+	put_key(f, "home", 4, &first);
+	put_string(f, u->home);
+	fputs("\n  }", f);
+}
+
+/* The flight recorder's members, in the order the Python half added them. */
+static void put_flight(FILE *f, const struct wperf_state *s, bool *first)
+{
+	put_key(f, "running", 2, first);
+	fputs(s->running ? "true" : "false", f);
+	if (s->instance) {
+		put_key(f, "instance", 2, first);
+		put_string(f, s->instance);
+	}
+	if (s->trigger_name) {
+		bool tfirst = true;
+
+		put_key(f, "trigger", 2, first);
+		fputc('{', f);
+		put_key(f, "name", 4, &tfirst);
+		put_string(f, s->trigger_name);
+		put_key(f, "event", 4, &tfirst);
+		put_string(f, s->trigger_event);
+		put_key(f, "filter", 4, &tfirst);
+		put_string(f, s->trigger_filter);
+		fputs("\n  }", f);
+	}
+	if (s->watcher >= 0) {
+		put_key(f, "watcher", 2, first);
+		put_number(f, s->watcher);
+	}
+}
+
+static void put_state(FILE *f, const struct wperf_state *s)
+{
+	bool first = true;
+
+	fputc('{', f);
+	put_key(f, "version", 2, &first);
+	fputs("1", f);
+	put_key(f, "output", 2, &first);
+	put_string(f, s->output);
+	put_key(f, "command", 2, &first);
+	put_command(f, s->command);
+	put_key(f, "plugin_path", 2, &first);
+	put_string(f, s->plugin_path);
+	put_key(f, "snapshots", 2, &first);
+	put_number(f, s->snapshots);
+	put_key(f, "user", 2, &first);
+	put_user(f, s->user);
+	put_key(f, "sessiond_started", 2, &first);
+	put_number(f, s->sessiond_started);
+	put_key(f, "kernel", 2, &first);
+	put_string(f, s->kernel);
+	put_key(f, "tracefs", 2, &first);
+	put_string(f, s->tracefs);
+	put_key(f, "session", 2, &first);
+	put_string(f, s->session);
+	put_key(f, "mode", 2, &first);
+	put_string(f, s->mode);
+	if (s->mode && !strcmp(s->mode, "flight-recorder"))
+		put_flight(f, s, &first);
+	fputs("\n}\n", f);
+}
+
+bool wperf_state_save(const char *out, const struct wperf_state *state)
+{
+	char tmp[PATH_MAX], path[PATH_MAX];
+	FILE *f;
+	bool ok;
+
+	snprintf(tmp, sizeof(tmp), "%s/" WPERF_PRIVATE "/" WPERF_STATE ".tmp", out);
+	snprintf(path, sizeof(path), "%s/" WPERF_STATE, out);
+	if (!(f = wperf_private_file(tmp))) {
+		wperf_fail("cannot write %s: %s", tmp, strerror(errno));
+		return false;
+	}
+	put_state(f, state);
+	ok = !ferror(f);
+	if (fclose(f) != 0 || !ok || rename(tmp, path) != 0) {
+		wperf_fail("cannot write %s: %s", path, strerror(errno ? errno : EIO));
+		unlink(tmp);
+		return false;
+	}
+	return true;
+}
