@@ -1,5 +1,7 @@
 /*
- * tools/wperf/bt-graph.c — babeltrace2 graphs in-process (bt-graph.h).
+ * tools/wperf/bt-graph.c — babeltrace2 graphs in-process (bt-graph.h):
+ * `babeltrace2 INPUT... -c SINK` (wperf_bt_run) and `babeltrace2 -c SOURCE
+ * -c SINK` (wperf_bt_run_source).
  *
  * The graph is the one babeltrace2(1)'s `convert` command builds for
  * `babeltrace2 INPUT... -c SINK`, so that a report is the same either way:
@@ -39,7 +41,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#define MODULE "wperf report"
+#define MODULE "wperf"
 #define CAUSE(...) BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_UNKNOWN(MODULE, __VA_ARGS__)
 
 /* The CLI's default log level, for the library and the components. */
@@ -55,9 +57,7 @@ static char timeout_message[4096];
 static void on_sigint(int sig)
 {
 	(void)sig;
-	interrupted = 1;
-	if (interrupter)
-		bt_interrupter_set(interrupter);
+	wperf_bt_interrupt();
 }
 
 static void on_timeout(int sig)
@@ -68,6 +68,13 @@ static void on_timeout(int sig)
 
 	(void)unused;
 	_exit(1);
+}
+
+void wperf_bt_interrupt(void)
+{
+	interrupted = 1;
+	if (interrupter)
+		bt_interrupter_set(interrupter);
 }
 
 void wperf_bt_handle_sigint(void)
@@ -420,7 +427,7 @@ error:
 
 /* Connect every output port of src to a new input port of the muxer. */
 static int connect_to_muxer(bt_graph *g, const bt_component_source *src,
-			    const bt_component_filter *muxer)
+			    const bt_component_filter *muxer, const char *what)
 {
 	for (uint64_t i = 0; i < bt_component_source_get_output_port_count(src); i++) {
 		const bt_port_output *out = bt_component_source_borrow_output_port_by_index_const(src, i);
@@ -435,11 +442,27 @@ static int connect_to_muxer(bt_graph *g, const bt_component_source *src,
 			}
 		}
 		if (!in || bt_graph_connect_ports(g, out, in, NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
-			CAUSE("Cannot connect a port of source.ctf.fs to filter.utils.muxer.");
+			CAUSE("Cannot connect a port of %s to filter.utils.muxer.", what);
 			return -1;
 		}
 	}
 	return 0;
+}
+
+/* Run a built graph to its end, an error, or an interruption. */
+static enum wperf_run_status run_graph(bt_graph *g)
+{
+	for (;;) {
+		bt_graph_run_status rs = bt_graph_run(g);
+
+		if (interrupted)
+			return WPERF_RUN_INTERRUPTED;
+		if (rs == BT_GRAPH_RUN_STATUS_OK)
+			return WPERF_RUN_OK;
+		if (rs != BT_GRAPH_RUN_STATUS_AGAIN)
+			return WPERF_RUN_FAILED;
+		usleep(100000);     /* the CLI's retry delay */
+	}
 }
 
 /* Build and run the graph; the run status. */
@@ -498,7 +521,7 @@ static enum wperf_run_status build_and_run(const struct wperf_bt *bt, struct dis
 		goto end;
 	}
 	for (size_t i = 0; i < d->n; i++)
-		if (connect_to_muxer(g, sources[i], muxer))
+		if (connect_to_muxer(g, sources[i], muxer, "source.ctf.fs"))
 			goto end;
 	if (bt_graph_connect_ports(g, bt_component_filter_borrow_output_port_by_index_const(muxer, 0),
 				   bt_component_sink_borrow_input_port_by_index_const(sink, 0),
@@ -506,21 +529,7 @@ static enum wperf_run_status build_and_run(const struct wperf_bt *bt, struct dis
 		CAUSE("Cannot connect filter.utils.muxer to %s.", name);
 		goto end;
 	}
-	for (;;) {
-		bt_graph_run_status rs = bt_graph_run(g);
-
-		if (interrupted) {
-			status = WPERF_RUN_INTERRUPTED;
-			break;
-		}
-		if (rs == BT_GRAPH_RUN_STATUS_OK) {
-			status = WPERF_RUN_OK;
-			break;
-		}
-		if (rs != BT_GRAPH_RUN_STATUS_AGAIN)
-			break;
-		usleep(100000);     /* the CLI's retry delay */
-	}
+	status = run_graph(g);
 end:
 	free(sources);
 	bt_graph_put_ref(g);
@@ -576,4 +585,115 @@ void wperf_run_fini(struct wperf_run *run)
 		bt_error_release(run->error);
 	free(run->log);
 	memset(run, 0, sizeof(*run));
+}
+
+/* ------------------------------------------------------------ source -> sink */
+
+/* Add the component `type`.`plugin`.`cls` named as the CLI names an
+ * unnamed one (its full class name); NULL after appending a cause. */
+static const void *add_component(bt_graph *g, char type, const bt_plugin *plugin,
+				 const char *cls, const bt_value *params)
+{
+	const char *kind = type == 's' ? "source" : "sink";
+	const void *comp = NULL;
+	char name[256];
+	int rc = -1;
+
+	snprintf(name, sizeof(name), "%s.%s.%s", kind, bt_plugin_get_name(plugin), cls);
+	if (type == 's') {
+		const bt_component_class_source *c =
+			bt_plugin_borrow_source_component_class_by_name_const(plugin, cls);
+
+		if (c)
+			rc = (int)bt_graph_add_source_component(g, c, name, params, LOG_LEVEL,
+								(const bt_component_source **)&comp);
+	} else {
+		const bt_component_class_sink *c =
+			bt_plugin_borrow_sink_component_class_by_name_const(plugin, cls);
+
+		if (c)
+			rc = (int)bt_graph_add_sink_component(g, c, name, params, LOG_LEVEL,
+							      (const bt_component_sink **)&comp);
+	}
+	if (rc == -1)
+		CAUSE("No component class %s in plugin `%s`.", name, bt_plugin_get_name(plugin));
+	else if (rc != BT_GRAPH_ADD_COMPONENT_STATUS_OK)
+		CAUSE("Cannot create component: plugin-name=\"%s\", comp-cls-name=\"%s\", "
+		      "comp-name=\"%s\"", bt_plugin_get_name(plugin), cls, name);
+	return rc == BT_GRAPH_ADD_COMPONENT_STATUS_OK ? comp : NULL;
+}
+
+/* Build source -> muxer -> sink in g and run it. */
+static enum wperf_run_status build_source_graph(bt_graph *g, const struct wperf_bt *bt,
+						const bt_plugin *src_plugin, const char *src_class,
+						const bt_value *src_params,
+						const bt_plugin *sink_plugin, const char *sink_class,
+						const bt_value *sink_params)
+{
+	const bt_component_class_filter *muxer_cls =
+		bt_plugin_borrow_filter_component_class_by_name_const(bt->utils, "muxer");
+	const bt_component_source *src;
+	const bt_component_filter *muxer = NULL;
+	const bt_component_sink *sink;
+	char what[256];
+
+	/* Created in the CLI's order: source, filter, sink. */
+	if (!(src = add_component(g, 's', src_plugin, src_class, src_params)))
+		return WPERF_RUN_FAILED;
+	if (!muxer_cls || bt_graph_add_filter_component(g, muxer_cls, "muxer", NULL, LOG_LEVEL,
+							&muxer) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+		CAUSE("Cannot create component: filter.utils.muxer");
+		return WPERF_RUN_FAILED;
+	}
+	if (!(sink = add_component(g, 'k', sink_plugin, sink_class, sink_params)))
+		return WPERF_RUN_FAILED;
+	snprintf(what, sizeof(what), "source.%s.%s", bt_plugin_get_name(src_plugin), src_class);
+	if (connect_to_muxer(g, src, muxer, what))
+		return WPERF_RUN_FAILED;
+	if (bt_graph_connect_ports(g, bt_component_filter_borrow_output_port_by_index_const(muxer, 0),
+				   bt_component_sink_borrow_input_port_by_index_const(sink, 0),
+				   NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
+		CAUSE("Cannot connect filter.utils.muxer to sink.%s.%s.",
+		      bt_plugin_get_name(sink_plugin), sink_class);
+		return WPERF_RUN_FAILED;
+	}
+	return run_graph(g);
+}
+
+enum wperf_run_status wperf_bt_run_source(const struct wperf_bt *bt,
+					  const bt_plugin *source_plugin,
+					  const char *source_class,
+					  const bt_value *source_params,
+					  const bt_plugin *sink_plugin, const char *sink_class,
+					  const bt_value *sink_params, bool capture,
+					  struct wperf_run *run)
+{
+	struct capture c = { .memfd = -1 };
+	bt_graph *g;
+
+	memset(run, 0, sizeof(*run));
+	bt_current_thread_clear_error();
+	if (capture)
+		capture_begin(&c);
+	if (!(g = bt_graph_create(0))) {
+		CAUSE("Cannot create the graph (out of memory).");
+		run->status = WPERF_RUN_FAILED;
+	} else {
+		bt_graph_add_interrupter(g, interrupter);
+		run->status = build_source_graph(g, bt, source_plugin, source_class,
+						 source_params, sink_plugin, sink_class,
+						 sink_params);
+	}
+	/* Destroyed before the log is taken: finalizing writes too. */
+	bt_graph_put_ref(g);
+	if (capture) {
+		run->log = capture_end(&c, &run->loglen);
+	} else {
+		run->log = strdup("");
+		run->loglen = 0;
+	}
+	if (run->status != WPERF_RUN_OK)
+		run->error = bt_current_thread_take_error();
+	bt_current_thread_clear_error();
+	return run->status;
 }

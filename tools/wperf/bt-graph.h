@@ -62,6 +62,12 @@ enum wperf_run_status wperf_bt_run_source(const struct wperf_bt *bt,
 					  const bt_value *sink_params, bool capture,
 					  struct wperf_run *run);
 
+/* Interrupt the running graph (from a signal handler or another thread:
+ * async-signal-safe), as SIGINT does below. The graph stops before its
+ * next consume, with no end of stream: a source that must end its trace
+ * cleanly (source.wperf.tracefs) takes its own stop signals instead. */
+void wperf_bt_interrupt(void);
+
 /* SIGINT interrupts the running graph (wperf_bt_run returns
  * WPERF_RUN_INTERRUPTED); a second SIGINT kills. Call once. */
 void wperf_bt_handle_sigint(void);
