@@ -4,7 +4,7 @@
 # wait-for graph (wPerf, OSDI'18). The manual is wperf(1) (doc/wperf.1.md).
 #
 # The command users run is bin/wperf, in C (tools/wperf/): it does `wperf
-# report` and `wperf stop` itself and hands record, snapshot, top and diff,
+# report`, `wperf stop` and `wperf snapshot` itself and hands record, top and diff,
 # with their arguments unchanged, to this program, a private one
 # (libexec/wperf/wperf-py; build/tools/wperf-py in a build tree). Those subcommands move to C on
 # liblttng-ctl one at a time; `wperf diff` stays here (tools/wperf_diff.py
@@ -1349,20 +1349,6 @@ def flight_state(dirname):
     return out, state
 
 
-def cmd_snapshot(args):
-    out, state = flight_state(args.dir)
-    need_program("lttng", "lttng-tools")
-    if os.geteuid() != 0 and state["kernel"] == "tracefs":
-        raise Fail("a snapshot of kernel events needs root: run it with sudo")
-    if run(["lttng", "list", state["session"]], check=False).returncode != 0:
-        raise Fail(f"LTTng session {state['session']} is gone (lttng-sessiond "
-                   f"restarted?): stop this flight recorder with wperf stop {args.dir}")
-    snap = take_snapshot(out, state)
-    print(snap)
-    say(f"snapshot saved: wperf report {snap}")
-    return 0
-
-
 def teardown(state):
     """Remove everything the flight recorder left running; ignore what is
     already gone, so that stop always ends in a clean state."""
@@ -1420,11 +1406,10 @@ def stdout_closed():
 
 USAGE = """\
 wperf's Python half: bin/wperf runs it for the subcommands below (and does
-`wperf report` and `wperf stop` itself).
+`wperf report`, `wperf stop` and `wperf snapshot` itself).
 
 usage: wperf record [-o DIR] [--stacks] [OPTIONS] [-- COMMAND [ARG...]]
        wperf record --snapshot [-o DIR] [--trigger-on EVENT] [OPTIONS] [-- COMMAND...]
-       wperf snapshot DIR
        wperf top [--every DURATION] [--duration SECONDS] [--format text|json]
                  [--output FILE] [--pids LIST | --comms LIST] [--params STR]
        wperf diff [--format text|json] [--fail-if-knot-grows PCT] [--min-change PCT]
@@ -1436,7 +1421,6 @@ Record a program's kernel and LTTng-UST events, and report the knots
 commands:
   record    record kernel + UST events into DIR until COMMAND exits (or Ctrl-C);
             with --snapshot: start a flight recorder and return
-  snapshot  save what the flight recorder of DIR holds into DIR/snapshot-N
   top       watch the running system: the knots of the last period and of the run so
             far, every --every (an LTTng live session; ftrace without lttng-modules)
   diff      compare two JSON reports (before/after): knots, edges, wait lengths
@@ -1494,11 +1478,6 @@ def build_parsers():
     rec.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND",
                      help="the program to record, after --")
 
-    snap = Parser(prog="wperf snapshot", description=(
-        "Save what the flight recorder of DIR holds into DIR/snapshot-N "
-        "(kernel/ and ust/), after regenerating LTTng's statedump."))
-    snap.add_argument("dir", metavar="DIR")
-
     top = Parser(prog="wperf top", description=(
         "Watch the running system: an LTTng live session (lttng-relayd, "
         "`lttng create --live`, the wperf profile's events) read by babeltrace2's "
@@ -1527,7 +1506,7 @@ def build_parsers():
 
     watch = Parser(prog="wperf _watch")
     watch.add_argument("dir")
-    return {"record": rec, "snapshot": snap, "top": top, "_watch": watch}
+    return {"record": rec, "top": top, "_watch": watch}
 
 
 def load_module(name):
@@ -1561,7 +1540,7 @@ def main(argv):
         return 0
     if argv[0] == "diff":
         return load_diff().main(argv[1:])
-    if argv[0] in ("report", "stop"):
+    if argv[0] in ("report", "stop", "snapshot"):
         raise Fail(f"wperf {argv[0]} is done by the wperf command itself (bin/wperf), "
                    f"not by its Python half: run wperf {argv[0]}")
     sub = parsers.get(argv[0])
@@ -1574,8 +1553,7 @@ def main(argv):
             raise Fail(f"wperf record: unexpected `{args.command[0]}`: "
                        "put the command after -- (wperf record -o DIR -- COMMAND)")
         return cmd_record(args)
-    return {"snapshot": cmd_snapshot, "top": cmd_top,
-            "_watch": cmd_watch}[argv[0]](args)
+    return {"top": cmd_top, "_watch": cmd_watch}[argv[0]](args)
 
 
 if __name__ == "__main__":

@@ -11,8 +11,10 @@
 #ifndef WPERF_TOOL_FLIGHT_H
 #define WPERF_TOOL_FLIGHT_H
 
+#include "json.h"
 #include "output.h"
 
+#include <limits.h>
 #include <stdbool.h>
 
 /* What `wperf record --snapshot` was asked for. */
@@ -43,5 +45,30 @@ void wperf_flight_stop_watcher(long pid);
 /* Remove the ftrace instance `name` under tracefs (NULL: the usual mount
  * point), tracing off first. false after saying why. */
 bool wperf_flight_remove_instance(const char *tracefs, const char *name);
+
+/* ------------------------------------------------------------ snapshots
+ * (snapshot.c; `wperf snapshot` and the trigger watcher take them) */
+
+/* What DIR/wperf.json says about a flight recorder, members as written
+ * (json.h); empty when absent or null. */
+struct wperf_flight_state {
+	char *text;             /* the whole file */
+	char mode[64], running[16], session[256], kernel[16], instance[256];
+	char tracefs[PATH_MAX], plugin_path[PATH_MAX], user[4096], trigger[2048];
+	char snapshots[32];
+	struct json_want want[10];
+};
+
+/* Read DIR/wperf.json into s (freeing what s held); false after saying
+ * why. */
+bool wperf_flight_state_read(const char *out, struct wperf_flight_state *s);
+void wperf_flight_state_fini(struct wperf_flight_state *s);
+
+/* Save what the flight recorder of DIR holds into DIR/snapshot-N, N the
+ * next number, built in DIR/.wperf and renamed when whole; one snapshot
+ * at a time (DIR/.wperf/lock). With lttng_dir (a triggered LTTng
+ * snapshot), that one is used (and removed) rather than a new one. The
+ * snapshot's path (malloc'ed), or NULL after saying why. */
+char *wperf_take_snapshot(const char *out, const char *lttng_dir);
 
 #endif /* WPERF_TOOL_FLIGHT_H */

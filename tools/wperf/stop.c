@@ -2,8 +2,8 @@
  * tools/wperf/stop.c — `wperf stop DIR`: stop the flight recorder of DIR
  * (wperf(1)). Its LTTng session is destroyed and its trigger removed
  * through liblttng-ctl (lttng.c), its trigger watcher ended, its ftrace
- * instance removed, and the session daemon stopped when a wperf started
- * it and nothing else uses it (sessiond.c). The snapshots stay. It always
+ * instance removed (flight.c), and the session daemon stopped when a
+ * wperf started it and nothing else uses it (sessiond.c). The snapshots stay. It always
  * ends in a clean state: what is already gone is not an error.
  *
  * DIR/wperf.json, which `wperf record --snapshot` (the Python half) wrote,
@@ -11,6 +11,7 @@
  * rest of the file as written.
  */
 #include "wperf.h"
+#include "flight.h"
 #include "json.h"
 #include "lttng.h"
 #include "output.h"
@@ -108,83 +109,6 @@ static bool save_stopped(const char *out, const struct flight *f)
 	return true;
 }
 
-/* Whether process pid has a handler for SIGTERM (SigCgt in its status). */
-static bool catches_sigterm(long pid)
-{
-	char path[64], line[256];
-	bool found = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%ld/status", pid);
-	if (!(f = fopen(path, "r")))
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "SigCgt:", 7)) {
-			found = strtoull(line + 7, NULL, 16) & (1ull << (SIGTERM - 1));
-			break;
-		}
-	fclose(f);
-	return found;
-}
-
-/* Ask the trigger watcher (the Python half's `wperf _watch DIR`) to end,
- * and wait until it has: it may be taking a snapshot from the session and
- * instance that are removed next. A watcher just started may not have its
- * SIGTERM handler yet (the Python interpreter is still loading), and
- * SIGTERM would kill it, losing the snapshot it is there to save: wait
- * (up to 10 s) until it catches SIGTERM. */
-static void stop_watcher(long pid)
-{
-	char path[64], cmdline[4096];
-	bool is_watcher = false;
-	size_t n;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
-	if (pid <= 0 || !(f = fopen(path, "r")))
-		return;
-	n = fread(cmdline, 1, sizeof(cmdline) - 1, f);
-	fclose(f);
-	cmdline[n] = '\0';
-	for (size_t i = 0; i < n; i += strlen(cmdline + i) + 1)
-		if (!strcmp(cmdline + i, "_watch"))
-			is_watcher = true;
-	for (int i = 0; is_watcher && i < 200 && !catches_sigterm(pid); i++)
-		nanosleep(&(struct timespec){ .tv_nsec = 50000000 }, NULL);
-	if (!is_watcher || kill((pid_t)pid, SIGTERM) != 0)
-		return;     /* gone, and the pid taken by another process */
-	for (int i = 0; i < 600; i++) {
-		waitpid((pid_t)pid, NULL, WNOHANG);    /* when it is our child */
-		if (kill((pid_t)pid, 0) != 0)
-			return;
-		nanosleep(&(struct timespec){ .tv_nsec = 100000000 }, NULL);
-	}
-	kill((pid_t)pid, SIGKILL);  /* its half-built snapshot is not kept */
-}
-
-/* Remove the flight recorder's ftrace instance, tracing off first. */
-static bool remove_instance(const char *tracefs, const char *name)
-{
-	char inst[PATH_MAX], on[PATH_MAX + 16];
-	struct stat st;
-	FILE *f;
-
-	snprintf(inst, sizeof(inst), "%s/instances/%s", tracefs ? tracefs : "/sys/kernel/tracing",
-		 name);
-	if (stat(inst, &st) != 0 || !S_ISDIR(st.st_mode))
-		return true;
-	snprintf(on, sizeof(on), "%s/tracing_on", inst);
-	if ((f = fopen(on, "w"))) {
-		fputs("0", f);
-		fclose(f);
-	}
-	if (rmdir(inst) != 0) {
-		wperf_fail("cannot remove the ftrace instance %s: %s", inst, strerror(errno));
-		return false;
-	}
-	return true;
-}
-
 /* ------------------------------------------------------------ sharing */
 
 /* Let the user the command ran as (wperf.json's `user`) read the
@@ -266,13 +190,13 @@ int wperf_cmd_stop(int argc, char **argv)
 		goto end;
 	/* Everything the flight recorder left running; what is gone is fine. */
 	if (f.want[5].found && !f.want[5].is_string && strcmp(f.watcher, "null"))
-		stop_watcher(strtol(f.watcher, NULL, 10));
+		wperf_flight_stop_watcher(strtol(f.watcher, NULL, 10));
 	trigger_json = f.want[6].found && f.trigger[0] == '{' ? f.trigger : NULL;
 	if (trigger_json && wperf_json_members(trigger_json, &tw, 1) && trigger_name[0])
 		wperf_lttng_remove_trigger(trigger_name);
 	if ((name = str(&f, 2)))
 		wperf_lttng_destroy_session(name);
-	if (str(&f, 3) && !remove_instance(str(&f, 4), str(&f, 3)))
+	if (str(&f, 3) && !wperf_flight_remove_instance(str(&f, 4), str(&f, 3)))
 		goto end;
 	wperf_stop_sessiond_if_ours();
 	share_with_user(dir, f.want[7].found && f.user[0] == '{' ? f.user : "");

@@ -48,5 +48,8 @@ char *wperf_plugin_dir(const char *option);
 /* The subcommands written in C: argv[0] is the subcommand's name. */
 int wperf_cmd_report(int argc, char **argv);
 int wperf_cmd_stop(int argc, char **argv);
+int wperf_cmd_snapshot(int argc, char **argv);
+/* `wperf _watch DIR`: the flight recorder's trigger watcher (watch.c). */
+int wperf_cmd_watch(int argc, char **argv);
 
 #endif /* WPERF_TOOL_H */

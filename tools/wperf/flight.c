@@ -1,0 +1,382 @@
+/*
+ * tools/wperf/flight.c — starting the flight recorder (`wperf record
+ * --snapshot`, flight.h) and removing the parts it owns outside the LTTng
+ * session: its ftrace instance and its trigger watcher.
+ *
+ * Where LTTng's kernel tracer is missing, the kernel half is a persistent
+ * ftrace instance in overwrite mode that `wperf snapshot` reads through
+ * source.wperf.tracefs (snapshot=true). It is written through tracefs
+ * files opened relative to the instance's directory, never following a
+ * link. The trigger watcher is this same binary run again as `wperf
+ * _watch DIR` (watch.c), in its own session, its output in
+ * DIR/.wperf/watcher.log: `wperf stop` (stop.c) finds it by that
+ * command line and waits until it has caught SIGTERM.
+ */
+#include "flight.h"
+#include "command.h"
+#include "lttng.h"
+#include "recording.h"
+#include "sessiond.h"
+#include "wperf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The events source.wperf.tracefs decodes, in ftrace's names: the table
+ * of plugin/tracefs-layout.c (keep them in step). The first
+ * FTRACE_REQUIRED are required (sched_waking is not: kernels before 4.3
+ * lack it). */
+#define FTRACE_REQUIRED 7
+static const char *const ftrace_events[] = {
+	"sched/sched_switch", "sched/sched_wakeup", "sched/sched_wakeup_new",
+	"sched/sched_process_fork", "sched/sched_process_exec",
+	"sched/sched_process_exit", "sched/sched_process_free",
+	"sched/sched_waking",
+	"irq/irq_handler_entry", "irq/irq_handler_exit", "irq/softirq_entry",
+	"irq/softirq_exit", "irq/softirq_raise",
+	"timer/hrtimer_expire_entry", "timer/hrtimer_expire_exit",
+	"timer/timer_expire_entry", "timer/timer_expire_exit",
+	"block/block_rq_insert", "block/block_rq_issue", "block/block_rq_complete",
+	"net/net_dev_xmit", "net/netif_receive_skb",
+	"task/task_newtask",
+};
+
+static void sleep_ms(long ms)
+{
+	nanosleep(&(struct timespec){ .tv_sec = ms / 1000, .tv_nsec = ms % 1000 * 1000000 },
+		  NULL);
+}
+
+/* ------------------------------------------------------------ the ftrace instance */
+
+/* Write value into the tracefs file path (relative to the instance dir).
+ * 0, or errno (ENOENT: this kernel has no such file). */
+static int write_file(int dir, const char *path, const char *value)
+{
+	int fd = openat(dir, path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t n;
+	int err;
+
+	if (fd < 0)
+		return errno;
+	n = write(fd, value, strlen(value));
+	err = n < 0 ? errno : 0;
+	close(fd);
+	return err;
+}
+
+/* The instance's settings and events; false after saying why. */
+static bool set_up_instance(int dir, const char *inst, unsigned buffer_kb)
+{
+	static const char *const settings[][2] = {
+		{ "tracing_on", "0" }, { "trace_clock", "mono" },    /* LTTng's clock */
+		{ "buffer_size_kb", NULL }, { "options/overwrite", "1" },
+	};
+	char kb[32], path[128];
+	int err;
+
+	snprintf(kb, sizeof(kb), "%u", buffer_kb);
+	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++)
+		if ((err = write_file(dir, settings[i][0], settings[i][1] ? settings[i][1] : kb)))
+			goto fail_setting;
+	/* Keeps tid -> tgid in saved_tgids for threads gone by snapshot time. */
+	if ((err = write_file(dir, "options/record-tgid", "1")) && err != ENOENT)
+		goto fail_setting;
+	for (size_t i = 0; i < sizeof(ftrace_events) / sizeof(ftrace_events[0]); i++) {
+		snprintf(path, sizeof(path), "events/%s/enable", ftrace_events[i]);
+		err = write_file(dir, path, "1");
+		if (err == ENOENT && i >= FTRACE_REQUIRED)
+			continue;
+		if (err == ENOENT) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "%s", ftrace_events[i]);
+			*strchr(name, '/') = ':';
+			wperf_fail("this kernel has no %s tracepoint, which the analysis needs", name);
+			return false;
+		}
+		if (err) {
+			wperf_fail("cannot write %s/%s: %s", inst, path, strerror(err));
+			return false;
+		}
+	}
+	if ((err = write_file(dir, "tracing_on", "1"))) {
+		wperf_fail("cannot write %s/tracing_on: %s", inst, strerror(err));
+		return false;
+	}
+	return true;
+fail_setting:
+	wperf_fail("cannot set up the ftrace instance %s: %s", inst, strerror(err));
+	return false;
+}
+
+/* A persistent ftrace instance in overwrite mode, recording the events
+ * source.wperf.tracefs decodes, on the "mono" clock like LTTng. false
+ * after saying why (nothing left behind). */
+static bool create_instance(const char *tracefs, const char *name, unsigned buffer_kb)
+{
+	char inst[PATH_MAX];
+	int dir;
+	bool ok;
+
+	snprintf(inst, sizeof(inst), "%s/instances/%s", tracefs, name);
+	if (mkdir(inst, 0755) != 0) {
+		if (errno == EEXIST)
+			wperf_fail("ftrace instance %s already exists: stop that flight recorder "
+				   "first (wperf stop DIR, or rmdir %s)", name, inst);
+		else
+			wperf_fail("cannot create the ftrace instance %s: %s", inst, strerror(errno));
+		return false;
+	}
+	dir = open(inst, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	ok = dir >= 0 && set_up_instance(dir, inst, buffer_kb);
+	if (dir < 0)
+		wperf_fail("cannot open the ftrace instance %s: %s", inst, strerror(errno));
+	if (dir >= 0)
+		close(dir);
+	if (!ok)
+		rmdir(inst);
+	return ok;
+}
+
+bool wperf_flight_remove_instance(const char *tracefs, const char *name)
+{
+	char inst[PATH_MAX];
+	struct stat st;
+	int dir;
+
+	snprintf(inst, sizeof(inst), "%s/instances/%s", tracefs ? tracefs : "/sys/kernel/tracing",
+		 name);
+	if (lstat(inst, &st) != 0 || !S_ISDIR(st.st_mode))
+		return true;
+	if ((dir = open(inst, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
+		write_file(dir, "tracing_on", "0");
+		close(dir);
+	}
+	if (rmdir(inst) != 0) {
+		wperf_fail("cannot remove the ftrace instance %s: %s", inst, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------ the trigger watcher */
+
+/* Start `wperf _watch DIR`: this binary again, in a session of its own
+ * (a terminal's Ctrl-C is not for it), its output in
+ * DIR/.wperf/watcher.log. Its pid, or -1 after saying why. */
+static long start_watcher(const char *out)
+{
+	char log[PATH_MAX];
+	char *argv[] = { "wperf", "_watch", (char *)out, NULL };
+	extern char **environ;
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none, defaults;
+	pid_t pid;
+	int fd, err;
+
+	snprintf(log, sizeof(log), "%s/" WPERF_PRIVATE "/watcher.log", out);
+	unlink(log);
+	if ((fd = open(log, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0) {
+		wperf_fail("cannot write %s: %s", log, strerror(errno));
+		return -1;
+	}
+	sigemptyset(&none);
+	sigemptyset(&defaults);
+	sigaddset(&defaults, SIGINT);
+	sigaddset(&defaults, SIGTERM);
+	sigaddset(&defaults, SIGHUP);
+	sigaddset(&defaults, SIGPIPE);
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &defaults);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
+				 POSIX_SPAWN_SETSIGDEF);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, fd, 1);
+	posix_spawn_file_actions_adddup2(&fa, fd, 2);
+	err = posix_spawn(&pid, "/proc/self/exe", &fa, &attr, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	close(fd);
+	if (err) {
+		wperf_fail("cannot start the trigger watcher: %s", strerror(err));
+		return -1;
+	}
+	return pid;
+}
+
+/* Whether process pid has a handler for SIGTERM (SigCgt in its status). */
+static bool catches_sigterm(long pid)
+{
+	char path[64], line[256];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", pid);
+	if (!(f = fopen(path, "r")))
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "SigCgt:", 7)) {
+			found = strtoull(line + 7, NULL, 16) & (1ull << (SIGTERM - 1));
+			break;
+		}
+	fclose(f);
+	return found;
+}
+
+/* Whether pid's command line has the argument `_watch`. */
+static bool is_watcher(long pid)
+{
+	char path[64], cmdline[4096];
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
+	if (pid <= 0 || !(f = fopen(path, "r")))
+		return false;
+	n = fread(cmdline, 1, sizeof(cmdline) - 1, f);
+	fclose(f);
+	cmdline[n] = '\0';
+	for (size_t i = 0; i < n; i += strlen(cmdline + i) + 1)
+		if (!strcmp(cmdline + i, "_watch"))
+			return true;
+	return false;
+}
+
+/* A watcher just started may not have its SIGTERM handler yet, and
+ * SIGTERM would kill it, losing the snapshot it is there to save: wait
+ * (up to 10 s) until it catches SIGTERM. Then wait (up to 60 s) for it to
+ * end; past that it is killed (its half-built snapshot is not kept). */
+void wperf_flight_stop_watcher(long pid)
+{
+	if (!is_watcher(pid))
+		return;
+	for (int i = 0; i < 200 && !catches_sigterm(pid); i++) {
+		waitpid((pid_t)pid, NULL, WNOHANG);    /* when it is our child */
+		if (kill((pid_t)pid, 0) != 0)
+			return;
+		sleep_ms(50);
+	}
+	if (kill((pid_t)pid, SIGTERM) != 0)
+		return;     /* gone, and the pid taken by another process */
+	for (int i = 0; i < 600; i++) {
+		waitpid((pid_t)pid, NULL, WNOHANG);
+		if (kill((pid_t)pid, 0) != 0)
+			return;
+		sleep_ms(100);
+	}
+	kill((pid_t)pid, SIGKILL);
+}
+
+/* ------------------------------------------------------------ starting */
+
+/* Remove every part made so far; what is already gone is fine. */
+static void teardown(const struct wperf_state *state)
+{
+	if (state->watcher > 0)
+		wperf_flight_stop_watcher(state->watcher);
+	if (state->trigger_name)
+		wperf_lttng_remove_trigger(state->trigger_name);
+	wperf_lttng_destroy_session(state->session);
+	if (state->instance)
+		wperf_flight_remove_instance(state->tracefs, state->instance);
+	wperf_stop_sessiond_if_ours();
+}
+
+/* The LTTng half: the snapshot session (its default output, where
+ * triggered snapshots land, DIR/.wperf/triggered), the trigger, started.
+ * false after saying why. */
+static bool start_session(const char *out, struct wperf_state *state,
+			  const struct wperf_flight_options *opt, char *trigger, size_t len)
+{
+	char triggered[PATH_MAX], why[1024];
+
+	snprintf(triggered, sizeof(triggered), "%s/" WPERF_PRIVATE "/triggered", out);
+	if (wperf_lttng_create_session(state->session, WPERF_SESSION_SNAPSHOT, triggered,
+				       !strcmp(state->kernel, "lttng"), opt->ust_events,
+				       opt->buffer_kb, false, why, sizeof(why)))
+		goto fail;
+	if (opt->trigger_on) {
+		snprintf(trigger, len, "%s-trigger", state->session);
+		if (wperf_lttng_add_snapshot_trigger(trigger, state->session, opt->trigger_on,
+						     opt->trigger_filter, why, sizeof(why)))
+			goto fail;
+		state->trigger_name = trigger;
+		state->trigger_event = opt->trigger_on;
+		state->trigger_filter = opt->trigger_filter;
+	}
+	if (wperf_lttng_start(state->session, why, sizeof(why)))
+		goto fail;
+	return true;
+fail:
+	wperf_fail("%s", why);
+	return false;
+}
+
+/* Every part, and DIR/wperf.json; false after saying why, every part
+ * made removed again. */
+static bool start_parts(const char *out, struct wperf_state *state,
+			const struct wperf_flight_options *opt, char *instance, size_t ilen,
+			char *trigger, size_t tlen)
+{
+	const char *name = state->session;
+
+	if (!strcmp(state->kernel, "tracefs")) {
+		snprintf(instance, ilen, "wperf-flight-%s",
+			 strncmp(name, "wperf-", 6) ? name : name + 6);
+		if (!create_instance(state->tracefs, instance, opt->buffer_kb))
+			return false;
+		state->instance = instance;
+	}
+	if (!start_session(out, state, opt, trigger, tlen) || !wperf_state_save(out, state))
+		goto fail;
+	/* Started once the state is saved: the watcher reads it. */
+	if (opt->trigger_on) {
+		if ((state->watcher = start_watcher(out)) < 0 || !wperf_state_save(out, state))
+			goto fail;
+	}
+	return true;
+fail:
+	state->running = false;
+	teardown(state);
+	return false;
+}
+
+int wperf_flight_start(const char *out, struct wperf_state *state,
+		       const struct wperf_flight_options *opt, char *const *command)
+{
+	static char instance[256], trigger[512];
+	bool failed = false;
+
+	state->mode = "flight-recorder";
+	state->running = true;
+	state->instance = NULL;
+	state->watcher = -1;
+	state->trigger_name = state->trigger_event = state->trigger_filter = NULL;
+	if (!start_parts(out, state, opt, instance, sizeof(instance), trigger, sizeof(trigger)))
+		return WPERF_EXIT_FAIL;
+	if (state->instance)
+		wperf_say("flight recorder running (session %s, ftrace instance %s): take a "
+			  "snapshot with `wperf snapshot %s`, stop it with `wperf stop %s`",
+			  state->session, state->instance, out, out);
+	else
+		wperf_say("flight recorder running (session %s): take a snapshot with "
+			  "`wperf snapshot %s`, stop it with `wperf stop %s`",
+			  state->session, out, out);
+	if (!command)
+		return WPERF_EXIT_OK;
+	return wperf_command_run(command, out, 0, state->user, NULL, NULL, &failed);
+}

@@ -1,0 +1,496 @@
+/*
+ * tools/wperf/snapshot.c — `wperf snapshot DIR` (wperf(1)): save what the
+ * flight recorder of DIR holds into DIR/snapshot-N, and the snapshot
+ * itself (flight.h), which the trigger watcher (watch.c) takes too.
+ *
+ * A snapshot is LTTng's (the session's buffers, after a new statedump:
+ * the one at start has long been overwritten), recorded through
+ * liblttng-ctl, and where LTTng's kernel tracer is missing the flight
+ * recorder's ftrace instance read in this process by source.wperf.tracefs
+ * (snapshot=true) into sink.ctf.fs. It is built in DIR/.wperf and renamed
+ * when whole, so that a snapshot-N directory is always a complete trace,
+ * even if wperf is killed midway: `wperf report DIR` reads the latest.
+ * One snapshot at a time (DIR/.wperf/lock): two readers would split a
+ * consumed buffer. DIR/wperf.json counts them (`snapshots`, changed in
+ * place, the rest of the file as written).
+ */
+#include "bt-failure.h"
+#include "bt-graph.h"
+#include "flight.h"
+#include "lttng.h"
+#include "recording.h"
+#include "wperf.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------ the state */
+
+enum { S_MODE, S_RUNNING, S_SESSION, S_KERNEL, S_INSTANCE, S_TRACEFS, S_PLUGIN_PATH,
+       S_USER, S_TRIGGER, S_SNAPSHOTS, S_COUNT };
+
+bool wperf_flight_state_read(const char *out, struct wperf_flight_state *s)
+{
+	char path[PATH_MAX];
+	struct json_want want[S_COUNT] = {
+		[S_MODE] = { .key = "mode", .out = s->mode, .outlen = sizeof(s->mode) },
+		[S_RUNNING] = { .key = "running", .out = s->running, .outlen = sizeof(s->running) },
+		[S_SESSION] = { .key = "session", .out = s->session, .outlen = sizeof(s->session) },
+		[S_KERNEL] = { .key = "kernel", .out = s->kernel, .outlen = sizeof(s->kernel) },
+		[S_INSTANCE] = { .key = "instance", .out = s->instance,
+				 .outlen = sizeof(s->instance) },
+		[S_TRACEFS] = { .key = "tracefs", .out = s->tracefs, .outlen = sizeof(s->tracefs) },
+		[S_PLUGIN_PATH] = { .key = "plugin_path", .out = s->plugin_path,
+				    .outlen = sizeof(s->plugin_path) },
+		[S_USER] = { .key = "user", .out = s->user, .outlen = sizeof(s->user) },
+		[S_TRIGGER] = { .key = "trigger", .out = s->trigger, .outlen = sizeof(s->trigger) },
+		[S_SNAPSHOTS] = { .key = "snapshots", .out = s->snapshots,
+				  .outlen = sizeof(s->snapshots) },
+	};
+
+	_Static_assert(S_COUNT == sizeof(s->want) / sizeof(s->want[0]), "one want per member");
+	snprintf(path, sizeof(path), "%s/" WPERF_STATE, out);
+	free(s->text);
+	memset(s, 0, sizeof(*s));
+	if (!(s->text = wperf_read_text(path))) {
+		if (errno == ENOENT)
+			wperf_fail("%s was not written by `wperf record` (no " WPERF_STATE ")", out);
+		else
+			wperf_fail("cannot read %s: %s", path, strerror(errno));
+		return false;
+	}
+	memcpy(s->want, want, sizeof(want));
+	if (!wperf_json_members(s->text, s->want, S_COUNT)) {
+		wperf_fail("cannot read %s: it is not a JSON object", path);
+		return false;
+	}
+	/* null reads as empty, as an absent member. */
+	for (int i = 0; i < S_COUNT; i++)
+		if (!s->want[i].found || (!s->want[i].is_string && !strcmp(s->want[i].out, "null")))
+			s->want[i].out[0] = '\0';
+	return true;
+}
+
+void wperf_flight_state_fini(struct wperf_flight_state *s)
+{
+	free(s->text);
+	s->text = NULL;
+}
+
+/* DIR/wperf.json again with its member `snapshots` set to n: a new file
+ * in DIR/.wperf (never through a link), renamed over it. */
+static bool save_count(const char *out, const struct wperf_flight_state *s, long n)
+{
+	const struct json_want *w = &s->want[S_SNAPSHOTS];
+	char tmp[PATH_MAX], path[PATH_MAX];
+	FILE *file;
+	int fd;
+
+	if (!w->found)
+		return true;
+	snprintf(tmp, sizeof(tmp), "%s/" WPERF_PRIVATE "/" WPERF_STATE ".tmp", out);
+	snprintf(path, sizeof(path), "%s/" WPERF_STATE, out);
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 || !(file = fdopen(fd, "w"))) {
+		if (fd >= 0)
+			close(fd);
+		wperf_fail("cannot write %s: %s", tmp, strerror(errno));
+		return false;
+	}
+	fprintf(file, "%.*s%ld%s", (int)w->value_begin, s->text, n, s->text + w->value_end);
+	if (fclose(file) != 0 || rename(tmp, path) != 0) {
+		wperf_fail("cannot write %s: %s", path, strerror(errno));
+		unlink(tmp);
+		return false;
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------ files */
+
+/* buf = dir/name; false when it does not fit (after saying so). */
+static bool join(char *buf, size_t len, const char *dir, const char *name)
+{
+	if (snprintf(buf, len, "%s/%s", dir, name) < (int)len)
+		return true;
+	wperf_fail("path too long: %s/%s", dir, name);
+	return false;
+}
+
+static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (type == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+/* rm -rf path (links removed, not followed). */
+static void remove_tree(const char *path)
+{
+	nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* The snapshot's own wperf.json: what it is a snapshot of, and when. */
+static bool write_snapshot_state(const char *snap, const char *out, long n)
+{
+	char path[PATH_MAX], when[64];
+	time_t now = time(NULL);
+	struct tm tm;
+	FILE *f;
+	int fd;
+
+	if (!join(path, sizeof(path), snap, WPERF_STATE))
+		return false;
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S%z", localtime_r(&now, &tm));
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		if (fd >= 0)
+			close(fd);
+		wperf_fail("cannot write %s: %s", path, strerror(errno));
+		return false;
+	}
+	fputs("{\n  \"version\": 1,\n  \"snapshot_of\": ", f);
+	json_string(f, out);
+	fprintf(f, ",\n  \"number\": %ld,\n  \"time\": \"%s\"\n}\n", n, when);
+	if (fclose(f) != 0) {
+		wperf_fail("cannot write %s: %s", path, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+/* LTTng writes DIR/<snapshot name>/{ust,kernel}: move each ust/ and
+ * kernel/ found below dir up into snap (the first of each name). */
+static void lift(const char *dir, const char *snap, int depth)
+{
+	static const char *const halves[] = { "ust", "kernel" };
+	struct dirent *e;
+	DIR *d;
+
+	if (depth > 8 || !(d = opendir(dir)))
+		return;
+	while ((e = readdir(d))) {
+		char path[PATH_MAX], to[PATH_MAX];
+		bool half = false;
+		struct stat st;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+			continue;
+		for (int i = 0; i < 2; i++)
+			if (!strcmp(e->d_name, halves[i])) {
+				half = true;
+				snprintf(to, sizeof(to), "%s/%s", snap, halves[i]);
+				if (access(to, F_OK) != 0)
+					rename(path, to);
+			}
+		if (!half)
+			lift(path, snap, depth + 1);
+	}
+	closedir(d);
+}
+
+/* ------------------------------------------------------------ the kernel half */
+
+/* Turn the flight recorder's tracing back on: on kernels without an
+ * ftrace snapshot buffer the source pauses the instance while it reads
+ * and turns it on again when it ends; should it have failed first, the
+ * flight recorder must not stay off. */
+static void tracing_on(const struct wperf_flight_state *s)
+{
+	char path[PATH_MAX * 2];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/instances/%s/tracing_on",
+		 s->tracefs[0] ? s->tracefs : "/sys/kernel/tracing", s->instance);
+	if ((fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
+		if (write(fd, "1", 1) < 0) {
+			/* nothing more to do: the next snapshot says it */
+		}
+		close(fd);
+	}
+}
+
+/* source.wperf.tracefs (instance=..., snapshot=true) -> sink.ctf.fs into
+ * snap/kernel, in this process. false after saying why. */
+static bool snapshot_tracefs(const struct wperf_flight_state *s, const char *snap)
+{
+	struct wperf_bt bt = { 0 };
+	struct wperf_run run = { 0 };
+	char kernel[PATH_MAX], why[2048];
+	bt_value *src = bt_value_map_create(), *sink = bt_value_map_create();
+	bool ok = false;
+
+	if (!join(kernel, sizeof(kernel), snap, "kernel"))
+		goto end;
+	if (!src || !sink || bt_value_map_insert_string_entry(src, "instance", s->instance) ||
+	    bt_value_map_insert_bool_entry(src, "snapshot", BT_TRUE) ||
+	    bt_value_map_insert_string_entry(sink, "path", kernel) ||
+	    bt_value_map_insert_bool_entry(sink, "assume-single-trace", BT_TRUE) ||
+	    /* Not "Created CTF trace ..." on our standard output, which
+	     * says only the snapshot's path. */
+	    bt_value_map_insert_bool_entry(sink, "quiet", BT_TRUE)) {
+		wperf_fail("the kernel snapshot failed: out of memory");
+		goto end;
+	}
+	if (wperf_bt_load(&bt, s->plugin_path, why, sizeof(why))) {
+		wperf_fail("the kernel snapshot failed: %s", why);
+		goto end;
+	}
+	if (wperf_bt_run_source(&bt, bt.wperf, "tracefs", src, bt.ctf, "fs", sink, true,
+				&run) == WPERF_RUN_OK)
+		ok = true;
+	else {
+		wperf_run_failure(&run, why, sizeof(why));
+		wperf_fail("the kernel snapshot failed: %s", why);
+	}
+	wperf_run_fini(&run);
+	wperf_bt_unload(&bt);
+end:
+	tracing_on(s);
+	bt_value_put_ref(src);
+	bt_value_put_ref(sink);
+	return ok;
+}
+
+/* ------------------------------------------------------------ taking one */
+
+/* The LTTng snapshot (or the triggered one, lttng_dir) and the ftrace
+ * one, into snap; its wperf.json last. false after saying why. */
+static bool fill_snapshot(const char *out, const struct wperf_flight_state *s,
+			  const char *snap, long n, const char *lttng_dir)
+{
+	char own[PATH_MAX], why[1024];
+
+	if (!lttng_dir) {
+		/* The statedump at start has long been overwritten. */
+		wperf_lttng_regenerate_statedump(s->session, why, sizeof(why));
+		if (!join(own, sizeof(own), snap, ".lttng"))
+			return false;
+		if (wperf_lttng_snapshot_record(s->session, own, why, sizeof(why))) {
+			wperf_fail("%s", why);
+			return false;
+		}
+		lttng_dir = own;
+	}
+	if (!strcmp(s->kernel, "tracefs") && !snapshot_tracefs(s, snap))
+		return false;
+	lift(lttng_dir, snap, 0);
+	remove_tree(lttng_dir);
+	return write_snapshot_state(snap, out, n);
+}
+
+/* Let the user the command ran as read the snapshot. */
+static void share(const char *snap, const char *user_json)
+{
+	char name[256] = "", gid[32] = "";
+	struct json_want want[] = {
+		{ .key = "name", .out = name, .outlen = sizeof(name) },
+		{ .key = "gid", .out = gid, .outlen = sizeof(gid) },
+	};
+	char *end;
+	unsigned long g;
+
+	if (user_json[0] != '{' || !wperf_json_members(user_json, want, 2) || !want[1].found)
+		return;
+	g = strtoul(gid, &end, 10);
+	if (!*end)
+		wperf_share_with_user(snap, name, (gid_t)g);
+}
+
+/* The next free number: after the count in the state, and after any
+ * snapshot-N already there. */
+static long next_number(const char *out, const struct wperf_flight_state *s)
+{
+	char path[PATH_MAX];
+	long n = strtol(s->snapshots, NULL, 10) + 1;
+
+	for (;; n++) {
+		snprintf(path, sizeof(path), "%s/snapshot-%ld", out, n);
+		if (access(path, F_OK) != 0)
+			return n;
+	}
+}
+
+/* With the lock held: build, rename, count. */
+static char *take_locked(const char *out, const char *lttng_dir)
+{
+	struct wperf_flight_state s = { 0 };
+	char part[PATH_MAX], snap[PATH_MAX];
+	long n, count;
+
+	if (!wperf_flight_state_read(out, &s))
+		return NULL;
+	n = next_number(out, &s);
+	snprintf(snap, sizeof(snap), "%s/snapshot-%ld", out, n);
+	snprintf(part, sizeof(part), "%s/" WPERF_PRIVATE "/snapshot-%ld.part", out, n);
+	remove_tree(part);
+	if (mkdir(part, 0755) != 0) {
+		wperf_fail("cannot create %s: %s", part, strerror(errno));
+		goto fail;
+	}
+	if (!fill_snapshot(out, &s, part, n, lttng_dir))
+		goto fail_part;
+	if (rename(part, snap) != 0) {
+		wperf_fail("cannot rename %s to %s: %s", part, snap, strerror(errno));
+		goto fail_part;
+	}
+	/* The state again: `wperf stop` may have changed it meanwhile. */
+	if (!wperf_flight_state_read(out, &s))
+		goto fail;
+	count = strtol(s.snapshots, NULL, 10);
+	if (!save_count(out, &s, n > count ? n : count))
+		goto fail;
+	share(snap, s.user);
+	wperf_flight_state_fini(&s);
+	return strdup(snap);
+fail_part:
+	remove_tree(part);   /* no half snapshot */
+fail:
+	wperf_flight_state_fini(&s);
+	return NULL;
+}
+
+char *wperf_take_snapshot(const char *out, const char *lttng_dir)
+{
+	char path[PATH_MAX];
+	char *snap;
+	int lock;
+
+	snprintf(path, sizeof(path), "%s/" WPERF_PRIVATE "/lock", out);
+	lock = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (lock < 0) {
+		wperf_fail("cannot open %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	flock(lock, LOCK_EX);
+	snap = take_locked(out, lttng_dir);
+	close(lock);
+	return snap;
+}
+
+/* ------------------------------------------------------------ the command */
+
+static void usage(void)
+{
+	printf("usage: wperf snapshot [-h] DIR\n\n"
+	       "Save what the flight recorder of DIR holds into DIR/snapshot-N (kernel/ and\n"
+	       "ust/), after regenerating LTTng's statedump.\n\n"
+	       "positional arguments:\n  DIR\n\noptions:\n"
+	       "  -h, --help  show this help message and exit\n");
+}
+
+/* DIR from the command line; NULL after saying why (or after --help,
+ * with *done set). */
+static const char *parse(int argc, char **argv, bool *done)
+{
+	const char *dir = NULL;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage();
+			*done = true;
+			return NULL;
+		}
+		if (argv[i][0] == '-' && argv[i][1] && strcmp(argv[i], "--")) {
+			wperf_fail("wperf snapshot: unrecognized arguments: %s (see wperf snapshot "
+				   "--help)", argv[i]);
+			return NULL;
+		}
+		if (!strcmp(argv[i], "--") && i + 1 < argc)
+			i++;
+		if (dir) {
+			wperf_fail("wperf snapshot: unrecognized arguments: %s (see wperf snapshot "
+				   "--help)", argv[i]);
+			return NULL;
+		}
+		dir = argv[i];
+	}
+	if (!dir)
+		wperf_fail("wperf snapshot: the following arguments are required: DIR (see "
+			   "wperf snapshot --help)");
+	return dir;
+}
+
+/* The flight recorder of DIR is running, and can be read by us. */
+static bool check_flight(const char *dir, const struct wperf_flight_state *s)
+{
+	if (strcmp(s->mode, "flight-recorder")) {
+		wperf_fail("%s is a recording, not a flight recorder (start one with wperf "
+			   "record --snapshot -o DIR)", dir);
+		return false;
+	}
+	if (strcmp(s->running, "true")) {
+		wperf_fail("the flight recorder of %s was stopped (start a new one with wperf "
+			   "record --snapshot -o DIR)", dir);
+		return false;
+	}
+	if (geteuid() != 0 && !strcmp(s->kernel, "tracefs")) {
+		wperf_fail("a snapshot of kernel events needs root: run it with sudo");
+		return false;
+	}
+	if (!wperf_lttng_session_exists(s->session)) {
+		wperf_fail("LTTng session %s is gone (lttng-sessiond restarted?): stop this "
+			   "flight recorder with wperf stop %s", s->session, dir);
+		return false;
+	}
+	return true;
+}
+
+int wperf_cmd_snapshot(int argc, char **argv)
+{
+	struct wperf_flight_state s = { 0 };
+	bool done = false;
+	const char *dir = parse(argc, argv, &done);
+	char *out, *snap = NULL;
+	int rc = WPERF_EXIT_FAIL;
+
+	if (!dir)
+		return done ? WPERF_EXIT_OK : WPERF_EXIT_FAIL;
+	if (!(out = realpath(dir, NULL)))
+		out = strdup(dir);
+	if (out && wperf_flight_state_read(out, &s) && check_flight(dir, &s) &&
+	    (snap = wperf_take_snapshot(out, NULL))) {
+		printf("%s\n", snap);
+		fflush(stdout);
+		wperf_say("snapshot saved: wperf report %s", snap);
+		rc = WPERF_EXIT_OK;
+	}
+	wperf_flight_state_fini(&s);
+	free(snap);
+	free(out);
+	return rc;
+}
