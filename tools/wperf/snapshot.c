@@ -225,6 +225,10 @@ static void lift(const char *dir, const char *snap, int depth)
 
 /* ------------------------------------------------------------ the kernel half */
 
+/* Ctrl-C stopped the ftrace snapshot's graph (`wperf snapshot` only:
+ * the watcher runs in a session of its own). */
+static bool interrupted;
+
 /* Turn the flight recorder's tracing back on: on kernels without an
  * ftrace snapshot buffer the source pauses the instance while it reads
  * and turns it on again when it ends; should it have failed first, the
@@ -252,6 +256,7 @@ static bool snapshot_tracefs(const struct wperf_flight_state *s, const char *sna
 	struct wperf_run run = { 0 };
 	char kernel[PATH_MAX], why[2048];
 	bt_value *src = bt_value_map_create(), *sink = bt_value_map_create();
+	enum wperf_run_status status;
 	bool ok = false;
 
 	if (!join(kernel, sizeof(kernel), snap, "kernel"))
@@ -270,9 +275,12 @@ static bool snapshot_tracefs(const struct wperf_flight_state *s, const char *sna
 		wperf_fail("the kernel snapshot failed: %s", why);
 		goto end;
 	}
-	if (wperf_bt_run_source(&bt, bt.wperf, "tracefs", src, bt.ctf, "fs", sink, true,
-				&run) == WPERF_RUN_OK)
+	status = wperf_bt_run_source(&bt, bt.wperf, "tracefs", src, bt.ctf, "fs", sink, true,
+				     &run);
+	if (status == WPERF_RUN_OK)
 		ok = true;
+	else if (status == WPERF_RUN_INTERRUPTED)
+		interrupted = true;
 	else {
 		wperf_run_failure(&run, why, sizeof(why));
 		wperf_fail("the kernel snapshot failed: %s", why);
@@ -480,6 +488,10 @@ int wperf_cmd_snapshot(int argc, char **argv)
 
 	if (!dir)
 		return done ? WPERF_EXIT_OK : WPERF_EXIT_FAIL;
+	/* Ctrl-C ends the ftrace snapshot's graph, not this process: the
+	 * flight recorder's tracing is turned back on and no half snapshot
+	 * is left. */
+	wperf_bt_handle_sigint();
 	if (!(out = realpath(dir, NULL)))
 		out = strdup(dir);
 	if (out && wperf_flight_state_read(out, &s) && check_flight(dir, &s) &&
@@ -488,6 +500,9 @@ int wperf_cmd_snapshot(int argc, char **argv)
 		fflush(stdout);
 		wperf_say("snapshot saved: wperf report %s", snap);
 		rc = WPERF_EXIT_OK;
+	} else if (interrupted) {
+		wperf_say("interrupted");
+		rc = WPERF_EXIT_INTERRUPTED;
 	}
 	wperf_flight_state_fini(&s);
 	free(snap);
