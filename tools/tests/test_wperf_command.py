@@ -23,7 +23,8 @@
   snapshot`: the snapshot holds the workload's sched_switch events and
   reads as a whole; `wperf stop` removes the ftrace instance and the LTTng
   session. With `--trigger-on`, a tick of the ticker takes the snapshot;
-  `wperf stop` right after a trigger still leaves that snapshot whole.
+  `wperf stop` right after a trigger still leaves that snapshot whole;
+  Ctrl-C during a snapshot leaves no half of it, and the recorder on.
 
 Recording needs root, tracefs and LTTng: without them the recording tests
 FAIL under CI=true and are skipped (exit 77) otherwise, saying why.
@@ -994,6 +995,36 @@ class FlightRecorder(Recording):
         q = wperf('report', snap, '--format', 'json')
         self.assertEqual(q.returncode, 0, q.stderr)
         self.assertTrue(any('fig1-writer' in v['name'] for v in json.loads(q.stdout)['vertices']))
+        self.stop(out, state)
+
+    def test_snapshot_interrupted(self):
+        # Ctrl-C while `wperf snapshot` reads the ftrace instance: it
+        # ends the snapshot's graph, not wperf, so no half-built
+        # snapshot is left and the flight recorder keeps tracing.
+        out, state = self.start('interrupted')
+        if state['kernel'] != 'tracefs':
+            self.skipTest('the kernel half is LTTng\'s here: no ftrace snapshot to interrupt')
+        subprocess.run([FIG1, '--seconds', '1'], stdout=subprocess.DEVNULL)
+        part = os.path.join(out, '.wperf', 'snapshot-1.part')
+        p = subprocess.Popen([WPERF, 'snapshot', out], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        for _ in range(500):
+            if os.path.isdir(part) or p.poll() is not None:
+                break
+            time.sleep(0.01)
+        time.sleep(0.05)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=60)
+        self.assertIn(p.returncode, (0, 130), err)
+        if p.returncode == 130:
+            self.assertEqual(err.strip().splitlines()[-1], 'wperf: interrupted', err)
+            self.assertFalse(os.path.exists(os.path.join(out, 'snapshot-1')))
+        self.assertFalse(os.path.exists(part), 'a half-built snapshot is left')
+        with open(os.path.join(TRACEFS, 'instances', state['instance'], 'tracing_on')) as f:
+            self.assertEqual(f.read().strip(), '1', 'the flight recorder stopped tracing')
+        # The next snapshot works.
+        q = wperf('snapshot', out)
+        self.assertEqual(q.returncode, 0, q.stderr)
         self.stop(out, state)
 
     def test_snapshot_of_a_busy_cpu_finds_the_knot(self):
