@@ -1,0 +1,374 @@
+/*
+ * tools/wperf/recorder.c — the tracefs kernel recorder of `wperf record`
+ * (recorder.h): source.wperf.tracefs -> sink.ctf.fs, the graph run in a
+ * child process of wperf (bt-graph.c), not the babeltrace2 program.
+ *
+ * Why a child and not a thread: the recorder must outlive a wperf killed
+ * with SIGKILL long enough to end its trace (PR_SET_PDEATHSIG sends it
+ * SIGINT, which the source turns into "stop tracing, drain, end the
+ * streams", and sink.ctf.fs then writes the metadata), and it must not
+ * get the terminal's Ctrl-C, which is the command's and wperf's: it runs
+ * in a session of its own and is stopped last, so that the kernel trace
+ * spans the UST one.
+ *
+ * What the parent learns, instead of reading a log:
+ *  - that it records: the source's ready-file is a FIFO the parent reads
+ *    (the source writes it once an event recorded after tracing went on
+ *    came back, doc/source.wperf.tracefs.7.md), so the command is started
+ *    only when every one of its events will be in the trace (issue 8);
+ *    the line it wrote (that event's time) then stays in a plain file of
+ *    the same name, DIR/.wperf/kernel-ready;
+ *  - why it failed, in one line on a pipe: the errno of a failed write
+ *    when the log names one (sink.ctf.fs says it only there: the error's
+ *    causes then just say the sink's "consume" failed), else the graph's
+ *    own one line (bt-failure.c: a wperf component's message first).
+ * What the components log goes to DIR/.wperf/kernel-recorder.log.
+ */
+#include "recorder.h"
+#include "bt-failure.h"
+#include "json.h"
+#include "bt-graph.h"
+#include "command.h"
+#include "output.h"
+#include "recording.h"
+#include "wperf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------ the child */
+
+/* The first line of the log that is an error naming an errno ("... ret=28"),
+ * as "message (strerror)": a failed write. false when there is none. */
+static bool failed_write(const char *logpath, char *why, size_t whylen)
+{
+	char *text = wperf_read_text(logpath), *save = NULL;
+	regex_t line, ret;
+	regmatch_t m[2];
+	bool found = false;
+
+	if (!text)
+		return false;
+	regcomp(&line, "^[0-9][0-9]-[0-9][0-9] [^ ]+ +[0-9]+ +[0-9]+ E [^ ]+ [^ ]+ (.*)$",
+		REG_EXTENDED);
+	regcomp(&ret, "(^|[^A-Za-z0-9_])ret=([0-9]+)", REG_EXTENDED);
+	for (char *l = strtok_r(text, "\n", &save); l && !found; l = strtok_r(NULL, "\n", &save)) {
+		regmatch_t r[3];
+		long n;
+
+		if (regexec(&line, l, 2, m, 0) || regexec(&ret, l + m[1].rm_so, 3, r, 0))
+			continue;
+		n = strtol(l + m[1].rm_so + r[2].rm_so, NULL, 10);
+		if (n > 0 && n < 200) {
+			snprintf(why, whylen, "%s (%s)", l + m[1].rm_so, strerror((int)n));
+			found = true;
+		}
+	}
+	regfree(&line);
+	regfree(&ret);
+	free(text);
+	return found;
+}
+
+/* source.wperf.tracefs's and sink.ctf.fs's parameters. */
+static bool make_params(const struct wperf_recorder *r, unsigned buffer_kb, bool stacks,
+			bt_value **source, bt_value **sink)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/kernel", r->out);
+	*source = bt_value_map_create();
+	*sink = bt_value_map_create();
+	return *source && *sink &&
+	       !bt_value_map_insert_signed_integer_entry(*source, "buffer-size-kb", buffer_kb) &&
+	       !bt_value_map_insert_string_entry(*source, "ready-file", r->ready) &&
+	       !(stacks && bt_value_map_insert_string_entry(*source, "stacks", "kernel")) &&
+	       !bt_value_map_insert_string_entry(*sink, "path", path) &&
+	       !bt_value_map_insert_bool_entry(*sink, "assume-single-trace", BT_TRUE);
+}
+
+/* Load the plugins and run the graph; 0, or 1 with why set. */
+static int record(const struct wperf_recorder *r, const char *plugin_dir, unsigned buffer_kb,
+		  bool stacks, char *why, size_t whylen)
+{
+	struct wperf_bt bt;
+	struct wperf_run run = { 0 };
+	bt_value *source = NULL, *sink = NULL;
+	int rc = 1;
+
+	if (wperf_bt_load(&bt, plugin_dir, why, whylen) != 0)
+		return 1;
+	if (!make_params(r, buffer_kb, stacks, &source, &sink))
+		snprintf(why, whylen, "out of memory");
+	else if (wperf_bt_run_source(&bt, bt.wperf, "tracefs", source, bt.ctf, "fs", sink,
+				     false, &run) == WPERF_RUN_OK)
+		rc = 0;
+	else if (!failed_write(r->log, why, whylen))
+		wperf_run_failure(&run, why, whylen);
+	wperf_run_fini(&run);
+	bt_value_put_ref(source);
+	bt_value_put_ref(sink);
+	wperf_bt_unload(&bt);
+	return rc;
+}
+
+/* The child: detach from the terminal, make sure it ends with wperf, log
+ * to the log file, record. Never returns. */
+static void child(const struct wperf_recorder *r, pid_t parent, int logfd, int whyfd,
+		  const char *plugin_dir, unsigned buffer_kb, bool stacks)
+{
+	char why[1024] = "";
+	sigset_t none;
+	int devnull, rc;
+
+	setsid();
+	prctl(PR_SET_NAME, "wperf-recorder");
+	/* The source takes the first SIGINT, SIGTERM or SIGHUP itself (to end
+	 * the trace); SIGINT again when wperf dies (SIGKILL, a crash), so
+	 * that no recorder goes on tracing with nobody to stop it. */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	prctl(PR_SET_PDEATHSIG, SIGINT);
+	if (getppid() != parent)        /* wperf died before the prctl */
+		_exit(1);
+	devnull = open("/dev/null", O_RDONLY);
+	if (devnull >= 0)
+		dup2(devnull, STDIN_FILENO);
+	dup2(logfd, STDOUT_FILENO);
+	dup2(logfd, STDERR_FILENO);
+	rc = record(r, plugin_dir, buffer_kb, stacks, why, sizeof(why));
+	if (rc && why[0])
+		(void)!write(whyfd, why, strlen(why));
+	_exit(rc);
+}
+
+/* ------------------------------------------------------------ the parent */
+
+/* The FIFO the source writes "TIME\n" to once it records, opened for
+ * reading (without waiting for a writer). */
+static int make_ready_fifo(struct wperf_recorder *r)
+{
+	snprintf(r->ready, sizeof(r->ready), "%s/" WPERF_PRIVATE "/kernel-ready", r->out);
+	if ((unlink(r->ready) != 0 && errno != ENOENT) || mkfifo(r->ready, 0600) != 0)
+		return -1;
+	return open(r->ready, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+}
+
+bool wperf_recorder_start(struct wperf_recorder *r, const char *plugin_dir, const char *out,
+			  unsigned buffer_kb, bool stacks, char *why, size_t whylen)
+{
+	int whypipe[2] = { -1, -1 };
+	pid_t parent = getpid();
+	FILE *log;
+
+	memset(r, 0, sizeof(*r));
+	r->why_fd = r->ready_fd = -1;
+	r->out = out;
+	snprintf(r->log, sizeof(r->log), "%s/" WPERF_PRIVATE "/kernel-recorder.log", out);
+	if (!(log = wperf_private_file(r->log))) {
+		snprintf(why, whylen, "cannot write %s: %s", r->log, strerror(errno));
+		return false;
+	}
+	if ((r->ready_fd = make_ready_fifo(r)) < 0 || pipe2(whypipe, O_CLOEXEC) != 0) {
+		snprintf(why, whylen, "cannot start the kernel recorder: %s", strerror(errno));
+		fclose(log);
+		return false;
+	}
+	fflush(NULL);
+	r->pid = fork();
+	if (r->pid == 0) {
+		close(whypipe[0]);
+		child(r, parent, fileno(log), whypipe[1], plugin_dir, buffer_kb, stacks);
+	}
+	fclose(log);
+	close(whypipe[1]);
+	r->why_fd = whypipe[0];
+	if (r->pid < 0) {
+		snprintf(why, whylen, "cannot start the kernel recorder: %s", strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+/* Read what the child said, until its end (the pipe's EOF). */
+static void read_why(struct wperf_recorder *r)
+{
+	size_t n = strlen(r->why);
+	ssize_t got;
+
+	if (r->why_fd < 0)
+		return;
+	while ((got = read(r->why_fd, r->why + n, sizeof(r->why) - 1 - n)) > 0 ||
+	       (got < 0 && errno == EINTR))
+		if (got > 0)
+			n += (size_t)got;
+	r->why[n] = '\0';
+	close(r->why_fd);
+	r->why_fd = -1;
+}
+
+/* Reap the child without waiting; true when it has ended. */
+static bool reaped(struct wperf_recorder *r)
+{
+	if (r->pid > 0 && waitpid(r->pid, &r->status, WNOHANG) == r->pid)
+		r->pid = 0;
+	return r->pid == 0;
+}
+
+/* A wait status in words: "exit 1", "killed by SIGKILL". */
+static void describe(int status, char *out, size_t len)
+{
+	const char *name;
+
+	if (WIFSIGNALED(status) && (name = sigabbrev_np(WTERMSIG(status))))
+		snprintf(out, len, "killed by SIG%s", name);
+	else if (WIFSIGNALED(status))
+		snprintf(out, len, "killed by signal %d", WTERMSIG(status));
+	else
+		snprintf(out, len, "exit %d", WEXITSTATUS(status));
+}
+
+static const char *why_or(const struct wperf_recorder *r, const char *otherwise)
+{
+	return r->why[0] ? r->why : otherwise;
+}
+
+static double monotonic(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The ready line, as far as it came; true once it is whole. */
+static bool read_ready(struct wperf_recorder *r, char *line, size_t *len, size_t cap)
+{
+	ssize_t got;
+
+	while (*len + 1 < cap && (got = read(r->ready_fd, line + *len, cap - 1 - *len)) > 0)
+		*len += (size_t)got;
+	line[*len] = '\0';
+	return *len && line[*len - 1] == '\n';
+}
+
+/* The FIFO done with, the ready line stays in a file of that name: the
+ * time of the event that proved the recorder records, for who checks
+ * that the command started after it. */
+static void keep_ready(struct wperf_recorder *r, const char *line)
+{
+	FILE *f;
+
+	close(r->ready_fd);
+	r->ready_fd = -1;
+	if ((f = wperf_private_file(r->ready))) {
+		fputs(line, f);
+		fclose(f);
+	}
+}
+
+int wperf_recorder_wait_ready(struct wperf_recorder *r, double timeout, char *why,
+			      size_t whylen)
+{
+	double deadline = monotonic() + timeout;
+	char line[64];
+	size_t len = 0;
+
+	for (;;) {
+		struct pollfd fds[2] = { { r->ready_fd, POLLIN, 0 }, { r->why_fd, POLLIN, 0 } };
+		double left = deadline - monotonic();
+
+		if (wperf_stop_signal_take())
+			return -1;
+		if (read_ready(r, line, &len, sizeof(line))) {
+			keep_ready(r, line);
+			return 1;
+		}
+		if (fds[1].fd < 0 || left <= 0)
+			break;
+		if (poll(fds, 2, (int)(left * 1000) + 1) > 0 && (fds[1].revents & (POLLIN | POLLHUP)))
+			read_why(r);    /* it said why, or ended: it will not record */
+	}
+	if (r->why_fd < 0) {
+		waitpid(r->pid, &r->status, 0);
+		r->pid = 0;
+		snprintf(why, whylen, "the kernel recorder failed: %s",
+			 why_or(r, "it ended without saying why"));
+	} else
+		snprintf(why, whylen, "the kernel recorder did not say it records within %g s: "
+			 "the command was not started (see %s)", timeout, r->log);
+	return 0;
+}
+
+bool wperf_recorder_alive(struct wperf_recorder *r, char *why, size_t whylen)
+{
+	char status[64];
+
+	if (!reaped(r))
+		return true;
+	read_why(r);
+	describe(r->status, status, sizeof(status));
+	snprintf(why, whylen, "the kernel recorder stopped (%s)%s%s; the command keeps running",
+		 status, r->why[0] ? ": " : "", r->why);
+	return false;
+}
+
+/* Wait up to timeout seconds for the child to end; true when it has. */
+static bool wait_end(struct wperf_recorder *r, double timeout)
+{
+	double deadline = monotonic() + timeout;
+
+	while (!reaped(r)) {
+		if (monotonic() >= deadline)
+			return false;
+		nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);
+	}
+	return true;
+}
+
+bool wperf_recorder_stop(struct wperf_recorder *r, char *why, size_t whylen)
+{
+	char path[PATH_MAX], status[64];
+	struct stat st;
+
+	if (r->ready_fd >= 0) {
+		close(r->ready_fd);
+		r->ready_fd = -1;
+		unlink(r->ready);
+	}
+	if (r->pid > 0 && !reaped(r)) {
+		kill(r->pid, SIGINT);
+		if (!wait_end(r, 120)) {
+			kill(r->pid, SIGKILL);
+			waitpid(r->pid, &r->status, 0);
+			r->pid = 0;
+		}
+	}
+	read_why(r);
+	if (!WIFEXITED(r->status) || WEXITSTATUS(r->status) != 0) {
+		describe(r->status, status, sizeof(status));
+		snprintf(why, whylen, "the kernel recorder failed (%s): %s", status,
+			 why_or(r, "no message"));
+		return false;
+	}
+	snprintf(path, sizeof(path), "%s/kernel/metadata", r->out);
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+		snprintf(why, whylen, "the kernel recorder wrote no trace (see %s)", r->log);
+		return false;
+	}
+	return true;
+}

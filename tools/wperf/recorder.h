@@ -1,0 +1,52 @@
+/*
+ * tools/wperf/recorder.h — the kernel recorder of `wperf record` where
+ * LTTng's kernel tracer is missing: source.wperf.tracefs -> sink.ctf.fs
+ * into DIR/kernel, run by a child process of wperf (its own session, so
+ * the terminal's Ctrl-C reaches the command and wperf but not the
+ * recorder, which wperf stops last). The child tells wperf that it
+ * records, or in one line why it cannot.
+ */
+#ifndef WPERF_TOOL_RECORDER_H
+#define WPERF_TOOL_RECORDER_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct wperf_recorder {
+	pid_t pid;              /* the child; 0 once reaped */
+	int status;             /* its wait status, once reaped */
+	int why_fd;             /* the child's line saying why it failed; EOF at its end */
+	int ready_fd;           /* the FIFO the source writes its ready line to */
+	const char *out;        /* DIR (the caller's string, kept while recording) */
+	char log[PATH_MAX];     /* DIR/.wperf/kernel-recorder.log: the child's stderr */
+	char ready[PATH_MAX];   /* DIR/.wperf/kernel-ready: the FIFO */
+	char why[1024];         /* what the child said (empty: nothing) */
+};
+
+/* Start the recorder of DIR `out` (the plugin from plugin_dir, ring
+ * buffers of buffer_kb per CPU, kernel stacks with stacks). false with
+ * why set. */
+bool wperf_recorder_start(struct wperf_recorder *r, const char *plugin_dir, const char *out,
+			  unsigned buffer_kb, bool stacks, char *why, size_t whylen);
+
+/* Wait until the recorder records: the source has read back an event
+ * recorded after tracing went on (its ready-file, a FIFO here), so every
+ * event from now on is in the trace. 1 then; 0 with why set (it failed,
+ * or said nothing within timeout seconds); -1 when a stop signal came
+ * first (wperf_stop_signal_take() took it). */
+int wperf_recorder_wait_ready(struct wperf_recorder *r, double timeout, char *why,
+			      size_t whylen);
+
+/* Whether the recorder still runs; when it does not, why holds one line
+ * for the user ("the kernel recorder stopped (...): ...; the command
+ * keeps running"). */
+bool wperf_recorder_alive(struct wperf_recorder *r, char *why, size_t whylen);
+
+/* Stop it: SIGINT (the source stops tracing, drains, ends its streams and
+ * sink.ctf.fs writes the metadata), up to 120 s, then SIGKILL. false with
+ * why set when it failed or wrote no trace. */
+bool wperf_recorder_stop(struct wperf_recorder *r, char *why, size_t whylen);
+
+#endif /* WPERF_TOOL_RECORDER_H */
