@@ -4,8 +4,9 @@
 # wait-for graph (wPerf, OSDI'18). The manual is wperf(1) (doc/wperf.1.md).
 #
 # The command users run is bin/wperf, in C (tools/wperf/): it does `wperf
-# report`, `wperf stop` and `wperf snapshot` itself and hands record, top and diff,
-# with their arguments unchanged, to this program, a private one
+# report`, `wperf stop`, `wperf record` and `wperf snapshot` itself and
+# hands top and diff, with their arguments unchanged, to this program, a
+# private one
 # (libexec/wperf/wperf-py; build/tools/wperf-py in a build tree). Those subcommands move to C on
 # liblttng-ctl one at a time; `wperf diff` stays here (tools/wperf_diff.py
 # says why).
@@ -20,12 +21,10 @@
 # directory knows that build's plugin and UST provider; the installed copy
 # knows the system directories.
 import argparse
-import ctypes
 import fcntl
 import importlib
 import json
 import os
-import pwd
 import re
 import select
 import shutil
@@ -148,28 +147,6 @@ def plugin_dir(option):
         raise Fail(str(e))
 
 
-def installed_library(name):
-    """A library of wperf's: in the build tree, else in LIBDIR."""
-    candidates = []
-    if BUILD_DIR and not BUILD_DIR.startswith("@"):
-        candidates.append(os.path.join(BUILD_DIR, "ust-provider", name))
-    if LIBDIR and not LIBDIR.startswith("@"):
-        candidates += [os.path.join(LIBDIR, name), os.path.join(LIBDIR, "wperf", name)]
-    for c in candidates:
-        if c and os.path.isfile(c):
-            return os.path.realpath(c)
-    return None
-
-
-def ust_provider():
-    """libwperf-ust.so, the UST provider of the wperf:* annotations.
-    WPERF_UST_LIB names another one, or none when empty."""
-    if "WPERF_UST_LIB" in os.environ:
-        lib = os.environ["WPERF_UST_LIB"]
-        return os.path.realpath(lib) if lib else None
-    return installed_library("libwperf-ust.so.0")
-
-
 def load_state(out):
     path = os.path.join(out, STATE)
     try:
@@ -187,75 +164,6 @@ def save_state(out, state):
         json.dump(state, f, indent=2)
         f.write("\n")
     os.replace(tmp, os.path.join(out, STATE))
-
-
-def check_output(out):
-    """OUT must not exist, or be an empty directory that only the recorder
-    can write to. wperf record runs as root and writes files into OUT: a
-    directory that another user owns or can write to would let that user
-    plant symbolic links there and have root overwrite any file through
-    them. A symbolic link as OUT is refused too (it may be swapped)."""
-    try:
-        st = os.lstat(out)
-    except FileNotFoundError:
-        check_parent(out)
-        return
-    except OSError as e:
-        raise Fail(f"cannot use output directory {out}: {e.strerror}")
-    if stat.S_ISLNK(st.st_mode):
-        raise Fail(f"output directory {out} is a symbolic link: give the directory "
-                   "itself with -o (wperf record does not follow links)")
-    if not stat.S_ISDIR(st.st_mode) or os.listdir(out):
-        raise Fail(f"output directory {out} exists and is not empty: "
-                   "remove it or choose another with -o")
-    check_directory_is_ours(out, st)
-    check_parent(out)
-
-
-def check_directory_is_ours(path, st):
-    if os.geteuid() != 0:
-        return      # only root's writes are an attack; the root check comes later
-    if st.st_uid != os.geteuid():
-        raise Fail(f"output directory {path} belongs to uid {st.st_uid}, not to the "
-                   f"recorder (uid {os.geteuid()}): remove it or choose another with -o")
-    if st.st_mode & 0o022:
-        raise Fail(f"output directory {path} is writable by other users (mode "
-                   f"{stat.S_IMODE(st.st_mode):04o}): remove it or choose another with -o")
-
-
-def check_parent(out):
-    """Another user who can rename entries in OUT's parent could swap OUT
-    for a link once it is made; a sticky directory such as /tmp forbids
-    that."""
-    if os.geteuid() != 0:
-        return
-    parent = os.path.dirname(os.path.abspath(out))
-    try:
-        st = os.stat(parent)
-    except OSError:
-        return      # makedirs makes it, owned by the recorder
-    if st.st_mode & 0o002 and not st.st_mode & stat.S_ISVTX:
-        raise Fail(f"the directory {parent} is writable by every user and not sticky: "
-                   "choose an output directory elsewhere with -o")
-
-
-def prepare_output(out):
-    """Create OUT (mode 0755, the recorder's) or take the empty one checked
-    by check_output(), and return its real path."""
-    check_output(out)
-    if not os.path.lexists(out):
-        try:
-            os.makedirs(out, mode=0o755)
-        except OSError as e:
-            raise Fail(f"cannot create output directory {out}: {e.strerror}")
-        # Made by us, but check what is there now, not what we asked for.
-        st = os.lstat(out)
-        if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
-            raise Fail(f"output directory {out} was replaced while being created: "
-                       "choose another with -o")
-        check_directory_is_ours(out, st)
-    os.mkdir(os.path.join(out, PRIVATE), 0o755)
-    return os.path.realpath(out)
 
 
 def create_private_file(path):
@@ -279,31 +187,6 @@ def replace_private_file(path):
 def params_string(value):
     """A string value for babeltrace2's --params (quoted, escaped)."""
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def command_user(name):
-    """Who the recorded command runs as: --user NAME, else the user who ran
-    sudo (SUDO_USER), else root. Returns None (root, as it is) or a dict
-    with name, uid, gid, groups and home."""
-    said_by = "--user"
-    if name is None:
-        name = os.environ.get("SUDO_USER")
-        said_by = "SUDO_USER"
-    if not name or os.geteuid() != 0:
-        return None
-    try:
-        pw = pwd.getpwnam(name) if not name.isdigit() else pwd.getpwuid(int(name))
-    except KeyError:
-        raise Fail(f"{said_by}: no user named {name!r} on this machine "
-                   "(--user root runs the command as root)")
-    if pw.pw_uid == 0:
-        return None
-    user = {"name": pw.pw_name, "uid": pw.pw_uid, "gid": pw.pw_gid,
-            "groups": os.getgrouplist(pw.pw_name, pw.pw_gid), "home": pw.pw_dir}
-    if said_by == "SUDO_USER":
-        say(f"the command runs as {pw.pw_name} (who ran sudo; --user root keeps root), "
-            "the tracer as root")
-    return user
 
 
 def share_with_user(out, user):
@@ -435,16 +318,6 @@ def subbuf_args(buffer_kb):
     return [f"--subbuf-size={size}", "--num-subbuf=4"]
 
 
-def create_lttng_session(name, out, snapshot, kernel, ust_events, buffer_kb, stacks=False):
-    if snapshot:
-        # The default snapshot output: where triggered snapshots land.
-        run(["lttng", "create", name, "--snapshot",
-             f"--output={os.path.join(out, PRIVATE, 'triggered')}"])
-    else:
-        run(["lttng", "create", name, f"--output={out}"])
-    enable_lttng_channels(name, snapshot, kernel, ust_events, buffer_kb, stacks)
-
-
 def enable_lttng_channels(name, snapshot, kernel, ust_events, buffer_kb, stacks=False):
     """The channels, events and contexts of session `name` (the wperf
     profile's, sessions/wperf.lttng)."""
@@ -476,7 +349,7 @@ def destroy_lttng_session(name):
     run(["lttng", "destroy", name], check=False)
 
 
-# ------------------------------------------------------ tracefs recording
+# ------------------------------------------------------ tracefs
 
 def check_kernel_permission(tracefs):
     if os.geteuid() != 0:
@@ -487,167 +360,6 @@ def check_kernel_permission(tracefs):
                    "(mount -t tracefs nodev /sys/kernel/tracing)")
 
 
-def describe_status(rc):
-    """A Popen return code in words: `exit 1`, `killed by SIGABRT`."""
-    if rc is not None and rc < 0:
-        try:
-            return f"killed by {signal.Signals(-rc).name}"
-        except ValueError:
-            return f"killed by signal {-rc}"
-    return f"exit {rc}"
-
-
-def recorder_child_setup(parent):
-    """In the recorder's process, before exec: SIGINT at its default, and
-    SIGINT again if wperf dies (SIGKILL, a crash), so that no recorder
-    goes on tracing the whole system with nobody to stop it."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGINT)   # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-    if os.getppid() != parent:   # wperf died before the prctl
-        os._exit(1)
-
-
-class TracefsRecorder:
-    """babeltrace2 -c source.wperf.tracefs -c sink.ctf.fs in the background."""
-
-    def __init__(self, plugins, out, tracefs, buffer_kb, stacks=False):
-        self.out, self.tracefs = out, tracefs
-        self.log = os.path.join(out, PRIVATE, "kernel-recorder.log")
-        # The source writes it once it has read back an event recorded
-        # after tracing went on (babeltrace2-source.wperf.tracefs(7), ready-file).
-        self.ready = os.path.join(out, PRIVATE, "kernel-ready")
-        try:
-            os.unlink(self.ready)
-        except FileNotFoundError:
-            pass
-        sink = ("path=" + params_string(os.path.join(out, "kernel"))
-                + ",assume-single-trace=true")
-        source = (f"buffer-size-kb={buffer_kb},ready-file={params_string(self.ready)}"
-                  + (',stacks="kernel"' if stacks else ""))
-        cmd = ["babeltrace2", f"--plugin-path={plugins}",
-               "-c", "source.wperf.tracefs", f"--params={source}",
-               "-c", "sink.ctf.fs", f"--params={sink}"]
-        parent = os.getpid()
-        with replace_private_file(self.log) as log:
-            # Its own process group, so a terminal's Ctrl-C reaches the
-            # command and us but not the recorder, which we stop last; and
-            # SIGINT at its default, since the source takes the first one
-            # to end the trace cleanly (a `cmd &` shell would ignore it).
-            self.proc = subprocess.Popen(
-                cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                start_new_session=True, preexec_fn=lambda: recorder_child_setup(parent))
-
-    def wait_recording(self, timeout=60):
-        """Until the source says it records (its ready-file, written with a
-        newline once an event recorded after tracing went on came back):
-        only then is every event of the command in the trace. The
-        instance's tracing_on says nothing: a new instance reads 1 before
-        any event is enabled, a second or more before recording begins."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise Fail(f"the kernel recorder failed: {self.last_log_line()}")
-            try:
-                with open(self.ready) as f:
-                    if f.read().endswith("\n"):
-                        return
-            except OSError:
-                pass
-            time.sleep(0.01)
-        raise Fail(f"the kernel recorder did not say it records within {timeout} s: "
-                   f"the command was not started (see {self.log})")
-
-    def last_log_line(self):
-        try:
-            with open(self.log) as f:
-                raw = [l.rstrip() for l in f if l.strip()]
-        except OSError:
-            raw = []
-        # A failed write names its errno only in the log (the error chain
-        # then just says the sink's "consume" failed): that is the cause.
-        for line in raw:
-            m = re.match(r"\d\d-\d\d \S+\s+\d+\s+\d+ E \S+ \S+ (.*)", line)
-            err = m and re.search(r"\bret=(\d+)\b", m.group(1))
-            if err and 0 < int(err.group(1)) < 200:
-                return f"{m.group(1)} ({os.strerror(int(err.group(1)))})"
-        chain = next((i for i, l in enumerate(raw) if l.startswith("ERROR:")), None)
-        if chain is not None:
-            # babeltrace2's error chain ends with the component's own words:
-            # the indented lines of its last cause, before any unindented
-            # output the CLI printed after it.
-            cause = []
-            for line in raw[chain + 1:]:
-                if not line.startswith(" "):
-                    if line.startswith("CAUSED BY"):
-                        cause = []
-                        continue
-                    break
-                cause.append(line.strip())
-            if cause:
-                return " ".join(cause)
-        for line in raw:
-            m = re.match(r"\d\d-\d\d \S+\s+\d+\s+\d+ E \S+ \S+ (.*)", line)
-            if m:
-                return m.group(1)
-        return (raw or ["no message"])[-1].strip("^ ")
-
-    def check_alive(self):
-        """Say at once when the recorder died while the command runs."""
-        if self.proc.poll() is not None:
-            raise Fail(f"the kernel recorder stopped ({describe_status(self.proc.returncode)}): "
-                       f"{self.last_log_line()}; the command keeps running")
-
-    def stop(self):
-        """SIGINT: the source stops tracing, drains, ends its streams."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-        try:
-            rc = self.proc.wait(timeout=120)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            rc = self.proc.wait()
-        if rc != 0:
-            raise Fail(f"the kernel recorder failed ({describe_status(rc)}): "
-                       f"{self.last_log_line()}")
-        if not os.path.isfile(os.path.join(self.out, "kernel", "metadata")):
-            raise Fail(f"the kernel recorder wrote no trace (see {self.log})")
-
-
-def create_flight_instance(tracefs, name, buffer_kb):
-    """A persistent ftrace instance in overwrite mode, recording the events
-    source.wperf.tracefs decodes, on the "mono" clock like LTTng."""
-    inst = os.path.join(tracefs, "instances", name)
-    if os.path.exists(inst):
-        raise Fail(f"ftrace instance {name} already exists: stop that flight "
-                   f"recorder first (wperf stop DIR, or rmdir {inst})")
-    os.mkdir(inst)
-    try:
-        def write(path, value):
-            with open(os.path.join(inst, path), "w") as f:
-                f.write(value)
-        write("tracing_on", "0")
-        write("trace_clock", "mono")
-        write("buffer_size_kb", str(buffer_kb))
-        write("options/overwrite", "1")
-        # Keeps tid -> tgid in saved_tgids for threads gone by snapshot time.
-        if os.path.exists(os.path.join(inst, "options/record-tgid")):
-            write("options/record-tgid", "1")
-        for i, ev in enumerate(FTRACE_EVENTS):
-            path = os.path.join("events", ev, "enable")
-            if os.path.exists(os.path.join(inst, path)):
-                write(path, "1")
-            elif i < FTRACE_REQUIRED:
-                raise Fail(f"this kernel has no {ev.replace('/', ':')} "
-                           "tracepoint, which the analysis needs")
-        write("tracing_on", "1")
-    except BaseException:
-        os.rmdir(inst)
-        raise
-
-
 def remove_flight_instance(tracefs, name):
     inst = os.path.join(tracefs or "/sys/kernel/tracing", "instances", name)
     if os.path.isdir(inst):
@@ -656,158 +368,7 @@ def remove_flight_instance(tracefs, name):
         os.rmdir(inst)
 
 
-# ------------------------------------------------------------ wperf record
-
-def session_name(out):
-    base = re.sub(r"[^A-Za-z0-9_-]", "-", os.path.basename(out))[:40]
-    return f"wperf-{base}-{os.getpid()}"
-
-
-def user_popen_args(user):
-    """Popen arguments that run the command as USER (None: as we are)."""
-    if not user:
-        return {}
-    return {"user": user["uid"], "group": user["gid"], "extra_groups": user["groups"]}
-
-
-def command_env(user=None):
-    """The command's environment: annotated programs record wperf:* events
-    without being linked to LTTng-UST. libwperf-ust-preload.so, preloaded
-    into the command and what it runs, loads the provider (named by
-    WPERF_UST_PROVIDER) only into the processes that have annotations:
-    LTTng-UST's registration with the session daemon costs every other
-    process milliseconds (a script's /bin/true, ten times slower). Without
-    it (an older install), the provider itself is preloaded."""
-    env = dict(os.environ)
-    if user:
-        env.update(HOME=user["home"], USER=user["name"], LOGNAME=user["name"])
-        env.pop("SUDO_USER", None)
-    provider = ust_provider()
-    if not provider:
-        return env
-    shim = installed_library("libwperf-ust-preload.so")
-    if shim:
-        env.setdefault("WPERF_UST_PROVIDER", provider)
-    lib = shim or provider
-    pre = env.get("LD_PRELOAD", "")
-    env["LD_PRELOAD"] = f"{pre}:{lib}" if pre else lib
-    return env
-
-
-def check_command(cmd):
-    if not cmd or shutil.which(cmd[0]):
-        return
-    if os.path.isfile(cmd[0]) and "/" in cmd[0]:
-        raise Fail(f"cannot run {cmd[0]}: not executable (chmod +x {cmd[0]})")
-    if os.path.isfile(cmd[0]):
-        raise Fail(f"cannot run {cmd[0]}: not on PATH (give its path, "
-                   f"./{cmd[0]}, after --)")
-    raise Fail(f"cannot run {cmd[0]}: no such program (give its path, "
-               "e.g. ./server, after --)")
-
-
-def run_command(cmd, out, deadline, check_alive=None, user=None):
-    """Run the command in the foreground; return its exit status. The
-    session records every process's UST events, the command's children's
-    too (LTTng-UST holds a new process at registration until its events
-    are enabled, so none is missed). No `lttng track` of the command's
-    pid: the child would wait on wperf, lttng and the session daemon
-    before exec, and the report would show that wait as the program's."""
-    try:
-        proc = subprocess.Popen(cmd, env=command_env(user), **user_popen_args(user))
-    except OSError as e:
-        say(f"error: cannot run {cmd[0]}: {e.strerror}")
-        return 127
-    pid = proc.pid
-    with replace_private_file(os.path.join(out, "command.pid")) as f:
-        f.write(f"{pid}\n")
-    say(f"command pid {pid} (saved in {out}/command.pid)")
-    interrupts, grace = 0, None
-    while True:
-        try:
-            code = proc.poll()
-            if check_alive and code is None:
-                check_alive()
-            if code is not None:
-                return 128 - code if code < 0 else code   # killed by a signal: 128+n
-            if deadline is not None and time.monotonic() >= deadline:
-                say("duration reached: recording stops, the command keeps running")
-                return 0
-            if grace is not None and time.monotonic() >= grace:
-                say("the command did not end within 10 s of SIGTERM: recording "
-                    "stops, the command keeps running")
-                return 128 + signal.SIGTERM
-            time.sleep(0.05)
-        except Terminated:
-            # `kill wperf` (or a closed terminal): end the command as perf
-            # record does, and stop recording once it is gone.
-            if grace is None:
-                say("terminated: sending SIGTERM to the command")
-                try:
-                    os.kill(pid, signal.SIGTERM)
-                except ProcessLookupError:
-                    pass
-                grace = time.monotonic() + 10
-        except KeyboardInterrupt:
-            # Ctrl-C went to the command too: wait for it to end; a second
-            # one stops the recording (the command may ignore SIGINT).
-            interrupts += 1
-            if interrupts >= 2:
-                say("interrupted twice: recording stops, the command keeps running")
-                return 130
-
-
-def wait_interrupt(deadline, check=None):
-    """Record until Ctrl-C (or SIGTERM, see cmd_record), or the deadline."""
-    try:
-        while deadline is None or time.monotonic() < deadline:
-            if check:
-                check()
-            time.sleep(0.2)
-    except KeyboardInterrupt:
-        pass
-
-
-class FreeSpaceWatch:
-    """Stops a recording before its file system is full. babeltrace2
-    2.0.4's sink.ctf.fs aborts after ENOSPC (a double free), leaving a
-    kernel trace without metadata that nothing can read: wperf stops
-    while there is room for the tracers to write out what their buffers
-    still hold, so what was recorded stays readable. The margin is
-    --min-free MiB plus one ring buffer (--buffer-size-kb) per CPU."""
-
-    def __init__(self, out, min_free_mb, buffer_kb):
-        self.out = out
-        self.min_free_mb = min_free_mb
-        self.margin = int(min_free_mb * 2**20) + (os.cpu_count() or 1) * buffer_kb * 1024
-        self.next_check = 0.0
-
-    def free(self):
-        st = os.statvfs(self.out)
-        return st.f_bavail * st.f_frsize
-
-    def describe(self, free):
-        return (f"{free / 2**20:.1f} MiB left on the file system of {self.out} (the "
-                f"margin is --min-free {self.min_free_mb:g} MiB plus "
-                f"{self.margin / 2**20 - self.min_free_mb:.1f} MiB for the buffers)")
-
-    def check_start(self):
-        free = self.free()
-        if free < self.margin:
-            raise Fail(f"only {self.describe(free)}: free some space, record elsewhere "
-                       "with -o, or lower --min-free / --buffer-size-kb")
-
-    def check(self):
-        now = time.monotonic()
-        if now < self.next_check:
-            return
-        self.next_check = now + 0.25
-        free = self.free()
-        if free < self.margin:
-            raise Fail(f"recording stopped before the disk was full: {self.describe(free)}; "
-                       "the trace so far is readable (wperf report), the command keeps "
-                       "running")
-
+# ------------------------------------------------------------ stopping
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM or SIGHUP: ends a recording like Ctrl-C, and the command too."""
@@ -824,72 +385,6 @@ def ignore_stop_signals():
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, signal.SIG_IGN)
 
-
-def cmd_record(args):
-    # Ctrl-C and `kill` stop a recording cleanly, even when started as a
-    # background job (`wperf record ... &`), where SIGINT comes ignored.
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, on_sigterm)
-    signal.signal(signal.SIGHUP, on_sigterm)
-    if args.stop:
-        if not args.output:
-            raise Fail("--stop needs -o DIR, the flight recorder's directory")
-        # wperf stop is the C command's (tools/wperf/stop.c), which
-        # says where it is when it runs this program.
-        command = os.environ.get("WPERF_C_COMMAND")
-        if not command:
-            raise Fail(f"run wperf stop {args.output}")
-        os.execv(command, ["wperf", "stop", args.output])
-    if args.min_free < 0:
-        raise Fail("--min-free must be zero or more (MiB)")
-    if args.duration is not None and args.duration <= 0:
-        raise Fail("--duration must be greater than zero (seconds)")
-    if args.stacks and args.snapshot:
-        raise Fail("--stacks is for a plain recording, not --snapshot (the flight "
-                   "recorder keeps its buffers small)")
-    if args.trigger_on and not args.snapshot:
-        raise Fail("--trigger-on needs --snapshot (a trigger takes a snapshot "
-                   "of the flight recorder)")
-    if not 4 <= args.buffer_size_kb <= 1048576:
-        raise Fail("--buffer-size-kb must be between 4 and 1048576")
-    command = args.command[1:] if args.command[:1] == ["--"] else args.command
-    out = args.output or time.strftime("wperf-%Y%m%d-%H%M%S")
-    check_output(out)
-    check_command(command)
-    need_program("lttng", "lttng-tools")
-    need_program("babeltrace2", "babeltrace2")
-    if os.geteuid() != 0:
-        raise Fail("recording kernel events needs root: run it with sudo "
-                   "(sudo wperf record ...)")
-    plugins = plugin_dir(args.plugin_path)
-    user = command_user(args.user) if command else None
-    existed = os.path.exists(out)
-    out = prepare_output(out)
-    state = {"version": 1, "output": out, "command": command,
-             "plugin_path": plugins, "snapshots": 0, "user": user}
-    try:
-        state["sessiond_started"] = ensure_sessiond(out)
-        kernel = "lttng" if lttng_kernel_available() else "tracefs"
-        tracefs = None if kernel == "lttng" else tracefs_dir()
-        if kernel == "tracefs":
-            check_kernel_permission(tracefs)
-    except BaseException:
-        # Nothing recorded: leave no directory that a retry with the same
-        # -o would find "not empty".
-        shutil.rmtree(os.path.join(out, PRIVATE), ignore_errors=True)
-        if not existed:
-            try:
-                os.rmdir(out)
-            except OSError:
-                pass
-        raise
-    state.update(kernel=kernel, tracefs=tracefs, session=session_name(out))
-    if args.snapshot:
-        return start_flight_recorder(args, out, state, command)
-    return record_once(args, out, state, command, plugins)
-
-
-# ------------------------------------------------------------- wperf top
 
 def start_relayd(work):
     """Our own lttng-relayd on the default ports (the live port is 5344),
@@ -1095,124 +590,6 @@ def cmd_top(args):
         shutil.rmtree(work, ignore_errors=True)
 
 
-RECORDING_MARK = "recording"   # in PRIVATE: the recording is not closed yet
-
-
-def mark_recording(out):
-    """Say in OUT that a recording is under way, until close_recording():
-    a recording whose wperf was killed keeps the mark, and `wperf report`
-    says it was cut short."""
-    with replace_private_file(os.path.join(out, PRIVATE, RECORDING_MARK)) as f:
-        json.dump({"pid": os.getpid(), "started": time.time()}, f)
-        f.write("\n")
-
-
-def close_recording(out):
-    try:
-        os.unlink(os.path.join(out, PRIVATE, RECORDING_MARK))
-    except FileNotFoundError:
-        pass
-
-
-def record_once(args, out, state, command, plugins):
-    name, recorder, interrupted = state["session"], None, False
-    state["mode"] = "record"
-    create_lttng_session(name, out, False, state["kernel"] == "lttng",
-                         args.ust_events, args.buffer_size_kb, args.stacks)
-    watch = FreeSpaceWatch(out, args.min_free, args.buffer_size_kb)
-
-    def check():
-        if recorder:
-            recorder.check_alive()
-        watch.check()
-    try:
-        watch.check_start()
-        mark_recording(out)
-        if state["kernel"] == "tracefs":
-            recorder = TracefsRecorder(plugins, out, state["tracefs"], args.buffer_size_kb,
-                                       args.stacks)
-            recorder.wait_recording()
-        # With LTTng's kernel tracer, `lttng start` returning is the ready
-        # signal: the session daemon answers once the kernel session is
-        # started and every CPU sees it (kernel_start_session, then
-        # kernel_wait_quiescent, in lttng-sessiond's cmd_start_trace).
-        run(["lttng", "start", name])
-        save_state(out, state)
-        say(f"recording into {out} (kernel events: {state['kernel']})")
-        deadline = None if args.duration is None else time.monotonic() + args.duration
-        status = (run_command(command, out, deadline, check, state.get("user"))
-                  if command else wait_interrupt(deadline, check))
-        run(["lttng", "stop", name])
-    except BaseException:
-        interrupted = True   # say why it stopped, not what stopping the recorder says
-        raise
-    finally:
-        ignore_stop_signals()
-        destroy_lttng_session(name)   # writes out what is left
-        try:
-            if recorder:
-                recorder.stop()   # last: the kernel trace spans the UST one
-            close_recording(out)
-        except Fail:
-            if not interrupted:
-                raise
-        finally:
-            stop_sessiond_if_ours(state["sessiond_started"])
-    share_with_user(out, state.get("user"))
-    say(f"trace in {out}: wperf report {out}")
-    return status or 0
-
-
-def start_flight_recorder(args, out, state, command):
-    name = state["session"]
-    state.update(mode="flight-recorder", running=True)
-    if state["kernel"] == "tracefs":
-        state["instance"] = "wperf-flight-" + name[len("wperf-"):]
-        create_flight_instance(state["tracefs"], state["instance"], args.buffer_size_kb)
-    try:
-        create_lttng_session(name, out, True, state["kernel"] == "lttng",
-                             args.ust_events, args.buffer_size_kb)
-        if args.trigger_on:
-            add_trigger(state, args.trigger_on, args.trigger_filter)
-        run(["lttng", "start", name])
-        if args.trigger_on:
-            state["watcher"] = start_watcher(out)
-        save_state(out, state)
-    except BaseException:
-        teardown(state)
-        raise
-    say(f"flight recorder running (session {name}"
-        + (f", ftrace instance {state['instance']}" if "instance" in state else "")
-        + f"): take a snapshot with `wperf snapshot {out}`, "
-        f"stop it with `wperf stop {out}`")
-    if command:
-        return run_command(command, out, None, user=state.get("user"))
-    return 0
-
-
-# ------------------------------------------------------------ triggers
-
-def add_trigger(state, event, filt):
-    """A snapshot of the session whenever the application emits `event`."""
-    trig = state["session"] + "-trigger"
-    cmd = ["lttng", "add-trigger", f"--name={trig}",
-           "--condition=event-rule-matches", "--type=user", f"--name={event}"]
-    if filt:
-        cmd.append(f"--filter={filt}")
-    run(cmd + ["--action=snapshot-session", state["session"]])
-    state["trigger"] = {"name": trig, "event": event, "filter": filt}
-
-
-def start_watcher(out):
-    """A small background process that turns each triggered LTTng snapshot
-    into OUT/snapshot-N: it adds the kernel half (tracefs) at once."""
-    log = replace_private_file(os.path.join(out, PRIVATE, "watcher.log"))
-    proc = subprocess.Popen([sys.executable, os.path.realpath(__file__), "_watch", out],
-                            stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                            start_new_session=True)
-    return proc.pid
-
-
 def cmd_watch(args):
     out = os.path.realpath(args.dir)
     triggered = os.path.join(out, PRIVATE, "triggered")
@@ -1406,11 +783,9 @@ def stdout_closed():
 
 USAGE = """\
 wperf's Python half: bin/wperf runs it for the subcommands below (and does
-`wperf report`, `wperf stop` and `wperf snapshot` itself).
+`wperf report`, `wperf stop`, `wperf record` and `wperf snapshot` itself).
 
-usage: wperf record [-o DIR] [--stacks] [OPTIONS] [-- COMMAND [ARG...]]
-       wperf record --snapshot [-o DIR] [--trigger-on EVENT] [OPTIONS] [-- COMMAND...]
-       wperf top [--every DURATION] [--duration SECONDS] [--format text|json]
+usage: wperf top [--every DURATION] [--duration SECONDS] [--format text|json]
                  [--output FILE] [--pids LIST | --comms LIST] [--params STR]
        wperf diff [--format text|json] [--fail-if-knot-grows PCT] [--min-change PCT]
                   [--absolute] [--top N] A.json B.json
@@ -1419,8 +794,6 @@ Record a program's kernel and LTTng-UST events, and report the knots
 (cycles of waiting) that bound its throughput (wPerf). See wperf(1).
 
 commands:
-  record    record kernel + UST events into DIR until COMMAND exits (or Ctrl-C);
-            with --snapshot: start a flight recorder and return
   top       watch the running system: the knots of the last period and of the run so
             far, every --every (an LTTng live session; ftrace without lttng-modules)
   diff      compare two JSON reports (before/after): knots, edges, wait lengths
@@ -1436,48 +809,6 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parsers():
-    rec = Parser(prog="wperf record", description=(
-        "Record kernel scheduler/interrupt/block events (LTTng's kernel tracer, "
-        "or source.wperf.tracefs where it is missing) and LTTng-UST events "
-        "(wperf:* annotations) into one directory that babeltrace2 reads as a "
-        "whole. Without COMMAND, records until Ctrl-C (or --duration)."))
-    rec.add_argument("-o", "--output", metavar="DIR",
-                     help="output directory; must not exist or be empty "
-                     "(default: wperf-YYYYMMDD-HHMMSS)")
-    rec.add_argument("--snapshot", action="store_true",
-                     help="start a flight recorder (overwrite buffers) and return; "
-                     "save what it holds with `wperf snapshot DIR`")
-    rec.add_argument("--duration", type=float, metavar="SECONDS",
-                     help="stop recording after SECONDS (the command keeps running)")
-    rec.add_argument("--buffer-size-kb", type=int, default=4096, metavar="KB",
-                     help="ring buffer size per CPU of each channel (default 4096)")
-    rec.add_argument("--plugin-path", metavar="DIR",
-                     help="directory of babeltrace-plugin-wperf.so "
-                     "(default: $WPERF_PLUGIN_PATH, the build tree's, or the system's)")
-    rec.add_argument("--ust-events", default="wperf:*", metavar="LIST",
-                     help="UST events to record, comma-separated (default: wperf:*)")
-    rec.add_argument("--stacks", action="store_true",
-                     help="also record where each wait began: the kernel stack of "
-                     "every thread that switches out (LTTng: the callstack-kernel "
-                     "and callstack-user contexts); reports then show the heaviest "
-                     "stacks of each edge, and merge=\"stack\" works")
-    rec.add_argument("--trigger-on", metavar="EVENT",
-                     help="with --snapshot: take a snapshot whenever the application "
-                     "emits UST event EVENT (an LTTng trigger)")
-    rec.add_argument("--trigger-filter", metavar="EXPR",
-                     help="LTTng filter expression on EVENT's fields, e.g. 'name == \"req\"'")
-    rec.add_argument("--min-free", type=float, default=64, metavar="MB",
-                     help="stop recording when the output's file system has less than "
-                     "MB MiB free, plus one ring buffer per CPU (default 64)")
-    rec.add_argument("--user", metavar="USER",
-                     help="run COMMAND as USER (name or uid), the tracer staying root, and "
-                     "let USER read the trace; default: the user who ran sudo "
-                     "(SUDO_USER), else root")
-    rec.add_argument("--stop", action="store_true",
-                     help="stop the flight recorder of -o DIR (same as wperf stop DIR)")
-    rec.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND",
-                     help="the program to record, after --")
-
     top = Parser(prog="wperf top", description=(
         "Watch the running system: an LTTng live session (lttng-relayd, "
         "`lttng create --live`, the wperf profile's events) read by babeltrace2's "
@@ -1506,7 +837,7 @@ def build_parsers():
 
     watch = Parser(prog="wperf _watch")
     watch.add_argument("dir")
-    return {"record": rec, "top": top, "_watch": watch}
+    return {"top": top, "_watch": watch}
 
 
 def load_module(name):
@@ -1540,7 +871,7 @@ def main(argv):
         return 0
     if argv[0] == "diff":
         return load_diff().main(argv[1:])
-    if argv[0] in ("report", "stop", "snapshot"):
+    if argv[0] in ("report", "stop", "snapshot", "record"):
         raise Fail(f"wperf {argv[0]} is done by the wperf command itself (bin/wperf), "
                    f"not by its Python half: run wperf {argv[0]}")
     sub = parsers.get(argv[0])
@@ -1548,11 +879,6 @@ def main(argv):
         raise Fail(f"unknown command `{argv[0]}` (commands: record, snapshot, "
                    "stop, top, report, diff; see wperf --help)")
     args = sub.parse_args(argv[1:])
-    if argv[0] == "record":
-        if args.command and args.command[0] != "--":
-            raise Fail(f"wperf record: unexpected `{args.command[0]}`: "
-                       "put the command after -- (wperf record -o DIR -- COMMAND)")
-        return cmd_record(args)
     return {"top": cmd_top, "_watch": cmd_watch}[argv[0]](args)
 
 

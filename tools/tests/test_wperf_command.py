@@ -3,7 +3,7 @@
 
 - Errors: bad input gives one line on stderr naming the problem and how to
   fix it, and a non-zero exit (unknown option or command, output directory
-  not empty, not root, LTTng missing, babeltrace2 or the plugin missing,
+  not empty, not root, the LTTng session daemon or the plugin missing,
   snapshot of something that is not a flight recorder; `wperf report` of
   no trace, bad metadata, a truncated stream, a bad sink parameter: its
   one line instead of babeltrace2's chain of causes, all of which
@@ -102,7 +102,8 @@ def sessiond_pids():
 
 
 def child_recorders(pid):
-    """The babeltrace2 processes (kernel recorders) whose parent is pid."""
+    """The kernel recorders whose parent is pid: wperf's children that run
+    source.wperf.tracefs -> sink.ctf.fs in-process, named wperf-recorder."""
     found = []
     for d in os.listdir('/proc'):
         if not d.isdigit():
@@ -110,11 +111,11 @@ def child_recorders(pid):
         try:
             with open('/proc/%s/stat' % d) as f:
                 fields = f.read().rsplit(')', 1)[1].split()
-            with open('/proc/%s/cmdline' % d, 'rb') as f:
-                cmd = f.read()
+            with open('/proc/%s/comm' % d) as f:
+                comm = f.read().strip()
         except OSError:
             continue
-        if int(fields[1]) == pid and b'source.wperf.tracefs' in cmd:
+        if int(fields[1]) == pid and comm == 'wperf-recorder':
             found.append(int(d))
     return found
 
@@ -245,15 +246,12 @@ class Errors(unittest.TestCase):
         return dict(os.environ, PATH=d)
 
     def test_lttng_missing(self):
+        # wperf record talks to LTTng through liblttng-ctl: what it runs
+        # is the session daemon.
         self.assertOneLine(wperf('record', '-o', self.tmp + '/x', '--', '/bin/true',
                                  env=self.path_with('babeltrace2')),
-                           'lttng is missing', 'apt-get install lttng-tools')
-
-    def test_babeltrace2_missing(self):
-        # wperf record runs the babeltrace2 program (its tracefs recorder).
-        self.assertOneLine(wperf('record', '-o', self.tmp + '/x', '--', '/bin/true',
-                                 env=self.path_with('lttng')),
-                           'babeltrace2 is missing', 'apt-get install babeltrace2')
+                           'lttng-sessiond is missing', 'apt-get install lttng-tools')
+        self.assertFalse(os.path.exists(self.tmp + '/x'))
 
     def test_report_needs_no_babeltrace2_program(self):
         # wperf report runs the babeltrace2 graph in-process (libbabeltrace2).
@@ -552,6 +550,18 @@ class Record(Recording):
         q = wperf('report', out, '--format', 'json')
         self.assertEqual(q.returncode, 0, q.stderr)
 
+    def test_record_needs_no_babeltrace2_program(self):
+        # The tracefs recorder runs its graph in-process (libbabeltrace2):
+        # a PATH with the session daemon alone is enough.
+        d = os.path.join(self.tmp, 'bin-sessiond-only')
+        os.makedirs(d, exist_ok=True)
+        if not os.path.lexists(os.path.join(d, 'lttng-sessiond')):
+            os.symlink(shutil.which('lttng-sessiond'), os.path.join(d, 'lttng-sessiond'))
+        out = os.path.join(self.tmp, 'no-babeltrace2')
+        p = wperf('record', '-o', out, '--', '/bin/true', env=dict(os.environ, PATH=d))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(os.path.isfile(os.path.join(out, 'kernel', 'metadata')), p.stderr)
+
     def test_two_recordings_at_once(self):
         # With no session daemon, both start one: the second used to fail
         # ("A session daemon is already running") and leave its -o behind;
@@ -636,7 +646,7 @@ class Record(Recording):
         # parent dies and ends its trace; nothing traces on with no owner.
         out, p = self.start_background('sigkill', 30)
         recorders = child_recorders(p.pid)
-        self.assertTrue(recorders, 'no babeltrace2 recorder under wperf %d' % p.pid)
+        self.assertTrue(recorders, 'no kernel recorder under wperf %d' % p.pid)
         with open(os.path.join(out, 'wperf.json')) as f:
             session = json.load(f)['session']
         p.kill()
@@ -670,14 +680,14 @@ class Record(Recording):
 
 
     def test_killed_recorder_is_said_and_its_instance_removed_later(self):
-        # SIGKILL of the kernel recorder itself (babeltrace2): its ftrace
+        # SIGKILL of the kernel recorder itself (wperf-recorder): its ftrace
         # instance stays, tracing, and its trace has no metadata (sink.ctf.fs
         # writes it when it closes the trace). wperf says so at once; the
         # report says why nothing can be read; the next recording removes
         # the dead recorder's instance (never a live one's).
         out, p = self.start_background('recorder-killed', 30)
         recorders = child_recorders(p.pid)
-        self.assertTrue(recorders, 'no babeltrace2 recorder under wperf %d' % p.pid)
+        self.assertTrue(recorders, 'no kernel recorder under wperf %d' % p.pid)
         with open(os.path.join(out, 'wperf.json')) as f:
             session = json.load(f)['session']
         self.addCleanup(subprocess.run, ['lttng', 'destroy', session], capture_output=True)

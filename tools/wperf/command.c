@@ -48,9 +48,7 @@ static bool executable_file(const char *path)
 	return access(path, X_OK) == 0 && stat(path, &st) == 0 && !S_ISDIR(st.st_mode);
 }
 
-/* name found as shutil.which() finds it: a path with a slash as it is,
- * else in each directory of $PATH. */
-static bool on_path(const char *name)
+bool wperf_on_path(const char *name)
 {
 	const char *path = getenv("PATH");
 	char buf[PATH_MAX];
@@ -77,7 +75,7 @@ bool wperf_command_check(char *const *argv)
 	struct stat st;
 	bool is_file;
 
-	if (!argv || !argv[0] || on_path(argv[0]))
+	if (!argv || !argv[0] || wperf_on_path(argv[0]))
 		return true;
 	is_file = stat(argv[0], &st) == 0 && S_ISREG(st.st_mode);
 	if (is_file && strchr(argv[0], '/'))

@@ -14,6 +14,10 @@
 
 #include <stdbool.h>
 
+/* name can be run, as shutil.which() finds it: a path with a slash as
+ * it is, else in each directory of $PATH. */
+bool wperf_on_path(const char *name);
+
 /* argv[0] can be run (on PATH, or a path to an executable file). false
  * after saying why, with the fix ("give its path, ./server, after --"). */
 bool wperf_command_check(char *const *argv);

@@ -1,6 +1,6 @@
 /*
  * tools/wperf/json.h — the few members `wperf` reads from the small JSON
- * objects its Python half writes (wperf.json, .wperf/recording), and the
+ * objects `wperf record` writes (wperf.json, .wperf/recording), and the
  * one it changes in place. A full JSON library would be a dependency for
  * a handful of values; this reader checks that the whole text is JSON and
  * hands back members as written.

@@ -9,10 +9,13 @@
  *
  *   report            C (report.c): the babeltrace2 graph runs in-process
  *   stop              C (stop.c), on liblttng-ctl
+ *   record            C (record.c): the LTTng session on liblttng-ctl, the
+ *                     tracefs recorder's graph in a child process
+ *                     (recorder.c); --snapshot: the flight recorder (flight.c)
  *   snapshot          C (snapshot.c): liblttng-ctl, and the ftrace snapshot
  *                     read by a babeltrace2 graph in-process
  *   _watch            C (watch.c): the flight recorder's trigger watcher
- *   record, top       still Python: handed, argv unchanged, to the Python
+ *   top               still Python: handed, argv unchanged, to the Python
  *                     half, installed as a private program
  *                     (libexec/wperf/wperf-py; build/tools/wperf-py here)
  *   diff              Python on purpose (tools/wperf_diff.py: it compares
@@ -57,7 +60,7 @@ static const char usage[] =
 "\n"
 "`wperf COMMAND --help` describes each command's options.\n"
 "\n"
-"report, stop and snapshot are written in C; record, top and diff still run in\n"
+"report, stop, record and snapshot are written in C; top and diff still run in\n"
 "wperf's Python half (%s), which this command starts\n"
 "with the same arguments.\n";
 
@@ -123,7 +126,7 @@ static int run_python_half(char **argv)
 int main(int argc, char **argv)
 {
 	static const char *const in_python[] = {
-		"record", "top", "diff", NULL,
+		"top", "diff", NULL,
 	};
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
@@ -147,6 +150,8 @@ int main(int argc, char **argv)
 		return wperf_cmd_snapshot(argc - 1, argv + 1);
 	if (!strcmp(cmd, "_watch"))
 		return wperf_cmd_watch(argc - 1, argv + 1);
+	if (!strcmp(cmd, "record"))
+		return wperf_cmd_record(argc - 1, argv + 1);
 	for (const char *const *p = in_python; *p; p++)
 		if (!strcmp(cmd, *p))
 			return run_python_half(argv);

@@ -3,8 +3,8 @@
  * directory and `wperf report` reads back: DIR/command.pid (the recorded
  * command), DIR/wperf.json (what was recorded: a plain recording or a
  * flight recorder with DIR/snapshot-N), and DIR/.wperf/recording, the mark
- * of a recording not closed yet. The writer is the Python half
- * (tools/wperf.py); the layout is wperf(1)'s.
+ * of a recording not closed yet. The writer is `wperf record` (record.c,
+ * output.c); the layout is wperf(1)'s.
  */
 #ifndef WPERF_TOOL_RECORDING_H
 #define WPERF_TOOL_RECORDING_H

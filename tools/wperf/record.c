@@ -1,0 +1,680 @@
+/*
+ * tools/wperf/record.c — `wperf record`: record a program's kernel and
+ * LTTng-UST events into one directory (wperf(1)). Its options and their
+ * one-line usage errors are the Python command's (argparse's words).
+ *
+ * A plain recording, in order:
+ *  - checks that cost nothing first (options, DIR, the command, root),
+ *    then DIR made (output.c) and the session daemon ensured (sessiond.c);
+ *  - an LTTng session with the wperf profile (lttng.c, liblttng-ctl):
+ *    the UST channel, and the kernel channel where lttng-modules answers;
+ *    elsewhere the kernel events come from the tracefs recorder, a child
+ *    of wperf running source.wperf.tracefs -> sink.ctf.fs (recorder.c);
+ *  - DIR/.wperf/recording marks the recording as under way, the recorder
+ *    is started and known to record, the session started, wperf.json
+ *    saved, and the command run (command.c) until it exits, --duration,
+ *    Ctrl-C, SIGTERM, the recorder's death or a full disk (--min-free);
+ *  - teardown with the stop signals ignored: session destroyed (LTTng
+ *    writes out what its buffers hold), recorder stopped last (the kernel
+ *    trace spans the UST one), the mark removed, the session daemon
+ *    stopped if a wperf started it and nothing else uses it.
+ * What went wrong is said once, as the last line, after the teardown.
+ *
+ * `record --snapshot` starts the same way, then the flight recorder is
+ * flight.c's; `record --stop` is `wperf stop` (stop.c).
+ */
+#include "wperf.h"
+#include "command.h"
+#include "flight.h"
+#include "lttng.h"
+#include "output.h"
+#include "recorder.h"
+#include "recording.h"
+#include "sessiond.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------ options */
+
+struct record_opts {
+	const char *output, *plugin_path, *ust_events, *user, *trigger_on, *trigger_filter;
+	bool snapshot, stacks, stop;
+	double duration;        /* NAN: none */
+	double min_free;        /* MiB */
+	long buffer_kb;
+	char **command;         /* after --; NULL: none */
+	const char *unexpected; /* a first positional not after -- */
+};
+
+enum { NONE, STRING, FLOAT, INT };
+
+static const struct record_option {
+	const char *name, *metavar;
+	int type;
+} options[] = {
+	{ "help", NULL, NONE }, { "output", "DIR", STRING }, { "snapshot", NULL, NONE },
+	{ "duration", "SECONDS", FLOAT }, { "buffer-size-kb", "KB", INT },
+	{ "plugin-path", "DIR", STRING }, { "ust-events", "LIST", STRING },
+	{ "stacks", NULL, NONE }, { "trigger-on", "EVENT", STRING },
+	{ "trigger-filter", "EXPR", STRING }, { "min-free", "MB", FLOAT },
+	{ "user", "USER", STRING }, { "stop", NULL, NONE }, { NULL, NULL, NONE },
+};
+
+static const char help[] =
+"usage: wperf record [-h] [-o DIR] [--snapshot] [--duration SECONDS]\n"
+"                    [--buffer-size-kb KB] [--plugin-path DIR]\n"
+"                    [--ust-events LIST] [--stacks] [--trigger-on EVENT]\n"
+"                    [--trigger-filter EXPR] [--min-free MB] [--user USER]\n"
+"                    [--stop]\n"
+"                    ...\n"
+"\n"
+"Record kernel scheduler/interrupt/block events (LTTng's kernel tracer, or\n"
+"source.wperf.tracefs where it is missing) and LTTng-UST events (wperf:*\n"
+"annotations) into one directory that babeltrace2 reads as a whole. Without\n"
+"COMMAND, records until Ctrl-C (or --duration).\n"
+"\n"
+"positional arguments:\n"
+"  -- COMMAND            the program to record, after --\n"
+"\n"
+"options:\n"
+"  -h, --help            show this help message and exit\n"
+"  -o DIR, --output DIR  output directory; must not exist or be empty (default:\n"
+"                        wperf-YYYYMMDD-HHMMSS)\n"
+"  --snapshot            start a flight recorder (overwrite buffers) and\n"
+"                        return; save what it holds with `wperf snapshot DIR`\n"
+"  --duration SECONDS    stop recording after SECONDS (the command keeps\n"
+"                        running)\n"
+"  --buffer-size-kb KB   ring buffer size per CPU of each channel (default\n"
+"                        4096)\n"
+"  --plugin-path DIR     directory of babeltrace-plugin-wperf.so (default:\n"
+"                        $WPERF_PLUGIN_PATH, the build tree's, or the system's)\n"
+"  --ust-events LIST     UST events to record, comma-separated (default:\n"
+"                        wperf:*)\n"
+"  --stacks              also record where each wait began: the kernel stack of\n"
+"                        every thread that switches out (LTTng: the callstack-\n"
+"                        kernel and callstack-user contexts); reports then show\n"
+"                        the heaviest stacks of each edge, and merge=\"stack\"\n"
+"                        works\n"
+"  --trigger-on EVENT    with --snapshot: take a snapshot whenever the\n"
+"                        application emits UST event EVENT (an LTTng trigger)\n"
+"  --trigger-filter EXPR\n"
+"                        LTTng filter expression on EVENT's fields, e.g. 'name\n"
+"                        == \"req\"'\n"
+"  --min-free MB         stop recording when the output's file system has less\n"
+"                        than MB MiB free, plus one ring buffer per CPU\n"
+"                        (default 64)\n"
+"  --user USER           run COMMAND as USER (name or uid), the tracer staying\n"
+"                        root, and let USER read the trace; default: the user\n"
+"                        who ran sudo (SUDO_USER), else root\n"
+"  --stop                stop the flight recorder of -o DIR (same as wperf stop\n"
+"                        DIR)\n";
+
+/* A usage error: one line, as argparse gave it; -1. */
+static int usage_error(const char *fmt, const char *a, const char *b)
+{
+	char msg[1024];
+
+	snprintf(msg, sizeof(msg), fmt, a, b);
+	wperf_fail("wperf record: %s (see wperf record --help)", msg);
+	return -1;
+}
+
+/* The option of "--name[=value]" (or a unique prefix of one); -1 after a
+ * usage error. */
+static int find_option(const char *arg)
+{
+	size_t len = strcspn(arg + 2, "=");
+	int found = -1, matches = 0;
+
+	for (int i = 0; options[i].name; i++) {
+		if (!strncmp(options[i].name, arg + 2, len) && !options[i].name[len])
+			return i;
+		if (!strncmp(options[i].name, arg + 2, len)) {
+			found = i;
+			matches++;
+		}
+	}
+	if (matches == 1)
+		return found;
+	if (matches > 1)
+		usage_error("ambiguous option: %s", arg, NULL);
+	else
+		usage_error("unrecognized arguments: %s", arg, NULL);
+	return -1;
+}
+
+static bool negative_number(const char *s)
+{
+	char *end;
+
+	if (s[0] != '-')
+		return false;
+	strtod(s, &end);
+	return end != s && !*end;
+}
+
+/* Store value into the option o; 0, or -1 after a usage error. */
+static int set_value(struct record_opts *ro, int o, const char *value)
+{
+	const char *name = options[o].name;
+	char *end;
+
+	if (options[o].type == FLOAT) {
+		double v = strtod(value, &end);
+
+		if (end == value || *end)
+			return usage_error("argument --%s: invalid float value: '%s'", name, value);
+		*(!strcmp(name, "duration") ? &ro->duration : &ro->min_free) = v;
+	} else if (options[o].type == INT) {
+		long v = strtol(value, &end, 10);
+
+		if (end == value || *end)
+			return usage_error("argument --%s: invalid int value: '%s'", name, value);
+		ro->buffer_kb = v;
+	} else {
+		const char **slot[] = { &ro->output, &ro->plugin_path, &ro->ust_events, &ro->user,
+					&ro->trigger_on, &ro->trigger_filter };
+		const char *names[] = { "output", "plugin-path", "ust-events", "user",
+					"trigger-on", "trigger-filter" };
+
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (!strcmp(names[i], name))
+				*slot[i] = value;
+	}
+	return 0;
+}
+
+static void set_flag(struct record_opts *ro, const char *name)
+{
+	if (!strcmp(name, "snapshot"))
+		ro->snapshot = true;
+	else if (!strcmp(name, "stacks"))
+		ro->stacks = true;
+	else if (!strcmp(name, "stop"))
+		ro->stop = true;
+}
+
+/* One option at argv[*i] (and its value); 0, 1 for --help, -1 after a
+ * usage error. */
+static int parse_option(int argc, char **argv, int *i, struct record_opts *ro)
+{
+	const char *arg = argv[*i], *value = NULL;
+	int o;
+
+	if (arg[1] != '-') {            /* -h, -o DIR, -oDIR */
+		if (arg[1] == 'h' && !arg[2])
+			return 1;
+		if (arg[1] != 'o')
+			return usage_error("unrecognized arguments: %s", arg, NULL);
+		o = 1;
+		value = arg[2] ? arg + 2 : NULL;
+	} else if ((o = find_option(arg)) < 0) {
+		return -1;
+	} else if (strchr(arg, '=')) {
+		value = strchr(arg, '=') + 1;
+	}
+	if (options[o].type == NONE) {
+		if (value)
+			return usage_error("argument --%s: ignored explicit argument '%s'",
+					   options[o].name, value);
+		if (o == 0)
+			return 1;
+		set_flag(ro, options[o].name);
+		return 0;
+	}
+	if (!value) {
+		if (*i + 1 >= argc || (argv[*i + 1][0] == '-' && !negative_number(argv[*i + 1])))
+			return usage_error(o == 1 ? "argument -o/--output: expected one argument" :
+					   "argument --%s: expected one argument",
+					   options[o].name, NULL);
+		value = argv[++*i];
+	}
+	return set_value(ro, o, value);
+}
+
+/* Parse argv (argv[0] is "record"): -1 to go on, else the exit status
+ * (after the help, or a usage error). */
+static int parse_args(int argc, char **argv, struct record_opts *ro)
+{
+	memset(ro, 0, sizeof(*ro));
+	ro->duration = NAN;
+	ro->min_free = 64;
+	ro->buffer_kb = 4096;
+	ro->ust_events = "wperf:*";
+	for (int i = 1; i < argc; i++) {
+		int rc;
+
+		if (!strcmp(argv[i], "--")) {
+			ro->command = argv[i + 1] ? argv + i + 1 : NULL;
+			break;
+		}
+		if (argv[i][0] != '-' || !argv[i][1]) {
+			ro->unexpected = argv[i];     /* argparse's REMAINDER: the rest */
+			break;
+		}
+		if ((rc = parse_option(argc, argv, &i, ro)) == 1) {
+			fputs(help, stdout);
+			return WPERF_EXIT_OK;
+		}
+		if (rc < 0)
+			return WPERF_EXIT_FAIL;
+	}
+	if (ro->unexpected)
+		return wperf_fail("wperf record: unexpected `%s`: put the command after -- "
+				  "(wperf record -o DIR -- COMMAND)", ro->unexpected);
+	return -1;
+}
+
+/* The checks of the options' values; false after saying why. */
+static bool check_opts(const struct record_opts *ro)
+{
+	const char *why = NULL;
+
+	if (ro->min_free < 0)
+		why = "--min-free must be zero or more (MiB)";
+	else if (!isnan(ro->duration) && ro->duration <= 0)
+		why = "--duration must be greater than zero (seconds)";
+	else if (ro->stacks && ro->snapshot)
+		why = "--stacks is for a plain recording, not --snapshot (the flight recorder "
+		      "keeps its buffers small)";
+	else if (ro->trigger_on && !ro->snapshot)
+		why = "--trigger-on needs --snapshot (a trigger takes a snapshot of the flight "
+		      "recorder)";
+	else if (ro->buffer_kb < 4 || ro->buffer_kb > 1048576)
+		why = "--buffer-size-kb must be between 4 and 1048576";
+	if (why)
+		wperf_fail("%s", why);
+	return !why;
+}
+
+/* ------------------------------------------------------------ free space */
+
+/*
+ * Stops a recording before its file system is full. babeltrace2 2.0.4's
+ * sink.ctf.fs aborts after ENOSPC (a double free), leaving a kernel trace
+ * without metadata that nothing can read: wperf stops while there is room
+ * for the tracers to write out what their buffers still hold, so what was
+ * recorded stays readable. The margin is --min-free MiB plus one ring
+ * buffer (--buffer-size-kb) per CPU.
+ */
+struct free_space {
+	const char *out;
+	double min_free_mb, margin, next_check;
+};
+
+static void free_space_init(struct free_space *w, const char *out, double min_free_mb,
+			    long buffer_kb)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	w->out = out;
+	w->min_free_mb = min_free_mb;
+	w->margin = (double)(long long)(min_free_mb * 1048576) +
+		    (double)(cpus > 0 ? cpus : 1) * (double)buffer_kb * 1024;
+	w->next_check = 0;
+}
+
+/* Bytes free for us; negative when unknown (no check then). */
+static double free_bytes(const struct free_space *w)
+{
+	struct statvfs st;
+
+	if (statvfs(w->out, &st) != 0)
+		return -1;
+	return (double)st.f_bavail * (double)st.f_frsize;
+}
+
+static void describe_free(const struct free_space *w, double free, char *out, size_t len)
+{
+	snprintf(out, len, "%.1f MiB left on the file system of %s (the margin is --min-free "
+		 "%g MiB plus %.1f MiB for the buffers)", free / 1048576, w->out,
+		 w->min_free_mb, w->margin / 1048576 - w->min_free_mb);
+}
+
+/* false with why set when there is less room than the margin. */
+static bool free_space_ok(struct free_space *w, const char *what, char *why, size_t whylen)
+{
+	char said[1024];
+	double free = free_bytes(w);
+
+	if (free < 0 || free >= w->margin)
+		return true;
+	describe_free(w, free, said, sizeof(said));
+	snprintf(why, whylen, what, said);
+	return false;
+}
+
+/* ------------------------------------------------------------ the recording */
+
+struct recording {
+	const struct record_opts *opts;
+	char *out;                      /* DIR's real path */
+	bool existed;                   /* DIR was there before */
+	struct wperf_user user;
+	struct wperf_state state;
+	char session[128], tracefs[PATH_MAX];
+	struct wperf_recorder recorder;
+	bool recorder_started;
+	struct free_space space;
+	bool failed;                    /* why says it (empty: said already) */
+	bool interrupted;               /* a stop signal ended the start-up */
+	char why[2048];
+};
+
+/* Where tracefs is mounted (mounting it if we may), in buf; NULL when
+ * nowhere. */
+static const char *tracefs_dir(char *buf, size_t len)
+{
+	char dev[256], dir[PATH_MAX], type[64];
+	const char *found = NULL;
+	struct stat st;
+	FILE *f = fopen("/proc/mounts", "r");
+
+	while (f && !found && fscanf(f, "%255s %4095s %63s %*[^\n]", dev, dir, type) == 3)
+		if (!strcmp(type, "tracefs"))
+			found = dir;
+	if (f)
+		fclose(f);
+	if (!found && geteuid() == 0 && stat("/sys/kernel/tracing", &st) == 0 &&
+	    S_ISDIR(st.st_mode) && mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0)
+		found = "/sys/kernel/tracing";
+	if (!found)
+		return NULL;
+	snprintf(buf, len, "%s", found);
+	return buf;
+}
+
+/* wperf-<DIR's name, 40 characters of [A-Za-z0-9_-]>-<pid> */
+static void session_name(const char *out, char *name, size_t len)
+{
+	const char *base = strrchr(out, '/') ? strrchr(out, '/') + 1 : out;
+	char clean[41];
+	size_t n = 0;
+
+	for (; base[n] && n < 40; n++) {
+		char c = base[n];
+
+		clean[n] = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+			   (c >= '0' && c <= '9') || c == '_' || c == '-' ? c : '-';
+	}
+	clean[n] = '\0';
+	snprintf(name, len, "wperf-%s-%ld", clean, (long)getpid());
+}
+
+/* The session daemon, and which kernel tracer records; false after saying
+ * why (DIR then discarded: nothing was recorded). */
+static bool choose_tracers(struct recording *r)
+{
+	char private_dir[PATH_MAX];
+	bool lttng;
+
+	snprintf(private_dir, sizeof(private_dir), "%s/" WPERF_PRIVATE, r->out);
+	if ((r->state.sessiond_started = wperf_ensure_sessiond(private_dir)) < 0) {
+		wperf_output_discard(r->out, r->existed);
+		return false;
+	}
+	if (!r->state.sessiond_started)
+		r->state.sessiond_started = -1;         /* one was running: null */
+	lttng = wperf_lttng_kernel_available();
+	r->state.kernel = lttng ? "lttng" : "tracefs";
+	r->state.tracefs = lttng ? NULL : tracefs_dir(r->tracefs, sizeof(r->tracefs));
+	if (!lttng && !r->state.tracefs) {
+		wperf_fail("tracefs is not mounted and could not be mounted (mount -t tracefs "
+			   "nodev /sys/kernel/tracing)");
+		wperf_stop_sessiond_if_ours();
+		wperf_output_discard(r->out, r->existed);
+		return false;
+	}
+	session_name(r->out, r->session, sizeof(r->session));
+	r->state.session = r->session;
+	return true;
+}
+
+/* DIR/.wperf/recording: a recording is under way, until close_recording().
+ * A recording whose wperf was killed keeps it, and `wperf report` says it
+ * was cut short. */
+static bool mark_recording(struct recording *r)
+{
+	char path[PATH_MAX];
+	struct timeval tv;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/" WPERF_PRIVATE "/recording", r->out);
+	gettimeofday(&tv, NULL);
+	if (!(f = wperf_private_file(path)) ||
+	    fprintf(f, "{\"pid\": %ld, \"started\": %ld.%06ld}\n", (long)getpid(),
+		    (long)tv.tv_sec, (long)tv.tv_usec) < 0 || fclose(f) != 0) {
+		snprintf(r->why, sizeof(r->why), "cannot write %.1900s: %s", path, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+static void close_recording(const struct recording *r)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/" WPERF_PRIVATE "/recording", r->out);
+	unlink(path);
+}
+
+static double monotonic(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Checked while the command runs: the recorder alive, room on the disk
+ * (every 0.25 s). */
+static bool still_recording(void *arg)
+{
+	struct recording *r = arg;
+	double now = monotonic();
+
+	if (r->recorder_started && !wperf_recorder_alive(&r->recorder, r->why, sizeof(r->why)))
+		return false;
+	if (now < r->space.next_check)
+		return true;
+	r->space.next_check = now + 0.25;
+	return free_space_ok(&r->space, "recording stopped before the disk was full: %s; the "
+			     "trace so far is readable (wperf report), the command keeps running",
+			     r->why, sizeof(r->why));
+}
+
+/* A stop signal during the start-up: true after noting it. */
+static bool stopped(struct recording *r)
+{
+	if (!wperf_stop_signal_take())
+		return false;
+	r->interrupted = true;
+	return true;
+}
+
+/* Start recording; false with r->why set (or r->interrupted). */
+static bool start(struct recording *r)
+{
+	const struct record_opts *ro = r->opts;
+	int ready;
+
+	if (!free_space_ok(&r->space, "only %s: free some space, record elsewhere with -o, or "
+			   "lower --min-free / --buffer-size-kb", r->why, sizeof(r->why)) ||
+	    !mark_recording(r) || stopped(r))
+		return false;
+	if (!strcmp(r->state.kernel, "tracefs")) {
+		if (!wperf_recorder_start(&r->recorder, r->state.plugin_path, r->out,
+					  (unsigned)ro->buffer_kb, ro->stacks, r->why, sizeof(r->why)))
+			return false;
+		r->recorder_started = true;
+		ready = wperf_recorder_wait_ready(&r->recorder, 60, r->why, sizeof(r->why));
+		if (ready <= 0) {
+			r->interrupted = ready < 0;
+			return false;
+		}
+	}
+	/* With LTTng's kernel tracer, the start returning is the ready
+	 * signal: the session daemon answers once the kernel session is
+	 * started and every CPU sees it (lttng-sessiond's cmd_start_trace). */
+	if (wperf_lttng_start(r->session, r->why, sizeof(r->why)) < 0 ||
+	    !wperf_state_save(r->out, &r->state) || stopped(r))
+		return false;
+	wperf_say("recording into %s (kernel events: %s)", r->out, r->state.kernel);
+	return true;
+}
+
+/* Record until the command ends (or the recording is stopped): its
+ * status, r->failed when the recording went wrong. */
+static int run(struct recording *r)
+{
+	const struct record_opts *ro = r->opts;
+	double deadline = 0;
+	int status;
+
+	if (!start(r)) {
+		r->failed = true;
+		return WPERF_EXIT_FAIL;
+	}
+	if (!isnan(ro->duration))
+		deadline = monotonic() + ro->duration;
+	status = wperf_command_run(ro->command, r->out, deadline, r->state.user,
+				   still_recording, r, &r->failed);
+	if (!r->failed && wperf_lttng_stop(r->session, r->why, sizeof(r->why)) < 0)
+		r->failed = true;
+	return status;
+}
+
+/* Tear down, the stop signals ignored; false when the recorder failed
+ * (said in r->why, unless the recording had failed already). */
+static bool teardown(struct recording *r)
+{
+	char why[1024];
+	bool closed = true;
+
+	wperf_stop_signals_ignore();
+	wperf_lttng_destroy_session(r->session);    /* writes out what is left */
+	if (r->recorder_started)                    /* last: the kernel trace spans the UST one */
+		closed = wperf_recorder_stop(&r->recorder, why, sizeof(why));
+	if (closed)
+		close_recording(r);
+	else if (!r->failed && !r->interrupted)
+		snprintf(r->why, sizeof(r->why), "%s", why);
+	wperf_stop_sessiond_if_ours();
+	return closed;
+}
+
+static int record_once(struct recording *r)
+{
+	const struct record_opts *ro = r->opts;
+	int status, rc;
+
+	r->state.mode = "record";
+	rc = wperf_lttng_create_session(r->session, WPERF_SESSION_RECORD, r->out,
+					!strcmp(r->state.kernel, "lttng"), ro->ust_events,
+					(unsigned)ro->buffer_kb, ro->stacks, r->why, sizeof(r->why));
+	if (rc < 0) {
+		wperf_stop_sessiond_if_ours();
+		return wperf_fail("%s", r->why);
+	}
+	free_space_init(&r->space, r->out, ro->min_free, ro->buffer_kb);
+	status = run(r);
+	if (!teardown(r) || r->failed || r->interrupted) {
+		if (r->interrupted) {
+			wperf_say("interrupted");
+			return WPERF_EXIT_INTERRUPTED;
+		}
+		return r->why[0] ? wperf_fail("%s", r->why) : WPERF_EXIT_FAIL;
+	}
+	if (r->state.user)
+		wperf_share_with_user(r->out, r->user.name, r->user.gid);
+	wperf_say("trace in %s: wperf report %s", r->out, r->out);
+	return status;
+}
+
+/* `wperf record --snapshot`: flight.c's, from the same start. */
+static int flight(struct recording *r)
+{
+	const struct record_opts *ro = r->opts;
+	struct wperf_flight_options opt = {
+		.ust_events = ro->ust_events, .buffer_kb = (unsigned)ro->buffer_kb,
+		.trigger_on = ro->trigger_on, .trigger_filter = ro->trigger_filter,
+	};
+
+	return wperf_flight_start(r->out, &r->state, &opt, ro->command);
+}
+
+/* `wperf record` (and --snapshot) without --stop. */
+static int record(const struct record_opts *ro)
+{
+	struct recording r = { .opts = ro };
+	char name[64], *plugins;
+	const char *out = ro->output;
+	int rc = WPERF_EXIT_FAIL, as_user = 0;
+
+	if (!out) {
+		time_t t = time(NULL);
+		struct tm tm;
+
+		strftime(name, sizeof(name), "wperf-%Y%m%d-%H%M%S", localtime_r(&t, &tm));
+		out = name;
+	}
+	if (!wperf_output_check(out) || !wperf_command_check(ro->command))
+		return WPERF_EXIT_FAIL;
+	if (!wperf_on_path("lttng-sessiond"))
+		return wperf_fail("lttng-sessiond is missing: install it (apt-get install "
+				  "lttng-tools)");
+	if (geteuid() != 0)
+		return wperf_fail("recording kernel events needs root: run it with sudo (sudo "
+				  "wperf record ...)");
+	if (!(plugins = wperf_plugin_dir(ro->plugin_path)))
+		return WPERF_EXIT_FAIL;
+	if (ro->command && (as_user = wperf_command_user(ro->user, &r.user)) < 0)
+		goto end;
+	r.state = (struct wperf_state){
+		.command = ro->command, .plugin_path = plugins, .snapshots = 0,
+		.user = as_user > 0 ? &r.user : NULL, .watcher = -1,
+	};
+	if (!(r.out = wperf_output_prepare(out, &r.existed)))
+		goto end;
+	r.state.output = r.out;
+	if (choose_tracers(&r))
+		rc = ro->snapshot ? flight(&r) : record_once(&r);
+end:
+	free(r.out);
+	free(plugins);
+	return rc;
+}
+
+int wperf_cmd_record(int argc, char **argv)
+{
+	struct record_opts ro;
+	int rc = parse_args(argc, argv, &ro);
+
+	if (rc >= 0)
+		return rc;
+	/* Ctrl-C and `kill` stop a recording cleanly, even when started as
+	 * a background job (`wperf record ... &`), where SIGINT comes
+	 * ignored. */
+	wperf_stop_signals_catch();
+	if (ro.stop) {
+		char *stop_argv[] = { "stop", (char *)ro.output, NULL };
+
+		if (!ro.output)
+			return wperf_fail("--stop needs -o DIR, the flight recorder's directory");
+		return wperf_cmd_stop(2, stop_argv);
+	}
+	if (!check_opts(&ro))
+		return WPERF_EXIT_FAIL;
+	return record(&ro);
+}
