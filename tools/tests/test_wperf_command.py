@@ -679,6 +679,32 @@ class Record(Recording):
             os.kill(int(f.read()), signal.SIGKILL)   # the workload, orphaned
 
 
+    def test_ctrl_c_while_starting_leaves_no_instance(self):
+        # Ctrl-C while the recorder sets up (before it records): wperf says
+        # `interrupted` (130) and the recorder's ftrace instance is removed,
+        # not left tracing until the next recording.
+        out = os.path.join(self.tmp, 'ctrl-c-starting')
+        p = subprocess.Popen([WPERF, 'record', '-o', out, '--', 'sleep', '30'],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)
+        self.addCleanup(lambda: p.poll() is None and os.killpg(p.pid, signal.SIGKILL))
+        recorders = []
+        for _ in range(600):
+            recorders = child_recorders(p.pid)
+            if recorders or p.poll() is not None:
+                break
+            time.sleep(0.005)
+        self.assertTrue(recorders, 'no kernel recorder under wperf %d' % p.pid)
+        time.sleep(0.05)
+        os.killpg(p.pid, signal.SIGINT)
+        _, err = p.communicate(timeout=60)
+        self.assertFalse(os.path.exists(os.path.join(out, 'command.pid')), err)
+        self.assertEqual(p.returncode, 130, err)
+        self.assertEqual(err.strip().splitlines()[-1], 'wperf: interrupted', err)
+        self.assertFalse([i for i in os.listdir(os.path.join(TRACEFS, 'instances'))
+                          if i in ('wperf-%d' % r for r in recorders)],
+                         'the recorder interrupted while starting left its instance')
+
     def test_killed_recorder_is_said_and_its_instance_removed_later(self):
         # SIGKILL of the kernel recorder itself (wperf-recorder): its ftrace
         # instance stays, tracing, and its trace has no metadata (sink.ctf.fs

@@ -98,22 +98,26 @@ static bool make_params(const struct wperf_recorder *r, unsigned buffer_kb, bool
 	       !bt_value_map_insert_bool_entry(*sink, "assume-single-trace", BT_TRUE);
 }
 
-/* Load the plugins and run the graph; 0, or 1 with why set. */
+/* Load the plugins and run the graph; 0, 1 with why set, or 130 when
+ * interrupted before it recorded. */
 static int record(const struct wperf_recorder *r, const char *plugin_dir, unsigned buffer_kb,
 		  bool stacks, char *why, size_t whylen)
 {
 	struct wperf_bt bt;
 	struct wperf_run run = { 0 };
 	bt_value *source = NULL, *sink = NULL;
+	enum wperf_run_status status;
 	int rc = 1;
 
 	if (wperf_bt_load(&bt, plugin_dir, why, whylen) != 0)
 		return 1;
 	if (!make_params(r, buffer_kb, stacks, &source, &sink))
 		snprintf(why, whylen, "out of memory");
-	else if (wperf_bt_run_source(&bt, bt.wperf, "tracefs", source, bt.ctf, "fs", sink,
-				     false, &run) == WPERF_RUN_OK)
+	else if ((status = wperf_bt_run_source(&bt, bt.wperf, "tracefs", source, bt.ctf, "fs",
+					       sink, false, &run)) == WPERF_RUN_OK)
 		rc = 0;
+	else if (status == WPERF_RUN_INTERRUPTED)
+		rc = 130;
 	else if (!failed_write(r->log, why, whylen))
 		wperf_run_failure(&run, why, whylen);
 	wperf_run_fini(&run);
@@ -134,10 +138,12 @@ static void child(const struct wperf_recorder *r, pid_t parent, int logfd, int w
 
 	setsid();
 	prctl(PR_SET_NAME, "wperf-recorder");
-	/* The source takes the first SIGINT, SIGTERM or SIGHUP itself (to end
-	 * the trace); SIGINT again when wperf dies (SIGKILL, a crash), so
-	 * that no recorder goes on tracing with nobody to stop it. */
-	signal(SIGINT, SIG_DFL);
+	/* Once it records, the source takes the first SIGINT itself (to end
+	 * the trace); before, SIGINT interrupts the graph, which is then
+	 * finalized (the source removes its ftrace instance). SIGINT again
+	 * when wperf dies (SIGKILL, a crash), so that no recorder goes on
+	 * tracing with nobody to stop it. */
+	wperf_bt_handle_sigint();
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
 	sigemptyset(&none);
