@@ -47,6 +47,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* What the log file keeps allocated beyond its end from the start. */
+#define LOG_RESERVE (1 << 20)
+
 /* ------------------------------------------------------------ the child */
 
 /* The first line of the log that is an error naming an errno ("... ret=28"),
@@ -189,6 +192,9 @@ bool wperf_recorder_start(struct wperf_recorder *r, const char *plugin_dir, cons
 		snprintf(why, whylen, "cannot write %s: %s", r->log, strerror(errno));
 		return false;
 	}
+	/* Room for the log kept aside: when the disk fills, the line naming
+	 * the failed write must still be written (no error if it cannot). */
+	fallocate(fileno(log), FALLOC_FL_KEEP_SIZE, 0, LOG_RESERVE);
 	if ((r->ready_fd = make_ready_fifo(r)) < 0 || pipe2(whypipe, O_CLOEXEC) != 0) {
 		snprintf(why, whylen, "cannot start the kernel recorder: %s", strerror(errno));
 		fclose(log);
