@@ -9,8 +9,9 @@
  * files opened relative to the instance's directory, never following a
  * link. The trigger watcher is this same binary run again as `wperf
  * _watch DIR` (watch.c), in its own session, its output in
- * DIR/.wperf/watcher.log: `wperf stop` (stop.c) finds it by that
- * command line and waits until it has caught SIGTERM.
+ * DIR/.wperf/watcher.log; the flight recorder is said to run once the
+ * watcher listens to the trigger's notifications. `wperf stop` (stop.c)
+ * finds it by that command line and waits until it has caught SIGTERM.
  */
 #include "flight.h"
 #include "command.h"
@@ -218,6 +219,46 @@ static long start_watcher(const char *out)
 	return pid;
 }
 
+/* The last non-blank line of the file at path into out. */
+static void last_line(const char *path, char *out, size_t len)
+{
+	char line[1024];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (line[strspn(line, " \t")])
+			snprintf(out, len, "%s", line);
+	}
+	fclose(f);
+}
+
+/* Until the watcher says it listens to the trigger's notifications
+ * (DIR/.wperf/watcher-ready): from then on no triggered snapshot goes
+ * unnoticed, so `wperf record --snapshot` returns (or starts the
+ * command) only then. false after saying why. */
+static bool wait_watcher_ready(const char *out, long pid)
+{
+	char ready[PATH_MAX], log[PATH_MAX], why[1024] = "it ended";
+
+	snprintf(ready, sizeof(ready), "%s/" WPERF_PRIVATE "/watcher-ready", out);
+	snprintf(log, sizeof(log), "%s/" WPERF_PRIVATE "/watcher.log", out);
+	for (int i = 0; i < 6000; i++) {     /* 60 s: a sanitized build is slow */
+		if (access(ready, F_OK) == 0)
+			return true;
+		if (waitpid((pid_t)pid, NULL, WNOHANG) == (pid_t)pid) {
+			last_line(log, why, sizeof(why));
+			wperf_fail("the trigger watcher could not start: %s", why);
+			return false;
+		}
+		sleep_ms(10);
+	}
+	wperf_fail("the trigger watcher did not start within 60 s (see %s)", log);
+	return false;
+}
+
 /* Whether process pid has a handler for SIGTERM (SigCgt in its status). */
 static bool catches_sigterm(long pid)
 {
@@ -345,7 +386,8 @@ static bool start_parts(const char *out, struct wperf_state *state,
 		goto fail;
 	/* Started once the state is saved: the watcher reads it. */
 	if (opt->trigger_on) {
-		if ((state->watcher = start_watcher(out)) < 0 || !wperf_state_save(out, state))
+		if ((state->watcher = start_watcher(out)) < 0 || !wperf_state_save(out, state) ||
+		    !wait_watcher_ready(out, state->watcher))
 			goto fail;
 	}
 	return true;

@@ -3,7 +3,8 @@
  * (lttng.h): the wperf profile's sessions (sessions/wperf.lttng) made as
  * `lttng create`, `enable-channel`, `enable-event`, `add-context` would
  * make them, started and stopped, snapshots recorded, the flight
- * recorder's trigger registered, and what the Python half scraped from
+ * recorder's trigger registered and its notifications heard, and what
+ * the Python half scraped from
  * `lttng list` asked for directly. Every failure is the daemon's own
  * error code, said through lttng_strerror().
  *
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Kernel events for LTTng's kernel tracer (lttng-modules), in its names
  * (net_if_receive_skb, not the kernel's netif_receive_skb). The first
@@ -426,24 +428,109 @@ int wperf_lttng_add_snapshot_trigger(const char *trigger, const char *name,
 {
 	struct lttng_condition *cond = event_condition(event, filter);
 	struct lttng_action *action = lttng_action_snapshot_session_create();
-	/* A list of one action, as `lttng add-trigger` makes it (`lttng
-	 * list-triggers` 2.13 expects one). */
+	struct lttng_action *notify = lttng_action_notify_create();
+	/* The session daemon's action executor runs a list's actions in
+	 * order, the snapshot to its end (cmd_snapshot_record), so the
+	 * notification says that the snapshot is whole. */
 	struct lttng_action *list = lttng_action_list_create();
 	struct lttng_trigger *t = NULL;
 	int ret = -LTTNG_ERR_INVALID;
 
-	if (cond && action && list &&
+	if (cond && action && notify && list &&
 	    lttng_action_snapshot_session_set_session_name(action, name) ==
 	    LTTNG_ACTION_STATUS_OK &&
 	    lttng_action_list_add_action(list, action) == LTTNG_ACTION_STATUS_OK &&
+	    lttng_action_list_add_action(list, notify) == LTTNG_ACTION_STATUS_OK &&
 	    (t = lttng_trigger_create(cond, list)))
 		ret = negative(lttng_register_trigger_with_name(t, trigger));
 	lttng_trigger_destroy(t);
 	lttng_action_destroy(list);
+	lttng_action_destroy(notify);
 	lttng_action_destroy(action);
 	lttng_condition_destroy(cond);
 	if (ret)
 		return say_why(ret, why, whylen, "adding trigger %s on UST event %s%s%s",
 			       trigger, event, filter ? " with filter " : "", filter ? filter : "");
 	return 0;
+}
+
+/* ------------------------------------------------------------ notifications */
+
+struct wperf_lttng_watch {
+	struct lttng_notification_channel *channel;
+	struct lttng_condition *condition;
+	char trigger[256];
+};
+
+struct wperf_lttng_watch *wperf_lttng_watch_trigger(const char *trigger, const char *event,
+						   const char *filter, char *why,
+						   size_t whylen)
+{
+	struct wperf_lttng_watch *w = calloc(1, sizeof(*w));
+	enum lttng_notification_channel_status st = LTTNG_NOTIFICATION_CHANNEL_STATUS_ERROR;
+
+	if (w) {
+		snprintf(w->trigger, sizeof(w->trigger), "%s", trigger);
+		w->condition = event_condition(event, filter);
+		w->channel = lttng_notification_channel_create(
+			lttng_session_daemon_notification_endpoint);
+	}
+	if (w && w->condition && w->channel)
+		st = lttng_notification_channel_subscribe(w->channel, w->condition);
+	if (st == LTTNG_NOTIFICATION_CHANNEL_STATUS_OK)
+		return w;
+	if (why && whylen)
+		snprintf(why, whylen, "LTTng: cannot subscribe to the notifications of trigger "
+			 "%s (status %d)", trigger, (int)st);
+	wperf_lttng_watch_end(w);
+	return NULL;
+}
+
+/* Whether notification n is of our trigger (another flight recorder's
+ * may have the same condition). */
+static bool ours(const struct wperf_lttng_watch *w, struct lttng_notification *n)
+{
+	const struct lttng_trigger *t = lttng_notification_get_trigger(n);
+	const char *name = NULL;
+
+	return t && lttng_trigger_get_name(t, &name) == LTTNG_TRIGGER_STATUS_OK && name &&
+	       !strcmp(name, w->trigger);
+}
+
+int wperf_lttng_watch_wait(struct wperf_lttng_watch *w, int timeout_ms)
+{
+	int count = 0;
+
+	/* The channel has no descriptor to poll: look every 20 ms. */
+	for (int waited = 0; ; waited += 20) {
+		bool pending = false;
+
+		while (lttng_notification_channel_has_pending_notification(w->channel, &pending) ==
+		       LTTNG_NOTIFICATION_CHANNEL_STATUS_OK && pending) {
+			struct lttng_notification *n = NULL;
+			enum lttng_notification_channel_status st =
+				lttng_notification_channel_get_next_notification(w->channel, &n);
+
+			if (st == LTTNG_NOTIFICATION_CHANNEL_STATUS_NOTIFICATIONS_DROPPED)
+				return -1;
+			if (st == LTTNG_NOTIFICATION_CHANNEL_STATUS_OK && n && ours(w, n))
+				count++;
+			lttng_notification_destroy(n);
+			if (st != LTTNG_NOTIFICATION_CHANNEL_STATUS_OK)
+				break;
+		}
+		if (count || waited >= timeout_ms)
+			return count;
+		nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);
+	}
+}
+
+void wperf_lttng_watch_end(struct wperf_lttng_watch *w)
+{
+	if (!w)
+		return;
+	if (w->channel)
+		lttng_notification_channel_destroy(w->channel);
+	lttng_condition_destroy(w->condition);
+	free(w);
 }

@@ -66,9 +66,23 @@ int wperf_lttng_snapshot_record(const char *name, const char *path, char *why,
 
 /* Register trigger `trigger` that takes a snapshot of session `name`
  * whenever the UST event `event` is emitted (filter: an LTTng filter
- * expression on its fields, or NULL). */
+ * expression on its fields, or NULL), and then notifies its subscribers
+ * (wperf_lttng_watch_trigger): the snapshot is whole when they hear. */
 int wperf_lttng_add_snapshot_trigger(const char *trigger, const char *name,
 				     const char *event, const char *filter, char *why,
 				     size_t whylen);
+
+/* A subscription to the notifications of trigger `trigger` (event and
+ * filter as registered): NULL after filling why. */
+struct wperf_lttng_watch;
+struct wperf_lttng_watch *wperf_lttng_watch_trigger(const char *trigger, const char *event,
+						   const char *filter, char *why,
+						   size_t whylen);
+
+/* How many snapshots the trigger completed since the last call (0 when
+ * none within about timeout_ms); -1 when notifications were dropped (one
+ * or more completed). */
+int wperf_lttng_watch_wait(struct wperf_lttng_watch *watch, int timeout_ms);
+void wperf_lttng_watch_end(struct wperf_lttng_watch *watch);
 
 #endif /* WPERF_TOOL_LTTNG_H */

@@ -7,7 +7,8 @@
  * the one at start has long been overwritten), recorded through
  * liblttng-ctl, and where LTTng's kernel tracer is missing the flight
  * recorder's ftrace instance read in this process by source.wperf.tracefs
- * (snapshot=true) into sink.ctf.fs. It is built in DIR/.wperf and renamed
+ * (snapshot=true) into sink.ctf.fs, the instance paused from the request
+ * on where the kernel has no ftrace snapshot buffer (pause_tracefs). It is built in DIR/.wperf and renamed
  * when whole, so that a snapshot-N directory is always a complete trace,
  * even if wperf is killed midway: `wperf report DIR` reads the latest.
  * One snapshot at a time (DIR/.wperf/lock): two readers would split a
@@ -229,23 +230,53 @@ static void lift(const char *dir, const char *snap, int depth)
  * the watcher runs in a session of its own). */
 static bool interrupted;
 
-/* Turn the flight recorder's tracing back on: on kernels without an
- * ftrace snapshot buffer the source pauses the instance while it reads
- * and turns it on again when it ends; should it have failed first, the
- * flight recorder must not stay off. */
-static void tracing_on(const struct wperf_flight_state *s)
+/* Write value into the instance's file `name`; whether it could. */
+static bool instance_write(const struct wperf_flight_state *s, const char *name,
+			   const char *value)
 {
 	char path[PATH_MAX * 2];
+	bool ok = false;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/instances/%s/tracing_on",
-		 s->tracefs[0] ? s->tracefs : "/sys/kernel/tracing", s->instance);
+	snprintf(path, sizeof(path), "%s/instances/%s/%s",
+		 s->tracefs[0] ? s->tracefs : "/sys/kernel/tracing", s->instance, name);
 	if ((fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
-		if (write(fd, "1", 1) < 0) {
-			/* nothing more to do: the next snapshot says it */
-		}
+		ok = write(fd, value, strlen(value)) == (ssize_t)strlen(value);
 		close(fd);
 	}
+	return ok;
+}
+
+/* Whether the instance has an ftrace snapshot buffer (kernels built with
+ * CONFIG_TRACER_SNAPSHOT): the source then swaps the live buffers into it
+ * and the instance records on. */
+static bool has_snapshot_buffer(const struct wperf_flight_state *s)
+{
+	char path[PATH_MAX * 2];
+
+	snprintf(path, sizeof(path), "%s/instances/%s/snapshot",
+		 s->tracefs[0] ? s->tracefs : "/sys/kernel/tracing", s->instance);
+	return access(path, F_OK) == 0;
+}
+
+/* Without a snapshot buffer the source reads the live one, and pauses
+ * the instance for that, but only once its graph is made: parsing the
+ * kernel's event formats takes a moment (16 s in a sanitized build on a
+ * loaded machine), during which the ring, in overwrite mode, goes on
+ * replacing the history that was asked for with what comes after. So
+ * the instance is paused here, when the snapshot is asked for. true when
+ * this paused it. */
+static bool pause_tracefs(const struct wperf_flight_state *s)
+{
+	return !has_snapshot_buffer(s) && instance_write(s, "tracing_on", "0");
+}
+
+/* Turn the flight recorder's tracing back on, after the snapshot was
+ * read (the source also does when it paused it; should it have failed
+ * first, the flight recorder must not stay off). */
+static void tracing_on(const struct wperf_flight_state *s)
+{
+	instance_write(s, "tracing_on", "1");
 }
 
 /* source.wperf.tracefs (instance=..., snapshot=true) -> sink.ctf.fs into
@@ -288,7 +319,6 @@ static bool snapshot_tracefs(const struct wperf_flight_state *s, const char *sna
 	wperf_run_fini(&run);
 	wperf_bt_unload(&bt);
 end:
-	tracing_on(s);
 	bt_value_put_ref(src);
 	bt_value_put_ref(sink);
 	return ok;
@@ -301,20 +331,27 @@ end:
 static bool fill_snapshot(const char *out, const struct wperf_flight_state *s,
 			  const char *snap, long n, const char *lttng_dir)
 {
+	bool tracefs = !strcmp(s->kernel, "tracefs"), ok = true;
 	char own[PATH_MAX], why[1024];
 
+	if (tracefs)
+		pause_tracefs(s);
 	if (!lttng_dir) {
 		/* The statedump at start has long been overwritten. */
 		wperf_lttng_regenerate_statedump(s->session, why, sizeof(why));
 		if (!join(own, sizeof(own), snap, ".lttng"))
-			return false;
-		if (wperf_lttng_snapshot_record(s->session, own, why, sizeof(why))) {
+			ok = false;
+		else if (wperf_lttng_snapshot_record(s->session, own, why, sizeof(why))) {
 			wperf_fail("%s", why);
-			return false;
+			ok = false;
 		}
 		lttng_dir = own;
 	}
-	if (!strcmp(s->kernel, "tracefs") && !snapshot_tracefs(s, snap))
+	if (ok && tracefs)
+		ok = snapshot_tracefs(s, snap);
+	if (tracefs)
+		tracing_on(s);
+	if (!ok)
 		return false;
 	lift(lttng_dir, snap, 0);
 	remove_tree(lttng_dir);

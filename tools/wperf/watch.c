@@ -4,27 +4,34 @@
  * session of its own, its output in DIR/.wperf/watcher.log).
  *
  * LTTng's trigger writes a snapshot of the session into
- * DIR/.wperf/triggered/<name>/ by itself, in place. The watcher turns each
- * one that stopped growing into DIR/snapshot-N (snapshot.c), adding the
- * kernel half from the ftrace instance at once, while the flight
- * recorder runs. `wperf stop` (stop.c) sends it SIGTERM and waits before
- * it destroys the session and the instance: it then finishes the
- * snapshot being taken, saves those LTTng has finished writing, and
- * ends. stop.c waits until it catches SIGTERM, so the handler is the
- * first thing it installs.
+ * DIR/.wperf/triggered/<name>/ by itself, then notifies (lttng.c: the
+ * trigger's actions are the snapshot, then a notification). The watcher
+ * subscribes to those notifications before it says it is ready
+ * (DIR/.wperf/watcher-ready, which flight.c waits for), and at each one
+ * turns the oldest triggered snapshot, whole by then, into DIR/snapshot-N
+ * (snapshot.c), adding the kernel half from the ftrace instance at once.
+ * Nothing is guessed from sizes that stopped growing: a session daemon
+ * slowed down mid-write no longer gets half a snapshot taken.
+ *
+ * `wperf stop` (stop.c) sends it SIGTERM and waits before it destroys the
+ * session and the instance: it then finishes the snapshot being taken,
+ * saves those LTTng finishes within a few seconds, and ends. stop.c waits
+ * until it catches SIGTERM, so the handler is the first thing it
+ * installs.
  */
 #include "flight.h"
+#include "lttng.h"
 #include "recording.h"
 #include "wperf.h"
 
 #include <dirent.h>
-#include <ftw.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
+#include <unistd.h>
 
 static volatile sig_atomic_t stopping;
 
@@ -34,105 +41,20 @@ static void on_sigterm(int sig)
 	stopping = 1;
 }
 
-/* A triggered snapshot seen at the last look, and its size then. */
-struct seen {
-	char name[256];
-	long long size;
-};
-
-#define MAX_SEEN 64
-
 struct watch {
 	const char *out;
 	char triggered[PATH_MAX];
-	struct seen seen[MAX_SEEN];
-	size_t nseen;
+	char trigger[256], event[256], filter[1024];
+	bool has_filter;
 };
 
-static long long total;
-
-static int add_size(const char *path, const struct stat *st, int type, struct FTW *ftw)
+/* LTTng's number of a snapshot directory (<output>-<date>-<time>-<N>):
+ * the order it took them in. */
+static long long number_of(const char *name)
 {
-	(void)path;
-	(void)ftw;
-	if (type == FTW_F)
-		total += st->st_size;
-	return 0;
-}
+	const char *dash = strrchr(name, '-');
 
-/* The bytes of the files under path (links not followed). */
-static long long tree_size(const char *path)
-{
-	total = 0;
-	nftw(path, add_size, 16, FTW_PHYS);
-	return total;
-}
-
-static struct seen *find_seen(struct watch *w, const char *name)
-{
-	for (size_t i = 0; i < w->nseen; i++)
-		if (!strcmp(w->seen[i].name, name))
-			return &w->seen[i];
-	return NULL;
-}
-
-static void forget(struct watch *w, struct seen *s)
-{
-	*s = w->seen[--w->nseen];
-}
-
-static void remember(struct watch *w, const char *name, long long size)
-{
-	struct seen *s = find_seen(w, name);
-
-	if (!s && w->nseen < MAX_SEEN)
-		s = &w->seen[w->nseen++];
-	if (s) {
-		snprintf(s->name, sizeof(s->name), "%s", name);
-		s->size = size;
-	}
-}
-
-/* The event the trigger fires on, for the log. */
-static void trigger_event(const char *out, char *event, size_t len)
-{
-	struct wperf_flight_state s = { 0 };
-	struct json_want want = { .key = "event", .out = event, .outlen = len };
-
-	snprintf(event, len, "?");
-	if (wperf_flight_state_read(out, &s) && s.trigger[0] == '{')
-		wperf_json_members(s.trigger, &want, 1);
-	wperf_flight_state_fini(&s);
-}
-
-/* One triggered snapshot that stopped growing since the last look (and
- * is not empty) becomes DIR/snapshot-N. false when taking it failed. */
-static bool take_if_finished(struct watch *w, const char *name)
-{
-	char path[PATH_MAX + 256], event[256];
-	long long size;
-	struct seen *s;
-	char *snap;
-
-	snprintf(path, sizeof(path), "%s/%s", w->triggered, name);
-	size = tree_size(path);
-	s = find_seen(w, name);
-	if (!s || s->size != size || size <= 0) {
-		remember(w, name, size);
-		return true;
-	}
-	forget(w, s);
-	if (!(snap = wperf_take_snapshot(w->out, path)))
-		return false;
-	trigger_event(w->out, event, sizeof(event));
-	wperf_say("trigger %s: snapshot saved in %s", event, snap);
-	free(snap);
-	return true;
-}
-
-static int by_name(const struct dirent **a, const struct dirent **b)
-{
-	return strcmp((*a)->d_name, (*b)->d_name);
+	return dash ? strtoll(dash + 1, NULL, 10) : -1;
 }
 
 static int not_dots(const struct dirent *e)
@@ -140,22 +62,87 @@ static int not_dots(const struct dirent *e)
 	return strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
 }
 
-/* Each triggered snapshot, in name order. The number of entries in
- * DIR/.wperf/triggered (0 when there is none), or -1 after a snapshot
- * failed. */
-static int take_finished(struct watch *w)
+static int by_number(const struct dirent **a, const struct dirent **b)
+{
+	long long x = number_of((*a)->d_name), y = number_of((*b)->d_name);
+
+	return x < y ? -1 : x > y;
+}
+
+/* The triggered snapshots LTTng has written or is writing, oldest
+ * first; their count (0 when none), names freed by free_names(). */
+static int list_triggered(const struct watch *w, struct dirent ***names)
+{
+	int n = scandir(w->triggered, names, not_dots, by_number);
+
+	return n < 0 ? 0 : n;
+}
+
+static void free_names(struct dirent **names, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* Take the oldest `count` triggered snapshots (count < 0: notifications
+ * were dropped, so all but the newest, which may be being written) into
+ * DIR/snapshot-N. false when taking one failed. */
+static bool take_completed(const struct watch *w, int count)
 {
 	struct dirent **names = NULL;
-	int n = scandir(w->triggered, &names, not_dots, by_name);
+	int n = list_triggered(w, &names);
 	bool ok = true;
 
-	for (int i = 0; i < n; i++) {
-		if (ok)
-			ok = take_if_finished(w, names[i]->d_name);
-		free(names[i]);
+	if (count < 0)
+		count = n - 1;
+	for (int i = 0; ok && i < n && i < count; i++) {
+		char path[PATH_MAX + 256];
+		char *snap;
+
+		snprintf(path, sizeof(path), "%s/%s", w->triggered, names[i]->d_name);
+		if ((snap = wperf_take_snapshot(w->out, path)))
+			wperf_say("trigger %s: snapshot saved in %s", w->event, snap);
+		ok = snap != NULL;
+		free(snap);
 	}
-	free(names);
-	return ok ? (n > 0 ? n : 0) : -1;
+	free_names(names, n);
+	return ok;
+}
+
+/* The trigger's name, event and filter from DIR/wperf.json. */
+static bool read_trigger(struct watch *w)
+{
+	struct wperf_flight_state s = { 0 };
+	struct json_want want[] = {
+		{ .key = "name", .out = w->trigger, .outlen = sizeof(w->trigger) },
+		{ .key = "event", .out = w->event, .outlen = sizeof(w->event) },
+		{ .key = "filter", .out = w->filter, .outlen = sizeof(w->filter) },
+	};
+	bool ok = wperf_flight_state_read(w->out, &s) && s.trigger[0] == '{' &&
+		  wperf_json_members(s.trigger, want, 3) && w->trigger[0] && w->event[0];
+
+	w->has_filter = want[2].found && want[2].is_string;
+	wperf_flight_state_fini(&s);
+	if (!ok)
+		wperf_fail("%s/" WPERF_STATE " names no trigger", w->out);
+	return ok;
+}
+
+/* Say to flight.c that the subscription is made: from now on no
+ * snapshot the trigger takes goes unnoticed. */
+static bool say_ready(const struct watch *w)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/" WPERF_PRIVATE "/watcher-ready", w->out);
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return wperf_fail("cannot write %s: %s", path, strerror(errno)) == 0;
+	close(fd);
+	return true;
 }
 
 static bool still_running(const char *out)
@@ -167,16 +154,13 @@ static bool still_running(const char *out)
 	return running;
 }
 
-static void sleep_ms(long ms)
-{
-	nanosleep(&(struct timespec){ .tv_nsec = ms * 1000000 }, NULL);
-}
-
 int wperf_cmd_watch(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_sigterm };
+	struct wperf_lttng_watch *sub = NULL;
 	static struct watch w;
-	char *out;
+	char why[1024], *out;
+	int rc = WPERF_EXIT_FAIL, n;
 
 	/* First: `wperf stop` waits for this handler before SIGTERM. */
 	sigemptyset(&sa.sa_mask);
@@ -188,25 +172,33 @@ int wperf_cmd_watch(int argc, char **argv)
 		return wperf_fail("cannot watch %s: no such directory", argv[1]);
 	w.out = out;
 	snprintf(w.triggered, sizeof(w.triggered), "%s/" WPERF_PRIVATE "/triggered", out);
-	while (!stopping && still_running(out)) {
-		if (take_finished(&w) < 0)
-			goto fail;
-		sleep_ms(300);
+	if (!read_trigger(&w))
+		goto end;
+	if (!(sub = wperf_lttng_watch_trigger(w.trigger, w.event, w.has_filter ? w.filter : NULL,
+					      why, sizeof(why)))) {
+		wperf_fail("%s", why);
+		goto end;
 	}
-	/* Then what triggered before the stop (LTTng may still be writing
-	 * it; taking one removes its directory). */
+	if (!say_ready(&w))
+		goto end;
+	while (!stopping && still_running(out))
+		if ((n = wperf_lttng_watch_wait(sub, 300)) && !take_completed(&w, n))
+			goto end;
+	/* Then what triggered before the stop: LTTng may still be writing
+	 * it (up to 6 s). */
 	for (int i = 0; i < 20; i++) {
-		int n = take_finished(&w);
+		struct dirent **names = NULL;
+		int left = list_triggered(&w, &names);
 
-		if (n < 0)
-			goto fail;
-		if (n == 0)
+		free_names(names, left);
+		if (!left)
 			break;
-		sleep_ms(300);
+		if ((n = wperf_lttng_watch_wait(sub, 300)) && !take_completed(&w, n))
+			goto end;
 	}
+	rc = WPERF_EXIT_OK;
+end:
+	wperf_lttng_watch_end(sub);
 	free(out);
-	return WPERF_EXIT_OK;
-fail:
-	free(out);
-	return WPERF_EXIT_FAIL;
+	return rc;
 }
