@@ -592,47 +592,6 @@ void wperf_analysis_discarded(struct wperf_analysis *a, int cpu, bool packets,
 	sched_gap(&a->sched, end_ns > a->end ? end_ns : a->end);
 }
 
-static int cmp_gap_begin(const void *x, const void *y)
-{
-	const struct wperf_gap *a = x, *b = y;
-
-	return (a->begin_ns > b->begin_ns) - (a->begin_ns < b->begin_ns);
-}
-
-/* Time inside at least one gap (gaps on several CPUs overlap; gaps
- * without times count for nothing: their extent is unknown). */
-int64_t wperf_gap_coverage(const struct wperf_quality *q, int64_t begin, int64_t end)
-{
-	struct wperf_gap *g = malloc((q->n_gaps ? q->n_gaps : 1) * sizeof *g);
-	size_t n = 0;
-	int64_t covered = 0, upto = begin;
-
-	if (!g)
-		return -1;
-	for (size_t i = 0; i < q->n_gaps; i++) {
-		struct wperf_gap x = q->gaps[i];
-
-		if (x.begin_ns < 0 || x.end_ns < 0)
-			continue;
-		x.begin_ns = x.begin_ns < begin ? begin : x.begin_ns;
-		x.end_ns = x.end_ns > end ? end : x.end_ns;
-		if (x.end_ns > x.begin_ns)
-			g[n++] = x;
-	}
-	if (n)
-		qsort(g, n, sizeof *g, cmp_gap_begin);
-	for (size_t i = 0; i < n; i++) {
-		int64_t b = g[i].begin_ns > upto ? g[i].begin_ns : upto;
-
-		if (g[i].end_ns > b)
-			covered += g[i].end_ns - b;
-		if (g[i].end_ns > upto)
-			upto = g[i].end_ns;
-	}
-	free(g);
-	return covered;
-}
-
 /*
  * The analysed range: the first to the last event, widened to what
  * upstream chose (a trimmer's bounds). Called once there were events.
@@ -654,7 +613,8 @@ static void clip_gaps(struct wperf_quality *q, int64_t begin, int64_t end)
 		struct wperf_gap *g = &q->gaps[i];
 
 		if (g->begin_ns >= 0)
-			g->begin_ns = g->begin_ns < begin ? begin : g->begin_ns > end ? end : g->begin_ns;
+			g->begin_ns = g->begin_ns < begin ? begin :
+				      g->begin_ns > end ? end : g->begin_ns;
 		if (g->end_ns >= 0)
 			g->end_ns = g->end_ns < begin ? begin : g->end_ns > end ? end : g->end_ns;
 	}
@@ -769,9 +729,9 @@ int wperf_analysis_finish(struct wperf_analysis *a, struct wperf_graph *out)
 		a->quality.events = a->window_events;
 	if (cpus_finish(&a->cpus, &a->vt, &a->quality) < 0)
 		a->vt.oom = true;
-	if (a->vt.oom || a->edges.oom || a->cascade.oom || a->runhist.oom || a->disks.oom || a->sched.oom ||
-	    a->falsewake.oom || a->sched.locks.oom || a->nics.oom || a->quality.gap_ns < 0 ||
-	    a->stacks.oom)
+	if (a->vt.oom || a->edges.oom || a->cascade.oom || a->runhist.oom || a->disks.oom ||
+	    a->sched.oom || a->falsewake.oom || a->sched.locks.oom || a->nics.oom ||
+	    a->quality.gap_ns < 0 || a->stacks.oom)
 		return fail(a, "out of memory while analysing the trace");
 
 	out->begin_ns = a->begin;

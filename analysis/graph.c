@@ -2,7 +2,8 @@
  * analysis/graph.c — the finished wait-for graph's own functions
  * (wperf/graph.h): names of kinds and states, what a thread's name says
  * (a tracer's thread, a kernel thread that only waits for work), time and
- * edge look-ups, and the sets of forked and tracer threads.
+ * edge look-ups, the time inside the trace's gaps, and the sets of forked
+ * and tracer threads.
  *
  * They read a graph or a name, never the analysis that builds the graph:
  * the thread tracker (threads.c), the knot search and the reports call
@@ -123,6 +124,47 @@ int64_t wperf_vertex_time(const struct wperf_graph *g, uint32_t v)
 		sum = sum > INT64_MAX - w ? INT64_MAX : sum + w;
 	}
 	return sum;
+}
+
+static int cmp_gap_begin(const void *x, const void *y)
+{
+	const struct wperf_gap *a = x, *b = y;
+
+	return (a->begin_ns > b->begin_ns) - (a->begin_ns < b->begin_ns);
+}
+
+/* Time inside at least one gap (gaps on several CPUs overlap; gaps
+ * without times count for nothing: their extent is unknown). */
+int64_t wperf_gap_coverage(const struct wperf_quality *q, int64_t begin, int64_t end)
+{
+	struct wperf_gap *g = malloc((q->n_gaps ? q->n_gaps : 1) * sizeof *g);
+	size_t n = 0;
+	int64_t covered = 0, upto = begin;
+
+	if (!g)
+		return -1;
+	for (size_t i = 0; i < q->n_gaps; i++) {
+		struct wperf_gap x = q->gaps[i];
+
+		if (x.begin_ns < 0 || x.end_ns < 0)
+			continue;
+		x.begin_ns = x.begin_ns < begin ? begin : x.begin_ns;
+		x.end_ns = x.end_ns > end ? end : x.end_ns;
+		if (x.end_ns > x.begin_ns)
+			g[n++] = x;
+	}
+	if (n)
+		qsort(g, n, sizeof *g, cmp_gap_begin);
+	for (size_t i = 0; i < n; i++) {
+		int64_t b = g[i].begin_ns > upto ? g[i].begin_ns : upto;
+
+		if (g[i].end_ns > b)
+			covered += g[i].end_ns - b;
+		if (g[i].end_ns > upto)
+			upto = g[i].end_ns;
+	}
+	free(g);
+	return covered;
 }
 
 const struct wperf_edge *wperf_graph_find_edge(const struct wperf_graph *g, uint32_t from,
@@ -258,7 +300,8 @@ int wperf_graph_mark_tracer_threads(const struct wperf_graph *g, bool *tracer)
 	for (size_t i = 0; i < g->n_vertices; i++) {
 		const struct wperf_vertex *v = &g->vertices[i];
 
-		if (v->kind == WPERF_V_THREAD && v->pid > 0 && wperf_comm_is_tracer_process(v->comm))
+		if (v->kind == WPERF_V_THREAD && v->pid > 0 &&
+		    wperf_comm_is_tracer_process(v->comm))
 			pids[n++] = v->pid;
 	}
 	qsort(pids, n, sizeof *pids, array_cmp_i64);
