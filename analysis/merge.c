@@ -7,6 +7,10 @@
  * the place of its first member; the new vertices and edges are built
  * beside the old ones and swapped in only when everything is allocated, so
  * a failure leaves the graph as it was.
+ *
+ * What makes two threads alike (the keys, pools, short-lived threads, a
+ * thread's main call stack) is merge-keys.c's; this file groups by those
+ * keys and builds the merged graph.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,6 +19,7 @@
 
 #include "array.h"
 #include "edges.h"
+#include "merge-keys.h"
 #include "timeline.h"
 #include "wperf/cpu.h"
 #include "wperf/graph.h"
@@ -35,151 +40,7 @@ struct keyed {
 	int64_t first, last;    /* the vertex's lifetime (pools) */
 };
 
-int wperf_merge_key_parse(const char *s, enum wperf_merge_key *out)
-{
-	static const char *const names[] = { "none", "process", "name", "stack", "pool" };
-
-	for (int k = 0; k < 5; k++)
-		if (strcmp(s, names[k]) == 0) {
-			*out = (enum wperf_merge_key)k;
-			return 0;
-		}
-	return -1;
-}
-
-/*
- * part * 100 < whole * pct, exactly, for 0 <= part, 0 <= whole and
- * 0 <= pct <= 100, without the products (part * 100 overflows int64 past
- * 2.9 years of nanoseconds). With whole = 100 q + r, whole * pct / 100 is
- * q * pct plus r * pct / 100, a fraction below 100: part is under it when
- * it is under q * pct, or less than 100 above it and (part - q * pct) * 100
- * < r * pct.
- */
-static bool under_percent(int64_t part, int64_t whole, int64_t pct)
-{
-	int64_t above = part - whole / 100 * pct;
-
-	return above < 0 || (above < 100 && above * 100 < whole % 100 * pct);
-}
-
-bool wperf_vertex_is_short_lived(const struct wperf_graph *g, const struct wperf_vertex *v)
-{
-	int64_t duration = wperf_graph_duration(g);
-
-	/* A thread alive at the end of the trace has last_ts == end_ns: its
-	 * lifetime is unknown, so it is never short-lived. */
-	return v->kind == WPERF_V_THREAD && v->parent_tid > 0 && v->first_ts >= 0 &&
-	       v->last_ts < g->end_ns && duration > 0 && v->last_ts >= v->first_ts &&
-	       under_percent(v->last_ts - v->first_ts, duration, WPERF_SHORT_LIVED_PERCENT);
-}
-
 /* ---- grouping ---- */
-
-/* "worker-12" -> "worker-" (caller frees); a name of digits only is kept. */
-static char *name_base(const char *comm)
-{
-	size_t n = strlen(comm);
-
-	while (n > 0 && comm[n - 1] >= '0' && comm[n - 1] <= '9')
-		n--;
-	if (n == 0)
-		n = strlen(comm);
-	return strndup(comm, n);
-}
-uint32_t wperf_vertex_main_stack(const struct wperf_graph *g, uint32_t v)
-{
-	uint32_t best = UINT32_MAX;
-	int64_t best_ns = 0;
-
-	/* Few edges and at most WPERF_EDGE_STACKS stacks each: sum by
-	 * rescanning rather than with a table. */
-	for (size_t e = wperf_graph_first_edge_from(g, v);
-	     e < g->n_edges && g->edges[e].from == v; e++)
-		for (uint8_t k = 0; k < g->edges[e].n_stacks; k++) {
-			uint32_t id = g->edges[e].stacks[k].stack;
-			int64_t ns = 0;
-			for (size_t f = wperf_graph_first_edge_from(g, v);
-			     f < g->n_edges && g->edges[f].from == v; f++)
-				for (uint8_t j = 0; j < g->edges[f].n_stacks; j++)
-					if (g->edges[f].stacks[j].stack == id)
-						ns += g->edges[f].stacks[j].ns;
-			if (ns > best_ns || (ns == best_ns && id < best)) {
-				best = id;
-				best_ns = ns;
-			}
-		}
-	return best;
-}
-
-/* Frames that every wait shares: the tracer's and the scheduler's. LTTng's
- * callstack-kernel context is taken inside the tracer's own probe, so its
- * stacks open with lttng-modules' frames (the context's
- * lttng_callstack_*, the ring buffer's lttng_event_reserve, the probe
- * __event_probe__sched_switch) before __schedule: those are the tracer's. */
-static bool is_generic_frame(const char *sym)
-{
-	static const char *const prefixes[] = {
-		"trace_event_raw_event_", "__traceiter_", "__schedule+", "schedule+",
-		"preempt_schedule", "__bpf_trace_", "perf_trace_",
-		"__event_probe__", "lttng_event_reserve+", "lttng_callstack_",
-	};
-
-	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
-		if (strncmp(sym, prefixes[i], strlen(prefixes[i])) == 0)
-			return true;
-	return false;
-}
-
-void wperf_stack_wait_frame(char *buf, size_t len, const struct wperf_stack *s)
-{
-	for (size_t i = 0; i < s->n; i++) {
-		const char *sym = s->symbols ? s->symbols[i] : NULL;
-		if (sym && is_generic_frame(sym))
-			continue;
-		if (sym) {
-			size_t n = strcspn(sym, "+");
-			snprintf(buf, len, "%.*s", (int)n, sym);
-		} else {
-			snprintf(buf, len, "0x%" PRIx64, s->ips[i]);
-		}
-		return;
-	}
-	snprintf(buf, len, "?");
-}
-
-/* The kernel's thread creator: every kernel thread is its child. */
-#define KTHREADD_TID 2
-
-char *wperf_vertex_pool_key(const struct wperf_vertex *v, bool *oom)
-{
-	char *base, *k = NULL;
-	int rc;
-
-	*oom = false;
-	if (v->kind != WPERF_V_THREAD || v->pid < 0 || !v->comm || !v->comm[0] ||
-	    wperf_comm_is_tracer_thread(v->comm) || wperf_comm_waits_only_for_work(v->comm) ||
-	    (v->tid == v->pid && wperf_comm_is_tracer_process(v->comm)))
-		return NULL;    /* the tracer's processes are known by their names */
-	if (v->tid == v->pid && (v->parent_tid <= 0 || v->parent_tid == KTHREADD_TID))
-		return NULL;    /* a process of unknown parent, or a kernel thread */
-	base = name_base(v->comm);
-	if (!base) {
-		*oom = true;
-		return NULL;
-	}
-	/* 't': workers of process pid; 'p': processes forked by parent_tid.
-	 * The two never mix, so a main thread never joins its own workers. */
-	if (v->tid != v->pid)
-		rc = asprintf(&k, "t|%" PRId64 "|%s", v->pid, base);
-	else
-		rc = asprintf(&k, "p|%" PRId64 "|%s", v->parent_tid, base);
-	free(base);
-	if (rc < 0) {
-		*oom = true;
-		return NULL;
-	}
-	return k;
-}
 
 static char *stack_key(int64_t pid, uint32_t stack)
 {
@@ -212,7 +73,7 @@ static char *key_of(const struct merge *m, uint32_t i, bool short_pass,
 	else if (!short_pass && key == WPERF_MERGE_PROCESS && v->pid >= 0)
 		k = int_key(v->pid);
 	else if (!short_pass && key == WPERF_MERGE_NAME && v->comm && v->comm[0])
-		k = name_base(v->comm);
+		k = wperf_merge_name_base(v->comm);
 	else if (!short_pass && key == WPERF_MERGE_STACK && v->pid >= 0 &&
 		 wperf_vertex_main_stack(m->g, i) != UINT32_MAX)
 		k = stack_key(v->pid, wperf_vertex_main_stack(m->g, i));
@@ -399,7 +260,7 @@ static char *stack_group_name(const struct merge *m, uint32_t r)
 {
 	uint32_t id = wperf_vertex_main_stack(m->g, r);
 	const char *comm = majority_comm(m, r);
-	char frame[128] = "?", *base = comm ? name_base(comm) : NULL, *s = NULL;
+	char frame[128] = "?", *base = comm ? wperf_merge_name_base(comm) : NULL, *s = NULL;
 
 	if (!base)
 		return NULL;
@@ -417,7 +278,7 @@ static char *stack_group_name(const struct merge *m, uint32_t r)
 static char *pool_name(const struct merge *m, uint32_t r)
 {
 	const struct wperf_vertex *v = &m->g->vertices[r];
-	char *base = name_base(v->comm), *s = NULL;
+	char *base = wperf_merge_name_base(v->comm), *s = NULL;
 	bool same = true;
 
 	if (!base)
@@ -466,7 +327,7 @@ static char *group_name(const struct merge *m, uint32_t r, enum wperf_merge_key 
 	if (key == WPERF_MERGE_POOL)
 		return pool_name(m, r);
 	/* Digits stripped: "worker-*"; same names without digits: "worker". */
-	base = name_base(v->comm);
+	base = wperf_merge_name_base(v->comm);
 	if (base && strcmp(base, v->comm) == 0)
 		return base;
 	if (base && asprintf(&s, "%s*", base) < 0)
@@ -589,7 +450,8 @@ static int parent_edge(const struct merge *m, uint32_t r, struct wperf_vertex *n
 		return -1;
 	for (uint32_t i = r; i < m->g->n_vertices; i++)
 		if (m->rep[i] == r)
-			s[n++] = (struct span){ m->g->vertices[i].first_ts, m->g->vertices[i].last_ts };
+			s[n++] = (struct span){ m->g->vertices[i].first_ts,
+						m->g->vertices[i].last_ts };
 	qsort(s, n, sizeof *s, by_begin);
 	e->from = m->newid[r];
 	e->to = parent ? m->newid[parent->id] : e->from;
