@@ -15,7 +15,7 @@
  * others a click away, every edge listed with its wait-length histogram
  * and call stacks a click away (report-timeline.c); the picture
  * (wperf_report_write_svg) or why there is none; sortable tables of
- * knots, edges and threads; the data quality.
+ * knots, edges and threads (report-html-tables.c); the data quality.
  *
  * #wperf-selftest also opens every <details> (clicking its summary) and
  * writes how many opened and how wide the page is against the window.
@@ -39,7 +39,8 @@ static const char style[] =
 	"padding:.4em .9em;margin:.8em 0}.knot.sink{border-color:#ef6c00;background:#fff3e0}\n"
 	".knot.background{border-color:#757575;background:#f2f2f2}.knot h3{margin:.2em 0}\n"
 	".caveats{border-left:6px solid #b71c1c;background:#fff8e1;padding:.4em .5em .4em 2em}"
-	".wrong{color:#b71c1c}\n.knot ul{margin:.3em 0}.nothing,.no-picture{font-weight:bold;color:#8a4b00}\n"
+	".wrong{color:#b71c1c}\n.knot ul{margin:.3em 0}"
+	".nothing,.no-picture{font-weight:bold;color:#8a4b00}\n"
 	"figure{margin:0;overflow:auto;border:1px solid #ddd;padding:.5em}\n"
 	"figure svg{max-width:100%;height:auto}\n"
 	"table{border-collapse:collapse;margin:.5em 0;font-size:13px}\n"
@@ -108,7 +109,8 @@ static const char script[] =
 	"  var tables = document.querySelectorAll('table.sortable');\n"
 	"  tables.forEach(function (t) {\n"
 	"    var heads = t.tHead.rows[0].cells;\n"
-	"    for (var c = 0; c < heads.length; c++) heads[c].addEventListener('click', onClick(t, c));\n"
+	"    for (var c = 0; c < heads.length; c++)"
+	" heads[c].addEventListener('click', onClick(t, c));\n"
 	"  });\n"
 	"  function sorted(table, col, dir) {\n"
 	"    var num = table.tHead.rows[0].cells[col].getAttribute('data-type') === 'num';\n"
@@ -134,7 +136,8 @@ static const char script[] =
 	"    });\n"
 	"    var out = document.getElementById('wperf-selftest');\n"
 	"    out.textContent = bad.length ? 'selftest FAILED: ' + bad.join(' ')\n"
-	"                                 : 'selftest ok: ' + checked + ' columns sorted both ways';\n"
+	"                                 : 'selftest ok: ' + checked +"
+	" ' columns sorted both ways';\n"
 	"    out.textContent += '; ' + layout();\n"
 	"  }\n"
 	/* Open every <details> by clicking its summary, as a reader would, and
@@ -161,7 +164,7 @@ static void esc(FILE *out, const char *s)
 	wperf_fmt_xml_escaped(out, s);
 }
 
-static void vertex_label(FILE *out, const struct wperf_graph *g, uint32_t id)
+void wperf_html_vertex_label(FILE *out, const struct wperf_graph *g, uint32_t id)
 {
 	char label[256];
 
@@ -175,66 +178,6 @@ static void split_text(char *buf, size_t len, int64_t weight, int64_t own, int64
 		       const char *whose)
 {
 	wperf_fmt_weight_split(buf, len, weight, own, waiters, whose);
-}
-
-/* ---- Table cells: numbers carry their exact value in data-v for sorting. */
-
-static void td_ns(FILE *out, int64_t ns)
-{
-	char d[32];
-
-	wperf_fmt_duration(d, sizeof d, ns, 1);
-	fprintf(out, "<td class=\"n\" data-v=\"%lld\">%s</td>", (long long)ns, d);
-}
-
-static void td_u64(FILE *out, uint64_t v)
-{
-	fprintf(out, "<td class=\"n\">%llu</td>", (unsigned long long)v);
-}
-
-/* part / whole as a percentage; "-" when whole is not known (0). */
-static void td_share(FILE *out, int64_t part, int64_t whole)
-{
-	char s[32] = "-";
-
-	if (whole > 0)
-		wperf_fmt_ppm_percent(s, sizeof s, wperf_fmt_ppm(part, whole));
-	fprintf(out, "<td class=\"n\" data-v=\"%llu\">%s</td>",
-		(unsigned long long)wperf_fmt_ppm(part, whole), s);
-}
-
-/* The knot a row belongs to, sorted by report order; none sorts last. */
-static void td_knot(FILE *out, const struct wperf_report *r, long knot)
-{
-	char title[64] = "";
-
-	if (knot >= 0)
-		wperf_fmt_knot_title(title, sizeof title, r->knots, (size_t)knot);
-	fprintf(out, "<td data-v=\"%ld\">%s</td>", knot >= 0 ? knot : 1000000000L, title);
-}
-
-/* sorted: the column the rows come sorted by, heaviest first (marked so
- * that the first click sorts it the other way), or -1. */
-static void table_start_sorted(FILE *out, const char *id, const char *const *heads, int sorted)
-{
-	fprintf(out, "<div class=\"scroll\"><table class=\"sortable\" id=\"%s\"><thead><tr>",
-		id);
-	/* A leading '#' marks a numeric column. */
-	for (int c = 0; heads[c]; c++)
-		fprintf(out, "<th%s%s>%s</th>", heads[c][0] == '#' ? " data-type=\"num\"" : "",
-			c == sorted ? " aria-sort=\"descending\"" : "",
-			heads[c][0] == '#' ? heads[c] + 1 : heads[c]);
-	fputs("</tr></thead>\n<tbody>\n", out);
-}
-
-static void table_start(FILE *out, const char *id, const char *const *heads)
-{
-	table_start_sorted(out, id, heads, -1);
-}
-
-static void table_end(FILE *out)
-{
-	fputs("</tbody></table></div>\n", out);
 }
 
 /* ---- Header and findings ---- */
@@ -316,11 +259,11 @@ static void write_header(FILE *out, const struct wperf_report *r)
 	      out);
 }
 
-static void write_members(FILE *out, const struct wperf_graph *g, const struct wperf_knot *k)
+void wperf_html_members(FILE *out, const struct wperf_graph *g, const struct wperf_knot *k)
 {
 	for (size_t j = 0; j < k->n_members; j++) {
 		fputs(j ? ", " : "", out);
-		vertex_label(out, g, k->members[j]);
+		wperf_html_vertex_label(out, g, k->members[j]);
 	}
 }
 
@@ -338,9 +281,9 @@ static void write_edge_item(FILE *out, const struct wperf_graph *g, size_t i, in
 	split_text(s, sizeof s, e->weight_ns, e->direct_ns, wperf_vertex_time(g, e->from),
 		   "the waiter's");
 	fputs("<li>", out);
-	vertex_label(out, g, e->from);
+	wperf_html_vertex_label(out, g, e->from);
 	fputs(" &rarr; ", out);
-	vertex_label(out, g, e->to);
+	wperf_html_vertex_label(out, g, e->to);
 	fprintf(out, ": %s = %s, %llu wait%s", w, s, (unsigned long long)e->count,
 		e->count == 1 ? "" : "s");
 	/* The text's (timer?) and its footnote, on the edge itself. */
@@ -478,7 +421,7 @@ static void write_finding(FILE *out, const struct wperf_report *r, size_t i)
 		   k->kind == WPERF_SINK ? "its waiters'" : "the members'");
 	fprintf(out, "<div class=\"knot %s\" id=\"knot-%zu\">\n<h3>%s: ",
 		wperf_knot_kind_name(k->kind), i + 1, title);
-	write_members(out, g, k);
+	wperf_html_members(out, g, k);
 	fprintf(out, "</h3>\n<p>%s <b>%s</b> = %s",
 		k->kind == WPERF_SINK ? "Waited on for" : "Weight", w, s);
 	if (k->kind == WPERF_BACKGROUND) {
@@ -533,7 +476,8 @@ static void write_finding(FILE *out, const struct wperf_report *r, size_t i)
 		fputs("<ul>", out);
 		for (size_t j = 0; j < k->n_edges; j++)
 			if (k->edges[j] < g->n_edges)
-				write_edge_item(out, g, k->edges[j], g->edges[k->edges[j]].weight_ns);
+				write_edge_item(out, g, k->edges[j],
+						g->edges[k->edges[j]].weight_ns);
 		fputs("</ul>\n", out);
 	}
 	if (k->kind == WPERF_SINK && k->n_members == 1)
@@ -564,7 +508,7 @@ static void write_groups(FILE *out, const struct wperf_report *r)
 		wperf_fmt_duration(w, sizeof w, gr->weight_ns, 0);
 		split_text(s, sizeof s, gr->weight_ns, gr->own_ns, gr->waiters_ns, "the members'");
 		fputs("<div class=\"knot group\">\n<h3>Group: ", out);
-		write_members(out, g, &as_knot);
+		wperf_html_members(out, g, &as_knot);
 		fprintf(out, "</h3>\n<p>Weight <b>%s</b> = %s: not a knot.</p>\n", w, s);
 		write_leaving(out, g, "Leaves the group", gr->leaving, gr->n_leaving,
 			      gr->leaving_ns, gr->weight_ns);
@@ -605,10 +549,10 @@ static void write_findings(FILE *out, const struct wperf_report *r)
 		wperf_fmt_caveat_headline(wrong, sizeof wrong, c, wperf_fmt_caveats(r, c));
 		if (wrong[0]) {
 			/* No advice that holds only for a complete trace. */
-			fputs("<p class=\"nothing\">No knots and no sinks were found, but the "
-			      "trace lacks part of what happened (above): the waits that would make "
-			      "a knot or a sink may be in what it lacks. Record again before "
-			      "concluding anything.</p>\n", out);
+			fputs("<p class=\"nothing\">No knots and no sinks were found, but "
+			      "the trace lacks part of what happened (above): the waits that "
+			      "would make a knot or a sink may be in what it lacks. Record "
+			      "again before concluding anything.</p>\n", out);
 			return;
 		}
 		fputs("<p class=\"nothing\">No knots and no sinks were found: no thread waited "
@@ -635,199 +579,6 @@ static void write_picture(FILE *out, const char *svg, const char *no_picture)
 	fputs("<figure>\n", out);
 	fputs(start, out);
 	fputs("</figure>\n", out);
-}
-
-/* ---- Tables ---- */
-
-static void write_knots_table(FILE *out, const struct wperf_report *r)
-{
-	static const char *const heads[] = {
-		"#rank", "knot", "kind", "members", "#weight", "#own", "#own % of their time",
-		"#cascaded", "#edges", "#cut", "stop reason", NULL
-	};
-	char title[64];
-
-	fputs("<h2 id=\"knots\">Knots</h2>\n", out);
-	table_start(out, "knots-table", heads);
-	for (size_t i = 0; r->knots && i < r->knots->n; i++) {
-		const struct wperf_knot *k = &r->knots->items[i];
-		wperf_fmt_knot_title(title, sizeof title, r->knots, i);
-		fprintf(out, "<tr><td class=\"n\">%zu</td><td>%s</td><td>%s</td><td>", i + 1,
-			title, wperf_knot_kind_name(k->kind));
-		write_members(out, r->graph, k);
-		fputs("</td>", out);
-		td_ns(out, k->weight_ns);
-		td_ns(out, k->own_ns);
-		td_share(out, k->own_ns, k->waiters_ns);
-		td_ns(out, wperf_fmt_cascaded(k->weight_ns, k->own_ns));
-		td_u64(out, k->n_edges);
-		td_u64(out, k->n_removed);
-		fputs("<td>", out);
-		esc(out, k->stop_reason ? k->stop_reason : "");
-		fputs("</td></tr>\n", out);
-	}
-	table_end(out);
-}
-
-static void write_edge_row(FILE *out, const struct wperf_report *r,
-			   const struct wperf_fmt_knot_map *m, size_t i)
-{
-	const struct wperf_edge *e = &r->graph->edges[i];
-	int median = wperf_fmt_hist_median(e->hist);
-	char range[64];
-
-	wperf_fmt_bucket_range(range, sizeof range, median);
-	fputs("<tr><td>", out);
-	vertex_label(out, r->graph, e->from);
-	fputs("</td><td>", out);
-	vertex_label(out, r->graph, e->to);
-	fputs("</td>", out);
-	td_ns(out, e->weight_ns);
-	td_ns(out, e->direct_ns);
-	td_share(out, e->direct_ns, wperf_vertex_time(r->graph, e->from));
-	td_ns(out, wperf_fmt_cascaded(e->weight_ns, e->direct_ns));
-	td_u64(out, e->count);
-	fprintf(out, "<td class=\"n\" data-v=\"%d\">%s</td>", median, range);
-	td_knot(out, r, m->edge_knot[i]);
-	td_knot(out, r, m->edge_cut[i]);
-	fprintf(out, "<td>%s</td></tr>\n",
-		wperf_edge_is_dependency(r->graph, e, r->min_weight_ns) ? "yes" : "no");
-}
-
-/* With a focus, the line that says what the tables leave out and how to
- * see it; nothing when nothing was left out. */
-static void write_left_out(FILE *out, size_t n, const char *what)
-{
-	if (n == 0)
-		return;
-	fprintf(out, "<p class=\"left-out\">%zu %s outside what the focus waits on %s left "
-		"out; without a focus (pids=, comms=, wperf report --pids) they are shown.</p>\n",
-		n, what, n == 1 ? "is" : "are");
-}
-
-/* An edge of the focused report: its waiter is in the focus's reach
- * (reach NULL: no focus, every edge). */
-static bool edge_shown(const struct wperf_graph *g, const bool *reach, size_t i)
-{
-	return !reach || (g->edges[i].from < g->n_vertices && reach[g->edges[i].from]);
-}
-
-struct edge_order {
-	int64_t weight_ns;
-	size_t i;
-};
-
-static int cmp_heaviest(const void *a, const void *b)
-{
-	const struct edge_order *x = a, *y = b;
-
-	if (x->weight_ns != y->weight_ns)
-		return x->weight_ns < y->weight_ns ? 1 : -1;
-	return (x->i > y->i) - (x->i < y->i);   /* ties: by (from, to), as stored */
-}
-
-/* The edges' indexes, heaviest first; NULL when out of memory (then the
- * table keeps the stored order). */
-static size_t *heaviest_first(const struct wperf_graph *g)
-{
-	struct edge_order *o = malloc((g->n_edges ? g->n_edges : 1) * sizeof *o);
-	size_t *order = malloc((g->n_edges ? g->n_edges : 1) * sizeof *order);
-
-	if (!o || !order) {
-		free(o);
-		free(order);
-		return NULL;
-	}
-	for (size_t i = 0; i < g->n_edges; i++)
-		o[i] = (struct edge_order){ g->edges[i].weight_ns, i };
-	qsort(o, g->n_edges, sizeof *o, cmp_heaviest);
-	for (size_t i = 0; i < g->n_edges; i++)
-		order[i] = o[i].i;
-	free(o);
-	return order;
-}
-
-static void write_edges_table(FILE *out, const struct wperf_report *r,
-			      const struct wperf_fmt_knot_map *m, const bool *reach)
-{
-	size_t left_out = 0;
-
-	static const char *const heads[] = {
-		"from", "to", "#weight", "#own", "#own % of its time", "#cascaded", "#waits",
-		"#median wait",
-		"#in knot", "#cut by", "dependency", NULL
-	};
-
-	fputs("<h2 id=\"edges\">Edges</h2>\n<p>Every edge", out);
-	if (reach)
-		fputs(" whose waiter is the focus or what it waits on", out);
-	fputs(": A &rarr; B is the time A waited "
-	      "for B (own, with its share of A's time) plus what cascaded redistribution added "
-	      "(cascaded): weight = own + cascaded. Only dependencies (above the noise floor, not to timer or unknown) take part "
-	      "in knots.</p>\n", out);
-	for (size_t i = 0; i < r->graph->n_edges; i++)
-		left_out += !edge_shown(r->graph, reach, i);
-	write_left_out(out, left_out, left_out == 1 ? "edge" : "edges");
-	/* Heaviest first: the edges that matter at the top, a device's own
-	 * edges (its idle time, no weight) at the bottom. */
-	size_t *order = heaviest_first(r->graph);
-
-	table_start_sorted(out, "edges-table", heads, 2);
-	for (size_t k = 0; k < r->graph->n_edges; k++) {
-		size_t i = order ? order[k] : k;
-
-		if (edge_shown(r->graph, reach, i))
-			write_edge_row(out, r, m, i);
-	}
-	free(order);
-	table_end(out);
-}
-
-static void write_thread_row(FILE *out, const struct wperf_report *r,
-			     const struct wperf_fmt_knot_map *m, size_t id)
-{
-	const struct wperf_vertex *v = &r->graph->vertices[id];
-	int64_t waiting = 0;
-
-	for (int k = 0; k < WPERF_V_KIND_COUNT; k++)
-		waiting += v->waiting_ns[k];
-	fputs("<tr><td>", out);
-	vertex_label(out, r->graph, (uint32_t)id);
-	fprintf(out, "</td><td class=\"n\">%lld</td><td class=\"n\">%lld</td>",
-		(long long)v->tid, (long long)v->pid);
-	td_ns(out, v->running_ns);
-	td_ns(out, v->runnable_ns);
-	td_ns(out, waiting);
-	td_u64(out, v->waits);
-	td_knot(out, r, m->vertex_knot[id]);
-	fputs("</tr>\n", out);
-}
-
-static void write_threads_table(FILE *out, const struct wperf_report *r,
-				const struct wperf_fmt_knot_map *m, const bool *reach)
-{
-	size_t left_out = 0;
-
-	static const char *const heads[] = {
-		"thread", "#tid", "#pid", "#running", "#runnable", "#waiting", "#waits",
-		"#knot", NULL
-	};
-
-	fputs("<h2 id=\"threads\">Threads</h2>\n", out);
-	for (size_t id = 0; reach && id < r->graph->n_vertices; id++)
-		left_out += wperf_fmt_thread_listed(&r->graph->vertices[id]) && !reach[id];
-	write_left_out(out, left_out, left_out == 1 ? "thread" : "threads");
-	table_start(out, "threads-table", heads);
-	for (size_t id = 0; id < r->graph->n_vertices; id++)
-		if (wperf_fmt_thread_listed(&r->graph->vertices[id]) && (!reach || reach[id]))
-			write_thread_row(out, r, m, id);
-	table_end(out);
-	/* A window's table has no row of zeros (wperf_fmt_thread_listed). */
-	size_t outside = wperf_fmt_threads_outside(r->graph);
-	if (outside)
-		fprintf(out, "<p>%zu thread%s the trace names outside the analysed range, none "
-			"in it, %s not listed.</p>\n", outside, outside == 1 ? "" : "s",
-			outside == 1 ? "is" : "are");
 }
 
 static void write_quality(FILE *out, const struct wperf_report *r)
@@ -871,9 +622,9 @@ static void write_page(FILE *out, const struct wperf_report *r, const char *svg,
 	write_findings(out, r);
 	write_groups(out, r);
 	write_picture(out, svg, no_picture);
-	write_knots_table(out, r);
-	write_edges_table(out, r, m, reach);
-	write_threads_table(out, r, m, reach);
+	wperf_html_knots_table(out, r);
+	wperf_html_edges_table(out, r, m, reach);
+	wperf_html_threads_table(out, r, m, reach);
 	write_quality(out, r);
 	fprintf(out, "<p id=\"wperf-status\">The tables sort when scripts run.</p>\n"
 		"<p id=\"wperf-selftest\"></p>\n<script>\n%s</script>\n</body>\n</html>\n", script);
