@@ -17,9 +17,9 @@
  * just ended and of the run so far is written at each period of trace
  * time, as a stream (knots-every.c).
  *
- * This file is the component: its help, its parameters, its methods and
- * the consuming of messages. The report is knots-report.c's; what the
- * files share, knots-sink.h.
+ * This file is the component: its help, its methods and the consuming of
+ * messages. Its parameters are knots-params.c's, the report
+ * knots-report.c's; what the files share, knots-sink.h.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -33,11 +33,6 @@
 #include "wperf/knots.h"
 #include "wperf/report.h"
 #include "knots-sink.h"
-
-#define DEFAULT_THRESHOLD "20%"
-#define DEFAULT_MIN_WEIGHT "1%"
-#define DEFAULT_LEAVE_RATIO "20%"      /* WPERF_KNOT_LEAVE_DEFAULT_PPM */
-#define DEFAULT_TIE_TOLERANCE "1%"     /* WPERF_KNOT_TIE_DEFAULT_PPM */
 
 const char wperf_knots_description[] =
 	"Find the knots (cycles of waiting) that bound a multi-threaded program's "
@@ -189,408 +184,6 @@ static void sink_destroy(struct knots_sink *s)
 }
 
 /* ------------------------------------------------------------------ */
-/* Parameters.                                                         */
-/* ------------------------------------------------------------------ */
-
-static int read_format(struct knots_sink *s, const bt_value *params)
-{
-	const char *v = NULL;
-	char err[512];
-	int rc = wperf_params_get_string(params, "format", &v, err, sizeof err);
-
-	if (rc < 0) {
-		sink_fail(s, "%s", err);
-		return -1;
-	}
-	static const char *const names[] = {
-		[FORMAT_TEXT] = "text", [FORMAT_JSON] = "json", [FORMAT_DOT] = "dot",
-		[FORMAT_SVG] = "svg", [FORMAT_HTML] = "html", [FORMAT_GRAPHML] = "graphml",
-	};
-	size_t i = 0, n = sizeof names / sizeof names[0];
-
-	s->format = FORMAT_TEXT;
-	if (rc == 0)
-		return 0;
-	while (i < n && strcmp(v, names[i]) != 0)
-		i++;
-	if (i == n) {
-		sink_fail(s, "parameter `format`: unknown value \"%s\" (expected text, json, dot, "
-		     "svg, html or graphml)", v);
-		return -1;
-	}
-	s->format = (enum report_format)i;
-	/* Say so now rather than after reading a long trace. (html does
-	 * without: the page says why it has no picture.) */
-	if (s->format == FORMAT_SVG && !wperf_graphviz_available()) {
-		sink_fail(s, "parameter `format`: svg needs Graphviz's `dot`, which is not on "
-		     "PATH: install it (apt-get install graphviz) or use format=dot");
-		return -1;
-	}
-	return 0;
-}
-
-/* Refuse early, before a long trace is read, a path whose directory does
- * not exist or cannot be written, or that names a directory. */
-static int check_path_writable(struct knots_sink *s, const char *path)
-{
-	char *dir = strdup(path);
-	const char *dir_name = ".";
-	char *slash;
-	struct stat st;
-	int rc = 0;
-
-	if (!dir) {
-		sink_fail(s, "parameter `path`: out of memory");
-		return -1;
-	}
-	slash = strrchr(dir, '/');
-	if (slash == dir) {          /* "/name": the root directory */
-		dir[1] = '\0';
-		dir_name = dir;
-	} else if (slash) {
-		*slash = '\0';
-		dir_name = dir;
-	}
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		sink_fail(s, "parameter `path`: `%s` is a directory (give a file name)", path);
-		rc = -1;
-	} else if (access(dir_name, W_OK | X_OK) != 0) {
-		sink_fail(s, "parameter `path`: cannot write `%s`: directory `%s`: %s", path,
-		     dir_name, strerror(errno));
-		rc = -1;
-	}
-	free(dir);
-	return rc;
-}
-
-static int read_path(struct knots_sink *s, const bt_value *params)
-{
-	const char *v = NULL;
-	char err[512];
-	int rc = wperf_params_get_string(params, "path", &v, err, sizeof err);
-
-	if (rc < 0) {
-		sink_fail(s, "%s", err);
-		return -1;
-	}
-	if (rc == 0 || strcmp(v, "-") == 0)
-		return 0;
-	if (v[0] == '\0') {
-		sink_fail(s, "parameter `path`: empty file name (omit it, or give `-`, for "
-		     "standard output)");
-		return -1;
-	}
-	if (check_path_writable(s, v) < 0)
-		return -1;
-	s->path = strdup(v);
-	if (!s->path) {
-		sink_fail(s, "parameter `path`: out of memory");
-		return -1;
-	}
-	return 0;
-}
-
-/* "20%", "12.5 %": a share of the analysed duration. 0 or -1. */
-static int parse_percent(const char *v, double *out)
-{
-	char *end;
-	double p;
-
-	p = strtod(v, &end);
-	if (end == v)
-		return -1;
-	while (*end == ' ')
-		end++;
-	if (*end != '%' || end[1] != '\0' || !(p >= 0 && p <= 100))
-		return -1;
-	*out = p;
-	return 0;
-}
-
-/* The parameter name, a duration or a percentage of the analysed duration
- * (default_spec when absent), into *t. */
-static int read_weight_limit(struct knots_sink *s, const bt_value *params,
-			     const char *name, const char *default_spec,
-			     struct weight_limit *t)
-{
-	const bt_value *v = bt_value_is_map(params)
-		? bt_value_map_borrow_entry_value_const(params, name) : NULL;
-	const char *spec = v && bt_value_is_string(v) ? bt_value_string_get(v) : default_spec;
-	char err[512];
-
-	if (!v || (bt_value_is_string(v) && strchr(spec, '%'))) {
-		if (parse_percent(spec, &t->percent) < 0) {
-			sink_fail(s, "parameter `%s`: \"%s\" is not a percentage between "
-			     "0%% and 100%% (e.g. \"%s\")", name, spec, default_spec);
-			return -1;
-		}
-		t->is_percent = true;
-		snprintf(t->spec, sizeof t->spec, "%s", spec);
-		return 0;
-	}
-	if (wperf_params_get_duration_ns(params, name, &t->ns, err, sizeof err) < 0) {
-		sink_fail(s, "%s, or a percentage of the analysed duration such as \"%s\"",
-		     err, default_spec);
-		return -1;
-	}
-	t->is_percent = false;
-	if (bt_value_is_string(v))
-		snprintf(t->spec, sizeof t->spec, "%s", spec);
-	else
-		snprintf(t->spec, sizeof t->spec, "%.9gs", (double)t->ns / 1e9);
-	return 0;
-}
-
-static int read_pids(struct knots_sink *s, const bt_value *params)
-{
-	char err[512];
-
-	if (wperf_params_get_id_list(params, "pids", &s->pids, &s->n_pids, err,
-				     sizeof err) < 0) {
-		sink_fail(s, "%s", err);
-		return -1;
-	}
-	return 0;
-}
-
-static int read_comms(struct knots_sink *s, const bt_value *params)
-{
-	char err[512];
-
-	if (wperf_params_get_nonempty_list(params, "comms", "thread name", &s->comms, err,
-					   sizeof err) < 0) {
-		sink_fail(s, "%s", err);
-		return -1;
-	}
-	return 0;
-}
-
-/* follow-forks=true: a focus on a command takes in the processes it
- * started (a wrapper script's program, a forking server's workers). */
-static int read_follow_forks(struct knots_sink *s, const bt_value *params)
-{
-	char err[512];
-	int rc = wperf_params_get_bool(params, "follow-forks", &s->follow_forks, err,
-				       sizeof err);
-
-	if (rc < 0) {
-		sink_fail(s, "%s", err);
-		return -1;
-	}
-	if (rc > 0 && s->follow_forks && s->n_pids == 0 && s->comms.n == 0) {
-		sink_fail(s, "parameter `follow-forks`: there is no focus to follow "
-		     "(give `pids` or `comms` too)");
-		return -1;
-	}
-	return 0;
-}
-
-/* nic-capacity="eth0=1Gbit,lo=10Gbit": link speeds, without which a
- * NIC's idle time is unknown (we never assume one). */
-static int read_nic_capacity(struct knots_sink *s, const bt_value *params)
-{
-	char err[512];
-	int rc = wperf_params_get_string_list(params, "nic-capacity", &s->nic_capacity,
-					      err, sizeof err);
-
-	if (rc < 0) {
-		sink_fail(s, "%s", err);
-		return -1;
-	}
-	for (size_t i = 0; i < s->nic_capacity.n; i++) {
-		const char *item = s->nic_capacity.items[i];
-		const char *eq = strchr(item, '=');
-		uint64_t bps;
-
-		if (!eq || eq == item || wperf_parse_rate_bps(eq + 1, &bps) < 0) {
-			sink_fail(s, "parameter `nic-capacity`: \"%s\" is not DEVICE=SPEED "
-			     "(e.g. \"eth0=1Gbit,lo=10Gbit\"; units bit/s or B/s with k, M, G, T)",
-			     item);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-static int apply_nic_capacity(struct knots_sink *s, struct wperf_analysis *a)
-{
-	for (size_t i = 0; i < s->nic_capacity.n; i++) {
-		char dev[64];
-		const char *item = s->nic_capacity.items[i];
-		const char *eq = strchr(item, '=');
-		uint64_t bps = 0;
-
-		snprintf(dev, sizeof dev, "%.*s", (int)(eq - item), item);
-		wperf_parse_rate_bps(eq + 1, &bps);   /* checked by read_nic_capacity */
-		if (wperf_analysis_set_nic_capacity(a, dev, bps) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-/* An analysis of this sink's own (not a shared one, which other sinks may
- * read): the link speeds given, and the timelines only the HTML page draws
- * (wperf_analysis_keep_timelines: up to 7 KiB per thread). */
-int sink_setup_analysis(struct knots_sink *s, struct wperf_analysis *a)
-{
-	wperf_analysis_keep_timelines(a, s->format == FORMAT_HTML);
-	return apply_nic_capacity(s, a);
-}
-
-/* merge=pool|none|process|name|stack and short-lived=merge|keep
- * (wperf/merge.h). Pools are merged unless told otherwise: an unmerged
- * pool of equal workers splits its weight among them, and refinement
- * keeps a different subset of them on every run. */
-static int read_merge(struct knots_sink *s, const bt_value *params)
-{
-	const char *v = NULL;
-	char err[512];
-	int rc = wperf_params_get_string(params, "merge", &v, err, sizeof err);
-
-	s->merge.key = WPERF_MERGE_POOL;
-
-	if (rc < 0) {
-		sink_fail(s, "%s", err);
-		return -1;
-	}
-	if (rc > 0 && wperf_merge_key_parse(v, &s->merge.key) < 0) {
-		sink_fail(s, "parameter `merge`: unknown value \"%s\" (expected pool, none, "
-		     "process, name or stack)", v);
-		return -1;
-	}
-	rc = wperf_params_get_string(params, "short-lived", &v, err, sizeof err);
-	if (rc < 0) {
-		sink_fail(s, "%s", err);
-		return -1;
-	}
-	s->merge.short_lived = rc > 0 && strcmp(v, "merge") == 0;
-	if (rc > 0 && !s->merge.short_lived && strcmp(v, "keep") != 0) {
-		sink_fail(s, "parameter `short-lived`: unknown value \"%s\" (expected merge "
-		     "or keep)", v);
-		return -1;
-	}
-	return 0;
-}
-
-/* A share (\"10%\") into parts per million; default_spec when absent. */
-static int read_ppm(struct knots_sink *s, const bt_value *params, const char *name,
-		    const char *default_spec, int64_t *ppm)
-{
-	const char *v = default_spec;
-	char err[512];
-	double p;
-	int rc = wperf_params_get_string(params, name, &v, err, sizeof err);
-
-	if (rc < 0) {
-		sink_fail(s, "%s", err);
-		return -1;
-	}
-	if (rc == 0)
-		v = default_spec;
-	if (parse_percent(v, &p) < 0) {
-		sink_fail(s, "parameter `%s`: \"%s\" is not a percentage between 0%% and 100%% "
-		     "(e.g. \"%s\")", name, v, default_spec);
-		return -1;
-	}
-	*ppm = (int64_t)(p * 10000.0 + 0.5);
-	return 0;
-}
-
-/* knot-rule, leave-ratio and tie-tolerance (wperf/knots.h). */
-static int read_knot_rule(struct knots_sink *s, const bt_value *params)
-{
-	const char *v = NULL;
-	char err[512];
-	int rc = wperf_params_get_string(params, "knot-rule", &v, err, sizeof err);
-
-	if (rc < 0) {
-		sink_fail(s, "%s", err);
-		return -1;
-	}
-	s->strict_rule = rc > 0 && strcmp(v, "strict") == 0;
-	if (rc > 0 && !s->strict_rule && strcmp(v, "dominant") != 0) {
-		sink_fail(s, "parameter `knot-rule`: unknown value \"%s\" (expected dominant or "
-		     "strict)", v);
-		return -1;
-	}
-	if (read_ppm(s, params, "leave-ratio", DEFAULT_LEAVE_RATIO, &s->leave_ppm) < 0 ||
-	    read_ppm(s, params, "tie-tolerance", DEFAULT_TIE_TOLERANCE, &s->tie_ppm) < 0)
-		return -1;
-	if (s->strict_rule)
-		s->leave_ppm = 0;
-	return 0;
-}
-
-/* begin, end and gmt: the time window counted (window.h). */
-static int read_window(struct knots_sink *s, const bt_value *params)
-{
-	char err[512];
-
-	if (wperf_params_get_window(params, &s->window, err, sizeof err) < 0) {
-		sink_fail(s, "%s", err);
-		return -1;
-	}
-	return 0;
-}
-
-/* every=DURATION: periodic reports, text or json only (a stream of
- * pictures or pages would be no use). */
-static int read_every(struct knots_sink *s, const bt_value *params)
-{
-	const bt_value *v = bt_value_is_map(params)
-		? bt_value_map_borrow_entry_value_const(params, "every") : NULL;
-	char err[512];
-
-	if (!v)
-		return 0;
-	if (wperf_params_get_duration_ns(params, "every", &s->every_ns, err, sizeof err) < 0) {
-		sink_fail(s, "%s", err);
-		return -1;
-	}
-	if (s->every_ns <= 0) {
-		sink_fail(s, "parameter `every`: the period must be longer than 0 (e.g. \"5s\")");
-		return -1;
-	}
-	if (s->format != FORMAT_TEXT && s->format != FORMAT_JSON) {
-		sink_fail(s, "parameter `every`: periodic reports are text or json, not %s",
-		     s->format == FORMAT_DOT ? "dot" : s->format == FORMAT_SVG ? "svg" :
-		     s->format == FORMAT_HTML ? "html" : "graphml");
-		return -1;
-	}
-	if (wperf_window_given(&s->window)) {
-		sink_fail(s, "parameter `every`: cannot be combined with begin/end (every= "
-		     "reports periods of the whole input)");
-		return -1;
-	}
-	return 0;
-}
-
-static int read_params(struct knots_sink *s, const bt_value *params)
-{
-	static const char *const known[] = {
-		"format", "path", "threshold", "min-weight", "pids", "comms", "nic-capacity",
-		"merge", "short-lived", "follow-forks", "knot-rule", "leave-ratio",
-		"tie-tolerance", "begin", "end", "gmt", "every", NULL
-	};
-	char err[512];
-
-	if (wperf_params_check_known(params, known, err, sizeof err) < 0) {
-		sink_fail(s, "%s", err);
-		return -1;
-	}
-	if (read_format(s, params) < 0 || read_path(s, params) < 0 ||
-	    read_weight_limit(s, params, "threshold", DEFAULT_THRESHOLD, &s->threshold) < 0 ||
-	    read_weight_limit(s, params, "min-weight", DEFAULT_MIN_WEIGHT, &s->min_weight) < 0 ||
-	    read_knot_rule(s, params) < 0 ||
-	    read_pids(s, params) < 0 || read_nic_capacity(s, params) < 0 ||
-	    read_comms(s, params) < 0 || read_follow_forks(s, params) < 0 ||
-	    read_merge(s, params) < 0 || read_window(s, params) < 0 ||
-	    read_every(s, params) < 0)
-		return -1;
-	return 0;
-}
-
-/* ------------------------------------------------------------------ */
 /* Component methods.                                                  */
 /* ------------------------------------------------------------------ */
 
@@ -605,7 +198,7 @@ bt_component_class_initialize_method_status wperf_knots_init(
 	if (!s)
 		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
 	s->self = bt_self_component_sink_as_self_component(self);
-	if (read_params(s, params) < 0)
+	if (sink_read_params(s, params) < 0)
 		goto error;
 	s->decoder = wperf_decoder_create();
 	s->analysis = wperf_analysis_create();
@@ -664,7 +257,7 @@ static int try_reuse(struct knots_sink *s, const bt_port *in)
 		bt_port_borrow_component_const(bt_port_output_as_port_const(up)), &s->window);
 	if (!s->shared)
 		return 0;
-	if (apply_nic_capacity(s, s->shared->analysis) < 0) {
+	if (sink_apply_nic_capacity(s, s->shared->analysis) < 0) {
 		sink_fail(s, "out of memory");
 		return -1;
 	}
@@ -684,7 +277,7 @@ wperf_knots_graph_is_configured(bt_self_component_sink *self)
 	if (!bt_port_is_connected(bt_self_component_port_as_port(
 		    bt_self_component_port_input_as_self_component_port(port)))) {
 		sink_fail(s, "input port `in` is not connected: connect a source of kernel "
-		     "events (e.g. source.ctf.fs) to it");
+			  "events (e.g. source.ctf.fs) to it");
 		return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_ERROR;
 	}
 	if (bt_message_iterator_create_from_sink_component(self, port, &s->iter) !=
@@ -745,9 +338,12 @@ static void fail_upstream(struct knots_sink *s)
 		size_t j = 0;
 
 		if (bt_error_cause_get_actor_type(c) == BT_ERROR_CAUSE_ACTOR_TYPE_COMPONENT) {
-			const char *plugin = bt_error_cause_component_actor_get_plugin_name(c);
-			int len = snprintf(root, sizeof root, "%s.%s: ", plugin ? plugin : "?",
-					   bt_error_cause_component_actor_get_component_class_name(c));
+			const char *plugin, *cls;
+			int len;
+
+			plugin = bt_error_cause_component_actor_get_plugin_name(c);
+			cls = bt_error_cause_component_actor_get_component_class_name(c);
+			len = snprintf(root, sizeof root, "%s.%s: ", plugin ? plugin : "?", cls);
 
 			j = len > 0 && (size_t)len < sizeof root ? (size_t)len : 0;
 		}
@@ -764,10 +360,10 @@ static void fail_upstream(struct knots_sink *s)
 		bt_current_thread_move_error(e);
 	/* The muxer's words for clocks that disagree are cryptic. */
 	sink_fail(s, "cannot read the trace to its end: %s%s; no report was written", root,
-	     strstr(root, "muxer") && strstr(root, "timestamp is less than")
-	     ? " (events go back in time across streams: a corrupt packet, or traces "
-	       "whose clocks cannot be correlated, such as two hosts: analyse one "
-	       "host's trace at a time)" : "");
+		  strstr(root, "muxer") && strstr(root, "timestamp is less than")
+		  ? " (events go back in time across streams: a corrupt packet, or traces "
+		    "whose clocks cannot be correlated, such as two hosts: analyse one "
+		    "host's trace at a time)" : "");
 }
 
 bt_component_class_sink_consume_method_status

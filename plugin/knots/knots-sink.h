@@ -2,9 +2,9 @@
  * plugin/knots/knots-sink.h — what the files of sink.wperf.knots share:
  * the component's state (its parameters, the analysis, the periodic
  * reports' state) and the functions one calls in another. knots-sink.c is
- * the component (help, parameters, methods, consuming messages),
- * knots-report.c the report at the end, knots-every.c the periodic
- * reports of every=.
+ * the component (help, methods, consuming messages), knots-params.c its
+ * parameters, knots-report.c the report at the end, knots-every.c the
+ * periodic reports of every=.
  */
 #ifndef WPERF_PLUGIN_KNOTS_SINK_H
 #define WPERF_PLUGIN_KNOTS_SINK_H
@@ -22,6 +22,12 @@
 #include "wperf/merge.h"
 
 #define COMP_NAME "sink.wperf.knots"
+
+/* Defaults of the parameters, as the help and the manual page give them. */
+#define DEFAULT_THRESHOLD "20%"
+#define DEFAULT_MIN_WEIGHT "1%"
+#define DEFAULT_LEAVE_RATIO "20%"      /* WPERF_KNOT_LEAVE_DEFAULT_PPM */
+#define DEFAULT_TIE_TOLERANCE "1%"     /* WPERF_KNOT_TIE_DEFAULT_PPM */
 
 enum report_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_DOT, FORMAT_SVG, FORMAT_HTML,
 		     FORMAT_GRAPHML };
@@ -80,6 +86,15 @@ struct knots_sink {
  * the ERROR status about to be returned. */
 void sink_fail(struct knots_sink *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* knots-params.c */
+
+/* Read and check every parameter into s; -1 with the error appended. */
+int sink_read_params(struct knots_sink *s, const bt_value *params);
+
+/* The link speeds of nic-capacity= into an analysis, ours or a shared
+ * one; -1 when out of memory. */
+int sink_apply_nic_capacity(struct knots_sink *s, struct wperf_analysis *a);
 
 /* An analysis of this sink's own (not a shared one, which other sinks may
  * read): the link speeds given, and the timelines only the HTML page draws

@@ -2,10 +2,10 @@
  * fuzz-params-knots.c — sink.wperf.knots' own parameter readers, compiled
  * into the params fuzz target (tests/fuzz/fuzz-params.c).
  *
- * The readers are static in plugin/knots/knots-sink.c, so the file is included
- * here; its error cause macro is replaced (there is no component to append
- * to), the message is kept to check that it is one line naming a
- * parameter.
+ * The readers are plugin/knots/knots-params.c's; their errors go through
+ * sink_fail() of plugin/knots/knots-sink.c, which is included here with
+ * its error cause macro replaced (there is no component to append to):
+ * the message is kept to check that it is one line naming a parameter.
  */
 #include <stdio.h>
 #include <babeltrace2/babeltrace.h>
@@ -28,7 +28,7 @@ int fuzz_knots_params(const bt_value *params, const char **err)
 	if (!s)
 		return 0;
 	fuzz_knots_err[0] = '\0';
-	rc = read_params(s, params);
+	rc = sink_read_params(s, params);
 	*err = fuzz_knots_err;
 	sink_destroy(s);
 	return rc;

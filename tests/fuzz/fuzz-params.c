@@ -8,7 +8,7 @@
  *   a1,x,2  array (items: integer when they parse as one, else string)
  *   m       empty map           n      null
  *   anything else: the string itself.
- * The map goes through sink.wperf.knots' readers (plugin/knots/knots-sink.c),
+ * The map goes through sink.wperf.knots' readers (plugin/knots/knots-params.c),
  * source.wperf.tracefs' (plugin/tracefs/tracefs-component.c), filter.wperf.waits'
  * (plugin/waits/waits-select.c), and plugin/common/params.c's
  * getters and parsers directly. Each must accept or refuse without

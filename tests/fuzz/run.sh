@@ -81,8 +81,8 @@ build() {
 	params)
 		pc=$(pkg-config --cflags --libs babeltrace2 libtracefs libtraceevent) ||
 			skip "pkg-config does not know babeltrace2/libtracefs (libbabeltrace2-dev, libtracefs-dev)"
-		# knots-sink.c and tracefs-component.c are included by the
-		# fuzz-params-*.c wrappers (their readers are static).
+		# knots-sink.c (for its sink_fail) and tracefs-component.c (its
+		# readers are static) are included by the fuzz-params-*.c wrappers.
 		plugin_src=$(find "$root/plugin" -name '*.c' | sort | grep -v -e '/plugin\.c$' \
 			-e '/knots-sink\.c$' -e '/tracefs-component\.c$')
 		# shellcheck disable=SC2086
