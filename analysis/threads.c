@@ -1,8 +1,10 @@
 /*
  * analysis/threads.c — thread state (see threads.h): every thread through
  * running, runnable and waiting from the scheduler events, and the
- * segment each state leaves behind. Who ended a wait, and the interrupt
- * context that tells it, is wakers.c's.
+ * segment each state leaves behind: which event moves a thread to which
+ * state. The moves themselves, and the segments they close, are
+ * segments.c's; who ended a wait, and the interrupt context that tells
+ * it, is wakers.c's.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,6 +12,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "segments.h"
 #include "threads.h"
 #include "wakers.h"
 
@@ -101,159 +104,6 @@ uint32_t sched_thread_vertex(struct sched *s, int64_t tid)
 	return v;
 }
 
-/* ---- segments ---- */
-
-static void emit_segment(struct sched *s, const struct closed_segment *seg)
-{
-	struct wperf_vertex *vx = vt_get(s->vt, seg->vertex);
-
-	if (seg->end > vx->last_ts)
-		vx->last_ts = seg->end;
-	if (seg->end > seg->start)
-		s->sink(s->sink_data, seg);
-}
-
-static void emit(struct sched *s, uint32_t v, enum wperf_segment_state state,
-		 int64_t start, int64_t end, uint32_t waker, bool spin)
-{
-	struct closed_segment seg = { v, state, start, end, waker, spin, false, 0, false };
-
-	if (state == WPERF_SEG_WAITING) {
-		seg.stack = s->th[v].wait_stack;
-		seg.idle = !spin && s->th[v].wait_idle;
-	}
-	emit_segment(s, &seg);
-}
-
-/*
- * A wait [start, end] on waker. If it overlaps a gap in the trace, the
- * thread may have been woken, run and slept again where events were lost:
- * what is certain is only the part after the gap. The part up to the
- * gap's end goes to the `trace-gap` category, never to the waker seen
- * after it: no wait is invented across a gap.
- */
-static void emit_wait(struct sched *s, uint32_t v, int64_t start, int64_t end, uint32_t waker)
-{
-	if (s->gap_until > start && end > start) {
-		int64_t cut = s->gap_until < end ? s->gap_until : end;
-
-		s->quality->waits_cut_by_gaps++;
-		emit(s, v, WPERF_SEG_WAITING, start, cut,
-		     vt_pseudo(s->vt, WPERF_V_UNKNOWN, "trace-gap"), false);
-		struct closed_segment seg = { v, WPERF_SEG_WAITING, cut, end, waker, false, true,
-					      s->th[v].wait_stack, s->th[v].wait_idle };
-
-		emit_segment(s, &seg);
-		return;
-	}
-	emit(s, v, WPERF_SEG_WAITING, start, end, waker, false);
-}
-
-/*
- * Runnable over [start, end]. Across a gap the same holds as for a wait:
- * the thread may have run, slept and been woken among the lost events
- * (its switch-in lost, it would otherwise stay "runnable" until next
- * seen, up to the trace's end). Only the part after the gap is certain;
- * the part up to its end goes to `trace-gap`, as a wait's does, so the
- * CPU finding gets no runnable time the trace did not show.
- */
-static void emit_runnable(struct sched *s, uint32_t v, int64_t start, int64_t end)
-{
-	if (s->gap_until > start && end > start) {
-		int64_t cut = s->gap_until < end ? s->gap_until : end;
-
-		s->quality->runnable_cut_by_gaps++;
-		emit(s, v, WPERF_SEG_WAITING, start, cut,
-		     vt_pseudo(s->vt, WPERF_V_UNKNOWN, "trace-gap"), false);
-		emit(s, v, WPERF_SEG_RUNNABLE, cut, end, VERTEX_NONE, false);
-		return;
-	}
-	emit(s, v, WPERF_SEG_RUNNABLE, start, end, VERTEX_NONE, false);
-}
-
-/* Who a spinning thread waits for: the last thread to take its lock. */
-static uint32_t spin_holder(struct sched *s, uint32_t v)
-{
-	uint32_t h = locks_holder(&s->locks, vt_get(s->vt, v)->pid, s->th[v].spin_lock);
-
-	if (h == UINT32_MAX || h == v)
-		return vt_pseudo(s->vt, WPERF_V_UNKNOWN, "unknown");
-	return h;
-}
-
-/* Close the segment of the state v is in, at t. waker: for waits. */
-static void leave_state(struct sched *s, uint32_t v, int64_t t, uint32_t waker)
-{
-	struct sched_thread *th = &s->th[v];
-
-	switch (th->state) {
-	case TS_RUNNING:
-		emit(s, v, WPERF_SEG_RUNNING, th->since, t, VERTEX_NONE, false);
-		break;
-	case TS_RUNNABLE:
-		emit_runnable(s, v, th->since, t);
-		break;
-	case TS_WAITING:
-		if (waker == VERTEX_NONE)
-			waker = vt_pseudo(s->vt, WPERF_V_UNKNOWN, "unknown");
-		emit_wait(s, v, th->since, t, waker);
-		break;
-	case TS_SPINNING:
-		/* On a CPU, yet waiting: the holder, not the CPU, is what it needs. */
-		emit(s, v, WPERF_SEG_WAITING, th->since, t, spin_holder(s, v), true);
-		break;
-	default:
-		break;
-	}
-}
-
-static void enter_state(struct sched *s, uint32_t v, enum thread_state st, int64_t t)
-{
-	if ((st == TS_WAITING || st == TS_DEAD) && s->state_begins)
-		t = s->state_begins(s->sink_data, v, st, t);
-	s->th[v].state = (uint8_t)st;
-	s->th[v].since = t;
-}
-
-/* The thread's observed lifetime begins at t in state st. */
-static void begin_life(struct sched *s, uint32_t v, enum thread_state st, int64_t t)
-{
-	struct wperf_vertex *vx = vt_get(s->vt, v);
-
-	if (vx->first_ts < 0)
-		vx->first_ts = t;
-	if (vx->last_ts < t)
-		vx->last_ts = t;
-	if (!s->th[v].known_origin && !vx->unknown_initial_state) {
-		vx->unknown_initial_state = true;
-		s->quality->unknown_initial_threads++;
-	}
-	enter_state(s, v, st, t);
-}
-
-/* A scheduler event of thread v contradicted its tracked state: counted
- * for the trace and for the thread (reports say whose events were lost). */
-static void state_mismatch(struct sched *s, uint32_t v)
-{
-	s->quality->state_mismatches++;
-	vt_get(s->vt, v)->state_mismatches++;
-}
-
-/* Thread v ran again, or left the CPU, while waiting: its wakeup was lost. */
-static void lost_wakeup(struct sched *s, uint32_t v)
-{
-	s->quality->waits_without_wakeup++;
-	vt_get(s->vt, v)->waits_without_wakeup++;
-}
-
-/* The thread is gone (exited, or its tid was reused under our eyes). */
-static void end_life(struct sched *s, uint32_t v, int64_t t)
-{
-	leave_state(s, v, t, VERTEX_NONE);
-	enter_state(s, v, TS_DEAD, t);
-	vt_forget_tid(s->vt, vt_get(s->vt, v)->tid, v);
-}
-
 /* ---- scheduler events ---- */
 
 static bool preempted_or_running(int64_t prev_state)
@@ -336,21 +186,21 @@ static void switch_out(struct sched *s, struct cpu_ctx *c, const struct wperf_ev
 	switch (th->state) {
 	case TS_UNKNOWN:
 		/* Running since this CPU's first event if nothing ran before. */
-		begin_life(s, v, TS_RUNNING, c->current_tid < 0 ? c->first_ts : t);
+		sched_begin_life(s, v, TS_RUNNING, c->current_tid < 0 ? c->first_ts : t);
 		break;
 	case TS_RUNNING:
 	case TS_SPINNING:
 		break;
 	case TS_WAITING:
 		if (!th->inferred)
-			lost_wakeup(s, v);
+			sched_lost_wakeup(s, v);
 		/* fall through */
 	default:
 		if (!th->inferred)
-			state_mismatch(s, v);
+			sched_state_mismatch(s, v);
 		break;
 	}
-	leave_state(s, v, t, VERTEX_NONE);
+	sched_leave_state(s, v, t, VERTEX_NONE);
 	th->inferred = false;
 	/* After sched_process_exit a task can still be preempted, or sleep
 	 * (tearing down its memory, waking its joiner) and run again: it is
@@ -362,10 +212,10 @@ static void switch_out(struct sched *s, struct cpu_ctx *c, const struct wperf_ev
 
 	if ((state & (STATE_EXIT_DEAD | STATE_EXIT_ZOMBIE | WPERF_PREV_STATE_DEAD)) ||
 	    (th->exiting && raw_dead)) {
-		enter_state(s, v, TS_DEAD, t);
+		sched_enter_state(s, v, TS_DEAD, t);
 		vt_forget_tid(s->vt, ev->u.sw.prev_tid, v);
 	} else {
-		enter_state(s, v, runnable ? TS_RUNNABLE : TS_WAITING, t);
+		sched_enter_state(s, v, runnable ? TS_RUNNABLE : TS_WAITING, t);
 		if (!runnable) {
 			set_wait_stack(s, v, ev);
 			th = &s->th[v];
@@ -398,23 +248,23 @@ static void switch_in(struct sched *s, const struct wperf_event *ev)
 		vt_set_comm(s->vt, v, ev->u.sw.next_comm);
 	switch (th->state) {
 	case TS_UNKNOWN:
-		begin_life(s, v, TS_RUNNING, t);
+		sched_begin_life(s, v, TS_RUNNING, t);
 		return;
 	case TS_RUNNABLE:
 		break;
 	case TS_WAITING:     /* its wakeup was lost */
 		if (!th->inferred)
-			lost_wakeup(s, v);
+			sched_lost_wakeup(s, v);
 		break;
 	default:             /* already running elsewhere: a switch-out was lost */
 		if (!th->inferred)
-			state_mismatch(s, v);
+			sched_state_mismatch(s, v);
 		break;
 	}
-	leave_state(s, v, t, VERTEX_NONE);
+	sched_leave_state(s, v, t, VERTEX_NONE);
 	th->inferred = false;
 	/* Preempted while spinning: back on the CPU, it spins on. */
-	enter_state(s, v, th->spinning ? TS_SPINNING : TS_RUNNING, t);
+	sched_enter_state(s, v, th->spinning ? TS_SPINNING : TS_RUNNING, t);
 }
 
 static void on_switch(struct sched *s, struct cpu_ctx *c, const struct wperf_event *ev)
@@ -450,13 +300,13 @@ static void on_wakeup(struct sched *s, struct cpu_ctx *c, const struct wperf_eve
 
 		if (waker == v)   /* cannot wake oneself: the context is stale */
 			waker = sched_named_pseudo(s, WPERF_V_UNKNOWN, "unknown");
-		leave_state(s, v, ev->ts, waker);
-		enter_state(s, v, TS_RUNNABLE, ev->ts);
+		sched_leave_state(s, v, ev->ts, waker);
+		sched_enter_state(s, v, TS_RUNNABLE, ev->ts);
 		s->th[v].inferred = false;
 		break;
 	}
 	case TS_UNKNOWN:
-		begin_life(s, v, TS_RUNNABLE, ev->ts);
+		sched_begin_life(s, v, TS_RUNNABLE, ev->ts);
 		break;
 	default:
 		s->quality->unmatched_wakeups++;
@@ -474,7 +324,7 @@ static void on_wakeup_new(struct sched *s, const struct wperf_event *ev)
 	s->th[v].known_origin = true;
 	if (ev->u.wake.comm)
 		vt_set_comm(s->vt, v, ev->u.wake.comm);
-	begin_life(s, v, TS_RUNNABLE, ev->ts);
+	sched_begin_life(s, v, TS_RUNNABLE, ev->ts);
 }
 
 /* How far a child's first events may precede its fork event. */
@@ -514,7 +364,7 @@ static void on_fork(struct sched *s, const struct wperf_event *ev)
 	v = vt_find_thread(s->vt, tid);
 	if (v != VERTEX_NONE && vt_get(s->vt, v)->first_ts >= 0 && !adopt_early_child(s, v, ev)) {
 		/* The tid is reused by a new thread: the old one is over. */
-		end_life(s, v, ev->ts);
+		sched_end_life(s, v, ev->ts);
 		v = VERTEX_NONE;
 	}
 	if (v == VERTEX_NONE)
@@ -531,7 +381,7 @@ static void on_fork(struct sched *s, const struct wperf_event *ev)
 	 * (sched_wakeup_new, which a trace may lack): its life begins here,
 	 * not at its first switch-in, or its first wait for a CPU is lost. */
 	if (s->th[v].state == TS_UNKNOWN)
-		begin_life(s, v, TS_RUNNABLE, ev->ts);
+		sched_begin_life(s, v, TS_RUNNABLE, ev->ts);
 }
 
 static void on_task(struct sched *s, const struct wperf_event *ev)
@@ -549,7 +399,7 @@ static void on_task(struct sched *s, const struct wperf_event *ev)
 		s->th[v].exiting = true;
 		break;
 	default: /* FREE: the tid may now be reused; close what is open. */
-		end_life(s, v, ev->ts);
+		sched_end_life(s, v, ev->ts);
 		break;
 	}
 }
@@ -576,17 +426,17 @@ static void on_statedump(struct sched *s, const struct wperf_event *ev)
 	s->th[v].inferred = true;
 	switch (ev->u.statedump.status) {
 	case WPERF_STATEDUMP_WAIT:
-		begin_life(s, v, TS_WAITING, ev->ts);
+		sched_begin_life(s, v, TS_WAITING, ev->ts);
 		/* The dump does not say which sleep: a kworker asleep when
 		 * the trace began is, but for the moments it runs work that
 		 * sleeps, waiting for work (wperf-analysis(7)). */
 		s->th[v].wait_idle = is_kworker(vx->comm);
 		break;
 	case WPERF_STATEDUMP_WAIT_CPU:
-		begin_life(s, v, TS_RUNNABLE, ev->ts);
+		sched_begin_life(s, v, TS_RUNNABLE, ev->ts);
 		break;
 	case WPERF_STATEDUMP_RUN:
-		begin_life(s, v, TS_RUNNING, ev->ts);
+		sched_begin_life(s, v, TS_RUNNING, ev->ts);
 		break;
 	default:
 		break;
@@ -620,8 +470,8 @@ static void on_spin_begin(struct sched *s, struct cpu_ctx *c, const struct wperf
 	s->th[v].spinning = true;
 	s->th[v].spin_lock = ev->u.spin.lock;
 	if (s->th[v].state == TS_RUNNING) {
-		leave_state(s, v, ev->ts, VERTEX_NONE);
-		enter_state(s, v, TS_SPINNING, ev->ts);
+		sched_leave_state(s, v, ev->ts, VERTEX_NONE);
+		sched_enter_state(s, v, TS_SPINNING, ev->ts);
 	}
 }
 
@@ -634,8 +484,8 @@ static void on_spin_end(struct sched *s, struct cpu_ctx *c, const struct wperf_e
 		return;
 	if (s->th[v].state == TS_SPINNING) {
 		s->th[v].spin_lock = ev->u.spin.lock;
-		leave_state(s, v, ev->ts, VERTEX_NONE);
-		enter_state(s, v, TS_RUNNING, ev->ts);
+		sched_leave_state(s, v, ev->ts, VERTEX_NONE);
+		sched_enter_state(s, v, TS_RUNNING, ev->ts);
 	}
 	s->th[v].spinning = false;
 	locks_set_holder(&s->locks, vt_get(s->vt, v)->pid, ev->u.spin.lock, v);
@@ -799,7 +649,7 @@ void sched_finish(struct sched *s, int64_t end)
 			s->quality->waits_open_at_end++;
 		if (th->state == TS_RUNNING || th->state == TS_RUNNABLE ||
 		    th->state == TS_WAITING || th->state == TS_SPINNING) {
-			leave_state(s, (uint32_t)v, end, VERTEX_NONE);
+			sched_leave_state(s, (uint32_t)v, end, VERTEX_NONE);
 			th->since = end;   /* not a new state: no hooks */
 		}
 	}
