@@ -34,6 +34,41 @@ def main(why_not, what):
     sys.exit(0 if prog.result.wasSuccessful() else 1)
 
 
+def source_root():
+    """The source tree: $WPERF_SOURCE_ROOT, else this file's parent."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.environ.get('WPERF_SOURCE_ROOT', os.path.join(here, '..'))
+
+
+def build_dir():
+    """The build directory under test: $WPERF_BUILD_DIR, else build/ of
+    the source tree."""
+    return os.environ.get('WPERF_BUILD_DIR', os.path.join(source_root(), 'build'))
+
+
+def wperf_path():
+    """The `wperf` command of the build under test."""
+    return os.path.join(build_dir(), 'tools', 'wperf')
+
+
+def workload_path(name):
+    """A workload of tests/workloads/, as built in the build under test."""
+    return os.path.join(build_dir(), 'tests', 'workloads', name)
+
+
+def main_wperf_record(what, *workloads, tools=()):
+    """main() for a test that runs `wperf record` of these workloads of the
+    build (names in tests/workloads/): it refuses when a program of
+    `tools` is not on PATH, or when why_not_wperf_record() of the build's
+    wperf and the workloads gives a reason."""
+    def why_not():
+        for prog in tools:
+            if not shutil.which(prog):
+                return '%s is not installed' % prog
+        return why_not_wperf_record(wperf_path(), *[workload_path(w) for w in workloads])
+    main(why_not, what)
+
+
 def why_not_wperf_record(*programs):
     """The reason `wperf record` of these built programs cannot work here
     (root for kernel events, lttng-tools for the annotations), or None."""
@@ -86,20 +121,18 @@ class WperfRecorded(unittest.TestCase):
 
     @staticmethod
     def build_dir():
-        here = os.path.dirname(os.path.abspath(__file__))
-        source = os.environ.get('WPERF_SOURCE_ROOT', os.path.join(here, '..'))
-        return os.environ.get('WPERF_BUILD_DIR', os.path.join(source, 'build'))
+        return build_dir()
 
     @classmethod
     def wperf(cls):
-        return os.path.join(cls.build_dir(), 'tools', 'wperf')
+        return wperf_path()
 
     @classmethod
     def workload(cls):
         prog = cls.COMMAND[0]
         if os.path.isabs(prog):
             return prog
-        return os.path.join(cls.build_dir(), 'tests', 'workloads', prog)
+        return workload_path(prog)
 
     @classmethod
     def setUpClass(cls):

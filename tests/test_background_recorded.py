@@ -25,16 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import recording  # noqa: E402
 from test_real_traces import Checks, validate_schema  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SOURCE_ROOT = os.environ.get('WPERF_SOURCE_ROOT', os.path.join(HERE, '..'))
-BUILD = os.environ.get('WPERF_BUILD_DIR', os.path.join(SOURCE_ROOT, 'build'))
-WPERF = os.path.join(BUILD, 'tools', 'wperf')
-WORKLOAD = os.path.join(BUILD, 'tests', 'workloads', 'heartbeat')
 SECONDS = os.environ.get('WPERF_HEARTBEAT_SECONDS', '3')
-
-
-def why_not():
-    return recording.why_not_wperf_record(WPERF, WORKLOAD)
 
 
 class BackgroundRecorded(recording.WperfRecorded):
@@ -112,4 +103,4 @@ class BackgroundRecorded(recording.WperfRecorded):
 
 
 if __name__ == '__main__':
-    recording.main(why_not, 'a heartbeat workload')
+    recording.main_wperf_record('a heartbeat workload', 'heartbeat')

@@ -28,18 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import recording  # noqa: E402
 from test_real_traces import validate_schema  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SOURCE_ROOT = os.environ.get('WPERF_SOURCE_ROOT', os.path.join(HERE, '..'))
-BUILD = os.environ.get('WPERF_BUILD_DIR', os.path.join(SOURCE_ROOT, 'build'))
-WPERF = os.path.join(BUILD, 'tools', 'wperf')
 JOBS = 4
-
-
-def why_not():
-    for prog in ('fio', 'stress-ng'):
-        if not shutil.which(prog):
-            return '%s is not installed' % prog
-    return recording.why_not_wperf_record(WPERF)
 
 
 class FioUnderLoad(recording.WperfRecorded):
@@ -102,4 +91,4 @@ class FioUnderLoad(recording.WperfRecorded):
 
 
 if __name__ == '__main__':
-    recording.main(why_not, 'fio under stress-ng')
+    recording.main_wperf_record('fio under stress-ng', tools=('fio', 'stress-ng'))

@@ -36,17 +36,8 @@ import recording  # noqa: E402
 import wperf_scenario as ws  # noqa: E402
 from test_real_traces import validate_schema  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SOURCE_ROOT = os.environ.get('WPERF_SOURCE_ROOT', os.path.join(HERE, '..'))
-BUILD = os.environ.get('WPERF_BUILD_DIR', os.path.join(SOURCE_ROOT, 'build'))
-WPERF = os.path.join(BUILD, 'tools', 'wperf')
-WORKLOAD = os.path.join(BUILD, 'tests', 'workloads', 'mutex-contention')
 BABELTRACE2 = os.environ.get('BABELTRACE2', 'babeltrace2')
 WORKERS = 4
-
-
-def why_not():
-    return recording.why_not_wperf_record(WPERF, WORKLOAD)
 
 
 class MergeRecorded(recording.WperfRecorded):
@@ -174,7 +165,7 @@ class MergeRecorded(recording.WperfRecorded):
 
     def test_stack_refused(self):
         self.assertTrue(self.ok, 'wperf record failed:\n' + self.log[-4000:])
-        cmd = [WPERF, 'report', self.trace, '--plugin-path', ws.plugin_dir(),
+        cmd = [self.wperf(), 'report', self.trace, '--plugin-path', ws.plugin_dir(),
                '--params', 'merge="stack"']
         q = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                            timeout=300)
@@ -185,4 +176,4 @@ class MergeRecorded(recording.WperfRecorded):
 
 
 if __name__ == '__main__':
-    recording.main(why_not, 'a mutex-contention workload')
+    recording.main_wperf_record('a mutex-contention workload', 'mutex-contention')

@@ -27,16 +27,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import recording  # noqa: E402
 from test_real_traces import Checks, validate_schema  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SOURCE_ROOT = os.environ.get('WPERF_SOURCE_ROOT', os.path.join(HERE, '..'))
-BUILD = os.environ.get('WPERF_BUILD_DIR', os.path.join(SOURCE_ROOT, 'build'))
-WPERF = os.path.join(BUILD, 'tools', 'wperf')
-WORKLOAD = os.path.join(BUILD, 'tests', 'workloads', 'tcp-pingpong')
-
-
-def why_not():
-    return recording.why_not_wperf_record(WPERF, WORKLOAD)
-
 
 class NicRecorded(recording.WperfRecorded):
     COMMAND = ['tcp-pingpong', '--seconds', '2']
@@ -92,4 +82,4 @@ class NicRecorded(recording.WperfRecorded):
         self.assertEqual(sorted(knots[0]['members']), sorted(client + server))
 
 if __name__ == '__main__':
-    recording.main(why_not, 'a loopback TCP workload')
+    recording.main_wperf_record('a loopback TCP workload', 'tcp-pingpong')

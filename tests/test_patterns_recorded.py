@@ -45,13 +45,6 @@ from test_real_traces import validate_schema  # noqa: E402
 WORKLOADS = ('load-imbalance', 'cpu-pool', 'thread-per-request', 'idle-waiters')
 
 
-def why_not():
-    build = recording.WperfRecorded.build_dir()
-    return recording.why_not_wperf_record(
-        recording.WperfRecorded.wperf(),
-        *[os.path.join(build, 'tests', 'workloads', w) for w in WORKLOADS])
-
-
 def names(js, ids):
     byid = {v['id']: v for v in js['vertices']}
     return sorted(byid[i]['name'] for i in ids)
@@ -321,4 +314,5 @@ class IdleWaiters(recording.WperfRecorded):
 
 
 if __name__ == '__main__':
-    recording.main(why_not, 'the load-imbalance, cpu-pool, thread-per-request and idle-waiters workloads')
+    recording.main_wperf_record('the load-imbalance, cpu-pool, thread-per-request and '
+                                'idle-waiters workloads', *WORKLOADS)

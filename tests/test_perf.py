@@ -35,10 +35,7 @@ import recording  # noqa: E402
 import wperf_scenario as ws  # noqa: E402
 from test_real_traces import Checks, validate_schema  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SOURCE_ROOT = os.environ.get('WPERF_SOURCE_ROOT', os.path.join(HERE, '..'))
-BUILD = os.environ.get('WPERF_BUILD_DIR', os.path.join(SOURCE_ROOT, 'build'))
-WORKLOAD = os.path.join(BUILD, 'tests', 'workloads', 'fig1-pipeline')
+WORKLOAD = recording.workload_path('fig1-pipeline')
 BABELTRACE2 = os.environ.get('BABELTRACE2', 'babeltrace2')
 EVENTS = ','.join([
     'sched:sched_switch', 'sched:sched_waking', 'sched:sched_wakeup_new',

@@ -66,7 +66,7 @@ class RecordStart(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix='wperf-record-start-', dir='/var/tmp')
-        cls.wperf = os.path.join(recording.WperfRecorded.build_dir(), 'tools', 'wperf')
+        cls.wperf = recording.wperf_path()
 
     @classmethod
     def tearDownClass(cls):

@@ -28,10 +28,8 @@ import recording  # noqa: E402
 import wperf_scenario as ws  # noqa: E402
 from test_real_traces import Checks, ctf_dirs, readable_view, validate_schema  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SOURCE_ROOT = os.environ.get('WPERF_SOURCE_ROOT', os.path.join(HERE, '..'))
-BUILD = os.environ.get('WPERF_BUILD_DIR', os.path.join(SOURCE_ROOT, 'build'))
-RECORD = os.path.join(SOURCE_ROOT, 'tests', 'workloads', 'record-fig1.sh')
+BUILD = recording.build_dir()
+RECORD = os.path.join(recording.source_root(), 'tests', 'workloads', 'record-fig1.sh')
 BABELTRACE2 = os.environ.get('BABELTRACE2', 'babeltrace2')
 SECONDS = os.environ.get('WPERF_FIG1_SECONDS', '3')
 
@@ -47,7 +45,7 @@ def why_not():
         # record-fig1.sh mounts it as root; let it try.
     if not os.path.exists(RECORD):
         return '%s does not exist' % RECORD
-    wl = os.path.join(BUILD, 'tests', 'workloads', 'fig1-pipeline')
+    wl = recording.workload_path('fig1-pipeline')
     if not os.access(wl, os.X_OK):
         return 'the workload %s is not built' % wl
     return None
@@ -215,7 +213,7 @@ class Recorded(unittest.TestCase):
         is focused on the workload and finds the knots of pids=<workload>."""
         with open(os.path.join(self.trace, 'command.pid')) as f:
             self.assertEqual(int(f.read().strip()), self.pid)
-        wperf = os.path.join(BUILD, 'tools', 'wperf')
+        wperf = recording.wperf_path()
         if not os.access(wperf, os.X_OK):
             self.skipTest('%s is not built' % wperf)
         out = os.path.join(self.tmp, 'wperf-report.json')

@@ -29,13 +29,6 @@ from test_real_traces import validate_schema  # noqa: E402
 WORKERS = 4
 
 
-def why_not():
-    build = recording.WperfRecorded.build_dir()
-    return recording.why_not_wperf_record(
-        recording.WperfRecorded.wperf(),
-        os.path.join(build, 'tests', 'workloads', 'mutex-contention'))
-
-
 class StacksRecorded(recording.WperfRecorded):
     COMMAND = ['mutex-contention', '--threads', str(WORKERS), '--seconds', '2']
     RECORD_OPTIONS = ['--stacks']
@@ -111,4 +104,4 @@ class StacksRecorded(recording.WperfRecorded):
 
 
 if __name__ == '__main__':
-    recording.main(why_not, 'a mutex-contention workload with stacks')
+    recording.main_wperf_record('a mutex-contention workload with stacks', 'mutex-contention')
