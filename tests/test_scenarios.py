@@ -108,9 +108,8 @@ def nested():
     """wperf-method(7) §4, shifted by +0.1 s: A waits for B over [0.1, 0.4];
     B waits for C over [0.05, 0.3]. A cpu0, B cpu1, C cpu2. Trace [0, 0.5]."""
     s = Scenario(ncpus=3, end=500 * MS)
-    A, B, C = s.thread(101, 'A'), s.thread(102, 'B'), s.thread(103, 'C')
-    for cpu, t in enumerate((A, B, C)):
-        s.run(0, cpu, t)
+    A, B, C = s.threads(101, 'A', 'B', 'C')
+    s.running(A, B, C)
     s.sleep(50 * MS, 1, B)
     s.sleep(100 * MS, 0, A)
     s.wake(300 * MS, 2, B)
@@ -124,10 +123,8 @@ def chain():
     """A waits B over [2,8]U, B waits C over [1,6]U, C waits D over [3,5]U;
     each on its own CPU; D never waits. Trace [0, 10]U."""
     s = Scenario(ncpus=4, end=10 * U)
-    A, B, C, D = (s.thread(101, 'A'), s.thread(102, 'B'), s.thread(103, 'C'),
-                  s.thread(104, 'D'))
-    for cpu, t in enumerate((A, B, C, D)):
-        s.run(0, cpu, t)
+    A, B, C, D = s.threads(101, 'A', 'B', 'C', 'D')
+    s.running(A, B, C, D)
     s.sleep(1 * U, 1, B)
     s.sleep(2 * U, 0, A)
     s.sleep(3 * U, 2, C)
@@ -144,10 +141,8 @@ def two_waiters():
     """A waits C over [1,5]U, B waits C over [2,6]U, C waits D over [3,4]U.
     Trace [0, 7]U."""
     s = Scenario(ncpus=4, end=7 * U)
-    A, B, C, D = (s.thread(101, 'A'), s.thread(102, 'B'), s.thread(103, 'C'),
-                  s.thread(104, 'D'))
-    for cpu, t in enumerate((A, B, C, D)):
-        s.run(0, cpu, t)
+    A, B, C, D = s.threads(101, 'A', 'B', 'C', 'D')
+    s.running(A, B, C, D)
     s.sleep(1 * U, 0, A)
     s.sleep(2 * U, 1, B)
     s.sleep(3 * U, 2, C)
@@ -164,10 +159,8 @@ def cycle_and_chain():
     """A and B wait on each other in turn (A:[1,2]U by B, B:[3,5]U by A,
     A:[6,7]U by B); C waits D over [1,4]U; D never waits. Trace [0, 8]U."""
     s = Scenario(ncpus=4, end=8 * U)
-    A, B, C, D = (s.thread(101, 'A'), s.thread(102, 'B'), s.thread(103, 'C'),
-                  s.thread(104, 'D'))
-    for cpu, t in enumerate((A, B, C, D)):
-        s.run(0, cpu, t)
+    A, B, C, D = s.threads(101, 'A', 'B', 'C', 'D')
+    s.running(A, B, C, D)
     s.sleep(1 * U, 0, A)
     s.sleep(1 * U, 2, C)
     s.wake(2 * U, 1, A)
@@ -239,10 +232,8 @@ def timers():
     2 s + 1 us; an hrtimer expiry wakes T2 at 2.5 s + 1 us; an HRTIMER
     softirq wakes T3 at 2.7 s + 1 us. Trace [0, 3 s]."""
     s = Scenario(ncpus=4, end=3 * S)
-    X, T1, T2, T3 = (s.thread(301, 'X'), s.thread(302, 'T1'), s.thread(303, 'T2'),
-                     s.thread(304, 'T3'))
-    for cpu, t in enumerate((X, T1, T2, T3)):
-        s.run(0, cpu, t)
+    X, T1, T2, T3 = s.threads(301, 'X', 'T1', 'T2', 'T3')
+    s.running(X, T1, T2, T3)
     for cpu, t in ((1, T1), (2, T2), (3, T3)):
         s.sleep(1 * S, cpu, t)
     s.softirq_entry(2 * S, 0, SOFTIRQ['TIMER'])
@@ -685,8 +676,7 @@ def softirq_daemon():
     the handler, and runs at 2.5 s + 4 us. Trace [0, 3 s]."""
     s = Scenario(ncpus=3, end=3 * S)
     X, K, W = s.thread(501, 'cc1'), s.thread(3, 'ksoftirqd/0'), s.thread(502, 'W')
-    for cpu, t in enumerate((X, K, W)):
-        s.run(0, cpu, t)
+    s.running(X, K, W)
     s.sleep(500 * MS, 1, K)
     s.softirq_entry(1 * S, 0, SOFTIRQ['RCU'])
     s.softirq_raise(1 * S + 1 * US, 0, SOFTIRQ['RCU'])
@@ -816,9 +806,8 @@ def untraced_timers(timer_events=False):
     unseen). With timer_events, an hrtimer expiry elsewhere (cpu2, 2.5 s)
     says the trace records them. Trace [0, 3 s]."""
     s = Scenario(ncpus=3, end=3 * S)
-    X, T, U = s.thread(801, 'dd'), s.thread(802, 'iscsid'), s.thread(803, 'U')
-    for cpu, t in enumerate((X, T, U)):
-        s.run(0, cpu, t)
+    X, T, U = s.threads(801, 'dd', 'iscsid', 'U')
+    s.running(X, T, U)
     s.sleep(0, 1, T)
     s.sleep(0, 2, U)
     s.wake(500 * MS, 0, U, target_cpu=2)
@@ -877,8 +866,7 @@ def service_threads():
     X, M, Y = s.thread(601, 'sleep'), s.thread(9, 'migration/0'), s.thread(602, 'Y')
     Z, R = s.thread(603, 'Z'), s.thread(10, 'rcuop/0')
     W, G = s.thread(604, 'true'), s.thread(11, 'rcu_sched')
-    for cpu, t in enumerate((X, M, Y, Z, R, W, G)):
-        s.run(0, cpu, t)
+    s.running(X, M, Y, Z, R, W, G)
     s.sleep(300 * MS, 6, G)
     s.sleep(500 * MS, 1, M)
     s.sleep(1 * S, 0, X)
@@ -1246,8 +1234,7 @@ def sink_limits():
     s = Scenario(ncpus=6, end=2 * S)
     L, H, W = s.thread(201, 'sleeper'), s.thread(202, 'hung'), s.thread(203, 'worker')
     P1, P2, P3 = s.thread(211, 'P1'), s.thread(212, 'P2'), s.thread(213, 'P3')
-    for cpu, t in enumerate((L, H, W, P1, P2, P3)):
-        s.run(0, cpu, t)
+    s.running(L, H, W, P1, P2, P3)
     s.sleep(100 * MS, 3, P1)
     s.sleep(200 * MS, 0, L)
     s.hrtimer_entry(1200 * MS, 0)
@@ -1578,9 +1565,7 @@ def one_process_and_another():
     A = s.thread(101, 'worker-1', pid=100)
     B = s.thread(102, 'worker-2', pid=100)
     C = s.thread(103, 'other')
-    for cpu, t in enumerate((A, B, C)):
-        s.statedump(0, 0, t, 6, on_cpu=cpu)
-        s.run(0, cpu, t)
+    s.running(A, B, C, dumped=True)
     s.sleep(1 * S, 0, A)
     s.sleep(1500 * MS, 1, B)
     s.wake(2 * S, 2, A, target_cpu=0)
@@ -1693,9 +1678,7 @@ class TestFocusSkipsTracerThreads(Base):
         s = Scenario(ncpus=4, end=4 * S)
         A, B = s.thread(101, 'app', pid=100), s.thread(102, 'app-worker', pid=100)
         U, D = s.thread(103, 'app-ust', pid=100), s.thread(201, 'lttng-sessiond', pid=200)
-        for cpu, t in enumerate((A, B, U, D)):
-            s.statedump(0, 0, t, 6, on_cpu=cpu)
-            s.run(0, cpu, t)
+        s.running(A, B, U, D, dumped=True)
         s.sleep(0, 2, U)
         s.sleep(100 * MS, 0, A)
         s.wake(500 * MS, 3, U, target_cpu=2)
@@ -1736,9 +1719,7 @@ class TestTracerThreadsWaitOnNoOne(Base):
     def scenario(self):
         s = Scenario(ncpus=2, end=4 * S)
         A, U = s.thread(101, 'app', pid=100), s.thread(103, 'app-ust', pid=100)
-        for cpu, t in enumerate((A, U)):
-            s.statedump(0, 0, t, 6, on_cpu=cpu)
-            s.run(0, cpu, t)
+        s.running(A, U, dumped=True)
         s.sleep(100 * MS, 1, U)
         s.wake(3900 * MS, 0, U, target_cpu=1)
         s.run(3900 * MS, 1, U)
@@ -1958,9 +1939,7 @@ class TestTracerThreadsDoNotCascade(Base):
         s = Scenario(ncpus=4, end=4 * S)
         A, W = s.thread(101, 'app', pid=100), s.thread(102, 'W', pid=100)
         U, D = s.thread(103, 'app-ust', pid=100), s.thread(201, 'UST application', pid=200)
-        for cpu, t in enumerate((A, W, U, D)):
-            s.statedump(0, 0, t, 6, on_cpu=cpu)
-            s.run(0, cpu, t)
+        s.running(A, W, U, D, dumped=True)
         s.sleep(50 * MS, 3, D)
         s.sleep(100 * MS, 2, U)
         s.sleep(1 * S, 0, A)

@@ -136,6 +136,20 @@ class Scenario:
         self.pids[tid] = tid if pid is None else pid
         return tid
 
+    def threads(self, first_tid, *comms):
+        """Threads named comms, with tids first_tid, first_tid + 1, ...:
+        their tids."""
+        return [self.thread(first_tid + i, comm) for i, comm in enumerate(comms)]
+
+    def running(self, *tids, dumped=False):
+        """Each of tids switched in at time 0 on a CPU of its own, the first
+        on cpu0, the next on cpu1, ...; dumped: the statedump (on cpu0)
+        first says each runs there, so none is of unknown initial state."""
+        for cpu, tid in enumerate(tids):
+            if dumped:
+                self.statedump(0, 0, tid, 6, on_cpu=cpu)
+            self.run(0, cpu, tid)
+
     def comm(self, tid, cpu=0):
         if tid == 0:
             return 'swapper/%d' % cpu
