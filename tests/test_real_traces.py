@@ -740,15 +740,8 @@ def event_times(path):
         lo, hi = out.get(key, (ns, ns))
         out[key] = (min(lo, ns), max(hi, ns))
 
-    class Sink(bt2._UserSinkComponent):
-        def __init__(self, config, params, obj):
-            self._port = self._add_input_port('in')
-
-        def _user_graph_is_configured(self):
-            self._it = self._create_message_iterator(self._port)
-
-        def _user_consume(self):
-            msg = next(self._it)
+    class Sink(ws.EachMessage, bt2._UserSinkComponent):
+        def take(self, msg):
             if type(msg) is bt2._EventMessageConst:
                 ns = msg.default_clock_snapshot.ns_from_origin
                 see('any', ns)

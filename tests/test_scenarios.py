@@ -17,7 +17,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import bt2  # noqa: E402
-from wperf_scenario import (MS, S, US, SOFTIRQ, Report,  # noqa: E402
+from wperf_scenario import (MS, S, US, SOFTIRQ, EachMessage, Report,  # noqa: E402
                             Scenario, ScenarioSource, bt2_error_text, dev_t, hist_count,
                             log2_bucket, one_wait, run_knots, run_knots_text, run_segments,
                             wperf_plugin)
@@ -2205,18 +2205,10 @@ class _ForeignSource(bt2._UserSourceComponent, message_iterator_class=_ForeignIt
         self._add_output_port('out', obj)
 
 
-class _TimesSink(bt2._UserSinkComponent):
+class _TimesSink(EachMessage, bt2._UserSinkComponent):
     """Every message's time, in output order, as (what, ns)."""
 
-    def __init__(self, config, params, obj):
-        self._port = self._add_input_port('in')
-        self._out = obj
-
-    def _user_graph_is_configured(self):
-        self._it = self._create_message_iterator(self._port)
-
-    def _user_consume(self):
-        msg = next(self._it)
+    def take(self, msg):
         if type(msg) is bt2._EventMessageConst:
             self._out.append((msg.event.name, msg.default_clock_snapshot.ns_from_origin))
 

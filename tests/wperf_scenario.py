@@ -458,8 +458,11 @@ class ScenarioSource(bt2._UserSourceComponent, message_iterator_class=_ScenarioI
         self._add_output_port('out', obj)
 
 
-class _SegmentSink(bt2._UserSinkComponent):
-    """Collects wperf:segment events (as dicts) and counts the rest."""
+class EachMessage:
+    """The plumbing of a test's sink, mixed in before bt2._UserSinkComponent
+    (python3-bt2 refuses a subclass of a user component class): one input
+    port `in`, the component's obj kept as self._out, and every message
+    handed to self.take(msg), which the sink defines."""
 
     def __init__(self, config, params, obj):
         self._port = self._add_input_port('in')
@@ -469,7 +472,13 @@ class _SegmentSink(bt2._UserSinkComponent):
         self._it = self._create_message_iterator(self._port)
 
     def _user_consume(self):
-        msg = next(self._it)
+        self.take(next(self._it))
+
+
+class _SegmentSink(EachMessage, bt2._UserSinkComponent):
+    """Collects wperf:segment events (as dicts) and counts the rest."""
+
+    def take(self, msg):
         if type(msg) is bt2._EventMessageConst:
             ev = msg.event
             if ev.name == 'wperf:segment' or ev.cls.name == 'wperf:segment':
@@ -587,19 +596,7 @@ def run_knots_text(scn, **params):
 
 def run_knots(scn, **params):
     """scenario -> sink.wperf.knots format=json; returns the parsed report."""
-    plugin = wperf_plugin()
-    with tempfile.TemporaryDirectory(prefix='wperf-scn-') as tmp:
-        path = os.path.join(tmp, 'report.json')
-        p = {'format': 'json', 'path': path}
-        p.update(params)
-        g = bt2.Graph()
-        src = g.add_component(ScenarioSource, 'scenario', obj=scn)
-        sink = g.add_component(plugin.sink_component_classes['knots'], 'knots',
-                               params=_bt_params(p))
-        g.connect_ports(src.output_ports['out'], sink.input_ports['in'])
-        g.run()
-        with open(path) as f:
-            text = f.read()
+    text = run_knots_text(scn, **dict({'format': 'json'}, **params))
     try:
         return json.loads(text)
     except ValueError as e:
