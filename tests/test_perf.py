@@ -20,7 +20,6 @@ Needs root and perf with CTF conversion. Without them: FAIL under CI=true,
 else SKIP (exit 77 for meson) saying why.
 """
 
-import json
 import os
 import shutil
 import subprocess
@@ -36,7 +35,6 @@ import wperf_scenario as ws  # noqa: E402
 from test_real_traces import Checks, validate_schema  # noqa: E402
 
 WORKLOAD = recording.workload_path('fig1-pipeline')
-BABELTRACE2 = os.environ.get('BABELTRACE2', 'babeltrace2')
 EVENTS = ','.join([
     'sched:sched_switch', 'sched:sched_waking', 'sched:sched_wakeup_new',
     'sched:sched_process_fork', 'sched:sched_process_exit', 'sched:sched_process_free',
@@ -90,15 +88,7 @@ class PerfRecorded(unittest.TestCase):
             cls.err = ('perf data convert --to-ctf failed (exit %d): this perf may lack '
                        'libbabeltrace support:\n%s' % (conv.returncode, conv.stdout[-3000:]))
             return
-        out = os.path.join(cls.tmp, 'report.json')
-        cmd = [BABELTRACE2, '--plugin-path=' + ws.plugin_dir(), cls.ctf, '-c', 'sink.wperf.knots',
-               '--params=format="json",path="%s",pids="%d"' % (out, cls.pid)]
-        q = run(cmd)
-        if q.returncode != 0:
-            cls.err = '$ %s\nexit %d\n%s' % (' '.join(cmd), q.returncode, q.stdout[-4000:])
-            return
-        with open(out) as f:
-            cls.js = json.load(f)
+        cls.js, cls.err = ws.run_knots_cli(cls.ctf, ',pids="%d"' % cls.pid)
 
     @classmethod
     def tearDownClass(cls):

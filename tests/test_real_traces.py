@@ -555,15 +555,9 @@ class RealTraces(unittest.TestCase):
         self.assertTrue(units, 'ref-basic-kernel-analysis is missing under %s' % TRACES)
         label, path, mode = units[0]
         begin, end = 1521484764, 1521484765
-        out = os.path.join(_TMP, 'trimmed.json')
-        cmd = [BABELTRACE2, '--plugin-path=' + ws.plugin_dir(), path, '--begin=%d' % begin,
-               '--end=%d' % end, '-c', 'sink.wperf.knots',
-               '--params=format="json",merge="none",path="%s"' % out]
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           timeout=600)
-        self.assertEqual(p.returncode, 0, p.stderr[-2000:])
-        with open(out) as f:
-            trimmed = json.load(f)
+        trimmer = ('--begin=%d' % begin, '--end=%d' % end)
+        trimmed, err = ws.run_knots_cli(path, ',merge="none"', trimmer)
+        self.assertIsNone(err, err)
         js = self.ref_basic_report(',merge="none",begin=%d,end="%d.0"' % (begin, end))
         Checks.report_invariants(self, js, label + ' begin/end')
         validate_schema(self, js, label + ' begin/end')
@@ -586,11 +580,9 @@ class RealTraces(unittest.TestCase):
         for t in js['threads']:
             self.assertGreaterEqual(t['first_ns'], begin * 10**9, t)
             self.assertLessEqual(t['last_ns'], end * 10**9, t)
-        cmd[-1] += ',pids=11893'
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           timeout=600)
-        self.assertNotEqual(p.returncode, 0)
-        self.assertIn('parameter `pids`: no thread of the trace matches', p.stderr)
+        refused, err = ws.run_knots_cli(path, ',merge="none",pids=11893', trimmer)
+        self.assertIsNone(refused)
+        self.assertIn('parameter `pids`: no thread of the trace matches', err)
         focused = self.ref_basic_report(',merge="none",begin=%d,end=%d,pids=11893'
                                         % (begin, end))
         self.assertIn(11924, [v.get('tid') for v in focused['vertices']])

@@ -30,7 +30,6 @@ from test_real_traces import Checks, ctf_dirs, readable_view, validate_schema  #
 
 BUILD = recording.build_dir()
 RECORD = os.path.join(recording.source_root(), 'tests', 'workloads', 'record-fig1.sh')
-BABELTRACE2 = os.environ.get('BABELTRACE2', 'babeltrace2')
 SECONDS = os.environ.get('WPERF_FIG1_SECONDS', '3')
 
 
@@ -80,18 +79,7 @@ class Recorded(unittest.TestCase):
             cls.report_err = 'expected one CTF trace under %s, found %s' % (cls.trace, dirs)
             return
         cls.ctf = readable_view(dirs[0], 'fig1')
-        out = os.path.join(cls.tmp, 'report.json')
-        cmd = [BABELTRACE2, '--plugin-path=' + ws.plugin_dir(), cls.ctf,
-               '-c', 'sink.wperf.knots',
-               '--params=format="json",path="%s",pids="%d"' % (out, cls.pid)]
-        q = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           timeout=300)
-        if q.returncode != 0:
-            cls.report_err = '$ %s\nexit %d\n%s' % (' '.join(cmd), q.returncode,
-                                                    q.stderr[-4000:])
-            return
-        with open(out) as f:
-            cls.js = json.load(f)
+        cls.js, cls.report_err = ws.run_knots_cli(cls.ctf, ',pids="%d"' % cls.pid)
 
     @classmethod
     def tearDownClass(cls):
@@ -233,15 +221,8 @@ class Recorded(unittest.TestCase):
     def test_segments_tile(self):
         # Unfocused run of the same trace: the filter and the sink must agree
         # (thread by thread: merge="none", no pools).
-        out = os.path.join(self.tmp, 'report-all.json')
-        cmd = [BABELTRACE2, '--plugin-path=' + ws.plugin_dir(), self.ctf,
-               '-c', 'sink.wperf.knots',
-               '--params=format="json",path="%s",merge="none"' % out]
-        q = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           timeout=300)
-        self.assertEqual(q.returncode, 0, q.stderr[-3000:])
-        with open(out) as f:
-            js = json.load(f)
+        js, err = ws.run_knots_cli(self.ctf, ',merge="none"')
+        self.assertIsNone(err, err)
         Checks.report_invariants(self, js, 'fig1 (all pids)')
         Checks.tiling(self, js, ws.run_segments_on_trace(self.ctf), 'fig1 (all pids)')
 

@@ -35,6 +35,7 @@ Must run under /usr/bin/python3 (the interpreter that has bt2).
 
 import json
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -638,6 +639,24 @@ def run_segments_on_trace(trace_dir):
     g.connect_ports(flt.output_ports['out'], sink.input_ports['in'])
     g.run()
     return out
+
+
+def run_knots_cli(trace, params='', args=()):
+    """`babeltrace2 TRACE ARGS -c sink.wperf.knots`, as a user runs it, with
+    format=json into a file and the sink parameters `params` (',pids="12"'):
+    (the parsed report, None), or (None, the command, its exit status and
+    what it said) when it fails."""
+    with tempfile.TemporaryDirectory(prefix='wperf-cli-') as tmp:
+        out = os.path.join(tmp, 'report.json')
+        cmd = ([os.environ.get('BABELTRACE2', 'babeltrace2'), '--plugin-path=' + plugin_dir(),
+                trace] + list(args) +
+               ['-c', 'sink.wperf.knots', '--params=format="json",path="%s"%s' % (out, params)])
+        q = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           timeout=600)
+        if q.returncode != 0:
+            return None, '$ %s\nexit %d\n%s' % (' '.join(cmd), q.returncode, q.stdout[-4000:])
+        with open(out) as f:
+            return json.load(f), None
 
 
 def write_ctf(scn, out_dir):
