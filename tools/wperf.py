@@ -11,11 +11,10 @@
 # liblttng-ctl one at a time; `wperf diff` stays here (tools/wperf_diff.py
 # says why).
 #
-# This script only drives other programs: lttng (sessions, snapshots,
-# triggers), babeltrace2 with the wperf plugin (source.wperf.tracefs where
-# LTTng's kernel tracer is missing; sink.wperf.knots for `wperf top`), and
-# tracefs files for the flight recorder's ftrace instance. Python standard
-# library only, so it needs nothing outside Debian packages.
+# This script only drives other programs: lttng (the live session of
+# `wperf top`) and babeltrace2 with the wperf plugin (source.wperf.tracefs
+# where LTTng's kernel tracer is missing; sink.wperf.knots). Python
+# standard library only, so it needs nothing outside Debian packages.
 #
 # meson (tools/meson.build) fills in the @...@ values: the copy in a build
 # directory knows that build's plugin and UST provider; the installed copy
@@ -23,13 +22,11 @@
 import argparse
 import fcntl
 import importlib
-import json
 import os
 import re
 import select
 import shutil
 import signal
-import stat
 import subprocess
 import sys
 import tempfile
@@ -41,7 +38,6 @@ SYSTEM_PLUGIN_DIR = "@BT2_PLUGIN_DIR@"
 LIBDIR = "@LIBDIR@"
 DATADIR = "@DATADIR@"                 # share/: our Python modules are in DATADIR/wperf/python
 
-STATE = "wperf.json"      # what was recorded, and the flight recorder's parts
 PRIVATE = ".wperf"        # logs and lock (babeltrace2 ignores them)
 
 # Kernel events for LTTng's kernel tracer (lttng-modules), in its names
@@ -63,24 +59,6 @@ LTTNG_KERNEL_EVENTS = [
     "lttng_statedump_block_device", "lttng_statedump_interrupt",
     "lttng_statedump_network_interface", "lttng_statedump_cpu_topology",
 ]
-# The same events in ftrace, for the flight recorder's instance: the table
-# of plugin/tracefs-layout.c (keep them in step). The first seven are
-# required by source.wperf.tracefs (sched_waking is not: kernels before
-# 4.3 lack it).
-FTRACE_EVENTS = [
-    "sched/sched_switch", "sched/sched_wakeup", "sched/sched_wakeup_new",
-    "sched/sched_process_fork", "sched/sched_process_exec",
-    "sched/sched_process_exit", "sched/sched_process_free",
-    "sched/sched_waking",
-    "irq/irq_handler_entry", "irq/irq_handler_exit", "irq/softirq_entry",
-    "irq/softirq_exit", "irq/softirq_raise",
-    "timer/hrtimer_expire_entry", "timer/hrtimer_expire_exit",
-    "timer/timer_expire_entry", "timer/timer_expire_exit",
-    "block/block_rq_insert", "block/block_rq_issue", "block/block_rq_complete",
-    "net/net_dev_xmit", "net/netif_receive_skb",
-    "task/task_newtask",
-]
-FTRACE_REQUIRED = 7
 
 
 class Fail(Exception):
@@ -147,25 +125,6 @@ def plugin_dir(option):
         raise Fail(str(e))
 
 
-def load_state(out):
-    path = os.path.join(out, STATE)
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except FileNotFoundError:
-        raise Fail(f"{out} was not written by `wperf record` (no {STATE})")
-    except (OSError, ValueError) as e:
-        raise Fail(f"cannot read {path}: {e}")
-
-
-def save_state(out, state):
-    tmp = os.path.join(out, PRIVATE, STATE + ".tmp")
-    with replace_private_file(tmp) as f:
-        json.dump(state, f, indent=2)
-        f.write("\n")
-    os.replace(tmp, os.path.join(out, STATE))
-
-
 def create_private_file(path):
     """A new file the recorder writes (never through a link, never an
     existing file), as a text stream."""
@@ -187,29 +146,6 @@ def replace_private_file(path):
 def params_string(value):
     """A string value for babeltrace2's --params (quoted, escaped)."""
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def share_with_user(out, user):
-    """Let the user the command ran as read the recording: every directory
-    and file in OUT gets the user's group and group read (and search)
-    permission, and loses group write. Owner and others' bits are left
-    alone: the user can read the trace but not plant anything in a
-    directory root writes to."""
-    if not user:
-        return
-    for root, dirs, files in os.walk(out):
-        for name in [None] + dirs + files:
-            path = root if name is None else os.path.join(root, name)
-            try:
-                st = os.lstat(path)
-                if stat.S_ISLNK(st.st_mode):
-                    continue
-                os.lchown(path, -1, user["gid"])
-                bits = 0o050 if stat.S_ISDIR(st.st_mode) else 0o040
-                # Group write is dropped: the group is now the user's.
-                os.chmod(path, (stat.S_IMODE(st.st_mode) & ~0o020) | bits)
-            except OSError as e:
-                say(f"warning: cannot let {user['name']} read {path}: {e.strerror}")
 
 
 # ---------------------------------------------------------------- LTTng
@@ -358,14 +294,6 @@ def check_kernel_permission(tracefs):
     if not tracefs:
         raise Fail("tracefs is not mounted and could not be mounted "
                    "(mount -t tracefs nodev /sys/kernel/tracing)")
-
-
-def remove_flight_instance(tracefs, name):
-    inst = os.path.join(tracefs or "/sys/kernel/tracing", "instances", name)
-    if os.path.isdir(inst):
-        with open(os.path.join(inst, "tracing_on"), "w") as f:
-            f.write("0")
-        os.rmdir(inst)
 
 
 # ------------------------------------------------------------ stopping
@@ -590,185 +518,6 @@ def cmd_top(args):
         shutil.rmtree(work, ignore_errors=True)
 
 
-def cmd_watch(args):
-    out = os.path.realpath(args.dir)
-    triggered = os.path.join(out, PRIVATE, "triggered")
-    seen = {}
-    stopping = []
-    # `wperf stop` sends SIGTERM, then waits for us before it destroys the
-    # session and the ftrace instance: finish the snapshot being taken, save
-    # the triggered ones LTTng has finished writing, and leave.
-    signal.signal(signal.SIGTERM, lambda signum, frame: stopping.append(signum))
-    while not stopping and load_state(out).get("running"):
-        take_finished(out, triggered, seen)
-        time.sleep(0.3)
-    # Then what triggered before the stop (LTTng may still be writing it;
-    # taking one removes its directory).
-    for _ in range(20):
-        if not (os.path.isdir(triggered) and os.listdir(triggered)):
-            break
-        time.sleep(0.3)
-        take_finished(out, triggered, seen)
-    return 0
-
-
-def take_finished(out, triggered, seen):
-    """Turn each triggered LTTng snapshot that stopped growing since the
-    last look (LTTng writes it in place) into OUT/snapshot-N."""
-    for d in sorted(os.listdir(triggered)) if os.path.isdir(triggered) else []:
-        path = os.path.join(triggered, d)
-        size = tree_size(path)
-        if seen.get(d) == size and size > 0:
-            state = load_state(out)
-            snap = take_snapshot(out, state, lttng_dir=path)
-            say(f"trigger {state['trigger']['event']}: snapshot saved in {snap}")
-            del seen[d]
-        else:
-            seen[d] = size
-
-
-def tree_size(path):
-    total = 0
-    for root, _, files in os.walk(path):
-        for f in files:
-            try:
-                total += os.path.getsize(os.path.join(root, f))
-            except OSError:
-                pass
-    return total
-
-
-# ------------------------------------------------------------ snapshots
-
-def take_snapshot(out, state, lttng_dir=None):
-    """Save what the flight recorder holds into OUT/snapshot-N. With
-    lttng_dir (a triggered LTTng snapshot), use it rather than a new one."""
-    with os.fdopen(os.open(os.path.join(out, PRIVATE, "lock"), os.O_WRONLY | os.O_CREAT
-                           | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644), "w") as lock:
-        # One snapshot at a time: two readers would split a consumed buffer.
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        n = state.get("snapshots", 0) + 1
-        while os.path.exists(os.path.join(out, f"snapshot-{n}")):
-            n += 1
-        snap = os.path.join(out, f"snapshot-{n}")
-        # Built aside and renamed when whole, so that a snapshot-N directory
-        # is always a complete trace, even if we are killed midway: `wperf
-        # report DIR` reads the latest one.
-        part = os.path.join(out, PRIVATE, f"snapshot-{n}.part")
-        shutil.rmtree(part, ignore_errors=True)
-        os.mkdir(part)
-        try:
-            fill_snapshot(out, state, part, n, lttng_dir)
-            os.rename(part, snap)
-        except BaseException:
-            shutil.rmtree(part, ignore_errors=True)   # no half snapshot
-            raise
-        state = load_state(out)
-        state["snapshots"] = max(n, state.get("snapshots", 0))
-        save_state(out, state)
-        share_with_user(snap, state.get("user"))
-    return snap
-
-
-def fill_snapshot(out, state, snap, n, lttng_dir):
-    """The LTTng snapshot (or the triggered one) and the ftrace one."""
-    name = state["session"]
-    if lttng_dir is None:
-        # The statedump at start has long been overwritten.
-        run(["lttng", "regenerate", "statedump", "-s", name], check=False)
-        lttng_dir = os.path.join(snap, ".lttng")
-        run(["lttng", "snapshot", "record", "-s", name, f"file://{lttng_dir}"])
-    if state["kernel"] == "tracefs":
-        snapshot_tracefs(state, snap)
-    # LTTng writes DIR/<snapshot name>/{ust,kernel}: lift them up.
-    for root, dirs, _ in os.walk(lttng_dir):
-        for d in ("ust", "kernel"):
-            if d in dirs and not os.path.exists(os.path.join(snap, d)):
-                os.rename(os.path.join(root, d), os.path.join(snap, d))
-        dirs[:] = [d for d in dirs if d not in ("ust", "kernel")]
-    shutil.rmtree(lttng_dir, ignore_errors=True)
-    with replace_private_file(os.path.join(snap, STATE)) as f:
-        json.dump({"version": 1, "snapshot_of": out, "number": n,
-                   "time": time.strftime("%Y-%m-%dT%H:%M:%S%z")}, f, indent=2)
-        f.write("\n")
-
-
-def snapshot_tracefs(state, snap):
-    params = f"instance={params_string(state['instance'])},snapshot=true"
-    sink = "path=" + params_string(os.path.join(snap, "kernel")) + ",assume-single-trace=true"
-    p = run(["babeltrace2", f"--plugin-path={state['plugin_path']}",
-             "-c", "source.wperf.tracefs", f"--params={params}",
-             "-c", "sink.ctf.fs", f"--params={sink}"], check=False)
-    # On kernels without an ftrace snapshot buffer the source pauses the
-    # flight recorder while it reads and turns it on again when it ends;
-    # should it have died first, the flight recorder must not stay off.
-    try:
-        with open(os.path.join(state["tracefs"], "instances", state["instance"],
-                               "tracing_on"), "w") as f:
-            f.write("1")
-    except OSError:
-        pass
-    if p.returncode != 0:
-        causes = [l.strip("^ ") for l in p.stdout.splitlines()
-                  if l.strip() and not l.startswith("ERROR:")]
-        raise Fail("the kernel snapshot failed: " + (causes[-1] if causes else p.stdout.strip()))
-
-
-def flight_state(dirname):
-    out = os.path.realpath(dirname)
-    state = load_state(out)
-    if state.get("mode") != "flight-recorder":
-        raise Fail(f"{dirname} is a recording, not a flight recorder "
-                   "(start one with wperf record --snapshot -o DIR)")
-    if not state.get("running"):
-        raise Fail(f"the flight recorder of {dirname} was stopped "
-                   "(start a new one with wperf record --snapshot -o DIR)")
-    return out, state
-
-
-def teardown(state):
-    """Remove everything the flight recorder left running; ignore what is
-    already gone, so that stop always ends in a clean state."""
-    if state.get("watcher"):
-        stop_watcher(state["watcher"])
-    if state.get("trigger"):
-        run(["lttng", "remove-trigger", state["trigger"]["name"]], check=False)
-    destroy_lttng_session(state["session"])
-    if state.get("instance"):
-        remove_flight_instance(state.get("tracefs"), state["instance"])
-    stop_sessiond_if_ours(state.get("sessiond_started"))
-
-
-def stop_watcher(pid, timeout=60):
-    """Ask the trigger watcher (cmd_watch) to end, and wait until it has:
-    it may be taking a snapshot from the session and instance that
-    teardown() then removes."""
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            if b"_watch" not in f.read().split(b"\0"):
-                return    # gone, and the pid taken by another process
-        os.kill(pid, signal.SIGTERM)
-    except (OSError, ProcessLookupError):
-        return
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            # Our child when `wperf record --snapshot -- COMMAND` fails: reap it.
-            if os.waitpid(pid, os.WNOHANG)[0] == pid:
-                return
-        except ChildProcessError:
-            pass
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return
-        time.sleep(0.1)
-    try:
-        os.kill(pid, signal.SIGKILL)   # its half-built snapshot is not kept
-    except ProcessLookupError:
-        pass
-
-
 def stdout_closed():
     """Our standard output is a pipe whose reader has gone (POLLERR), as
     after `wperf report ... | head`: babeltrace2's failed write is no
@@ -834,10 +583,7 @@ def build_parsers():
                      help="ring buffer size per CPU of each channel (default 4096)")
     top.add_argument("--plugin-path", metavar="DIR",
                      help="directory of babeltrace-plugin-wperf.so")
-
-    watch = Parser(prog="wperf _watch")
-    watch.add_argument("dir")
-    return {"top": top, "_watch": watch}
+    return {"top": top}
 
 
 def load_module(name):
@@ -871,7 +617,7 @@ def main(argv):
         return 0
     if argv[0] == "diff":
         return load_diff().main(argv[1:])
-    if argv[0] in ("report", "stop", "snapshot", "record"):
+    if argv[0] in ("report", "stop", "snapshot", "record", "_watch"):
         raise Fail(f"wperf {argv[0]} is done by the wperf command itself (bin/wperf), "
                    f"not by its Python half: run wperf {argv[0]}")
     sub = parsers.get(argv[0])
@@ -879,7 +625,7 @@ def main(argv):
         raise Fail(f"unknown command `{argv[0]}` (commands: record, snapshot, "
                    "stop, top, report, diff; see wperf --help)")
     args = sub.parse_args(argv[1:])
-    return {"top": cmd_top, "_watch": cmd_watch}[argv[0]](args)
+    return {"top": cmd_top}[argv[0]](args)
 
 
 if __name__ == "__main__":
