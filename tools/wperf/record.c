@@ -147,10 +147,19 @@ static int find_option(const char *arg)
 	}
 	if (matches == 1)
 		return found;
-	if (matches > 1)
-		usage_error("ambiguous option: %s", arg, NULL);
-	else
+	if (matches > 1) {
+		/* argparse's words: "--s could match --snapshot, --stacks, --stop" */
+		char which[512] = "";
+		size_t n = 0;
+
+		for (int i = 0; options[i].name && n < sizeof(which); i++)
+			if (!strncmp(options[i].name, arg + 2, len))
+				n += (size_t)snprintf(which + n, sizeof(which) - n, "%s--%s",
+						      n ? ", " : "", options[i].name);
+		usage_error("ambiguous option: %s could match %s", arg, which);
+	} else {
 		usage_error("unrecognized arguments: %s", arg, NULL);
+	}
 	return -1;
 }
 
