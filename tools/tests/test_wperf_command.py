@@ -474,6 +474,25 @@ class Errors(unittest.TestCase):
         p = wperf('record', '--help')
         self.assertEqual(p.returncode, 0)
         self.assertIn('--snapshot', p.stdout)
+        p = wperf('top', '--help')
+        self.assertEqual(p.returncode, 0)
+        for option in ('--every DURATION', '--format {text,json}', '--buffer-size-kb KB'):
+            self.assertIn(option, p.stdout)
+
+    def test_top_usage_errors(self):
+        # One line each, status 1, before anything starts (as argparse
+        # said them); --params is read before the live session exists.
+        for args, words in ((['--format', 'xml'], "invalid choice: 'xml'"),
+                            (['--duration', 'soon'], "invalid float value: 'soon'"),
+                            (['--buffer-size-kb', '1.5'], "invalid int value: '1.5'"),
+                            (['--every'], 'expected one argument'),
+                            (['extra'], 'unrecognized arguments: extra'),
+                            (['--buffer-size-kb', '2'], 'between 4 and 1048576'),
+                            (['--params', 'every'], '--params')):
+            p = wperf('top', *args)
+            self.assertEqual(p.returncode, 1, (args, p.stderr))
+            self.assertEqual(p.stderr.count('\n'), 1, (args, p.stderr))
+            self.assertIn(words, p.stderr, args)
 
 
 class Recording(unittest.TestCase):
@@ -968,6 +987,25 @@ class Top(Recording):
         self.assertEqual(lines[-1:], ['status 0'], p.stderr)
         self.assertEqual([l for l in lines[:-1] if 'kernel tracer is not available' not in l],
                          [], p.stderr)
+
+    def test_top_stopped_by_a_signal_writes_the_final_report(self):
+        # Ctrl-C or a closed terminal (SIGHUP) before --duration: the
+        # source stops tracing, the sink writes the last period's report
+        # and the final one, and wperf top exits with status 130.
+        for sig in (signal.SIGINT, signal.SIGHUP):
+            p = subprocess.Popen([WPERF, 'top', '--every', '1s', '--format', 'json'],
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+            first = p.stdout.readline()     # a period went by: it watches
+            p.send_signal(sig)
+            # Not communicate(): it would skip what readline() buffered.
+            out, err = p.stdout.read(), p.stderr.read()
+            p.stdout.close()
+            p.stderr.close()
+            self.assertEqual(p.wait(timeout=120), 130, err)
+            lines = [json.loads(l) for l in (first + out).split('\n') if l]
+            kinds = [(l['every']['report'], l['every']['final']) for l in lines]
+            self.assertEqual(kinds[-2:], [('period', True), ('run', True)], (sig, err))
 
     def test_top_bad_duration(self):
         p = wperf('top', '--duration', '0')

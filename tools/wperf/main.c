@@ -3,9 +3,8 @@
  * LTTng-UST events and report the knots of its wait-for graph (wPerf,
  * OSDI'18). The manual is wperf(1) (doc/wperf.1.md).
  *
- * This file dispatches on the subcommand. The command is being moved from
- * Python (tools/wperf.py) to C on libbabeltrace2 and liblttng-ctl, one
- * subcommand at a time:
+ * This file dispatches on the subcommand. Each is C, on libbabeltrace2
+ * and liblttng-ctl, but for diff:
  *
  *   report            C (report.c): the babeltrace2 graph runs in-process
  *   stop              C (stop.c), on liblttng-ctl
@@ -15,11 +14,13 @@
  *   snapshot          C (snapshot.c): liblttng-ctl, and the ftrace snapshot
  *                     read by a babeltrace2 graph in-process
  *   _watch            C (watch.c): the flight recorder's trigger watcher
- *   top               still Python: handed, argv unchanged, to the Python
- *                     half, installed as a private program
- *                     (libexec/wperf/wperf-py; build/tools/wperf-py here)
+ *   top               C (top.c, top-live.c): liblttng-ctl, and the graph
+ *                     in-process (in a child process of its own)
  *   diff              Python on purpose (tools/wperf_diff.py: it compares
- *                     two JSON reports, nothing a C library helps with)
+ *                     two JSON reports, nothing a C library helps with):
+ *                     handed, argv unchanged, to the Python half, installed
+ *                     as a private program (libexec/wperf/wperf-py;
+ *                     build/tools/wperf-py here)
  *
  * `wperf --help` says the same.
  */
@@ -60,7 +61,7 @@ static const char usage[] =
 "\n"
 "`wperf COMMAND --help` describes each command's options.\n"
 "\n"
-"report, stop, record and snapshot are written in C; top and diff still run in\n"
+"report, stop, record, snapshot and top are written in C; diff still runs in\n"
 "wperf's Python half (%s), which this command starts\n"
 "with the same arguments.\n";
 
@@ -126,7 +127,7 @@ static int run_python_half(char **argv)
 int main(int argc, char **argv)
 {
 	static const char *const in_python[] = {
-		"top", "diff", NULL,
+		"diff", NULL,
 	};
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
@@ -152,6 +153,8 @@ int main(int argc, char **argv)
 		return wperf_cmd_watch(argc - 1, argv + 1);
 	if (!strcmp(cmd, "record"))
 		return wperf_cmd_record(argc - 1, argv + 1);
+	if (!strcmp(cmd, "top"))
+		return wperf_cmd_top(argc - 1, argv + 1);
 	for (const char *const *p = in_python; *p; p++)
 		if (!strcmp(cmd, *p))
 			return run_python_half(argv);

@@ -52,6 +52,6 @@ int wperf_cmd_snapshot(int argc, char **argv);
 /* `wperf _watch DIR`: the flight recorder's trigger watcher (watch.c). */
 int wperf_cmd_watch(int argc, char **argv);
 int wperf_cmd_record(int argc, char **argv);
-
+int wperf_cmd_top(int argc, char **argv);
 
 #endif /* WPERF_TOOL_H */

@@ -1,0 +1,552 @@
+/*
+ * tools/wperf/top.c — `wperf top`: watch the running system, a knot
+ * report of the period just ended and of the run so far at every
+ * --every (wperf(1)). sink.wperf.knots does the reporting (its every=
+ * parameter); this command chooses and feeds its source:
+ *
+ *  - LTTng's kernel tracer answers: a live session read by
+ *    source.ctf.lttng-live (top-live.c);
+ *  - otherwise ftrace, through source.wperf.tracefs (this file), whose
+ *    duration= ends the trace cleanly.
+ *
+ * This file also owns the options (argparse's behaviour and messages, as
+ * the Python command had them) and the process that runs the graph.
+ *
+ * Why a process, not a thread. The graph runs in-process
+ * (wperf_bt_run_source, from the plugins this process loaded), but in a
+ * forked child, as babeltrace2 was run before: (1) `wperf top | head`
+ * must end quietly: the child dies of SIGPIPE at the first write after
+ * the reader left, and this process, seeing its standard output closed,
+ * says nothing, where a thread would have the whole command fail or need
+ * the sink to treat EPIPE as an end; (2) the stop signals are this
+ * process's while source.wperf.tracefs takes the first one of its own
+ * process to end its trace cleanly: in one process they would compete;
+ * (3) the child runs in a session of its own (the terminal's Ctrl-C is
+ * ours, to end the LTTng session first and let the final report come)
+ * and a graph that does not end can be killed after 120 s, which a
+ * thread cannot. The child gets SIGINT if this process dies.
+ */
+#include "wperf.h"
+#include "bt-failure.h"
+#include "bt-graph.h"
+#include "bt-params.h"
+#include "command.h"
+#include "lttng.h"
+#include "sessiond.h"
+#include "top.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------ options */
+
+static const char help_text[] =
+"usage: wperf top [-h] [--every DURATION] [--duration SECONDS]\n"
+"                 [--format {text,json}] [--output FILE] [--pids LIST]\n"
+"                 [--comms LIST] [--threshold T] [--min-weight W]\n"
+"                 [--params STR] [--buffer-size-kb KB] [--plugin-path DIR]\n"
+"\n"
+"Watch the running system: an LTTng live session (lttng-relayd, `lttng create\n"
+"--live`, the wperf profile's events) read by babeltrace2's lttng-live source\n"
+"into sink.wperf.knots with every=: at each period, the knots of the period\n"
+"just ended and of the whole run so far. Ctrl-C (or --duration) destroys the\n"
+"session; the final report follows. Without lttng-modules, ftrace through\n"
+"source.wperf.tracefs. The graph runs inside wperf (libbabeltrace2).\n"
+"\n"
+"options:\n"
+"  -h, --help            show this help message and exit\n"
+"  --every DURATION      report period (\"5s\", \"500ms\", seconds; default 5s)\n"
+"  --duration SECONDS    stop after SECONDS (default: until Ctrl-C)\n"
+"  --format {text,json}  text (default) or json: one object per line\n"
+"  --output FILE         write the reports to FILE as they come (default:\n"
+"                        standard output)\n"
+"  --pids LIST           focus: pids or tids, comma-separated\n"
+"  --comms LIST          focus: thread names, comma-separated\n"
+"  --threshold T         refinement threshold (\"20%\", \"250ms\")\n"
+"  --min-weight W        noise floor (\"1%\", \"5ms\")\n"
+"  --params STR          more sink parameters, in babeltrace2's --params syntax\n"
+"  --buffer-size-kb KB   ring buffer size per CPU of each channel (default\n"
+"                        4096)\n"
+"  --plugin-path DIR     directory of babeltrace-plugin-wperf.so\n";
+
+enum { O_EVERY, O_DURATION, O_FORMAT, O_OUTPUT, O_PIDS, O_COMMS, O_THRESHOLD,
+       O_MIN_WEIGHT, O_PARAMS, O_BUFFER, O_PLUGIN_PATH, O_HELP, N_OPTS };
+
+static const char *const option_names[N_OPTS] = {
+	"every", "duration", "format", "output", "pids", "comms", "threshold",
+	"min-weight", "params", "buffer-size-kb", "plugin-path", "help",
+};
+
+/* A usage error, as argparse words it; WPERF_EXIT_FAIL. */
+static int usage_error(const char *fmt, const char *a, const char *b)
+{
+	char msg[1024];
+
+	snprintf(msg, sizeof(msg), fmt, a, b);
+	return wperf_fail("wperf top: %s (see wperf top --help)", msg);
+}
+
+/* "--name[=value]" (or a unique prefix of a name): its index, or -1 after
+ * a usage error. */
+static int find_option(const char *arg)
+{
+	size_t len = strcspn(arg + 2, "=");
+	int found = -1, matches = 0;
+	char name[64];
+
+	snprintf(name, sizeof(name), "%.*s", (int)len, arg + 2);
+	for (int i = 0; i < N_OPTS; i++) {
+		if (!strcmp(option_names[i], name))
+			return i;
+		if (!strncmp(option_names[i], name, len)) {
+			found = i;
+			matches++;
+		}
+	}
+	if (matches == 1)
+		return found;
+	if (matches > 1)
+		usage_error("ambiguous option: --%s", name, NULL);
+	else
+		usage_error("unrecognized arguments: %s", arg, NULL);
+	return -1;
+}
+
+/* argparse takes "-1" as a value, "-x" as an option. */
+static bool takes_as_value(const char *s)
+{
+	char *end;
+
+	if (s[0] != '-' || !s[1])
+		return true;
+	strtod(s, &end);
+	return end != s && !*end;
+}
+
+/* Python's float() and int() of a whole argument, blanks around. */
+static bool whole_number(const char *s, double *d, long *l)
+{
+	char *end;
+
+	errno = 0;
+	if (d)
+		*d = strtod(s, &end);
+	else
+		*l = strtol(s, &end, 10);
+	while (*end == ' ' || *end == '\t' || *end == '\n')
+		end++;
+	return end != s && !*end && !errno && *s != ' ';
+}
+
+/* Store the value of option o; 0, or WPERF_EXIT_FAIL after saying why. */
+static int set_option(struct top_args *a, int o, const char *v)
+{
+	const char **field[N_OPTS] = {
+		[O_EVERY] = &a->every, [O_FORMAT] = &a->format, [O_OUTPUT] = &a->output,
+		[O_PIDS] = &a->pids, [O_COMMS] = &a->comms, [O_THRESHOLD] = &a->threshold,
+		[O_MIN_WEIGHT] = &a->min_weight, [O_PARAMS] = &a->params,
+		[O_PLUGIN_PATH] = &a->plugin_path,
+	};
+
+	if (o == O_DURATION && !whole_number(v, &a->duration, NULL))
+		return usage_error("argument --duration: invalid float value: '%s'", v, NULL);
+	if (o == O_BUFFER && !whole_number(v, NULL, &a->buffer_kb))
+		return usage_error("argument --buffer-size-kb: invalid int value: '%s'", v, NULL);
+	if (o == O_FORMAT && strcmp(v, "text") && strcmp(v, "json"))
+		return usage_error("argument --format: invalid choice: '%s' (choose from "
+				   "'text', 'json')", v, NULL);
+	if (field[o])
+		*field[o] = v;
+	return 0;
+}
+
+/* Parse argv (argv[0] is "top"): 0, or WPERF_EXIT_FAIL after saying why. */
+static int parse_args(int argc, char **argv, struct top_args *a, bool *has_duration)
+{
+	memset(a, 0, sizeof(*a));
+	a->every = "5s";
+	a->buffer_kb = 4096;
+	*has_duration = false;
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i], *eq = strchr(arg, '=');
+		int o, rc;
+
+		if (!strcmp(arg, "-h")) {
+			a->help = true;
+			continue;
+		}
+		if (strncmp(arg, "--", 2) || !arg[2])
+			return usage_error("unrecognized arguments: %s", arg, NULL);
+		if ((o = find_option(arg)) < 0)
+			return WPERF_EXIT_FAIL;
+		if (o == O_HELP) {
+			a->help = true;
+			continue;
+		}
+		if (!eq && (i + 1 >= argc || !takes_as_value(argv[i + 1])))
+			return usage_error("argument --%s: expected one argument",
+					   option_names[o], NULL);
+		if ((rc = set_option(a, o, eq ? eq + 1 : argv[++i])))
+			return rc;
+		*has_duration |= o == O_DURATION;
+	}
+	return 0;
+}
+
+/* --every, checked before any daemon starts (the sink would refuse it
+ * only once the live session runs): a duration as sink.wperf.knots reads
+ * it (plugin/common/params.c: a number, an optional unit, seconds
+ * without), of at least 1 ms. */
+static bool check_every(const char *text)
+{
+	static const struct { const char *unit; double ns; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "min", 60e9 }, { "s", 1e9 },
+		{ "m", 60e9 }, { "h", 3600e9 }, { "", 1e9 },
+	};
+	static const char digits[] = "0123456789", blanks[] = " \t\n\r\f\v";
+	const char *num = text + strspn(text, blanks), *p = num;
+	size_t whole = strspn(p, digits), frac = 0;
+	char buf[64];
+
+	p += whole;
+	if (*p == '.')
+		p += 1 + (frac = strspn(p + 1, digits));
+	if ((!whole && !frac) || (size_t)(p - num) >= sizeof(buf))
+		goto bad;
+	snprintf(buf, sizeof(buf), "%.*s", (int)(p - num), num);
+	p += strspn(p, blanks);
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		size_t n = strlen(units[i].unit);
+
+		if (strncmp(p, units[i].unit, n) || p[n + strspn(p + n, blanks)])
+			continue;
+		if (strtod(buf, NULL) * units[i].ns >= 1e6)
+			return true;
+		break;
+	}
+bad:
+	wperf_fail("--every '%s': expected a duration of at least 1 ms, a number with ns, "
+		   "us, ms, s, m, min or h (seconds without), e.g. 5s", text);
+	return false;
+}
+
+/* The sink's parameters: every=, the options, then --params. NULL after
+ * saying why. */
+static bt_value *sink_params(const struct top_args *a)
+{
+	const char *keys[] = { "every", "format", "path", "pids", "comms", "threshold",
+			       "min-weight" };
+	const char *values[] = { a->every, a->format, a->output, a->pids, a->comms,
+				 a->threshold, a->min_weight };
+	bt_value *params = bt_value_map_create();
+	char why[1024];
+
+	for (size_t i = 0; params && i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (values[i] && bt_value_map_insert_string_entry(params, keys[i], values[i])) {
+			bt_value_put_ref(params);
+			params = NULL;
+		}
+	if (!params) {
+		wperf_fail("out of memory");
+		return NULL;
+	}
+	if (a->params && wperf_params_parse(a->params, params, why, sizeof(why))) {
+		wperf_fail("--params: %s", why);
+		bt_value_put_ref(params);
+		return NULL;
+	}
+	return params;
+}
+
+/* ------------------------------------------------------------ the viewer process */
+
+double top_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Standard output is a pipe whose reader has gone (`wperf top | head`). */
+static bool stdout_closed(void)
+{
+	struct pollfd p = { .fd = STDOUT_FILENO, .events = POLLOUT };
+
+	return poll(&p, 1, 0) > 0 && (p.revents & (POLLERR | POLLHUP));
+}
+
+/* In the child: run the graph, exit with its outcome. */
+static void viewer_main(pid_t parent, const struct wperf_bt *bt, const bt_plugin *plugin,
+			const char *cls, const bt_value *source_params,
+			const bt_value *sink_params)
+{
+	static const int defaults[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+	struct wperf_run run;
+	char why[4096];
+	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	setsid();
+	for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
+		signal(defaults[i], SIG_DFL);
+	/* Nobody left to stop it (wperf killed): stop as on Ctrl-C. */
+	prctl(PR_SET_PDEATHSIG, SIGINT);
+	if (getppid() != parent)
+		_exit(1);
+	if (null >= 0)
+		dup2(null, STDIN_FILENO);
+	wperf_bt_run_source(bt, plugin, cls, source_params, bt->wperf, "knots", sink_params,
+			    false, &run);
+	if (run.status != WPERF_RUN_OK && !stdout_closed()) {
+		wperf_run_failure(&run, why, sizeof(why));
+		wperf_fail("%s", why);
+	}
+	fflush(NULL);
+	_exit(run.status == WPERF_RUN_OK ? 0 : 1);
+}
+
+bool top_viewer_start(struct top_viewer *v, const struct wperf_bt *bt,
+		      const bt_plugin *source_plugin, const char *source_class,
+		      const bt_value *source_params, const bt_value *sink_params)
+{
+	pid_t parent = getpid();
+
+	memset(v, 0, sizeof(*v));
+	fflush(NULL);
+	v->pid = fork();
+	if (v->pid == 0)
+		viewer_main(parent, bt, source_plugin, source_class, source_params, sink_params);
+	if (v->pid < 0) {
+		wperf_fail("cannot start the babeltrace2 graph: fork: %s", strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+bool top_viewer_ended(struct top_viewer *v)
+{
+	if (!v->ended && v->pid > 0 && waitpid(v->pid, &v->status, WNOHANG) == v->pid)
+		v->ended = true;
+	return v->ended;
+}
+
+bool top_viewer_wait(struct top_viewer *v, double deadline)
+{
+	while (deadline <= 0 || top_now() < deadline) {
+		if (wperf_stop_signal_take())
+			return true;
+		if (top_viewer_ended(v))
+			return false;
+		usleep(50000);
+	}
+	return false;
+}
+
+int top_viewer_finish(struct top_viewer *v, const char *what)
+{
+	double end = top_now() + 120;
+
+	while (!top_viewer_ended(v) && top_now() < end)
+		usleep(50000);
+	if (!v->ended) {
+		kill(v->pid, SIGKILL);
+		waitpid(v->pid, &v->status, 0);
+		v->ended = true;
+		return wperf_fail("the babeltrace2 graph did not end within 120 s of %s", what);
+	}
+	if (WIFEXITED(v->status) && WEXITSTATUS(v->status) == 0)
+		return WPERF_EXIT_OK;
+	if (stdout_closed())
+		return WPERF_EXIT_OK;   /* the reader went away: say nothing */
+	if (WIFSIGNALED(v->status))
+		return wperf_fail("the babeltrace2 graph was killed by signal %d (%s)",
+				  WTERMSIG(v->status), strsignal(WTERMSIG(v->status)));
+	return WPERF_EXIT_FAIL;     /* the graph's process said why */
+}
+
+/* ------------------------------------------------------------ the ftrace path */
+
+/* tracefs is mounted (mounting it if need be). */
+static bool tracefs_mounted(void)
+{
+	char line[4096], dev[256], dir[4096], type[64];
+	FILE *f = fopen("/proc/mounts", "re");
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%255s %4095s %63s", dev, dir, type) == 3 &&
+			!strcmp(type, "tracefs");
+	if (f)
+		fclose(f);
+	return found || mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0;
+}
+
+/* Without lttng-modules: source.wperf.tracefs reads ftrace's buffers as
+ * they fill; its `duration` ends it cleanly. */
+static int top_tracefs(const struct top_args *a, bool has_duration,
+		       const struct wperf_bt *bt, const bt_value *sink)
+{
+	bt_value *source = bt_value_map_create();
+	struct top_viewer v;
+	bool stopped;
+	int rc;
+
+	if (!tracefs_mounted()) {
+		bt_value_put_ref(source);
+		return wperf_fail("tracefs is not mounted and could not be mounted "
+				  "(mount -t tracefs nodev /sys/kernel/tracing)");
+	}
+	if (!source || (has_duration &&
+			bt_value_map_insert_real_entry(source, "duration", a->duration))) {
+		bt_value_put_ref(source);
+		return wperf_fail("out of memory");
+	}
+	wperf_say("LTTng's kernel tracer is not available (lttng-modules not loaded): "
+		  "watching through ftrace (source.wperf.tracefs); the final report at %s",
+		  has_duration ? "the end of --duration or at Ctrl-C" : "Ctrl-C");
+	if (!top_viewer_start(&v, bt, bt->wperf, "tracefs", source, sink)) {
+		bt_value_put_ref(source);
+		return WPERF_EXIT_FAIL;
+	}
+	bt_value_put_ref(source);
+	stopped = top_viewer_wait(&v, 0);
+	wperf_stop_signals_ignore();
+	if (!stopped)
+		return top_viewer_finish(&v, "--duration");
+	/* The source takes the signal: it stops tracing and ends its
+	 * trace, and the sink writes the final report. */
+	kill(v.pid, SIGINT);
+	rc = top_viewer_finish(&v, "Ctrl-C");
+	return rc == WPERF_EXIT_OK ? WPERF_EXIT_INTERRUPTED : rc;
+}
+
+/* ------------------------------------------------------------ the command */
+
+/* An executable named `name` on $PATH. */
+static bool on_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	while (path && *path) {
+		size_t n = strcspn(path, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? path : ".", name);
+		if (access(buf, X_OK) == 0)
+			return true;
+		path += n + (path[n] == ':');
+	}
+	return false;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)type;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+/* The checks before anything starts; 0, or the exit status. */
+static int check_args(const struct top_args *a, bool has_duration)
+{
+	if (!check_every(a->every))
+		return WPERF_EXIT_FAIL;
+	if (has_duration && !(a->duration > 0))
+		return wperf_fail("--duration must be greater than zero (seconds)");
+	if (a->buffer_kb < 4 || a->buffer_kb > 1048576)
+		return wperf_fail("--buffer-size-kb must be between 4 and 1048576");
+	if (geteuid() != 0)
+		return wperf_fail("watching kernel events needs root: run it with sudo "
+				  "(sudo wperf top)");
+	return 0;
+}
+
+/* LTTng or ftrace, in the work directory; the exit status. */
+static int watch(const struct top_args *a, bool has_duration, const struct wperf_bt *bt,
+		 const bt_value *sink, const char *work)
+{
+	char private_dir[4096];
+	long sessiond;
+
+	if (!on_path("lttng-relayd"))
+		return top_tracefs(a, has_duration, bt, sink);
+	snprintf(private_dir, sizeof(private_dir), "%s/.wperf", work);
+	if ((sessiond = wperf_ensure_sessiond(private_dir)) < 0)
+		return WPERF_EXIT_FAIL;
+	if (wperf_stop_signal_take()) {
+		if (sessiond > 0)
+			wperf_stop_sessiond_if_ours();
+		wperf_say("interrupted");
+		return WPERF_EXIT_INTERRUPTED;
+	}
+	if (wperf_lttng_kernel_available())
+		return top_lttng(a, bt, sink, work);
+	/* Asked only whether the kernel tracer answers: a daemon this wperf
+	 * did not start is none of its business (another wperf stops it). */
+	if (sessiond > 0)
+		wperf_stop_sessiond_if_ours();
+	return top_tracefs(a, has_duration, bt, sink);
+}
+
+int wperf_cmd_top(int argc, char **argv)
+{
+	char work[] = "/tmp/wperf-top-XXXXXX", private_dir[64], why[4096];
+	struct top_args a;
+	struct wperf_bt bt;
+	bool has_duration;
+	bt_value *sink = NULL;
+	char *plugins = NULL;
+	int rc;
+
+	if ((rc = parse_args(argc, argv, &a, &has_duration)))
+		return rc;
+	if (a.help) {
+		fputs(help_text, stdout);
+		return WPERF_EXIT_OK;
+	}
+	wperf_stop_signals_catch();
+	signal(SIGPIPE, SIG_IGN);
+	if ((rc = check_args(&a, has_duration)))
+		return rc;
+	if (!(sink = sink_params(&a)) || !(plugins = wperf_plugin_dir(a.plugin_path)))
+		goto fail;
+	if (wperf_bt_load(&bt, plugins, why, sizeof(why))) {
+		wperf_fail("%s", why);
+		goto fail;
+	}
+	fwrite(bt.log, 1, bt.loglen, stderr);   /* as babeltrace2 would have */
+	/* A private directory for the daemons' logs and the relay's trace. */
+	if (!mkdtemp(work)) {
+		rc = wperf_fail("cannot create a work directory in /tmp: %s", strerror(errno));
+	} else {
+		snprintf(private_dir, sizeof(private_dir), "%s/.wperf", work);
+		if (mkdir(private_dir, 0700))
+			rc = wperf_fail("cannot create %s: %s", private_dir, strerror(errno));
+		else
+			rc = watch(&a, has_duration, &bt, sink, work);
+		nftw(work, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	}
+	wperf_bt_unload(&bt);
+	bt_value_put_ref(sink);
+	free(plugins);
+	return rc;
+fail:
+	bt_value_put_ref(sink);
+	free(plugins);
+	return WPERF_EXIT_FAIL;
+}

@@ -1,0 +1,57 @@
+/*
+ * tools/wperf/top.h — what the two halves of `wperf top` share: top.c
+ * (the command, its options, the ftrace path and the process that runs
+ * the graph) and top-live.c (the LTTng path: lttng-relayd, the live
+ * session, waiting for the viewer to attach).
+ */
+#ifndef WPERF_TOOL_TOP_H
+#define WPERF_TOOL_TOP_H
+
+#include "bt-graph.h"
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* The options of `wperf top` (wperf(1)). */
+struct top_args {
+	const char *every, *format, *output, *pids, *comms, *threshold, *min_weight;
+	const char *params, *plugin_path;
+	double duration;        /* <= 0: until Ctrl-C */
+	long buffer_kb;
+	bool help;
+};
+
+/* The process running the graph (see top.c: why a process). */
+struct top_viewer {
+	pid_t pid;
+	bool ended;
+	int status;             /* its wait status, once ended */
+};
+
+/* Start the graph source_class of source_plugin -> muxer ->
+ * sink.wperf.knots in a child process of its own session (the terminal's
+ * Ctrl-C is ours). false after saying why. */
+bool top_viewer_start(struct top_viewer *v, const struct wperf_bt *bt,
+		      const bt_plugin *source_plugin, const char *source_class,
+		      const bt_value *source_params, const bt_value *sink_params);
+
+/* Whether the viewer ended (reaping it). */
+bool top_viewer_ended(struct top_viewer *v);
+
+/* Until a stop signal (true), the deadline (CLOCK_MONOTONIC seconds, <=
+ * 0: none), or the viewer's end (false for both). */
+bool top_viewer_wait(struct top_viewer *v, double deadline);
+
+/* Wait up to 120 s for the viewer's end (`what` ends its input): the
+ * command's exit status. */
+int top_viewer_finish(struct top_viewer *v, const char *what);
+
+/* CLOCK_MONOTONIC, in seconds. */
+double top_now(void);
+
+/* The LTTng path (top-live.c), with the session daemon running (it is
+ * stopped at the end if a wperf started it): the command's exit status. */
+int top_lttng(const struct top_args *a, const struct wperf_bt *bt,
+	      const bt_value *sink_params, const char *work);
+
+#endif /* WPERF_TOOL_TOP_H */
