@@ -94,6 +94,27 @@ def writer_starved(js, writer_ids):
         sum(t['waiting_ns'].get('disk', 0) for t in threads)
 
 
+def check_lost_events(tc, js, buffers):
+    """A JSON report (merge="none") of a recording that lost events, made
+    with small buffers (`buffers`, for the message) under a context-switch
+    storm: it counts the loss, as gaps timed on a CPU inside the analysed
+    range that cut waits short, and every thread's running, runnable and
+    waiting times still add up to its lifetime."""
+    q, tr = js['quality'], js['time_range']
+    tc.assertGreater(q['discarded_events'], 0, 'no event lost with %s: %s' % (buffers, q))
+    timed = [g for g in q['gaps'] if g['begin_ns'] >= 0 and g['end_ns'] >= 0]
+    tc.assertTrue(timed, q['gaps'][:5])
+    for g in timed:
+        tc.assertGreaterEqual(g['cpu'], 0, g)
+        tc.assertLessEqual(g['begin_ns'], g['end_ns'], g)
+    tc.assertGreater(q['gap_ns'], 0)
+    tc.assertLessEqual(q['gap_ns'], tr['duration_ns'])
+    tc.assertGreater(q['waits_cut_by_gaps'], 0)
+    for t in js['threads']:
+        tc.assertEqual(t['running_ns'] + t['runnable_ns'] + sum(t['waiting_ns'].values()),
+                       t['last_ns'] - t['first_ns'], t)
+
+
 def remove_recordings(tmp):
     """Remove a test's recording directory, unless WPERF_KEEP_TRACE=1 asks
     to keep it (then say where it is)."""

@@ -46,6 +46,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import bt2  # noqa: E402
+import recording  # noqa: E402
 
 import wperf_scenario as ws  # noqa: E402
 from wperf_scenario import MS, S, Report, Scenario  # noqa: E402
@@ -637,20 +638,7 @@ class Gaps(Base):
             storm.wait(timeout=60)
         self.assertEqual(p.returncode, 0, p.stderr[-3000:])
         with open(os.path.join(d, 'r.json')) as f:
-            js = json.load(f)
-        q, tr = js['quality'], js['time_range']
-        self.assertGreater(q['discarded_events'], 0, 'no event lost with 4 KiB buffers: %s' % q)
-        timed = [g for g in q['gaps'] if g['begin_ns'] >= 0 and g['end_ns'] >= 0]
-        self.assertTrue(timed, q['gaps'][:5])
-        for g in timed:
-            self.assertGreaterEqual(g['cpu'], 0, g)
-            self.assertLessEqual(g['begin_ns'], g['end_ns'], g)
-        self.assertGreater(q['gap_ns'], 0)
-        self.assertLessEqual(q['gap_ns'], tr['duration_ns'])
-        self.assertGreater(q['waits_cut_by_gaps'], 0)
-        for t in js['threads']:
-            self.assertEqual(t['running_ns'] + t['runnable_ns'] + sum(t['waiting_ns'].values()),
-                             t['last_ns'] - t['first_ns'], t)
+            recording.check_lost_events(self, json.load(f), '4 KiB buffers')
 
 
 # ---------------------------------------------------------------------------
@@ -803,11 +791,8 @@ class DamagedRecording(Base):
     WORKLOAD = 'cpu-pool'
 
     def record(self):
-        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-        import recording
-        build = os.environ.get('WPERF_BUILD_DIR') or recording.WperfRecorded.build_dir()
-        wperf = os.path.join(build, 'tools', 'wperf')
-        prog = os.path.join(build, 'tests', 'workloads', self.WORKLOAD)
+        wperf = recording.wperf_path()
+        prog = recording.workload_path(self.WORKLOAD)
         why = recording.why_not_wperf_record(prog)
         if why:
             if IN_CI:
