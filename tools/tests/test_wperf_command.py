@@ -253,6 +253,24 @@ class Errors(unittest.TestCase):
                            'lttng-sessiond is missing', 'apt-get install lttng-tools')
         self.assertFalse(os.path.exists(self.tmp + '/x'))
 
+    def test_no_sessiond_can_start(self):
+        # No session daemon answers and the one wperf starts fails: one
+        # line with the daemon's own last words, and no -o left behind.
+        if os.geteuid() != 0:
+            self.skipTest('needs root')
+        if sessiond_pids():
+            self.skipTest('a session daemon is running already')
+        env = self.path_with('babeltrace2')
+        fake = os.path.join(self.tmp, 'bin', 'lttng-sessiond')
+        with open(fake, 'w') as f:
+            f.write('#!/bin/sh\necho "Error: cannot bind the client socket" >&2\nexit 1\n')
+        os.chmod(fake, 0o755)
+        out = os.path.join(self.tmp, 'x')
+        self.assertOneLine(wperf('record', '-o', out, '--', '/bin/true', env=env),
+                           'no lttng-sessiond is running and none could be started',
+                           'Error: cannot bind the client socket')
+        self.assertFalse(os.path.exists(out))
+
     def test_report_needs_no_babeltrace2_program(self):
         # wperf report runs the babeltrace2 graph in-process (libbabeltrace2).
         p = wperf('report', self.synthetic_trace(), '--format', 'json',
