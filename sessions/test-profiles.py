@@ -16,8 +16,8 @@ against LTTng's session schema, and against what the analysis needs.
    says <enabled>true</enabled> and the session <started>false</started>.
 4. `meson install` puts them in <sysconfdir>/lttng/sessions, which is
    /etc/lttng/sessions (where `lttng load NAME` looks) with prefix /usr.
-5. `wperf record` (tools/wperf/lttng.c, and tools/wperf.py while its
-   Python half still has the list), which enables the events itself,
+5. `wperf record` and `wperf top` (tools/wperf/lttng.c), which enable the
+   events themselves,
    asks lttng-modules for exactly the profile's kernel events, in their
    lttng-modules names, the scheduler ones first (the ones it requires).
 
@@ -27,7 +27,6 @@ A missing schema or xmllint is a FAIL under CI=true, else a SKIP (77).
 """
 
 import argparse
-import ast
 import os
 import re
 import subprocess
@@ -242,18 +241,6 @@ def check_install_dir(install_dir, prefix):
 
 # ---- 5: the `wperf` command asks for the same events ----------------------
 
-def wperf_command_events(wperf_py):
-    """LTTNG_KERNEL_EVENTS of tools/wperf.py, read without running it (it
-    is a meson template); None when it has none."""
-    with open(wperf_py) as f:
-        tree = ast.parse(f.read(), wperf_py)
-    for node in tree.body:
-        if (isinstance(node, ast.Assign) and len(node.targets) == 1
-                and getattr(node.targets[0], 'id', None) == 'LTTNG_KERNEL_EVENTS'):
-            return ast.literal_eval(node.value)
-    return None
-
-
 def wperf_c_events(lttng_c):
     """The string literals of tools/wperf/lttng.c between its
     `kernel-events: begin` and `kernel-events: end` comments."""
@@ -302,9 +289,6 @@ def main():
     tools = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tools')
     check_wperf_command('tools/wperf/lttng.c',
                         wperf_c_events(os.path.join(tools, 'wperf', 'lttng.c')))
-    py_events = wperf_command_events(os.path.join(tools, 'wperf.py'))
-    if py_events is not None:
-        check_wperf_command('tools/wperf.py', py_events)
 
     if failures:
         print('%d check(s) failed' % len(failures))

@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import re
+import struct
 import subprocess
 import sys
 import tempfile
@@ -29,7 +30,6 @@ import tempfile
 VERSION = "@VERSION@"
 BUILD_DIR = "@BUILD_DIR@"             # empty in the installed copy
 SYSTEM_PLUGIN_DIR = "@BT2_PLUGIN_DIR@"
-DATADIR = "@DATADIR@"                 # share/: wperf_babeltrace.py is in DATADIR/wperf/python
 
 MI_VERSION = {"major": 1, "minor": 0}
 
@@ -321,28 +321,165 @@ def convert(report, limit):
 
 # ------------------------------------------------------------ babeltrace2
 
-def shared():
-    """tools/wperf_babeltrace.py (what wperf and wperf-lami share): beside
-    this script (build tree), or installed in DATADIR/wperf/python."""
-    here = os.path.dirname(os.path.realpath(__file__))
-    installed = os.path.join(DATADIR, "wperf", "python")
-    for d in (here, installed):
-        if os.path.isfile(os.path.join(d, "wperf_babeltrace.py")) and d not in sys.path:
-            sys.path.insert(0, d)
-            break
+PLUGIN_FILE = "babeltrace-plugin-wperf.so"
+
+
+def configured(value):
+    """A value meson substituted into a command, or None where it was not
+    (the source tree's copy still holds the placeholder), or is empty."""
+    return value if value and not value.startswith("@") else None
+
+
+def find_plugin_dir(option, build_dir, system_dir):
+    """The directory of the wperf plugin: --plugin-path, $WPERF_PLUGIN_PATH,
+    the command's build tree's plugin/, or babeltrace2's system plugin
+    directory (where babeltrace2 looks by itself). A directory the user
+    named must hold the plugin."""
+    named = [d for d in (option, os.environ.get("WPERF_PLUGIN_PATH")) if d]
+    candidates = list(named)
+    if configured(build_dir):
+        candidates.append(os.path.join(build_dir, "plugin"))
+    if configured(system_dir):
+        candidates.append(system_dir)
+    for d in candidates:
+        if os.path.isfile(os.path.join(d, PLUGIN_FILE)):
+            # babeltrace2 does not load plugins through a symlinked dir.
+            return os.path.realpath(d)
+        if d in named:
+            raise Fail(f"no {PLUGIN_FILE} in {d} (build it with `make build`, "
+                                "or give the right --plugin-path)")
+    raise Fail("the wperf babeltrace2 plugin is missing: install wperf "
+                        "(make install) or pass --plugin-path=BUILD/plugin")
+
+
+# A packetized CTF 1.8 metadata stream is a sequence of packets, each with
+# a 37-byte header: magic 0x75D11D57, uuid[16], checksum, content_size and
+# packet_size (in bits, uint32 each), then five one-byte fields. babeltrace2
+# 2.0 spins forever on a metadata file cut inside a packet, so every packet
+# is checked before the trace is handed over (the C command does the same,
+# tools/wperf/ctf-metadata.c).
+METADATA_MAGIC = 0x75D11D57
+METADATA_HEADER = 37
+
+
+def metadata_problem(path):
+    """Why the metadata file PATH cannot be read whole, in one line, or
+    None. Plain-text metadata (not packetized) is not checked here."""
     try:
-        import wperf_babeltrace
-    except ImportError:
-        raise Fail(f"wperf_babeltrace.py is missing (looked in {here} and {installed}): "
-                   "reinstall wperf")
-    return wperf_babeltrace
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        return f"cannot read {path}: {e.strerror}"
+    if len(data) < 4:
+        return None if not data.strip() else f"{path} is cut short ({len(data)} bytes)"
+    for order in "<>":
+        if struct.unpack(order + "I", data[:4])[0] == METADATA_MAGIC:
+            break
+    else:
+        return None     # text metadata: babeltrace2 reports its own errors
+    offset, n = 0, 0
+    while offset < len(data):
+        n += 1
+        head = data[offset:offset + METADATA_HEADER]
+        if len(head) < METADATA_HEADER:
+            return (f"{path} is cut short inside the header of metadata packet {n} "
+                    f"(at byte {offset} of {len(data)}): the trace was not closed "
+                    "properly or not copied whole")
+        magic, content_bits, packet_bits = (struct.unpack(order + "I", head[:4])[0],
+                                            *struct.unpack(order + "II", head[24:32]))
+        if magic != METADATA_MAGIC:
+            return (f"{path}: metadata packet {n} (at byte {offset}) has no packet "
+                    "magic: the file is damaged")
+        size = packet_bits // 8
+        if packet_bits % 8 or size < METADATA_HEADER or content_bits > packet_bits:
+            return (f"{path}: metadata packet {n} (at byte {offset}) has an impossible "
+                    f"size ({packet_bits} bits, content {content_bits} bits): the file "
+                    "is damaged")
+        if offset + size > len(data):
+            return (f"{path} is cut short inside metadata packet {n} (it needs bytes "
+                    f"{offset} to {offset + size}, the file has {len(data)}): the trace "
+                    "was not closed properly or not copied whole")
+        offset += size
+    return None
+
+
+def check_metadata(paths):
+    """metadata_problem() of every `metadata` file under the trace paths
+    (directories are searched, links not followed): the first problem
+    found, or None."""
+    for top in paths:
+        if os.path.isfile(top):
+            found = [top] if os.path.basename(top) == "metadata" else []
+        else:
+            found = [os.path.join(root, "metadata") for root, _, files in os.walk(top)
+                     if "metadata" in files]
+        for path in sorted(found):
+            problem = metadata_problem(path)
+            if problem:
+                return problem
+    return None
+
+
+# babeltrace2's CLI writes log lines ("11-22 07:31:43.460 31878 31878 E
+# PLUGIN/CTF/META/DECODER func@file.c:257 [comp] message") and then the
+# error's causes, newest first ("ERROR:    [actor] (file.c:line)", then
+# "CAUSED BY [actor] (file.c:line)", each followed by its message wrapped
+# on indented lines).
+LOG_LINE = re.compile(r"^\d\d-\d\d [\d:.]+ +\d+ +\d+ ([WEF]) (\S+) \S+ (?:\[[^]]*\] )?(.*)$")
+CAUSE = re.compile(r"^(?:ERROR: +|CAUSED BY )\[([^]]*)\]")
+
+
+def causes(stderr):
+    """[(actor, message)] of babeltrace2's error, newest first."""
+    found = []
+    for line in stderr.splitlines():
+        m = CAUSE.match(line)
+        if m:
+            found.append([m.group(1), ""])
+        elif found and line.startswith("  "):
+            found[-1][1] = (found[-1][1] + " " + line.strip()).strip()
+        elif found and line.strip():
+            break   # past the error block
+    return [tuple(c) for c in found]
+
+
+def without_fields(msg):
+    """A library message without its trailing `: key=value, ...` dump."""
+    return re.sub(r"[:,]\s+[\w-]+=\S.*$", "", msg).strip()
+
+
+def failure(stderr):
+    """Why babeltrace2 failed, in one line: the wperf component's own
+    message when one of them stopped (it already names the cause and the
+    fix), else the first error babeltrace2 logged (where it began), else
+    the oldest cause; with a hint for the failures users meet most."""
+    for actor, msg in causes(stderr):
+        if "wperf" in actor and msg:
+            return msg
+    logs = [m for m in map(LOG_LINE.match, stderr.splitlines()) if m]
+    errors = [m.group(3) for m in logs if m.group(1) in "EF"
+              and not m.group(3).startswith("Command-line error")]
+    warnings = [m.group(3) for m in logs if m.group(1) == "W"]
+    if any("No trace was found based on input" in w for w in warnings + errors) or \
+            any(msg.startswith("No source component") for _, msg in causes(stderr)):
+        return ("no CTF trace there (a trace directory has a `metadata` file "
+                "beside its stream files; record one with `wperf record`)")
+    # The CTF metadata decoder logs as PLUGIN/CTF/META/...
+    metadata = [m.group(3) for m in logs if "/META" in m.group(2)]
+    if metadata:
+        return (f"its CTF metadata cannot be read ({without_fields(metadata[0])}): "
+                "not a CTF trace, or a damaged one")
+    if errors:
+        return without_fields(errors[0])
+    found = causes(stderr)
+    if found:
+        return without_fields(found[-1][1])
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    return lines[-1] if lines else "babeltrace2 failed without saying why"
 
 
 def plugin_dir(option):
-    try:
-        return shared().plugin_dir(option, BUILD_DIR, SYSTEM_PLUGIN_DIR)
-    except shared().PluginMissing as e:
-        raise Fail(str(e))
+    return find_plugin_dir(option, BUILD_DIR, SYSTEM_PLUGIN_DIR)
 
 
 def parse_ts(text, option):
@@ -395,7 +532,7 @@ def analyse(args):
             params.append(f"threshold={quoted(args.threshold)}")
         cmd += list(args.traces) + ["-c", "sink.wperf.knots", "--params=" + ",".join(params)]
         # babeltrace2 2.0 spins forever on a metadata file cut inside a packet.
-        problem = shared().check_metadata(args.traces)
+        problem = check_metadata(args.traces)
         if problem:
             raise Fail(f"cannot analyse {' '.join(args.traces)}: {problem}")
         try:
@@ -409,7 +546,7 @@ def analyse(args):
                        "(--timeout SECONDS, 0 for no limit)")
         if p.returncode != 0:
             raise Fail(f"babeltrace2 cannot analyse {' '.join(args.traces)}: "
-                       f"{shared().failure(p.stderr)}")
+                       f"{failure(p.stderr)}")
         progress(args, 0.9, "converting the report")
         try:
             with open(out, encoding="utf-8") as f:

@@ -1,15 +1,18 @@
+#!/usr/bin/python3
 # wperf diff — compare two knot reports of the same program (before and
 # after a change), in the spirit of OSprof's differential analysis: what
 # appeared, what went away, what got heavier, and whether the wait lengths
 # behind an edge moved (Earth Mover's Distance between the log2 histograms).
 # The manual is the DIFF section of wperf(1) (doc/wperf.1.md).
 #
-# Imported by the `wperf` command's Python half (tools/wperf.py, which
-# bin/wperf runs for `wperf diff`); Python standard library only. Reports
+# A private program: bin/wperf (C, tools/wperf/) runs it for `wperf diff`
+# with the arguments after `diff` (libexec/wperf/wperf-diff when installed,
+# build/tools/wperf-diff beside the build tree's wperf); the tests also
+# import it as a module. Python standard library only. Reports
 # are the JSON of sink.wperf.knots (wperf-report(7)); members this module
 # does not know are ignored.
 #
-# It stays Python while the command moves to C: it reads two JSON files and
+# It is Python, unlike the rest of the command: it reads two JSON files and
 # compares numbers, which needs neither libbabeltrace2 nor liblttng-ctl,
 # and Python's json module reads what the sink writes with no parser of
 # our own to keep in step with it.

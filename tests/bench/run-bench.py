@@ -213,12 +213,18 @@ def generate(gen, out, kind, events, extra=None):
 # ---- recording (root, tracefs) ----
 
 def tracefs_dir():
-    """Where tracefs is mounted (mounted if we may): the wperf command's
-    own tracefs_dir(), from tools/wperf.py."""
-    sys.path.insert(0, os.path.join(ROOT, "tools"))
-    sys.dont_write_bytecode = True   # no __pycache__ in the source tree
-    import wperf
-    return wperf.tracefs_dir()
+    """Where tracefs is mounted (mounted if we may), as the wperf command
+    finds it (tools/wperf/record.c)."""
+    with open("/proc/mounts") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) > 2 and parts[2] == "tracefs":
+                return parts[1]
+    if os.geteuid() == 0 and os.path.isdir("/sys/kernel/tracing"):
+        if subprocess.run(["mount", "-t", "tracefs", "nodev",
+                           "/sys/kernel/tracing"]).returncode == 0:
+            return "/sys/kernel/tracing"
+    return None
 
 
 def why_no_recording():

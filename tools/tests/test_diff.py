@@ -60,7 +60,7 @@ AFTER_NEW_KNOT = pingpong(("fig1-writer", "flusher-7"), (201, 202),
 
 
 def wperf(*args):
-    # The command is a program (C), which runs its Python half for diff.
+    # The command is a program (C), which runs tools/wperf_diff.py for diff.
     return subprocess.run([WPERF, *args], stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True, timeout=120)
 

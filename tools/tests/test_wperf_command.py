@@ -225,7 +225,7 @@ class Errors(unittest.TestCase):
             os.chmod(self.tmp, 0o777)
             tools = os.path.join(self.tmp, 'tools')
             os.mkdir(tools, 0o755)
-            for name in ('wperf', 'wperf-py', 'wperf_diff.py', 'wperf_babeltrace.py'):
+            for name in ('wperf', 'wperf-diff'):
                 shutil.copy(os.path.join(os.path.dirname(WPERF), name), tools)
                 os.chmod(os.path.join(tools, name), 0o755)
             cmd = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups',

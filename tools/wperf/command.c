@@ -3,8 +3,8 @@
  * whether it can be run, its environment (the UST provider preloaded),
  * running it in the foreground as its user, and when the recording stops.
  *
- * The behaviour is the Python command's (tools/wperf.py: check_command,
- * command_env, run_command, wait_interrupt), which users and tests know:
+ * The behaviour is the command's since its first version, which users and
+ * tests know:
  *  - the command stays in wperf's process group, so the terminal's Ctrl-C
  *    reaches both; wperf waits for the command to end, and a second
  *    Ctrl-C stops the recording (130), the command running on;

@@ -6,8 +6,7 @@
  * 37-byte header: magic 0x75D11D57, uuid[16], checksum, content_size and
  * packet_size (in bits, uint32 each), then five one-byte fields; the byte
  * order is the one in which the magic reads right. The messages are those
- * of tools/wperf_babeltrace.py's metadata_problem(), which wperf-lami
- * still uses.
+ * of wperf-lami's metadata_problem() (tools/wperf-lami.py).
  */
 #include "ctf-metadata.h"
 

@@ -4,8 +4,7 @@
  * `lttng create`, `enable-channel`, `enable-event`, `add-context` would
  * make them, started and stopped, snapshots recorded, the flight
  * recorder's trigger registered and its notifications heard, and what
- * the Python half scraped from
- * `lttng list` asked for directly. Every failure is the daemon's own
+ * `lttng list` would print asked for directly. Every failure is the daemon's own
  * error code, said through lttng_strerror().
  *
  * The kernel event list below is the profile's: sessions/test-profiles.py

@@ -4,7 +4,7 @@
  * OSDI'18). The manual is wperf(1) (doc/wperf.1.md).
  *
  * This file dispatches on the subcommand. Each is C, on libbabeltrace2
- * and liblttng-ctl, but for diff:
+ * and liblttng-ctl, but diff:
  *
  *   report            C (report.c): the babeltrace2 graph runs in-process
  *   stop              C (stop.c), on liblttng-ctl
@@ -18,9 +18,9 @@
  *                     in-process (in a child process of its own)
  *   diff              Python on purpose (tools/wperf_diff.py: it compares
  *                     two JSON reports, nothing a C library helps with):
- *                     handed, argv unchanged, to the Python half, installed
- *                     as a private program (libexec/wperf/wperf-py;
- *                     build/tools/wperf-py here)
+ *                     the arguments after `diff` are handed to it, a
+ *                     private program (libexec/wperf/wperf-diff;
+ *                     build/tools/wperf-diff here)
  *
  * `wperf --help` says the same.
  */
@@ -61,9 +61,8 @@ static const char usage[] =
 "\n"
 "`wperf COMMAND --help` describes each command's options.\n"
 "\n"
-"report, stop, record, snapshot and top are written in C; diff still runs in\n"
-"wperf's Python half (%s), which this command starts\n"
-"with the same arguments.\n";
+"`wperf diff` runs a Python program with the arguments after `diff`:\n"
+"%s\n";
 
 void wperf_say(const char *fmt, ...)
 {
@@ -90,52 +89,47 @@ int wperf_fail(const char *fmt, ...)
 	return WPERF_EXIT_FAIL;
 }
 
-/* The Python half's path. The build tree's copy names it without a
- * directory: it is the file beside this binary, wherever the two were
- * copied (a test runs a copy as an unprivileged user when the build tree
- * is in a private directory). The installed copy names libexec's. */
-static const char *python_half(const char *self, char *buf, size_t len)
+/* The path of `wperf diff`'s program. The build tree's copy names it
+ * without a directory: it is the file beside this binary, wherever the
+ * two were copied (a test runs a copy as an unprivileged user when the
+ * build tree is in a private directory). The installed copy names
+ * libexec's. */
+static const char *diff_program(const char *self, char *buf, size_t len)
 {
-	const char *half = wperf_paths.python_half;
+	const char *diff = wperf_paths.diff_program;
 	const char *slash = self ? strrchr(self, '/') : NULL;
 
-	if (strchr(half, '/') || !slash ||
-	    snprintf(buf, len, "%.*s/%s", (int)(slash - self), self, half) >= (int)len)
-		return half;
+	if (strchr(diff, '/') || !slash ||
+	    snprintf(buf, len, "%.*s/%s", (int)(slash - self), self, diff) >= (int)len)
+		return diff;
 	return buf;
 }
 
-/* Replace this process with the Python half, same arguments: its pid,
- * signals and exit status are the command's. Returns only on failure. */
-static int run_python_half(char **argv)
+/* Replace this process with `wperf diff`'s program, given the arguments
+ * after `diff` (argv[1] is "diff"): its pid, signals and exit status are
+ * the command's. Returns only on failure. */
+static int run_diff(char **argv)
 {
 	char *self = realpath("/proc/self/exe", NULL);
 	char buf[PATH_MAX];
-	const char *half = python_half(self, buf, sizeof(buf));
+	const char *diff = diff_program(self, buf, sizeof(buf));
 
-	/* `wperf record --stop -o DIR` is `wperf stop DIR`: the Python half
-	 * runs this command for it. */
-	if (self)
-		setenv("WPERF_C_COMMAND", self, 1);
 	free(self);
-	argv[0] = (char *)half;
-	execv(half, argv);
-	return wperf_fail("cannot run wperf's Python half %s: %s (reinstall wperf)",
-			  half, strerror(errno));
+	argv[1] = (char *)diff;
+	execv(diff, argv + 1);
+	return wperf_fail("cannot run %s for wperf diff: %s (reinstall wperf)",
+			  diff, strerror(errno));
 }
 
 int main(int argc, char **argv)
 {
-	static const char *const in_python[] = {
-		"diff", NULL,
-	};
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
 	if (!cmd || !strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		char *self = realpath("/proc/self/exe", NULL);
 		char buf[PATH_MAX];
 
-		printf(usage, python_half(self, buf, sizeof(buf)));
+		printf(usage, diff_program(self, buf, sizeof(buf)));
 		free(self);
 		return cmd ? WPERF_EXIT_OK : WPERF_EXIT_USAGE;
 	}
@@ -155,9 +149,8 @@ int main(int argc, char **argv)
 		return wperf_cmd_record(argc - 1, argv + 1);
 	if (!strcmp(cmd, "top"))
 		return wperf_cmd_top(argc - 1, argv + 1);
-	for (const char *const *p = in_python; *p; p++)
-		if (!strcmp(cmd, *p))
-			return run_python_half(argv);
+	if (!strcmp(cmd, "diff"))
+		return run_diff(argv);
 	return wperf_fail("unknown command `%s` (commands: record, snapshot, stop, top, "
 			  "report, diff; see wperf --help)", cmd);
 }

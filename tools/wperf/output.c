@@ -4,12 +4,12 @@
  * private files, who the recorded command runs as and how that user gets
  * to read the trace, and DIR/wperf.json.
  *
- * The checks and their one-line messages are those of the Python command
- * (tools/wperf.py: check_output, check_directory_is_ours, check_parent,
- * prepare_output, command_user, share_with_user, save_state): the tests
- * and users' scripts know them. wperf.json keeps the members, order and
- * layout of Python's json.dump(state, indent=2), so that every reader
- * (recording.c, stop.c, the Python half, the tests) reads it unchanged.
+ * The one-line messages are the command's since its first version: the
+ * tests and users' scripts know them. wperf.json keeps the members, order
+ * and layout it has always had (a JSON object, two-space indent), so that
+ * every reader
+ * (recording.c, stop.c, snapshot.c, the tests, recordings made by earlier
+ * versions) reads it unchanged.
  */
 #include "output.h"
 #include "recording.h"
@@ -375,7 +375,7 @@ static void put_user(FILE *f, const struct wperf_user *u)
 	fputs("\n  }", f);
 }
 
-/* The flight recorder's members, in the order the Python half added them. */
+/* The flight recorder's members, in the order wperf.json has always had them. */
 static void put_flight(FILE *f, const struct wperf_state *s, bool *first)
 {
 	put_key(f, "running", 2, first);

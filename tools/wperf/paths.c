@@ -1,6 +1,6 @@
 /*
  * tools/wperf/paths.c — where this copy of `wperf` finds its plugin, its
- * UST provider and its Python half. meson compiles this file twice
+ * UST provider and `wperf diff`'s program. meson compiles this file twice
  * (tools/meson.build), once for the build tree's copy and once for the
  * installed one, with the paths as macros; everything else is compiled
  * once.
@@ -8,7 +8,7 @@
 #include "wperf.h"
 
 #ifndef WPERF_VERSION
-#error "meson defines WPERF_VERSION, WPERF_BUILD_DIR, WPERF_LIBDIR, WPERF_SYSTEM_PLUGIN_DIR, WPERF_PYTHON_HALF"
+#error "meson defines WPERF_VERSION, WPERF_BUILD_DIR, WPERF_LIBDIR, WPERF_SYSTEM_PLUGIN_DIR, WPERF_DIFF_PROGRAM"
 #endif
 
 const struct wperf_paths wperf_paths = {
@@ -16,5 +16,5 @@ const struct wperf_paths wperf_paths = {
 	.build_dir = WPERF_BUILD_DIR,
 	.libdir = WPERF_LIBDIR,
 	.system_plugin_dir = WPERF_SYSTEM_PLUGIN_DIR,
-	.python_half = WPERF_PYTHON_HALF,
+	.diff_program = WPERF_DIFF_PROGRAM,
 };

@@ -2,8 +2,7 @@
  * tools/wperf/plugin-dir.c — which babeltrace-plugin-wperf.so this copy of
  * wperf loads: --plugin-path, $WPERF_PLUGIN_PATH, the build tree's
  * plugin/ (the build copy only), or babeltrace2's system plugin directory.
- * The same rule as tools/wperf_babeltrace.py's plugin_dir(), which the
- * Python half and wperf-lami still use.
+ * The same rule as wperf-lami's find_plugin_dir() (tools/wperf-lami.py).
  */
 #include "wperf.h"
 

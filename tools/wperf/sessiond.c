@@ -1,8 +1,8 @@
 /*
  * tools/wperf/sessiond.c — the session daemon a wperf starts when none
- * answers, and stops when it was the last to use it (sessiond.h). The
- * lock and pid file are shared with the Python half (tools/wperf.py:
- * sessiond_lock(), wperf_sessiond_pidfile()) while it still records.
+ * answers, and stops when it was the last to use it (sessiond.h). Every
+ * wperf of a user (record, snapshot's flight recorder, top) shares the
+ * lock and the pid file.
  */
 #include "sessiond.h"
 #include "lttng.h"

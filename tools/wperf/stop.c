@@ -3,10 +3,11 @@
  * (wperf(1)). Its LTTng session is destroyed and its trigger removed
  * through liblttng-ctl (lttng.c), its trigger watcher ended, its ftrace
  * instance removed (flight.c), and the session daemon stopped when a
- * wperf started it and nothing else uses it (sessiond.c). The snapshots stay. It always
- * ends in a clean state: what is already gone is not an error.
+ * wperf started it and nothing else uses it (sessiond.c). The snapshots
+ * stay. It always ends in a clean state: what is already gone is not an
+ * error.
  *
- * DIR/wperf.json, which `wperf record --snapshot` (the Python half) wrote,
+ * DIR/wperf.json, which `wperf record --snapshot` wrote (output.c),
  * says what to stop; `running` is set to false in it first, in place, the
  * rest of the file as written.
  */

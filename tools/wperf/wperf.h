@@ -1,12 +1,12 @@
 /*
  * tools/wperf/wperf.h — what the parts of the `wperf` command share: how it
  * speaks to the user (one line on standard error, "wperf: ..."), where this
- * copy of the command finds its plugin and its Python half, and the entry
+ * copy of the command finds its plugin and `wperf diff`'s program, and the entry
  * points of the subcommands written in C.
  *
  * Two copies of the command are built from the same sources (meson,
  * tools/meson.build): build/tools/wperf knows its build tree (its plugin,
- * its Python half), the installed one the system directories. Only
+ * its diff program), the installed one the system directories. Only
  * paths.c differs between them (compiled with each copy's paths).
  */
 #ifndef WPERF_TOOL_H
@@ -30,7 +30,7 @@ struct wperf_paths {
 	const char *build_dir;          /* "" in the installed copy */
 	const char *libdir;             /* where meson installs wperf's libraries */
 	const char *system_plugin_dir;  /* babeltrace2's system plugin directory */
-	const char *python_half;        /* wperf-py: the subcommands still in Python */
+	const char *diff_program;       /* wperf-diff: `wperf diff`, in Python */
 };
 extern const struct wperf_paths wperf_paths;
 
