@@ -107,6 +107,27 @@ class Installed(unittest.TestCase):
                 if 'wperf' in name:
                     self.assertIn('%s.%s' % (name, section), pages, comp)
 
+    def test_programs_are_installed_and_start(self):
+        """bin/wperf names libexec's wperf-diff, which is installed and
+        runs; bin/wperf-lami runs from the installed tree alone (it needs
+        no module beside it)."""
+        wperf = os.path.join(self.root, 'bin', 'wperf')
+        diff = os.path.join(self.root, 'libexec', 'wperf', 'wperf-diff')
+        lami = os.path.join(self.root, 'bin', 'wperf-lami')
+        for prog in (wperf, diff, lami):
+            self.assertTrue(os.access(prog, os.X_OK), '%s is not installed' % prog)
+        self.assertIn(os.path.join(self.prefix, 'libexec', 'wperf', 'wperf-diff'),
+                      run([wperf, '--help']).stdout)
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE='1')
+        p = run([diff, '--help'], env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn('usage: wperf diff', p.stdout)
+        p = run([lami, '--mi-version'], env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.strip(), '1.0')
+        self.assertEqual(glob.glob(os.path.join(self.root, 'share', 'wperf', 'python')), [],
+                         'Python modules installed that nothing imports')
+
     def test_provider_is_a_versioned_library(self):
         self.assertIsNotNone(self.libdir, 'libwperf-ust.so was not installed')
         real = os.path.realpath(os.path.join(self.libdir, 'libwperf-ust.so.0'))
