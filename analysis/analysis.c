@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "wperf/analysis.h"
 #include "array.h"
@@ -636,13 +637,35 @@ static void fmt_seconds(char *buf, size_t len, int64_t ns)
 		 (unsigned long long)(mag % 1000000000u));
 }
 
+/* 2001-09-09 in ns: a clock that reads past it counts from the Unix epoch
+ * (no clock counting from boot gets there), as the report assumes too. */
+#define EPOCH_LOOKING_NS 1000000000000000000LL
+
+/* "; 2026-11-26 06:49:00.123456789 to ... UTC" for a range on a clock that
+ * counts from the Unix epoch (the form babeltrace2 prints and --begin
+ * takes), else "". */
+static void fmt_utc_range(char *buf, size_t len, int64_t from, int64_t to)
+{
+	char a[32], b[32];
+	time_t fs = (time_t)(from / 1000000000LL), ts = (time_t)(to / 1000000000LL);
+	struct tm ftm, ttm;
+
+	buf[0] = '\0';
+	if (from < EPOCH_LOOKING_NS || !gmtime_r(&fs, &ftm) || !gmtime_r(&ts, &ttm) ||
+	    !strftime(a, sizeof a, "%Y-%m-%d %H:%M:%S", &ftm) ||
+	    !strftime(b, sizeof b, "%Y-%m-%d %H:%M:%S", &ttm))
+		return;
+	snprintf(buf, len, "; %s.%09lld to %s.%09lld UTC", a, (long long)(from % 1000000000LL),
+		 b, (long long)(to % 1000000000LL));
+}
+
 /*
  * With a window: the analysed range becomes its part inside the trace's
  * range (the events, or a trimmer's bounds). -1 when they do not meet.
  */
 static int narrow_to_window(struct wperf_analysis *a)
 {
-	char wb[32] = "the beginning", we[32] = "the end", tb[32], te[32], msg[256];
+	char wb[32] = "the beginning", we[32] = "the end", tb[32], te[32], utc[96], msg[384];
 
 	if (!a->has_window)
 		return 0;
@@ -659,8 +682,10 @@ static int narrow_to_window(struct wperf_analysis *a)
 		fmt_seconds(we, sizeof we, a->win_end);
 	fmt_seconds(tb, sizeof tb, a->begin);
 	fmt_seconds(te, sizeof te, a->end);
+	fmt_utc_range(utc, sizeof utc, a->begin, a->end);
 	snprintf(msg, sizeof msg, "the time window (from %s to %s) holds none of the trace, "
-		 "which runs from %s to %s (seconds from the clock's origin)", wb, we, tb, te);
+		 "which runs from %s to %s (seconds from the clock's origin%s)", wb, we, tb, te,
+		 utc);
 	return fail(a, msg);
 }
 

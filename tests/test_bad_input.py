@@ -189,6 +189,29 @@ class BadInput(unittest.TestCase):
                 cmd, p = self.cli(self.good, comp=comp, params=params)
                 self.assertFails(p, cmd, words)
 
+    def test_window_outside_the_trace_says_where_the_trace_is(self):
+        """A window that misses the trace gives the trace's range in
+        seconds from the clock's origin and, for a clock counting from the
+        Unix epoch (LTTng's), in UTC as babeltrace2 --clock-gmt
+        --clock-date prints it and begin= takes it; a clock counting from
+        boot (the scenario's) gets no date."""
+        trace = os.path.join(ws.shared_dir(), 'traces', 'lttng-kernel',
+                             'ref-basic-kernel-analysis')
+        if not os.path.isdir(trace):
+            self.skipTest('no %s (set WPERF_SHARED_DIR)' % trace)
+        for tr, params, words in (
+                (trace, 'begin=1000000000,end=1000000001',
+                 "which runs from 1521484759.831423009 to 1521484766.800550668 (seconds "
+                 "from the clock's origin; 2018-03-19 18:39:19.831423009 to 2018-03-19 "
+                 "18:39:26.800550668 UTC)"),
+                (self.good, 'begin=100,end=101',
+                 "which runs from 0.000000000 to 3.000000000 (seconds from the clock's "
+                 "origin)")):
+            cmd, p = self.cli(tr, params=params)
+            self.assertNotEqual(p.returncode, 0, p.stderr)
+            # The CLI wraps the cause's lines.
+            self.assertIn(words, ' '.join(p.stderr.split()), p.stderr[-2000:])
+
     def test_bad_format(self):
         d = self.outdir('format')
         cmd, p = self.cli(self.good, params='format="xml",path="%s/r.json"' % d)

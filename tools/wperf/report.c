@@ -445,48 +445,6 @@ static void free_traces(void)
 	traces.n = traces.cap = 0;
 }
 
-/* " 2026-11-26 06:49:00.123456789" (UTC, as `babeltrace2 --clock-gmt
- * --clock-date` prints a time) of seconds text "1795675880.123456789". */
-static bool utc_text(const char *seconds, char *out, size_t len)
-{
-	char *end;
-	long long s = strtoll(seconds, &end, 10);
-	const char *frac = *end == '.' ? end + 1 : "";
-	time_t t = (time_t)s;
-	struct tm tm;
-
-	if (end == seconds || !gmtime_r(&t, &tm))
-		return false;
-	snprintf(out, len, "%04d-%02d-%02d %02d:%02d:%02d%s%.9s", tm.tm_year + 1900,
-		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, *frac ? "." : "",
-		 frac);
-	return true;
-}
-
-/* The analysis says a --begin/--end window misses the trace in seconds
- * from the clock's origin: add the trace's range as wall-clock (UTC) time,
- * the form babeltrace2 prints and --begin takes. Only for a clock whose
- * origin is the Unix epoch (LTTng's and the tracefs source's realtime
- * clocks): a boot-time clock counts less than 10^9 s, the machine's
- * uptime, and is left alone. */
-static void add_wall_clock(char *why, size_t len)
-{
-	static const char runs[] = "which runs from ";
-	static const char origin[] = " (seconds from the clock's origin)";
-	char *p = strstr(why, runs), *tail = strstr(why, origin), a[64], b[64];
-	char from[32] = "", to[32] = "";
-
-	if (!p || !tail || tail < p)
-		return;
-	if (sscanf(p + strlen(runs), "%31s to %31s", from, to) != 2 ||
-	    strtod(from, NULL) < 1e9 || !utc_text(from, a, sizeof(a)) || !utc_text(to, b, sizeof(b)))
-		return;
-	size_t n = (size_t)(tail - why) + strlen(origin);
-
-	if (n < len && !why[n])
-		snprintf(why + n - 1, len - (n - 1), "; %s to %s UTC)", a, b);
-}
-
 /* Run the report; the command's exit status. */
 static int report(const struct report_args *a, const char *trace, const char *pid,
 		  const struct wperf_bt *bt, const bt_value *params)
@@ -529,7 +487,6 @@ static int report(const struct report_args *a, const char *trace, const char *pi
 				"thread, --pids others", trace, pid);
 	} else {
 		wperf_run_failure(&run, why, sizeof(why));
-		add_wall_clock(why, sizeof(why));
 		rc = wperf_fail("cannot report %s: %s%s", trace, why, a->verbose ? "" :
 				" (wperf report --verbose shows babeltrace2's whole error)");
 	}
