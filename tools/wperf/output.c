@@ -183,12 +183,17 @@ static int remove_one(const char *path, const struct stat *st, int type, struct 
 	return 0;
 }
 
+void wperf_remove_tree(const char *path)
+{
+	nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 void wperf_output_discard(const char *out, bool existed)
 {
 	char private_dir[PATH_MAX];
 
 	snprintf(private_dir, sizeof(private_dir), "%s/" WPERF_PRIVATE, out);
-	nftw(private_dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	wperf_remove_tree(private_dir);
 	if (!existed)
 		rmdir(out);
 }

@@ -36,6 +36,10 @@ char *wperf_output_prepare(const char *out, bool *existed);
  * empty". */
 void wperf_output_discard(const char *out, bool existed);
 
+/* rm -rf path: every file and directory below it and itself, links
+ * removed, not followed. What cannot be removed stays, silently. */
+void wperf_remove_tree(const char *path);
+
 /* A new file at path for writing (mode 0644, O_EXCL | O_NOFOLLOW |
  * O_CLOEXEC), any old file or link of that name unlinked first; NULL
  * with errno set. */

@@ -25,7 +25,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,23 +125,6 @@ static bool join(char *buf, size_t len, const char *dir, const char *name)
 		return true;
 	wperf_fail("path too long: %s/%s", dir, name);
 	return false;
-}
-
-static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (type == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
-}
-
-/* rm -rf path (links removed, not followed). */
-static void remove_tree(const char *path)
-{
-	nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static void json_string(FILE *f, const char *s)
@@ -354,7 +336,7 @@ static bool fill_snapshot(const char *out, const struct wperf_flight_state *s,
 	if (!ok)
 		return false;
 	lift(lttng_dir, snap, 0);
-	remove_tree(lttng_dir);
+	wperf_remove_tree(lttng_dir);
 	return write_snapshot_state(snap, out, n);
 }
 
@@ -402,7 +384,7 @@ static char *take_locked(const char *out, const char *lttng_dir)
 	n = next_number(out, &s);
 	snprintf(snap, sizeof(snap), "%s/snapshot-%ld", out, n);
 	snprintf(part, sizeof(part), "%s/" WPERF_PRIVATE "/snapshot-%ld.part", out, n);
-	remove_tree(part);
+	wperf_remove_tree(part);
 	if (mkdir(part, 0755) != 0) {
 		wperf_fail("cannot create %s: %s", part, strerror(errno));
 		goto fail;
@@ -423,7 +405,7 @@ static char *take_locked(const char *out, const char *lttng_dir)
 	wperf_flight_state_fini(&s);
 	return strdup(snap);
 fail_part:
-	remove_tree(part);   /* no half snapshot */
+	wperf_remove_tree(part);   /* no half snapshot */
 fail:
 	wperf_flight_state_fini(&s);
 	return NULL;

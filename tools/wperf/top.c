@@ -32,12 +32,12 @@
 #include "bt-params.h"
 #include "command.h"
 #include "lttng.h"
+#include "output.h"
 #include "sessiond.h"
 #include "top.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -452,15 +452,6 @@ static bool on_path(const char *name)
 	return false;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)type;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
 /* The checks before anything starts; 0, or the exit status. */
 static int check_args(const struct top_args *a, bool has_duration)
 {
@@ -539,7 +530,7 @@ int wperf_cmd_top(int argc, char **argv)
 			rc = wperf_fail("cannot create %s: %s", private_dir, strerror(errno));
 		else
 			rc = watch(&a, has_duration, &bt, sink, work);
-		nftw(work, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+		wperf_remove_tree(work);
 	}
 	wperf_bt_unload(&bt);
 	bt_value_put_ref(sink);
