@@ -12,6 +12,7 @@
  * versions) reads it unchanged.
  */
 #include "output.h"
+#include "json.h"
 #include "recording.h"
 #include "wperf.h"
 
@@ -440,24 +441,54 @@ static void put_state(FILE *f, const struct wperf_state *s)
 	fputs("\n}\n", f);
 }
 
-bool wperf_state_save(const char *out, const struct wperf_state *state)
+/* Open DIR/.wperf/wperf.json.tmp (tmp) for a new DIR/wperf.json (path);
+ * NULL after saying why. */
+static FILE *state_begin(const char *out, char tmp[PATH_MAX], char path[PATH_MAX])
 {
-	char tmp[PATH_MAX], path[PATH_MAX];
 	FILE *f;
-	bool ok;
 
-	snprintf(tmp, sizeof(tmp), "%s/" WPERF_PRIVATE "/" WPERF_STATE ".tmp", out);
-	snprintf(path, sizeof(path), "%s/" WPERF_STATE, out);
-	if (!(f = wperf_private_file(tmp))) {
+	snprintf(tmp, PATH_MAX, "%s/" WPERF_PRIVATE "/" WPERF_STATE ".tmp", out);
+	snprintf(path, PATH_MAX, "%s/" WPERF_STATE, out);
+	if (!(f = wperf_private_file(tmp)))
 		wperf_fail("cannot write %s: %s", tmp, strerror(errno));
-		return false;
-	}
-	put_state(f, state);
-	ok = !ferror(f);
+	return f;
+}
+
+/* Close f and rename tmp over path, so a reader never sees half of it;
+ * false after saying why (tmp removed). */
+static bool state_end(FILE *f, const char *tmp, const char *path)
+{
+	bool ok = !ferror(f);
+
 	if (fclose(f) != 0 || !ok || rename(tmp, path) != 0) {
 		wperf_fail("cannot write %s: %s", path, strerror(errno ? errno : EIO));
 		unlink(tmp);
 		return false;
 	}
 	return true;
+}
+
+bool wperf_state_save(const char *out, const struct wperf_state *state)
+{
+	char tmp[PATH_MAX], path[PATH_MAX];
+	FILE *f;
+
+	if (!(f = state_begin(out, tmp, path)))
+		return false;
+	put_state(f, state);
+	return state_end(f, tmp, path);
+}
+
+bool wperf_state_set(const char *out, const char *text, const struct json_want *member,
+		     const char *value)
+{
+	char tmp[PATH_MAX], path[PATH_MAX];
+	FILE *f;
+
+	if (!member->found)
+		return true;
+	if (!(f = state_begin(out, tmp, path)))
+		return false;
+	fprintf(f, "%.*s%s%s", (int)member->value_begin, text, value, text + member->value_end);
+	return state_end(f, tmp, path);
 }

@@ -94,4 +94,13 @@ struct wperf_state {
  * one, so a reader never sees half of it. false after saying why. */
 bool wperf_state_save(const char *out, const struct wperf_state *state);
 
+/* Set one member of DIR/wperf.json to the JSON text value, the rest of
+ * the file as written: text is the file as read, member one of its
+ * top-level members as wperf_json_members() found it (json.h). Written
+ * as wperf_state_save() writes. Nothing when member was not found; false
+ * after saying why. */
+struct json_want;
+bool wperf_state_set(const char *out, const char *text, const struct json_want *member,
+		     const char *value);
+
 #endif /* WPERF_TOOL_OUTPUT_H */

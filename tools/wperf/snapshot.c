@@ -86,36 +86,6 @@ void wperf_flight_state_fini(struct wperf_flight_state *s)
 	s->text = NULL;
 }
 
-/* DIR/wperf.json again with its member `snapshots` set to n: a new file
- * in DIR/.wperf (never through a link), renamed over it. */
-static bool save_count(const char *out, const struct wperf_flight_state *s, long n)
-{
-	const struct json_want *w = &s->want[S_SNAPSHOTS];
-	char tmp[PATH_MAX], path[PATH_MAX];
-	FILE *file;
-	int fd;
-
-	if (!w->found)
-		return true;
-	snprintf(tmp, sizeof(tmp), "%s/" WPERF_PRIVATE "/" WPERF_STATE ".tmp", out);
-	snprintf(path, sizeof(path), "%s/" WPERF_STATE, out);
-	unlink(tmp);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0 || !(file = fdopen(fd, "w"))) {
-		if (fd >= 0)
-			close(fd);
-		wperf_fail("cannot write %s: %s", tmp, strerror(errno));
-		return false;
-	}
-	fprintf(file, "%.*s%ld%s", (int)w->value_begin, s->text, n, s->text + w->value_end);
-	if (fclose(file) != 0 || rename(tmp, path) != 0) {
-		wperf_fail("cannot write %s: %s", path, strerror(errno));
-		unlink(tmp);
-		return false;
-	}
-	return true;
-}
-
 /* ------------------------------------------------------------ files */
 
 /* buf = dir/name; false when it does not fit (after saying so). */
@@ -376,7 +346,7 @@ static long next_number(const char *out, const struct wperf_flight_state *s)
 static char *take_locked(const char *out, const char *lttng_dir)
 {
 	struct wperf_flight_state s = { 0 };
-	char part[PATH_MAX], snap[PATH_MAX];
+	char part[PATH_MAX], snap[PATH_MAX], number[32];
 	long n, count;
 
 	if (!wperf_flight_state_read(out, &s))
@@ -399,7 +369,8 @@ static char *take_locked(const char *out, const char *lttng_dir)
 	if (!wperf_flight_state_read(out, &s))
 		goto fail;
 	count = strtol(s.snapshots, NULL, 10);
-	if (!save_count(out, &s, n > count ? n : count))
+	snprintf(number, sizeof(number), "%ld", n > count ? n : count);
+	if (!wperf_state_set(out, s.text, &s.want[S_SNAPSHOTS], number))
 		goto fail;
 	share(snap, s.user);
 	wperf_flight_state_fini(&s);

@@ -80,36 +80,6 @@ static const char *str(const struct flight *f, int i)
 		f->want[i].out : NULL;
 }
 
-/* Write DIR/wperf.json again with `running` false: through a new file in
- * DIR/.wperf (never through a link), renamed over it. */
-static bool save_stopped(const char *out, const struct flight *f)
-{
-	const struct json_want *r = &f->want[1];
-	char tmp[PATH_MAX], path[PATH_MAX];
-	FILE *file;
-	int fd;
-
-	if (!r->found)
-		return true;
-	snprintf(tmp, sizeof(tmp), "%s/" WPERF_PRIVATE "/" WPERF_STATE ".tmp", out);
-	snprintf(path, sizeof(path), "%s/" WPERF_STATE, out);
-	unlink(tmp);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0 || !(file = fdopen(fd, "w"))) {
-		if (fd >= 0)
-			close(fd);
-		wperf_fail("cannot write %s: %s", tmp, strerror(errno));
-		return false;
-	}
-	fprintf(file, "%.*s%s%s", (int)r->value_begin, f->text, "false", f->text + r->value_end);
-	if (fclose(file) != 0 || rename(tmp, path) != 0) {
-		wperf_fail("cannot write %s: %s", path, strerror(errno));
-		unlink(tmp);
-		return false;
-	}
-	return true;
-}
-
 /* ------------------------------------------------------------ sharing */
 
 /* Let the user the command ran as (wperf.json's `user`) read the
@@ -187,7 +157,7 @@ int wperf_cmd_stop(int argc, char **argv)
 		wperf_fail("removing the ftrace instance needs root: run it with sudo");
 		goto end;
 	}
-	if (!save_stopped(out, &f))
+	if (!wperf_state_set(out, f.text, &f.want[1], "false"))
 		goto end;
 	/* Everything the flight recorder left running; what is gone is fine. */
 	if (f.want[5].found && !f.want[5].is_string && strcmp(f.watcher, "null"))
