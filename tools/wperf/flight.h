@@ -50,19 +50,29 @@ bool wperf_flight_remove_instance(const char *tracefs, const char *name);
  * (snapshot.c; `wperf snapshot` and the trigger watcher take them) */
 
 /* What DIR/wperf.json says about a flight recorder, members as written
- * (json.h); empty when absent or null. */
+ * (json.h); empty when absent or null. want[] is indexed by the enum
+ * below (is_string, the value's span for wperf_state_set()). */
+enum wperf_flight_member {
+	WPERF_FS_MODE, WPERF_FS_RUNNING, WPERF_FS_SESSION, WPERF_FS_KERNEL, WPERF_FS_INSTANCE,
+	WPERF_FS_TRACEFS, WPERF_FS_PLUGIN_PATH, WPERF_FS_USER, WPERF_FS_TRIGGER,
+	WPERF_FS_SNAPSHOTS, WPERF_FS_WATCHER, WPERF_FS_COUNT
+};
 struct wperf_flight_state {
 	char *text;             /* the whole file */
 	char mode[64], running[16], session[256], kernel[16], instance[256];
 	char tracefs[PATH_MAX], plugin_path[PATH_MAX], user[4096], trigger[2048];
-	char snapshots[32];
-	struct json_want want[10];
+	char snapshots[32], watcher[32];
+	struct json_want want[WPERF_FS_COUNT];
 };
 
 /* Read DIR/wperf.json into s (freeing what s held); false after saying
  * why. */
 bool wperf_flight_state_read(const char *out, struct wperf_flight_state *s);
 void wperf_flight_state_fini(struct wperf_flight_state *s);
+
+/* Let the user the recorded command ran as (the state's `user`) read
+ * dir: wperf_share_with_user() (output.h). Nothing for root (null). */
+void wperf_flight_share(const char *dir, const struct wperf_flight_state *s);
 
 /* Save what the flight recorder of DIR holds into DIR/snapshot-N, N the
  * next number, built in DIR/.wperf and renamed when whole; one snapshot

@@ -35,29 +35,28 @@
 
 /* ------------------------------------------------------------ the state */
 
-enum { S_MODE, S_RUNNING, S_SESSION, S_KERNEL, S_INSTANCE, S_TRACEFS, S_PLUGIN_PATH,
-       S_USER, S_TRIGGER, S_SNAPSHOTS, S_COUNT };
-
 bool wperf_flight_state_read(const char *out, struct wperf_flight_state *s)
 {
 	char path[PATH_MAX];
-	struct json_want want[S_COUNT] = {
-		[S_MODE] = { .key = "mode", .out = s->mode, .outlen = sizeof(s->mode) },
-		[S_RUNNING] = { .key = "running", .out = s->running, .outlen = sizeof(s->running) },
-		[S_SESSION] = { .key = "session", .out = s->session, .outlen = sizeof(s->session) },
-		[S_KERNEL] = { .key = "kernel", .out = s->kernel, .outlen = sizeof(s->kernel) },
-		[S_INSTANCE] = { .key = "instance", .out = s->instance,
-				 .outlen = sizeof(s->instance) },
-		[S_TRACEFS] = { .key = "tracefs", .out = s->tracefs, .outlen = sizeof(s->tracefs) },
-		[S_PLUGIN_PATH] = { .key = "plugin_path", .out = s->plugin_path,
-				    .outlen = sizeof(s->plugin_path) },
-		[S_USER] = { .key = "user", .out = s->user, .outlen = sizeof(s->user) },
-		[S_TRIGGER] = { .key = "trigger", .out = s->trigger, .outlen = sizeof(s->trigger) },
-		[S_SNAPSHOTS] = { .key = "snapshots", .out = s->snapshots,
-				  .outlen = sizeof(s->snapshots) },
+	/* The member i of the enum reads into the buffer s->NAME. */
+#define WANT(i, name, buf) [i] = { .key = name, .out = s->buf, .outlen = sizeof(s->buf) }
+	struct json_want want[WPERF_FS_COUNT] = {
+		WANT(WPERF_FS_MODE, "mode", mode),
+		WANT(WPERF_FS_RUNNING, "running", running),
+		WANT(WPERF_FS_SESSION, "session", session),
+		WANT(WPERF_FS_KERNEL, "kernel", kernel),
+		WANT(WPERF_FS_INSTANCE, "instance", instance),
+		WANT(WPERF_FS_TRACEFS, "tracefs", tracefs),
+		WANT(WPERF_FS_PLUGIN_PATH, "plugin_path", plugin_path),
+		WANT(WPERF_FS_USER, "user", user),
+		WANT(WPERF_FS_TRIGGER, "trigger", trigger),
+		WANT(WPERF_FS_SNAPSHOTS, "snapshots", snapshots),
+		WANT(WPERF_FS_WATCHER, "watcher", watcher),
 	};
+#undef WANT
 
-	_Static_assert(S_COUNT == sizeof(s->want) / sizeof(s->want[0]), "one want per member");
+	_Static_assert(WPERF_FS_COUNT == sizeof(s->want) / sizeof(s->want[0]),
+		       "one want per member");
 	snprintf(path, sizeof(path), "%s/" WPERF_STATE, out);
 	free(s->text);
 	memset(s, 0, sizeof(*s));
@@ -69,12 +68,12 @@ bool wperf_flight_state_read(const char *out, struct wperf_flight_state *s)
 		return false;
 	}
 	memcpy(s->want, want, sizeof(want));
-	if (!wperf_json_members(s->text, s->want, S_COUNT)) {
+	if (!wperf_json_members(s->text, s->want, WPERF_FS_COUNT)) {
 		wperf_fail("cannot read %s: it is not a JSON object", path);
 		return false;
 	}
 	/* null reads as empty, as an absent member. */
-	for (int i = 0; i < S_COUNT; i++)
+	for (int i = 0; i < WPERF_FS_COUNT; i++)
 		if (!s->want[i].found || (!s->want[i].is_string && !strcmp(s->want[i].out, "null")))
 			s->want[i].out[0] = '\0';
 	return true;
@@ -84,6 +83,23 @@ void wperf_flight_state_fini(struct wperf_flight_state *s)
 {
 	free(s->text);
 	s->text = NULL;
+}
+
+void wperf_flight_share(const char *dir, const struct wperf_flight_state *s)
+{
+	char name[256] = "", gid[32] = "";
+	struct json_want want[] = {
+		{ .key = "name", .out = name, .outlen = sizeof(name) },
+		{ .key = "gid", .out = gid, .outlen = sizeof(gid) },
+	};
+	char *end;
+	unsigned long g;
+
+	if (s->user[0] != '{' || !wperf_json_members(s->user, want, 2) || !want[1].found)
+		return;
+	g = strtoul(gid, &end, 10);
+	if (!*end)
+		wperf_share_with_user(dir, name, (gid_t)g);
 }
 
 /* ------------------------------------------------------------ files */
@@ -310,24 +326,6 @@ static bool fill_snapshot(const char *out, const struct wperf_flight_state *s,
 	return write_snapshot_state(snap, out, n);
 }
 
-/* Let the user the command ran as read the snapshot. */
-static void share(const char *snap, const char *user_json)
-{
-	char name[256] = "", gid[32] = "";
-	struct json_want want[] = {
-		{ .key = "name", .out = name, .outlen = sizeof(name) },
-		{ .key = "gid", .out = gid, .outlen = sizeof(gid) },
-	};
-	char *end;
-	unsigned long g;
-
-	if (user_json[0] != '{' || !wperf_json_members(user_json, want, 2) || !want[1].found)
-		return;
-	g = strtoul(gid, &end, 10);
-	if (!*end)
-		wperf_share_with_user(snap, name, (gid_t)g);
-}
-
 /* The next free number: after the count in the state, and after any
  * snapshot-N already there. */
 static long next_number(const char *out, const struct wperf_flight_state *s)
@@ -370,9 +368,9 @@ static char *take_locked(const char *out, const char *lttng_dir)
 		goto fail;
 	count = strtol(s.snapshots, NULL, 10);
 	snprintf(number, sizeof(number), "%ld", n > count ? n : count);
-	if (!wperf_state_set(out, s.text, &s.want[S_SNAPSHOTS], number))
+	if (!wperf_state_set(out, s.text, &s.want[WPERF_FS_SNAPSHOTS], number))
 		goto fail;
-	share(snap, s.user);
+	wperf_flight_share(snap, &s);
 	wperf_flight_state_fini(&s);
 	return strdup(snap);
 fail_part:
