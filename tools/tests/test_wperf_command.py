@@ -161,6 +161,42 @@ class Errors(unittest.TestCase):
                            '--bogus', 'wperf record --help')
         self.assertFalse(os.path.exists(self.tmp + '/x'))
 
+    def test_same_mistake_same_answer(self):
+        # One parser (tools/wperf/options.c) reads every subcommand's
+        # command line: each mistake gets argparse's words, exit status 1,
+        # in one line, from all of them. None of these starts anything.
+        def usage(cmd, args, *words):
+            p = wperf(cmd, *args)
+            self.assertEqual(p.returncode, 1, (cmd, args, p.stderr))
+            self.assertOneLine(p, 'wperf %s: ' % cmd, '(see wperf %s --help)' % cmd, *words)
+
+        for cmd in ('record', 'report', 'top', 'stop', 'snapshot'):
+            usage(cmd, ['--bogus=1'], 'unrecognized arguments: --bogus=1')
+            usage(cmd, ['-x'], 'unrecognized arguments: -x')
+            usage(cmd, ['--help=1'], "argument --help: ignored explicit argument '1'")
+            for args in (['--he'], ['-h', '--bogus'], ['--help', '--bogus=1']):
+                p = wperf(cmd, *args)      # the help, at once
+                self.assertEqual((p.returncode, p.stderr), (0, ''), (cmd, args))
+                self.assertTrue(p.stdout.startswith('usage: wperf %s [-h]' % cmd), p.stdout)
+        # An ambiguous prefix names the options it could be.
+        usage('record', ['--s'], 'ambiguous option: --s could match --snapshot, --stacks, --stop')
+        usage('report', ['--t', 'T'], 'ambiguous option: --t could match --threshold, --timeout')
+        usage('top', ['--p=1'],
+              'ambiguous option: --p=1 could match --pids, --params, --plugin-path')
+        # Numbers as Python's float() and int() read them, blanks around.
+        usage('report', ['--timeout', ' 5 ', 'X', 'Y'], 'unrecognized arguments: Y')
+        usage('top', ['--duration', ' 5 ', 'X'], 'unrecognized arguments: X')
+        self.assertOneLine(wperf('record', '--duration', ' 5 ', 'X'), 'unexpected `X`')
+        for cmd in ('record', 'top'):      # too large for any range, not "invalid int"
+            p = wperf(cmd, '--buffer-size-kb', '9' * 30)
+            self.assertOneLine(p, '--buffer-size-kb must be between 4 and 1048576')
+        # "--" ends the options, also in top (which takes no positional).
+        usage('top', ['--', 'x'], 'unrecognized arguments: x')
+        for cmd in ('stop', 'snapshot'):
+            usage(cmd, ['--'], 'the following arguments are required: DIR')
+        # "-" is a value (a file named so), not an option.
+        usage('report', ['--output', '-'], 'the following arguments are required: TRACE')
+
     def test_unknown_command(self):
         self.assertOneLine(wperf('recrod'), '`recrod`', 'record')
 

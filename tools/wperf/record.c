@@ -1,7 +1,7 @@
 /*
  * tools/wperf/record.c — `wperf record`: record a program's kernel and
- * LTTng-UST events into one directory (wperf(1)). Its options and their
- * one-line usage errors are the Python command's (argparse's words).
+ * LTTng-UST events into one directory (wperf(1)). Its options are a
+ * table read by options.c, as every subcommand's are.
  *
  * A plain recording, in order:
  *  - checks that cost nothing first (options, DIR, the command, root),
@@ -27,6 +27,7 @@
 #include "command.h"
 #include "flight.h"
 #include "lttng.h"
+#include "options.h"
 #include "output.h"
 #include "recorder.h"
 #include "recording.h"
@@ -38,7 +39,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/time.h>
@@ -57,18 +57,24 @@ struct record_opts {
 	const char *unexpected; /* a first positional not after -- */
 };
 
-enum { NONE, STRING, FLOAT, INT };
+enum { O_HELP, O_OUTPUT, O_SNAPSHOT, O_DURATION, O_BUFFER, O_PLUGIN_PATH, O_UST_EVENTS,
+       O_STACKS, O_TRIGGER_ON, O_TRIGGER_FILTER, O_MIN_FREE, O_USER, O_STOP, N_OPTS };
 
-static const struct record_option {
-	const char *name, *metavar;
-	int type;
-} options[] = {
-	{ "help", NULL, NONE }, { "output", "DIR", STRING }, { "snapshot", NULL, NONE },
-	{ "duration", "SECONDS", FLOAT }, { "buffer-size-kb", "KB", INT },
-	{ "plugin-path", "DIR", STRING }, { "ust-events", "LIST", STRING },
-	{ "stacks", NULL, NONE }, { "trigger-on", "EVENT", STRING },
-	{ "trigger-filter", "EXPR", STRING }, { "min-free", "MB", FLOAT },
-	{ "user", "USER", STRING }, { "stop", NULL, NONE }, { NULL, NULL, NONE },
+static const struct wperf_option options[N_OPTS + 1] = {
+	[O_HELP] = { "help", 'h', NULL, NULL },
+	[O_OUTPUT] = { "output", 'o', "DIR", NULL },
+	[O_SNAPSHOT] = { "snapshot", 0, NULL, NULL },
+	[O_DURATION] = { "duration", 0, "SECONDS", NULL },
+	[O_BUFFER] = { "buffer-size-kb", 0, "KB", NULL },
+	[O_PLUGIN_PATH] = { "plugin-path", 0, "DIR", NULL },
+	[O_UST_EVENTS] = { "ust-events", 0, "LIST", NULL },
+	[O_STACKS] = { "stacks", 0, NULL, NULL },
+	[O_TRIGGER_ON] = { "trigger-on", 0, "EVENT", NULL },
+	[O_TRIGGER_FILTER] = { "trigger-filter", 0, "EXPR", NULL },
+	[O_MIN_FREE] = { "min-free", 0, "MB", NULL },
+	[O_USER] = { "user", 0, "USER", NULL },
+	[O_STOP] = { "stop", 0, NULL, NULL },
+	{ NULL, 0, NULL, NULL },
 };
 
 static const char help[] =
@@ -120,163 +126,66 @@ static const char help[] =
 "  --stop                stop the flight recorder of -o DIR (same as wperf stop\n"
 "                        DIR)\n";
 
-/* A usage error: one line, as argparse gave it; -1. */
-static int usage_error(const char *fmt, const char *a, const char *b)
+/* Store option o (its value, NULL for a flag); false after the usage
+ * error. */
+static bool set_option(const struct wperf_options *p, struct record_opts *ro, int o,
+		       const char *value)
 {
-	char msg[1024];
+	const char **string[N_OPTS] = {
+		[O_OUTPUT] = &ro->output, [O_PLUGIN_PATH] = &ro->plugin_path,
+		[O_UST_EVENTS] = &ro->ust_events, [O_USER] = &ro->user,
+		[O_TRIGGER_ON] = &ro->trigger_on, [O_TRIGGER_FILTER] = &ro->trigger_filter,
+	};
+	bool *flag[N_OPTS] = {
+		[O_SNAPSHOT] = &ro->snapshot, [O_STACKS] = &ro->stacks, [O_STOP] = &ro->stop,
+	};
 
-	snprintf(msg, sizeof(msg), fmt, a, b);
-	wperf_fail("wperf record: %s (see wperf record --help)", msg);
-	return -1;
-}
-
-/* The option of "--name[=value]" (or a unique prefix of one); -1 after a
- * usage error. */
-static int find_option(const char *arg)
-{
-	size_t len = strcspn(arg + 2, "=");
-	int found = -1, matches = 0;
-
-	for (int i = 0; options[i].name; i++) {
-		if (!strncmp(options[i].name, arg + 2, len) && !options[i].name[len])
-			return i;
-		if (!strncmp(options[i].name, arg + 2, len)) {
-			found = i;
-			matches++;
-		}
-	}
-	if (matches == 1)
-		return found;
-	if (matches > 1) {
-		/* argparse's words: "--s could match --snapshot, --stacks, --stop" */
-		char which[512] = "";
-		size_t n = 0;
-
-		for (int i = 0; options[i].name && n < sizeof(which); i++)
-			if (!strncmp(options[i].name, arg + 2, len))
-				n += (size_t)snprintf(which + n, sizeof(which) - n, "%s--%s",
-						      n ? ", " : "", options[i].name);
-		usage_error("ambiguous option: %s could match %s", arg, which);
-	} else {
-		usage_error("unrecognized arguments: %s", arg, NULL);
-	}
-	return -1;
-}
-
-static bool negative_number(const char *s)
-{
-	char *end;
-
-	if (s[0] != '-')
-		return false;
-	strtod(s, &end);
-	return end != s && !*end;
-}
-
-/* Store value into the option o; 0, or -1 after a usage error. */
-static int set_value(struct record_opts *ro, int o, const char *value)
-{
-	const char *name = options[o].name;
-	char *end;
-
-	if (options[o].type == FLOAT) {
-		double v = strtod(value, &end);
-
-		if (end == value || *end)
-			return usage_error("argument --%s: invalid float value: '%s'", name, value);
-		*(!strcmp(name, "duration") ? &ro->duration : &ro->min_free) = v;
-	} else if (options[o].type == INT) {
-		long v = strtol(value, &end, 10);
-
-		if (end == value || *end)
-			return usage_error("argument --%s: invalid int value: '%s'", name, value);
-		ro->buffer_kb = v;
-	} else {
-		const char **slot[] = { &ro->output, &ro->plugin_path, &ro->ust_events, &ro->user,
-					&ro->trigger_on, &ro->trigger_filter };
-		const char *names[] = { "output", "plugin-path", "ust-events", "user",
-					"trigger-on", "trigger-filter" };
-
-		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-			if (!strcmp(names[i], name))
-				*slot[i] = value;
-	}
-	return 0;
-}
-
-static void set_flag(struct record_opts *ro, const char *name)
-{
-	if (!strcmp(name, "snapshot"))
-		ro->snapshot = true;
-	else if (!strcmp(name, "stacks"))
-		ro->stacks = true;
-	else if (!strcmp(name, "stop"))
-		ro->stop = true;
-}
-
-/* One option at argv[*i] (and its value); 0, 1 for --help, -1 after a
- * usage error. */
-static int parse_option(int argc, char **argv, int *i, struct record_opts *ro)
-{
-	const char *arg = argv[*i], *value = NULL;
-	int o;
-
-	if (arg[1] != '-') {            /* -h, -o DIR, -oDIR */
-		if (arg[1] == 'h' && !arg[2])
-			return 1;
-		if (arg[1] != 'o')
-			return usage_error("unrecognized arguments: %s", arg, NULL);
-		o = 1;
-		value = arg[2] ? arg + 2 : NULL;
-	} else if ((o = find_option(arg)) < 0) {
-		return -1;
-	} else if (strchr(arg, '=')) {
-		value = strchr(arg, '=') + 1;
-	}
-	if (options[o].type == NONE) {
-		if (value)
-			return usage_error("argument --%s: ignored explicit argument '%s'",
-					   options[o].name, value);
-		if (o == 0)
-			return 1;
-		set_flag(ro, options[o].name);
-		return 0;
-	}
-	if (!value) {
-		if (*i + 1 >= argc || (argv[*i + 1][0] == '-' && !negative_number(argv[*i + 1])))
-			return usage_error(o == 1 ? "argument -o/--output: expected one argument" :
-					   "argument --%s: expected one argument",
-					   options[o].name, NULL);
-		value = argv[++*i];
-	}
-	return set_value(ro, o, value);
+	if (o == O_DURATION)
+		return wperf_option_float(p, o, value, &ro->duration);
+	if (o == O_MIN_FREE)
+		return wperf_option_float(p, o, value, &ro->min_free);
+	if (o == O_BUFFER)
+		return wperf_option_int(p, o, value, &ro->buffer_kb);
+	if (string[o])
+		*string[o] = value;
+	if (flag[o])
+		*flag[o] = true;
+	return true;
 }
 
 /* Parse argv (argv[0] is "record"): -1 to go on, else the exit status
  * (after the help, or a usage error). */
 static int parse_args(int argc, char **argv, struct record_opts *ro)
 {
+	struct wperf_options p;
+	const char *value;
+	int o;
+
 	memset(ro, 0, sizeof(*ro));
 	ro->duration = NAN;
 	ro->min_free = 64;
 	ro->buffer_kb = 4096;
 	ro->ust_events = "wperf:*";
-	for (int i = 1; i < argc; i++) {
-		int rc;
-
-		if (!strcmp(argv[i], "--")) {
-			ro->command = argv[i + 1] ? argv + i + 1 : NULL;
-			break;
-		}
-		if (argv[i][0] != '-' || !argv[i][1]) {
-			ro->unexpected = argv[i];     /* argparse's REMAINDER: the rest */
-			break;
-		}
-		if ((rc = parse_option(argc, argv, &i, ro)) == 1) {
+	wperf_options_init(&p, "record", options, argc, argv);
+	p.stop_at_dashdash = true;      /* after --: the command */
+	while ((o = wperf_options_next(&p, &value)) != WPERF_OPT_END) {
+		if (o == WPERF_OPT_ERROR)
+			return WPERF_EXIT_FAIL;
+		if (o == WPERF_OPT_HELP) {
 			fputs(help, stdout);
 			return WPERF_EXIT_OK;
 		}
-		if (rc < 0)
+		if (o == WPERF_OPT_DASHDASH) {
+			ro->command = p.next < argc ? argv + p.next : NULL;
+			break;
+		}
+		if (o == WPERF_OPT_POSITIONAL) {
+			/* argparse's REMAINDER took the rest: the command,
+			 * put where it is not read as one. */
+			ro->unexpected = value;
+			break;
+		}
+		if (!set_option(&p, ro, o, value))
 			return WPERF_EXIT_FAIL;
 	}
 	if (ro->unexpected)
@@ -381,29 +290,6 @@ struct recording {
 	char why[2048];
 };
 
-/* Where tracefs is mounted (mounting it if we may), in buf; NULL when
- * nowhere. */
-static const char *tracefs_dir(char *buf, size_t len)
-{
-	char dev[256], dir[PATH_MAX], type[64];
-	const char *found = NULL;
-	struct stat st;
-	FILE *f = fopen("/proc/mounts", "r");
-
-	while (f && !found && fscanf(f, "%255s %4095s %63s %*[^\n]", dev, dir, type) == 3)
-		if (!strcmp(type, "tracefs"))
-			found = dir;
-	if (f)
-		fclose(f);
-	if (!found && geteuid() == 0 && stat("/sys/kernel/tracing", &st) == 0 &&
-	    S_ISDIR(st.st_mode) && mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0)
-		found = "/sys/kernel/tracing";
-	if (!found)
-		return NULL;
-	snprintf(buf, len, "%s", found);
-	return buf;
-}
-
 /* wperf-<DIR's name, 40 characters of [A-Za-z0-9_-]>-<pid> */
 static void session_name(const char *out, char *name, size_t len)
 {
@@ -437,7 +323,7 @@ static bool choose_tracers(struct recording *r)
 		r->state.sessiond_started = -1;         /* one was running: null */
 	lttng = wperf_lttng_kernel_available();
 	r->state.kernel = lttng ? "lttng" : "tracefs";
-	r->state.tracefs = lttng ? NULL : tracefs_dir(r->tracefs, sizeof(r->tracefs));
+	r->state.tracefs = lttng ? NULL : wperf_tracefs_dir(r->tracefs, sizeof(r->tracefs));
 	if (!lttng && !r->state.tracefs) {
 		wperf_fail("tracefs is not mounted and could not be mounted (mount -t tracefs "
 			   "nodev /sys/kernel/tracing)");

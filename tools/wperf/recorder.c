@@ -23,6 +23,10 @@
  *    causes then just say the sink's "consume" failed), else the graph's
  *    own one line (bt-failure.c: a wperf component's message first).
  * What the components log goes to DIR/.wperf/kernel-recorder.log.
+ *
+ * Where tracefs is (wperf_tracefs_dir) is here too: every reader of ftrace
+ * in wperf (this recorder, the flight recorder's instance, `wperf top`
+ * without lttng-modules) asks it.
  */
 #include "recorder.h"
 #include "bt-failure.h"
@@ -41,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -383,4 +388,27 @@ bool wperf_recorder_stop(struct wperf_recorder *r, char *why, size_t whylen)
 		return false;
 	}
 	return true;
+}
+
+/* Where tracefs is mounted (mounting it if we may), in buf; NULL when
+ * nowhere. */
+const char *wperf_tracefs_dir(char *buf, size_t len)
+{
+	char dev[256], dir[PATH_MAX], type[64];
+	const char *found = NULL;
+	struct stat st;
+	FILE *f = fopen("/proc/mounts", "re");
+
+	while (f && !found && fscanf(f, "%255s %4095s %63s %*[^\n]", dev, dir, type) == 3)
+		if (!strcmp(type, "tracefs"))
+			found = dir;
+	if (f)
+		fclose(f);
+	if (!found && geteuid() == 0 && stat("/sys/kernel/tracing", &st) == 0 &&
+	    S_ISDIR(st.st_mode) && mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0)
+		found = "/sys/kernel/tracing";
+	if (!found)
+		return NULL;
+	snprintf(buf, len, "%s", found);
+	return buf;
 }

@@ -49,4 +49,8 @@ bool wperf_recorder_alive(struct wperf_recorder *r, char *why, size_t whylen);
  * why set when it failed or wrote no trace. */
 bool wperf_recorder_stop(struct wperf_recorder *r, char *why, size_t whylen);
 
+/* Where tracefs is mounted (mounting it on /sys/kernel/tracing if we are
+ * root and it is nowhere), in buf; NULL when nowhere. */
+const char *wperf_tracefs_dir(char *buf, size_t len);
+
 #endif /* WPERF_TOOL_RECORDER_H */

@@ -23,6 +23,7 @@
 #include "bt-graph.h"
 #include "bt-params.h"
 #include "ctf-metadata.h"
+#include "options.h"
 #include "recording.h"
 
 #include <errno.h>
@@ -43,59 +44,54 @@
 static const char *const formats[] = { "text", "json", "dot", "svg", "html", "graphml", NULL };
 static const char *const knot_rules[] = { "dominant", "strict", NULL };
 
-/* The options that are sink parameters, in the order they are given to
- * the sink (the Python command's order). */
+/* The options that are sink parameters come first, in the order they are
+ * given to the sink (the Python command's order). */
 enum { OPT_FORMAT, OPT_OUTPUT, OPT_PIDS, OPT_COMMS, OPT_THRESHOLD, OPT_MIN_WEIGHT,
-       OPT_KNOT_RULE, OPT_BEGIN, OPT_END, N_SINK_OPTS };
+       OPT_KNOT_RULE, OPT_BEGIN, OPT_END, N_SINK_OPTS,
+       OPT_PLUGIN_PATH = N_SINK_OPTS, OPT_PARAMS, OPT_TIMEOUT, OPT_ALL, OPT_VERBOSE,
+       OPT_HELP, N_OPTS };
 
-static const struct option_def {
-	const char *name;       /* --name */
-	const char *param;      /* sink parameter; NULL: the command's own */
-	const char *const *choices;
-	const char *metavar, *help;
-} options[] = {
-	[OPT_FORMAT] = { "format", "format", formats, "FORMAT",
+/* In the order of the help. */
+static const struct wperf_option options[N_OPTS + 1] = {
+	[OPT_FORMAT] = { "format", 0, "FORMAT",
 		"report format (sink.wperf.knots' format): text, json, dot, svg, html, graphml" },
-	[OPT_OUTPUT] = { "output", "path", NULL, "FILE", "write the report to FILE" },
-	[OPT_PIDS] = { "pids", "pids", NULL, "LIST", "focus: pids or tids, comma-separated" },
-	[OPT_COMMS] = { "comms", "comms", NULL, "LIST", "focus: thread names, comma-separated" },
-	[OPT_THRESHOLD] = { "threshold", "threshold", NULL, "T",
-		"refinement threshold (\"20%\", \"250ms\")" },
-	[OPT_MIN_WEIGHT] = { "min-weight", "min-weight", NULL, "W", "noise floor (\"1%\", \"5ms\")" },
-	[OPT_KNOT_RULE] = { "knot-rule", "knot-rule", knot_rules, "{dominant,strict}",
+	[OPT_OUTPUT] = { "output", 0, "FILE", "write the report to FILE" },
+	[OPT_PIDS] = { "pids", 0, "LIST", "focus: pids or tids, comma-separated" },
+	[OPT_COMMS] = { "comms", 0, "LIST", "focus: thread names, comma-separated" },
+	[OPT_THRESHOLD] = { "threshold", 0, "T", "refinement threshold (\"20%\", \"250ms\")" },
+	[OPT_MIN_WEIGHT] = { "min-weight", 0, "W", "noise floor (\"1%\", \"5ms\")" },
+	[OPT_KNOT_RULE] = { "knot-rule", 0, "{dominant,strict}",
 		"which groups are knots: dominant (little weight leaves them, the default) "
 		"or strict (none, the paper's)" },
-	[OPT_BEGIN] = { "begin", "begin", NULL, "TIME",
+	[OPT_BEGIN] = { "begin", 0, "TIME",
 		"count from TIME, the whole trace read for thread and disk names "
 		"(babeltrace2 --begin's forms: \"hh:mm:ss\", seconds)" },
-	[OPT_END] = { "end", "end", NULL, "TIME", "count up to TIME (as --begin)" },
-	{ "plugin-path", NULL, NULL, "DIR", "directory of babeltrace-plugin-wperf.so" },
-	{ "params", NULL, NULL, "STR", "more sink parameters, in babeltrace2's --params syntax" },
-	{ "timeout", NULL, NULL, "SECONDS",
+	[OPT_END] = { "end", 0, "TIME", "count up to TIME (as --begin)" },
+	[OPT_PLUGIN_PATH] = { "plugin-path", 0, "DIR", "directory of babeltrace-plugin-wperf.so" },
+	[OPT_PARAMS] = { "params", 0, "STR",
+		"more sink parameters, in babeltrace2's --params syntax" },
+	[OPT_TIMEOUT] = { "timeout", 0, "SECONDS",
 		"stop babeltrace2 after SECONDS (default 3600; 0: no limit)" },
-	{ "all", NULL, NULL, NULL,
+	[OPT_ALL] = { "all", 0, NULL,
 		"report every thread, not only the recorded command (the default focus "
 		"when TRACE/command.pid exists)" },
-	{ "verbose", NULL, NULL, NULL,
+	[OPT_VERBOSE] = { "verbose", 0, NULL,
 		"on failure, show babeltrace2's whole error, not only its cause" },
-	{ "help", NULL, NULL, NULL, "show this help message and exit" },
-	{ NULL, NULL, NULL, NULL, NULL },
+	[OPT_HELP] = { "help", 'h', NULL, "show this help message and exit" },
+	{ NULL, 0, NULL, NULL },
+};
+
+/* The sink parameter of each of the first options. */
+static const char *const sink_param[N_SINK_OPTS] = {
+	"format", "path", "pids", "comms", "threshold", "min-weight", "knot-rule", "begin", "end",
 };
 
 struct report_args {
 	const char *trace;
-	const char *value[sizeof(options) / sizeof(options[0])];   /* by option index */
+	const char *value[N_OPTS];      /* by option index */
 	bool all, verbose, help;
 	double timeout;
 };
-
-static int option_index(const char *name)
-{
-	for (int i = 0; options[i].name; i++)
-		if (!strcmp(options[i].name, name))
-			return i;
-	return -1;
-}
 
 static void print_help(void)
 {
@@ -113,139 +109,66 @@ static void print_help(void)
 
 		if (options[i].metavar)
 			snprintf(left, sizeof(left), "--%s %s", options[i].name, options[i].metavar);
+		else if (options[i].short_name)
+			snprintf(left, sizeof(left), "-%c, --%s", options[i].short_name,
+				 options[i].name);
 		else
-			snprintf(left, sizeof(left), "%s--%s", !strcmp(options[i].name, "help") ?
-				 "-h, " : "", options[i].name);
+			snprintf(left, sizeof(left), "--%s", options[i].name);
 		printf("  %-22s %s\n", left, options[i].help);
 	}
 }
 
-/* A usage error: one line, as the Python command's argparse gave it. */
-static int usage_error(const char *fmt, const char *a, const char *b)
+/* The value of option o, checked; false after the usage error. */
+static bool take_value(const struct wperf_options *p, struct report_args *a, int o,
+		       const char *value)
 {
-	char msg[1024];
-
-	snprintf(msg, sizeof(msg), fmt, a, b);
-	return wperf_fail("wperf report: %s (see wperf report --help)", msg);
-}
-
-/* The option named by arg ("--name" or a unique prefix of one, before any
- * "="): its index, or -1 after a usage error. */
-static int find_option(const char *arg)
-{
-	size_t len = strcspn(arg + 2, "=");
-	int found = -1, matches = 0;
-	char name[64];
-
-	snprintf(name, sizeof(name), "%.*s", (int)len, arg + 2);
-	if ((found = option_index(name)) >= 0)
-		return found;
-	for (int i = 0; options[i].name; i++)
-		if (!strncmp(options[i].name, name, len)) {
-			found = i;
-			matches++;
-		}
-	if (matches == 1)
-		return found;
-	if (matches > 1)
-		usage_error("ambiguous option: --%s", name, NULL);
-	else
-		usage_error("unrecognized arguments: %s", arg, NULL);
-	return -1;
-}
-
-static bool looks_like_negative_number(const char *s)
-{
-	char *end;
-
-	if (s[0] != '-')
+	if (o == OPT_FORMAT && !wperf_option_choice(p, o, value, formats))
 		return false;
-	strtod(s, &end);
-	return end != s && !*end;
+	if (o == OPT_KNOT_RULE && !wperf_option_choice(p, o, value, knot_rules))
+		return false;
+	if (o == OPT_TIMEOUT) {
+		if (!wperf_option_float(p, o, value, &a->timeout))
+			return false;
+		if (isnan(a->timeout)) {
+			wperf_usage_error(p, "argument --timeout: invalid float value: '%s'", value);
+			return false;
+		}
+	}
+	a->value[o] = value;
+	return true;
 }
 
 /* Parse argv (argv[0] is "report"): 0, or WPERF_EXIT_FAIL after saying why. */
 static int parse_args(int argc, char **argv, struct report_args *a)
 {
-	bool only_positional = false;
+	struct wperf_options p;
+	const char *value;
+	int o;
 
 	memset(a, 0, sizeof(*a));
 	a->timeout = 3600;
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i], *value;
-		int o;
-
-		if (only_positional || arg[0] != '-' || !arg[1] || looks_like_negative_number(arg)) {
-			if (a->trace)
-				return usage_error("unrecognized arguments: %s", arg, NULL);
-			a->trace = arg;
-			continue;
-		}
-		if (!strcmp(arg, "--")) {
-			only_positional = true;
-			continue;
-		}
-		if (!strcmp(arg, "-h")) {
-			a->help = true;
-			continue;
-		}
-		if (arg[1] != '-')
-			return usage_error("unrecognized arguments: %s", arg, NULL);
-		if ((o = find_option(arg)) < 0)
+	wperf_options_init(&p, "report", options, argc, argv);
+	while ((o = wperf_options_next(&p, &value)) != WPERF_OPT_END) {
+		if (o == WPERF_OPT_ERROR)
 			return WPERF_EXIT_FAIL;
-		if (!options[o].metavar) {
-			if (strchr(arg, '='))
-				return usage_error("argument --%s: ignored explicit argument '%s'",
-						   options[o].name, strchr(arg, '=') + 1);
-			if (!strcmp(options[o].name, "all"))
-				a->all = true;
-			else if (!strcmp(options[o].name, "verbose"))
-				a->verbose = true;
-			else
-				a->help = true;
-			continue;
+		if (o == WPERF_OPT_HELP) {
+			a->help = true;
+			return 0;
 		}
-		if (strchr(arg, '=')) {
-			value = strchr(arg, '=') + 1;
-		} else if (i + 1 < argc && (argv[i + 1][0] != '-' ||
-					    looks_like_negative_number(argv[i + 1]))) {
-			value = argv[++i];
-		} else {
-			return usage_error("argument --%s: expected one argument", options[o].name, NULL);
+		if (o == WPERF_OPT_POSITIONAL) {
+			if (a->trace)
+				return wperf_usage_error(&p, "unrecognized arguments: %s", value);
+			a->trace = value;
+		} else if (o == OPT_ALL) {
+			a->all = true;
+		} else if (o == OPT_VERBOSE) {
+			a->verbose = true;
+		} else if (!take_value(&p, a, o, value)) {
+			return WPERF_EXIT_FAIL;
 		}
-		if (options[o].choices) {
-			const char *const *c = options[o].choices;
-
-			while (*c && strcmp(*c, value))
-				c++;
-			if (!*c) {
-				/* The valid ones too, as argparse lists them. */
-				char what[512];
-				int n = snprintf(what, sizeof(what), "invalid choice: '%s' (choose from ",
-						 value);
-
-				for (c = options[o].choices; *c && n > 0 && (size_t)n < sizeof(what); c++)
-					n += snprintf(what + n, sizeof(what) - (size_t)n, "%s'%s'",
-						      c == options[o].choices ? "" : ", ", *c);
-				if (n > 0 && (size_t)n < sizeof(what))
-					snprintf(what + n, sizeof(what) - (size_t)n, ")");
-				return usage_error("argument --%s: %s", options[o].name, what);
-			}
-		}
-		if (!strcmp(options[o].name, "timeout")) {
-			char *end;
-
-			a->timeout = strtod(value, &end);
-			if (end == value || *end || isnan(a->timeout))
-				return usage_error("argument --timeout: invalid float value: '%s'",
-						   value, NULL);
-		}
-		a->value[o] = value;
 	}
-	if (a->help)
-		return 0;
 	if (!a->trace)
-		return usage_error("the following arguments are required: TRACE", NULL, NULL);
+		return wperf_usage_error(&p, "the following arguments are required: TRACE");
 	return 0;
 }
 
@@ -270,7 +193,7 @@ static bool params_focus(const char *text)
  * should focus on it: no focus asked and not --all. */
 static bool focus_on_command(const struct report_args *a, char *pid, size_t pidlen)
 {
-	const char *params = a->value[option_index("params")];
+	const char *params = a->value[OPT_PARAMS];
 
 	if (a->all || a->value[OPT_PIDS] || a->value[OPT_COMMS])
 		return false;
@@ -295,7 +218,7 @@ static bool stdout_closed(void)
 static bt_value *sink_params(const struct report_args *a, const char *trace, const char *pid)
 {
 	bt_value *params = bt_value_map_create();
-	const char *more = a->value[option_index("params")];
+	const char *more = a->value[OPT_PARAMS];
 	char why[1024];
 
 	if (!params) {
@@ -303,7 +226,7 @@ static bt_value *sink_params(const struct report_args *a, const char *trace, con
 		return NULL;
 	}
 	for (int i = 0; i < N_SINK_OPTS; i++)
-		if (a->value[i] && bt_value_map_insert_string_entry(params, options[i].param,
+		if (a->value[i] && bt_value_map_insert_string_entry(params, sink_param[i],
 								    a->value[i]))
 			goto oom;
 	if (pid && (bt_value_map_insert_string_entry(params, "pids", pid) ||
@@ -511,7 +434,7 @@ int wperf_cmd_report(int argc, char **argv)
 		print_help();
 		return WPERF_EXIT_OK;
 	}
-	if (!(plugins = wperf_plugin_dir(a.value[option_index("plugin-path")])))
+	if (!(plugins = wperf_plugin_dir(a.value[OPT_PLUGIN_PATH])))
 		return WPERF_EXIT_FAIL;
 	trace = a.trace;
 	if (stat(trace, &st) != 0) {

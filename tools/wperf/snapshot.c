@@ -19,6 +19,7 @@
 #include "bt-graph.h"
 #include "flight.h"
 #include "lttng.h"
+#include "options.h"
 #include "recording.h"
 #include "wperf.h"
 
@@ -409,38 +410,6 @@ static void usage(void)
 	       "  -h, --help  show this help message and exit\n");
 }
 
-/* DIR from the command line; NULL after saying why (or after --help,
- * with *done set). */
-static const char *parse(int argc, char **argv, bool *done)
-{
-	const char *dir = NULL;
-
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage();
-			*done = true;
-			return NULL;
-		}
-		if (argv[i][0] == '-' && argv[i][1] && strcmp(argv[i], "--")) {
-			wperf_fail("wperf snapshot: unrecognized arguments: %s (see wperf snapshot "
-				   "--help)", argv[i]);
-			return NULL;
-		}
-		if (!strcmp(argv[i], "--") && i + 1 < argc)
-			i++;
-		if (dir) {
-			wperf_fail("wperf snapshot: unrecognized arguments: %s (see wperf snapshot "
-				   "--help)", argv[i]);
-			return NULL;
-		}
-		dir = argv[i];
-	}
-	if (!dir)
-		wperf_fail("wperf snapshot: the following arguments are required: DIR (see "
-			   "wperf snapshot --help)");
-	return dir;
-}
-
 /* The flight recorder of DIR is running, and can be read by us. */
 static bool check_flight(const char *dir, const struct wperf_flight_state *s)
 {
@@ -469,13 +438,13 @@ static bool check_flight(const char *dir, const struct wperf_flight_state *s)
 int wperf_cmd_snapshot(int argc, char **argv)
 {
 	struct wperf_flight_state s = { 0 };
-	bool done = false;
-	const char *dir = parse(argc, argv, &done);
+	const char *dir;
 	char *out, *snap = NULL;
-	int rc = WPERF_EXIT_FAIL;
+	int rc;
 
-	if (!dir)
-		return done ? WPERF_EXIT_OK : WPERF_EXIT_FAIL;
+	if ((rc = wperf_options_one_positional("snapshot", "DIR", usage, argc, argv, &dir)) >= 0)
+		return rc;
+	rc = WPERF_EXIT_FAIL;
 	/* Ctrl-C ends the ftrace snapshot's graph, not this process: the
 	 * flight recorder's tracing is turned back on and no half snapshot
 	 * is left. */

@@ -16,6 +16,7 @@
 #include "flight.h"
 #include "json.h"
 #include "lttng.h"
+#include "options.h"
 #include "output.h"
 #include "recording.h"
 #include "sessiond.h"
@@ -59,24 +60,9 @@ int wperf_cmd_stop(int argc, char **argv)
 	struct json_want tw = { .key = "name", .out = trigger_name, .outlen = sizeof(trigger_name) };
 	int rc = WPERF_EXIT_FAIL;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage();
-			return WPERF_EXIT_OK;
-		}
-		if (argv[i][0] == '-' && argv[i][1] && strcmp(argv[i], "--"))
-			return wperf_fail("wperf stop: unrecognized arguments: %s (see wperf stop "
-					  "--help)", argv[i]);
-		if (!strcmp(argv[i], "--") && i + 1 < argc)
-			i++;
-		if (dir)
-			return wperf_fail("wperf stop: unrecognized arguments: %s (see wperf stop "
-					  "--help)", argv[i]);
-		dir = argv[i];
-	}
-	if (!dir)
-		return wperf_fail("wperf stop: the following arguments are required: DIR "
-				  "(see wperf stop --help)");
+	if ((rc = wperf_options_one_positional("stop", "DIR", usage, argc, argv, &dir)) >= 0)
+		return rc;
+	rc = WPERF_EXIT_FAIL;
 	if (!(out = realpath(dir, NULL)))
 		out = strdup(dir);
 	if (!out || !wperf_flight_state_read(out, &f))

@@ -9,8 +9,8 @@
  *  - otherwise ftrace, through source.wperf.tracefs (this file), whose
  *    duration= ends the trace cleanly.
  *
- * This file also owns the options (argparse's behaviour and messages, as
- * the Python command had them) and the process that runs the graph.
+ * This file also owns the options (their table; options.c reads them)
+ * and the process that runs the graph.
  *
  * Why a process, not a thread. The graph runs in-process
  * (wperf_bt_run_source, from the plugins this process loaded), but in a
@@ -32,7 +32,9 @@
 #include "bt-params.h"
 #include "command.h"
 #include "lttng.h"
+#include "options.h"
 #include "output.h"
+#include "recorder.h"
 #include "sessiond.h"
 #include "top.h"
 
@@ -44,7 +46,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -85,74 +86,27 @@ static const char help_text[] =
 enum { O_EVERY, O_DURATION, O_FORMAT, O_OUTPUT, O_PIDS, O_COMMS, O_THRESHOLD,
        O_MIN_WEIGHT, O_PARAMS, O_BUFFER, O_PLUGIN_PATH, O_HELP, N_OPTS };
 
-static const char *const option_names[N_OPTS] = {
-	"every", "duration", "format", "output", "pids", "comms", "threshold",
-	"min-weight", "params", "buffer-size-kb", "plugin-path", "help",
+static const struct wperf_option options[N_OPTS + 1] = {
+	[O_EVERY] = { "every", 0, "DURATION", NULL },
+	[O_DURATION] = { "duration", 0, "SECONDS", NULL },
+	[O_FORMAT] = { "format", 0, "{text,json}", NULL },
+	[O_OUTPUT] = { "output", 0, "FILE", NULL },
+	[O_PIDS] = { "pids", 0, "LIST", NULL },
+	[O_COMMS] = { "comms", 0, "LIST", NULL },
+	[O_THRESHOLD] = { "threshold", 0, "T", NULL },
+	[O_MIN_WEIGHT] = { "min-weight", 0, "W", NULL },
+	[O_PARAMS] = { "params", 0, "STR", NULL },
+	[O_BUFFER] = { "buffer-size-kb", 0, "KB", NULL },
+	[O_PLUGIN_PATH] = { "plugin-path", 0, "DIR", NULL },
+	[O_HELP] = { "help", 'h', NULL, NULL },
+	{ NULL, 0, NULL, NULL },
 };
 
-/* A usage error, as argparse words it; WPERF_EXIT_FAIL. */
-static int usage_error(const char *fmt, const char *a, const char *b)
-{
-	char msg[1024];
+static const char *const formats[] = { "text", "json", NULL };
 
-	snprintf(msg, sizeof(msg), fmt, a, b);
-	return wperf_fail("wperf top: %s (see wperf top --help)", msg);
-}
-
-/* "--name[=value]" (or a unique prefix of a name): its index, or -1 after
- * a usage error. */
-static int find_option(const char *arg)
-{
-	size_t len = strcspn(arg + 2, "=");
-	int found = -1, matches = 0;
-	char name[64];
-
-	snprintf(name, sizeof(name), "%.*s", (int)len, arg + 2);
-	for (int i = 0; i < N_OPTS; i++) {
-		if (!strcmp(option_names[i], name))
-			return i;
-		if (!strncmp(option_names[i], name, len)) {
-			found = i;
-			matches++;
-		}
-	}
-	if (matches == 1)
-		return found;
-	if (matches > 1)
-		usage_error("ambiguous option: --%s", name, NULL);
-	else
-		usage_error("unrecognized arguments: %s", arg, NULL);
-	return -1;
-}
-
-/* argparse takes "-1" as a value, "-x" as an option. */
-static bool takes_as_value(const char *s)
-{
-	char *end;
-
-	if (s[0] != '-' || !s[1])
-		return true;
-	strtod(s, &end);
-	return end != s && !*end;
-}
-
-/* Python's float() and int() of a whole argument, blanks around. */
-static bool whole_number(const char *s, double *d, long *l)
-{
-	char *end;
-
-	errno = 0;
-	if (d)
-		*d = strtod(s, &end);
-	else
-		*l = strtol(s, &end, 10);
-	while (*end == ' ' || *end == '\t' || *end == '\n')
-		end++;
-	return end != s && !*end && !errno && *s != ' ';
-}
-
-/* Store the value of option o; 0, or WPERF_EXIT_FAIL after saying why. */
-static int set_option(struct top_args *a, int o, const char *v)
+/* Store the value of option o; false after the usage error. */
+static bool set_option(const struct wperf_options *p, struct top_args *a, int o,
+		       const char *v)
 {
 	const char **field[N_OPTS] = {
 		[O_EVERY] = &a->every, [O_FORMAT] = &a->format, [O_OUTPUT] = &a->output,
@@ -161,46 +115,40 @@ static int set_option(struct top_args *a, int o, const char *v)
 		[O_PLUGIN_PATH] = &a->plugin_path,
 	};
 
-	if (o == O_DURATION && !whole_number(v, &a->duration, NULL))
-		return usage_error("argument --duration: invalid float value: '%s'", v, NULL);
-	if (o == O_BUFFER && !whole_number(v, NULL, &a->buffer_kb))
-		return usage_error("argument --buffer-size-kb: invalid int value: '%s'", v, NULL);
-	if (o == O_FORMAT && strcmp(v, "text") && strcmp(v, "json"))
-		return usage_error("argument --format: invalid choice: '%s' (choose from "
-				   "'text', 'json')", v, NULL);
+	if (o == O_DURATION)
+		return wperf_option_float(p, o, v, &a->duration);
+	if (o == O_BUFFER)
+		return wperf_option_int(p, o, v, &a->buffer_kb);
+	if (o == O_FORMAT && !wperf_option_choice(p, o, v, formats))
+		return false;
 	if (field[o])
 		*field[o] = v;
-	return 0;
+	return true;
 }
 
 /* Parse argv (argv[0] is "top"): 0, or WPERF_EXIT_FAIL after saying why. */
 static int parse_args(int argc, char **argv, struct top_args *a, bool *has_duration)
 {
+	struct wperf_options p;
+	const char *value;
+	int o;
+
 	memset(a, 0, sizeof(*a));
 	a->every = "5s";
 	a->buffer_kb = 4096;
 	*has_duration = false;
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i], *eq = strchr(arg, '=');
-		int o, rc;
-
-		if (!strcmp(arg, "-h")) {
-			a->help = true;
-			continue;
-		}
-		if (strncmp(arg, "--", 2) || !arg[2])
-			return usage_error("unrecognized arguments: %s", arg, NULL);
-		if ((o = find_option(arg)) < 0)
+	wperf_options_init(&p, "top", options, argc, argv);
+	while ((o = wperf_options_next(&p, &value)) != WPERF_OPT_END) {
+		if (o == WPERF_OPT_ERROR)
 			return WPERF_EXIT_FAIL;
-		if (o == O_HELP) {
+		if (o == WPERF_OPT_HELP) {
 			a->help = true;
-			continue;
+			return 0;
 		}
-		if (!eq && (i + 1 >= argc || !takes_as_value(argv[i + 1])))
-			return usage_error("argument --%s: expected one argument",
-					   option_names[o], NULL);
-		if ((rc = set_option(a, o, eq ? eq + 1 : argv[++i])))
-			return rc;
+		if (o == WPERF_OPT_POSITIONAL)     /* top takes none */
+			return wperf_usage_error(&p, "unrecognized arguments: %s", value);
+		if (!set_option(&p, a, o, value))
+			return WPERF_EXIT_FAIL;
 		*has_duration |= o == O_DURATION;
 	}
 	return 0;
@@ -379,21 +327,6 @@ int top_viewer_finish(struct top_viewer *v, const char *what)
 
 /* ------------------------------------------------------------ the ftrace path */
 
-/* tracefs is mounted (mounting it if need be). */
-static bool tracefs_mounted(void)
-{
-	char line[4096], dev[256], dir[4096], type[64];
-	FILE *f = fopen("/proc/mounts", "re");
-	bool found = false;
-
-	while (f && !found && fgets(line, sizeof(line), f))
-		found = sscanf(line, "%255s %4095s %63s", dev, dir, type) == 3 &&
-			!strcmp(type, "tracefs");
-	if (f)
-		fclose(f);
-	return found || mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0;
-}
-
 /* Without lttng-modules: source.wperf.tracefs reads ftrace's buffers as
  * they fill; its `duration` ends it cleanly. */
 static int top_tracefs(const struct top_args *a, bool has_duration,
@@ -401,10 +334,11 @@ static int top_tracefs(const struct top_args *a, bool has_duration,
 {
 	bt_value *source = bt_value_map_create();
 	struct top_viewer v;
+	char tracefs[PATH_MAX];
 	bool stopped;
 	int rc;
 
-	if (!tracefs_mounted()) {
+	if (!wperf_tracefs_dir(tracefs, sizeof(tracefs))) {
 		bt_value_put_ref(source);
 		return wperf_fail("tracefs is not mounted and could not be mounted "
 				  "(mount -t tracefs nodev /sys/kernel/tracing)");
