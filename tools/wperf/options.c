@@ -121,6 +121,10 @@ int wperf_options_next(struct wperf_options *p, const char **value)
 		return WPERF_OPT_END;
 	arg = p->argv[p->next++];
 	if (p->positional_only || not_an_option(arg)) {
+		if (p->max_positional >= 0 && p->positional++ >= p->max_positional) {
+			wperf_usage_error(p, "unrecognized arguments: %s", arg);
+			return WPERF_OPT_ERROR;
+		}
 		*value = arg;
 		return WPERF_OPT_POSITIONAL;
 	}
@@ -222,6 +226,7 @@ int wperf_options_one_positional(const char *cmd, const char *name, void (*help)
 
 	*arg = NULL;
 	wperf_options_init(&p, cmd, only_help, argc, argv);
+	p.max_positional = 1;
 	while ((o = wperf_options_next(&p, &value)) != WPERF_OPT_END) {
 		if (o == WPERF_OPT_ERROR)
 			return WPERF_EXIT_FAIL;
@@ -229,9 +234,7 @@ int wperf_options_one_positional(const char *cmd, const char *name, void (*help)
 			help();
 			return WPERF_EXIT_OK;
 		}
-		if (*arg)       /* o is WPERF_OPT_POSITIONAL: the table has no other */
-			return wperf_usage_error(&p, "unrecognized arguments: %s", value);
-		*arg = value;
+		*arg = value;   /* o is WPERF_OPT_POSITIONAL: the table has no other */
 	}
 	if (!*arg)
 		return wperf_usage_error(&p, "the following arguments are required: %s", name);

@@ -40,13 +40,17 @@ struct wperf_options {
 	int next;                               /* the next argument to read */
 	bool positional_only;                   /* after "--" */
 	bool stop_at_dashdash;                  /* "--" ends the parse (record) */
+	int max_positional;                     /* more is a usage error; -1: any
+						 * (wperf_options_init: 0) */
+	int positional;                         /* how many were read */
 };
 
 /* What wperf_options_next() found, when not an option's index (>= 0). */
 enum {
 	WPERF_OPT_END = -1,             /* no more arguments */
 	WPERF_OPT_ERROR = -2,           /* a usage error, said */
-	WPERF_OPT_POSITIONAL = -3,      /* *value is a positional argument */
+	WPERF_OPT_POSITIONAL = -3,      /* *value is a positional argument (one
+					 * more than max_positional is an error) */
 	WPERF_OPT_HELP = -4,            /* -h, --help (or a prefix): print the help */
 	WPERF_OPT_DASHDASH = -5,        /* "--" with stop_at_dashdash: the rest is
 					 * argv + p->next */

@@ -168,6 +168,7 @@ static int parse_args(int argc, char **argv, struct record_opts *ro)
 	ro->ust_events = "wperf:*";
 	wperf_options_init(&p, "record", options, argc, argv);
 	p.stop_at_dashdash = true;      /* after --: the command */
+	p.max_positional = -1;          /* one, said below */
 	while ((o = wperf_options_next(&p, &value)) != WPERF_OPT_END) {
 		if (o == WPERF_OPT_ERROR)
 			return WPERF_EXIT_FAIL;

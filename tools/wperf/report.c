@@ -148,6 +148,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	memset(a, 0, sizeof(*a));
 	a->timeout = 3600;
 	wperf_options_init(&p, "report", options, argc, argv);
+	p.max_positional = 1;   /* TRACE */
 	while ((o = wperf_options_next(&p, &value)) != WPERF_OPT_END) {
 		if (o == WPERF_OPT_ERROR)
 			return WPERF_EXIT_FAIL;
@@ -156,8 +157,6 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			return 0;
 		}
 		if (o == WPERF_OPT_POSITIONAL) {
-			if (a->trace)
-				return wperf_usage_error(&p, "unrecognized arguments: %s", value);
 			a->trace = value;
 		} else if (o == OPT_ALL) {
 			a->all = true;

@@ -137,7 +137,7 @@ static int parse_args(int argc, char **argv, struct top_args *a, bool *has_durat
 	a->every = "5s";
 	a->buffer_kb = 4096;
 	*has_duration = false;
-	wperf_options_init(&p, "top", options, argc, argv);
+	wperf_options_init(&p, "top", options, argc, argv);   /* no positional */
 	while ((o = wperf_options_next(&p, &value)) != WPERF_OPT_END) {
 		if (o == WPERF_OPT_ERROR)
 			return WPERF_EXIT_FAIL;
@@ -145,8 +145,6 @@ static int parse_args(int argc, char **argv, struct top_args *a, bool *has_durat
 			a->help = true;
 			return 0;
 		}
-		if (o == WPERF_OPT_POSITIONAL)     /* top takes none */
-			return wperf_usage_error(&p, "unrecognized arguments: %s", value);
 		if (!set_option(&p, a, o, value))
 			return WPERF_EXIT_FAIL;
 		*has_duration |= o == O_DURATION;
