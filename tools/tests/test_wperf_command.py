@@ -473,6 +473,42 @@ class Errors(unittest.TestCase):
     def test_snapshot_of_a_plain_directory(self):
         self.assertOneLine(wperf('snapshot', self.tmp), 'not written by `wperf record`')
 
+    # wperf stop and wperf snapshot run as root and do what DIR/wperf.json
+    # says: remove an ftrace instance (rmdir), destroy a session, kill a
+    # watcher, load plugins. A DIR another user made must not make root
+    # do any of it: here its "instance" climbs out of "tracefs" to a
+    # directory of root's.
+    @unittest.skipUnless(os.geteuid() == 0, 'the refusals protect root')
+    def test_stop_and_snapshot_of_a_directory_another_user_made(self):
+        victim = os.path.join(self.tmp, 't', 'victim')
+        os.makedirs(os.path.join(self.tmp, 't', 'instances'))
+        os.mkdir(victim)
+        evil = os.path.join(self.tmp, 'evil')
+        os.makedirs(os.path.join(evil, '.wperf'))
+        with open(os.path.join(evil, 'wperf.json'), 'w') as f:
+            json.dump({'version': 1, 'mode': 'flight-recorder', 'running': True,
+                       'session': None, 'kernel': 'tracefs',
+                       'tracefs': os.path.join(self.tmp, 't'), 'instance': '../victim',
+                       'plugin_path': evil, 'snapshots': 0}, f)
+        for root, dirs, files in os.walk(evil):
+            for name in [root] + [os.path.join(root, n) for n in files]:
+                os.chown(name, 65534, 65534)
+        for cmd in ('stop', 'snapshot'):
+            self.assertOneLine(wperf(cmd, evil), 'refusing ' + evil, "another user's")
+        self.assertTrue(os.path.isdir(victim), 'root removed a directory for another user')
+        # Root's directory with a link planted as its wperf.json or .wperf.
+        os.chown(evil, 0, 0)
+        os.chown(os.path.join(evil, '.wperf'), 0, 0)
+        os.rename(os.path.join(evil, 'wperf.json'), os.path.join(self.tmp, 'state.json'))
+        os.symlink(os.path.join(self.tmp, 'state.json'), os.path.join(evil, 'wperf.json'))
+        self.assertOneLine(wperf('stop', evil), 'wperf.json is a symbolic link')
+        os.chown(os.path.join(self.tmp, 'state.json'), 0, 0)
+        os.unlink(os.path.join(evil, 'wperf.json'))
+        os.rename(os.path.join(self.tmp, 'state.json'), os.path.join(evil, 'wperf.json'))
+        os.chmod(evil, 0o777)
+        self.assertOneLine(wperf('stop', evil), 'writable by other users')
+        self.assertTrue(os.path.isdir(victim))
+
     def test_trigger_needs_snapshot(self):
         self.assertOneLine(wperf('record', '-o', self.tmp + '/x', '--trigger-on', 'a:b'),
                            '--snapshot')

@@ -117,6 +117,44 @@ bool wperf_output_check(const char *out)
 	return directory_is_ours(out, &st) && parent_is_safe(out);
 }
 
+/* One part of a flight recorder's directory: not a link, of the expected
+ * type, the caller's, and writable by no one else. */
+static bool part_is_ours(const char *out, const char *name, mode_t type)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (snprintf(path, sizeof(path), "%s%s%s", out, *name ? "/" : "", name) >=
+	    (int)sizeof(path)) {
+		wperf_fail("path too long: %s/%s", out, name);
+		return false;
+	}
+	if (lstat(path, &st) != 0) {
+		if (errno == ENOENT && *name)
+			wperf_fail("%s was not written by `wperf record` (no %s)", out, name);
+		else
+			wperf_fail("cannot read %s: %s", path, strerror(errno));
+		return false;
+	}
+	if ((st.st_mode & S_IFMT) != type || st.st_uid != geteuid() || (st.st_mode & 0022)) {
+		wperf_fail("refusing %s: %s is %s; as root, wperf acts only on a directory "
+			   "`wperf record --snapshot` made, which no other user can change",
+			   out, path, S_ISLNK(st.st_mode) ? "a symbolic link" :
+			   (st.st_mode & S_IFMT) != type ? "not what wperf record makes" :
+			   st.st_uid != geteuid() ? "another user's" : "writable by other users");
+		return false;
+	}
+	return true;
+}
+
+bool wperf_flight_dir_trusted(const char *out)
+{
+	if (geteuid() != 0)
+		return true;
+	return part_is_ours(out, "", S_IFDIR) && part_is_ours(out, WPERF_PRIVATE, S_IFDIR) &&
+	       part_is_ours(out, WPERF_STATE, S_IFREG);
+}
+
 /* ------------------------------------------------------------ creating DIR */
 
 /* mkdir -p path, the last component with mode; 0 or -1 with errno. */

@@ -68,6 +68,16 @@ int wperf_command_user(const char *name, struct wperf_user *user);
  * cannot change. */
 void wperf_share_with_user(const char *dir, const char *name, gid_t gid);
 
+/* Whether root may act on what the flight recorder directory out (a real
+ * path) says: out, out/.wperf and out/wperf.json are not links, belong to
+ * the caller and no other user can write to them, as `wperf record`
+ * makes them. Its wperf.json names an ftrace instance, a session, a
+ * trigger, a watcher's pid and a plugin directory that `wperf stop` and
+ * `wperf snapshot` remove, destroy, kill and load as root: written by
+ * another user, it would have root do that user's bidding. Not root:
+ * always true. false after saying why. */
+bool wperf_flight_dir_trusted(const char *out);
+
 /* ------------------------------------------------------------ DIR/wperf.json */
 
 /* What DIR/wperf.json says (wperf(1), "FILES"). NULL strings and

@@ -20,6 +20,7 @@
 #include "flight.h"
 #include "lttng.h"
 #include "options.h"
+#include "output.h"
 #include "recording.h"
 #include "wperf.h"
 
@@ -451,7 +452,8 @@ int wperf_cmd_snapshot(int argc, char **argv)
 	wperf_bt_handle_sigint();
 	if (!(out = realpath(dir, NULL)))
 		out = strdup(dir);
-	if (out && wperf_flight_state_read(out, &s) && check_flight(dir, &s) &&
+	if (out && wperf_flight_dir_trusted(out) && wperf_flight_state_read(out, &s) &&
+	    check_flight(dir, &s) &&
 	    (snap = wperf_take_snapshot(out, NULL))) {
 		printf("%s\n", snap);
 		fflush(stdout);

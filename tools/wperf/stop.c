@@ -65,7 +65,7 @@ int wperf_cmd_stop(int argc, char **argv)
 	rc = WPERF_EXIT_FAIL;
 	if (!(out = realpath(dir, NULL)))
 		out = strdup(dir);
-	if (!out || !wperf_flight_state_read(out, &f))
+	if (!out || !wperf_flight_dir_trusted(out) || !wperf_flight_state_read(out, &f))
 		goto end;
 	if (strcmp(f.mode, "flight-recorder")) {
 		wperf_fail("%s is a recording, not a flight recorder (start one with wperf "

@@ -21,6 +21,7 @@
  */
 #include "flight.h"
 #include "lttng.h"
+#include "output.h"
 #include "recording.h"
 #include "wperf.h"
 
@@ -171,6 +172,8 @@ int wperf_cmd_watch(int argc, char **argv)
 	if (!(out = realpath(argv[1], NULL)))
 		return wperf_fail("cannot watch %s: no such directory", argv[1]);
 	w.out = out;
+	if (!wperf_flight_dir_trusted(out))
+		goto end;
 	snprintf(w.triggered, sizeof(w.triggered), "%s/" WPERF_PRIVATE "/triggered", out);
 	if (!read_trigger(&w))
 		goto end;
