@@ -641,6 +641,25 @@ class Record(Recording):
         time.sleep(1)
         return out, p
 
+    def test_umask_0_makes_nothing_other_users_can_change(self):
+        # Some root shells run with umask 0. The parents wperf record makes
+        # for DIR must still be no directory every user can rename DIR in
+        # (it refuses such a parent that exists), and the kernel trace no
+        # file another user can rewrite before root reports it.
+        out = os.path.join(self.tmp, 'umask0', 'a', 'trace')
+        p = subprocess.run([WPERF, 'record', '-o', out, '--', 'true'],
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           preexec_fn=lambda: os.umask(0), timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        for path in (os.path.dirname(os.path.dirname(out)), os.path.dirname(out)):
+            self.assertEqual(os.stat(path).st_mode & 0o7777, 0o755, path)
+        # LTTng's ust/ is its tracing group's to write, by LTTng's design.
+        for root, dirs, files in os.walk(out):
+            for name in [root] + [os.path.join(root, n) for n in files]:
+                mask = 0o002 if '/ust' in name[len(out):] else 0o022
+                self.assertEqual(os.lstat(name).st_mode & mask, 0,
+                                 '%s is writable by others' % name)
+
     def test_sigterm_ends_the_command_then_the_recording(self):
         # `kill wperf` alone: the command gets SIGTERM (as with perf record),
         # the recording stops once it has exited, the trace is whole. It

@@ -157,8 +157,11 @@ bool wperf_flight_dir_trusted(const char *out)
 
 /* ------------------------------------------------------------ creating DIR */
 
-/* mkdir -p path, the last component with mode; 0 or -1 with errno. */
-static int make_dirs(const char *path, mode_t mode)
+/* mkdir -p path, the last component with mode; 0 or -1 with errno. The
+ * directories made on the way are 0755 (not 0777 less the umask, which
+ * is 0 in some root shells): DIR's parents must be no directory every
+ * user can rename DIR in (parent_is_safe()). */
+static int make_dirs(const char *path, mode_t mode, bool last)
 {
 	char *copy = strdup(path), *parent;
 	struct stat st;
@@ -169,10 +172,10 @@ static int make_dirs(const char *path, mode_t mode)
 	parent = dirname(copy);
 	rc = 0;
 	if (strcmp(parent, path) && stat(parent, &st) != 0) {
-		rc = errno == ENOENT ? make_dirs(parent, 0777) : -1;
+		rc = errno == ENOENT ? make_dirs(parent, 0755, false) : -1;
 	}
 	free(copy);
-	if (rc == 0 && mkdir(path, mode) != 0 && !(errno == EEXIST && mode == 0777))
+	if (rc == 0 && mkdir(path, mode) != 0 && !(errno == EEXIST && !last))
 		rc = -1;
 	return rc;
 }
@@ -187,7 +190,7 @@ char *wperf_output_prepare(const char *out, bool *existed)
 		return NULL;
 	*existed = lstat(out, &st) == 0;
 	if (!*existed) {
-		if (make_dirs(out, 0755) != 0) {
+		if (make_dirs(out, 0755, true) != 0) {
 			wperf_fail("cannot create output directory %s: %s", out, strerror(errno));
 			return NULL;
 		}

@@ -208,6 +208,9 @@ bool wperf_recorder_start(struct wperf_recorder *r, const char *plugin_dir, cons
 	fflush(NULL);
 	r->pid = fork();
 	if (r->pid == 0) {
+		/* The trace is root's and no other user's to change, whatever
+		 * the umask wperf was started with (0 in some root shells). */
+		umask(umask(0) | 022);
 		close(whypipe[0]);
 		child(r, parent, fileno(log), whypipe[1], plugin_dir, buffer_kb, stacks);
 	}
