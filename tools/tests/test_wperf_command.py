@@ -248,6 +248,14 @@ class Errors(unittest.TestCase):
                            'writable by every user and not sticky')
         self.assertEqual(os.listdir(shared), [])
 
+    def test_output_path_too_long(self):
+        # The paths below DIR are built in PATH_MAX buffers: one cut short
+        # made DIR/.wperf/kernel-rec instead of kernel-recorder.log.
+        out = os.path.join(self.tmp, *['d' * 200] * 18, 'e' * 250)   # < PATH_MAX
+        self.assertOneLine(wperf('record', '-o', out, '--', 'true'),
+                           'path is too long', 'shorter one with -o')
+        self.assertEqual(os.listdir(self.tmp), [])
+
     def test_unknown_user(self):
         self.assertOneLine(wperf('record', '-o', self.tmp + '/x', '--user',
                                  'no-such-user-here', '--', 'true'),

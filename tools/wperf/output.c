@@ -88,11 +88,33 @@ static int is_empty_dir(const char *path)
 	return empty;
 }
 
+/* Room left in a path after DIR for what wperf, sink.ctf.fs and LTTng
+ * write below it (DIR/.wperf/snapshot-N.part/kernel/...,
+ * DIR/ust/uid/0/64-bit/...): the paths are built in PATH_MAX buffers,
+ * and one cut short would name another file. */
+#define WPERF_OUTPUT_ROOM 256
+
+/* DIR's absolute path leaves that room; false after saying why. */
+static bool short_enough(const char *out)
+{
+	char *abs = wperf_abspath(out);
+	size_t len = abs ? strlen(abs) : strlen(out);
+
+	free(abs);
+	if (len + WPERF_OUTPUT_ROOM < PATH_MAX)
+		return true;
+	wperf_fail("the output directory's path is too long (%zu bytes; at most %d): choose "
+		   "a shorter one with -o", len, PATH_MAX - WPERF_OUTPUT_ROOM - 1);
+	return false;
+}
+
 bool wperf_output_check(const char *out)
 {
 	struct stat st;
 	int empty;
 
+	if (!short_enough(out))
+		return false;
 	if (lstat(out, &st) != 0) {
 		if (errno == ENOENT)
 			return parent_is_safe(out);
@@ -211,6 +233,11 @@ char *wperf_output_prepare(const char *out, bool *existed)
 	}
 	if (!(real = realpath(out, NULL)))
 		wperf_fail("cannot use output directory %s: %s", out, strerror(errno));
+	else if (!short_enough(real)) {     /* through a linked parent */
+		wperf_output_discard(out, *existed);
+		free(real);
+		real = NULL;
+	}
 	return real;
 }
 
