@@ -18,13 +18,13 @@
 #include "lttng.h"
 #include "recording.h"
 #include "sessiond.h"
+#include "spawn.h"
 #include "wperf.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,59 +180,21 @@ static long start_watcher(const char *out)
 {
 	char log[PATH_MAX];
 	char *argv[] = { "wperf", "_watch", (char *)out, NULL };
-	extern char **environ;
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t none, defaults;
 	pid_t pid;
-	int fd, err;
+	int fd;
 
 	snprintf(log, sizeof(log), "%s/" WPERF_PRIVATE "/watcher.log", out);
-	unlink(log);
-	if ((fd = open(log, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0) {
+	if ((fd = wperf_private_fd(log)) < 0) {
 		wperf_fail("cannot write %s: %s", log, strerror(errno));
 		return -1;
 	}
-	sigemptyset(&none);
-	sigemptyset(&defaults);
-	sigaddset(&defaults, SIGINT);
-	sigaddset(&defaults, SIGTERM);
-	sigaddset(&defaults, SIGHUP);
-	sigaddset(&defaults, SIGPIPE);
-	posix_spawnattr_init(&attr);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &defaults);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
-				 POSIX_SPAWN_SETSIGDEF);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, fd, 1);
-	posix_spawn_file_actions_adddup2(&fa, fd, 2);
-	err = posix_spawn(&pid, "/proc/self/exe", &fa, &attr, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
+	pid = wperf_spawn_background("/proc/self/exe", argv, fd, WPERF_SPAWN_SETSID);
 	close(fd);
-	if (err) {
-		wperf_fail("cannot start the trigger watcher: %s", strerror(err));
+	if (pid < 0) {
+		wperf_fail("cannot start the trigger watcher: %s", strerror(errno));
 		return -1;
 	}
 	return pid;
-}
-
-/* The last non-blank line of the file at path into out. */
-static void last_line(const char *path, char *out, size_t len)
-{
-	char line[1024];
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (line[strspn(line, " \t")])
-			snprintf(out, len, "%s", line);
-	}
-	fclose(f);
 }
 
 /* Until the watcher says it listens to the trigger's notifications
@@ -249,7 +211,7 @@ static bool wait_watcher_ready(const char *out, long pid)
 		if (access(ready, F_OK) == 0)
 			return true;
 		if (waitpid((pid_t)pid, NULL, WNOHANG) == (pid_t)pid) {
-			last_line(log, why, sizeof(why));
+			wperf_log_last_line(log, why, sizeof(why));
 			wperf_fail("the trigger watcher could not start: %s", why);
 			return false;
 		}

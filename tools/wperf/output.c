@@ -267,14 +267,18 @@ void wperf_output_discard(const char *out, bool existed)
 		rmdir(out);
 }
 
+int wperf_private_fd(const char *path)
+{
+	if (unlink(path) != 0 && errno != ENOENT)
+		return -1;
+	return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+}
+
 FILE *wperf_private_file(const char *path)
 {
-	int fd;
+	int fd = wperf_private_fd(path);
 	FILE *f;
 
-	if (unlink(path) != 0 && errno != ENOENT)
-		return NULL;
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return NULL;
 	if (!(f = fdopen(fd, "w"))) {

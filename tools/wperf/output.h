@@ -45,6 +45,9 @@ void wperf_remove_tree(const char *path);
  * with errno set. */
 FILE *wperf_private_file(const char *path);
 
+/* The same as a descriptor (for a child's log): -1 with errno. */
+int wperf_private_fd(const char *path);
+
 /* ------------------------------------------------------------ the user */
 
 /* Who the recorded command runs as (and who may read the trace). */

@@ -6,13 +6,14 @@
  */
 #include "sessiond.h"
 #include "lttng.h"
+#include "output.h"
+#include "spawn.h"
 #include "wperf.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,32 +129,6 @@ static bool on_path(const char *prog)
 	return false;
 }
 
-/* A new file at path (any old file or link of that name removed first),
- * never through a link: its descriptor, or -1 with errno. */
-static int new_file(const char *path)
-{
-	unlink(path);
-	return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-}
-
-/* The environment without LD_PRELOAD: lttng-sessiond must not run under
- * a test run's sanitizer or UST preloads. */
-static char **clean_environment(void)
-{
-	extern char **environ;
-	size_t n = 0, k = 0;
-	char **env;
-
-	while (environ[n])
-		n++;
-	if (!(env = calloc(n + 1, sizeof(*env))))
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "LD_PRELOAD=", 11))
-			env[k++] = environ[i];
-	return env;
-}
-
 /* Run `lttng-sessiond --daemonize --pidfile=PIDFILE`, its output into
  * log_fd, and wait for it: with --daemonize it returns once the daemon
  * accepts commands. Its exit status (as a shell says it), or -1 with
@@ -162,64 +137,17 @@ static int run_sessiond(const char *pidfile, int log_fd)
 {
 	char opt[PATH_MAX + 16];
 	char *argv[] = { "lttng-sessiond", "--daemonize", opt, NULL };
-	char **env = clean_environment();
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t none, defaults;
-	int err, status = 0;
+	int status = 0;
 	pid_t pid;
 
 	snprintf(opt, sizeof(opt), "--pidfile=%s", pidfile);
-	if (!env)
+	if ((pid = wperf_spawn_background("lttng-sessiond", argv, log_fd,
+					  WPERF_SPAWN_NO_PRELOAD)) < 0)
 		return -1;
-	sigemptyset(&none);
-	sigemptyset(&defaults);
-	sigaddset(&defaults, SIGINT);
-	sigaddset(&defaults, SIGTERM);
-	sigaddset(&defaults, SIGHUP);
-	sigaddset(&defaults, SIGPIPE);
-	posix_spawnattr_init(&attr);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &defaults);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, log_fd, 1);
-	posix_spawn_file_actions_adddup2(&fa, log_fd, 2);
-	err = posix_spawnp(&pid, "lttng-sessiond", &fa, &attr, argv, env);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	free(env);
-	if (err) {
-		errno = err;
-		return -1;
-	}
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-/* The last non-blank line of the file at path into out, trimmed. */
-static void last_line(const char *path, char *out, size_t len)
-{
-	char line[1024];
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *b = line, *e;
-
-		while (*b == ' ' || *b == '\t')
-			b++;
-		e = b + strlen(b);
-		while (e > b && (e[-1] == '\n' || e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-			*--e = '\0';
-		if (*b)
-			snprintf(out, len, "%s", b);
-	}
-	fclose(f);
 }
 
 /* The pid a daemon wrote in pidfile, or -1. */
@@ -254,7 +182,7 @@ static long start_sessiond(const char *private_dir)
 	}
 	snprintf(log, sizeof(log), "%s/sessiond.log", private_dir);
 	snprintf(pidfile, sizeof(pidfile), "%s/sessiond.pid", private_dir);
-	if ((fd = new_file(log)) < 0) {
+	if ((fd = wperf_private_fd(log)) < 0) {
 		wperf_fail("cannot write %s: %s", log, strerror(errno));
 		return -1;
 	}
@@ -265,7 +193,7 @@ static long start_sessiond(const char *private_dir)
 	if (status != 0 || wperf_lttng_session_count() < 0) {
 		if (status > 0 || !why[0])
 			snprintf(why, sizeof(why), "exit status %d", status);
-		last_line(log, why, sizeof(why));
+		wperf_log_last_line(log, why, sizeof(why));
 		wperf_fail("no lttng-sessiond is running and none could be started: %s", why);
 		return -1;
 	}
@@ -274,7 +202,7 @@ static long start_sessiond(const char *private_dir)
 		return -1;
 	}
 	shared_path(shared, sizeof(shared), "pid");
-	if ((fd = new_file(shared)) < 0 || !(f = fdopen(fd, "w"))) {
+	if ((fd = wperf_private_fd(shared)) < 0 || !(f = fdopen(fd, "w"))) {
 		if (fd >= 0)
 			close(fd);
 		wperf_say("warning: cannot write %s: %s (the session daemon wperf started "

@@ -16,6 +16,7 @@
 #include "command.h"
 #include "lttng.h"
 #include "sessiond.h"
+#include "spawn.h"
 #include "top.h"
 
 #include <dirent.h>
@@ -58,69 +59,37 @@ static long running_relayd(void)
 	return found;
 }
 
-/* In the child: lttng-relayd -o work/relayd, its output into log, in a
- * session of its own, without the preloads of a test run. */
-static void exec_relayd(const char *work, const char *log)
-{
-	char out[4200];
-	int in = open("/dev/null", O_RDONLY), fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-	setsid();
-	signal(SIGPIPE, SIG_DFL);
-	if (in >= 0)
-		dup2(in, STDIN_FILENO);
-	if (fd >= 0) {
-		dup2(fd, STDOUT_FILENO);
-		dup2(fd, STDERR_FILENO);
-	}
-	unsetenv("LD_PRELOAD");
-	snprintf(out, sizeof(out), "%s/relayd", work);
-	execlp("lttng-relayd", "lttng-relayd", "-o", out, (char *)NULL);
-	_exit(127);
-}
-
-/* The last non-blank line of file path, or "". */
-static void last_line(const char *path, char *out, size_t len)
-{
-	char line[1024];
-	FILE *f = fopen(path, "re");
-
-	*out = '\0';
-	while (f && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\r\n")] = '\0';
-		if (line[strspn(line, " \t")])
-			snprintf(out, len, "%s", line + strspn(line, " \t"));
-	}
-	if (f)
-		fclose(f);
-}
-
 /* Our own lttng-relayd on the default ports (the live port is 5344),
  * writing into work/relayd: its pid; 0 when one runs already (then it is
  * used); -1 after saying why. */
 static pid_t start_relayd(const char *work)
 {
-	char log[4200], why[1024];
+	char log[4200], dir[4200], why[1024] = "";
+	char *argv[] = { "lttng-relayd", "-o", dir, NULL };
 	long running = running_relayd();
 	pid_t pid;
-	int status;
+	int fd, status;
 
 	if (running) {
 		wperf_say("using the running lttng-relayd (pid %ld)", running);
 		return 0;
 	}
 	snprintf(log, sizeof(log), "%s/relayd.log", work);
-	fflush(NULL);
-	if ((pid = fork()) == 0)
-		exec_relayd(work, log);
+	snprintf(dir, sizeof(dir), "%s/relayd", work);
+	/* In a session of its own, without the preloads of a test run. */
+	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	pid = wperf_spawn_background("lttng-relayd", argv, fd,
+				     WPERF_SPAWN_SETSID | WPERF_SPAWN_NO_PRELOAD);
+	if (fd >= 0)
+		close(fd);
 	if (pid < 0) {
-		wperf_fail("lttng-relayd could not start: fork: %s", strerror(errno));
+		wperf_fail("lttng-relayd could not start: %s", strerror(errno));
 		return -1;
 	}
 	/* Listening takes a moment; a relayd that cannot (ports taken) exits. */
 	for (int i = 0; i < 20; i++) {
 		if (waitpid(pid, &status, WNOHANG) == pid) {
-			last_line(log, why, sizeof(why));
+			wperf_log_last_line(log, why, sizeof(why));
 			if (!*why)
 				snprintf(why, sizeof(why), "exit status %d",
 					 WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
