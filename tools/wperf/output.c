@@ -367,9 +367,7 @@ void wperf_share_with_user(const char *dir, const char *name, gid_t gid)
 
 /* ------------------------------------------------------------ DIR/wperf.json */
 
-/* A JSON string: the escapes of Python's json.dump; bytes above 0x7f as
- * they are (UTF-8 stays UTF-8). NULL is null. */
-static void put_string(FILE *f, const char *s)
+void wperf_json_put_string(FILE *f, const char *s)
 {
 	if (!s) {
 		fputs("null", f);
@@ -402,7 +400,7 @@ static void put_key(FILE *f, const char *key, int indent, bool *first)
 {
 	fprintf(f, "%s\n%*s", *first ? "" : ",", indent, "");
 	*first = false;
-	put_string(f, key);
+	wperf_json_put_string(f, key);
 	fputs(": ", f);
 }
 
@@ -423,7 +421,7 @@ static void put_command(FILE *f, char *const *command)
 	fputc('[', f);
 	for (size_t i = 0; command[i]; i++) {
 		fprintf(f, "%s\n    ", i ? "," : "");
-		put_string(f, command[i]);
+		wperf_json_put_string(f, command[i]);
 	}
 	fputs("\n  ]", f);
 }
@@ -438,7 +436,7 @@ static void put_user(FILE *f, const struct wperf_user *u)
 	}
 	fputc('{', f);
 	put_key(f, "name", 4, &first);
-	put_string(f, u->name);
+	wperf_json_put_string(f, u->name);
 	put_key(f, "uid", 4, &first);
 	fprintf(f, "%u", (unsigned)u->uid);
 	put_key(f, "gid", 4, &first);
@@ -449,7 +447,7 @@ static void put_user(FILE *f, const struct wperf_user *u)
 		fprintf(f, "%s\n      %u", i ? "," : "", (unsigned)u->groups[i]);
 	fputs(u->ngroups ? "\n    ]" : "]", f);
 	put_key(f, "home", 4, &first);
-	put_string(f, u->home);
+	wperf_json_put_string(f, u->home);
 	fputs("\n  }", f);
 }
 
@@ -460,7 +458,7 @@ static void put_flight(FILE *f, const struct wperf_state *s, bool *first)
 	fputs(s->running ? "true" : "false", f);
 	if (s->instance) {
 		put_key(f, "instance", 2, first);
-		put_string(f, s->instance);
+		wperf_json_put_string(f, s->instance);
 	}
 	if (s->trigger_name) {
 		bool tfirst = true;
@@ -468,11 +466,11 @@ static void put_flight(FILE *f, const struct wperf_state *s, bool *first)
 		put_key(f, "trigger", 2, first);
 		fputc('{', f);
 		put_key(f, "name", 4, &tfirst);
-		put_string(f, s->trigger_name);
+		wperf_json_put_string(f, s->trigger_name);
 		put_key(f, "event", 4, &tfirst);
-		put_string(f, s->trigger_event);
+		wperf_json_put_string(f, s->trigger_event);
 		put_key(f, "filter", 4, &tfirst);
-		put_string(f, s->trigger_filter);
+		wperf_json_put_string(f, s->trigger_filter);
 		fputs("\n  }", f);
 	}
 	if (s->watcher >= 0) {
@@ -489,11 +487,11 @@ static void put_state(FILE *f, const struct wperf_state *s)
 	put_key(f, "version", 2, &first);
 	fputs("1", f);
 	put_key(f, "output", 2, &first);
-	put_string(f, s->output);
+	wperf_json_put_string(f, s->output);
 	put_key(f, "command", 2, &first);
 	put_command(f, s->command);
 	put_key(f, "plugin_path", 2, &first);
-	put_string(f, s->plugin_path);
+	wperf_json_put_string(f, s->plugin_path);
 	put_key(f, "snapshots", 2, &first);
 	put_number(f, s->snapshots);
 	put_key(f, "user", 2, &first);
@@ -501,13 +499,13 @@ static void put_state(FILE *f, const struct wperf_state *s)
 	put_key(f, "sessiond_started", 2, &first);
 	put_number(f, s->sessiond_started);
 	put_key(f, "kernel", 2, &first);
-	put_string(f, s->kernel);
+	wperf_json_put_string(f, s->kernel);
 	put_key(f, "tracefs", 2, &first);
-	put_string(f, s->tracefs);
+	wperf_json_put_string(f, s->tracefs);
 	put_key(f, "session", 2, &first);
-	put_string(f, s->session);
+	wperf_json_put_string(f, s->session);
 	put_key(f, "mode", 2, &first);
-	put_string(f, s->mode);
+	wperf_json_put_string(f, s->mode);
 	if (s->mode && !strcmp(s->mode, "flight-recorder"))
 		put_flight(f, s, &first);
 	fputs("\n}\n", f);

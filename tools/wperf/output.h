@@ -103,6 +103,11 @@ struct wperf_state {
 	const char *trigger_name, *trigger_event, *trigger_filter;
 };
 
+/* s as a JSON string on f: the escapes of Python's json.dump; bytes
+ * above 0x7f as they are (UTF-8 stays UTF-8). NULL is null. The one
+ * string writer of wperf.json and a snapshot's wperf.json. */
+void wperf_json_put_string(FILE *f, const char *s);
+
 /* Write DIR/wperf.json: a new file in DIR/.wperf, renamed over the old
  * one, so a reader never sees half of it. false after saying why. */
 bool wperf_state_save(const char *out, const struct wperf_state *state);

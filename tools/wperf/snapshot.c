@@ -115,22 +115,6 @@ static bool join(char *buf, size_t len, const char *dir, const char *name)
 	return false;
 }
 
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 /* The snapshot's own wperf.json: what it is a snapshot of, and when. */
 static bool write_snapshot_state(const char *snap, const char *out, long n)
 {
@@ -138,21 +122,16 @@ static bool write_snapshot_state(const char *snap, const char *out, long n)
 	time_t now = time(NULL);
 	struct tm tm;
 	FILE *f;
-	int fd;
 
 	if (!join(path, sizeof(path), snap, WPERF_STATE))
 		return false;
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S%z", localtime_r(&now, &tm));
-	unlink(path);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		if (fd >= 0)
-			close(fd);
+	if (!(f = wperf_private_file(path))) {
 		wperf_fail("cannot write %s: %s", path, strerror(errno));
 		return false;
 	}
 	fputs("{\n  \"version\": 1,\n  \"snapshot_of\": ", f);
-	json_string(f, out);
+	wperf_json_put_string(f, out);
 	fprintf(f, ",\n  \"number\": %ld,\n  \"time\": \"%s\"\n}\n", n, when);
 	if (fclose(f) != 0) {
 		wperf_fail("cannot write %s: %s", path, strerror(errno));

@@ -138,9 +138,7 @@ static bool say_ready(const struct watch *w)
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/" WPERF_PRIVATE "/watcher-ready", w->out);
-	unlink(path);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
+	if ((fd = wperf_private_fd(path)) < 0)
 		return wperf_fail("cannot write %s: %s", path, strerror(errno)) == 0;
 	close(fd);
 	return true;
