@@ -5,6 +5,7 @@
  * lock and the pid file.
  */
 #include "sessiond.h"
+#include "command.h"
 #include "lttng.h"
 #include "output.h"
 #include "spawn.h"
@@ -112,23 +113,6 @@ end:
 
 /* ------------------------------------------------------------ starting one */
 
-/* Whether prog is an executable file in a directory of $PATH. */
-static bool on_path(const char *prog)
-{
-	const char *path = getenv("PATH");
-	char buf[PATH_MAX];
-
-	for (const char *p = path ? path : ""; *p;) {
-		size_t len = strcspn(p, ":");
-
-		if (len && snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, p, prog) <
-		    (int)sizeof(buf) && access(buf, X_OK) == 0)
-			return true;
-		p += len + (p[len] == ':');
-	}
-	return false;
-}
-
 /* Run `lttng-sessiond --daemonize --pidfile=PIDFILE`, its output into
  * log_fd, and wait for it: with --daemonize it returns once the daemon
  * accepts commands. Its exit status (as a shell says it), or -1 with
@@ -176,7 +160,7 @@ static long start_sessiond(const char *private_dir)
 	int fd, status;
 	FILE *f;
 
-	if (!on_path("lttng-sessiond")) {
+	if (!wperf_on_path("lttng-sessiond")) {
 		wperf_fail("lttng-sessiond is missing: install it (apt-get install lttng-tools)");
 		return -1;
 	}

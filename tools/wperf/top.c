@@ -367,23 +367,6 @@ static int top_tracefs(const struct top_args *a, bool has_duration,
 
 /* ------------------------------------------------------------ the command */
 
-/* An executable named `name` on $PATH. */
-static bool on_path(const char *name)
-{
-	const char *path = getenv("PATH");
-	char buf[4096];
-
-	while (path && *path) {
-		size_t n = strcspn(path, ":");
-
-		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? path : ".", name);
-		if (access(buf, X_OK) == 0)
-			return true;
-		path += n + (path[n] == ':');
-	}
-	return false;
-}
-
 /* The checks before anything starts; 0, or the exit status. */
 static int check_args(const struct top_args *a, bool has_duration)
 {
@@ -406,7 +389,7 @@ static int watch(const struct top_args *a, bool has_duration, const struct wperf
 	char private_dir[4096];
 	long sessiond;
 
-	if (!on_path("lttng-relayd"))
+	if (!wperf_on_path("lttng-relayd"))
 		return top_tracefs(a, has_duration, bt, sink);
 	snprintf(private_dir, sizeof(private_dir), "%s/.wperf", work);
 	if ((sessiond = wperf_ensure_sessiond(private_dir)) < 0)
