@@ -517,6 +517,31 @@ class Errors(unittest.TestCase):
         self.assertOneLine(wperf('stop', evil), 'writable by other users')
         self.assertTrue(os.path.isdir(victim))
 
+    # A watcher that died long ago left its pid in wperf.json; the pid may
+    # now be another flight recorder's watcher, which `wperf stop` of this
+    # one must leave alone.
+    @unittest.skipUnless(os.geteuid() == 0, 'root signals other processes')
+    def test_stop_leaves_another_flight_recorders_watcher(self):
+        other = subprocess.Popen(
+            [sys.executable, '-c', 'import signal, sys, time\n'
+             'signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))\n'
+             'print("ready", flush=True)\ntime.sleep(60)',
+             '_watch', os.path.join(self.tmp, 'other')], stdout=subprocess.PIPE, text=True)
+        self.addCleanup(other.wait)
+        self.addCleanup(other.kill)
+        self.addCleanup(other.stdout.close)
+        self.assertEqual(other.stdout.readline(), 'ready\n')
+        out = os.path.join(self.tmp, 'fr')
+        os.makedirs(os.path.join(out, '.wperf'))
+        with open(os.path.join(out, 'wperf.json'), 'w') as f:
+            json.dump({'version': 1, 'mode': 'flight-recorder', 'running': True,
+                       'session': None, 'kernel': 'tracefs', 'snapshots': 0,
+                       'watcher': other.pid}, f)
+        p = wperf('stop', out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        time.sleep(0.2)
+        self.assertIsNone(other.poll(), 'wperf stop ended another watcher')
+
     def test_trigger_needs_snapshot(self):
         self.assertOneLine(wperf('record', '-o', self.tmp + '/x', '--trigger-on', 'a:b'),
                            '--snapshot')

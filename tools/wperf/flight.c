@@ -240,10 +240,13 @@ static bool catches_sigterm(long pid)
 	return found;
 }
 
-/* Whether pid's command line has the argument `_watch`. */
-static bool is_watcher(long pid)
+/* Whether pid is the watcher of the flight recorder in out: its command
+ * line has `_watch out`. A watcher that died long ago left its pid in
+ * wperf.json, and the pid may now be another flight recorder's watcher,
+ * which must not be stopped. */
+static bool is_watcher(long pid, const char *out)
 {
-	char path[64], cmdline[4096];
+	char path[64], cmdline[PATH_MAX + 64];
 	size_t n;
 	FILE *f;
 
@@ -254,8 +257,10 @@ static bool is_watcher(long pid)
 	fclose(f);
 	cmdline[n] = '\0';
 	for (size_t i = 0; i < n; i += strlen(cmdline + i) + 1)
-		if (!strcmp(cmdline + i, "_watch"))
-			return true;
+		if (!strcmp(cmdline + i, "_watch")) {
+			i += strlen(cmdline + i) + 1;
+			return i < n && !strcmp(cmdline + i, out);
+		}
 	return false;
 }
 
@@ -263,9 +268,9 @@ static bool is_watcher(long pid)
  * SIGTERM would kill it, losing the snapshot it is there to save: wait
  * (up to 10 s) until it catches SIGTERM. Then wait (up to 60 s) for it to
  * end; past that it is killed (its half-built snapshot is not kept). */
-void wperf_flight_stop_watcher(long pid)
+void wperf_flight_stop_watcher(long pid, const char *out)
 {
-	if (!is_watcher(pid))
+	if (!is_watcher(pid, out))
 		return;
 	for (int i = 0; i < 200 && !catches_sigterm(pid); i++) {
 		waitpid((pid_t)pid, NULL, WNOHANG);    /* when it is our child */
@@ -290,7 +295,7 @@ void wperf_flight_stop_watcher(long pid)
 static void teardown(const struct wperf_state *state)
 {
 	if (state->watcher > 0)
-		wperf_flight_stop_watcher(state->watcher);
+		wperf_flight_stop_watcher(state->watcher, state->output);
 	if (state->trigger_name)
 		wperf_lttng_remove_trigger(state->trigger_name);
 	wperf_lttng_destroy_session(state->session);

@@ -37,10 +37,12 @@ struct wperf_flight_options {
 int wperf_flight_start(const char *out, struct wperf_state *state,
 		       const struct wperf_flight_options *opt, char *const *command);
 
-/* Ask the trigger watcher `pid` to end and wait until it has (it may be
- * taking a snapshot from the session and instance removed next). Nothing
- * when pid is no trigger watcher (gone, its pid reused). */
-void wperf_flight_stop_watcher(long pid);
+/* Ask the trigger watcher `pid` of the flight recorder in out (its real
+ * path) to end and wait until it has (it may be taking a snapshot from
+ * the session and instance removed next). Nothing when pid is not that
+ * watcher (gone, its pid reused, by another flight recorder's watcher
+ * too). */
+void wperf_flight_stop_watcher(long pid, const char *out);
 
 /* Remove the ftrace instance `name` under tracefs (NULL: the usual mount
  * point), tracing off first. false after saying why. */

@@ -85,7 +85,7 @@ int wperf_cmd_stop(int argc, char **argv)
 		goto end;
 	/* Everything the flight recorder left running; what is gone is fine. */
 	if (f.watcher[0] && !f.want[WPERF_FS_WATCHER].is_string)
-		wperf_flight_stop_watcher(strtol(f.watcher, NULL, 10));
+		wperf_flight_stop_watcher(strtol(f.watcher, NULL, 10), out);
 	trigger_json = f.trigger[0] == '{' ? f.trigger : NULL;
 	if (trigger_json && wperf_json_members(trigger_json, &tw, 1) && trigger_name[0])
 		wperf_lttng_remove_trigger(trigger_name);
