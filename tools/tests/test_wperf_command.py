@@ -546,6 +546,14 @@ class Errors(unittest.TestCase):
         self.assertOneLine(wperf('record', '-o', self.tmp + '/x', '--trigger-on', 'a:b'),
                            '--snapshot')
 
+    def test_trigger_filter_needs_trigger_on(self):
+        # It was ignored: the user believed a trigger was set.
+        for args in (['--snapshot'], []):
+            self.assertOneLine(wperf('record', '-o', self.tmp + '/x', *args,
+                                     '--trigger-filter', 'msg == "slow"', '--', 'true'),
+                               '--trigger-filter needs --trigger-on')
+            self.assertFalse(os.path.exists(self.tmp + '/x'))
+
     def test_tracefs_snapshot_parameters(self):
         # source.wperf.tracefs's flight-recorder parameters: one line each.
         plugins = os.path.join(BUILD, 'plugin')

@@ -210,6 +210,9 @@ static bool check_opts(const struct record_opts *ro)
 	else if (ro->trigger_on && !ro->snapshot)
 		why = "--trigger-on needs --snapshot (a trigger takes a snapshot of the flight "
 		      "recorder)";
+	else if (ro->trigger_filter && !ro->trigger_on)
+		why = "--trigger-filter needs --trigger-on EVENT (it says which EVENTs take a "
+		      "snapshot)";
 	else if (ro->buffer_kb < 4 || ro->buffer_kb > 1048576)
 		why = "--buffer-size-kb must be between 4 and 1048576";
 	if (why)
