@@ -478,6 +478,18 @@ class Errors(unittest.TestCase):
         self.assertOneLine(wperf('report', path), 'the recorded command (pid 999999',
                            'is not in it', '--all')
 
+    def test_report_of_a_planted_command_pid(self):
+        # A FIFO as DIR/command.pid hung `wperf report DIR` at its open
+        # (root's too, on a directory another user made): it is no
+        # command.pid, and the report is the whole trace's.
+        path = os.path.join(self.tmp, 'rec')
+        os.mkdir(path)
+        os.rename(self.synthetic_trace(), os.path.join(path, 'kernel'))
+        os.mkfifo(os.path.join(path, 'command.pid'))
+        p = wperf('report', path, '--format', 'json', timeout=20)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIsNone(json.loads(p.stdout)['focus'])
+
     def test_snapshot_of_a_plain_directory(self):
         self.assertOneLine(wperf('snapshot', self.tmp), 'not written by `wperf record`')
 

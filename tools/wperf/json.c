@@ -5,9 +5,12 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 
 static const char *json_blank(const char *p)
@@ -138,25 +141,36 @@ bool wperf_json_members(const char *text, struct json_want *want, size_t nwant)
 }
 
 
+/* The most wperf_read_text() reads: its files are a few KiB. */
+#define TEXT_MAX (16 << 20)
+
 char *wperf_read_text(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	char *text = NULL;
+	/* Not blocking at open: a FIFO planted as DIR/command.pid must not
+	 * hang `wperf report DIR`, nor /dev/zero fill its memory. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	char *text;
+	ssize_t n;
 	size_t len = 0;
 
-	if (!f)
+	if (fd < 0)
 		return NULL;
-	ssize_t n = getdelim(&text, &len, '\0', f);
-	int saved = errno;
-
-	fclose(f);
-	if (n < 0) {
-		free(text);
-		if (!saved) {   /* an empty file */
-			return strdup("");
-		}
-		errno = saved;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > TEXT_MAX) {
+		errno = S_ISREG(st.st_mode) ? EFBIG : EINVAL;
+		close(fd);
 		return NULL;
 	}
+	if (!(text = malloc((size_t)st.st_size + 1))) {
+		close(fd);
+		return NULL;
+	}
+	/* Up to the size seen: a file that grows meanwhile is cut there. */
+	while (len < (size_t)st.st_size &&
+	       ((n = read(fd, text + len, (size_t)st.st_size - len)) > 0 || (n < 0 && errno == EINTR)))
+		if (n > 0)
+			len += (size_t)n;
+	close(fd);
+	text[len] = '\0';
 	return text;
 }
