@@ -490,6 +490,17 @@ class Errors(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIsNone(json.loads(p.stdout)['focus'])
 
+    def test_report_of_a_fifo_as_metadata(self):
+        # report reads every metadata file before babeltrace2 does: a FIFO
+        # hung it at the open, for ever (babeltrace2 would hang on it too).
+        path = os.path.join(self.tmp, 'rec')
+        os.mkdir(path)
+        os.rename(self.synthetic_trace(), os.path.join(path, 'kernel'))
+        os.mkdir(os.path.join(path, 'other'))
+        os.mkfifo(os.path.join(path, 'other', 'metadata'))
+        self.assertOneLine(wperf('report', path, timeout=20),
+                           'metadata is not a regular file')
+
     def test_snapshot_of_a_plain_directory(self):
         self.assertOneLine(wperf('snapshot', self.tmp), 'not written by `wperf record`')
 

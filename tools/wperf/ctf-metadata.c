@@ -11,12 +11,15 @@
 #include "ctf-metadata.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define METADATA_MAGIC 0x75D11D57u
 #define METADATA_HEADER 37
@@ -32,12 +35,24 @@ static uint32_t read_u32(const unsigned char *p, bool little)
 /* The whole file, or NULL with why set. */
 static unsigned char *slurp(const char *path, size_t *len, char *why, size_t whylen)
 {
-	FILE *f = fopen(path, "rb");
+	/* Not blocking at open, and only a regular file: a FIFO or a link
+	 * to a device named metadata would hang the report or fill its
+	 * memory (babeltrace2 would then hang on it too). */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	unsigned char *data = NULL;
 	size_t cap = 0, n = 0;
+	struct stat st;
+	FILE *f;
 
-	if (!f) {
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+		snprintf(why, whylen, "%s is not a regular file: not a trace's metadata", path);
+		close(fd);
+		return NULL;
+	}
+	if (fd < 0 || !(f = fdopen(fd, "rb"))) {
 		snprintf(why, whylen, "cannot read %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return NULL;
 	}
 	for (;;) {
