@@ -496,6 +496,20 @@ class LttngKernel(unittest.TestCase):
         self.assertIn('fig1-writer', knot)
         self.assertIn('disk:', knot)
 
+    def test_wperf_top_refuses_another_users_relayd(self):
+        """`wperf top` beside an lttng-relayd that nobody (uid 65534)
+        runs: one line saying whose it is and how to go on, exit 1; no
+        live session is left."""
+        d = os.path.join(self.part('top'), 'foreign')
+        with open(os.path.join(d, 'top.status')) as f:
+            status = f.read().strip()
+        with open(os.path.join(d, 'top.err')) as f:
+            err = [line for line in f.read().splitlines() if line.strip()]
+        self.assertEqual(status, '1', err)
+        self.assertEqual(len(err), 1, err)
+        self.assertRegex(err[0], r'^wperf: error: the running lttng-relayd \(pid \d+\) '
+                         r'belongs to uid 65534, not to you: .*kill \d+')
+
     def test_snapshot_profile(self):
         """`lttng load wperf-snapshot` + `lttng regenerate statedump` +
         `lttng snapshot record`: a snapshot the sink reads."""

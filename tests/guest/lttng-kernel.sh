@@ -33,8 +33,9 @@
 #            live/reports.jsonl) while the workload runs, then `lttng
 #            destroy`: babeltrace2 must end by itself, status in
 #            live/babeltrace2.status
-#   top      `wperf top --every 1s` (text into top/reports.txt) around the
-#            workload, ended by SIGTERM as by Ctrl-C
+#   top      `wperf top` beside another user's lttng-relayd (it must refuse,
+#            top/foreign/), then `wperf top --every 1s` (text into
+#            top/reports.txt) around the workload, ended by SIGTERM as by Ctrl-C
 # Environment (set by guest-init.sh): WPERF_SOURCE_ROOT, WPERF_BUILD_DIR,
 # WPERF_GUEST_OUT. WPERF_GUEST_PARTS: the parts to run (default: all);
 # WPERF_GUEST_PART_SECONDS: the time one part may take (default 240 s).
@@ -218,6 +219,17 @@ part_top() {
 	local t=/tmp/top
 	mkdir -p "$t"
 	ip link set lo up
+	# An lttng-relayd of another user must not get this machine's kernel
+	# events: wperf top refuses it, in one line (top/foreign/top.*).
+	mkdir -p "$t/foreign/home" && chown nobody "$t/foreign/home"
+	setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME="$t/foreign/home" \
+		lttng-relayd -o "$t/foreign/home/out" >"$t/foreign/relayd.log" 2>&1 &
+	local foreign=$!
+	sleep 3
+	"$wperf" top --duration 2 >"$t/foreign/top.out" 2>"$t/foreign/top.err"
+	echo $? >"$t/foreign/top.status"
+	kill "$foreign"
+	wait "$foreign"
 	"$wperf" top --every 1s --output "$t/reports.txt" \
 		--comms fig1-pipeline,fig1-producer,fig1-writer &
 	local top=$!

@@ -773,6 +773,30 @@ class Record(Recording):
             time.sleep(0.1)
         self.assertEqual(sessiond_pids(), [], 'the session daemon wperf started is still running')
 
+    def test_a_lock_file_another_user_holds_does_not_stop_root(self):
+        # /run/lock is every user's: a lock file there that another user
+        # made and holds used to block every root `wperf record` at its
+        # start, for ever. Root's lock is in /run now, which only root
+        # writes.
+        planted = '/run/lock/wperf-sessiond-0.lock'
+        if not os.path.isdir('/run/lock') or os.path.lexists(planted):
+            self.skipTest('cannot plant %s' % planted)
+        fd = os.open(planted, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+        self.addCleanup(os.unlink, planted)
+        os.fchown(fd, 65534, 65534)
+        holder = subprocess.Popen(
+            ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', 'flock',
+             planted, 'sleep', '300'], stdin=subprocess.DEVNULL)
+        os.close(fd)
+        self.addCleanup(holder.wait)
+        self.addCleanup(holder.kill)
+        time.sleep(0.5)
+        self.assertIsNone(holder.poll(), 'the lock holder did not start')
+        out = os.path.join(self.tmp, 'despite-lock')
+        p = wperf('record', '-o', out, '--', 'true', timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(os.path.isfile(os.path.join(out, 'kernel', 'metadata')), p.stderr)
+
     def small_tmpfs(self, size):
         small = tempfile.mkdtemp(prefix='wperf-small-', dir='/var/tmp')
         if subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=' + size, 'tmpfs',

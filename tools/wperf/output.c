@@ -353,7 +353,8 @@ static int share_one(const char *path, const struct stat *st, int type, struct F
 	bits = S_ISDIR(st->st_mode) ? 0050 : 0040;
 	/* Group write is dropped: the group is now the user's. */
 	if (lchown(path, (uid_t)-1, sharing.gid) != 0 ||
-	    chmod(path, ((st->st_mode & 07777) & ~(mode_t)0020) | bits) != 0)
+	    fchmodat(AT_FDCWD, path, ((st->st_mode & 07777) & ~(mode_t)0020) | bits,
+		     AT_SYMLINK_NOFOLLOW) != 0)
 		wperf_say("warning: cannot let %s read %s: %s", sharing.name, path, strerror(errno));
 	return 0;
 }

@@ -24,10 +24,12 @@
 #include <time.h>
 #include <unistd.h>
 
-/* /run/lock (or the temporary directory)/wperf-sessiond-UID.SUFFIX */
+/* DIR/wperf-sessiond-UID.SUFFIX. DIR is /run for root: only root writes
+ * there, so no other user can plant or hold root's lock (/run/lock is
+ * every user's); /run/lock (or the temporary directory) for the others. */
 static void shared_path(char *out, size_t len, const char *suffix)
 {
-	const char *dir = "/run/lock";
+	const char *dir = geteuid() == 0 ? "/run" : "/run/lock";
 
 	if (access(dir, W_OK) != 0) {
 		dir = getenv("TMPDIR");
@@ -44,11 +46,20 @@ static void shared_path(char *out, size_t len, const char *suffix)
 static int take_lock(void)
 {
 	char lockpath[PATH_MAX];
+	struct stat st;
 	int lock;
 
 	shared_path(lockpath, sizeof(lockpath), "lock");
-	/* The lock directory is shared by all users: never follow a link. */
+	/* The lock directory may be shared by all users: never follow a
+	 * link, and never wait on a lock file another user made (and may
+	 * hold for ever). */
 	lock = open(lockpath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (lock >= 0 && (fstat(lock, &st) != 0 || st.st_uid != geteuid())) {
+		wperf_say("warning: %s belongs to another user: going on without it (remove it)",
+			  lockpath);
+		close(lock);
+		return -1;
+	}
 	if (lock >= 0)
 		flock(lock, LOCK_EX);
 	return lock;

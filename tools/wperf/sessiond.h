@@ -2,8 +2,9 @@
  * tools/wperf/sessiond.h — the LTTng session daemon that some `wperf`
  * started: the last wperf to finish stops it, whichever started it, and
  * only when no session uses it any more. Every wperf of a user takes the
- * same lock around starting and stopping it (/run/lock/wperf-sessiond-UID.lock,
- * its pid beside it in ...UID.pid).
+ * same lock around starting and stopping it (/run/wperf-sessiond-0.lock
+ * for root, /run/lock/wperf-sessiond-UID.lock for the others), its pid
+ * beside it in ...UID.pid.
  */
 #ifndef WPERF_TOOL_SESSIOND_H
 #define WPERF_TOOL_SESSIOND_H

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -71,6 +72,19 @@ static pid_t start_relayd(const char *work)
 	int fd, status;
 
 	if (running) {
+		struct stat st;
+		char proc[64];
+
+		/* A relay daemon of another user would receive this machine's
+		 * kernel events, and ours could not listen beside it. */
+		snprintf(proc, sizeof(proc), "/proc/%ld", running);
+		if (stat(proc, &st) == 0 && st.st_uid != geteuid()) {
+			wperf_fail("the running lttng-relayd (pid %ld) belongs to uid %u, not to you: "
+				   "wperf top streams kernel events only to its own; stop that one "
+				   "(kill %ld) and run wperf top again", running, (unsigned)st.st_uid,
+				   running);
+			return -1;
+		}
 		wperf_say("using the running lttng-relayd (pid %ld)", running);
 		return 0;
 	}
