@@ -882,7 +882,10 @@ class Record(Recording):
         self.assertEqual(q.returncode, 0, q.stderr)
         self.assertIn('this recording was cut short at', q.stderr)
         self.assertTrue(any('fig1-writer' in v['name'] for v in json.loads(q.stdout)['vertices']))
-        # What SIGKILL leaves (wperf(1)): the LTTng session and its daemon.
+        # What SIGKILL leaves (wperf(1)): the LTTng session and its daemon;
+        # the report says how to end the session.
+        self.assertIn('its LTTng session %s still records' % session, q.stderr)
+        self.assertIn('lttng destroy %s' % session, q.stderr)
         subprocess.run(['lttng', 'destroy', session], capture_output=True)
         pidfile = os.path.join(out, '.wperf', 'sessiond.pid')
         if os.path.isfile(pidfile):

@@ -5,6 +5,7 @@
  */
 #include "recording.h"
 #include "json.h"
+#include "lttng.h"
 #include "wperf.h"
 
 #include <ctype.h>
@@ -155,6 +156,24 @@ static bool wperf_alive(long pid)
 	return memmem(buf, n, "wperf", 5) != NULL;
 }
 
+/* A killed wperf record leaves its LTTng session tracing (the session
+ * daemon runs on): say how to end it, when it is still there. */
+static void say_session_left(const char *trace)
+{
+	char path[PATH_MAX], name[256] = "";
+	struct json_want want = { .key = "session", .out = name, .outlen = sizeof(name) };
+	char *text;
+
+	snprintf(path, sizeof(path), "%s/" WPERF_STATE, trace);
+	if (!(text = wperf_read_text(path)))
+		return;
+	if (wperf_json_members(text, &want, 1) && want.found && want.is_string && name[0] &&
+	    wperf_lttng_session_exists(name))
+		wperf_say("warning: its LTTng session %s still records (its wperf was killed): "
+			  "end it with lttng destroy %s", name, name);
+	free(text);
+}
+
 bool wperf_check_closed(const char *trace)
 {
 	char path[PATH_MAX], pidtext[32] = "", when[32] = "?";
@@ -186,6 +205,7 @@ bool wperf_check_closed(const char *trace)
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S",
 			 localtime_r(&newest_mtime, &tm));
 	}
+	say_session_left(trace);
 	snprintf(path, sizeof(path), "%s/kernel/metadata", trace);
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
 		wperf_fail("this recording was cut short at %s (wperf record, pid %ld, was "
