@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # wperf — convenience targets around meson. See README.md.
 #
 #   make demo     install the missing packages to run and build (not the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analysis/analysis.c — the streaming analysis facade (see wperf/analysis.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * array.h — growing arrays indexed by a dense id (a vertex, a CPU), and
  * sorting arrays of ids.

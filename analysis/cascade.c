@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cascade.c — cascaded redistribution (see cascade.h).
  */

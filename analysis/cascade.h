@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cascade.h — cascaded redistribution of wait weights (wperf-method(7) §4).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * classify.c — what kind of problem a knot is: see wperf/classify.h.
  *

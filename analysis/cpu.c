@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpu.c — the CPU finding (wperf/cpu.h): the report's threads' runnable
  * time against their waits, and who else ran on the CPUs.

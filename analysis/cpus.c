@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpus.c — which CPUs the trace shows, and which it should (see cpus.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * disk.c — block devices as pseudo-threads (see disk.h).
  */

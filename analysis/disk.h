@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * disk.h — block devices as pseudo-threads (wperf-method(7) §5).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * edges.c — the edge map (see edges.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * edges.h — the edge map: one struct wperf_edge per (waiter, waited-for)
  * pair, found by hashing the pair. Edges are addressed by index because

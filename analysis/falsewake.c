@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * falsewake.c — merging false wakeups (see falsewake.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * falsewake.h — merging false wakeups (wperf-method(7) §6).
  *

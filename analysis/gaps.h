@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gaps.h — what the report says about gaps in the trace (discarded events
  * or packets, wperf_quality.gaps) for one knot.

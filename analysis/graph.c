@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analysis/graph.c — the finished wait-for graph's own functions
  * (wperf/graph.h): names of kinds and states, what a thread's name says

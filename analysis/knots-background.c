@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analysis/knots-background.c — background knots (wperf-method(7) §7):
  * knots with no device that use less than one CPU over their time.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analysis/knots-graph.c — the knot search's view of the graph
  * (knots-graph.h): building it, strongly connected components of a vertex

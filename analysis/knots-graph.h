@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analysis/knots-graph.h — the knot search's view of the wait-for graph
  * and what it computes on it (knots-graph.c): the active out-edges of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analysis/knots-refine.c — refinement of a knot (wperf-method(7) §7,
  * wPerf paper §3.3), and emitting what the search found.

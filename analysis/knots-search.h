@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analysis/knots-search.h — the state of one knot search (struct search):
  * its results, the work list of pieces still to refine, and the functions

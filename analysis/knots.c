@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analysis/knots.c — knots and sinks of the wait-for graph: the search
  * (wperf-method(7) §7, wPerf paper §3.2–3.3) and its results.

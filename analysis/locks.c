@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * locks.c — user-space spin-lock holders (see locks.h).
  */

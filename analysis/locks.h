@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * locks.h — user-space spin locks seen through the wperf:before_spin /
  * wperf:after_spin annotations (wperf-method(7) §6): who holds each lock.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analysis/merge-keys.c — what makes threads alike for merging
  * (wperf/merge.h): the merge keys by name, the pool a thread belongs to,

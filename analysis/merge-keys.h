@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analysis/merge-keys.h — what merge.c takes from merge-keys.c beyond
  * wperf/merge.h: the name-base key (merge=name, and the name part of a

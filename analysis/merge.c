@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * merge.c — merging thread vertices into virtual vertices: see wperf/merge.h.
  *

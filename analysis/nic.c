@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * nic.c — network interfaces as pseudo-threads (see nic.h).
  */

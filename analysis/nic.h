@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * nic.h — network interfaces as pseudo-threads (wperf-method(7) §5).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * runhist.c — per-thread runnable intervals (see runhist.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * runhist.h — each thread's recent runnable intervals, so that a wait on
  * a thread can tell how much of it that thread spent waiting for a CPU.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analysis/segments.c — a thread's moves from state to state (see
  * segments.h), and the segment each move closes: running, runnable, or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analysis/segments.h — the moves of a thread between states that
  * threads.c makes on scheduler events (segments.c): each closes the

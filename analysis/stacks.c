@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * stacks.c — call stacks of waits: see stacks.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * stacks.h — the call stacks of waits: each distinct stack stored once
  * (interned), and, per edge, how many waits and how much waiting time each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analysis/threads.c — thread state (see threads.h): every thread through
  * running, runnable and waiting from the scheduler events, and the

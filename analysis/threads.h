@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * threads.h — thread state and per-CPU context (wperf-method(7) §3).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timeline.c — each thread's running / runnable / waiting spans, kept for
  * the HTML report's timeline (wperf/graph.h, struct wperf_timeline) within

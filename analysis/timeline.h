@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timeline.h — the per-thread timelines kept during the analysis for the
  * HTML report (timeline.c; the types are wperf/graph.h's).

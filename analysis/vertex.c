@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * vertex.c — the vertex table (see vertex.h).
  */

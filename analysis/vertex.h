@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * vertex.h — the vertex table: every thread and pseudo-thread the analysis
  * has met, addressed by a dense id (the index into the table).

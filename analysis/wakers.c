@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analysis/wakers.c — who ended a wait (wakers.h): the interrupt, the
  * softirq and the device behind it, the timer, or the thread that ran.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analysis/wakers.h — who ended a wait, and the interrupt context of each
  * CPU that tells it (wperf-method(7) §3-4): the functions threads.c calls

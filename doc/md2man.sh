@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # md2man.sh IN.md OUT NAME SECTION VERSION — one manual page, roff, from
 # its Markdown source with lowdown(1). The Markdown pages open with a
 # "# name(N) — title" line and use "##" for the man sections (NAME,

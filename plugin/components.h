@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/components.h — the methods of the plugin's three component
  * classes, registered in plugin.c. Each component's .c file owns its

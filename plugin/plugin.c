@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/plugin.c — the babeltrace2 plugin `wperf`: registration only.
  * The components live in their directories, as babeltrace2's own plugins'

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """The session profiles loaded into a real lttng-sessiond, recording a real
 annotated program, read back with babeltrace2 (python3-bt2).
 

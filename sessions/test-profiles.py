@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """The session profiles sessions/wperf.lttng and sessions/wperf-snapshot.lttng
 against LTTng's session schema, and against what the analysis needs.
 

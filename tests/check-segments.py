@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Check the output of filter.wperf.waits on a real trace.
 
 Usage: /usr/bin/python3 tests/check-segments.py PLUGIN_DIR TRACE_DIR

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What the tests that record for real share: how they run or refuse to.
 
 A test that needs root, tracefs, perf or LTTng and cannot have them FAILS

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """The annotation analysis (wperf-method(7) §6) on recordings made for real:
 `wperf record` records kernel events and the wperf:* LTTng-UST annotations
 of the bundled annotated workloads (ust-provider/workloads), and the

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Background knots (wperf-method(7) §7), recorded for real: tests/workloads/
 heartbeat runs a heartbeat thread ("hb-heartbeat", a 10 ms timer, a mutex
 now and then) that passes a token to a helper ("hb-helper"), beside a

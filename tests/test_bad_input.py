@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Bad input: the plugin must refuse clearly and leave nothing behind.
 
   - a kernel trace without sched_switch (a hand-built scenario with only

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """The CPU finding and pools, recorded for real (issue 21, items 5 and 6):
 `fio` writing with fsync from four jobs (--numjobs=4, one process each,
 forked by fio's main thread) while `stress-ng --cpu 2N` keeps every CPU busy,

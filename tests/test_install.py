@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """What `meson install` puts on a machine, installed into a scratch
 DESTDIR (suite `install`; the normal build only):
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """The LTTng kernel tracer for real (suite `lttng-kernel`): recordings made
 in a Debian 12 guest under QEMU with lttng-modules loaded
 (tests/guest/wperf-guest; this machine's kernel cannot load modules), and

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Merging similar threads (wperf-method(7) §9), recorded for real: four threads
 "mutex-worker-0..3" contending on one pthread mutex
 (tests/workloads/mutex-contention), recorded with `wperf record`, reported

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """NICs as pseudo-threads (wperf-method(7) §5) and loopback, recorded for real:
 a client and a server thread over loopback TCP
 (tests/workloads/tcp-pingpong), recorded with `wperf record`, reported

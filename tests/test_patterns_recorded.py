@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Patterns of waiting, recorded for real with `wperf record`, each with the
 finding the report must make (issue 4, wperf-method(7) §7, §8, §10):
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Recorded for real with perf: the Figure-1 workload recorded with
 `perf record -k CLOCK_MONOTONIC -a -e sched:...,irq:...,block:...`, turned
 into CTF by `perf data convert --to-ctf`, then analysed by sink.wperf.knots

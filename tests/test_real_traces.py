@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Real LTTng kernel traces through the real plugin.
 
 For every trace under $WPERF_SHARED_DIR/traces/lttng-kernel/ (read-only,

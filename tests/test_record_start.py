@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """`wperf record -- CMD` starts CMD only once the kernel recorder records.
 
 A new ftrace instance reads tracing_on=1 before any event is enabled, and

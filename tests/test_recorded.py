@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Recorded for real: the Figure-1 workload (producer "fig1-producer" hands
 requests to writer "fig1-writer", which fsyncs) recorded with
 source.wperf.tracefs by tests/workloads/record-fig1.sh, then analysed with

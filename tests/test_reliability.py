@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Reliability: bad input never crashes, never leaves a half report, and the
 report says what the trace could not show (doc/reliability.md).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """The picture and graph formats of sink.wperf.knots, read back by
 independent readers, on real babeltrace2 graphs.
 

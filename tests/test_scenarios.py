@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Exact-number tests: hand-built kernel traces (tests/wperf_scenario.py)
 through the real C plugin (sink.wperf.knots, filter.wperf.waits).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """sink.wperf.knots reusing filter.wperf.waits' analysis: same report.
 
 When sink.wperf.knots is connected straight to filter.wperf.waits, it takes

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Call stacks of waits, recorded for real with `wperf record --stacks`
 (source.wperf.tracefs stacks="kernel" on a kernel without lttng-modules,
 ftrace's stacktrace trigger on sched_switch; LTTng's callstack-kernel and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Hand-built kernel traces for the wperf integration tests.
 
 A *scenario* is a small, readable list of kernel events

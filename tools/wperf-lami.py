@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 # wperf-lami — the wperf knot analysis as a LAMI 1.0 program (LTTng
 # analyses machine interface), so Trace Compass can run it as an external
 # analysis and show its tables: knots and sinks, wait-for edges, and the

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 # wperf diff — compare two knot reports of the same program (before and
 # after a change), in the spirit of OSprof's differential analysis: what
 # appeared, what went away, what got heavier, and whether the wait lengths

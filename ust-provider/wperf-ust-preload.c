@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ust-provider/wperf-ust-preload.c — libwperf-ust-preload.so, what
  * `wperf record` preloads into the recorded command and every process it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ust-provider/wperf-ust.c — libwperf-ust.so, the LTTng-UST tracepoint
  * provider `wperf` (the probes behind the macros of <wperf/annotate.h>).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report-caveats.c — the data-quality problems that can change the
  * findings, said before them (doc/wperf-report.7.md, "Caveats").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report-cpu-words.c — the words of the CPU finding ("First: the CPUs",
  * wperf/cpu.h), shared by the text and HTML reports so that the page says

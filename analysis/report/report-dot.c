@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report-dot.c — the wait-for graph as a Graphviz DOT picture.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report-format.c — formatting helpers of the report writers.
  *

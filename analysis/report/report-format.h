@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report-format.h — small formatting helpers shared by the report writers:
  * the analysed duration, shares of it as fixed-point numbers (no floating

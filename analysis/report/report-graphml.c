@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report-graphml.c — the wait-for graph as GraphML, for graph tools
  * (networkx, Gephi, yEd, igraph), written with libxml2's xmlTextWriter so

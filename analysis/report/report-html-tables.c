@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analysis/report/report-html-tables.c — the HTML page's sortable tables
  * of knots, edges and threads (report-html.c draws the page around them,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report-html.c — the knot report as one self-contained HTML page.
  *

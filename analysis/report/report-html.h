@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report-html.h — what the files of the HTML page share: the labels
  * report-html.c writes, the parts drawn by report-timeline.c (a finding's

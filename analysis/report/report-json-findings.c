@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analysis/report/report-json-findings.c — the findings of the JSON
  * report (report-json.c writes the rest): the CPU finding, every knot,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report-json.c — the knot report as JSON, for scripts.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analysis/report/report-json.h — what the two files of the JSON report
  * share: the writers of JSON values (report-json.c) and the findings'

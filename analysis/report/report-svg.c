@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report-svg.c — the DOT picture laid out by Graphviz: `dot -Tsvg`.
  *

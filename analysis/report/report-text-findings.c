@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analysis/report/report-text-findings.c — the findings of the text
  * report in rank order: knots (report-text-knots.c) and sinks together by

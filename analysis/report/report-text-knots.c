@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analysis/report/report-text-knots.c — a knot in the text report: its
  * members, its edges with their wait-length histograms and stacks, what

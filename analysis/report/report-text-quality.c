@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analysis/report/report-text-quality.c — how much to trust the text
  * report: lost events and the gaps they leave, the threads whose states

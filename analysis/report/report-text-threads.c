@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analysis/report/report-text-threads.c — the per-thread breakdown of the
  * text report (running, runnable, waiting by kind of waker), and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analysis/report/report-text.c — the knot report for a person at a terminal.
  *

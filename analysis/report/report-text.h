@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analysis/report/report-text.h — what the sections of the text report
  * share: page geometry, the small writers every section uses, and each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report-timeline.c — the pictures of the HTML page that let a reader dig
  * into a finding (report-html.c draws the page around them):

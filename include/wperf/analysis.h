@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * wperf/analysis.h — the streaming analysis: normalised events in, a
  * weighted wait-for graph out.

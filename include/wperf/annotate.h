@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * wperf/annotate.h — annotate the waits the kernel cannot see.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * wperf/classify.h — what kind of problem a knot is, in plain language,
  * with the evidence (wperf-method(7) §10).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * wperf/cpu.h — the CPU finding: did the threads the report is about wait
  * for a CPU more than for anything else?

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * wperf/graph.h — the weighted wait-for graph: vertices (threads and the
  * pseudo-threads they wait on), edges (waits, after cascaded

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * wperf/knots.h — knots and sinks of a wait-for graph (wperf-method(7) §7).
  *

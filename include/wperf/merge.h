@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * wperf/merge.h — merging thread vertices of a wait-for graph into virtual
  * vertices (wperf-method(7) §8 short-lived threads, §9 merging similar threads).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * wperf/report.h — the knot report: the graph, its knots, and the writers
  * that print them for a person (text) or a script (JSON, doc/wperf-report.7.md).

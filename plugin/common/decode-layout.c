@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/common/decode-layout.c — which kernel events the analysis reads,
  * under their name in each trace layout, and where their values are.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/common/decode-layout.h — the kernel event layouts the decoder
  * reads, and the "event plan" that says where each value lives.

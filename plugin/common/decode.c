@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/common/decode.c — from babeltrace2 messages to normalised events.
  *

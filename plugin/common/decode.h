@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/common/decode.h — from babeltrace2 messages to the analysis.
  *

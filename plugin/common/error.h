@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/common/error.h — the one-line error messages of the plugin's helpers:
  * they fill a caller's buffer, and the component turns it into a

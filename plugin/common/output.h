@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/common/output.h — writing a report file atomically: into a temporary file
  * beside the target, flushed and renamed over it only when complete, so a

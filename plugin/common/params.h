@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/common/params.h — component parameters (--params): reject unknown names,
  * read typed values, and say in one line which parameter is wrong and why.

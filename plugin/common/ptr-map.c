@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/common/ptr-map.c — the pointer-keyed hash table of ptr-map.h.
  */

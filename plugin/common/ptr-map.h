@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/common/ptr-map.h — a pointer-keyed open-addressing hash table
  * whose values are owned (freed with the table).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/common/shared-analysis.c — the registry of filter.wperf.waits analyses
  * that a directly connected sink.wperf.knots may reuse (see the header).

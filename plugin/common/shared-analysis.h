@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/common/shared-analysis.h — one analysis for filter.wperf.waits and the
  * sink.wperf.knots right behind it.

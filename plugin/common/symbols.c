@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/common/symbols.c — kernel symbols for wait stacks: see symbols.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/common/symbols.h — names for the kernel frames of wait stacks.
  *

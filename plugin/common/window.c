@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/common/window.c — the `begin`, `end` and `gmt` parameters (window.h):
  * babeltrace2's trimmer forms of a time, parsed by hand (no regex

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/common/window.h — the `begin`, `end` and `gmt` parameters of
  * sink.wperf.knots and filter.wperf.waits: a time window to count, while

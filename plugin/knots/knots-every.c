@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/knots/knots-every.c — sink.wperf.knots' periodic reports
  * (every=PERIOD): a report of the period just ended and of the run so far

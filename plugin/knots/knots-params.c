@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/knots/knots-params.c — sink.wperf.knots's parameters: each read,
  * checked and turned into the component's state (knots-sink.h, struct

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/knots/knots-report.c — sink.wperf.knots' report at the end of the
  * input: the focus (pids, comms, what they forked) and what is opaque to

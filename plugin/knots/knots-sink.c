@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/knots/knots-sink.c — sink.wperf.knots: kernel events in, knot
  * report out.

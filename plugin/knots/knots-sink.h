@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/knots/knots-sink.h — what the files of sink.wperf.knots share:
  * the component's state (its parameters, the analysis, the periodic

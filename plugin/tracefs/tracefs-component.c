@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/tracefs/tracefs-component.c — the source.wperf.tracefs component:
  * its description and help, its parameters, and the trace IR it creates

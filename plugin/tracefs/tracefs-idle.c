@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/tracefs/tracefs-idle.c — see tracefs-idle.h.
  */

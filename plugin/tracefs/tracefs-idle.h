@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/tracefs/tracefs-idle.h — restore the switches out of the idle task that
  * some kernels do not trace.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/tracefs/tracefs-layout.c — the ftrace → LTTng (lttng-modules 2.13) event
  * mapping, and the code that decodes a raw ftrace record into the payload

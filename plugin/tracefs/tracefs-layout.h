@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/tracefs/tracefs-layout.h — how ftrace events become LTTng-layout events.
  *

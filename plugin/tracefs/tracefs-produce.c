@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/tracefs/tracefs-produce.c — source.wperf.tracefs' messages, phase
  * by phase: stream and packet beginnings, the synthetic statedump, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/tracefs/tracefs-recorder.c — the libtracefs side of source.wperf.tracefs.
  *

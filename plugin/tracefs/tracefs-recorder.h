@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/tracefs/tracefs-recorder.h — record kernel events with libtracefs into a
  * private ftrace instance and hand them out per CPU, in time order.

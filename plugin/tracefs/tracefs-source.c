@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/tracefs/tracefs-source.c — source.wperf.tracefs: record kernel
  * scheduler, interrupt, timer, block and network events from tracefs (ftrace) and

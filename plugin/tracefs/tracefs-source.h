@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/tracefs/tracefs-source.h — what the files of source.wperf.tracefs
  * share: the component's and the iterator's state, and the functions one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/tracefs/tracefs-statedump.c — read the threads of /proc/<pid>/task/<tid>
  * and the block devices of /sys/class/block for the synthetic statedump.

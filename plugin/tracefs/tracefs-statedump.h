@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/tracefs/tracefs-statedump.h — the initial state of the system, read from
  * /proc and /sys, for the synthetic lttng_statedump_* events.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/waits/waits-filter.c — filter.wperf.waits: forward every upstream
  * message unchanged and add a trace named `wperf` with one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/waits/waits-select.c — filter.wperf.waits' `pids`, `comms` and
  * `states` parameters (see waits-select.h).

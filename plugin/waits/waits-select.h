@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/waits/waits-select.h — which segments filter.wperf.waits shows: its
  * `pids`, `comms`, `follow-forks` and `states` parameters.

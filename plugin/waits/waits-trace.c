@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/waits/waits-trace.c — the `wperf` trace of filter.wperf.waits: its
  * classes, its one stream, and the messages that carry segments.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugin/waits/waits-trace.h — the `wperf` trace that filter.wperf.waits adds
  * beside the upstream traces: one stream of `wperf:segment` events, one per

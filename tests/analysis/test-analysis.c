@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test-analysis.c — the streaming analysis on hand-built event sequences,
  * with exact expected weights (wperf-method(7) §3-5). These drive the library

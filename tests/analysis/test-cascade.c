@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test-cascade.c — the cascade's worst cases (issue 7): exact weights where
  * they can be derived, and the counters of struct cascade_stats proving the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gen-trace.c — write synthetic kernel traces for the benchmark: CTF 1.8,
  * the lttng-modules 2.13 layout (the one plugin/common/decode.c reads from real

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """run-bench.py — how fast and in how much memory wperf analyses traces,
 against the floor: babeltrace2 decoding the same trace into
 sink.utils.dummy (`make bench`; doc/performance.md has the figures).

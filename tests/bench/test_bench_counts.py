@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """The figures `make bench` reads from cachegrind are the ones cachegrind
 computed.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Count how often the default report's first finding is right, per field
 case, quiet and under a CPU hog (doc/accuracy.md).
 

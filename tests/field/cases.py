@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The field suite's cases: real third-party servers and their loads, and
 the rule that turns the truth measured from outside into the verdict the
 report's first finding must give (README.md states it in words).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The field suite's machinery: start a real server and its load under
 `wperf record`, measure the truth from outside, stop everything.
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Field case: fio, FIELD_THREADS threads each writing 4 KiB blocks with an
 # fsync after every write, for FIELD_SECS seconds.
 D=$1

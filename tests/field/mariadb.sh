@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Field case: MariaDB committing with fsync (innodb_flush_log_at_trx_commit=1)
 # under sysbench oltp_write_only. $1: the case's directory (datadir db/
 # already initialised by cases.py); FIELD_PORT, FIELD_SECS, FIELD_THREADS.

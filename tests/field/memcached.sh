@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Field case: memcached -t 4 under memcslap (libmemcached-tools) get/set
 # load over 127.0.0.1, repeated for FIELD_SECS seconds.
 D=$1

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Field case: nginx serving a static file to wrk over 127.0.0.1.
 # $1: the case's directory (nginx.conf and www/ written by cases.py).
 D=$1

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """What recording costs a real server: its throughput with and without
 `wperf record`, alternating runs (doc/performance.md, "Recording cost on
 real servers").

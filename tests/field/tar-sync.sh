@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Field case: archive a tree with tar, then sync: the archive's pages are
 # written back to the disk while sync waits.
 D=$1

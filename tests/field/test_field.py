@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """The field suite: real third-party servers recorded with `wperf record`,
 reported with the default parameters, judged against the truth measured
 from outside (README.md).

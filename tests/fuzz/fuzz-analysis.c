@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz-analysis.c — libFuzzer target: arbitrary sequences of normalised
  * events (wperf/event.h) into the analysis library, then knot finding,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz-params-knots.c — sink.wperf.knots' own parameter readers, compiled
  * into the params fuzz target (tests/fuzz/fuzz-params.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz-params-tracefs.c — source.wperf.tracefs' parameter reader (static
  * in plugin/tracefs/tracefs-component.c, hence included), for the params

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz-params.c — libFuzzer target: component parameters (--params).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/fuzz: the component parameter readers under test (0 accepted, -1
  * refused with a message). */
 #ifndef WPERF_FUZZ_PARAMS_H

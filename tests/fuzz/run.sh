@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tests/fuzz/run.sh — build the libFuzzer targets with clang and run them.
 #
 #   tests/fuzz/run.sh [-o OUTDIR] [-t SECONDS] [TARGET...]

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tests/guest/guest-init.sh - the guest's run-time init, for one run.
 #
 # wperf-guest copies it into OUT/.wperf-guest/init.sh for every run, and the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # tests/guest/lttng-kernel.sh - the recordings of the `lttng-kernel` suite,
 # run INSIDE the guest (tests/guest/wperf-guest run -- bash THIS); the
 # traces are analysed on the host by tests/test_lttng_kernel.py.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * check.h — the smallest test harness that does the job: CHECK macros
  * that count failures and say where, and a TAP-like line per test.

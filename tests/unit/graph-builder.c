@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* graph-builder.c — see graph-builder.h. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * graph-builder.h — build a struct wperf_graph by hand in tests, without
  * the streaming analysis. Allocation failure aborts the test program.

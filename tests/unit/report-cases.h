@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report-cases.h — hand-built graphs with their knots, ready to be written
  * as reports: shared by test-report.c (checks the text and JSON writers)

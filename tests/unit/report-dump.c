@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report-dump.c — write the JSON report of one case of report-cases.c to
  * stdout (`report-dump NAME`), its text report (`report-dump --text

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test-classify.c — the classification of knots (wperf/classify.h) on
  * hand-built graphs: each rule, the order of the rules, and the evidence

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test-cpu.c — the CPU finding (wperf/cpu.h) on hand-built graphs with
  * exactly known results: which threads count, the comparison of their

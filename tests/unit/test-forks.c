@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test-forks.c — which threads a report takes in, on hand-built graphs:
  * wperf_graph_mark_forked(), which extends a focus to what the focused

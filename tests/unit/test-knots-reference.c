@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test-knots-reference.c — wperf_knots_find against a deliberately naive
  * reference on thousands of small random graphs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test-knots.c — knots, sinks, refinement, focus and background knots on
  * hand-built graphs with exactly known answers (wperf-method(7) §7).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test-merge.c — merging thread vertices (wperf-method(7) §8, §9) on hand-built
  * graphs with exactly known results: merged names, members, summed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test-oom.c — every allocation of knot finding and of the report writers
  * may fail: make the 1st, 2nd, 3rd, ... allocation fail in turn and check

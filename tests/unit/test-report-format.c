@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test-report-format.c — the formatting helpers of the report writers:
  * durations with 3 significant digits, shares, labels, histogram

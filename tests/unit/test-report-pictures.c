@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test-report-pictures.c — the DOT, GraphML and HTML writers on the
  * hand-built cases of report-cases.c, plus a merged vertex with a

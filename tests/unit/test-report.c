@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test-report.c — the text and JSON report writers on the cases of
  * report-cases.c: the lines a person looks for are there, the text fits

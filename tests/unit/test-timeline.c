@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test-timeline.c — the per-thread timelines the HTML report draws
  * (wperf/graph.h struct wperf_timeline, analysis/timeline.c): exact while

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Validate real JSON reports against doc/wperf-report.schema.json.
 
 usage: validate-report.py REPORT_DUMP SCHEMA

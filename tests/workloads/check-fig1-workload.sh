@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # check-fig1-workload.sh FIG1_PIPELINE — the Figure-1 workload alone: it runs,
 # writes requests, and its producer finds the queue full (so it waits for the
 # writer). Checked from the workload's own output.

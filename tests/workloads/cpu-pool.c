@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/workloads/cpu-pool.c — a CPU-bound thread pool larger than the
  * machine (wperf-method(7) §7, runnable time), for recording real traces.

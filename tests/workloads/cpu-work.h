@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/workloads/cpu-work.h — what the pattern workloads share: reading
  * a clock in nanoseconds, and computing for a given amount of the

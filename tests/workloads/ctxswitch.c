@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/workloads/ctxswitch.c — a context-switch-heavy workload for the
  * benchmark (tests/bench/run-bench.py): pairs of threads ("cs-ping-<i>",

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/workloads/fig1-pipeline.c — the workload of Figure 1 of the wPerf
  * paper (OSDI'18), for recording real traces.

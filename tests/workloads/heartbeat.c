@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/workloads/heartbeat.c — a background knot next to a real
  * bottleneck (wperf-method(7) §7 "background knots"), for recording real traces.

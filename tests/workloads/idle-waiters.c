@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/workloads/idle-waiters.c — threads that wait for the whole run on
  * an event loop and are woken once at the end by a busy thread (issue 21,

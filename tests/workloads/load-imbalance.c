@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/workloads/load-imbalance.c — load imbalance by phases (wperf-method(7)
  * §10), for recording real traces.

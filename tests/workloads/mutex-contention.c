@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * mutex-contention.c — lock contention, the pattern of wperf-method(7) §9: N
  * worker threads named "mutex-worker-0" ... "mutex-worker-<N-1>" take one

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # tests/workloads/record-fig1.sh OUTDIR [SECONDS]
 #
 # Record a real kernel trace (CTF, in OUTDIR) of the Figure-1 workload

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/workloads/tcp-pingpong.c — a client and a server thread talking
  * over loopback TCP, for recording real traces.

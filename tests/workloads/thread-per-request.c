@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/workloads/thread-per-request.c — a server that starts one thread
  * per request (wperf-method(7) §8, short-lived threads), for recording real

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/tests/bt-run-source.c — wperf_bt_run_source() (tools/wperf/bt-graph.c),
  * the in-process `babeltrace2 -c SOURCE -c SINK` that `wperf record` and

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """`wperf diff` (suite `diff`): two reports of the same program compared.
 
 Reports come from hand-built scenarios run through sink.wperf.knots (real

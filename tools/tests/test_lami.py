@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """wperf-lami (suite `lami`): the LAMI 1.0 program Trace Compass runs as an
 external analysis, compared with a working LAMI producer (Debian
 python3-lttnganalyses, lttng-cputop-mi) on the same real kernel trace, and

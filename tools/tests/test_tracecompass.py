@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Trace Compass side (suite `tracecompass`).
 
 - tools/tracecompass/wperf-segments.xml validates against Trace Compass'

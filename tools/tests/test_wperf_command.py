@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Tests of the `wperf` command (meson suite `wperf-command`).
 
 - Errors: bad input gives one line on stderr naming the problem and how to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/tests/ust-ticker.c — a tiny LTTng-UST program for the `wperf`
  * command's tests: N times, compute for a while, emit tracef("tick %d")

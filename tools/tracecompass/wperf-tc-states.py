@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 # wperf-tc-states — rewrite the segment trace of filter.wperf.waits for
 # Trace Compass: one `wperf:state` event per segment, stamped when the
 # segment BEGAN, plus one `wperf:thread_end` event when a thread vertex's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/bt-failure.c — one line for a failed graph (bt-failure.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/bt-failure.h — why a babeltrace2 graph failed, in one line
  * for the user, or in full (--verbose) as babeltrace2(1) prints it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/bt-graph.c — babeltrace2 graphs in-process (bt-graph.h):
  * `babeltrace2 INPUT... -c SINK` (wperf_bt_run) and `babeltrace2 -c SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/bt-graph.h — running a babeltrace2 graph in this process, as
  * `babeltrace2 INPUT... -c SINK --params=...` would: the CTF traces found

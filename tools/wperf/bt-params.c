@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/bt-params.c — babeltrace2's `--params` syntax (bt-params.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/bt-params.h — component parameters written in babeltrace2's
  * `--params` syntax (babeltrace2(1)), as `wperf report --params STR` takes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/command.c — the command `wperf record` records (command.h):
  * whether it can be run, its environment (the UST provider preloaded),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/command.h — running the command `wperf record` records, in
  * the foreground, and how the recording stops: when the command exits,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/ctf-metadata.c — the packet structure of CTF 1.8 metadata
  * files (ctf-metadata.h says why it is checked).

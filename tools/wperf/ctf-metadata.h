@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/ctf-metadata.h — is every packetized CTF metadata file of a
  * trace whole? babeltrace2 2.0 loops forever on a metadata file cut inside

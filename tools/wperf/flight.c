@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/flight.c — starting the flight recorder (`wperf record
  * --snapshot`, flight.h) and removing the parts it owns outside the LTTng

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/flight.h — the flight recorder (`wperf record --snapshot`,
  * wperf(1)): an LTTng snapshot-mode session in overwrite mode, where

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/json.c — reading members of small JSON objects (json.h).
  */

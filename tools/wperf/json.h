@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/json.h — the few members `wperf` reads from the small JSON
  * objects `wperf record` writes (wperf.json, .wperf/recording), and the

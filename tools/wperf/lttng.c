@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/lttng.c — LTTng's session daemon through liblttng-ctl
  * (lttng.h): the wperf profile's sessions (sessions/wperf.lttng) made as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/lttng.h — what `wperf` asks of LTTng's session daemon,
  * through liblttng-ctl (lttng/lttng.h) rather than the lttng program: real

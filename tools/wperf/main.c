@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/main.c — the `wperf` command: record a program's kernel and
  * LTTng-UST events and report the knots of its wait-for graph (wPerf,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/options.c — the one option parser of the `wperf`
  * subcommands (options.h says the behaviour: argparse's, which the Python

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/options.h — the command line of every `wperf` subcommand,
  * read by one table-driven parser (options.c), so that the same mistake

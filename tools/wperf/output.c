@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/output.c — the recording directory as `wperf record` writes
  * it (output.h): the checks that make writing into it as root safe, its

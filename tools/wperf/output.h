@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/output.h — the recording directory `wperf record` writes,
  * as root, and what it keeps there: the checks that make writing into it

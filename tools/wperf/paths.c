@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/paths.c — where this copy of `wperf` finds its plugin, its
  * UST provider and `wperf diff`'s program. meson compiles this file twice

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/plugin-dir.c — which babeltrace-plugin-wperf.so this copy of
  * wperf loads: --plugin-path, $WPERF_PLUGIN_PATH, the build tree's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/record.c — `wperf record`: record a program's kernel and
  * LTTng-UST events into one directory (wperf(1)). Its options are a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/recorder.c — the tracefs kernel recorder of `wperf record`
  * (recorder.h): source.wperf.tracefs -> sink.ctf.fs, the graph run in a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/recorder.h — the kernel recorder of `wperf record` where
  * LTTng's kernel tracer is missing: source.wperf.tracefs -> sink.ctf.fs

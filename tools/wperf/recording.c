@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/recording.c — reading a `wperf record` directory
  * (recording.h). The JSON files are small objects written by Python's

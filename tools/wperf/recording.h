@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/recording.h — what `wperf record` leaves in a recording
  * directory and `wperf report` reads back: DIR/command.pid (the recorded

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/report.c — `wperf report TRACE`: the knot report of a
  * recording (wperf(1)). TRACE is read in-process: the babeltrace2 graph

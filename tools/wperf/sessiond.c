@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/sessiond.c — the session daemon a wperf starts when none
  * answers, and stops when it was the last to use it (sessiond.h). Every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/sessiond.h — the LTTng session daemon that some `wperf`
  * started: the last wperf to finish stops it, whichever started it, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/snapshot.c — `wperf snapshot DIR` (wperf(1)): save what the
  * flight recorder of DIR holds into DIR/snapshot-N, and the snapshot

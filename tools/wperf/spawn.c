@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/spawn.c — background programs (spawn.h): one posix_spawn
  * set-up for the trigger watcher, lttng-sessiond and lttng-relayd, so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/spawn.h — starting a background program with its output in
  * a log file, and reading back from that log why it failed. The trigger

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/stop.c — `wperf stop DIR`: stop the flight recorder of DIR
  * (wperf(1)). Its LTTng session is destroyed and its trigger removed

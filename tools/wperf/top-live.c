@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/top-live.c — `wperf top` with LTTng's kernel tracer: a live
  * session (the wperf profile's events, lttng.c) streamed to the local

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/top.c — `wperf top`: watch the running system, a knot
  * report of the period just ended and of the run so far at every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/top.h — what the two halves of `wperf top` share: top.c
  * (the command, its options, the ftrace path and the process that runs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/watch.c — `wperf _watch DIR`, the flight recorder's trigger
  * watcher (not for users: flight.c starts it for --trigger-on, in a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/wperf.h — what the parts of the `wperf` command share: how it
  * speaks to the user (one line on standard error, "wperf: ..."), where this

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ust-provider/bench/annotate-bench.c — what one call of each annotation
  * macro costs, in nanoseconds.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """bench-annotations: what the wperf annotations cost, measured.
 
     ninja -C build bench-annotations          (or: make bench-annotations)

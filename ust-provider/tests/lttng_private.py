@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A private LTTng session daemon for recording UST events in tests and
 benchmarks, and a reader of what it recorded.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """The UST annotations (<wperf/annotate.h>, libwperf-ust.so) for real.
 
 Two groups, run as two meson tests of suite `annotations`:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // ust-provider/workloads/annotate-cxx.cc — <wperf/annotate.h> from C++.
 //
 // The header promises C and C++; this program is that promise compiled

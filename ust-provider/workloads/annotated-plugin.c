@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ust-provider/workloads/annotated-plugin.c — a plugin with the wperf
  * annotations, for a program that has none and dlopen()s it

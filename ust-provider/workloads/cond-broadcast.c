@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ust-provider/workloads/cond-broadcast.c — several threads wait on one
  * condition variable; a producer broadcasts each item; one waiter wins it,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ust-provider/workloads/plugin-host.c — a program without annotations
  * that dlopen()s an annotated plugin (annotated-plugin.c) and runs it:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ust-provider/workloads/spin-lock.c — N threads contend for one spin lock,
  * annotated with WPERF_BEFORE_SPIN / WPERF_AFTER_SPIN (wperf-method(7) §6).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ust-provider/workloads/workload.h — the little the annotated workloads
  * share: option parsing, a monotonic clock, the CPU's spin-wait hint, and

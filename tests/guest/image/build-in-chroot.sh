@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # tests/guest/image/build-in-chroot.sh - the part of the guest image's recipe
 # that runs INSIDE the new root file system (chroot), as root, at image
 # build time. tests/guest/wperf-guest runs it after debootstrap, with:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * wperf/annotate-tp.h — the LTTng-UST tracepoint provider `wperf`.
  *
