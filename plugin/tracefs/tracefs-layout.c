@@ -13,6 +13,7 @@
 #define F(n, k, f) { n, WPERF_OUT_##k, f, WPERF_SRC_FIELD }
 #define PRIO(n, f) { n, WPERF_OUT_S32, f, WPERF_SRC_PRIO }
 #define TGID(n, f) { n, WPERF_OUT_S32, f, WPERF_SRC_TGID }
+#define RWBS(n, f) { n, WPERF_OUT_U32, f, WPERF_SRC_RWBS }
 
 /* Frames kept of a kernel stack (the kernel's own limit is about 64). */
 #define WPERF_STACK_FRAMES_MAX 64
@@ -26,7 +27,7 @@
 	PRIO("prio", "prio") }
 #define BLOCK_RQ_FIELDS { F("dev", U32, "dev"), F("sector", U64, "sector"), \
 	F("nr_sector", U32, "nr_sector"), F("bytes", U32, "bytes"), \
-	CURRENT_TID("tid"), F("rwbs", STRING, "rwbs"), F("comm", STRING, "comm") }
+	CURRENT_TID("tid"), RWBS("rwbs", "rwbs"), F("comm", STRING, "comm") }
 #define SOFTIRQ_FIELDS { F("vec", U32, "vec") }
 
 const struct wperf_layout wperf_layouts[] = {
@@ -79,7 +80,7 @@ const struct wperf_layout wperf_layouts[] = {
 	{ "block", "block_rq_complete", "block_rq_complete", false, {
 		F("dev", U32, "dev"), F("sector", U64, "sector"),
 		F("nr_sector", U32, "nr_sector"), F("error", S32, "error"),
-		F("rwbs", STRING, "rwbs") } },
+		RWBS("rwbs", "rwbs") } },
 	{ "net", "net_dev_xmit", "net_dev_xmit", false, {
 		F("skbaddr", HEX64, "skbaddr"), F("rc", S32, "rc"),
 		F("len", U32, "len"), F("name", STRING, "name") } },
@@ -268,11 +269,61 @@ static int64_t tgid_of(int64_t tid)
 	return cached ? *cached : tid;
 }
 
-/* Copy a (fixed array or __data_loc) string field, bounded by the record. */
-static int set_string_from_record(bt_field *member, struct tep_event *format,
-				  const char *from, struct tep_record *record)
+/* lttng-modules' RWBS_FLAG_* (instrumentation/events/block.h). */
+enum {
+	RWBS_WRITE = 1 << 0, RWBS_DISCARD = 1 << 1, RWBS_READ = 1 << 2,
+	RWBS_RAHEAD = 1 << 3, RWBS_SYNC = 1 << 5, RWBS_META = 1 << 6,
+	RWBS_SECURE = 1 << 7, RWBS_FLUSH = 1 << 8, RWBS_FUA = 1 << 9,
+	RWBS_PREFLUSH = 1 << 10,
+};
+
+/*
+ * blk_fill_rwbs writes an optional 'F' (preflush), one operation ('W',
+ * 'D' or "DE" for a secure erase, 'F' for a flush, 'R', 'N' for none),
+ * then flags: 'F' (FUA), 'A' (read-ahead), 'S' (sync), 'M' (metadata).
+ * Letters it may add later are ignored.
+ */
+uint32_t wperf_rwbs_flags(const char *rwbs)
 {
-	char buf[4096];
+	const char *p = rwbs;
+	uint32_t flags = 0;
+
+	if (p[0] == 'F' && p[1] && strchr("WDFRN", p[1])) {
+		flags |= RWBS_PREFLUSH;
+		p++;
+	}
+	switch (*p) {
+	case 'W': flags |= RWBS_WRITE; break;
+	case 'R': flags |= RWBS_READ; break;
+	case 'F': flags |= RWBS_FLUSH; break;
+	case 'D':
+		flags |= RWBS_DISCARD;
+		if (p[1] == 'E') {
+			flags |= RWBS_SECURE;
+			p++;
+		}
+		break;
+	case 'N': break;
+	default: return flags;
+	}
+	for (p++; *p; p++) {
+		if (*p == 'F')
+			flags |= RWBS_FUA;
+		else if (*p == 'A')
+			flags |= RWBS_RAHEAD;
+		else if (*p == 'S')
+			flags |= RWBS_SYNC;
+		else if (*p == 'M')
+			flags |= RWBS_META;
+	}
+	return flags;
+}
+
+/* A (fixed array or __data_loc) string field into buf (NUL-terminated),
+ * bounded by the record and by buf. */
+static void read_string(struct tep_event *format, const char *from,
+			struct tep_record *record, char *buf, size_t size)
+{
 	int len = 0;
 	const char *raw = tep_get_field_raw(NULL, format, from, record, &len, 0);
 	const char *end = (const char *)record->data + record->size;
@@ -282,12 +333,21 @@ static int set_string_from_record(bt_field *member, struct tep_event *format,
 		size_t max = (size_t)(end - raw) < (size_t)len ?
 			(size_t)(end - raw) : (size_t)len;
 
-		if (max > sizeof(buf) - 1)
-			max = sizeof(buf) - 1;
+		if (max > size - 1)
+			max = size - 1;
 		n = strnlen(raw, max);
 		memcpy(buf, raw, n);
 	}
 	buf[n] = '\0';
+}
+
+/* Copy a (fixed array or __data_loc) string field, bounded by the record. */
+static int set_string_from_record(bt_field *member, struct tep_event *format,
+				  const char *from, struct tep_record *record)
+{
+	char buf[4096];
+
+	read_string(format, from, record, buf, sizeof(buf));
 	return bt_field_string_set_value(member, buf) ==
 		BT_FIELD_STRING_SET_VALUE_STATUS_OK ? 0 : -1;
 }
@@ -375,6 +435,12 @@ static int64_t field_value(const struct wperf_bound_layout *b, int i,
 		return tep_data_pid(tep, record);
 	case WPERF_SRC_CHILD_TGID:
 		return child_tgid(read_number(b->src[i], record));
+	case WPERF_SRC_RWBS: {
+		char rwbs[16];
+
+		read_string(b->format, f->from, record, rwbs, sizeof(rwbs));
+		return wperf_rwbs_flags(rwbs);
+	}
 	case WPERF_SRC_CLONE:
 		/* The layout's first field is the child's tid (pid). */
 		return (int64_t)remember_clone(read_number(b->src[0], record),

@@ -36,6 +36,7 @@ enum wperf_out_source {
 	WPERF_SRC_CHILD_TGID, /* sched_process_fork's child: its thread group, from
 	                         the clone flags task_newtask gave just before */
 	WPERF_SRC_CLONE,      /* task_newtask's clone_flags, remembered by child */
+	WPERF_SRC_RWBS,       /* ftrace's rwbs string ("WS") as LTTng's bitmask */
 };
 
 struct wperf_out_field {
@@ -90,6 +91,11 @@ void wperf_layout_bind_fields(struct wperf_bound_layout *b);
 int wperf_layout_fill(const struct wperf_bound_layout *b,
 		      struct tep_handle *tep, struct tep_record *record,
 		      bt_field *payload);
+
+/* ftrace's rwbs string (the kernel's blk_fill_rwbs: "FWS", "R", "DE")
+ * as lttng-modules' RWBS_FLAG_* bitmask, which lttng-analyses and Trace
+ * Compass read. */
+uint32_t wperf_rwbs_flags(const char *rwbs);
 
 /* Setters for synthetic events: member idx of a payload structure. */
 void wperf_payload_set_int(bt_field *payload, uint64_t idx, int64_t value);

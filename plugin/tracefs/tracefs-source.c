@@ -139,6 +139,20 @@ static void give_back_stop_signals(void)
 /* Iterator: the trace, streams and the outbox of messages              */
 /* ------------------------------------------------------------------ */
 
+/*
+ * The environment readers of LTTng kernel traces look at
+ * (doc/wperf-tracecompass.7.md lists each entry and who reads it):
+ * domain "kernel" makes Trace Compass open the trace as a kernel trace
+ * and lttng-analyses read it; tracer_name says who recorded it (not
+ * lttng-modules); the version numbers are those of the lttng-modules event
+ * layout the events follow, since that is what both read them for
+ * (lttng-analyses: whether sched_wakeup's prio is already offset by 100,
+ * true from 2.7.1 on; it refuses a trace without tracer_patchlevel).
+ */
+#define TRACE_ORIGIN "Linux tracefs (ftrace) events recorded by wperf's " \
+	"source.wperf.tracefs, renamed to the lttng-modules 2.13 layout; " \
+	"not recorded by lttng-modules"
+
 static int set_environment(bt_trace *trace)
 {
 	struct utsname u;
@@ -151,8 +165,12 @@ static int set_environment(bt_trace *trace)
 		bt_trace_set_environment_entry_string(trace, "kernel_release", u.release) ||
 		bt_trace_set_environment_entry_string(trace, "kernel_version", u.version) ||
 		bt_trace_set_environment_entry_string(trace, "tracer_name", "wperf-tracefs") ||
-		bt_trace_set_environment_entry_integer(trace, "tracer_major", 0) ||
-		bt_trace_set_environment_entry_integer(trace, "tracer_minor", 1) ? -1 : 0;
+		bt_trace_set_environment_entry_integer(trace, "tracer_major", 2) ||
+		bt_trace_set_environment_entry_integer(trace, "tracer_minor", 13) ||
+		bt_trace_set_environment_entry_integer(trace, "tracer_patchlevel", 0) ||
+		bt_trace_set_environment_entry_string(trace, "tracer_layout", "lttng-modules 2.13") ||
+		bt_trace_set_environment_entry_string(trace, "trace_origin", TRACE_ORIGIN) ||
+		bt_trace_set_environment_entry_string(trace, "wperf_version", WPERF_VERSION) ? -1 : 0;
 }
 
 static int create_trace(struct tracefs_iter *it)
