@@ -162,6 +162,15 @@ tracefs:
 # and says how long each step took. Its report is `wperf report` of the
 # demo's trace, so the user running that command gets the same answer.
 DEMO_TARGETS := plugin/babeltrace-plugin-wperf.so tests/workloads/fig1-pipeline tools/wperf
+# Shell: `secs T0 T1` prints the time between two `date +%s%N` stamps in
+# seconds with three decimals (52 ms is 0.052).
+DEMO_SECS_SH = secs() { d=$$(( ($$2 - $$1) / 1000000 )); printf '%d.%03d' $$((d / 1000)) $$((d % 1000)); }
+# Shell: what to run next. The demo runs as root; `sudo` only for a user
+# who ran `sudo make demo` (SUDO_USER), not for root itself, whose machine
+# may have no sudo.
+DEMO_NEXT_SH = as=; if [ -n "$${SUDO_USER:-}" ] && [ "$$SUDO_USER" != root ]; then as='sudo '; fi; \
+	echo "next: $${as}$(BUILD)/tools/wperf record -o DIR -- CMD (record your command), then" \
+		"$(BUILD)/tools/wperf report DIR (--format html --output report.html: the HTML page)"
 
 demo:
 	@if [ "$$(id -u)" != 0 ]; then \
@@ -181,11 +190,10 @@ demo:
 	echo "== $(BUILD)/tools/wperf report $(DEMO_TRACE) (fig1-pipeline, pid $$(cat $(DEMO_TRACE)/command.pid)) =="; \
 	$(BUILD)/tools/wperf report $(DEMO_TRACE) || exit 1; \
 	t4=$$(date +%s%N); \
-	ms() { echo "$$(( ($$2 - $$1) / 1000000 ))" | sed 's/\(...\)$$/.\1/; s/^\./0./'; }; \
+	$(DEMO_SECS_SH); \
 	echo; \
-	echo "demo: packages $$(ms $$t0 $$t1) s, build $$(ms $$t1 $$t2) s, record $$(ms $$t2 $$t3) s, report $$(ms $$t3 $$t4) s"; \
-	echo "next: sudo $(BUILD)/tools/wperf record -o DIR -- CMD (record your command), then" \
-		"$(BUILD)/tools/wperf report DIR (--format html --output report.html: the HTML page)"
+	echo "demo: packages $$(secs $$t0 $$t1) s, build $$(secs $$t1 $$t2) s, record $$(secs $$t2 $$t3) s, report $$(secs $$t3 $$t4) s"; \
+	$(DEMO_NEXT_SH)
 
 # Run every test twice: the normal build and the sanitizer build. Both runs
 # always happen; then one summary line "N passed, M failed" (counted from

@@ -621,6 +621,33 @@ class Errors(unittest.TestCase):
         with open(os.path.join(src, 'Makefile')) as f:
             self.assertIn('echo "next: ', f.read())
 
+    def test_demo_step_times_and_next_line(self):
+        # The demo's own shell code (Makefile DEMO_SECS_SH, DEMO_NEXT_SH):
+        # times in seconds with milliseconds (52 ms was printed "52 s"),
+        # and `sudo` in the next line only for a user who ran `sudo make
+        # demo`, not for root itself (whose machine may have no sudo).
+        src = os.path.join(HERE, '..', '..')
+
+        def demo_shell(script, env):
+            p = subprocess.run(['make', '-s', '-C', src, '--no-print-directory',
+                                '--eval=demo-shell: ; @' + script, 'demo-shell'],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=env)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            return p.stdout
+        env = {k: v for k, v in os.environ.items() if k != 'SUDO_USER'}
+        times = demo_shell('$(DEMO_SECS_SH); for ns in 52000000 999999 1000000 '
+                           '1500000000 72345678901; do secs 1000 $$((ns + 1000)); echo; done',
+                           env)
+        self.assertEqual(times.split(), ['0.052', '0.000', '0.001', '1.500', '72.345'])
+        as_root = demo_shell('$(DEMO_NEXT_SH)', env)
+        self.assertRegex(as_root, r'^next: \S*/tools/wperf record -o DIR -- CMD ')
+        self.assertNotIn('sudo', as_root)
+        for user, prefix in (('alice', 'sudo '), ('root', '')):
+            line = demo_shell('$(DEMO_NEXT_SH)', dict(env, SUDO_USER=user))
+            self.assertTrue(line.startswith('next: %s' % prefix) and
+                            line.count('sudo') == prefix.count('sudo'), (user, line))
+
     def test_help(self):
         p = wperf('--help')
         self.assertEqual(p.returncode, 0)
