@@ -1834,6 +1834,18 @@ class TestFollowForks(Base):
         r, focus = self.focus(pids='200', **{'follow-forks': False})
         self.assertEqual(focus, [200, 201])
 
+    def test_comms_names_the_process_too(self):
+        # A user names the program: comms="prog" takes in the threads of
+        # the process whose main thread is prog (not its LTTng-UST
+        # listener, the tracer's); a thread's own name still matches
+        # that thread alone.
+        r, focus = self.focus(comms='prog')
+        self.assertEqual(focus, [200, 201])
+        knots = [sorted(k['members']) for k in r.js['knots'] if k['kind'] == 'knot']
+        self.assertEqual(knots, [sorted([r.tid(200), r.tid(201)])], r.describe_knots())
+        r, focus = self.focus(comms='prog-worker')
+        self.assertEqual(focus, [201])
+
     def test_the_tracer_forked_is_left_out(self):
         # sh also starts the `lttng` tool (300) at 3.6 s: LTTng's, not the
         # command's, unless named.

@@ -43,7 +43,36 @@ static bool comm_listed(const struct knots_sink *s, const char *comm)
 	return wperf_string_list_contains(&s->comms, comm);
 }
 
-static bool vertex_in_focus(const struct knots_sink *s, const struct wperf_vertex *v)
+/* The pids of the processes that comms names: those of the main threads
+ * (tid == pid) with a listed name. A user names the program
+ * ("fig1-pipeline"), whose other threads often have names of their own
+ * ("fig1-writer"). NULL with *n 0 when none; -1 when out of memory. */
+static int named_processes(const struct knots_sink *s, const struct wperf_graph *g,
+			   int64_t **pids, size_t *n)
+{
+	*pids = NULL;
+	*n = 0;
+	for (size_t i = 0; i < g->n_vertices; i++) {
+		const struct wperf_vertex *v = &g->vertices[i];
+
+		if (v->kind != WPERF_V_THREAD || v->pid <= 0 || v->tid != v->pid ||
+		    !(comm_listed(s, v->comm) || comm_listed(s, v->name)))
+			continue;
+		int64_t *more = realloc(*pids, (*n + 1) * sizeof **pids);
+
+		if (!more) {
+			free(*pids);
+			*pids = NULL;
+			return -1;
+		}
+		*pids = more;
+		(*pids)[(*n)++] = v->pid;
+	}
+	return 0;
+}
+
+static bool vertex_in_focus(const struct knots_sink *s, const struct wperf_vertex *v,
+			    const int64_t *named, size_t n_named)
 {
 	if (v->kind != WPERF_V_THREAD && v->kind != WPERF_V_VIRTUAL)
 		return false;
@@ -51,6 +80,8 @@ static bool vertex_in_focus(const struct knots_sink *s, const struct wperf_verte
 		return true;
 	if (wperf_comm_is_tracer_thread(v->comm))
 		return false;
+	if (v->pid > 0 && wperf_id_list_contains(named, n_named, v->pid))
+		return true;
 	return (v->tid >= 0 && pid_listed(s, v->tid)) || (v->pid >= 0 && pid_listed(s, v->pid));
 }
 
@@ -211,21 +242,25 @@ out:
  * -1 when the focus matches no thread (error appended). */
 static int build_focus(struct knots_sink *s, const struct wperf_graph *g, bool **focus)
 {
-	size_t matched = 0;
+	size_t matched = 0, n_named = 0;
+	int64_t *named = NULL;
 	char seen[512];
 
 	*focus = NULL;
 	if (s->n_pids == 0 && s->comms.n == 0)
 		return 0;
 	*focus = calloc(g->n_vertices ? g->n_vertices : 1, sizeof **focus);
-	if (!*focus) {
+	if (!*focus || named_processes(s, g, &named, &n_named) < 0) {
+		free(*focus);
+		*focus = NULL;
 		sink_fail(s, "out of memory");
 		return -1;
 	}
 	for (size_t i = 0; i < g->n_vertices; i++) {
-		(*focus)[i] = vertex_in_focus(s, &g->vertices[i]);
+		(*focus)[i] = vertex_in_focus(s, &g->vertices[i], named, n_named);
 		matched += (*focus)[i];
 	}
+	free(named);
 	if (matched > 0)
 		return s->follow_forks ? add_forked(s, g, *focus) : 0;
 	if (s->n_pids && !s->comms.n) {

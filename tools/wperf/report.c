@@ -58,7 +58,7 @@ static const struct wperf_option options[N_OPTS + 1] = {
 		"report format (sink.wperf.knots' format): text, json, dot, svg, html, graphml" },
 	[OPT_OUTPUT] = { "output", 0, "FILE", "write the report to FILE" },
 	[OPT_PIDS] = { "pids", 0, "LIST", "focus: pids or tids, comma-separated" },
-	[OPT_COMMS] = { "comms", 0, "LIST", "focus: thread names, comma-separated" },
+	[OPT_COMMS] = { "comms", 0, "LIST", "focus: thread or process names, comma-separated" },
 	[OPT_THRESHOLD] = { "threshold", 0, "T", "refinement threshold (\"20%\", \"250ms\")" },
 	[OPT_MIN_WEIGHT] = { "min-weight", 0, "W", "noise floor (\"1%\", \"5ms\")" },
 	[OPT_KNOT_RULE] = { "knot-rule", 0, "{dominant,strict}",

@@ -76,7 +76,7 @@ static const char help_text[] =
 "  --output FILE         write the reports to FILE as they come (default:\n"
 "                        standard output)\n"
 "  --pids LIST           focus: pids or tids, comma-separated\n"
-"  --comms LIST          focus: thread names, comma-separated\n"
+"  --comms LIST          focus: thread or process names, comma-separated\n"
 "  --threshold T         refinement threshold (\"20%\", \"250ms\")\n"
 "  --min-weight W        noise floor (\"1%\", \"5ms\")\n"
 "  --params STR          more sink parameters, in babeltrace2's --params syntax\n"
