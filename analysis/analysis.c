@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "wperf/analysis.h"
+#include "wperf/kernel-events.h"
 #include "array.h"
 #include "cascade.h"
 #include "cpus.h"
@@ -35,15 +36,6 @@ _Static_assert((int)WPERF_SEG_RUNNING == (int)WPERF_SPAN_RUNNING &&
 
 /* Prune cascade history after this many waits (amortises the O(threads) scan). */
 #define PRUNE_EVERY 8192
-
-#define RECORD_HINT \
-	"record them with `lttng enable-event --kernel sched_switch,sched_waking," \
-	"sched_wakeup,sched_wakeup_new,sched_process_fork,sched_process_exec," \
-	"sched_process_exit,sched_process_free,irq_handler_entry,irq_handler_exit," \
-	"irq_softirq_entry,irq_softirq_exit,timer_hrtimer_expire_entry," \
-	"timer_hrtimer_expire_exit,block_rq_insert,block_rq_issue,block_rq_complete," \
-	"lttng_statedump_process_state,lttng_statedump_block_device` " \
-	"(or with `babeltrace2 -c source.wperf.tracefs` where LTTng's kernel tracer is unavailable)"
 
 struct wperf_analysis {
 	struct vertex_table vt;
@@ -709,17 +701,46 @@ static void clip_lifetimes(struct wperf_analysis *a)
 	}
 }
 
+/* The events the hint names: wperf/kernel-events.h's, in its order. */
+struct hinted_event {
+	const char *name;
+	int flags;
+};
+#define HINT_TRACEPOINT(id, system, event, name, lttng_name, flags) { lttng_name, flags },
+#define HINT_STATEDUMP(name, flags) { name, flags },
+static const struct hinted_event hinted_events[] = {
+	WPERF_KERNEL_TRACEPOINTS(HINT_TRACEPOINT)
+	WPERF_LTTNG_STATEDUMP_EVENTS(HINT_STATEDUMP)
+};
+
+/* what, then how to record the events wperf reads. */
+static int fail_without_events(struct wperf_analysis *a, const char *what)
+{
+	char events[512];
+	size_t n = 0;
+
+	events[0] = '\0';
+	for (size_t i = 0; i < sizeof hinted_events / sizeof hinted_events[0]; i++)
+		if (hinted_events[i].flags & WPERF_KEV_IN_HINT && n < sizeof events)
+			n += (size_t)snprintf(events + n, sizeof events - n, "%s%s",
+					      n ? "," : "", hinted_events[i].name);
+	snprintf(a->error, sizeof a->error, "%s; record them with `lttng enable-event "
+		 "--kernel %s` (or with `babeltrace2 -c source.wperf.tracefs` where "
+		 "LTTng's kernel tracer is unavailable)", what, events);
+	return -1;
+}
+
 static int check_input(struct wperf_analysis *a)
 {
 	if (a->quality.events == 0)
-		return fail(a, "the trace has no kernel scheduler, interrupt or block events "
-			       "that wperf reads; " RECORD_HINT);
+		return fail_without_events(a, "the trace has no kernel scheduler, interrupt "
+					   "or block events that wperf reads");
 	if (a->counts[WPERF_EV_SWITCH] == 0)
-		return fail(a, "no sched_switch events in the trace: wperf cannot tell when "
-			       "threads run or wait without them; " RECORD_HINT);
+		return fail_without_events(a, "no sched_switch events in the trace: wperf "
+					   "cannot tell when threads run or wait without them");
 	if (a->counts[WPERF_EV_WAKEUP] == 0)
-		return fail(a, "no sched_waking or sched_wakeup events in the trace: without "
-			       "wakeups no wait has a waker; " RECORD_HINT);
+		return fail_without_events(a, "no sched_waking or sched_wakeup events in the "
+					   "trace: without wakeups no wait has a waker");
 	return 0;
 }
 

@@ -17,10 +17,11 @@ against LTTng's session schema, and against what the analysis needs.
    says <enabled>true</enabled> and the session <started>false</started>.
 4. `meson install` puts them in <sysconfdir>/lttng/sessions, which is
    /etc/lttng/sessions (where `lttng load NAME` looks) with prefix /usr.
-5. `wperf record` and `wperf top` (tools/wperf/lttng.c), which enable the
-   events themselves,
-   asks lttng-modules for exactly the profile's kernel events, in their
-   lttng-modules names, the scheduler ones first (the ones it requires).
+5. The kernel events are those of include/wperf/kernel-events.h, the one
+   list from which `wperf record` and `wperf top` (tools/wperf/lttng.c)
+   enable the same events themselves, the tracefs recorders take theirs and
+   the analysis names them in its hint: each once, the scheduler ones first
+   (the ones required).
 
 Usage: test-profiles.py --sessions-dir DIR --install-dir DIR --prefix P
        [--shared-dir-default DIR]
@@ -39,24 +40,33 @@ SKIP = 77
 IN_CI = os.environ.get('CI', '').lower() in ('1', 'true', 'yes')
 DEBIAN_XSD = '/usr/share/xml/lttng/session.xsd'
 
-# Every kernel event the analysis uses, by its lttng-modules 2.13 name
-# (include/instrumentation/events/*.h; netif_receive_skb is recorded as
-# net_if_receive_skb). doc/wperf-sessions.7.md explains each one.
-KERNEL_EVENTS = {
-    'sched_switch', 'sched_waking', 'sched_wakeup', 'sched_wakeup_new',
-    'sched_process_fork', 'sched_process_exec', 'sched_process_exit',
-    'sched_process_free',
-    'irq_handler_entry', 'irq_handler_exit',
-    'irq_softirq_entry', 'irq_softirq_exit', 'irq_softirq_raise',
-    'timer_hrtimer_expire_entry', 'timer_hrtimer_expire_exit',
-    'timer_expire_entry', 'timer_expire_exit',
-    'block_rq_insert', 'block_rq_issue', 'block_rq_complete',
-    'net_dev_xmit', 'net_if_receive_skb',
-    'lttng_statedump_start', 'lttng_statedump_end',
-    'lttng_statedump_process_state', 'lttng_statedump_process_pid_ns',
-    'lttng_statedump_block_device', 'lttng_statedump_interrupt',
-    'lttng_statedump_network_interface', 'lttng_statedump_cpu_topology',
-}
+KERNEL_EVENTS_H = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
+                               'include', 'wperf', 'kernel-events.h')
+
+
+def kernel_events(header):
+    """The LTTng kernel events of include/wperf/kernel-events.h, the list the
+    recorders, `wperf record`'s sessions and the analysis's hint are made
+    from, as [(name, flags)] in its order: its tracepoints' lttng-modules
+    2.13 names (netif_receive_skb is recorded as net_if_receive_skb; an
+    ftrace-only one, NULL, left out), then the state dump's."""
+    with open(header) as f:
+        text = f.read().replace('\\\n', ' ')
+    events = []
+    for macro, name_at in (('WPERF_KERNEL_TRACEPOINTS', 4), ('WPERF_LTTNG_STATEDUMP_EVENTS', 0)):
+        m = re.search(r'#define %s\(X\)(.*)' % macro, text)
+        if not m:
+            return None
+        for entry in re.findall(r'X\(([^)]*)\)', m.group(1)):
+            args = [a.strip() for a in entry.split(',')]
+            if args[name_at] != 'NULL':
+                events.append((args[name_at].strip('"'), args[-1]))
+    return events
+
+
+# Every kernel event the analysis uses. doc/wperf-sessions.7.md explains each one.
+KERNEL_EVENT_LIST = kernel_events(KERNEL_EVENTS_H)
+KERNEL_EVENTS = {name for name, _ in KERNEL_EVENT_LIST or []}
 KERNEL_CONTEXTS = ['TID', 'PID', 'PROCNAME']
 UST_EVENTS = {'wperf:*'}
 UST_CONTEXTS = ['VTID', 'VPID', 'PROCNAME']
@@ -240,30 +250,19 @@ def check_install_dir(install_dir, prefix):
               'with prefix /usr the profiles go to %s, not /etc/lttng/sessions' % install_dir)
 
 
-# ---- 5: the `wperf` command asks for the same events ----------------------
+# ---- 5: the list itself --------------------------------------------------------
 
-def wperf_c_events(lttng_c):
-    """The string literals of tools/wperf/lttng.c between its
-    `kernel-events: begin` and `kernel-events: end` comments."""
-    with open(lttng_c) as f:
-        text = f.read()
-    m = re.search(r'kernel-events: begin.*?\n(.*?)kernel-events: end', text, re.S)
-    return re.findall(r'"([^"]*)"', m.group(1)) if m else None
-
-
-def check_wperf_command(where, events):
-    if not check(events is not None, '%s: no kernel event list' % where):
+def check_event_list(where, events):
+    if not check(events, '%s: no kernel event list' % where):
         return
-    check(len(events) == len(set(events)), '%s: an event listed twice' % where)
-    missing = sorted(KERNEL_EVENTS - set(events))
-    extra = sorted(set(events) - KERNEL_EVENTS)
-    check(not missing and not extra,
-          '%s enables other kernel events than the profiles: '
-          'missing %s, not in the profiles %s' % (where, missing, extra))
-    # The first eight are required.
-    check(set(events[:8]) == {e for e in KERNEL_EVENTS if e.startswith('sched_')},
-          '%s: the first eight events are not the scheduler ones: %s' % (where, events[:8]))
-    print('%s enables the profiles\' %d kernel events' % (where, len(events)))
+    names = [name for name, _ in events]
+    check(len(names) == len(set(names)), '%s: an event listed twice' % where)
+    # The scheduler's, and only they, are required, and come first.
+    required = [name for name, flags in events if 'WPERF_KEV_REQUIRED' in flags]
+    check(required == names[:len(required)] and
+          set(required) == {e for e in names if e.startswith('sched_')},
+          '%s: the required events are not the scheduler ones, first: %s' % (where, required))
+    print('%s: %d LTTng kernel events, %d of them required' % (where, len(names), len(required)))
 
 
 def main():
@@ -287,9 +286,7 @@ def main():
         validate_defects(xsds, wperf_path, tmp)
     check_content(wperf_path, snapshot_path)
     check_install_dir(args.install_dir, args.prefix)
-    tools = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tools')
-    check_wperf_command('tools/wperf/lttng.c',
-                        wperf_c_events(os.path.join(tools, 'wperf', 'lttng.c')))
+    check_event_list('include/wperf/kernel-events.h', KERNEL_EVENT_LIST)
 
     if failures:
         print('%d check(s) failed' % len(failures))

@@ -2,9 +2,11 @@
 /*
  * plugin/tracefs/tracefs-layout.c — the ftrace → LTTng (lttng-modules 2.13) event
  * mapping, and the code that decodes a raw ftrace record into the payload
- * of a babeltrace2 event.
+ * of a babeltrace2 event. Which tracepoints, in which order, and which
+ * of them are required is wperf/kernel-events.h's list.
  */
 #include "tracefs-layout.h"
+#include "wperf/kernel-events.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,63 +32,66 @@
 	CURRENT_TID("tid"), RWBS("rwbs", "rwbs"), F("comm", STRING, "comm") }
 #define SOFTIRQ_FIELDS { F("vec", U32, "vec") }
 
+/* Each tracepoint's fields, by its id in wperf/kernel-events.h: a
+ * tracepoint added there without its fields here does not compile. */
+#define FIELDS_SCHED_SWITCH { \
+	F("prev_comm", STRING, "prev_comm"), F("prev_tid", S32, "prev_pid"), \
+	PRIO("prev_prio", "prev_prio"), F("prev_state", S64, "prev_state"), \
+	F("next_comm", STRING, "next_comm"), F("next_tid", S32, "next_pid"), \
+	PRIO("next_prio", "next_prio") }
+/* sched_waking appeared in Linux 4.3; the analysis falls back to
+ * sched_wakeup without it. */
+#define FIELDS_SCHED_WAKING WAKEUP_FIELDS
+#define FIELDS_SCHED_WAKEUP WAKEUP_FIELDS
+#define FIELDS_SCHED_WAKEUP_NEW WAKEUP_FIELDS
+#define FIELDS_SCHED_PROCESS_FORK { \
+	F("parent_comm", STRING, "parent_comm"), \
+	F("parent_tid", S32, "parent_pid"), TGID("parent_pid", "parent_pid"), \
+	F("child_comm", STRING, "child_comm"), \
+	F("child_tid", S32, "child_pid"), CHILD_TGID("child_pid", "child_pid") }
+/* Not an LTTng event: its clone flags say whether the child of the
+ * sched_process_fork that follows is a thread (CLONE_THREAD) of its
+ * parent's process or a new process, which /proc can no longer tell
+ * once a short-lived thread is gone. */
+#define FIELDS_TASK_NEWTASK { \
+	F("tid", S32, "pid"), { "clone_flags", WPERF_OUT_HEX64, "clone_flags", \
+				WPERF_SRC_CLONE } }
+#define FIELDS_SCHED_PROCESS_EXEC { \
+	F("filename", STRING, "filename"), F("tid", S32, "pid"), \
+	F("old_tid", S32, "old_pid") }
+#define FIELDS_SCHED_PROCESS_EXIT TASK_FIELDS
+#define FIELDS_SCHED_PROCESS_FREE TASK_FIELDS
+#define FIELDS_IRQ_HANDLER_ENTRY { F("irq", S32, "irq"), F("name", STRING, "name") }
+#define FIELDS_IRQ_HANDLER_EXIT { F("irq", S32, "irq"), F("ret", S32, "ret") }
+#define FIELDS_SOFTIRQ_ENTRY SOFTIRQ_FIELDS
+#define FIELDS_SOFTIRQ_EXIT SOFTIRQ_FIELDS
+#define FIELDS_SOFTIRQ_RAISE SOFTIRQ_FIELDS
+#define FIELDS_HRTIMER_EXPIRE_ENTRY { \
+	F("hrtimer", HEX64, "hrtimer"), F("now", S64, "now"), \
+	F("function", HEX64, "function") }
+#define FIELDS_HRTIMER_EXPIRE_EXIT { F("hrtimer", HEX64, "hrtimer") }
+#define FIELDS_TIMER_EXPIRE_ENTRY { \
+	F("timer", HEX64, "timer"), F("now", U64, "now"), \
+	F("function", HEX64, "function") }
+#define FIELDS_TIMER_EXPIRE_EXIT { F("timer", HEX64, "timer") }
+#define FIELDS_BLOCK_RQ_INSERT BLOCK_RQ_FIELDS
+#define FIELDS_BLOCK_RQ_ISSUE BLOCK_RQ_FIELDS
+#define FIELDS_BLOCK_RQ_COMPLETE { \
+	F("dev", U32, "dev"), F("sector", U64, "sector"), \
+	F("nr_sector", U32, "nr_sector"), F("error", S32, "error"), \
+	RWBS("rwbs", "rwbs") }
+#define FIELDS_NET_DEV_XMIT { \
+	F("skbaddr", HEX64, "skbaddr"), F("rc", S32, "rc"), \
+	F("len", U32, "len"), F("name", STRING, "name") }
+#define FIELDS_NETIF_RECEIVE_SKB { \
+	F("skbaddr", HEX64, "skbaddr"), F("len", U32, "len"), \
+	F("name", STRING, "name") }
+
+#define LAYOUT(id, system, event, name, lttng_name, flags) \
+	{ system, event, name, WPERF_KEV_REQUIRED_BY_FTRACE(flags), FIELDS_##id },
+
 const struct wperf_layout wperf_layouts[] = {
-	{ "sched", "sched_switch", "sched_switch", true, {
-		F("prev_comm", STRING, "prev_comm"), F("prev_tid", S32, "prev_pid"),
-		PRIO("prev_prio", "prev_prio"), F("prev_state", S64, "prev_state"),
-		F("next_comm", STRING, "next_comm"), F("next_tid", S32, "next_pid"),
-		PRIO("next_prio", "next_prio") } },
-	/* sched_waking appeared in Linux 4.3; the analysis falls back to
-	 * sched_wakeup without it. */
-	{ "sched", "sched_waking", "sched_waking", false, WAKEUP_FIELDS },
-	{ "sched", "sched_wakeup", "sched_wakeup", true, WAKEUP_FIELDS },
-	{ "sched", "sched_wakeup_new", "sched_wakeup_new", true, WAKEUP_FIELDS },
-	{ "sched", "sched_process_fork", "sched_process_fork", true, {
-		F("parent_comm", STRING, "parent_comm"),
-		F("parent_tid", S32, "parent_pid"), TGID("parent_pid", "parent_pid"),
-		F("child_comm", STRING, "child_comm"),
-		F("child_tid", S32, "child_pid"), CHILD_TGID("child_pid", "child_pid") } },
-	/* Not an LTTng event: its clone flags say whether the child of the
-	 * sched_process_fork that follows is a thread (CLONE_THREAD) of its
-	 * parent's process or a new process, which /proc can no longer tell
-	 * once a short-lived thread is gone. */
-	{ "task", "task_newtask", "task_newtask", false, {
-		F("tid", S32, "pid"), { "clone_flags", WPERF_OUT_HEX64, "clone_flags",
-					WPERF_SRC_CLONE } } },
-	{ "sched", "sched_process_exec", "sched_process_exec", true, {
-		F("filename", STRING, "filename"), F("tid", S32, "pid"),
-		F("old_tid", S32, "old_pid") } },
-	{ "sched", "sched_process_exit", "sched_process_exit", true, TASK_FIELDS },
-	{ "sched", "sched_process_free", "sched_process_free", true, TASK_FIELDS },
-	{ "irq", "irq_handler_entry", "irq_handler_entry", false, {
-		F("irq", S32, "irq"), F("name", STRING, "name") } },
-	{ "irq", "irq_handler_exit", "irq_handler_exit", false, {
-		F("irq", S32, "irq"), F("ret", S32, "ret") } },
-	{ "irq", "softirq_entry", "irq_softirq_entry", false, SOFTIRQ_FIELDS },
-	{ "irq", "softirq_exit", "irq_softirq_exit", false, SOFTIRQ_FIELDS },
-	{ "irq", "softirq_raise", "irq_softirq_raise", false, SOFTIRQ_FIELDS },
-	{ "timer", "hrtimer_expire_entry", "timer_hrtimer_expire_entry", false, {
-		F("hrtimer", HEX64, "hrtimer"), F("now", S64, "now"),
-		F("function", HEX64, "function") } },
-	{ "timer", "hrtimer_expire_exit", "timer_hrtimer_expire_exit", false, {
-		F("hrtimer", HEX64, "hrtimer") } },
-	{ "timer", "timer_expire_entry", "timer_expire_entry", false, {
-		F("timer", HEX64, "timer"), F("now", U64, "now"),
-		F("function", HEX64, "function") } },
-	{ "timer", "timer_expire_exit", "timer_expire_exit", false, {
-		F("timer", HEX64, "timer") } },
-	{ "block", "block_rq_insert", "block_rq_insert", false, BLOCK_RQ_FIELDS },
-	{ "block", "block_rq_issue", "block_rq_issue", false, BLOCK_RQ_FIELDS },
-	{ "block", "block_rq_complete", "block_rq_complete", false, {
-		F("dev", U32, "dev"), F("sector", U64, "sector"),
-		F("nr_sector", U32, "nr_sector"), F("error", S32, "error"),
-		RWBS("rwbs", "rwbs") } },
-	{ "net", "net_dev_xmit", "net_dev_xmit", false, {
-		F("skbaddr", HEX64, "skbaddr"), F("rc", S32, "rc"),
-		F("len", U32, "len"), F("name", STRING, "name") } },
-	{ "net", "netif_receive_skb", "netif_receive_skb", false, {
-		F("skbaddr", HEX64, "skbaddr"), F("len", U32, "len"),
-		F("name", STRING, "name") } },
+	WPERF_KERNEL_TRACEPOINTS(LAYOUT)
 	/* The kernel stack of the thread switching out, written by the
 	 * stacktrace trigger right after its sched_switch. */
 	{ "ftrace", "kernel_stack", "wperf_kernel_stack", false, {

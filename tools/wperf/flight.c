@@ -21,6 +21,7 @@
 #include "sessiond.h"
 #include "spawn.h"
 #include "wperf.h"
+#include "wperf/kernel-events.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,23 +35,17 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The events source.wperf.tracefs decodes, in ftrace's names: the table
- * of plugin/tracefs-layout.c (keep them in step). The first
- * FTRACE_REQUIRED are required (sched_waking is not: kernels before 4.3
- * lack it). */
-#define FTRACE_REQUIRED 7
-static const char *const ftrace_events[] = {
-	"sched/sched_switch", "sched/sched_wakeup", "sched/sched_wakeup_new",
-	"sched/sched_process_fork", "sched/sched_process_exec",
-	"sched/sched_process_exit", "sched/sched_process_free",
-	"sched/sched_waking",
-	"irq/irq_handler_entry", "irq/irq_handler_exit", "irq/softirq_entry",
-	"irq/softirq_exit", "irq/softirq_raise",
-	"timer/hrtimer_expire_entry", "timer/hrtimer_expire_exit",
-	"timer/timer_expire_entry", "timer/timer_expire_exit",
-	"block/block_rq_insert", "block/block_rq_issue", "block/block_rq_complete",
-	"net/net_dev_xmit", "net/netif_receive_skb",
-	"task/task_newtask",
+/* The events source.wperf.tracefs decodes, in ftrace's names: every
+ * tracepoint of wperf/kernel-events.h (sched_waking may be missing: kernels
+ * before 4.3 lack it). */
+struct ftrace_event {
+	const char *system, *event;
+	bool required;
+};
+#define FTRACE_EVENT(id, system, event, name, lttng_name, flags) \
+	{ system, event, WPERF_KEV_REQUIRED_BY_FTRACE(flags) },
+static const struct ftrace_event ftrace_events[] = {
+	WPERF_KERNEL_TRACEPOINTS(FTRACE_EVENT)
 };
 
 static void sleep_ms(long ms)
@@ -95,16 +90,15 @@ static bool set_up_instance(int dir, const char *inst, unsigned buffer_kb)
 	if ((err = write_file(dir, "options/record-tgid", "1")) && err != ENOENT)
 		goto fail_setting;
 	for (size_t i = 0; i < sizeof(ftrace_events) / sizeof(ftrace_events[0]); i++) {
-		snprintf(path, sizeof(path), "events/%s/enable", ftrace_events[i]);
+		const struct ftrace_event *ev = &ftrace_events[i];
+
+		snprintf(path, sizeof(path), "events/%s/%s/enable", ev->system, ev->event);
 		err = write_file(dir, path, "1");
-		if (err == ENOENT && i >= FTRACE_REQUIRED)
+		if (err == ENOENT && !ev->required)
 			continue;
 		if (err == ENOENT) {
-			char name[64];
-
-			snprintf(name, sizeof(name), "%s", ftrace_events[i]);
-			*strchr(name, '/') = ':';
-			wperf_fail("this kernel has no %s tracepoint, which the analysis needs", name);
+			wperf_fail("this kernel has no %s:%s tracepoint, which the analysis needs",
+				   ev->system, ev->event);
 			return false;
 		}
 		if (err) {

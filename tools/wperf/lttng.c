@@ -8,11 +8,12 @@
  * `lttng list` would print asked for directly. Every failure is the daemon's own
  * error code, said through lttng_strerror().
  *
- * The kernel event list below is the profile's: sessions/test-profiles.py
- * reads it from this file and checks it against sessions/wperf.lttng and
+ * The kernel events are wperf/kernel-events.h's, against which
+ * sessions/test-profiles.py checks sessions/wperf.lttng and
  * sessions/wperf-snapshot.lttng.
  */
 #include "lttng.h"
+#include "wperf/kernel-events.h"
 
 #include <lttng/lttng.h>
 #include <stdarg.h>
@@ -22,25 +23,20 @@
 #include <time.h>
 
 /* Kernel events for LTTng's kernel tracer (lttng-modules), in its names
- * (net_if_receive_skb, not the kernel's netif_receive_skb). The first
- * WPERF_LTTNG_REQUIRED (the scheduler's) are required; the others may be
- * missing from an older lttng-modules, and are then left out. */
-#define WPERF_LTTNG_REQUIRED 8
-static const char *const lttng_kernel_events[] = {
-	/* kernel-events: begin (sessions/test-profiles.py reads this list) */
-	"sched_switch", "sched_waking", "sched_wakeup", "sched_wakeup_new",
-	"sched_process_fork", "sched_process_exec", "sched_process_exit",
-	"sched_process_free", "irq_handler_entry", "irq_handler_exit",
-	"irq_softirq_entry", "irq_softirq_exit", "irq_softirq_raise",
-	"timer_hrtimer_expire_entry", "timer_hrtimer_expire_exit",
-	"timer_expire_entry", "timer_expire_exit",
-	"block_rq_insert", "block_rq_issue", "block_rq_complete",
-	"net_dev_xmit", "net_if_receive_skb",
-	"lttng_statedump_start", "lttng_statedump_end",
-	"lttng_statedump_process_state", "lttng_statedump_process_pid_ns",
-	"lttng_statedump_block_device", "lttng_statedump_interrupt",
-	"lttng_statedump_network_interface", "lttng_statedump_cpu_topology",
-	/* kernel-events: end */
+ * (net_if_receive_skb, not the kernel's netif_receive_skb): those of
+ * wperf/kernel-events.h, the tracepoints then the state dump. The required
+ * ones (the scheduler's) must be enabled; the others may be missing from
+ * an older lttng-modules, and are then left out. */
+struct lttng_kernel_event {
+	const char *name;
+	bool required;
+};
+#define LTTNG_TRACEPOINT(id, system, event, name, lttng_name, flags) \
+	{ lttng_name, WPERF_KEV_REQUIRED_BY_LTTNG(flags) },
+#define LTTNG_STATEDUMP(name, flags) { name, false },
+static const struct lttng_kernel_event lttng_kernel_events[] = {
+	WPERF_KERNEL_TRACEPOINTS(LTTNG_TRACEPOINT)
+	WPERF_LTTNG_STATEDUMP_EVENTS(LTTNG_STATEDUMP)
 };
 
 #define KERNEL_CHANNEL "wperf-kernel"
@@ -295,11 +291,14 @@ static int kernel_channel(const char *name, bool overwrite, unsigned buffer_kb, 
 		return say_why(-LTTNG_ERR_NOMEM, why, whylen, "session %s", name);
 	ret = enable_channel(handle, &dom, KERNEL_CHANNEL, overwrite, buffer_kb, why, whylen);
 	for (size_t i = 0; !ret && i < nevents; i++) {
-		int r = enable_event(handle, KERNEL_CHANNEL, lttng_kernel_events[i]);
+		const struct lttng_kernel_event *ev = &lttng_kernel_events[i];
+		int r;
 
-		if (r && i < WPERF_LTTNG_REQUIRED)
-			ret = say_why(r, why, whylen, "enabling kernel event %s",
-				      lttng_kernel_events[i]);
+		if (!ev->name)          /* an ftrace-only tracepoint */
+			continue;
+		r = enable_event(handle, KERNEL_CHANNEL, ev->name);
+		if (r && ev->required)
+			ret = say_why(r, why, whylen, "enabling kernel event %s", ev->name);
 	}
 	if (!ret)
 		ret = add_contexts(handle, KERNEL_CHANNEL, contexts, 3, why, whylen);
