@@ -238,7 +238,7 @@ static int read_nic_capacity(struct knots_sink *s, const bt_value *params)
 	return 0;
 }
 
-int sink_apply_nic_capacity(struct knots_sink *s, struct wperf_analysis *a)
+static int sink_apply_nic_capacity(struct knots_sink *s, struct wperf_analysis *a)
 {
 	for (size_t i = 0; i < s->nic_capacity.n; i++) {
 		char dev[64];
@@ -254,9 +254,9 @@ int sink_apply_nic_capacity(struct knots_sink *s, struct wperf_analysis *a)
 	return 0;
 }
 
-/* An analysis of this sink's own (not a shared one, which other sinks may
- * read): the link speeds given, and the timelines only the HTML page draws
- * (wperf_analysis_keep_timelines: up to 7 KiB per thread). */
+/* The analysis this sink reads (its own, or the one it claimed from a
+ * filter.wperf.waits): the link speeds given, and the timelines only the
+ * HTML page draws (wperf_analysis_keep_timelines: up to 7 KiB per thread). */
 int sink_setup_analysis(struct knots_sink *s, struct wperf_analysis *a)
 {
 	wperf_analysis_keep_timelines(a, s->format == FORMAT_HTML);

@@ -239,8 +239,9 @@ static bool sharing_disabled(void)
  * Reuse the analysis of a filter.wperf.waits connected straight to our
  * input port (shared-analysis.h): it decodes exactly the kernel messages
  * we would, so analysing them again only doubles the cost. Our options
- * go to the shared analysis now, before its first event: nic-capacity is
- * only read when the analysis finishes, and the false-wakeup stage is
+ * go to the shared analysis now, before its first event (the timelines,
+ * which the filter does not keep for itself, and nic-capacity, only read
+ * when the analysis finishes), and the false-wakeup stage is
  * switched on by the filter's decoder from the same stream classes ours
  * would see. Our own analysis is dropped so nothing can feed it.
  */
@@ -258,7 +259,7 @@ static int try_reuse(struct knots_sink *s, const bt_port *in)
 		bt_port_borrow_component_const(bt_port_output_as_port_const(up)), &s->window);
 	if (!s->shared)
 		return 0;
-	if (sink_apply_nic_capacity(s, s->shared->analysis) < 0) {
+	if (sink_setup_analysis(s, s->shared->analysis) < 0) {
 		sink_fail(s, "out of memory");
 		return -1;
 	}

@@ -93,13 +93,10 @@ void sink_fail(struct knots_sink *s, const char *fmt, ...)
 /* Read and check every parameter into s; -1 with the error appended. */
 int sink_read_params(struct knots_sink *s, const bt_value *params);
 
-/* The link speeds of nic-capacity= into an analysis, ours or a shared
- * one; -1 when out of memory. */
-int sink_apply_nic_capacity(struct knots_sink *s, struct wperf_analysis *a);
-
-/* An analysis of this sink's own (not a shared one, which other sinks may
- * read): the link speeds given, and the timelines only the HTML page draws
- * (wperf_analysis_keep_timelines: up to 7 KiB per thread). */
+/* The analysis this sink reads (its own, or the one it claimed from a
+ * filter.wperf.waits): the link speeds of nic-capacity=, and the
+ * timelines only the HTML page draws (wperf_analysis_keep_timelines: up
+ * to 7 KiB per thread). -1 when out of memory. */
 int sink_setup_analysis(struct knots_sink *s, struct wperf_analysis *a);
 
 /* knots-report.c */

@@ -318,6 +318,10 @@ bt_message_iterator_class_initialize_method_status wperf_waits_iter_init(
 	/* A sink reusing this analysis checks it counts the window it wants. */
 	it->shared->window = comp->window;
 	wperf_decoder_set_window(it->decoder, &comp->window);
+	/* The filter draws nothing: a knots sink that claims this analysis
+	 * turns the timelines back on when its format draws them. Kept
+	 * always, they cost a division per segment for nobody. */
+	wperf_analysis_keep_timelines(it->analysis, false);
 	wperf_analysis_on_segment(it->analysis, on_segment, it);
 	bt_self_message_iterator_set_data(self, it);
 	return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_OK;
