@@ -95,7 +95,7 @@ bool wperf_command_check(char *const *argv)
 /* How many of each stop signal arrived, and how many were taken: a count
  * rather than a flag, so that two Ctrl-Cs between two looks are two. */
 static volatile sig_atomic_t received[NSIG];
-static int taken[NSIG];
+static volatile sig_atomic_t taken[NSIG];
 static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
 
 static void on_stop_signal(int sig)
@@ -133,6 +133,14 @@ int wperf_stop_signal_take(void)
 		}
 	}
 	return 0;
+}
+
+bool wperf_stop_signal_pending(void)
+{
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		if (taken[stop_signals[i]] != received[stop_signals[i]])
+			return true;
+	return false;
 }
 
 /* ------------------------------------------------------------ environment */

@@ -36,6 +36,10 @@ void wperf_stop_signals_ignore(void);
  * signal number. Clears it. */
 int wperf_stop_signal_take(void);
 
+/* Whether a stop signal arrived that was not taken yet (any thread may
+ * look: the waits of waits.c end on it and leave it to be taken). */
+bool wperf_stop_signal_pending(void);
+
 /* Called about every 50 ms while the command runs: false to stop the
  * recording (the callback says why, or keeps it to say once the
  * recording is torn down, as the last line). */

@@ -159,9 +159,17 @@ bool wperf_flight_remove_instance(const char *tracefs, const char *name)
 		write_file(dir, "tracing_on", "0");
 		close(dir);
 	}
-	if (rmdir(inst) != 0) {
-		wperf_fail("cannot remove the ftrace instance %s: %s", inst, strerror(errno));
-		return false;
+	/* EBUSY while a reader (a `wperf snapshot` not under the lock, an
+	 * older wperf's) still has its buffers open: try again. */
+	for (int i = 0; rmdir(inst) != 0; i++) {
+		if (errno == ENOENT)
+			return true;
+		if (errno != EBUSY || i >= 100) {
+			wperf_fail("cannot remove the ftrace instance %s: %s (wperf stop DIR again, "
+				   "or rmdir %s)", inst, strerror(errno), inst);
+			return false;
+		}
+		nanosleep(&(struct timespec){ .tv_nsec = 100000000 }, NULL);
 	}
 	return true;
 }

@@ -84,4 +84,10 @@ void wperf_flight_share(const char *dir, const struct wperf_flight_state *s);
  * snapshot's path (malloc'ed), or NULL after saying why. */
 char *wperf_take_snapshot(const char *out, const char *lttng_dir);
 
+/* The lock of one snapshot (or stop) of the flight recorder in out at a
+ * time (out/.wperf/lock; waits.h: said after two seconds, its holder
+ * named, given up on a stop signal or after minutes): its descriptor for
+ * wperf_lock_release(), or -1 after saying why. */
+int wperf_flight_lock(const char *out);
+
 #endif /* WPERF_TOOL_FLIGHT_H */

@@ -6,13 +6,17 @@
  * make them, started and stopped, snapshots recorded, the flight
  * recorder's trigger registered and its notifications heard, and what
  * `lttng list` would print asked for directly. Every failure is the daemon's own
- * error code, said through lttng_strerror().
+ * error code, said through lttng_strerror(). Every call into liblttng-ctl
+ * is watched (waits.h): one the daemon does not answer says so after two
+ * seconds and is cut at its deadline or on a stop signal, and then fails
+ * with the line naming the wedged daemon.
  *
  * The kernel events are wperf/kernel-events.h's, against which
  * sessions/test-profiles.py checks sessions/wperf.lttng and
  * sessions/wperf-snapshot.lttng.
  */
 #include "lttng.h"
+#include "waits.h"
 #include "wperf/kernel-events.h"
 
 #include <lttng/lttng.h>
@@ -72,7 +76,17 @@ static int say_why(int ret, char *why, size_t whylen, const char *fmt, ...)
 
 /* ------------------------------------------------------------ teardown */
 
-int wperf_lttng_destroy_session(const char *name)
+/* The error code of a call that was not made or was cut (waits.h). */
+#define CUT (-LTTNG_ERR_NO_SESSIOND)
+
+/* A watched call's what, with a name in it. */
+static const char *doing(char *buf, size_t len, const char *what, const char *name)
+{
+	snprintf(buf, len, "%s %.100s", what, name);
+	return buf;
+}
+
+static int destroy_session(const char *name)
 {
 	struct lttng_destruction_handle *handle = NULL;
 	enum lttng_error_code ret = lttng_destroy_session_ext(name, &handle);
@@ -91,7 +105,19 @@ int wperf_lttng_destroy_session(const char *name)
 	return 0;
 }
 
-int wperf_lttng_remove_trigger(const char *name)
+int wperf_lttng_destroy_session(const char *name)
+{
+	char what[160];
+	int ret;
+
+	if (!wperf_ctl_begin(doing(what, sizeof(what), "destroying session", name),
+			     WPERF_CTL_DO_S, NULL, 0))
+		return CUT;
+	ret = destroy_session(name);
+	return wperf_ctl_end(NULL, 0) ? CUT : ret;
+}
+
+static int remove_trigger(const char *name)
 {
 	struct lttng_triggers *triggers = NULL;
 	unsigned int count = 0;
@@ -116,10 +142,40 @@ int wperf_lttng_remove_trigger(const char *name)
 	return rc < 0 ? rc : 0;
 }
 
+int wperf_lttng_remove_trigger(const char *name)
+{
+	char what[160];
+	int ret;
+
+	if (!wperf_ctl_begin(doing(what, sizeof(what), "removing trigger", name),
+			     WPERF_CTL_DO_S, NULL, 0))
+		return CUT;
+	ret = remove_trigger(name);
+	return wperf_ctl_end(NULL, 0) ? CUT : ret;
+}
+
+/* The sessions (`lttng list`): their count, negative when none answers
+ * or the call was cut. */
+static int list_sessions(struct lttng_session **sessions)
+{
+	int n;
+
+	*sessions = NULL;
+	if (!wperf_ctl_begin("listing sessions", WPERF_CTL_ASK_S, NULL, 0))
+		return CUT;
+	n = lttng_list_sessions(sessions);
+	if (wperf_ctl_end(NULL, 0)) {
+		free(*sessions);
+		*sessions = NULL;
+		return CUT;
+	}
+	return n;
+}
+
 int wperf_lttng_session_count(void)
 {
 	struct lttng_session *sessions = NULL;
-	int n = lttng_list_sessions(&sessions);
+	int n = list_sessions(&sessions);
 
 	free(sessions);
 	return n;
@@ -128,7 +184,7 @@ int wperf_lttng_session_count(void)
 bool wperf_lttng_session_exists(const char *name)
 {
 	struct lttng_session *sessions = NULL;
-	int n = lttng_list_sessions(&sessions);
+	int n = list_sessions(&sessions);
 	bool found = false;
 
 	for (int i = 0; i < n && !found; i++)
@@ -150,7 +206,13 @@ bool wperf_lttng_kernel_available(void)
 
 	if (!handle)
 		return false;
+	if (!wperf_ctl_begin("listing kernel tracepoints", WPERF_CTL_ASK_S, NULL, 0)) {
+		lttng_destroy_handle(handle);
+		return false;
+	}
 	n = lttng_list_tracepoints(handle, &events);
+	if (wperf_ctl_end(NULL, 0))
+		n = CUT;
 	free(events);
 	lttng_destroy_handle(handle);
 	return n >= 0;
@@ -345,15 +407,22 @@ int wperf_lttng_create_session(const char *name, enum wperf_session_kind kind,
 			       unsigned buffer_kb, bool stacks, char *why, size_t whylen)
 {
 	bool overwrite = kind == WPERF_SESSION_SNAPSHOT;
-	int ret = create_bare(name, kind, where, why, whylen);
+	char what[160];
+	int ret;
 
-	if (ret)
-		return ret;
-	if (kernel)
+	if (!wperf_ctl_begin(doing(what, sizeof(what), "creating session", name),
+			     WPERF_CTL_DO_S, why, whylen))
+		return CUT;
+
+	bool made = !(ret = create_bare(name, kind, where, why, whylen));
+
+	if (!ret && kernel)
 		ret = kernel_channel(name, overwrite, buffer_kb, stacks, why, whylen);
 	if (!ret)
 		ret = ust_channel(name, overwrite, ust_events, buffer_kb, why, whylen);
-	if (ret)
+	if (wperf_ctl_end(why, whylen))
+		return CUT;     /* what was made stays: the daemon does not answer */
+	if (ret && made)
 		wperf_lttng_destroy_session(name);
 	return ret;
 }
@@ -365,23 +434,44 @@ int wperf_lttng_start(const char *name, char *why, size_t whylen)
 	/* Returns once the kernel session is started and every CPU sees it
 	 * (lttng-sessiond's cmd_start_trace: kernel_start_session, then
 	 * kernel_wait_quiescent). */
-	int ret = negative(lttng_start_tracing(name));
+	char what[160];
+	int ret;
 
+	if (!wperf_ctl_begin(doing(what, sizeof(what), "starting session", name),
+			     WPERF_CTL_DO_S, why, whylen))
+		return CUT;
+	ret = negative(lttng_start_tracing(name));
+	if (wperf_ctl_end(why, whylen))
+		return CUT;
 	return ret ? say_why(ret, why, whylen, "starting session %s", name) : 0;
 }
 
 int wperf_lttng_stop(const char *name, char *why, size_t whylen)
 {
 	/* Waits until the data is available to read, as `lttng stop`. */
-	int ret = negative(lttng_stop_tracing(name));
+	char what[160];
+	int ret;
 
+	if (!wperf_ctl_begin(doing(what, sizeof(what), "stopping session", name),
+			     WPERF_CTL_DO_S, why, whylen))
+		return CUT;
+	ret = negative(lttng_stop_tracing(name));
+	if (wperf_ctl_end(why, whylen))
+		return CUT;
 	return ret ? say_why(ret, why, whylen, "stopping session %s", name) : 0;
 }
 
 int wperf_lttng_regenerate_statedump(const char *name, char *why, size_t whylen)
 {
-	int ret = negative(lttng_regenerate_statedump(name));
+	char what[160];
+	int ret;
 
+	if (!wperf_ctl_begin(doing(what, sizeof(what), "regenerating the statedump of", name),
+			     WPERF_CTL_DO_S, why, whylen))
+		return CUT;
+	ret = negative(lttng_regenerate_statedump(name));
+	if (wperf_ctl_end(why, whylen))
+		return CUT;
 	return ret ? say_why(ret, why, whylen, "regenerating the statedump of session %s",
 			     name) : 0;
 }
@@ -390,14 +480,25 @@ int wperf_lttng_snapshot_record(const char *name, const char *path, char *why,
 				size_t whylen)
 {
 	struct lttng_snapshot_output *output = lttng_snapshot_output_create();
+	char what[160];
 	int ret;
 
 	if (!output)
 		return say_why(-LTTNG_ERR_NOMEM, why, whylen, "snapshot of session %s", name);
 	ret = negative(lttng_snapshot_output_set_local_path(path, output));
-	if (!ret)
+	if (!ret && !wperf_ctl_begin(doing(what, sizeof(what), "a snapshot of session", name),
+				     WPERF_CTL_DO_S, why, whylen))
+		ret = CUT;
+	else if (!ret) {
 		ret = negative(lttng_snapshot_record(name, output, 1));
+		if (wperf_ctl_end(why, whylen)) {
+			lttng_snapshot_output_destroy(output);
+			return CUT;
+		}
+	}
 	lttng_snapshot_output_destroy(output);
+	if (ret == CUT)
+		return CUT;
 	return ret ? say_why(ret, why, whylen, "recording a snapshot of session %s into %s",
 			     name, path) : 0;
 }
@@ -440,13 +541,22 @@ int wperf_lttng_add_snapshot_trigger(const char *trigger, const char *name,
 	    LTTNG_ACTION_STATUS_OK &&
 	    lttng_action_list_add_action(list, action) == LTTNG_ACTION_STATUS_OK &&
 	    lttng_action_list_add_action(list, notify) == LTTNG_ACTION_STATUS_OK &&
-	    (t = lttng_trigger_create(cond, list)))
-		ret = negative(lttng_register_trigger_with_name(t, trigger));
+	    (t = lttng_trigger_create(cond, list))) {
+		if (!wperf_ctl_begin("registering a trigger", WPERF_CTL_DO_S, why, whylen))
+			ret = CUT;
+		else {
+			ret = negative(lttng_register_trigger_with_name(t, trigger));
+			if (wperf_ctl_end(why, whylen))
+				ret = CUT;
+		}
+	}
 	lttng_trigger_destroy(t);
 	lttng_action_destroy(list);
 	lttng_action_destroy(notify);
 	lttng_action_destroy(action);
 	lttng_condition_destroy(cond);
+	if (ret == CUT)
+		return CUT;     /* why says it */
 	if (ret)
 		return say_why(ret, why, whylen, "adding trigger %s on UST event %s%s%s",
 			       trigger, event, filter ? " with filter " : "", filter ? filter : "");
@@ -468,6 +578,10 @@ struct wperf_lttng_watch *wperf_lttng_watch_trigger(const char *trigger, const c
 	struct wperf_lttng_watch *w = calloc(1, sizeof(*w));
 	enum lttng_notification_channel_status st = LTTNG_NOTIFICATION_CHANNEL_STATUS_ERROR;
 
+	if (!wperf_ctl_begin("subscribing to notifications", WPERF_CTL_ASK_S, why, whylen)) {
+		free(w);
+		return NULL;
+	}
 	if (w) {
 		snprintf(w->trigger, sizeof(w->trigger), "%s", trigger);
 		w->condition = event_condition(event, filter);
@@ -476,6 +590,10 @@ struct wperf_lttng_watch *wperf_lttng_watch_trigger(const char *trigger, const c
 	}
 	if (w && w->condition && w->channel)
 		st = lttng_notification_channel_subscribe(w->channel, w->condition);
+	if (wperf_ctl_end(why, whylen)) {
+		wperf_lttng_watch_end(w);
+		return NULL;
+	}
 	if (st == LTTNG_NOTIFICATION_CHANNEL_STATUS_OK)
 		return w;
 	if (why && whylen)
@@ -504,20 +622,27 @@ int wperf_lttng_watch_wait(struct wperf_lttng_watch *w, int timeout_ms)
 	for (int waited = 0; ; waited += 20) {
 		bool pending = false;
 
+		if (!wperf_ctl_begin("reading notifications", WPERF_CTL_ASK_S, NULL, 0))
+			return -2;
 		while (lttng_notification_channel_has_pending_notification(w->channel, &pending) ==
 		       LTTNG_NOTIFICATION_CHANNEL_STATUS_OK && pending) {
 			struct lttng_notification *n = NULL;
 			enum lttng_notification_channel_status st =
 				lttng_notification_channel_get_next_notification(w->channel, &n);
 
-			if (st == LTTNG_NOTIFICATION_CHANNEL_STATUS_NOTIFICATIONS_DROPPED)
+			if (st == LTTNG_NOTIFICATION_CHANNEL_STATUS_NOTIFICATIONS_DROPPED) {
+				lttng_notification_destroy(n);
+				wperf_ctl_end(NULL, 0);
 				return -1;
+			}
 			if (st == LTTNG_NOTIFICATION_CHANNEL_STATUS_OK && n && ours(w, n))
 				count++;
 			lttng_notification_destroy(n);
 			if (st != LTTNG_NOTIFICATION_CHANNEL_STATUS_OK)
 				break;
 		}
+		if (wperf_ctl_end(NULL, 0))
+			return -2;
 		if (count || waited >= timeout_ms)
 			return count;
 		nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);

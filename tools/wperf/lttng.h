@@ -82,7 +82,8 @@ struct wperf_lttng_watch *wperf_lttng_watch_trigger(const char *trigger, const c
 
 /* How many snapshots the trigger completed since the last call (0 when
  * none within about timeout_ms); -1 when notifications were dropped (one
- * or more completed). */
+ * or more completed); -2 when the session daemon does not answer
+ * (wperf_ctl_wedged() says it, waits.h). */
 int wperf_lttng_watch_wait(struct wperf_lttng_watch *watch, int timeout_ms);
 void wperf_lttng_watch_end(struct wperf_lttng_watch *watch);
 

@@ -33,6 +33,7 @@
 #include "recorder.h"
 #include "recording.h"
 #include "sessiond.h"
+#include "waits.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -463,7 +464,10 @@ static bool teardown(struct recording *r)
 	bool closed = true;
 
 	wperf_stop_signals_ignore();
-	wperf_lttng_destroy_session(r->session);    /* writes out what is left */
+	if (wperf_lttng_destroy_session(r->session) < 0 && wperf_ctl_wedged())
+		wperf_say("its LTTng session %s stays in lttng-sessiond, which does not "
+			  "answer: once it does, end it with lttng destroy %s", r->session,
+			  r->session);
 	if (r->recorder_started)                    /* last: the kernel trace spans the UST one */
 		closed = wperf_recorder_stop(&r->recorder, why, sizeof(why));
 	if (closed)
@@ -485,12 +489,16 @@ static int record_once(struct recording *r)
 					(unsigned)ro->buffer_kb, ro->stacks, r->why, sizeof(r->why));
 	if (rc < 0) {
 		wperf_stop_sessiond_if_ours();
+		if (wperf_ctl_interrupted()) {
+			wperf_say("interrupted");
+			return WPERF_EXIT_INTERRUPTED;
+		}
 		return wperf_fail("%s", r->why);
 	}
 	free_space_init(&r->space, r->out, ro->min_free, ro->buffer_kb);
 	status = run(r);
 	if (!teardown(r) || r->failed || r->interrupted) {
-		if (r->interrupted) {
+		if (r->interrupted || wperf_ctl_interrupted()) {
 			wperf_say("interrupted");
 			return WPERF_EXIT_INTERRUPTED;
 		}
@@ -550,6 +558,8 @@ static int record(const struct record_opts *ro)
 	r.state.output = r.out;
 	if (choose_tracers(&r))
 		rc = ro->snapshot ? flight(&r) : record_once(&r);
+	else if (wperf_ctl_interrupted())
+		rc = WPERF_EXIT_INTERRUPTED;
 end:
 	free(r.out);
 	free(plugins);

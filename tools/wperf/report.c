@@ -451,6 +451,11 @@ int wperf_cmd_report(int argc, char **argv)
 	 * machine, unless asked otherwise. */
 	focus = focus_on_command(&a, pid, sizeof(pid));
 	rc = WPERF_EXIT_FAIL;
+	/* --timeout covers every step, from here: asking the session daemon
+	 * about a cut-short recording's session as much as babeltrace2. */
+	snprintf(why, sizeof(why), "cannot report %s: not done within %g s (--timeout SECONDS, "
+		 "0 for no limit)", trace, a.timeout);
+	wperf_bt_set_timeout(a.timeout, why);
 	if (!wperf_check_closed(trace) || !wperf_recording_mode(trace, mode, sizeof(mode)))
 		goto end;
 	if (!strcmp(mode, "flight-recorder")) {
@@ -473,13 +478,10 @@ int wperf_cmd_report(int argc, char **argv)
 	/* A closed standard output is an error value (EPIPE), not a signal. */
 	signal(SIGPIPE, SIG_IGN);
 	wperf_bt_handle_sigint();
-	snprintf(why, sizeof(why), "cannot report %s: babeltrace2 did not finish within %g s "
-		 "(--timeout SECONDS, 0 for no limit)", trace, a.timeout);
-	wperf_bt_set_timeout(a.timeout, why);
 	rc = report(&a, trace, focus ? pid : NULL, &bt, params);
-	wperf_bt_set_timeout(0, "");
 	wperf_bt_unload(&bt);
 end:
+	wperf_bt_set_timeout(0, "");
 	free_traces();
 	bt_value_put_ref(params);
 	free(snapshot);

@@ -3,13 +3,26 @@
  * tools/wperf/sessiond.c — the session daemon a wperf starts when none
  * answers, and stops when it was the last to use it (sessiond.h). Every
  * wperf of a user (record, snapshot's flight recorder, top) shares the
- * lock and the pid file.
+ * lock, the pid file and the users' file.
+ *
+ * The users' file (...UID.use) is what makes "the last to use it" true
+ * with many wperfs at once: each one that ensured the daemon holds a
+ * shared flock on it until it ends; the one about to stop the daemon
+ * must get it exclusively (without waiting), else another wperf is
+ * between its start and its session and the daemon stays. Counting
+ * sessions alone let a wperf stop the daemon under one that had just
+ * found it running ("No session daemon is available").
+ *
+ * The lock is only taken when no daemon answers (to start one) and to
+ * stop one: a wperf whose daemon is wedged never holds it while it
+ * waits, so it blocks no other wperf (waits.h bounds every wait).
  */
 #include "sessiond.h"
 #include "command.h"
 #include "lttng.h"
 #include "output.h"
 #include "spawn.h"
+#include "waits.h"
 #include "wperf.h"
 
 #include <errno.h>
@@ -40,30 +53,70 @@ static void shared_path(char *out, size_t len, const char *suffix)
 	snprintf(out, len, "%s/wperf-sessiond-%u.%s", dir, (unsigned)getuid(), suffix);
 }
 
+/* Longest wait for the lock: its holder starts or stops a daemon, each
+ * bounded (START_GIVE_UP_S, STOP_WAIT_S) plus a question (waits.h). */
+#define LOCK_GIVE_UP_S 120.0
+#define START_GIVE_UP_S 60.0
+#define STOP_WAIT_S 5.0
+
 /* The lock every wperf of this user takes around starting and stopping
  * the session daemon: two recordings started together must not both start
  * one (the second fails), nor one stop it under the other. Its file
- * descriptor (-1 when it cannot be opened: then no lock). */
+ * descriptor; -1 when it cannot be opened (then no lock), or
+ * WPERF_LOCK_GIVEN_UP (said). The directory may be shared by all users:
+ * never through a link, never a file another user made (waits.c). */
 static int take_lock(void)
 {
 	char lockpath[PATH_MAX];
-	struct stat st;
-	int lock;
 
 	shared_path(lockpath, sizeof(lockpath), "lock");
-	/* The lock directory may be shared by all users: never follow a
-	 * link, and never wait on a lock file another user made (and may
-	 * hold for ever). */
-	lock = open(lockpath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (lock >= 0 && (fstat(lock, &st) != 0 || st.st_uid != geteuid())) {
-		wperf_say("warning: %s belongs to another user: going on without it (remove it)",
-			  lockpath);
-		close(lock);
-		return -1;
+	return wperf_lock_wait(lockpath, "starting or stopping lttng-sessiond",
+			       LOCK_GIVE_UP_S);
+}
+
+/* This process's shared hold on the users' file, for its whole run. */
+static int use_fd = -1;
+
+static void hold_use(void)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (use_fd >= 0)
+		return;
+	shared_path(path, sizeof(path), "use");
+	use_fd = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
+	if (use_fd >= 0 && (fstat(use_fd, &st) != 0 || st.st_uid != geteuid())) {
+		close(use_fd);
+		use_fd = -1;
+		return;
 	}
-	if (lock >= 0)
-		flock(lock, LOCK_EX);
-	return lock;
+	/* Only a stopper holds it exclusively, for at most STOP_WAIT_S. */
+	for (int i = 0; use_fd >= 0 && flock(use_fd, LOCK_SH | LOCK_NB) != 0 && i < 400; i++)
+		nanosleep(&(struct timespec){ .tv_nsec = 50000000 }, NULL);
+}
+
+/* Whether no other wperf uses the daemon: the users' file taken
+ * exclusively, without waiting (this process's own hold given up). */
+static bool sole_user(void)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	shared_path(path, sizeof(path), "use");
+	if (use_fd >= 0) {
+		close(use_fd);
+		use_fd = -1;
+	}
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return true;
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		close(fd);
+		return false;
+	}
+	use_fd = fd;    /* held until this process ends */
+	return true;
 }
 
 /* The pid in the pid file, when it is ours and names a running session
@@ -103,24 +156,35 @@ void wperf_stop_sessiond_if_ours(void)
 	long pid;
 	int lock;
 
+	if (wperf_ctl_wedged()) {
+		wperf_say("leaving lttng-sessiond as it is: it does not answer");
+		return;
+	}
 	shared_path(pidfile, sizeof(pidfile), "pid");
-	lock = take_lock();
+	if ((lock = take_lock()) == WPERF_LOCK_GIVEN_UP)
+		return;
 	if (!(pid = our_sessiond(pidfile))) {
 		if (lstat(pidfile, &st) == 0)
 			unlink(pidfile);   /* gone, or the pid taken by another process */
 		goto end;
 	}
-	if (wperf_lttng_session_count() > 0) {
-		wperf_say("leaving lttng-sessiond (pid %ld) running: it has other sessions", pid);
+	if (!sole_user())
+		goto end;       /* another wperf is starting its session in it */
+	if (wperf_lttng_session_count() != 0) {
+		if (!wperf_ctl_wedged())
+			wperf_say("leaving lttng-sessiond (pid %ld) running: it has other "
+				  "sessions", pid);
 		goto end;
 	}
 	kill((pid_t)pid, SIGTERM);
-	for (int i = 0; i < 100 && kill((pid_t)pid, 0) == 0; i++)
+	for (int i = 0; i < STOP_WAIT_S * 20 && kill((pid_t)pid, 0) == 0; i++)
 		nanosleep(&(struct timespec){ .tv_nsec = 50000000 }, NULL);
+	if (kill((pid_t)pid, 0) == 0)
+		wperf_say("lttng-sessiond (pid %ld) did not end within %.0f s of SIGTERM: end it "
+			  "with kill -9 %ld", pid, STOP_WAIT_S, pid);
 	unlink(pidfile);
 end:
-	if (lock >= 0)
-		close(lock);
+	wperf_lock_release(lock);
 }
 
 /* ------------------------------------------------------------ starting one */
@@ -140,9 +204,18 @@ static int run_sessiond(const char *pidfile, int log_fd)
 	if ((pid = wperf_spawn_background("lttng-sessiond", argv, log_fd,
 					  WPERF_SPAWN_NO_PRELOAD)) < 0)
 		return -1;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
+	for (int tick = 0; waitpid(pid, &status, WNOHANG) != pid; tick++) {
+		if (tick == (int)(WPERF_WAIT_SAY_AFTER * 20))
+			wperf_say("waiting for lttng-sessiond (pid %ld) to start; giving up after "
+				  "%.0f s", (long)pid, START_GIVE_UP_S);
+		if (wperf_stop_signal_pending() || tick >= (int)(START_GIVE_UP_S * 20)) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			errno = wperf_stop_signal_pending() ? EINTR : ETIMEDOUT;
 			return -1;
+		}
+		nanosleep(&(struct timespec){ .tv_nsec = 50000000 }, NULL);
+	}
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -210,15 +283,30 @@ static long start_sessiond(const char *private_dir)
 	return pid;
 }
 
+/* After a question went unanswered: false after saying why, when the
+ * daemon is wedged rather than absent. */
+static bool not_wedged(void)
+{
+	if (!wperf_ctl_wedged())
+		return true;
+	wperf_fail("%s", wperf_ctl_wedged());
+	return false;
+}
+
 long wperf_ensure_sessiond(const char *private_dir)
 {
-	int lock = take_lock();
 	long pid = 0;
+	int lock;
 
-	/* `lttng list` answers: one runs (root's, or this user's). */
+	hold_use();
+	/* `lttng list` answers: one runs (root's, or this user's). Asked
+	 * without the lock, which a wedged daemon would make us hold. */
+	if (wperf_lttng_session_count() >= 0)
+		return 0;
+	if (!not_wedged() || (lock = take_lock()) == WPERF_LOCK_GIVEN_UP)
+		return -1;
 	if (wperf_lttng_session_count() < 0)
-		pid = start_sessiond(private_dir);
-	if (lock >= 0)
-		close(lock);
+		pid = not_wedged() ? start_sessiond(private_dir) : -1;
+	wperf_lock_release(lock);
 	return pid;
 }

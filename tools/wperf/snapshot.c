@@ -23,7 +23,11 @@
 #include "options.h"
 #include "output.h"
 #include "recording.h"
+#include "waits.h"
 #include "wperf.h"
+
+/* Longest wait for another snapshot or stop of the same recorder. */
+#define FLIGHT_LOCK_GIVE_UP_S 300.0
 
 #include <dirent.h>
 #include <errno.h>
@@ -331,6 +335,13 @@ static char *take_locked(const char *out, const char *lttng_dir)
 
 	if (!wperf_flight_state_read(out, &s))
 		return NULL;
+	/* `wperf stop` may have stopped it while this waited for the lock
+	 * (the trigger watcher still saves what fired before the stop). */
+	if (!lttng_dir && strcmp(s.running, "true")) {
+		wperf_fail("the flight recorder of %s was stopped while this snapshot waited for "
+			   "it", out);
+		goto fail;
+	}
 	n = next_number(out, &s);
 	snprintf(snap, sizeof(snap), "%s/snapshot-%ld", out, n);
 	snprintf(part, sizeof(part), "%s/" WPERF_PRIVATE "/snapshot-%ld.part", out, n);
@@ -364,20 +375,30 @@ fail:
 
 char *wperf_take_snapshot(const char *out, const char *lttng_dir)
 {
-	char path[PATH_MAX];
 	char *snap;
 	int lock;
 
+	if ((lock = wperf_flight_lock(out)) < 0)
+		return NULL;
+	snap = take_locked(out, lttng_dir);
+	wperf_lock_release(lock);
+	return snap;
+}
+
+int wperf_flight_lock(const char *out)
+{
+	char path[PATH_MAX];
+	int lock;
+
 	snprintf(path, sizeof(path), "%s/" WPERF_PRIVATE "/lock", out);
-	lock = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	lock = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644);
 	if (lock < 0) {
 		wperf_fail("cannot open %s: %s", path, strerror(errno));
-		return NULL;
+		return -1;
 	}
-	flock(lock, LOCK_EX);
-	snap = take_locked(out, lttng_dir);
-	close(lock);
-	return snap;
+	/* A snapshot reads at most the buffers (seconds); stop waits for it. */
+	return wperf_lock_fd_wait(lock, path, "a snapshot or a stop of this flight recorder",
+				  FLIGHT_LOCK_GIVE_UP_S) < 0 ? -1 : lock;
 }
 
 /* ------------------------------------------------------------ the command */

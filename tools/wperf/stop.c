@@ -21,6 +21,7 @@
 #include "output.h"
 #include "recording.h"
 #include "sessiond.h"
+#include "waits.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +43,21 @@ static const char *str(const struct wperf_flight_state *f, enum wperf_flight_mem
 	return f->want[i].is_string && f->want[i].out[0] ? f->want[i].out : NULL;
 }
 
+/* A stopped recorder whose ftrace instance is still there: an earlier
+ * stop could not remove it (then this one retries). */
+static bool instance_left(const struct wperf_flight_state *f)
+{
+	char inst[PATH_MAX];
+	struct stat st;
+
+	if (!str(f, WPERF_FS_INSTANCE))
+		return false;
+	snprintf(inst, sizeof(inst), "%s/instances/%s",
+		 str(f, WPERF_FS_TRACEFS) ? str(f, WPERF_FS_TRACEFS) : "/sys/kernel/tracing",
+		 str(f, WPERF_FS_INSTANCE));
+	return lstat(inst, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 /* ------------------------------------------------------------ the command */
 
 static void usage(void)
@@ -59,7 +75,7 @@ int wperf_cmd_stop(int argc, char **argv)
 	const char *dir = NULL, *trigger_json, *name;
 	char trigger_name[256] = "", *out = NULL;
 	struct json_want tw = { .key = "name", .out = trigger_name, .outlen = sizeof(trigger_name) };
-	int rc = WPERF_EXIT_FAIL;
+	int rc = WPERF_EXIT_FAIL, lock = -1;
 
 	if ((rc = wperf_options_one_positional("stop", "DIR", usage, argc, argv, &dir)) >= 0)
 		return rc;
@@ -73,7 +89,7 @@ int wperf_cmd_stop(int argc, char **argv)
 			   "record --snapshot -o DIR)", dir);
 		goto end;
 	}
-	if (strcmp(f.running, "true")) {
+	if (strcmp(f.running, "true") && !instance_left(&f)) {
 		wperf_fail("the flight recorder of %s was stopped (start a new one with wperf "
 			   "record --snapshot -o DIR)", dir);
 		goto end;
@@ -82,11 +98,18 @@ int wperf_cmd_stop(int argc, char **argv)
 		wperf_fail("removing the ftrace instance needs root: run it with sudo");
 		goto end;
 	}
-	if (!wperf_state_set(out, f.text, &f.want[WPERF_FS_RUNNING], "false"))
+	if (strcmp(f.running, "true"))
+		wperf_say("finishing the stop of the flight recorder of %s: its ftrace instance "
+			  "%s is still there", dir, str(&f, WPERF_FS_INSTANCE));
+	else if (!wperf_state_set(out, f.text, &f.want[WPERF_FS_RUNNING], "false"))
 		goto end;
 	/* Everything the flight recorder left running; what is gone is fine. */
 	if (f.watcher[0] && !f.want[WPERF_FS_WATCHER].is_string)
 		wperf_flight_stop_watcher(strtol(f.watcher, NULL, 10), out);
+	/* Then no snapshot under way: it would hold the instance's buffers
+	 * open (rmdir: EBUSY). The watcher's last ones are taken by now. */
+	if ((lock = wperf_flight_lock(out)) < 0)
+		goto end;
 	trigger_json = f.trigger[0] == '{' ? f.trigger : NULL;
 	if (trigger_json && wperf_json_members(trigger_json, &tw, 1) && trigger_name[0])
 		wperf_lttng_remove_trigger(trigger_name);
@@ -95,6 +118,8 @@ int wperf_cmd_stop(int argc, char **argv)
 	if (str(&f, WPERF_FS_INSTANCE) &&
 	    !wperf_flight_remove_instance(str(&f, WPERF_FS_TRACEFS), str(&f, WPERF_FS_INSTANCE)))
 		goto end;
+	wperf_lock_release(lock);
+	lock = -1;
 	wperf_stop_sessiond_if_ours();
 	wperf_flight_share(dir, &f);
 	/* The trigger watcher saves what fired before the stop: count from
@@ -106,6 +131,7 @@ int wperf_cmd_stop(int argc, char **argv)
 	wperf_say("flight recorder of %s stopped (%ld snapshot%s)", dir, n, n == 1 ? "" : "s");
 	rc = WPERF_EXIT_OK;
 end:
+	wperf_lock_release(lock);
 	wperf_flight_state_fini(&f);
 	free(out);
 	return rc;

@@ -22,6 +22,7 @@
  */
 #include "flight.h"
 #include "lttng.h"
+#include "waits.h"
 #include "output.h"
 #include "recording.h"
 #include "wperf.h"
@@ -154,6 +155,17 @@ static bool still_running(const char *out)
 	return running;
 }
 
+/* wperf_lttng_watch_wait's count; -2 after saying that the session
+ * daemon does not answer. */
+static int wait_notified(struct wperf_lttng_watch *sub)
+{
+	int n = wperf_lttng_watch_wait(sub, 300);
+
+	if (n == -2)
+		wperf_fail("%s", wperf_ctl_wedged() ? wperf_ctl_wedged() : "lttng-sessiond is gone");
+	return n;
+}
+
 int wperf_cmd_watch(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_sigterm };
@@ -184,7 +196,7 @@ int wperf_cmd_watch(int argc, char **argv)
 	if (!say_ready(&w))
 		goto end;
 	while (!stopping && still_running(out))
-		if ((n = wperf_lttng_watch_wait(sub, 300)) && !take_completed(&w, n))
+		if ((n = wait_notified(sub)) == -2 || (n && !take_completed(&w, n)))
 			goto end;
 	/* Then what triggered before the stop: LTTng may still be writing
 	 * it (up to 6 s). */
@@ -195,7 +207,7 @@ int wperf_cmd_watch(int argc, char **argv)
 		free_names(names, left);
 		if (!left)
 			break;
-		if ((n = wperf_lttng_watch_wait(sub, 300)) && !take_completed(&w, n))
+		if ((n = wait_notified(sub)) == -2 || (n && !take_completed(&w, n)))
 			goto end;
 	}
 	rc = WPERF_EXIT_OK;
