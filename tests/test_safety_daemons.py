@@ -1,0 +1,494 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Attacks on wperf's waits and on many wperfs at once (meson suite
+`safety`, doc/reliability.md).
+
+Every test runs wperf against a session daemon of its own: in a private
+mount namespace (unshare --mount), a directory of the test's is
+bind-mounted over /run/lttng (LTTng's run directory: its sockets and pid
+file), or over the whole of /run (then wperf's own lock, pid and users'
+files are private too). The test starts, stops and ends only the daemons
+of that directory; the machine's own lttng-sessiond is never touched.
+
+- A stopped session daemon: `wperf record` says within a few seconds that
+  it waits for lttng-sessiond (naming its pid), gives up with one line
+  naming the pid and the command that frees it, discards its output
+  directory, and another `wperf record` against the machine's daemon
+  meanwhile is not held up (on a shared lock).
+- SIGTERM during that wait ends wperf within a second, non-zero, its
+  output directory discarded.
+- The session-daemon lock held by another process: wperf says within a
+  few seconds what it waits for and the holder's pid; SIGTERM ends it.
+- `wperf stop` racing `wperf snapshot`: stop waits for the snapshot, then
+  removes the ftrace instance; the instance is never left tracing.
+- Many at once: three `wperf record`s (one as another user), a flight
+  recorder taking snapshots and a `wperf top`, for about 30 s, stopped in
+  a random order: each recording reports its command, nothing is left
+  (ftrace instances, LTTng sessions, session daemon, temporary
+  directories), and every non-zero exit said why.
+
+Needs root, tracefs, lttng-sessiond and unshare(1): without them the
+tests FAIL under CI=true and are skipped (77) otherwise.
+"""
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+os.environ.pop('SUDO_USER', None)
+
+SKIP = 77
+HERE = os.path.dirname(os.path.abspath(__file__))
+BUILD = os.environ.get('WPERF_BUILD_DIR', os.path.join(HERE, '..', 'build'))
+WPERF = os.environ.get('WPERF_COMMAND', os.path.join(BUILD, 'tools', 'wperf'))
+IN_CI = os.environ.get('CI', '').lower() in ('1', 'true', 'yes')
+TRACEFS = '/sys/kernel/tracing'
+
+
+def why_not_here():
+    if os.geteuid() != 0:
+        return 'needs root (running as uid %d)' % os.geteuid()
+    for prog in ('lttng-sessiond', 'lttng', 'unshare', 'babeltrace2'):
+        if not shutil.which(prog):
+            return '%s is not installed' % prog
+    if not os.path.isdir(os.path.join(TRACEFS, 'instances')):
+        return 'no tracefs at %s' % TRACEFS
+    if not os.access(WPERF, os.X_OK):
+        return 'wperf is not built (%s)' % WPERF
+    return None
+
+
+def in_namespace(bind_src, target, argv):
+    """argv run in a private mount namespace where bind_src is mounted
+    over target."""
+    return ['unshare', '--mount', '--propagation', 'private', 'sh', '-c',
+            'mount --bind "$0" "$1" && shift && exec "$@"', bind_src, target] + argv
+
+
+def alive(pid):
+    try:
+        with open('/proc/%d/stat' % pid) as f:
+            return f.read().rsplit(')', 1)[1].split()[0] != 'Z'
+    except OSError:
+        return False
+
+
+def read_pid(path):
+    try:
+        with open(path) as f:
+            return int(f.read().strip() or 0)
+    except (OSError, ValueError):
+        return 0
+
+
+def end_daemon(pid):
+    """End a session daemon this test started (it may be stopped)."""
+    if not pid or not alive(pid):
+        return
+    for sig in (signal.SIGCONT, signal.SIGTERM):
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            return
+    for _ in range(100):
+        if not alive(pid):
+            return
+        time.sleep(0.1)
+    os.kill(pid, signal.SIGKILL)
+
+
+def reading_instance(pid, timeout):
+    """Wait until process pid has a flight recorder's buffer open."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            for fd in os.listdir('/proc/%d/fd' % pid):
+                try:
+                    target = os.readlink('/proc/%d/fd/%s' % (pid, fd))
+                except OSError:
+                    continue
+                if '/instances/wperf-flight-' in target and 'trace_pipe_raw' in target:
+                    return True
+        except OSError:
+            return False
+        time.sleep(0.01)
+    return False
+
+
+def collect_children(procs, found, done):
+    """Until done: the pids of the children of procs' processes (their
+    kernel recorders, which name their ftrace instances after themselves)."""
+    while not done.is_set():
+        ours = {p.pid for p in list(procs)}
+        for d in os.listdir('/proc'):
+            try:
+                with open('/proc/%s/stat' % d) as f:
+                    if d.isdigit() and int(f.read().rsplit(')', 1)[1].split()[1]) in ours:
+                        found.add(int(d))
+            except (OSError, ValueError, IndexError):
+                continue
+        time.sleep(0.1)
+
+
+class Stderr:
+    """A process's standard error, line by line, each with its time."""
+
+    def __init__(self, proc):
+        self.lines = []
+        self.proc = proc
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self):
+        for line in self.proc.stderr:
+            self.lines.append((time.monotonic(), line.rstrip('\n')))
+
+    def wait_for(self, pattern, timeout):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            for t, line in list(self.lines):
+                if re.search(pattern, line):
+                    return t, line
+            if self.proc.poll() is not None and not self.thread.is_alive():
+                break
+            time.sleep(0.05)
+        return None, None
+
+    def text(self):
+        self.thread.join(timeout=5)
+        return '\n'.join(line for _, line in self.lines)
+
+
+def start(argv, **kw):
+    return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **kw)
+
+
+class PrivateDaemon(unittest.TestCase):
+    """A stopped session daemon of the test's, in its own run directory."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix='wperf-safety-daemons-')
+        self.rundir = os.path.join(self.tmp, 'rundir')
+        os.mkdir(self.rundir, 0o755)
+        self.procs = []
+        self.daemon = 0
+
+    def tearDown(self):
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            for pipe in (p.stdout, p.stderr):
+                if pipe:
+                    pipe.close()
+        end_daemon(self.daemon)
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def stopped_daemon(self):
+        """Start lttng-sessiond in the private run directory (no kernel
+        tracer: only one daemon may own it), and stop it."""
+        subprocess.run(in_namespace(self.rundir, '/run/lttng',
+                                    ['lttng-sessiond', '--daemonize', '--no-kernel']),
+                       check=True, timeout=60, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        self.daemon = read_pid(os.path.join(self.rundir, 'lttng-sessiond.pid'))
+        self.assertTrue(self.daemon and alive(self.daemon), 'no private lttng-sessiond')
+        os.kill(self.daemon, signal.SIGSTOP)
+        return self.daemon
+
+    def wedged_record(self, out):
+        p = start(in_namespace(self.rundir, '/run/lttng',
+                               [WPERF, 'record', '-o', out, '--', 'sleep', '1']))
+        self.procs.append(p)
+        return p, Stderr(p)
+
+    def test_stopped_daemon_said_given_up_and_blocks_no_one(self):
+        pid = self.stopped_daemon()
+        out = os.path.join(self.tmp, 'wedged')
+        began = time.monotonic()
+        p, err = self.wedged_record(out)
+        t, line = err.wait_for(r'waiting for lttng-sessiond \(pid %d\)' % pid, 8)
+        self.assertIsNotNone(t, 'no word within 8 s of what wperf waits for:\n' + err.text())
+        self.assertLess(t - began, 6, line)
+        # Meanwhile a recording against the machine's own daemon: not held
+        # up by the wedged one (which must hold no shared lock).
+        other = os.path.join(self.tmp, 'other')
+        o = subprocess.run([WPERF, 'record', '-o', other, '--', 'sleep', '1'],
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           timeout=120)
+        self.assertEqual(o.returncode, 0, o.stderr)
+        self.assertIsNone(p.poll(), 'the wedged wperf ended before its deadline')
+        try:
+            p.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.fail('wperf record still waits 60 s on a stopped daemon:\n' + err.text())
+        text = err.text()
+        self.assertNotEqual(p.returncode, 0, text)
+        errors = [l for l in text.splitlines() if l.startswith('wperf: error:')]
+        self.assertEqual(len(errors), 1, text)
+        self.assertIn('pid %d' % pid, errors[0])
+        self.assertIn('kill -CONT %d' % pid, errors[0])
+        self.assertFalse(os.path.exists(out), 'the output directory was left')
+
+    def test_sigterm_during_the_wait_ends_it_within_a_second(self):
+        pid = self.stopped_daemon()
+        out = os.path.join(self.tmp, 'wedged')
+        p, err = self.wedged_record(out)
+        t, _ = err.wait_for(r'waiting for lttng-sessiond \(pid %d\)' % pid, 8)
+        self.assertIsNotNone(t, 'no word of the wait:\n' + err.text())
+        # The namespace's sh exec'd wperf: p.pid is wperf.
+        sent = time.monotonic()
+        p.send_signal(signal.SIGTERM)
+        try:
+            p.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.fail('SIGTERM did not end wperf record within 5 s:\n' + err.text())
+        took = time.monotonic() - sent
+        self.assertLess(took, 1.0, err.text())
+        self.assertNotEqual(p.returncode, 0, err.text())
+        self.assertFalse(os.path.exists(out), 'the output directory was left')
+
+
+class PrivateRun(unittest.TestCase):
+    """wperf with a private /run: its own lock files and session daemon."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix='wperf-safety-daemons-')
+        self.run_dir = os.path.join(self.tmp, 'run')
+        os.makedirs(os.path.join(self.run_dir, 'lttng'), 0o755)
+        self.procs = []
+        self.wedged_daemon = 0
+
+    def tearDown(self):
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            for pipe in (p.stdout, p.stderr):
+                if pipe:
+                    pipe.close()
+        end_daemon(read_pid(os.path.join(self.run_dir, 'lttng', 'lttng-sessiond.pid')))
+        end_daemon(self.wedged_daemon)
+        self.remove_own_instances()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def remove_own_instances(self):
+        """The ftrace instances of the flight recorders of this test that a
+        failing wperf left tracing."""
+        for name in os.listdir(self.tmp):
+            try:
+                with open(os.path.join(self.tmp, name, 'wperf.json')) as f:
+                    inst = json.load(f).get('instance')
+            except (OSError, ValueError):
+                continue
+            path = os.path.join(TRACEFS, 'instances', inst or '')
+            if inst and os.path.isdir(path):
+                with open(path + '/tracing_on', 'w') as f:
+                    f.write('0')
+                os.rmdir(path)
+
+    def ns(self, argv):
+        return in_namespace(self.run_dir, '/run', argv)
+
+    def ns_wedged(self, rundir, argv):
+        """argv with this test's /run, but another LTTng run directory."""
+        return ['unshare', '--mount', '--propagation', 'private', 'sh', '-c',
+                'mount --bind "$0" /run && mount --bind "$1" /run/lttng && shift && '
+                'exec "$@"', self.run_dir, rundir] + argv
+
+    def test_held_lock_is_said_with_its_holder_and_ends_on_sigterm(self):
+        import fcntl
+        lock = os.path.join(self.run_dir, 'wperf-sessiond-0.lock')
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            os.write(fd, b'%d\n' % os.getpid())
+            out = os.path.join(self.tmp, 'r')
+            p = start(self.ns([WPERF, 'record', '-o', out, '--', 'true']))
+            self.procs.append(p)
+            err = Stderr(p)
+            t, line = err.wait_for(r'waiting for /run/wperf-sessiond-0\.lock .*held by '
+                                   r'pid %d' % os.getpid(), 8)
+            self.assertIsNotNone(t, 'no word of the held lock:\n' + err.text())
+            sent = time.monotonic()
+            p.send_signal(signal.SIGTERM)
+            p.wait(timeout=5)
+            self.assertLess(time.monotonic() - sent, 1.0, err.text())
+            self.assertNotEqual(p.returncode, 0)
+            self.assertFalse(os.path.exists(out), 'the output directory was left')
+        finally:
+            os.close(fd)
+
+    def instances(self):
+        return set(os.listdir(os.path.join(TRACEFS, 'instances')))
+
+    def test_stop_racing_snapshot_leaves_no_instance(self):
+        """`wperf stop` while a snapshot reads the instance's buffers (a
+        `wperf snapshot`, and a reader of the test's holding cpu0's buffer
+        open for 1.5 s as a snapshot of an older wperf would): the stop
+        waits and retries, and leaves no instance."""
+        before = self.instances()
+        f = os.path.join(self.tmp, 'f')
+        r = subprocess.run(self.ns([WPERF, 'record', '--snapshot', '-o', f]),
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(f + '/wperf.json') as fp:
+            inst = os.path.join(TRACEFS, 'instances', json.load(fp)['instance'])
+        time.sleep(1)
+        snap = start(self.ns([WPERF, 'snapshot', f]))
+        self.procs.append(snap)
+        reading_instance(snap.pid, 30)
+        reader = os.open(inst + '/per_cpu/cpu0/trace_pipe_raw', os.O_RDONLY | os.O_NONBLOCK)
+        closer = threading.Timer(1.5, os.close, [reader])
+        closer.start()
+        try:
+            stop = subprocess.run(self.ns([WPERF, 'stop', f]), stdin=subprocess.DEVNULL,
+                                  capture_output=True, text=True, timeout=120)
+        finally:
+            closer.join()
+        _, snap_err = snap.communicate(timeout=120)
+        self.assertEqual(stop.returncode, 0, stop.stderr)
+        if snap.returncode != 0:
+            self.assertRegex(snap_err, r'wperf: error: ', 'the snapshot failed silently')
+        left = {n for n in self.instances() - before if n.startswith('wperf-flight-')}
+        self.assertEqual(left, set(), 'wperf stop left the ftrace instance tracing: '
+                         + stop.stderr)
+
+    def test_many_at_once_stopped_in_any_order(self):
+        random.seed(os.getpid())
+        children = set()
+        watching = threading.Event()
+        threading.Thread(target=collect_children, args=(self.procs, children, watching),
+                         daemon=True).start()
+        tops_before = set(n for n in os.listdir('/tmp') if n.startswith('wperf-top-'))
+        d = self.tmp
+        # A wperf of the same machine (same /run) wedged on a stopped
+        # daemon of its own: it must hold up none of the others.
+        wedged_rundir = os.path.join(self.tmp, 'wedged-rundir')
+        os.mkdir(wedged_rundir, 0o755)
+        subprocess.run(self.ns_wedged(wedged_rundir, ['lttng-sessiond', '--daemonize',
+                                                      '--no-kernel']),
+                       check=True, timeout=60, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        self.wedged_daemon = read_pid(os.path.join(wedged_rundir, 'lttng-sessiond.pid'))
+        os.kill(self.wedged_daemon, signal.SIGSTOP)
+        wedged = start(self.ns_wedged(wedged_rundir, [WPERF, 'record', '-o', d + '/w', '--',
+                                                      'true']))
+        self.procs.append(wedged)
+        wedged_err = Stderr(wedged)
+        time.sleep(1)
+        # Short recordings started together: the first starts the daemon,
+        # none may stop it under another.
+        shorts = []
+        for i in range(4):
+            shorts.append(start(self.ns([WPERF, 'record', '-o', d + '/s%d' % i, '--',
+                                         'sleep', str(random.choice([0, 0.5, 1]))])))
+            self.procs.append(shorts[-1])
+            time.sleep(random.uniform(0, 0.7))
+        for i, p in enumerate(shorts):
+            try:
+                _, err = p.communicate(timeout=120)
+            except subprocess.TimeoutExpired:
+                self.fail('short recording s%d held up for 120 s' % i)
+            self.assertEqual(p.returncode, 0, 's%d: %s' % (i, err))
+        runs = {
+            'r1': [WPERF, 'record', '-o', d + '/r1', '--', 'sleep', '40'],
+            'r2': [WPERF, 'record', '-o', d + '/r2', '--user', 'nobody', '--',
+                   'sleep', '40'],
+            'r3': [WPERF, 'record', '-o', d + '/r3', '--duration', '12', '--', 'sleep',
+                   '30'],
+            'top': [WPERF, 'top', '--every', '2s', '--output', d + '/top.txt'],
+        }
+        flight = d + '/waits-flight'
+        procs = {}
+        for name, argv in runs.items():
+            procs[name] = start(self.ns(argv))
+            self.procs.append(procs[name])
+            time.sleep(random.uniform(0, 1))
+        errs = {name: Stderr(p) for name, p in procs.items()}
+        r = subprocess.run(self.ns([WPERF, 'record', '--snapshot', '-o', flight]),
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        snapshots = 0
+        stops = ['r1', 'r2', 'top', 'flight']
+        random.shuffle(stops)
+        time.sleep(8)
+        for what in stops:
+            s = subprocess.run(self.ns([WPERF, 'snapshot', flight]), stdin=subprocess.DEVNULL,
+                               capture_output=True, text=True, timeout=120)
+            if 'flight' not in stops[:stops.index(what)]:
+                self.assertEqual(s.returncode, 0, s.stderr)
+                snapshots += 1
+            if what == 'flight':
+                s = subprocess.run(self.ns([WPERF, 'stop', flight]), stdin=subprocess.DEVNULL,
+                                   capture_output=True, text=True, timeout=120)
+                self.assertEqual(s.returncode, 0, s.stderr)
+            else:
+                procs[what].send_signal(random.choice([signal.SIGINT, signal.SIGTERM]))
+            time.sleep(random.uniform(1, 5))
+        for name, p in procs.items():
+            try:
+                p.wait(timeout=120)
+            except subprocess.TimeoutExpired:
+                self.fail('%s did not end:\n%s' % (name, errs[name].text()))
+        wedged.wait(timeout=60)
+        self.assertNotEqual(wedged.returncode, 0)
+        self.assertRegex(wedged_err.text(), r'wperf: error: lttng-sessiond \(pid %d\) did not '
+                         r'answer.*kill -CONT %d' % (self.wedged_daemon, self.wedged_daemon))
+        for name, p in procs.items():
+            text = errs[name].text()
+            if p.returncode not in (0, 130, 143):
+                self.assertRegex(text, r'wperf: error: ', '%s failed silently' % name)
+            self.assertNotRegex(text, r'No session daemon|is gone|another watcher',
+                                '%s was disturbed by another wperf' % name)
+        # Nothing lost: every recording reports its command.
+        for name in ('r1', 'r2', 'r3'):
+            self.assertIn(procs[name].returncode, (0, 130, 143), errs[name].text())
+            rep = subprocess.run([WPERF, 'report', d + '/' + name, '--format', 'json'],
+                                 capture_output=True, text=True, timeout=300)
+            self.assertEqual(rep.returncode, 0, '%s: %s' % (name, rep.stderr))
+            pid = read_pid(d + '/' + name + '/command.pid')
+            self.assertIn('"pid": %d' % pid, rep.stdout.replace('"pid":%d' % pid,
+                                                               '"pid": %d' % pid), name)
+        with open(flight + '/wperf.json') as f:
+            state = json.load(f)
+        self.assertGreaterEqual(state.get('snapshots', 0), snapshots)
+        self.assertIs(state.get('running'), False)
+        # Nothing left.
+        watching.set()
+        self.assertEqual(self.own_instances_left(children, flight), set())
+        self.assertEqual({n for n in os.listdir('/tmp') if n.startswith('wperf-top-')}
+                         - tops_before, set())
+        daemon = read_pid(os.path.join(self.run_dir, 'lttng', 'lttng-sessiond.pid'))
+        self.assertFalse(daemon and alive(daemon), 'the session daemon wperf started is left')
+
+    def own_instances_left(self, children, flight):
+        """Instances left of this test's wperfs: the flight recorder's, and
+        those named after a child of one of them (its kernel recorder)."""
+        with open(flight + '/wperf.json') as f:
+            names = {json.load(f)['instance']}
+        left = set()
+        for n in self.instances():
+            m = re.match(r'wperf-(\d+)(-\d+)?$', n)
+            if n in names or (m and int(m.group(1)) in children):
+                left.add(n)
+        return left
+
+
+if __name__ == '__main__':
+    why = why_not_here()
+    if why:
+        print('safety-daemons: %s' % why, file=sys.stderr)
+        sys.exit(1 if IN_CI else SKIP)
+    unittest.main(verbosity=2)
