@@ -796,6 +796,51 @@ class TestLoopbackSender(Base):
         self.assertEdge(r, r.tid(702), net, 220 * MS + 4 * US, count=2)
 
 
+def nic_receive(s, t, cpu, dev, woken, irq=30):
+    """A packet from dev, its hard irq raising NET_RX on cpu, whose softirq
+    receives it and wakes `woken` 5 us after t."""
+    s.irq_entry(t, cpu, irq, dev + '-input.0')
+    s.softirq_raise(t + 1 * US, cpu, SOFTIRQ['NET_RX'])
+    s.irq_exit(t + 2 * US, cpu, irq)
+    s.softirq_entry(t + 3 * US, cpu, SOFTIRQ['NET_RX'])
+    s.net_recv(t + 4 * US, cpu, dev, 1500)
+    s.wake(t + 5 * US, cpu, woken)
+    s.softirq_exit(t + 6 * US, cpu, SOFTIRQ['NET_RX'])
+
+
+class TestSmallerWaitsRow(Base):
+    """A downloader W (801) waits for eth0 [100 ms, 900 ms] and twice for
+    eth1, 5 ms each ([950, 955] and [960, 965] ms), under the noise floor
+    (1% of 2 s = 20 ms); a busy thread B (802) runs on cpu1. The sink
+    nic:eth0's table shows W -> nic:eth0 800 ms + 5 us, and the row
+    "W -> smaller nic waits" the 10 ms + 10 us of the two eth1 waits: the
+    threads table's w:nic for W (810 ms) is their sum."""
+
+    def scenario(self):
+        s = Scenario(ncpus=2, end=2 * S)
+        W, B = s.thread(801, 'downloader'), s.thread(802, 'busy')
+        s.run(0, 0, W)
+        s.run(0, 1, B)
+        for begin, end, dev, irq in ((100 * MS, 900 * MS, 'eth0', 30),
+                                     (950 * MS, 955 * MS, 'eth1', 31),
+                                     (960 * MS, 965 * MS, 'eth1', 31)):
+            s.sleep(begin, 0, W)
+            nic_receive(s, end, 0, dev, W, irq=irq)
+            s.run(end + 10 * US, 0, W)
+        return s
+
+    def test_rows_add_up(self):
+        r = self.knots(self.scenario())
+        w, eth0, eth1 = r.tid(801), r.vid(name='nic:eth0'), r.vid(name='nic:eth1')
+        self.assertEdge(r, w, eth0, 800 * MS + 5 * US, direct=800 * MS + 5 * US, count=1)
+        self.assertEdge(r, w, eth1, 10 * MS + 10 * US, direct=10 * MS + 10 * US, count=2)
+        text = run_knots_text(self.scenario())
+        self.assertRegex(text, r'\n  downloader \(801\) -> nic:eth0 +800 ms +800 ms +40\.0% +1 ')
+        self.assertRegex(text, r'\n  downloader \(801\) -> smaller nic waits +10\.0 ms +10\.0 ms '
+                         r'+0\.5% +2  1 edge below the noise floor\n')
+        self.assertRegex(text, r'\n  downloader \(801\) .* 810ms +- +- +-\n')
+
+
 def untraced_timers(timer_events=False):
     """A trace without timer expiry events (iscsid's timeouts in
     ref-basic-kernel-analysis). dd (801) runs on cpu0 all along. T (802,

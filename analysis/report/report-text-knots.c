@@ -102,12 +102,20 @@ bool text_write_edge_row(FILE *out, const struct wperf_graph *g,
 	else
 		snprintf(s, sizeof s, "-");
 	wperf_fmt_bucket_range(med, sizeof med, wperf_fmt_hist_median(e->hist));
-	fputs("  ", out);
-	wperf_fmt_cell(out, pair, PAIR_WIDTH, 0);
-	fprintf(out, " %9s %9s %6s %8llu  %s%s\n", w, own, s, (unsigned long long)e->count, med,
-		timer ? "  " TIMER_MARK : "");
+	if (timer)
+		strncat(med, "  " TIMER_MARK, sizeof med - strlen(med) - 1);
+	text_write_edge_cells(out, pair, w, own, s, e->count, med);
 	write_edge_stack(out, g, e);
 	return timer;
+}
+
+void text_write_edge_cells(FILE *out, const char *pair, const char *weight, const char *own,
+			   const char *own_share, uint64_t waits, const char *last)
+{
+	fputs("  ", out);
+	wperf_fmt_cell(out, pair, PAIR_WIDTH, 0);
+	fprintf(out, " %9s %9s %6s %8llu  %s\n", weight, own, own_share,
+		(unsigned long long)waits, last);
 }
 
 static const char *stop_explanation(const char *why)

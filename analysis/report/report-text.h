@@ -57,6 +57,11 @@ void text_write_timer_footnote(FILE *out, bool any);
 bool text_write_edge_row(FILE *out, const struct wperf_graph *g,
 			 const struct wperf_edge *e);
 
+/* A row of an edge table from its cells (pair: "a -> b"; last: the
+ * median wait length, or what the row stands for). */
+void text_write_edge_cells(FILE *out, const char *pair, const char *weight, const char *own,
+			   const char *own_share, uint64_t waits, const char *last);
+
 /* What refinement removed from the knot and why it stopped. */
 void text_write_refinement(FILE *out, const struct wperf_graph *g,
 			   const struct wperf_knot *k);
