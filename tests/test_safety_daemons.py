@@ -21,6 +21,8 @@ of that directory; the machine's own lttng-sessiond is never touched.
   few seconds what it waits for and the holder's pid; SIGTERM ends it.
 - `wperf stop` racing `wperf snapshot`: stop waits for the snapshot, then
   removes the ftrace instance; the instance is never left tracing.
+- A flight recorder whose directory was removed without `wperf stop`:
+  the next flight recorder removes its ftrace instance, and no other.
 - Many at once: three `wperf record`s (one as another user), a flight
   recorder taking snapshots and a `wperf top`, for about 30 s, stopped in
   a random order: each recording reports its command, nothing is left
@@ -363,6 +365,40 @@ class PrivateRun(unittest.TestCase):
         left = {n for n in self.instances() - before if n.startswith('wperf-flight-')}
         self.assertEqual(left, set(), 'wperf stop left the ftrace instance tracing: '
                          + stop.stderr)
+
+    def test_sweep_removes_the_instance_of_a_gone_flight_recorder(self):
+        """A flight recorder whose directory was removed without `wperf
+        stop`: the next flight recorder removes its ftrace instance (and
+        only that one)."""
+        def flight(name):
+            out = os.path.join(self.tmp, name)
+            r = subprocess.run(self.ns([WPERF, 'record', '--snapshot', '-o', out]),
+                               stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                               timeout=120)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out + '/wperf.json') as f:
+                return out, json.load(f)['instance'], r.stderr
+        gone, gone_inst, _ = flight('gone')
+        kept, kept_inst, _ = flight('kept')
+        self.assertIn(gone_inst, self.instances())
+        shutil.rmtree(gone)
+        new, new_inst, err = flight('new')
+        try:
+            self.assertNotIn(gone_inst, self.instances(), 'the gone recorder\'s instance '
+                             'still traces')
+            self.assertIn('removing the ftrace instance %s' % gone_inst, err)
+            self.assertIn(kept_inst, self.instances())
+            self.assertIn(new_inst, self.instances())
+        finally:
+            if os.path.isdir(os.path.join(TRACEFS, 'instances', gone_inst)):
+                with open(os.path.join(TRACEFS, 'instances', gone_inst, 'tracing_on'), 'w') as f:
+                    f.write('0')
+                os.rmdir(os.path.join(TRACEFS, 'instances', gone_inst))
+        for out in (kept, new):
+            s = subprocess.run(self.ns([WPERF, 'stop', out]), stdin=subprocess.DEVNULL,
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(s.returncode, 0, s.stderr)
+        self.assertFalse({kept_inst, new_inst} & self.instances())
 
     def test_many_at_once_stopped_in_any_order(self):
         random.seed(os.getpid())

@@ -16,6 +16,7 @@
  */
 #include "flight.h"
 #include "command.h"
+#include "json.h"
 #include "lttng.h"
 #include "recording.h"
 #include "sessiond.h"
@@ -23,6 +24,7 @@
 #include "wperf.h"
 #include "wperf/kernel-events.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -55,6 +57,18 @@ static void sleep_ms(long ms)
 }
 
 /* ------------------------------------------------------------ the ftrace instance */
+
+/* Which flight recorder owns each wperf-flight-* instance: a file named
+ * after the instance in this root-only directory, holding DIR. A flight
+ * recorder has no process of its own: its owner is DIR, alive while
+ * DIR/wperf.json says it runs with that instance. */
+#define FLIGHT_OWNERS "/run/wperf-flight"
+
+static void owner_path(const char *instance, char *out, size_t len)
+{
+	snprintf(out, len, FLIGHT_OWNERS "/%s", instance);
+}
+
 
 /* Write value into the tracefs file path (relative to the instance dir).
  * 0, or errno (ENOENT: this kernel has no such file). */
@@ -171,7 +185,85 @@ bool wperf_flight_remove_instance(const char *tracefs, const char *name)
 		}
 		nanosleep(&(struct timespec){ .tv_nsec = 100000000 }, NULL);
 	}
+	owner_path(name, inst, sizeof(inst));
+	unlink(inst);
 	return true;
+}
+
+/* ------------------------------------------------------------ stale instances */
+
+static void register_owner(const char *instance, const char *out)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (geteuid() != 0 || (mkdir(FLIGHT_OWNERS, 0700) != 0 && errno != EEXIST))
+		return;
+	owner_path(instance, path, sizeof(path));
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		if (write(fd, out, strlen(out)) < 0) {
+			/* unowned: the sweep then leaves it alone */
+		}
+		close(fd);
+	}
+}
+
+/* Whether dir (a root-only flight recorder directory, as wperf makes
+ * them) says it runs with instance. */
+static bool owner_alive(const char *dir, const char *instance)
+{
+	char path[PATH_MAX], running[16] = "", inst[256] = "", *text;
+	struct json_want want[] = {
+		{ .key = "running", .out = running, .outlen = sizeof(running) },
+		{ .key = "instance", .out = inst, .outlen = sizeof(inst) },
+	};
+	struct stat st;
+	bool ok;
+
+	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0 ||
+	    (st.st_mode & 022))
+		return lstat(dir, &st) == 0;    /* not wperf's: say nothing of it */
+	snprintf(path, sizeof(path), "%s/wperf.json", dir);
+	if (lstat(path, &st) != 0)
+		return false;
+	if (!S_ISREG(st.st_mode) || st.st_uid != 0 || !(text = wperf_read_text(path)))
+		return true;
+	ok = wperf_json_members(text, want, 2);
+	free(text);
+	return !ok || (!strcmp(running, "true") && !strcmp(inst, instance));
+}
+
+void wperf_flight_sweep(const char *tracefs)
+{
+	char dir[PATH_MAX], path[PATH_MAX], owner[PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/instances", tracefs ? tracefs : "/sys/kernel/tracing");
+	if (geteuid() != 0 || !(d = opendir(dir)))
+		return;
+	while ((e = readdir(d))) {
+		ssize_t n;
+		int fd;
+
+		if (strncmp(e->d_name, "wperf-flight-", 13))
+			continue;
+		owner_path(e->d_name, path, sizeof(path));
+		if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+			continue;       /* no known owner: not ours to judge */
+		n = read(fd, owner, sizeof(owner) - 1);
+		close(fd);
+		owner[n > 0 ? n : 0] = '\0';
+		if (n <= 0 || owner_alive(owner, e->d_name))
+			continue;
+		wperf_say("removing the ftrace instance %s of a flight recorder that is gone "
+			  "(%s)", e->d_name, owner);
+		if (wperf_flight_remove_instance(tracefs, e->d_name))
+			unlink(path);
+	}
+	closedir(d);
 }
 
 /* ------------------------------------------------------------ the trigger watcher */
@@ -348,8 +440,10 @@ static bool start_parts(const char *out, struct wperf_state *state,
 	if (!strcmp(state->kernel, "tracefs")) {
 		snprintf(instance, ilen, "wperf-flight-%s",
 			 strncmp(name, "wperf-", 6) ? name : name + 6);
+		wperf_flight_sweep(state->tracefs);
 		if (!create_instance(state->tracefs, instance, opt->buffer_kb))
 			return false;
+		register_owner(instance, out);
 		state->instance = instance;
 	}
 	if (!start_session(out, state, opt, trigger, tlen) || !wperf_state_save(out, state))

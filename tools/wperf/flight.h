@@ -49,6 +49,13 @@ void wperf_flight_stop_watcher(long pid, const char *out);
  * point), tracing off first. false after saying why. */
 bool wperf_flight_remove_instance(const char *tracefs, const char *name);
 
+/* Remove the wperf-flight-* instances whose flight recorder is gone: its
+ * directory (recorded in /run/wperf-flight/INSTANCE when it started) no
+ * longer says it runs with that instance. An instance of no known owner,
+ * or whose directory is not wperf's (root's, no other user may write),
+ * is left alone. Root only. */
+void wperf_flight_sweep(const char *tracefs);
+
 /* ------------------------------------------------------------ snapshots
  * (snapshot.c; `wperf snapshot` and the trigger watcher take them) */
 

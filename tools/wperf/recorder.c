@@ -348,12 +348,19 @@ bool wperf_recorder_alive(struct wperf_recorder *r, char *why, size_t whylen)
 	return false;
 }
 
-/* Wait up to timeout seconds for the child to end; true when it has. */
+/* Wait up to timeout seconds for the child to end; true when it has.
+ * Said after two seconds (writing out a large trace takes long). */
 static bool wait_end(struct wperf_recorder *r, double timeout)
 {
-	double deadline = monotonic() + timeout;
+	double start = monotonic(), deadline = start + timeout;
+	bool said = false;
 
 	while (!reaped(r)) {
+		if (!said && monotonic() - start >= 2) {
+			wperf_say("waiting for the kernel recorder (pid %ld) to write out its trace; "
+				  "giving up after %g s", (long)r->pid, timeout);
+			said = true;
+		}
 		if (monotonic() >= deadline)
 			return false;
 		nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);
@@ -374,6 +381,8 @@ bool wperf_recorder_stop(struct wperf_recorder *r, char *why, size_t whylen)
 	if (r->pid > 0 && !reaped(r)) {
 		kill(r->pid, SIGINT);
 		if (!wait_end(r, 120)) {
+			wperf_say("the kernel recorder (pid %ld) did not end within 120 s of SIGINT: "
+				  "killed", (long)r->pid);
 			kill(r->pid, SIGKILL);
 			waitpid(r->pid, &r->status, 0);
 			r->pid = 0;

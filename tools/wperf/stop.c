@@ -120,6 +120,7 @@ int wperf_cmd_stop(int argc, char **argv)
 		goto end;
 	wperf_lock_release(lock);
 	lock = -1;
+	wperf_flight_sweep(str(&f, WPERF_FS_TRACEFS));  /* of recorders whose DIR is gone */
 	wperf_stop_sessiond_if_ours();
 	wperf_flight_share(dir, &f);
 	/* The trigger watcher saves what fired before the stop: count from
