@@ -241,6 +241,14 @@ static void on_segment(const struct wperf_segment *seg, void *data)
 		return;
 	}
 	it->segments_shown++;
+	/* A knots sink that claimed this analysis is connected straight to
+	 * our only output port, and it skips the `wperf` trace unread
+	 * (shared-analysis.h): building an event of eleven fields per
+	 * segment for it alone would cost more than the analysis. With any
+	 * other reader (sink.ctf.fs, sink.text.pretty, a second filter)
+	 * nothing is claimed and every segment goes out. */
+	if (it->shared->claimed && wperf_decoder_clock_class(it->decoder))
+		return;
 	if (!it->trace) {
 		const bt_clock_class *kernel_clock = wperf_decoder_clock_class(it->decoder);
 
