@@ -214,7 +214,7 @@ static void register_owner(const char *instance, const char *out)
  * them) says it runs with instance. */
 static bool owner_alive(const char *dir, const char *instance)
 {
-	char path[PATH_MAX], running[16] = "", inst[256] = "", *text;
+	char path[PATH_MAX + 16], running[16] = "", inst[256] = "", *text;
 	struct json_want want[] = {
 		{ .key = "running", .out = running, .outlen = sizeof(running) },
 		{ .key = "instance", .out = inst, .outlen = sizeof(inst) },
