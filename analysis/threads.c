@@ -271,6 +271,9 @@ static void switch_in(struct sched *s, const struct wperf_event *ev)
 static void on_switch(struct sched *s, struct cpu_ctx *c, const struct wperf_event *ev)
 {
 	s->switches++;
+	s->quality->switches++;
+	if (ev->u.sw.prev_tid == 0)
+		s->quality->switches_from_idle++;
 	c->depth = 0;   /* the scheduler never runs in interrupt context */
 	if (ev->u.sw.prev_tid > 0)
 		switch_out(s, c, ev);

@@ -116,6 +116,12 @@ class PerfRecorded(unittest.TestCase):
         self.assertEqual(focus, {v['id'] for v in threads.values()},
                          'the focus is not the workload\'s threads')
 
+    def test_system_wide_names_no_per_process_cause(self):
+        # -a: CPUs leave their idle task, so no caveat blames a
+        # per-process recording.
+        for c in self.js['caveats']:
+            self.assertNotIn('Likely cause', c['text'], c)
+
     def test_producer_waits_for_writer(self):
         threads = self.workload_threads()
         producer, writer = threads['fig1-producer']['id'], threads['fig1-writer']['id']
@@ -151,6 +157,42 @@ class PerfRecorded(unittest.TestCase):
         self.assertTrue(any('futex' in s for s in symbols), symbols)
         self.assertFalse([s for a, s in zip(frames, symbols) if a < 0xffff800000000000 and s],
                          'user frames are never named')
+
+
+class PerProcessPerf(unittest.TestCase):
+    """The same workload recorded per process (`perf record -- CMD`, no
+    -a): only its threads' events, so waits end with no wakeup seen and
+    states contradict; no switch leaves a CPU's idle task. The caveat and
+    the headline name that as the likely cause."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix='wperf-perf-pp-', dir='/var/tmp')
+        cls.js = None
+        data, ctf = os.path.join(cls.tmp, 'perf.data'), os.path.join(cls.tmp, 'ctf')
+        rec = run(['perf', 'record', '-q', '-k', 'CLOCK_MONOTONIC', '-e', EVENTS, '-o', data,
+                   '--', WORKLOAD, '--seconds', '2'])
+        cls.err = rec.returncode and 'perf record failed:\n' + rec.stdout[-3000:]
+        if not cls.err:
+            conv = run(['perf', 'data', 'convert', '-i', data, '--to-ctf', ctf])
+            cls.err = conv.returncode and 'perf data convert failed:\n' + conv.stdout[-3000:]
+        if not cls.err:
+            cls.js, cls.err = ws.run_knots_cli(ctf)
+
+    @classmethod
+    def tearDownClass(cls):
+        recording.remove_recordings(cls.tmp)
+
+    def test_caveat_names_the_likely_cause(self):
+        self.assertFalse(self.err, self.err)
+        q = self.js['quality']
+        self.assertGreater(q['waits_without_wakeup'] + q['state_mismatches'], 0, q)
+        caveats = [c for c in self.js['caveats']
+                   if c['kind'] in ('waits_without_wakeup', 'state_mismatches')]
+        self.assertTrue(caveats, self.js['caveats'])
+        self.assertIn('Likely cause: no CPU ever left its idle task', caveats[0]['text'])
+        self.assertIn('perf record without -a', caveats[0]['text'])
+        self.assertTrue(self.js['findings_may_be_wrong'])
 
 
 if __name__ == '__main__':

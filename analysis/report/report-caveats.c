@@ -157,6 +157,37 @@ static void per_wait(uint64_t count, uint64_t waits, const char *kind, const cha
 		 waits, what);
 }
 
+/*
+ * A recording that follows some threads only (`perf record` without -a,
+ * or with -p/-t): the switches and wakeups of every other thread are
+ * missing, which shows as waits without wakeup and state mismatches. In
+ * such a trace no switch ever leaves a CPU's idle task (a switch is
+ * recorded in the context of the thread leaving, and idle is not
+ * followed), while a system-wide one has them on every CPU that idled.
+ * Said as the likely cause in the first of those caveats.
+ */
+#define PER_PROCESS_MIN_SWITCHES 100
+
+static void per_process_cause(const struct wperf_quality *q, struct wperf_caveat *c, size_t n)
+{
+	if (q->switches < PER_PROCESS_MIN_SWITCHES || q->switches_from_idle > 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(c[i].kind, "waits_without_wakeup") != 0 &&
+		    strcmp(c[i].kind, "state_mismatches") != 0)
+			continue;
+		size_t t = strlen(c[i].text), r = strlen(c[i].reason);
+
+		snprintf(c[i].text + t, sizeof c[i].text - t, " Likely cause: no CPU ever left "
+			 "its idle task in the %" PRIu64 " switches, so the trace follows some "
+			 "threads only (perf record without -a, or with -p/-t): record "
+			 "system-wide (perf record -a, or wperf record).", q->switches);
+		snprintf(c[i].reason + r, sizeof c[i].reason - r, " (likely cause: the trace "
+			 "was recorded per process, e.g. perf record without -a)");
+		return;
+	}
+}
+
 size_t wperf_fmt_caveats(const struct wperf_report *r, struct wperf_caveat *c)
 {
 	const struct wperf_graph *g = r->graph;
@@ -179,6 +210,7 @@ size_t wperf_fmt_caveats(const struct wperf_report *r, struct wperf_caveat *c)
 	per_wait(q->cascades_truncated, waits, "cascades_truncated", "Truncated",
 		 "cascaded past the history kept per thread",
 		 "less weight was redistributed than was due", c, &n);
+	per_process_cause(q, c, n);
 	return n;
 }
 

@@ -231,8 +231,8 @@ struct wperf_caveat {
 	const char *kind;
 	const char *label;
 	bool may_be_wrong;
-	char text[512];
-	char reason[160];
+	char text[768];
+	char reason[320];
 };
 
 struct wperf_report;

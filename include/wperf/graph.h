@@ -212,6 +212,10 @@ struct wperf_quality {
 	uint64_t unmatched_block_completions;
 	uint64_t state_mismatches;       /* scheduler events contradicting the tracked state */
 	uint64_t untraced_interrupt_wakeups; /* woken from interrupt context the trace does not show */
+	uint64_t switches;               /* sched_switch events */
+	uint64_t switches_from_idle;     /* of them, leaving a CPU's idle task (prev_tid 0):
+	                                    none in a recording that follows some threads
+	                                    only (perf record without -a) */
 	uint64_t false_wakeups_merged;   /* wperf:false_wakeup merged into the next wait */
 	uint64_t false_wakeups_unmerged; /* declared too late (after a long run) or with no wakeup */
 	bool has_waking;                 /* sched_waking seen (else sched_wakeup used) */
