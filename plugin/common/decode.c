@@ -47,6 +47,14 @@ struct stream_state {
 	uint64_t n_plan_by_id;
 };
 
+#define STREAM_CACHE_SLOTS 64   /* a power of two */
+
+/* A stream's slot: its address, past the bits malloc's alignment zeroes. */
+static inline size_t stream_cache_slot(const bt_stream *stream)
+{
+	return ((uintptr_t)stream >> 4) & (STREAM_CACHE_SLOTS - 1);
+}
+
 struct wperf_decoder {
 	/* every=: called with each event's time first; `also` fed too. */
 	wperf_decoder_time_hook time_hook;
@@ -54,8 +62,13 @@ struct wperf_decoder {
 	struct wperf_analysis *also;
 	struct ptr_map plans;     /* const bt_event_class * -> struct event_plan */
 	struct ptr_map streams;   /* const bt_stream * -> struct stream_state */
-	const bt_stream *last_stream;            /* one-entry cache: events of */
-	struct stream_state *last_stream_state;  /* a stream come in runs */
+	/* A direct-mapped cache in front of `streams`: the muxer interleaves
+	 * the CPUs' streams event by event, so one entry missed on most
+	 * events; a slot per stream of a machine's worth of CPUs hits. */
+	struct stream_cache_slot {
+		const bt_stream *stream;
+		struct stream_state *state;
+	} stream_cache[STREAM_CACHE_SLOTS];
 	const bt_clock_class *clock_class;       /* of the first kernel stream */
 	uint8_t clock_uuid[16];                  /* its UUID, kept: the class may be
 	                                            gone when the analysis ends */
@@ -265,11 +278,12 @@ static int classify_stream(struct wperf_decoder *d, const bt_stream *stream, boo
 
 static struct stream_state *stream_state_for(struct wperf_decoder *d, const bt_stream *stream)
 {
+	struct stream_cache_slot *slot = &d->stream_cache[stream_cache_slot(stream)];
 	struct stream_state *st;
 	bool kernel;
 
-	if (stream == d->last_stream)
-		return d->last_stream_state;
+	if (stream == slot->stream)
+		return slot->state;
 	st = ptr_map_get(&d->streams, stream);
 	if (!st) {
 		st = calloc(1, sizeof *st);
@@ -291,8 +305,8 @@ static struct stream_state *stream_state_for(struct wperf_decoder *d, const bt_s
 			remember_release(d, bt_stream_borrow_trace_const(stream));
 		}
 	}
-	d->last_stream = stream;
-	d->last_stream_state = st;
+	slot->stream = stream;
+	slot->state = st;
 	return st;
 }
 
