@@ -38,10 +38,12 @@ DEB_TEST += python3-lttnganalyses
 # libFuzzer targets (tests/fuzz/run.sh, suite fuzz); libFuzzer itself is in
 # libclang-rt, only a Recommends of clang.
 DEB_TEST += clang libclang-rt-14-dev
-# The field suite (tests/field/): real servers and their load generators,
-# recorded and judged against /proc's truth, and the CPU hog of its loaded runs.
+# The field suite (tests/field/): real programs and their load generators,
+# recorded and judged against the causal truth (the relief that gains most),
+# the CPU hog of its loaded runs, and what its reliefs use: eatmydata (fsync
+# off), iproute2 (network namespaces, a veth pair, tc's rate limit).
 DEB_TEST += mariadb-server sysbench nginx-light wrk memcached libmemcached-tools \
-	fio stress-ng
+	fio stress-ng sqlite3 redis-server redis-tools xz-utils eatmydata iproute2
 # The LTTng guest of the `lttng-kernel` suite (tests/guest/): QEMU boots a
 # Debian 12 image that debootstrap builds and mkfs.ext4 -d packs.
 DEB_TEST += qemu-system-x86 debootstrap e2fsprogs

@@ -83,6 +83,37 @@ def free_port():
         return s.getsockname()[1]
 
 
+class Relief:
+    """One candidate bottleneck removed by configuration, never by changing
+    the program (README.md, "Causal truth"). kind: what it relieves, one of
+    RELIEVES; env: FIELD_* knobs the driver reads; tmpfs: the case's data
+    on a tmpfs directory (FIELD_DATA); what: one line for the tables.
+    The CPU relief is every case's own (Case.all_reliefs): loaded, the
+    competing stress-ng is not started; quiet, it runs in reverse, the
+    baseline against the same run on one CPU fewer (taskset)."""
+
+    def __init__(self, kind, what, env=None, tmpfs=False):
+        assert kind in RELIEVES, kind
+        self.kind, self.what, self.env, self.tmpfs = kind, what, dict(env or {}), tmpfs
+
+    @property
+    def name(self):
+        return self.kind
+
+
+# What a relief relieves, and the first-finding verdicts (fieldlib.first_finding)
+# that name it: a thread sink bounded by its own work names the CPUs too (its
+# work on more CPUs, or fewer competitors, is what shortens it).
+RELIEVES = {
+    'disk': ('disk',),
+    'cpu': ('cpu', 'work'),
+    'lock': ('threads',),
+    'network': ('nic',),
+    'queue': ('threads',),
+}
+CPU = Relief('cpu', 'loaded: no competing stress-ng; quiet: reverse, one CPU fewer (taskset)')
+
+
 class Case:
     """One field case. name; the driver script; prepare(tmp) writes what
     the driver needs and sets the environment; stats(tmp, log) reads the
@@ -93,6 +124,27 @@ class Case:
     timeout = 50
     # Programs the case needs (Debian package in parentheses in README.md).
     needs = ()
+    # The causal truth (README.md): the case's own reliefs (the CPU relief
+    # is added to every case), the one whose gain is the negative control
+    # (a long wait the report does not lead with), the relief make check
+    # measures against the baseline per mode (the winner of the matrix in
+    # doc/accuracy.md), and modes whose report is known wrong, with the
+    # measured reason.
+    reliefs = ()
+    control = None
+    winner = {}
+    known_wrong = {}
+    # What the case is meant to show on an idle machine (README.md's table).
+    shape = ''
+
+    def all_reliefs(self):
+        return list(self.reliefs) + [CPU]
+
+    def relief(self, name):
+        for r in self.all_reliefs():
+            if r.name == name:
+                return r
+        raise KeyError('%s has no relief %r' % (self.name, name))
 
     def driver(self):
         return os.path.join(HERE, self.script)
@@ -128,6 +180,11 @@ class MariaDB(Case):
     name = 'mariadb'
     script = 'mariadb.sh'
     needs = ('mariadbd', 'mariadb-install-db', 'mariadb', 'sysbench')
+    shape = 'disk (a commit fsyncs the redo log)'
+    reliefs = (Relief('disk', 'innodb_flush_log_at_trx_commit=0 (no fsync per commit)',
+                      env={'FIELD_FLUSH': '0'}),)
+    control = 'cpu'
+    winner = {'quiet': 'disk', 'loaded': 'disk'}
 
     def prepare(self, tmp):
         super().prepare(tmp)
@@ -159,8 +216,17 @@ class Nginx(Case):
     workers = 4       # nginx worker processes
     needs = ('nginx', 'wrk')
 
+    shape = 'cpu (workers and wrk on the CPUs)'
+    reliefs = (Relief('lock', 'worker_processes 8 instead of 4', env={'FIELD_WORKERS': '8'}),)
+    control = 'lock'
+    winner = {'quiet': 'cpu', 'loaded': 'cpu'}
+    listen = '127.0.0.1'
+
     def prepare(self, tmp):
         super().prepare(tmp)
+        self.write_conf(tmp, int(os.environ.get('FIELD_WORKERS', self.workers)), self.listen)
+
+    def write_conf(self, tmp, workers, listen):
         os.makedirs(os.path.join(tmp, 'www'))
         os.makedirs(os.path.join(tmp, 'logs'))
         with open(os.path.join(tmp, 'www', 'file.html'), 'w') as f:
@@ -180,11 +246,11 @@ http {
     uwsgi_temp_path %s/tmp-uwsgi;
     scgi_temp_path %s/tmp-scgi;
     server {
-        listen 127.0.0.1:%s;
+        listen %s:%s;
         root %s/www;
     }
 }
-""" % ((self.workers,) + (tmp,) * 7 + (os.environ['FIELD_PORT'], tmp))
+""" % ((workers,) + (tmp,) * 7 + (listen, os.environ['FIELD_PORT'], tmp))
         with open(os.path.join(tmp, 'nginx.conf'), 'w') as f:
             f.write(conf)
 
@@ -198,6 +264,10 @@ class Memcached(Case):
     script = 'memcached.sh'
     threads = 4       # memcslap threads
     needs = ('memcached', 'memcslap')
+    shape = 'cpu (memcslap and memcached on the CPUs)'
+    reliefs = (Relief('lock', 'memcached -t 8 instead of 4', env={'FIELD_SERVER_THREADS': '8'}),)
+    control = 'lock'
+    winner = {'quiet': 'cpu', 'loaded': 'cpu'}
 
     def stats(self, tmp, log):
         out = load_out(tmp)
@@ -214,6 +284,11 @@ class TarSync(Case):
     script = 'tar-sync.sh'
     needs = ('tar', 'sync')
     files, size = 1200, 256 * 1024     # 300 MiB in 1200 files: seconds of writeback
+    shape = 'disk (sync waits for the archive\'s writeback)'
+    reliefs = (Relief('disk', 'sync under eatmydata (returns at once)',
+                      env={'FIELD_WRAP': 'eatmydata'}),)
+    control = 'cpu'
+    winner = {'quiet': 'disk', 'loaded': 'disk'}
 
     def prepare(self, tmp):
         super().prepare(tmp)
@@ -230,7 +305,11 @@ class TarSync(Case):
     def stats(self, tmp, log):
         st = os.stat(os.path.join(tmp, 'out.tar')) if os.path.exists(
             os.path.join(tmp, 'out.tar')) else None
-        return '%d MiB archived' % (st.st_size >> 20) if st else 'no archive'
+        m = re.search(r'elapsed_ms (\d+)', load_out(tmp))
+        if not (st and m):
+            return 'no archive'
+        return '%.1f MiB/s archived and synced (%d MiB)' % (
+            (st.st_size / 2**20) / max(0.001, int(m.group(1)) / 1000.0), st.st_size >> 20)
 
 
 class Fio(Case):
@@ -238,6 +317,10 @@ class Fio(Case):
     script = 'fio.sh'
     threads = 4
     needs = ('fio',)
+    shape = 'disk (a write and an fsync at a time per job)'
+    reliefs = (Relief('disk', 'the files on tmpfs', tmpfs=True),)
+    control = 'cpu'
+    winner = {'quiet': 'disk', 'loaded': 'disk'}
 
     def stats(self, tmp, log):
         try:
@@ -250,4 +333,147 @@ class Fio(Case):
             return '?'
 
 
-CASES = {c.name: c for c in (MariaDB(), Nginx(), Memcached(), TarSync(), Fio())}
+def rate(tmp, unit):
+    """'<count per second> <unit>' from load.out's elapsed_ms and <unit> count."""
+    out = load_out(tmp)
+    el = re.search(r'elapsed_ms (\d+)', out)
+    n = re.search(r'\b%s (\d+)' % unit, out)
+    if not (el and n) or int(el.group(1)) == 0:
+        return '? %s/s' % unit
+    return '%.1f %s/s' % (int(n.group(1)) / (int(el.group(1)) / 1000.0), unit)
+
+
+class SQLite(Case):
+    name = 'sqlite'
+    script = 'sqlite.sh'
+    needs = ('sqlite3', 'eatmydata')
+    shape = 'disk (each row its own transaction, fsynced)'
+    reliefs = (Relief('disk', 'sqlite3 under eatmydata (fsync off)', env={'FIELD_WRAP': 'eatmydata'}),)
+    control = 'cpu'
+    winner = {'quiet': 'disk', 'loaded': 'disk'}
+
+    def prepare(self, tmp):
+        super().prepare(tmp)
+        with open(os.path.join(tmp, 'ins.sql'), 'w') as f:
+            for i in range(400000):
+                f.write("INSERT INTO t(v) VALUES('row %d of the field case');\n" % i)
+
+    def stats(self, tmp, log):
+        return rate(tmp, 'rows')
+
+
+class Redis(Case):
+    name = 'redis'
+    script = 'redis.sh'
+    needs = ('redis-server', 'redis-benchmark', 'redis-cli')
+    shape = 'request/response pair, one connection; disk (appendfsync always)'
+    reliefs = (Relief('disk', 'appendfsync no (the AOF written, not fsynced)',
+                      env={'FIELD_FSYNC': 'no'}),)
+    control = 'cpu'
+    winner = {'quiet': 'disk', 'loaded': 'disk'}
+
+    def stats(self, tmp, log):
+        return rate(tmp, 'ops')
+
+
+class Mutex(Case):
+    name = 'mutex'
+    script = 'mutex.sh'
+    threads = 8
+    needs = ('sysbench',)
+    shape = 'lock (eight threads on one mutex, yielding while they hold it)'
+    reliefs = (Relief('lock', 'sysbench --thread-locks=8 instead of 1', env={'FIELD_LOCKS': '8'}),)
+    control = 'cpu'
+    winner = {'quiet': 'lock', 'loaded': 'lock'}
+
+    def stats(self, tmp, log):
+        out = load_out(tmp)
+        t = re.search(r'total time:\s+([\d.]+)s', out)
+        n = re.search(r'total number of events:\s+(\d+)', out)
+        if not (t and n):
+            return '? events/s'
+        return '%.1f events/s' % (int(n.group(1)) / float(t.group(1)))
+
+
+class MariaDBHotRow(MariaDB):
+    name = 'mariadb-hotrow'
+    script = 'mariadb-hotrow.sh'
+    threads = 8
+    shape = 'lock (every transaction writes the same four rows)'
+    reliefs = (Relief('lock', 'a table of 10000 rows instead of 4', env={'FIELD_ROWS': '10000'}),)
+    control = 'cpu'
+    winner = {'quiet': 'lock', 'loaded': 'lock'}
+
+
+class XZ(Case):
+    name = 'xz'
+    script = 'xz.sh'
+    threads = 2
+    needs = ('xz',)
+    shape = 'cpu (two compressing threads)'
+    reliefs = (Relief('disk', 'input and output on tmpfs', tmpfs=True),)
+    control = 'disk'
+    winner = {'quiet': 'cpu', 'loaded': 'cpu'}
+
+    def prepare(self, tmp):
+        super().prepare(tmp)
+        # Compressible but not trivially: words drawn from a small vocabulary.
+        import random
+        rnd = random.Random(31)
+        words = [''.join(rnd.choice('abcdefghijklmnopqrstuvwxyz') for _ in range(rnd.randint(2, 9)))
+                 for _ in range(5000)]
+        with open(os.path.join(tmp, 'input'), 'w') as f:
+            while f.tell() < 1 << 20:
+                f.write(' '.join(rnd.choice(words) for _ in range(2000)) + '\n')
+
+    def stats(self, tmp, log):
+        # Compressed bytes per second: the input's ratio is the same throughout.
+        return rate(tmp, 'bytes')
+
+
+class NginxNet(Nginx):
+    """nginx and wrk in two network namespaces joined by a veth pair whose
+    ends are limited to FIELD_RATE (a token bucket: this kernel has no
+    netem): the network paces the requests."""
+    name = 'nginx-net'
+    script = 'nginx-net.sh'
+    needs = ('nginx', 'wrk', 'ip', 'tc')
+    shape = 'network (a rate-limited veth between two namespaces)'
+    reliefs = (Relief('network', 'the rate limit lifted', env={'FIELD_RATE': '0'}),)
+    control = 'cpu'
+    winner = {'quiet': 'network', 'loaded': 'network'}
+    rate = '16mbit'
+
+    def prepare(self, tmp):
+        tag = os.path.basename(tmp).replace('-', '')[-10:]
+        self.ns = ('wpfs' + tag, 'wpfc' + tag)
+        octet = 1 + int.from_bytes(os.urandom(1), 'big') % 250
+        self.listen = '10.231.%d.1' % octet
+        os.environ['FIELD_NS_SERVER'], os.environ['FIELD_NS_CLIENT'] = self.ns
+        os.environ['FIELD_ADDR'] = self.listen
+        os.environ.setdefault('FIELD_RATE', self.rate)
+        s, c = self.ns
+        for cmd in (['ip', 'netns', 'add', s], ['ip', 'netns', 'add', c],
+                    ['ip', '-n', s, 'link', 'add', 'veth0', 'type', 'veth',
+                     'peer', 'name', 'veth0', 'netns', c],
+                    ['ip', '-n', s, 'addr', 'add', self.listen + '/30', 'dev', 'veth0'],
+                    ['ip', '-n', c, 'addr', 'add', '10.231.%d.2/30' % octet, 'dev', 'veth0'],
+                    ['ip', '-n', s, 'link', 'set', 'veth0', 'up'],
+                    ['ip', '-n', c, 'link', 'set', 'veth0', 'up'],
+                    ['ip', '-n', s, 'link', 'set', 'lo', 'up'],
+                    ['ip', '-n', c, 'link', 'set', 'lo', 'up']):
+            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            if p.returncode != 0:
+                self.cleanup(tmp)
+                raise RuntimeError('%s: %s' % (' '.join(cmd), p.stdout.strip()))
+        super().prepare(tmp)
+
+    def cleanup(self, tmp):
+        for ns in getattr(self, 'ns', ()):
+            subprocess.run(['ip', 'netns', 'del', ns], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+        self.ns = ()
+
+
+CASES = {c.name: c for c in (MariaDB(), Nginx(), Memcached(), TarSync(), Fio(), SQLite(),
+                             Redis(), Mutex(), MariaDBHotRow(), XZ(), NginxNet())}

@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: MIT
 # Field case: MariaDB committing with fsync (innodb_flush_log_at_trx_commit=1)
 # under sysbench oltp_write_only. $1: the case's directory (datadir db/
-# already initialised by cases.py); FIELD_PORT, FIELD_SECS, FIELD_THREADS.
+# already initialised by cases.py); FIELD_PORT, FIELD_SECS, FIELD_THREADS;
+# FIELD_FLUSH: innodb_flush_log_at_trx_commit (default 1; 0: no fsync per commit).
 D=$1
 echo $$ > "$D/driver.pid"
 mariadbd --no-defaults --datadir="$D/db" --socket="$D/my.sock" --port="$FIELD_PORT" \
     --bind-address=127.0.0.1 --user=root --pid-file="$D/server.pid" \
-    --innodb-flush-log-at-trx-commit=1 --innodb-buffer-pool-size=64M \
+    --innodb-flush-log-at-trx-commit="${FIELD_FLUSH:-1}" --innodb-buffer-pool-size=64M \
     --skip-log-bin --log-error="$D/err.log" &
 server=$!
 trap 'kill $server 2>/dev/null; wait $server' EXIT

@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Field case: memcached -t 4 under memcslap (libmemcached-tools) get/set
-# load over 127.0.0.1, repeated for FIELD_SECS seconds.
+# load over 127.0.0.1, repeated for FIELD_SECS seconds; FIELD_SERVER_THREADS:
+# memcached's worker threads (default 4).
 D=$1
 echo $$ > "$D/driver.pid"
-memcached -u root -l 127.0.0.1 -p "$FIELD_PORT" -U 0 -t 4 -m 64 -P "$D/server.pid" &
+memcached -u root -l 127.0.0.1 -p "$FIELD_PORT" -U 0 -t "${FIELD_SERVER_THREADS:-4}" -m 64 -P "$D/server.pid" &
 server=$!
 trap 'kill $server 2>/dev/null; wait $server' EXIT
 stats() {

@@ -1,8 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Field case: archive a tree with tar, then sync: the archive's pages are
-# written back to the disk while sync waits.
+# written back to the disk while sync waits. FIELD_WRAP: a command prefix
+# for sync (eatmydata: sync returns at once).
 D=$1
 echo $$ > "$D/driver.pid"
+start=$(date +%s%N)
 tar -cf "$D/out.tar" -C "$D" tree || exit 1
-sync
+$FIELD_WRAP sync
+echo "elapsed_ms $((($(date +%s%N) - start) / 1000000))" > "$D/load.out"

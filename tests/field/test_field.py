@@ -1,36 +1,33 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""The field suite: real third-party servers recorded with `wperf record`,
-reported with the default parameters, judged against the truth measured
-from outside (README.md).
+"""The field suite: real third-party programs recorded with `wperf record`,
+reported with the default parameters, judged against the causal truth
+(README.md): the relief that gains the most throughput.
 
     test_field.py CASE [unittest options]
 
-CASE is one of cases.CASES (mariadb, nginx, memcached, tar-sync, fio).
-Two tests: the case on the machine as it is ("quiet": nothing of ours
-beside it) and under a CPU hog on every CPU (stress-ng --cpu N), each
-asserting that the default report's first finding gives the verdict and
-members the truth asks for. A run whose truth is too close to one of the
-rule's thresholds is not judged. Each test makes up to
-WPERF_FIELD_ATTEMPTS (3) recordings and passes when one is right; it
-fails when all decided ones are wrong.
-
-What the truth asks for depends on the machine as well as on the case
-(tar-sync is CPU-bound on a busy machine, disk-bound on an idle one), so
-the known limits of the analysis are listed by what the truth asked for,
-not by mode: KNOWN_WRONG holds (case, expected verdict) pairs that the
-analysis does not get right. A run whose truth asks for such a verdict
-does not fail the test when wrong (the test is skipped, saying so, unless
-another run asked for something else); five such runs right in a row
-fail the test, so that whoever fixes one removes it from the list
-(doc/accuracy.md counts them over many runs). No decided recording: SKIP.
+CASE is one of cases.CASES. Two tests: the case on the machine as it is
+("quiet": nothing of ours beside it) and beside a CPU hog on every CPU
+(stress-ng --cpu N, "loaded"). Each alternates the baseline with the
+case's winning relief (cases.py `winner`, the winner of the whole matrix
+that causal.py runs, doc/accuracy.md) and its negative control, B W B C B,
+each judged against the baselines around it; then records the baseline
+once and reports it with the defaults. It asserts the ranking: the
+winner gains at least causal.GAIN and more than the control, and the
+report's first finding names what the winner relieved. Where the report
+is known wrong (cases.py `known_wrong`, with the measured reason) the
+test is skipped saying how this run came out; a known-wrong mode whose
+report comes out right FIXED_AFTER times in a row fails, so that the
+entry is removed when a fix makes it right. When the winner no longer
+gains GAIN on this machine (the truth moved: a machine busier than the
+one measured), the test is skipped saying the gains.
 
 Needs root (kernel events) and the case's programs; without them: FAIL
 under CI=true, else SKIP (exit 77). Not under the sanitizer run
 (WPERF_SANITIZED=1): these tests judge the analysis, which the normal
-build runs identically, and the sanitized babeltrace2 would slow the
-recorded servers' reports several times. WPERF_KEEP_TRACE=1 keeps each
-run's directory (under <build>/field-data/).
+build runs identically. WPERF_KEEP_TRACE=1 keeps each run's directory
+(under <build>/field-data/); WPERF_FIELD_SECONDS sets each run's load
+time (default 2 here).
 """
 
 import os
@@ -41,89 +38,83 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 
+os.environ.setdefault('WPERF_FIELD_SECONDS', '2')
+
+import causal  # noqa: E402
 import cases  # noqa: E402
 import fieldlib  # noqa: E402
 import recording  # noqa: E402
 
-# (case, verdict the truth asks for) pairs whose first finding the
-# analysis does not get right (doc/accuracy.md, tests/field/README.md).
-KNOWN_WRONG = {
-    # fio, when its jobs' fsyncs make the truth ask for the disk: the
-    # report leads with the CPUs, because the end-io kworkers the jobs
-    # wait on are runnable for most of those waits; the truth counts every
-    # wait in D as disk (tests/field/README.md, "What the rule cannot see").
-    ('fio', 'disk'),
-    # tar-sync, when sync's writeback wait makes the truth ask for the
-    # disk (over 35 % of the busy time in D): the report leads with tar's
-    # own work; the writeback knot {kworker, disk} comes second and does
-    # not hold sync, which waits for the flusher that submits the writes.
-    ('tar-sync', 'disk'),
-}
-
-# A known-wrong verdict must come out right this many times in a row to
-# call it fixed: five from a pair right half the time happens in 3 % of
-# the tests.
-FIXED_AFTER = 5
-
 CASE = None
-ATTEMPTS = int(os.environ.get('WPERF_FIELD_ATTEMPTS', '3'))
+# Recordings of a known-wrong mode, right in a row, that call it fixed.
+FIXED_AFTER = 3
 
 
 def why_not():
     reason = recording.why_not_wperf_record(fieldlib.WPERF)
     if reason:
         return reason
-    missing = CASE.missing() + [p for p in ('stress-ng',) if not cases.shutil.which(p)]
+    missing = CASE.missing() + [p for p in ('stress-ng', 'taskset')
+                                if not cases.shutil.which(p)]
     if missing:
-        return 'not installed: %s (see the Makefile\'s DEB_PACKAGES)' % ', '.join(missing)
+        return 'not installed: %s (see the Makefile\'s DEB_TEST)' % ', '.join(missing)
     return None
 
 
 def make_tests():
     class Field(unittest.TestCase):
-        def judge(self, hog):
-            # One run on a machine that others keep busy is a sample, not a
-            # verdict: up to ATTEMPTS recordings whose truth asks for a
-            # verdict the analysis should give; one right is enough. Runs
-            # whose truth asks for a known-wrong verdict are counted apart
-            # and may take the test up to twice FIXED_AFTER recordings.
-            judged, known, streak, last = [], None, 0, None
-            has_known = any(case == CASE.name for case, _ in KNOWN_WRONG)
-            for attempt in range(2 * FIXED_AFTER if has_known else ATTEMPTS):
-                res = last = fieldlib.run_case(CASE, hog=hog)
-                print('attempt %d: %s' % (attempt + 1, fieldlib.describe(res)), flush=True)
-                if res['right'] is None:
-                    continue
-                if (CASE.name, res['expected']['verdict']) not in KNOWN_WRONG:
-                    judged.append(res)
-                    if res['right'] or len(judged) >= ATTEMPTS:
-                        break
-                    continue
-                known, streak = res, (streak + 1 if res['right'] else 0)
-                if streak >= FIXED_AFTER:
+        def gains(self, loaded, winner, control):
+            """B W B C B: the winner's and the control's judged samples."""
+            base = causal.measure(CASE, loaded)
+            w, base = causal.judge_relief(CASE, loaded, winner, base)
+            c, base = causal.judge_relief(CASE, loaded, control, base)
+            for s in (w, c):
+                print('%-8s %10.1f against %.1f / %.1f: gain %.2fx' % (
+                    s['relief'], s['tput'], s['before'], s['after'], s['gain']), flush=True)
+            return w, c
+
+        def judge(self, mode):
+            loaded = mode == 'loaded'
+            winner = CASE.relief(CASE.winner[mode])
+            control = CASE.relief(CASE.control)
+            w, c = self.gains(loaded, winner, control)
+            if w['gain'] < causal.GAIN or w['gain'] <= c['gain']:
+                self.skipTest('the truth moved on this machine: %s gained %.2fx, the control '
+                              '%s %.2fx (doc/accuracy.md measured otherwise)'
+                              % (winner.name, w['gain'], control.name, c['gain']))
+            self.assertLess(c['gain'], causal.GAIN,
+                            'negative control: relieving %s (%s) gained %.2fx'
+                            % (control.name, control.what, c['gain']))
+            known = CASE.known_wrong.get(mode)
+            streak = 0
+            for attempt in range(FIXED_AFTER if known else 1):
+                res = causal.recorded(CASE, loaded, winner.kind)
+                f = res['found']
+                right = causal.names_relief(f, winner.kind)
+                print('report: first finding %s %s %s, bound %s; the %s finding\'s bound %s '
+                      'against its measured gain %.2fx: %s' % (
+                          f['verdict'], f['kind'], f['names'][:6], causal.fmt_gain(res['bound']),
+                          winner.kind, causal.fmt_gain(res['bound_named']), w['gain'],
+                          'right' if right else 'wrong'), flush=True)
+                if not known:
+                    self.assertTrue(right, 'the first finding is %s %s %s; relieving %s (%s) '
+                                    'gained %.2fx' % (f['verdict'], f['kind'], f['names'][:6],
+                                                      winner.name, winner.what, w['gain']))
+                    return
+                if not right:
                     break
-                if not res['right'] and not judged and attempt + 1 >= ATTEMPTS:
-                    break
-            if judged:
-                res = judged[-1]
-                self.assertTrue(res['right'], '%s\n--- report (first lines) ---\n%s'
-                                % (res['why'], '\n'.join(res['text'].splitlines()[:40])))
-                return
-            if known is None:
-                self.skipTest(last['why'])
-            verdict = known['expected']['verdict']
+                streak += 1
             self.assertLess(streak, FIXED_AFTER,
-                            'the truth asked for %s in %d runs in a row and the report '
-                            'was right every time: remove (%r, %r) from KNOWN_WRONG '
-                            '(doc/accuracy.md)' % (verdict, streak, CASE.name, verdict))
-            self.skipTest('known wrong: the truth asked for %s (KNOWN_WRONG); last such run %s'
-                          % (verdict, 'right' if known['right'] else 'wrong: ' + known['why']))
+                            'known wrong, but right %d times in a row: remove %r from '
+                            '%s.known_wrong (cases.py) and doc/accuracy.md'
+                            % (streak, mode, type(CASE).__name__))
+            self.skipTest('known wrong (%s): this run %s %s' % (known, f['verdict'], f['kind']))
 
         def test_quiet(self):
-            self.judge(0)
+            self.judge('quiet')
 
         def test_loaded(self):
-            self.judge(os.cpu_count() or 2)
+            self.judge('loaded')
 
     Field.__name__ = 'Field_' + CASE.name.replace('-', '_')
     return Field
