@@ -140,6 +140,11 @@ class Case:
     def all_reliefs(self):
         return list(self.reliefs) + [CPU]
 
+    def control_of(self, mode):
+        """The negative control's relief name in mode, or None (control may
+        be one name for both modes, or a dict by mode)."""
+        return self.control.get(mode) if isinstance(self.control, dict) else self.control
+
     def relief(self, name):
         for r in self.all_reliefs():
             if r.name == name:

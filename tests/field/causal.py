@@ -278,7 +278,7 @@ def table(rows, out=sys.stdout):
         win = r['median'].get(r['truth'])
         bound = ('%s vs %s' % ('/'.join(fmt_gain(b) for b in bounds), fmt_gain(win))
                  if bounds and win else '-')
-        ctl = case.control
+        ctl = case.control_of(r['mode'])
         control = '%s %.2fx' % (ctl, r['median'][ctl]) if ctl in r['median'] else '-'
         print('| %s | %s | %s | %s | %s | %d of %d | %s | %s |' % (
             r['case'], r['mode'], gains, r['truth'],
