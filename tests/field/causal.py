@@ -15,7 +15,8 @@ before and after it, measured again (up to RETRIES times) when those two
 disagree by more than SPREAD; its gain is its throughput over their mean
 (for the CPU relief of a quiet run, which takes a CPU away, the inverse).
 The truth is the relief with the largest median gain, or "none" when no
-median reaches GAIN. Then --reports recordings of the baseline under
+median reaches GAIN, or "unsure" when that relief lost throughput in one
+of its rounds. Then --reports recordings of the baseline under
 `wperf record`, each reported with the defaults: right when the first
 finding names what the truth relieved. Needs root and the cases' programs.
 
@@ -140,11 +141,16 @@ def alternate(case, loaded, reliefs, rounds, log=print):
 
 
 def truth_of(samples):
-    """(winner or 'none', {relief: median gain})."""
+    """(winner, 'none' or 'unsure'; {relief: median gain}). none: no median
+    reaches GAIN. unsure: the largest median does, but that relief lost
+    throughput in one of its rounds (its range holds 1.0: on a shared
+    machine the baselines around it moved more than it did)."""
     med = {k: statistics.median(s['gain'] for s in v) for k, v in samples.items() if v}
     best = max(med, key=med.get) if med else None
     if best is None or med[best] < GAIN:
         return 'none', med
+    if min(s['gain'] for s in samples[best]) < 1.0:
+        return 'unsure', med
     return best, med
 
 
@@ -222,13 +228,15 @@ def run_matrix(names, modes, rounds, reports, log=print, saved=None):
             row['runs'] = []
             for i in range(reports):
                 try:
-                    res = recorded(case, loaded, row['truth'] if row['truth'] != 'none' else None)
+                    res = recorded(case, loaded, None if row['truth'] in ('none', 'unsure')
+                                   else row['truth'])
                 except Exception as e:
                     row['runs'].append(dict(error=str(e)[-600:]))
                     log('  report %d: ERROR %s' % (i + 1, str(e)[-300:]))
                     continue
                 f = res['found']
-                right = None if row['truth'] == 'none' else names_relief(f, row['truth'])
+                right = (None if row['truth'] in ('none', 'unsure')
+                         else names_relief(f, row['truth']))
                 row['runs'].append(dict(verdict=f['verdict'], kind=f['kind'],
                                         names=f['names'][:6], bound=res['bound'],
                                         bound_named=res['bound_named'], right=right))
@@ -272,18 +280,21 @@ def table(rows, out=sys.stdout):
         for x in runs:
             k = '%s %s' % (x['verdict'], x['kind'])
             found[k] = found.get(k, 0) + 1
-        right = sum(1 for x in runs if x['right'])
+        decided = r['truth'] not in ('none', 'unsure')
+        right = ('%d of %d' % (sum(1 for x in runs if x['right']), len(runs))
+                 if decided else 'not judged')
         bounds = [x.get('bound_named', x['bound']) for x in runs
                   if x.get('bound_named', x['bound']) is not None]
         win = r['median'].get(r['truth'])
         bound = ('%s vs %s' % ('/'.join(fmt_gain(b) for b in bounds), fmt_gain(win))
                  if bounds and win else '-')
         ctl = case.control_of(r['mode'])
-        control = '%s %.2fx' % (ctl, r['median'][ctl]) if ctl in r['median'] else '-'
-        print('| %s | %s | %s | %s | %s | %d of %d | %s | %s |' % (
+        control = ('%s %.2fx' % (ctl, r['median'][ctl])
+                   if ctl in r['median'] and ctl != r['truth'] else '-')
+        print('| %s | %s | %s | %s | %s | %s | %s | %s |' % (
             r['case'], r['mode'], gains, r['truth'],
             ', '.join('%s ×%d' % kv for kv in sorted(found.items())),
-            right, len(runs), bound, control), file=out)
+            right, bound, control), file=out)
 
 
 def main():
@@ -301,6 +312,13 @@ def main():
         for path in a.from_json:
             with open(path) as f:
                 rows += json.load(f)
+        for r in rows:        # judged again, by today's rule
+            if 'samples' in r:
+                r['truth'], r['median'] = truth_of(r['samples'])
+                for x in r['runs']:
+                    if 'verdict' in x:
+                        x['right'] = (None if r['truth'] in ('none', 'unsure')
+                                      else x['verdict'] in cases.RELIEVES[r['truth']])
         table(rows)
         return
     if a.secs:
