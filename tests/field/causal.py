@@ -122,7 +122,7 @@ def judge_relief(case, loaded, relief, base, log=print):
     reverse = relief is cases.CPU and not loaded
     gain = ref / x if reverse else x / ref
     return dict(relief=relief.name, tput=x, before=base, after=after, spread=spread,
-                gain=gain, retries=attempt), after
+                gain=gain, reverse=reverse, retries=attempt), after
 
 
 def alternate(case, loaded, reliefs, rounds, log=print):
