@@ -65,31 +65,6 @@ static const char usage[] =
 "`wperf diff` runs a Python program with the arguments after `diff`:\n"
 "%s\n";
 
-void wperf_say(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("wperf: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	fflush(stderr);
-}
-
-int wperf_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("wperf: error: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	fflush(stderr);
-	return WPERF_EXIT_FAIL;
-}
-
 /* The path of `wperf diff`'s program. The build tree's copy names it
  * without a directory: it is the file beside this binary, wherever the
  * two were copied (a test runs a copy as an unprivileged user when the

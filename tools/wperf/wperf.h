@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tools/wperf/wperf.h — what the parts of the `wperf` command share: how it
- * speaks to the user (one line on standard error, "wperf: ..."), where this
+ * speaks to the user (say.h: one line on standard error, "wperf: ..."), where this
  * copy of the command finds its plugin and `wperf diff`'s program, and the entry
  * points of the subcommands written in C.
  *
@@ -35,10 +35,8 @@ struct wperf_paths {
 };
 extern const struct wperf_paths wperf_paths;
 
-/* "wperf: MSG" on standard error, flushed. */
-void wperf_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* "wperf: error: MSG" on standard error; returns WPERF_EXIT_FAIL. */
-int wperf_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* wperf_say(), wperf_fail(): one line on standard error. */
+#include "say.h"
 
 /* The directory of babeltrace-plugin-wperf.so (--plugin-path, then
  * $WPERF_PLUGIN_PATH, this build tree's plugin/, babeltrace2's system
