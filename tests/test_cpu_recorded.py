@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""The CPU finding and pools, recorded for real (issue 21, items 5 and 6):
+"""The CPU finding and pools, recorded for real (wperf-analysis(7), The CPUs):
 `fio` writing with fsync from four jobs (--numjobs=4, one process each,
 forked by fio's main thread) while `stress-ng --cpu 2N` keeps every CPU busy,
 recorded with `wperf record` and reported with the default focus (the

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
 """Patterns of waiting, recorded for real with `wperf record`, each with the
-finding the report must make (issue 4, wperf-method(7) §7, §8, §10):
+finding the report must make (wperf-method(7) §7, §8, §10):
 
 - load imbalance (tests/workloads/load-imbalance): two threads computing in
   phases between barriers, the heavy share moving from one to the other by

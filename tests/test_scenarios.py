@@ -993,7 +993,7 @@ class TestDisk(Base):
 
 
 def starved_writer(hog=True):
-    """The writer of issue 21 (item 6), on 2 CPUs, trace [0, 10 s]: W (501)
+    """A writer starved of CPU, on 2 CPUs, trace [0, 10 s]: W (501)
     runs on cpu0 [0, 1 s], writes 4 KiB to 8:0 at 1 s and sleeps (D);
     H1 (502) takes cpu0 then. The request completes at 3 s + 1 us in irq 25
     on cpu1, where H2 (503) runs all along, and W is woken at 3 s + 2 us.
@@ -1017,7 +1017,7 @@ def starved_writer(hog=True):
 
 
 class TestCpuFirst(Base):
-    """Issue 21, item 6: a writer runnable most of its time is reported CPU
+    """A writer runnable most of its time is reported CPU
     first, not only as its disk (wperf-analysis(7), The CPUs)."""
 
     def test_report(self):

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-cascade.c — the cascade's worst cases (issue 7): exact weights where
+ * test-cascade.c — the cascade's worst cases (doc/performance.md): exact weights where
  * they can be derived, and the counters of struct cascade_stats proving the
  * work stays linear in the number of waits and the memory bounded by the
  * threads, however long the trace.

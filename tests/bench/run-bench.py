@@ -43,7 +43,7 @@ Inputs:
     quality.discarded_events.
 
 Generated inputs go to OUTDIR (default BUILD/bench) and are not kept in the
-repository. Targets (issue 7): knots <= 1.15x and waits <= 1.3x the floor on
+repository. Targets (doc/performance.md): knots <= 1.15x and waits <= 1.3x the floor on
 the 10M-event trace, peak memory <= floor + 64 MiB. The script prints the
 figures and whether each target is met; it exits 0 unless a run failed.
 
@@ -119,7 +119,7 @@ def measure(bt, plugin, trace, runs):
     return out
 
 
-# Issue 7's targets: ratio to dummy for each graph, memory over dummy's.
+# The targets of doc/performance.md: ratio to dummy for each graph, memory over dummy's.
 TARGET_X = {"knots": 1.15, "waits": 1.3}
 TARGET_EXTRA_MIB = 64
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests/workloads/idle-waiters.c — threads that wait for the whole run on
- * an event loop and are woken once at the end by a busy thread (issue 21,
- * "inherited waiting"), for recording real traces.
+ * an event loop and are woken once at the end by a busy thread ("inherited
+ * waiting"), for recording real traces.
  *
  * Threads:
  *   - "idle-<i>" (N of them, like GLib main-loop threads of an unrelated

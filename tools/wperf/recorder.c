@@ -16,7 +16,7 @@
  *  - that it records: the source's ready-file is a FIFO the parent reads
  *    (the source writes it once an event recorded after tracing went on
  *    came back, doc/source.wperf.tracefs.7.md), so the command is started
- *    only when every one of its events will be in the trace (issue 8);
+ *    only when every one of its events will be in the trace;
  *    the line it wrote (that event's time) then stays in a plain file of
  *    the same name, DIR/.wperf/kernel-ready;
  *  - why it failed, in one line on a pipe: the errno of a failed write
