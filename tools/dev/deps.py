@@ -64,7 +64,6 @@ KNOWN_CYCLES = [
     ['plugin/knots/knots-every.c', 'plugin/knots/knots-params.c',
      'plugin/knots/knots-report.c', 'plugin/knots/knots-sink.c'],
     ['plugin/tracefs/tracefs-produce.c', 'plugin/tracefs/tracefs-source.c'],
-    ['tools/wperf/top-live.c', 'tools/wperf/top.c'],
 ]
 KNOWN_ARROWS = [
     ('analysis/classify.c', 'analysis/report/report-format.c'),

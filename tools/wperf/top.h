@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/wperf/top.h — what the two halves of `wperf top` share: top.c
- * (the command, its options, the ftrace path and the process that runs
- * the graph) and top-live.c (the LTTng path: lttng-relayd, the live
- * session, waiting for the viewer to attach).
+ * tools/wperf/top.h — what the parts of `wperf top` share: top.c (the
+ * command, its options, the ftrace path), top-live.c (the LTTng path:
+ * lttng-relayd, the live session, waiting for the viewer to attach) and
+ * top-viewer.c (the process that runs the graph, which both use).
  */
 #ifndef WPERF_TOOL_TOP_H
 #define WPERF_TOOL_TOP_H
@@ -22,7 +22,7 @@ struct top_args {
 	bool help;
 };
 
-/* The process running the graph (see top.c: why a process). */
+/* The process running the graph (see top-viewer.c: why a process). */
 struct top_viewer {
 	pid_t pid;
 	bool ended;
