@@ -40,6 +40,18 @@ static int check_test_number;
 	} \
 } while (0)
 
+/* An integer check named by what it checks (e.g. "A->B weight"), for
+ * tests whose values are computed: the name says more than the
+ * expression. */
+#define CHECK_EQ(what, got, want) do { \
+	long long g_ = (long long)(got), w_ = (long long)(want); \
+	if (g_ != w_) { \
+		fprintf(stderr, "# %s:%d: %s: got %lld, want %lld\n", __FILE__, __LINE__, \
+			(what), g_, w_); \
+		check_test_failures++; \
+	} \
+} while (0)
+
 /* Stops the current test function when a precondition of the rest fails
  * (e.g. the number of results), so it does not index out of bounds. */
 #define REQUIRE_INT(got, want) do { \

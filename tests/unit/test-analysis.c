@@ -10,23 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "wperf/analysis.h"
 #include "wperf/merge.h"
 
 #define MS 1000000LL
-
-static int failures, checks;
-
-#define CHECK_EQ(what, got, want)                                              \
-	do {                                                                   \
-		long long g_ = (long long)(got), w_ = (long long)(want);       \
-		checks++;                                                      \
-		if (g_ != w_) {                                                \
-			failures++;                                            \
-			fprintf(stderr, "FAIL %s:%d %s: got %lld, want %lld\n", \
-				__FILE__, __LINE__, what, g_, w_);             \
-		}                                                              \
-	} while (0)
 
 /* ---- building events ---- */
 
@@ -153,7 +141,7 @@ static void test_nested(void)
 	sw(a, 350 * MS, 1, 0, 0, 1);
 	sw(a, 400 * MS, 0, 2, 0, 0);
 	if (finish(a, &g)) {
-		failures++;
+		check_test_failures++;
 		return;
 	}
 	CHECK_EQ("nested A->B", weight(&g, 1, 2), 300 * MS);
@@ -185,7 +173,7 @@ static void test_timelines(void)
 
 	nested_events(a);
 	if (finish(a, &g)) {
-		failures++;
+		check_test_failures++;
 		return;
 	}
 	CHECK_EQ("timelines kept", g.timelines != NULL, 1);
@@ -218,7 +206,7 @@ static void test_timelines(void)
 	wperf_analysis_keep_timelines(a, false);
 	nested_events(a);
 	if (finish(a, &g)) {
-		failures++;
+		check_test_failures++;
 		return;
 	}
 	CHECK_EQ("timelines not kept", g.timelines == NULL, 1);
@@ -253,7 +241,7 @@ static void test_chain(void)
 	sw(a, 400 * MS, 2, 0, 0, 1);
 	sw(a, 500 * MS, 3, 4, 0, 0);
 	if (finish(a, &g)) {
-		failures++;
+		check_test_failures++;
 		return;
 	}
 	CHECK_EQ("chain A->B", weight(&g, 1, 2), 300 * MS);
@@ -291,7 +279,7 @@ static void test_chained_waits(void)
 	sw(a, 450 * MS, 2, 0, 0, 1);
 	sw(a, 500 * MS, 0, 3, 0, 0);
 	if (finish(a, &g)) {
-		failures++;
+		check_test_failures++;
 		return;
 	}
 	const struct wperf_edge *ab = edge(&g, vertex_of_tid(&g, 1), vertex_of_tid(&g, 2));
@@ -347,7 +335,7 @@ static void test_grouped_waits(void)
 	sw(a, 450 * MS + 20 * US, 1, 0, 0, 2);
 	sw(a, 500 * MS, 3, 4, 0, 0);
 	if (finish(a, &g)) {
-		failures++;
+		check_test_failures++;
 		return;
 	}
 	const struct wperf_edge *aw = edge(&g, vertex_of_tid(&g, 2), vertex_of_tid(&g, 1));
@@ -386,7 +374,7 @@ static void test_interrupt_wakers(void)
 	simple(a, WPERF_EV_SOFTIRQ_EXIT, 40 * MS, 1, 1);
 	sw(a, 50 * MS, 1, 9, 0, 0);
 	if (finish(a, &g)) {
-		failures++;
+		check_test_failures++;
 		return;
 	}
 	uint32_t irq = vertex_named(&g, "irq:24:virtio0"), timer = vertex_named(&g, "timer");
@@ -461,7 +449,7 @@ static void test_softirq_daemon_perf_flags(void)
 	flagged(a, WPERF_EV_WAKEUP, 60 * MS, 3, WPERF_CTX_SOFTIRQ);
 	named_switch(a, 70 * MS, 0, 100, "cc1", 0, 0, "swapper/0");
 	if (finish(a, &g)) {
-		failures++;
+		check_test_failures++;
 		return;
 	}
 	uint32_t k = vertex_of_tid(&g, 3);
@@ -515,7 +503,7 @@ static void test_disk(void)
 	sw(a, 400 * MS, 0, 0, 0, 5);
 	sw(a, 1000 * MS, 0, 5, 0, 0);
 	if (finish(a, &g)) {
-		failures++;
+		check_test_failures++;
 		return;
 	}
 	uint32_t w = vertex_of_tid(&g, 5), disk = vertex_named(&g, "disk:253:0");
@@ -566,7 +554,7 @@ static void test_tiling_and_open_wait(void)
 	sw(a, 40 * MS, 0, 0, 0, 1);
 	sw(a, 60 * MS, 0, 1, 0, 0);
 	if (finish(a, &g)) {
-		failures++;
+		check_test_failures++;
 		return;
 	}
 	CHECK_EQ("no gaps", t.gaps, 0);
@@ -589,9 +577,8 @@ static void test_missing_events(void)
 
 	simple(a, WPERF_EV_IRQ_ENTRY, 0, 0, 1);
 	CHECK_EQ("finish fails without sched_switch", wperf_analysis_finish(a, &g), -1);
-	checks++;
 	if (!strstr(wperf_analysis_error(a), "sched_switch")) {
-		failures++;
+		check_test_failures++;
 		fprintf(stderr, "FAIL error does not name sched_switch: %s\n", wperf_analysis_error(a));
 	}
 	wperf_analysis_destroy(a);
@@ -670,7 +657,7 @@ static void test_spin(void)
 	sw(a, 120 * MS, 1, 2, 0, 0);
 	sw(a, 120 * MS, 2, 3, 0, 0);
 	if (finish(a, &g)) {
-		failures++;
+		check_test_failures++;
 		return;
 	}
 	CHECK_EQ("B -> A (spin)", weight(&g, 2, 1), 30 * MS);
@@ -723,7 +710,7 @@ static void test_false_wakeup(void)
 	sw(a, 160 * MS, 0, 0, 0, 4);
 	sw(a, 200 * MS, 0, 4, 0, 0);
 	if (finish(a, &g)) {
-		failures++;
+		check_test_failures++;
 		return;
 	}
 	uint32_t t = vertex_of_tid(&g, 4), x = vertex_of_tid(&g, 8), y = vertex_of_tid(&g, 9);
@@ -789,7 +776,7 @@ static void test_nic(void)
 			wperf_analysis_set_nic_capacity(a, "lo", 8000);
 		nic_scenario(a);
 		if (finish(a, &g)) {
-			failures++;
+			check_test_failures++;
 			return;
 		}
 		uint32_t t = vertex_of_tid(&g, 5), lo = vertex_named(&g, "nic:lo");
@@ -836,7 +823,7 @@ static void test_child_seen_before_fork(void)
 	wake(a, 150 * MS, 0, 7);
 	sw(a, 200 * MS, 1, 21, 0, 0);
 	if (finish(a, &g)) {
-		failures++;
+		check_test_failures++;
 		return;
 	}
 	int n = 0;
@@ -870,7 +857,7 @@ static void test_exit_then_sleep(void)
 	sw(a, 13 * MS, 0, 30, 16, 0);     /* gone */
 	sw(a, 20 * MS, 1, 31, 0, 0);
 	if (finish(a, &g)) {
-		failures++;
+		check_test_failures++;
 		return;
 	}
 	int n = 0;
@@ -996,7 +983,7 @@ static void idle_case(const char *what, int64_t k_state, bool idle_seen, bool wa
 	named_switch(a, 220 * MS, 1, 1, "a", 0, 0, "swapper/1");
 	named_switch(a, 220 * MS, 3, 3, "c", 0, 0, "swapper/3");
 	if (finish(a, &g)) {
-		failures++;
+		check_test_failures++;
 		return;
 	}
 	uint32_t k = vertex_of_tid(&g, 5);
@@ -1070,7 +1057,7 @@ static void test_inherited_waiting(void)
 	sw(a, 80 * MS, 3, 0, 0, 4);
 	sw(a, 100 * MS, 2, 3, 0, 0);
 	if (finish(a, &g)) {
-		failures++;
+		check_test_failures++;
 		return;
 	}
 	CHECK_EQ("C -> S", weight(&g, 1, 2), 60 * MS);
@@ -1113,7 +1100,7 @@ static void timer_case(bool flags)
 	sw(a, 40 * MS, 1, 0, 0, 1);
 	sw(a, 50 * MS, 0, 9, 0, 0);
 	if (finish(a, &g)) {
-		failures++;
+		check_test_failures++;
 		return;
 	}
 	ax = edge(&g, vertex_of_tid(&g, 1), vertex_of_tid(&g, 9));
@@ -1157,7 +1144,7 @@ static void test_waits_on_runnable(void)
 	sw(a, 250 * MS, 0, 1, 0, 0);
 	sw(a, 250 * MS, 1, 2, 0, 0);
 	if (finish(a, &g)) {
-		failures++;
+		check_test_failures++;
 		return;
 	}
 	const struct wperf_vertex *va = &g.vertices[vertex_of_tid(&g, 1)];
@@ -1172,28 +1159,27 @@ static void test_waits_on_runnable(void)
 
 int main(void)
 {
-	test_nested();
-	test_timelines();
-	test_chain();
-	test_chained_waits();
-	test_grouped_waits();
-	test_interrupt_wakers();
-	test_softirq_daemon_perf_flags();
-	test_service_thread_names();
-	test_disk();
-	test_tiling_and_open_wait();
-	test_missing_events();
-	test_lost_events_per_thread();
-	test_spin();
-	test_false_wakeup();
-	test_nic();
-	test_child_seen_before_fork();
-	test_exit_then_sleep();
-	test_wait_stacks();
-	test_idle_waits();
-	test_inherited_waiting();
-	test_untraced_timers();
-	test_waits_on_runnable();
-	printf("%d passed, %d failed\n", checks - failures, failures);
-	return failures ? 1 : 0;
+	RUN_TEST(test_nested);
+	RUN_TEST(test_timelines);
+	RUN_TEST(test_chain);
+	RUN_TEST(test_chained_waits);
+	RUN_TEST(test_grouped_waits);
+	RUN_TEST(test_interrupt_wakers);
+	RUN_TEST(test_softirq_daemon_perf_flags);
+	RUN_TEST(test_service_thread_names);
+	RUN_TEST(test_disk);
+	RUN_TEST(test_tiling_and_open_wait);
+	RUN_TEST(test_missing_events);
+	RUN_TEST(test_lost_events_per_thread);
+	RUN_TEST(test_spin);
+	RUN_TEST(test_false_wakeup);
+	RUN_TEST(test_nic);
+	RUN_TEST(test_child_seen_before_fork);
+	RUN_TEST(test_exit_then_sleep);
+	RUN_TEST(test_wait_stacks);
+	RUN_TEST(test_idle_waits);
+	RUN_TEST(test_inherited_waiting);
+	RUN_TEST(test_untraced_timers);
+	RUN_TEST(test_waits_on_runnable);
+	return check_finish();
 }
