@@ -90,59 +90,6 @@ bool wperf_command_check(char *const *argv)
 	return false;
 }
 
-/* ------------------------------------------------------------ stop signals */
-
-/* How many of each stop signal arrived, and how many were taken: a count
- * rather than a flag, so that two Ctrl-Cs between two looks are two. */
-static volatile sig_atomic_t received[NSIG];
-static volatile sig_atomic_t taken[NSIG];
-static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
-
-static void on_stop_signal(int sig)
-{
-	received[sig]++;
-}
-
-static void set_stop_signals(void (*handler)(int))
-{
-	struct sigaction sa = { .sa_handler = handler };
-
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
-		sigaction(stop_signals[i], &sa, NULL);
-}
-
-void wperf_stop_signals_catch(void)
-{
-	set_stop_signals(on_stop_signal);
-}
-
-void wperf_stop_signals_ignore(void)
-{
-	set_stop_signals(SIG_IGN);
-}
-
-int wperf_stop_signal_take(void)
-{
-	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++) {
-		int sig = stop_signals[i];
-
-		if (taken[sig] != received[sig]) {
-			taken[sig]++;
-			return sig;
-		}
-	}
-	return 0;
-}
-
-bool wperf_stop_signal_pending(void)
-{
-	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
-		if (taken[stop_signals[i]] != received[stop_signals[i]])
-			return true;
-	return false;
-}
-
 /* ------------------------------------------------------------ environment */
 
 /* A library of wperf's: in the build tree, else in libdir; its real path

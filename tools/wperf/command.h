@@ -12,6 +12,7 @@
 #define WPERF_TOOL_COMMAND_H
 
 #include "output.h"
+#include "stop-signals.h"
 
 #include <stdbool.h>
 
@@ -22,23 +23,6 @@ bool wperf_on_path(const char *name);
 /* argv[0] can be run (on PATH, or a path to an executable file). false
  * after saying why, with the fix ("give its path, ./server, after --"). */
 bool wperf_command_check(char *const *argv);
-
-/* Catch SIGINT, SIGTERM and SIGHUP for the recording (also when started
- * as a background job, where SIGINT comes ignored). */
-void wperf_stop_signals_catch(void);
-
-/* Ignore them while tearing down: a second Ctrl-C, a kill or a closed
- * terminal must not leave the recorder, the session or the daemon
- * behind. */
-void wperf_stop_signals_ignore(void);
-
-/* A stop asked for by signal since wperf_stop_signals_catch(): 0, or the
- * signal number. Clears it. */
-int wperf_stop_signal_take(void);
-
-/* Whether a stop signal arrived that was not taken yet (any thread may
- * look: the waits of waits.c end on it and leave it to be taken). */
-bool wperf_stop_signal_pending(void);
 
 /* Called about every 50 ms while the command runs: false to stop the
  * recording (the callback says why, or keeps it to say once the
