@@ -43,7 +43,7 @@ Inputs:
     quality.discarded_events.
 
 Generated inputs go to OUTDIR (default BUILD/bench) and are not kept in the
-repository. Targets (doc/performance.md): knots <= 1.15x and waits <= 1.3x the floor on
+repository. Targets (doc/performance.md): knots <= 1.05x and waits <= 1.10x the floor on
 the 10M-event trace, peak memory <= floor + 64 MiB. The script prints the
 figures and whether each target is met; it exits 0 unless a run failed.
 
@@ -120,8 +120,13 @@ def measure(bt, plugin, trace, runs):
 
 
 # The targets of doc/performance.md: ratio to dummy for each graph, memory over dummy's.
-TARGET_X = {"knots": 1.15, "waits": 1.3}
+TARGET_X = {"knots": 1.05, "waits": 1.10}
 TARGET_EXTRA_MIB = 64
+# What `meson test --suite bench` (test_bench_guard.py) lets through, in
+# instructions on its 100,000-event mix: above it a change has made the
+# analysis dearer. Just above the figures measured (doc/performance.md);
+# lower them as the analysis gets cheaper, towards TARGET_X.
+GUARD_X = {"knots": 1.13, "waits": 1.15}
 
 
 def verdict(kx, wx, digits):
@@ -154,16 +159,31 @@ def cycle_estimate(c):
     return c["ir"] + 10 * (c["i1"] + c["d1"] + c["bm"]) + 100 * c["ll"]
 
 
-def cachegrind(valgrind, cmd, log, out_file="/dev/null"):
-    """Run `cmd` under cachegrind with cache and branch simulation; return
-    its exit status and the counts read back from its log (`log`). The
+def cachegrind(valgrind, cmd, log, out_file="/dev/null", sim=True):
+    """Run `cmd` under cachegrind with cache and branch simulation (sim;
+    without, instructions only, in a third of the time); return its exit
+    status and the counts read back from its log (`log`). The
     per-function profile goes to `out_file` (none by default: the summary
     in the log is all the benchmark reads)."""
-    p = subprocess.run([valgrind, "--tool=cachegrind", "--cache-sim=yes",
-                        "--branch-sim=yes", f"--cachegrind-out-file={out_file}",
+    on = "yes" if sim else "no"
+    p = subprocess.run([valgrind, "--tool=cachegrind", f"--cache-sim={on}",
+                        f"--branch-sim={on}", f"--cachegrind-out-file={out_file}",
                         f"--log-file={log}"] + cmd,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return p.returncode, read_cachegrind_log(log)
+
+
+def count_instructions(valgrind, bt, plugin, trace, out):
+    """The instructions of the three commands (CONFIGS) on trace, by name."""
+    ir = {}
+    for name, args in CONFIGS.items():
+        log = os.path.join(out, f"cachegrind-{name}.log")
+        status, counts = cachegrind(valgrind, [bt, f"--plugin-path={plugin}", trace] + args,
+                                    log, sim=False)
+        if status != 0 or "ir" not in counts:
+            sys.exit(f"run-bench: cachegrind on {name} failed (exit {status}); see {log}")
+        ir[name] = counts["ir"]
+    return ir
 
 
 def count_costs(bt, plugin, gen, out):
