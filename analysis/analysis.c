@@ -763,6 +763,7 @@ int wperf_analysis_finish(struct wperf_analysis *a, struct wperf_graph *out)
 	sched_finish(&a->sched, trace_end);
 	falsewake_flush_all(&a->falsewake);
 	clip_lifetimes(a);
+	sched_account_unknown(&a->sched);
 	disk_finish(&a->disks, &a->vt, &a->edges, a->begin, a->end);
 	nic_finish(&a->nics, &a->vt, &a->edges, a->begin, a->end);
 	a->quality.unmatched_block_completions = a->disks.unmatched_completions;

@@ -53,11 +53,11 @@ const char *wperf_knot_class_summary(enum wperf_knot_class cls)
 {
 	switch (cls) {
 	case WPERF_CLASS_BACKGROUND:
-		return "background: it uses less than one CPU and holds no device, like heartbeats";
+		return "background: less than one CPU, no device, and the focus's work waits on nothing in it, like heartbeats";
 	case WPERF_CLASS_BLOCKING_IO:
 		return "blocking I/O: threads wait for a device that waits for them";
 	case WPERF_CLASS_TOO_FEW_CPUS:
-		return "too few CPUs: the members wait for a CPU more than for each other";
+		return "too few CPUs: the members waited for a CPU more than inside the knot";
 	case WPERF_CLASS_LOAD_IMBALANCE:
 		return "load imbalance: threads take turns waiting for each other to finish a phase";
 	case WPERF_CLASS_LOCK_CONTENTION:
@@ -94,7 +94,8 @@ static bool is_threadlike(const struct wperf_vertex *v)
 
 uint64_t wperf_vertex_runnable_ppm(const struct wperf_vertex *v)
 {
-	return is_threadlike(v) ? wperf_fmt_ppm(v->runnable_ns, wperf_fmt_time_seen(v)) : 0;
+	return is_threadlike(v) ? wperf_fmt_ppm(wperf_vertex_cpu_wait_ns(v),
+						 wperf_fmt_time_seen(v)) : 0;
 }
 
 bool wperf_vertex_is_runnable_bound(const struct wperf_vertex *v)
@@ -144,6 +145,8 @@ struct facts {
 	struct wperf_classification *out;
 	bool has_device, has_interrupt, has_self_loop, phase_like, queued, barrier;
 	int64_t runnable_ns, waits_on_each_other_ns;
+	int64_t waits_on_devices_ns;  /* members' direct waits on device members */
+	uint32_t device;              /* the (first) device member, or UINT32_MAX */
 	size_t threads;
 	int64_t pid;          /* the members' one process, or -1 */
 	size_t processes;
@@ -204,10 +207,15 @@ static void device_fact(struct facts *f, uint32_t dev)
 	if (!ev)
 		return;
 	ev->vertex = dev;
+	if (f->device == UINT32_MAX)
+		f->device = dev;
 	for (size_t i = 0; i < f->k->n_edges; i++) {
 		const struct wperf_edge *e = internal_edge(f, i);
-		if (e && e->to == dev && e->from != dev)
+		if (e && e->to == dev && e->from != dev) {
 			ev->a_ns = wperf_fmt_add_durations(ev->a_ns, e->weight_ns);
+			f->waits_on_devices_ns = wperf_fmt_add_durations(f->waits_on_devices_ns,
+									 e->direct_ns);
+		}
 		if (e && e->from == dev && e->to != dev)
 			ev->b_ns = wperf_fmt_add_durations(ev->b_ns, e->weight_ns);
 	}
@@ -231,7 +239,8 @@ static void member_facts(struct facts *f)
 		if (!is_threadlike(v))
 			continue;
 		f->threads += v->kind == WPERF_V_VIRTUAL && v->n_members ? v->n_members : 1;
-		f->runnable_ns = wperf_fmt_add_durations(f->runnable_ns, v->runnable_ns);
+		f->runnable_ns = wperf_fmt_add_durations(f->runnable_ns,
+							 wperf_vertex_cpu_wait_ns(v));
 		if (f->pid == -2)
 			f->pid = v->pid;
 		else if (f->pid != v->pid)
@@ -357,15 +366,18 @@ static void runnable_facts(struct facts *f)
 		if (!ev)
 			return;
 		ev->vertex = id;
-		ev->a_ns = f->g->vertices[id].runnable_ns;
+		ev->a_ns = wperf_vertex_cpu_wait_ns(&f->g->vertices[id]);
 		ev->ppm = wperf_vertex_runnable_ppm(&f->g->vertices[id]);
 	}
-	/* One thread (with a device) has nobody to wait on: no comparison. */
-	if (f->threads > 1) {
+	/* Waiting for a CPU against the members' waits inside the knot: on
+	 * each other and on its device. One thread alone has neither. */
+	if (f->threads > 1 || f->has_device) {
 		struct wperf_evidence *ev = add(f, WPERF_EV_CPU_DEMAND);
 		if (ev) {
+			ev->vertex = f->device;
 			ev->a_ns = f->runnable_ns;
-			ev->b_ns = f->waits_on_each_other_ns;
+			ev->b_ns = wperf_fmt_add_durations(f->waits_on_each_other_ns,
+							   f->waits_on_devices_ns);
 		}
 	}
 }
@@ -429,10 +441,14 @@ static enum wperf_knot_class decide(const struct facts *f)
 {
 	if (f->k->kind == WPERF_BACKGROUND)
 		return WPERF_CLASS_BACKGROUND;
+	/* One verdict: a knot whose members waited for a CPU longer than on
+	 * each other and on its device is short of CPUs, device or not. */
+	if ((f->threads > 1 || f->has_device) &&
+	    f->runnable_ns > wperf_fmt_add_durations(f->waits_on_each_other_ns,
+						     f->waits_on_devices_ns))
+		return WPERF_CLASS_TOO_FEW_CPUS;
 	if (f->has_device)
 		return WPERF_CLASS_BLOCKING_IO;
-	if (f->threads > 1 && f->runnable_ns > f->waits_on_each_other_ns)
-		return WPERF_CLASS_TOO_FEW_CPUS;
 	if (f->has_interrupt)
 		return WPERF_CLASS_UNKNOWN;
 	if (f->phase_like || f->barrier)
@@ -474,8 +490,10 @@ static void order_evidence(struct wperf_classification *c)
 
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < c->n_evidence; i++)
-			if (supports(c->cls, c->evidence[i].kind) == (pass == 0))
-				sorted[n++] = c->evidence[i];
+			if (supports(c->cls, c->evidence[i].kind) == (pass == 0)) {
+				sorted[n] = c->evidence[i];
+				sorted[n++].decides = pass == 0;
+			}
 	memcpy(c->evidence, sorted, n * sizeof *sorted);
 }
 
@@ -488,6 +506,7 @@ static int classify_sink(struct facts *f)
 		if (f->out->evidence[i].kind == WPERF_EV_RUNNABLE) {
 			f->out->n_evidence = 1;
 			f->out->evidence[0] = f->out->evidence[i];
+			f->out->evidence[0].decides = true;
 			f->out->cls = WPERF_CLASS_TOO_FEW_CPUS;
 			return 0;
 		}
@@ -498,7 +517,8 @@ static int classify_sink(struct facts *f)
 int wperf_classify_knot(const struct wperf_graph *g, const struct wperf_knot *k,
 			int64_t min_weight_ns, struct wperf_classification *out)
 {
-	struct facts f = { .g = g, .k = k, .min_weight_ns = min_weight_ns, .out = out };
+	struct facts f = { .g = g, .k = k, .min_weight_ns = min_weight_ns, .out = out,
+			   .device = UINT32_MAX };
 
 	memset(out, 0, sizeof *out);
 	if (k->kind == WPERF_SINK)
@@ -545,13 +565,16 @@ void wperf_evidence_describe(char *buf, size_t len, const struct wperf_graph *g,
 			 "and it waits for them (idle) %s", v1, a, b);
 		return;
 	case WPERF_EV_RUNNABLE:
-		snprintf(buf, len, "%s was runnable %s of its time (%s): it needs a CPU "
-			 "or priority, not less waiting", v1, pct, a);
+		snprintf(buf, len, "%s was runnable %s of its time (%s), its CPU held by "
+			 "another thread%s", v1, pct, a, ev->decides ? ": it needs a CPU or "
+			 "priority, not less waiting" : "; the knot's own waits weigh more");
 		return;
 	case WPERF_EV_CPU_DEMAND:
 		snprintf(buf, len, "the members waited for a CPU (runnable) %s in all, "
-			 "%s the %s they waited on each other", a,
-			 ev->a_ns > ev->b_ns ? "more than" : "not more than", b);
+			 "%s the %s they waited on each other%s%s", a,
+			 ev->a_ns > ev->b_ns ? "more than" : "not more than", b,
+			 ev->vertex < g->n_vertices ? " and on " : "",
+			 ev->vertex < g->n_vertices ? v1 : "");
 		return;
 	case WPERF_EV_WAIT_LENGTH: {
 		char lo[32], hi[32];

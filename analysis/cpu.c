@@ -4,8 +4,9 @@
  * time against their waits, and who else ran on the CPUs.
  *
  * It reads the finished (and merged) graph's per-thread breakdown, in
- * one pass over the vertices: the focus threads' (without a focus, every
- * thread's but the tracer's) runnable time and waits, each thread's split
+ * one pass over the vertices: the focus threads' and those they wait on
+ * (without a focus, every thread's but the tracer's) runnable time and
+ * waits, each thread's split
  * weighed by the work it did (wperf_cpu_weigh), and the running time of
  * the others; then it ranks the focus by process to name the one that
  * waited longest for a CPU.
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "wperf/cpu.h"
+#include "wperf/knots.h"
 
 static bool is_threadlike(const struct wperf_vertex *v)
 {
@@ -84,7 +86,7 @@ void wperf_cpu_weigh(const struct wperf_vertex *v, int64_t *runnable, int64_t *w
 	if (v->kind != WPERF_V_THREAD)
 		return;
 	int64_t r = v->running_ns > 0 ? v->running_ns : 0;
-	int64_t q = v->runnable_ns > 0 ? v->runnable_ns : 0;
+	int64_t q = wperf_vertex_cpu_wait_ns(v);
 	int64_t d = waits_only_for_work(v) ? 0 : dependency_waits(v);
 	int64_t c = v->waited_on_runnable_ns < 0 ? 0 : v->waited_on_runnable_ns;
 	int64_t t = add(add(r, q), d);
@@ -150,6 +152,58 @@ static void rank_processes(const struct wperf_graph *g, struct proc_entry *e, si
 		keep_top(out->runnable, &out->n_runnable, top, e[i].id, e[i].runnable_ns);
 }
 
+/*
+ * The report's threads with a focus: the focus and what it waits on,
+ * directly or through others, over dependencies (not through a device's
+ * own edges, nor into the tracer's threads): a client's server runnable
+ * most of its time holds the client up as much as its own runnable time
+ * does. Edges are sorted by `from` (wperf/graph.h). NULL when out of memory.
+ */
+static bool *focus_reach(const struct wperf_graph *g, const bool *focus, const bool *opaque,
+			 int64_t min_weight_ns)
+{
+	size_t n = g->n_vertices ? g->n_vertices : 1;
+	bool *seen = calloc(n, sizeof *seen);
+	uint32_t *queue = malloc(n * sizeof *queue);
+	size_t *start = calloc(n + 1, sizeof *start), head = 0, tail = 0;
+
+	if (!seen || !queue || !start)
+		goto fail;
+	for (size_t e = 0; e < g->n_edges; e++)
+		if (g->edges[e].from < g->n_vertices)
+			start[g->edges[e].from + 1]++;
+	for (size_t v = 0; v < g->n_vertices; v++)
+		start[v + 1] += start[v];
+	for (uint32_t v = 0; v < g->n_vertices; v++)
+		if (focus[v]) {
+			seen[v] = true;
+			queue[tail++] = v;
+		}
+	while (head < tail) {
+		uint32_t v = queue[head++];
+
+		if (wperf_vertex_kind_is_device(g->vertices[v].kind))
+			continue;
+		for (size_t e = start[v]; e < start[v + 1] && e < g->n_edges; e++) {
+			uint32_t w = g->edges[e].to;
+
+			if (w < g->n_vertices && !seen[w] && !(opaque && opaque[w]) &&
+			    wperf_edge_is_dependency(g, &g->edges[e], min_weight_ns)) {
+				seen[w] = true;
+				queue[tail++] = w;
+			}
+		}
+	}
+	free(queue);
+	free(start);
+	return seen;
+fail:
+	free(seen);
+	free(queue);
+	free(start);
+	return NULL;
+}
+
 int wperf_cpu_find(const struct wperf_graph *g, const bool *focus, const bool *opaque,
 		   int64_t min_weight_ns, struct wperf_cpu_finding *out)
 {
@@ -158,16 +212,21 @@ int wperf_cpu_find(const struct wperf_graph *g, const bool *focus, const bool *o
 	struct proc_entry *procs = malloc((g->n_vertices ? g->n_vertices : 1) * sizeof *procs);
 	size_t n_procs = 0;
 
+	bool *reach = focus ? focus_reach(g, focus, opaque, min_weight_ns) : NULL;
+
 	memset(out, 0, sizeof *out);
 	out->process_pid = -1;
-	if (!procs)
+	if (!procs || (focus && !reach)) {
+		free(procs);
+		free(reach);
 		return -1;
+	}
 	for (uint32_t i = 0; i < g->n_vertices; i++) {
 		const struct wperf_vertex *v = &g->vertices[i];
 
 		if (!is_threadlike(v) || is_idle_task(v))
 			continue;
-		if (focus ? !focus[i] : opaque && opaque[i]) {
+		if (reach ? !reach[i] : opaque && opaque[i]) {
 			/* Not the report's: load beside it. */
 			if (v->running_ns > 0) {
 				out->others_running_ns = add(out->others_running_ns, v->running_ns);
@@ -175,13 +234,17 @@ int wperf_cpu_find(const struct wperf_graph *g, const bool *focus, const bool *o
 			}
 			continue;
 		}
-		if (v->runnable_ns > 0) {
+		out->own_running_ns = add(out->own_running_ns,
+					  v->running_ns > 0 ? v->running_ns : 0);
+		if (wperf_vertex_cpu_wait_ns(v) > 0) {
 			out->n_threads += v->kind == WPERF_V_VIRTUAL && v->n_members ? v->n_members : 1;
-			out->runnable_ns = add(out->runnable_ns, v->runnable_ns);
+			out->runnable_ns = add(out->runnable_ns, wperf_vertex_cpu_wait_ns(v));
 			procs[n_procs++] = (struct proc_entry){
 				.key = v->pid > 0 ? v->pid : -(int64_t)i - 1, .id = i,
-				.runnable_ns = v->runnable_ns };
+				.runnable_ns = wperf_vertex_cpu_wait_ns(v) };
 		}
+		out->wake_latency_ns = add(out->wake_latency_ns,
+					   v->wake_latency_ns > 0 ? v->wake_latency_ns : 0);
 		if (!waits_only_for_work(v)) {
 			out->waiting_ns = add(out->waiting_ns, dependency_waits(v));
 			out->waited_on_runnable_ns = add(out->waited_on_runnable_ns,
@@ -197,6 +260,7 @@ int wperf_cpu_find(const struct wperf_graph *g, const bool *focus, const bool *o
 		if (v->last_ts > last)
 			last = v->last_ts;
 	}
+	free(reach);
 	qsort(procs, n_procs, sizeof *procs, cmp_proc_entry);
 	rank_processes(g, procs, n_procs, out);
 	free(procs);

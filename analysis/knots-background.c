@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * analysis/knots-background.c — background knots (wperf-method(7) §7):
- * knots with no device that use less than one CPU over their time.
+ * knots with no device that use less than one CPU over their time and
+ * that the focus's work does not wait on.
  *
  * They are found after refinement, one round at a time: each round
  * analyses the graph without the vertices found background so far, from
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wperf/classify.h"
 #include "knots-search.h"
 
 /* Sum the CPU demand of k's threads and virtual threads (running plus
@@ -67,19 +69,91 @@ static void drop_round(struct search *s)
 	s->n_groups = 0;
 }
 
+/* Is v one of the threads the report is about (the focus; without one,
+ * every thread but the tracer's)? */
+static bool of_focus(const struct search *s, uint32_t v)
+{
+	const struct wperf_vertex *x = &s->kg.g->vertices[v];
+
+	if (x->kind != WPERF_V_THREAD && x->kind != WPERF_V_VIRTUAL)
+		return false;
+	return s->focus ? s->focus[v] : !(s->opaque && s->opaque[v]);
+}
+
+static bool holds_focus(const struct search *s, const struct wperf_knot *k)
+{
+	for (size_t m = 0; m < k->n_members; m++)
+		if (of_focus(s, k->members[m]))
+			return true;
+	return false;
+}
+
+/* Does anything outside k that the focus reaches wait on k, above the
+ * noise floor? Then the focus waits on k, directly or through others. */
+static bool waited_on(const struct search *s, const struct wperf_knot *k, bool *in_k)
+{
+	const struct wperf_graph *g = s->kg.g;
+	bool found = false;
+
+	for (size_t m = 0; m < k->n_members; m++)
+		in_k[k->members[m]] = true;
+	for (size_t i = 0; i < g->n_edges && !found; i++) {
+		const struct wperf_edge *e = &g->edges[i];
+		uint32_t from = e->from;
+
+		found = in_k[e->to] && !in_k[from] && !s->gone[from] &&
+			!(s->opaque && s->opaque[from]) && !(s->reach && !s->reach[from]) &&
+			wperf_edge_is_dependency(g, e, s->min_weight_ns);
+	}
+	for (size_t m = 0; m < k->n_members; m++)
+		in_k[k->members[m]] = false;
+	return found;
+}
+
+/*
+ * Background means the focus's throughput does not wait on the knot
+ * (wperf-analysis(7), "Background knots"): of this round's knots that use
+ * less than one CPU and hold no device (cand[i]), a knot is background
+ * unless something the focus reaches waits on it, or it holds focus
+ * threads and no other finding holds any that work (a knot or a sink not
+ * paced by timers): then it is the focus's own work, however little CPU
+ * a pair passing one request back and forth can use.
+ */
+static void keep_foreground(const struct search *s, bool *cand, bool *in_k)
+{
+	bool other_work = false;
+
+	for (size_t i = 0; i < s->n_items && !other_work; i++)
+		other_work = !cand[i] && holds_focus(s, &s->items[i]) &&
+			     (s->items[i].kind != WPERF_SINK ||
+			      wperf_sink_limit(s->kg.g, &s->items[i], NULL) == WPERF_LIMIT_WORK);
+	for (size_t i = 0; i < s->n_items; i++)
+		if (cand[i] && (waited_on(s, &s->items[i], in_k) ||
+				(!other_work && holds_focus(s, &s->items[i]))))
+			cand[i] = false;
+}
+
 /* Move this round's background knots to s->bg and mark their vertices
  * gone. *moved: how many. -1 on allocation failure. */
 static int take_background(struct search *s, size_t *moved)
 {
 	const struct wperf_graph *g = s->kg.g;
+	bool *cand = calloc(s->n_items ? s->n_items : 1, sizeof *cand);
+	bool *in_k = calloc(g->n_vertices ? g->n_vertices : 1, sizeof *in_k);
+	int rc = -1;
 
 	*moved = 0;
+	if (!cand || !in_k)
+		goto out;
+	for (size_t i = 0; i < s->n_items; i++)
+		cand[i] = classify_background(g, &s->items[i]);
+	keep_foreground(s, cand, in_k);
 	for (size_t i = 0; i < s->n_items; i++) {
 		struct wperf_knot *k = &s->items[i];
-		if (!classify_background(g, k))
+		if (!cand[i])
 			continue;
 		if (knots_grow((void **)&s->bg, &s->cap_bg, s->n_bg, sizeof *s->bg))
-			return -1;
+			goto out;
 		k->kind = WPERF_BACKGROUND;
 		for (size_t m = 0; m < k->n_members; m++)
 			s->gone[k->members[m]] = true;
@@ -89,7 +163,11 @@ static int take_background(struct search *s, size_t *moved)
 	}
 	if (*moved)
 		drop_round(s);
-	return 0;
+	rc = 0;
+out:
+	free(cand);
+	free(in_k);
+	return rc;
 }
 
 /* Search, take out the background knots, search again without them, until

@@ -34,6 +34,8 @@ struct search {
 	int64_t leave_ppm;                  /* the knot rule (knots.h) */
 	int64_t tie_ppm;                    /* ties in the cut order (knots.h) */
 	bool *gone;                         /* per vertex: in a background knot */
+	bool *reach;                        /* per vertex, this round: reached from
+	                                       the focus (NULL: no focus) */
 	struct wperf_knot *bg;              /* background knots of past rounds */
 	size_t n_bg, cap_bg;
 	struct wperf_knot *items;

@@ -99,6 +99,7 @@ static void search_fini(struct search *s)
 		knot_fini(&s->bg[i]);
 	free(s->bg);
 	free(s->gone);
+	free(s->reach);
 	kgraph_fini(&s->kg);
 	memset(s, 0, sizeof *s);
 }
@@ -413,7 +414,10 @@ int search_round(struct search *s)
 			goto out;
 		restrict_to(&s->kg, reach);
 	}
-	if (find_components(s, reach, in))
+	free(s->reach);   /* the background rounds read this round's */
+	s->reach = reach;
+	reach = NULL;
+	if (find_components(s, s->reach, in))
 		goto out;
 	while (s->n_work > 0) {
 		struct piece p = s->work[--s->n_work];

@@ -433,6 +433,8 @@ static void accumulate(struct wperf_vertex *nv, const struct wperf_vertex *v)
 		nv->last_ts = v->last_ts;
 	nv->running_ns += v->running_ns;
 	nv->runnable_ns += v->runnable_ns;
+	nv->unknown_ns += v->unknown_ns;
+	nv->wake_latency_ns += v->wake_latency_ns;
 	for (int k = 0; k < WPERF_V_KIND_COUNT; k++)
 		nv->waiting_ns[k] += v->waiting_ns[k];
 	nv->waited_on_runnable_ns += v->waited_on_runnable_ns;

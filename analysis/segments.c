@@ -165,3 +165,20 @@ void sched_end_life(struct sched *s, uint32_t v, int64_t t)
 	sched_enter_state(s, v, TS_DEAD, t);
 	vt_forget_tid(s->vt, vt_get(s->vt, v)->tid, v);
 }
+
+void sched_account_unknown(struct sched *s)
+{
+	for (size_t i = 0; i < s->vt->n; i++) {
+		struct wperf_vertex *v = &s->vt->v[i];
+		int64_t seen = v->running_ns + v->runnable_ns;
+
+		for (int k = 0; k < WPERF_V_KIND_COUNT; k++)
+			seen += v->waiting_ns[k];
+		if (v->kind == WPERF_V_THREAD && v->first_ts >= 0 &&
+		    v->last_ts - v->first_ts > seen)
+			v->unknown_ns = v->last_ts - v->first_ts - seen;
+		/* A window clips runnable time, not the latencies counted. */
+		if (v->wake_latency_ns > v->runnable_ns)
+			v->wake_latency_ns = v->runnable_ns > 0 ? v->runnable_ns : 0;
+	}
+}

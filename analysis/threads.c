@@ -77,6 +77,8 @@ static struct cpu_ctx *cpu_of(struct sched *s, int cpu, int64_t ts)
 		c->seen = true;
 		c->first_ts = c->last_ts = ts;
 		c->current_tid = -1;
+		c->running = VERTEX_NONE;
+		c->idle_since = -1;
 		c->last_disk = VERTEX_NONE;
 		c->last_nic = VERTEX_NONE;
 		c->lo_sender = VERTEX_NONE;
@@ -169,6 +171,45 @@ static void set_wait_stack(struct sched *s, uint32_t v, const struct wperf_event
 	s->th[v].wait_stack = id == STACK_NONE ? 0 : id + 1;
 }
 
+static bool on_a_cpu(const struct sched_thread *th)
+{
+	return th->state == TS_RUNNING || th->state == TS_SPINNING;
+}
+
+/*
+ * Thread v left its CPU unseen (its switch-out was lost): its running
+ * ends at `end`, and from then on its state is unknown, as a thread's
+ * never seen, until an event shows it again. A CPU runs one thread at a
+ * time: time after the last sure sight of it is not running time
+ * (wperf-analysis(7), "Figures a recording can hold").
+ */
+static void lose_sight(struct sched *s, uint32_t v, int64_t end)
+{
+	struct sched_thread *th = &s->th[v];
+
+	if (end < th->since)
+		end = th->since;
+	sched_leave_state(s, v, end, VERTEX_NONE);
+	th->state = TS_UNKNOWN;
+	th->since = end;
+	th->cpu = 0;
+}
+
+/* Another thread switched out of CPU c while v was believed to run there:
+ * v's switch-out was lost, at a moment the trace does not say. */
+static void cpu_changed_hands(struct sched *s, struct cpu_ctx *c, uint32_t prev)
+{
+	uint32_t v = c->running;
+
+	c->running = VERTEX_NONE;
+	if (v == VERTEX_NONE || v == prev || v >= s->n_th || !on_a_cpu(&s->th[v]) ||
+	    s->th[v].cpu != (uint32_t)(c - s->cpus))
+		return;
+	if (!s->th[v].inferred)
+		sched_state_mismatch(s, v);
+	lose_sight(s, v, s->th[v].since);
+}
+
 static void switch_out(struct sched *s, struct cpu_ctx *c, const struct wperf_event *ev)
 {
 	uint32_t v = sched_thread_vertex(s, ev->u.sw.prev_tid);
@@ -186,11 +227,25 @@ static void switch_out(struct sched *s, struct cpu_ctx *c, const struct wperf_ev
 		vt_get(s->vt, v)->pid = ev->current_pid;
 	switch (th->state) {
 	case TS_UNKNOWN:
-		/* Running since this CPU's first event if nothing ran before. */
-		sched_begin_life(s, v, TS_RUNNING, c->current_tid < 0 ? c->first_ts : t);
+		/* Running since this CPU's first event if nothing ran before;
+		 * after lost events, since when is unknown. */
+		sched_begin_life(s, v, TS_RUNNING,
+				 c->current_tid < 0 && !c->lost ? c->first_ts : t);
 		break;
 	case TS_RUNNING:
 	case TS_SPINNING:
+		break;
+	case TS_RUNNABLE:
+		/* Runnable by the state dump, switched out: it ran here since,
+		 * if no other thread was switched in here meanwhile. */
+		if (th->inferred && c->current_tid < 0 && !c->lost)
+			th->state = TS_RUNNING;
+		else if (th->inferred) {   /* the dump was wrong about it */
+			sched_state_mismatch(s, v);
+			lose_sight(s, v, th->since);
+		}
+		else
+			sched_state_mismatch(s, v);
 		break;
 	case TS_WAITING:
 		if (!th->inferred)
@@ -203,6 +258,7 @@ static void switch_out(struct sched *s, struct cpu_ctx *c, const struct wperf_ev
 	}
 	sched_leave_state(s, v, t, VERTEX_NONE);
 	th->inferred = false;
+	th->cpu = 0;
 	/* After sched_process_exit a task can still be preempted, or sleep
 	 * (tearing down its memory, waking its joiner) and run again: it is
 	 * gone only when it leaves the CPU dead (X or Z; TASK_DEAD when the
@@ -236,7 +292,22 @@ static void on_stack(struct sched *s, const struct wperf_event *ev)
 		set_wait_stack(s, v, ev);
 }
 
-static void switch_in(struct sched *s, const struct wperf_event *ev)
+/*
+ * v, runnable since th->since, runs on a CPU that idled since idle_from
+ * (-1: it ran another thread, or since when is unknown): the part of its
+ * runnable time that CPU sat idle is a wakeup's latency, not a wait for a
+ * CPU another thread held (wperf-analysis(7), "The CPUs").
+ */
+static void count_wake_latency(struct sched *s, uint32_t v, int64_t idle_from, int64_t t)
+{
+	int64_t from = s->th[v].since > idle_from ? s->th[v].since : idle_from;
+
+	if (idle_from >= 0 && t > from)
+		vt_get(s->vt, v)->wake_latency_ns += t - from;
+}
+
+static void switch_in(struct sched *s, struct cpu_ctx *c, const struct wperf_event *ev,
+		      int64_t idle_from)
 {
 	uint32_t v = sched_thread_vertex(s, ev->u.sw.next_tid);
 	int64_t t = ev->ts;
@@ -250,8 +321,11 @@ static void switch_in(struct sched *s, const struct wperf_event *ev)
 	switch (th->state) {
 	case TS_UNKNOWN:
 		sched_begin_life(s, v, TS_RUNNING, t);
+		s->th[v].cpu = (uint32_t)(c - s->cpus);
+		c->running = v;
 		return;
 	case TS_RUNNABLE:
+		count_wake_latency(s, v, idle_from, t);
 		break;
 	case TS_WAITING:     /* its wakeup was lost */
 		if (!th->inferred)
@@ -260,12 +334,18 @@ static void switch_in(struct sched *s, const struct wperf_event *ev)
 	default:             /* already running elsewhere: a switch-out was lost */
 		if (!th->inferred)
 			sched_state_mismatch(s, v);
+		/* It ran there at most until that CPU's last event. */
+		if (on_a_cpu(th) && th->cpu && th->cpu < s->n_cpus &&
+		    s->cpus[th->cpu].last_ts < t)
+			lose_sight(s, v, s->cpus[th->cpu].last_ts);
 		break;
 	}
 	sched_leave_state(s, v, t, VERTEX_NONE);
 	th->inferred = false;
 	/* Preempted while spinning: back on the CPU, it spins on. */
 	sched_enter_state(s, v, th->spinning ? TS_SPINNING : TS_RUNNING, t);
+	th->cpu = (uint32_t)(c - s->cpus);
+	c->running = v;
 }
 
 static void on_switch(struct sched *s, struct cpu_ctx *c, const struct wperf_event *ev)
@@ -275,10 +355,15 @@ static void on_switch(struct sched *s, struct cpu_ctx *c, const struct wperf_eve
 	if (ev->u.sw.prev_tid == 0)
 		s->quality->switches_from_idle++;
 	c->depth = 0;   /* the scheduler never runs in interrupt context */
+	cpu_changed_hands(s, c, ev->u.sw.prev_tid > 0 ? vt_find_thread(s->vt, ev->u.sw.prev_tid)
+						      : VERTEX_NONE);
+	int64_t idle_from = ev->u.sw.prev_tid == 0 ? c->idle_since : -1;
+
+	c->idle_since = ev->u.sw.next_tid == 0 ? ev->ts : -1;
 	if (ev->u.sw.prev_tid > 0)
 		switch_out(s, c, ev);
 	if (ev->u.sw.next_tid > 0)
-		switch_in(s, ev);
+		switch_in(s, c, ev, idle_from);
 	c->current_tid = ev->u.sw.next_tid;
 }
 
@@ -437,10 +522,12 @@ static void on_statedump(struct sched *s, const struct wperf_event *ev)
 		s->th[v].wait_idle = is_kworker(vx->comm);
 		break;
 	case WPERF_STATEDUMP_WAIT_CPU:
-		sched_begin_life(s, v, TS_RUNNABLE, ev->ts);
-		break;
 	case WPERF_STATEDUMP_RUN:
-		sched_begin_life(s, v, TS_RUNNING, ev->ts);
+		/* "Running" in a dump is the kernel's TASK_RUNNING: on a CPU or
+		 * queued for one, and a 2-CPU machine under load has dozens.
+		 * Runnable until an event says which: a switch-out shows it
+		 * was on that CPU (switch_out), a switch-in that it waited. */
+		sched_begin_life(s, v, TS_RUNNABLE, ev->ts);
 		break;
 	default:
 		break;
@@ -618,6 +705,15 @@ void sched_lost_events(struct sched *s, int cpu)
 	for (size_t i = 0; i < s->n_cpus; i++) {
 		if (cpu >= 0 && i != (size_t)cpu + 1)
 			continue;
+		uint32_t v = s->cpus[i].running;
+
+		/* Whoever ran here may have left it in the lost events. */
+		if (v != VERTEX_NONE && v < s->n_th && on_a_cpu(&s->th[v]) &&
+		    s->th[v].cpu == i)
+			lose_sight(s, v, s->cpus[i].last_ts);
+		s->cpus[i].running = VERTEX_NONE;
+		s->cpus[i].lost = true;
+		s->cpus[i].idle_since = -1;
 		s->cpus[i].current_tid = -1;
 		s->cpus[i].depth = 0;
 		s->cpus[i].last_disk = VERTEX_NONE;
@@ -646,6 +742,9 @@ void sched_gap(struct sched *s, int64_t end)
 
 void sched_finish(struct sched *s, int64_t end)
 {
+	s->quality->cpus = 0;
+	for (size_t i = 0; i < s->n_cpus; i++)
+		s->quality->cpus += s->cpus[i].seen;
 	for (size_t v = 0; v < s->n_th && v < s->vt->n; v++) {
 		struct sched_thread *th = &s->th[v];
 

@@ -43,6 +43,7 @@ struct sched_thread {
 	int64_t since;          /* when the current state began */
 	uint32_t wait_stack;    /* stack id + 1 of the current wait, 0: none */
 	uint32_t forked_by;     /* vertex id + 1 of the thread that forked it, 0: unseen */
+	uint32_t cpu;           /* running: index of its CPU in sched.cpus, 0: unknown */
 };
 
 #define CTX_MAX_DEPTH 8
@@ -61,6 +62,11 @@ struct cpu_ctx {
 	int64_t first_ts;
 	int64_t last_ts;        /* its latest event: lost ones came after it */
 	int64_t current_tid;    /* -1: unknown (start of trace, after lost events) */
+	uint32_t running;       /* the thread last switched in here (VERTEX_NONE: none
+	                           known): a CPU runs one thread at a time */
+	bool lost;              /* events were lost here: who ran before is unknown */
+	int64_t idle_since;     /* when it last switched to the idle task, -1: it runs
+	                           a thread, or since when it idles is unknown */
 	struct ctx_frame stack[CTX_MAX_DEPTH];
 	int depth;
 	uint32_t last_disk;     /* disk of the last completion on this CPU */
@@ -161,6 +167,12 @@ void sched_finish(struct sched *s, int64_t end);
 /* The vertex of thread tid, made when first seen; VERTEX_NONE for tid <= 0
  * or when out of memory. */
 uint32_t sched_thread_vertex(struct sched *s, int64_t tid);
+
+/* After the lifetimes are final (clipped to a window): each thread's
+ * unknown_ns, the part of its life the trace showed in no state
+ * (lose_sight), and its wakeup latency kept within its
+ * runnable time. */
+void sched_account_unknown(struct sched *s);
 
 /* Earliest start of a wait still open (INT64_MAX if none). */
 int64_t sched_oldest_open_wait(const struct sched *s);

@@ -199,7 +199,10 @@ class WperfRecorded(unittest.TestCase):
                            timeout=300)
         self.assertEqual(q.returncode, 0, '$ %s\n%s' % (' '.join(cmd), q.stdout[-3000:]))
         with open(out) as f:
-            return json.load(f) if fmt == 'json' else f.read()
+            if fmt != 'json':
+                return f.read()
+            import report_invariants
+            return report_invariants.check(json.load(f), ' '.join(cmd))
 
     def workload_output(self):
         """What the workload printed (its counters), from the recording log."""

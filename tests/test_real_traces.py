@@ -43,6 +43,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import report_invariants  # noqa: E402
 import wperf_scenario as ws  # noqa: E402
 
 KINDS = ('thread', 'disk', 'nic', 'irq', 'softirq', 'timer', 'unknown', 'virtual')
@@ -169,7 +170,6 @@ class Checks:
 
     @staticmethod
     def report_invariants(tc, js, label):
-        problems = []
         verts = js['vertices']
         ids = [v['id'] for v in verts]
         tc.assertEqual(len(set(ids)), len(ids), '%s: duplicate vertex ids' % label)
@@ -177,6 +177,7 @@ class Checks:
         tr = js['time_range']
         tc.assertEqual(tr['duration_ns'], tr['end_ns'] - tr['begin_ns'], label)
         tc.assertGreaterEqual(tr['duration_ns'], 0, label)
+        problems = list(report_invariants.problems(js))
         out_direct = {}
         for e in js['edges']:
             if e['from'] not in byid or e['to'] not in byid:
@@ -231,11 +232,16 @@ class Checks:
             if t['running_ns'] < 0 or t['runnable_ns'] < 0:
                 problems.append('thread %s: negative running/runnable' % t['id'])
             life = t['last_ns'] - t['first_ns']
-            if t['running_ns'] + t['runnable_ns'] + waiting != life:
+            if t['running_ns'] + t['runnable_ns'] + waiting + t['unknown_ns'] != life:
                 problems.append('thread %s (tid %s %s): running %d + runnable %d + waiting %d '
-                                '!= last-first %d' % (t['id'], t['tid'], t['comm'],
-                                                      t['running_ns'], t['runnable_ns'],
-                                                      waiting, life))
+                                '+ unknown %d != last-first %d'
+                                % (t['id'], t['tid'], t['comm'], t['running_ns'],
+                                   t['runnable_ns'], waiting, t['unknown_ns'], life))
+            # A state goes unseen only when its end was lost with events.
+            if t['unknown_ns'] and not (js['quality']['gaps'] or t['state_mismatches']
+                                        or t['waits_without_wakeup']):
+                problems.append('thread %s (tid %s %s): unknown %d ns with no event lost'
+                                % (t['id'], t['tid'], t['comm'], t['unknown_ns']))
             if out_direct.get(t['id'], 0) != waiting:
                 problems.append('thread %s (tid %s %s): sum of out-edge direct + idle %d != '
                                 'waiting %d' % (t['id'], t['tid'], t['comm'],

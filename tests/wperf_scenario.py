@@ -42,6 +42,9 @@ import tempfile
 
 import bt2
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report_invariants  # noqa: E402
+
 S = 1_000_000_000
 MS = 1_000_000
 US = 1_000
@@ -600,9 +603,10 @@ def run_knots(scn, **params):
     """scenario -> sink.wperf.knots format=json; returns the parsed report."""
     text = run_knots_text(scn, **dict({'format': 'json'}, **params))
     try:
-        return json.loads(text)
+        doc = json.loads(text)
     except ValueError as e:
         raise AssertionError('sink.wperf.knots wrote invalid JSON (%s):\n%s' % (e, text[:2000]))
+    return report_invariants.check(doc, 'sink.wperf.knots report')
 
 
 def run_segments(scn, **params):
@@ -657,7 +661,7 @@ def run_knots_cli(trace, params='', args=()):
         if q.returncode != 0:
             return None, '$ %s\nexit %d\n%s' % (' '.join(cmd), q.returncode, q.stdout[-4000:])
         with open(out) as f:
-            return json.load(f), None
+            return report_invariants.check(json.load(f), ' '.join(cmd)), None
 
 
 def write_ctf(scn, out_dir):

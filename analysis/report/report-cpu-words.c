@@ -8,6 +8,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "report-format.h"
 #include "wperf/cpu.h"
@@ -84,5 +85,20 @@ void wperf_fmt_cpu_words(struct wperf_fmt_cpu_words *w, const struct wperf_repor
 		snprintf(w->others, sizeof w->others, "Meanwhile other threads ran %s on the "
 			 "CPUs: %s%s.", ran, others, c->n_others < WPERF_CPU_LISTED ? "" :
 			 " and others");
+	}
+	/* The CPUs went mostly to the report's own threads: they compete
+	 * among themselves, and moving other load away would not help. */
+	if (c->own_running_ns > c->others_running_ns) {
+		size_t used = strlen(w->others);
+		char own[32];
+
+		w->title = "First: the CPUs. Contention among its own threads";
+		w->advice = "More CPUs, or less CPU work per request, help; moving other load "
+			    "away would not. The knots and sinks below are what they wait on "
+			    "once they run.";
+		wperf_fmt_duration(own, sizeof own, c->own_running_ns, 0);
+		snprintf(w->others + used, sizeof w->others - used, "%sIts own threads ran %s, "
+			 "more than all the others: contention among its own threads, not "
+			 "other load.", used ? " " : "", own);
 	}
 }

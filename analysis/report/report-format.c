@@ -206,11 +206,22 @@ void wperf_fmt_sink_kind_words(char *buf, size_t len, const struct wperf_graph *
 		snprintf(buf, len, "What it waited for is outside the trace: a trace with "
 			 "interrupt and timer events, or a longer one, shows it.");
 		return;
-	case WPERF_SINK_DISK:
-		snprintf(buf, len, "A disk, busy %s of the %s analysed: its service time is "
-			 "the limit. Fewer, larger or cached requests, or a faster device, help.",
-			 busy, dur);
+	case WPERF_SINK_DISK: {
+		char pct[32];
+		int64_t share = wperf_fmt_ppm(v->busy_ns, wperf_graph_duration(g));
+
+		wperf_fmt_ppm_percent(pct, sizeof pct, share);
+		if (share >= WPERF_FMT_DEVICE_LIMIT_PPM)
+			snprintf(buf, len, "A disk, busy %s (%s) of the %s analysed: its service "
+				 "time is the limit. Fewer, larger or cached requests, or a faster "
+				 "device, help.", busy, pct, dur);
+		else
+			snprintf(buf, len, "A disk, busy %s (%s) of the %s analysed: idle most of "
+				 "the time, so not its capacity but each request's latency holds the "
+				 "threads up. Fewer synchronous requests (batched writes, fewer "
+				 "fsyncs), or requests issued without waiting, help.", busy, pct, dur);
 		return;
+	}
 	case WPERF_SINK_NIC:
 		snprintf(buf, len, "A network interface: the link (or the peer) paces the "
 			 "threads. Sending less, batching, or a faster link helps; with "

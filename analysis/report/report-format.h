@@ -10,6 +10,12 @@
 #ifndef WPERF_REPORT_FORMAT_H
 #define WPERF_REPORT_FORMAT_H
 
+/* A device is "the limit" of the threads that wait on it only when it was
+ * busy at least this share (ppm) of the analysed time: below, it sat idle
+ * most of the time and each request's latency, not its capacity, is what
+ * the waits measure (wperf-analysis(7), "Disks"). */
+#define WPERF_FMT_DEVICE_LIMIT_PPM 500000
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

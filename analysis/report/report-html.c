@@ -256,7 +256,8 @@ static void write_header(FILE *out, const struct wperf_report *r)
 	fputs("<p class=\"weights\">Weight = own + cascaded. <b>Own</b> is the waiters' "
 	      "own waiting, with its share of their time (at most 100%). <b>Cascaded</b> is the "
 	      "waiting of others that was held up meanwhile, counted again on every edge it "
-	      "passed through. A weight bounds what shortening those waits could gain.</p>\n",
+	      "passed through. A weight measures those waits; it does not bound what "
+	      "shortening them could gain.</p>\n",
 	      out);
 }
 

@@ -128,6 +128,8 @@ static void write_evidence(const struct wperf_graph *g, const struct wperf_evide
 		json_key(out, "pid", 0);
 		json_i64(out, ev->pid);
 	}
+	json_key(out, "decides", 0);
+	fputs(ev->decides ? "true" : "false", out);
 	wperf_evidence_describe(text, sizeof text, g, ev);
 	json_key(out, "text", 0);
 	json_string(out, text);
@@ -217,6 +219,8 @@ void json_write_cpu(const struct wperf_report *r, FILE *out)
 	json_u64(out, c->n_threads);
 	json_key(out, "runnable_ns", 0);
 	json_i64(out, c->runnable_ns);
+	json_key(out, "wake_latency_ns", 0);
+	json_i64(out, c->wake_latency_ns);
 	json_key(out, "waiting_ns", 0);
 	json_i64(out, c->waiting_ns);
 	json_key(out, "waited_on_runnable_ns", 0);
@@ -235,6 +239,8 @@ void json_write_cpu(const struct wperf_report *r, FILE *out)
 	json_id_array(out, c->runnable, c->n_runnable);
 	json_key(out, "others_running_ns", 0);
 	json_i64(out, c->others_running_ns);
+	json_key(out, "own_running_ns", 0);
+	json_i64(out, c->own_running_ns);
 	json_key(out, "others", 0);
 	json_id_array(out, c->others, c->n_others);
 	fputs("},\n", out);

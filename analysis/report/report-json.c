@@ -180,6 +180,8 @@ static void write_header(const struct wperf_report *r, FILE *out)
 	json_i64(out, g->end_ns);
 	json_key(out, "duration_ns", 0);
 	json_i64(out, wperf_graph_duration(g));
+	json_key(out, "cpus", 0);
+	json_u64(out, g->quality.cpus);
 	fputs("},\n  \"threshold\": {", out);
 	json_key(out, "ns", 1);
 	json_i64(out, r->threshold_ns);
@@ -429,6 +431,10 @@ static void write_thread(FILE *out, const struct wperf_vertex *v, size_t id)
 	json_i64(out, v->running_ns);
 	json_key(out, "runnable_ns", 0);
 	json_i64(out, v->runnable_ns);
+	json_key(out, "unknown_ns", 0);
+	json_i64(out, v->unknown_ns);
+	json_key(out, "wake_latency_ns", 0);
+	json_i64(out, v->wake_latency_ns);
 	json_key(out, "waiting_ns", 0);
 	write_waiting(out, v);
 	write_runnable_share(out, v);

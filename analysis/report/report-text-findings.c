@@ -400,8 +400,9 @@ static void write_weights_legend(FILE *out)
 	text_put_wrapped(out, "", "Weights: weight = own + cascaded. Own is the waiters' own "
 		    "waiting, with its share of their time (at most 100%; own% in the tables, "
 		    "of the waiter's time). Cascaded is the waiting of others that was held up "
-		    "meanwhile, counted again on every edge it passed through. A weight bounds "
-		    "what shortening those waits could gain.", 0);
+		    "meanwhile, counted again on every edge it passed through. A weight "
+		    "measures those waits; it does not bound what shortening them could gain "
+		    "(wperf-analysis(7)).", 0);
 }
 
 void text_write_findings(FILE *out, const struct wperf_report *r)

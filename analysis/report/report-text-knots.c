@@ -222,8 +222,9 @@ static void write_background_note(FILE *out, const struct wperf_graph *g,
 	wperf_fmt_duration(span, sizeof span, k->span_ns, 0);
 	wperf_fmt_ppm_percent(pct, sizeof pct, wperf_fmt_ppm(k->cpu_ns, k->span_ns));
 	fprintf(out, "  Background: no device, and its threads ran or wanted a CPU %s = %s of\n"
-		"  the %s they existed, less than one CPU: like heartbeats, not the\n"
-		"  bottleneck. It was set aside and what waited on it analysed again.\n",
+		"  the %s they existed, less than one CPU, and nothing the focus does\n"
+		"  waits on it: like heartbeats, not the bottleneck. It was set aside and\n"
+		"  the rest analysed again.\n",
 		run, pct, span);
 	/* The rule (wperf-method(7) §7) draws its line at one CPU; threads that
 	 * hand work back and forth, or workers cut out of a larger knot by

@@ -330,6 +330,27 @@ static void write_pools(const struct wperf_report *r, FILE *out)
 }
 
 /*
+ * Short-lived children merged (short-lived="merge", the default with a
+ * focus): the findings name "sh-children" for hundreds of processes, so
+ * say what it stands for and how to see them apart.
+ */
+static void write_children(const struct wperf_report *r, FILE *out)
+{
+	const struct wperf_graph *g = r->graph;
+
+	for (uint32_t v = 0; v < g->n_vertices; v++) {
+		const struct wperf_vertex *x = &g->vertices[v];
+
+		if (x->kind != WPERF_V_VIRTUAL || !x->merged_by ||
+		    strcmp(x->merged_by, "children") != 0 || (r->focus && !r->focus[v]))
+			continue;
+		fprintf(out, "Children   %s = %zu short-lived children of one parent, merged "
+			"into one vertex;\n           short-lived=\"keep\" shows them "
+			"apart\n", x->name ? x->name : "?", x->n_members);
+	}
+}
+
+/*
  * The data-quality problems that can change the findings, one line each
  * before any finding (report-caveats.c says which and why): a report whose
  * trace lost most of its events or a whole CPU reads like any other until
@@ -386,6 +407,7 @@ static void write_header(const struct wperf_report *r, FILE *out)
 	else
 		write_focus_hint(r, out);
 	write_pools(r, out);
+	write_children(r, out);
 	write_short_lived_hint(r, out);
 }
 

@@ -61,7 +61,8 @@ enum wperf_evidence_kind {
 	                           b_ns: it waits for them (idle) */
 	WPERF_EV_RUNNABLE,      /* vertex: a runnable-bound member; a_ns: runnable
 	                           time; ppm: share of its time */
-	WPERF_EV_CPU_DEMAND,    /* a_ns: members' runnable time; b_ns: their waits on
+	WPERF_EV_CPU_DEMAND,    /* vertex: the device member counted in b_ns, if any;
+	                           a_ns: members' runnable time; b_ns: their waits on
 	                           each other (direct) */
 	WPERF_EV_WAIT_LENGTH,   /* count: waits between members; a_ns: lower bound of
 	                           the median bucket; b_ns: its upper bound */
@@ -92,6 +93,8 @@ struct wperf_evidence {
 	uint64_t turns;
 	uint64_t ppm;
 	int64_t pid;
+	bool decides;              /* it supports the class (listed first): the
+	                              words say what it implies only then */
 };
 
 #define WPERF_MAX_EVIDENCE 12
@@ -117,7 +120,9 @@ const char *wperf_evidence_kind_name(enum wperf_evidence_kind kind);
 bool wperf_vertex_is_runnable_bound(const struct wperf_vertex *v);
 
 /* Share of a thread's accounted time (running + runnable + waiting) it
- * spent runnable, in ppm; 0 for vertices that are not threads. */
+ * spent runnable while another thread held its CPU (not a wakeup's
+ * latency on an idle CPU: wperf_vertex_cpu_wait_ns), in ppm; 0 for
+ * vertices that are not threads. */
 uint64_t wperf_vertex_runnable_ppm(const struct wperf_vertex *v);
 
 /*

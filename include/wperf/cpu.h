@@ -27,11 +27,16 @@
 #define WPERF_CPU_LISTED 3     /* threads named on each side */
 
 struct wperf_cpu_finding {
-	/* The report's threads: the focus (after merging: its vertices),
-	 * or without a focus every thread but the tracer's. */
+	/* The report's threads: the focus (after merging: its vertices) and
+	 * what it waits on, directly or through others, over dependencies
+	 * (not through a device); without a focus every thread but the
+	 * tracer's. */
 	size_t n_threads;          /* of them, those that were runnable at all
 	                              (a merged vertex counts its members) */
-	int64_t runnable_ns;       /* their runnable time, summed */
+	int64_t runnable_ns;       /* their runnable time while another thread held
+	                              their CPU, summed (wperf_vertex_cpu_wait_ns) */
+	int64_t wake_latency_ns;   /* their runnable time on an idle CPU (a wakeup's
+	                              latency), summed: not counted above */
 	int64_t waiting_ns;        /* their waits on threads, devices and
 	                              interrupts, summed (direct: not timers,
 	                              not `unknown`, not a kernel service
@@ -57,6 +62,9 @@ struct wperf_cpu_finding {
 	uint32_t others[WPERF_CPU_LISTED];
 	size_t n_others;
 	int64_t others_running_ns; /* every such thread's running time */
+	int64_t own_running_ns;    /* the report's threads' running time: above
+	                              others_running_ns, the CPUs went mostly to
+	                              them (contention among its own threads) */
 	/* The report leads with the CPUs: weighted_runnable_ns >
 	 * weighted_waiting_ns, and runnable_ns is at least a quarter of
 	 * span_ns (on average a quarter of a thread waited for a CPU all
@@ -66,7 +74,8 @@ struct wperf_cpu_finding {
 
 /*
  * One thread's time split for the comparison, with r its running time,
- * q its runnable time, d its dependency waits (as waiting_ns above; 0
+ * q its runnable time while another thread held its CPU
+ * (wperf_vertex_cpu_wait_ns: not a wakeup's latency on an idle CPU), d its dependency waits (as waiting_ns above; 0
  * for a kernel service thread), c the part of d spent on a runnable
  * thread (waited_on_runnable_ns, at most d) and T = r + q + d:
  *     *runnable = (r + q) (q + c) / T,   *waiting = (r + q) (d - c) / T.

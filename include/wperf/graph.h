@@ -96,6 +96,15 @@ struct wperf_vertex {
 	int64_t first_ts, last_ts;
 	int64_t running_ns, runnable_ns;
 	int64_t waiting_ns[WPERF_V_KIND_COUNT]; /* by kind of the waker */
+	/* Threads: time inside first_ts .. last_ts in no state the trace
+	 * showed (its switch-out lost with events: not running, not anything
+	 * else either). running + runnable + waiting + unknown = last - first. */
+	int64_t unknown_ns;
+	/* Threads: of runnable_ns, the time its CPU sat idle before running
+	 * it (a wakeup's latency, as after each I/O completion): no other
+	 * thread wanted that CPU, so it is no wait for a CPU (the CPU finding
+	 * and runnable shares leave it out; wperf_vertex_cpu_wait_ns). */
+	int64_t wake_latency_ns;
 	/* Of the waits on threads, the time the awaited thread was itself
 	 * runnable: waiting for a CPU at one remove (analysis/runhist.h). */
 	int64_t waited_on_runnable_ns;
@@ -116,6 +125,17 @@ struct wperf_vertex {
 	uint64_t bytes;
 	uint64_t capacity_bps;       /* NICs: link speed given by the user, 0 = unknown */
 };
+
+/* A thread's runnable time while another thread held its CPU: runnable
+ * less its wakeup latency on an idle CPU (wake_latency_ns), never below 0.
+ * What more CPUs or priority could shorten. */
+static inline int64_t wperf_vertex_cpu_wait_ns(const struct wperf_vertex *v)
+{
+	int64_t q = v->runnable_ns > 0 ? v->runnable_ns : 0;
+	int64_t l = v->wake_latency_ns > 0 ? v->wake_latency_ns : 0;
+
+	return l < q ? q - l : 0;
+}
 
 #define WPERF_HIST_BUCKETS 48   /* log2(ns) buckets: bucket b holds [2^b, 2^(b+1)) ns */
 
@@ -192,6 +212,8 @@ struct wperf_missing_cpu {
 
 struct wperf_quality {
 	uint64_t events;                 /* normalised events analysed */
+	uint32_t cpus;                   /* CPUs whose events the trace holds: no
+	                                    more than cpus x the duration can run */
 	uint64_t discarded_events;
 	uint64_t discarded_packets;
 	struct wperf_gap *gaps;

@@ -266,7 +266,8 @@ int sink_setup_analysis(struct knots_sink *s, struct wperf_analysis *a)
 /* merge=pool|none|process|name|stack and short-lived=merge|keep
  * (wperf/merge.h). Pools are merged unless told otherwise: an unmerged
  * pool of equal workers splits its weight among them, and refinement
- * keeps a different subset of them on every run. */
+ * keeps a different subset of them on every run. Short-lived children
+ * are merged by default in a focused report (knots-report.c). */
 static int read_merge(struct knots_sink *s, const bt_value *params)
 {
 	const char *v = NULL;
@@ -290,6 +291,7 @@ static int read_merge(struct knots_sink *s, const bt_value *params)
 		return -1;
 	}
 	s->merge.short_lived = rc > 0 && strcmp(v, "merge") == 0;
+	s->short_lived_given = rc > 0;
 	if (rc > 0 && !s->merge.short_lived && strcmp(v, "keep") != 0) {
 		sink_fail(s, "parameter `short-lived`: unknown value \"%s\" (expected merge "
 			  "or keep)", v);

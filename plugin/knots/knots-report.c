@@ -376,8 +376,15 @@ static int apply_merge(struct knots_sink *s, struct wperf_graph *g, bool **focus
 	size_t n_old = g->n_vertices;
 	uint32_t *map = NULL;
 	bool *merged = NULL;
+	struct wperf_merge_options merge = s->merge;
 
-	if (s->merge.key == WPERF_MERGE_NONE && !s->merge.short_lived)
+	/* A focus with many short-lived children (a script starting a
+	 * command per item) waits on each one once, lighter than the noise
+	 * floor: merged by default, said in the report, short-lived="keep"
+	 * to see them apart (babeltrace2-sink.wperf.knots(7)). */
+	if (!s->short_lived_given && *focus)
+		merge.short_lived = true;
+	if (merge.key == WPERF_MERGE_NONE && !merge.short_lived)
 		return 0;
 	if (s->merge.key == WPERF_MERGE_STACK && g->n_stacks == 0) {
 		sink_fail(s, "parameter `merge`: \"stack\" needs call stacks and the trace has "
@@ -386,7 +393,7 @@ static int apply_merge(struct knots_sink *s, struct wperf_graph *g, bool **focus
 		     "on sched_switch, or `perf record -g`), or use pool, none, process or name");
 		return -1;
 	}
-	if (wperf_graph_merge(g, &s->merge, &map) < 0)
+	if (wperf_graph_merge(g, &merge, &map) < 0)
 		goto oom;
 	if (*focus) {
 		merged = calloc(g->n_vertices ? g->n_vertices : 1, sizeof *merged);

@@ -64,6 +64,8 @@ struct knots_sink {
 	struct wperf_string_list comms;
 	bool follow_forks;              /* the focus takes in what it forked */
 	struct wperf_merge_options merge;
+	bool short_lived_given;         /* short-lived= was given: else merge
+	                                   with a focus, keep without */
 	struct wperf_string_list nic_capacity;  /* "dev=RATE" items, checked */
 	struct wperf_window window;     /* begin/end: the time counted */
 	struct wperf_output out;        /* open only while the report is written */

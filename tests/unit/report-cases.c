@@ -208,6 +208,7 @@ static void build_machine(struct wperf_graph *g)
 	gb_sort(g);
 	for (uint32_t v = 0; v < g->n_vertices; v++)
 		set_times(g, v, 900 * MS, 0, WPERF_V_THREAD, 100 * MS);
+	g->quality.cpus = 16;   /* 14 threads running 900 ms each */
 }
 
 static void build_sinks(struct wperf_graph *g)
@@ -235,6 +236,7 @@ static void build_sinks(struct wperf_graph *g)
 	set_times(g, sinks[4], 100 * MS, 0, WPERF_V_THREAD, 900 * MS);
 	set_times(g, sinks[5], 100 * MS, 0, WPERF_V_TIMER, 900 * MS);
 	set_times(g, sinks[6], 100 * MS, 0, WPERF_V_UNKNOWN, 900 * MS);
+	g->quality.cpus = 8;    /* 11 threads, 4.6 s of running */
 }
 
 static int build_graph(const char *name, struct wperf_graph *g)

@@ -58,6 +58,25 @@ static int classify_first(struct wperf_graph *g, struct wperf_classification *c,
 	return rc;
 }
 
+/* The same for the last finding (background knots come last). */
+static int classify_last(struct wperf_graph *g, struct wperf_classification *c,
+			 enum wperf_knot_kind *kind)
+{
+	struct wperf_knot_options o = { .threshold_ns = INT64_MAX };
+	struct wperf_knots k;
+	int rc = -1;
+
+	gb_sort(g);
+	if (wperf_knots_find(g, &o, &k) < 0)
+		return -1;
+	if (k.n > 0) {
+		*kind = k.items[k.n - 1].kind;
+		rc = wperf_classify_knot(g, &k.items[k.n - 1], 0, c);
+	}
+	wperf_knots_fini(&k);
+	return rc;
+}
+
 static void check_text(const struct wperf_graph *g, const struct wperf_evidence *ev,
 		       const char *want)
 {
@@ -325,7 +344,15 @@ static void test_background(void)
 	uint32_t b = thread(&g, "helper", 81, 80, 40 * MS, 0);
 	waits(&g, a, b, 10, 5 * MS, 10);
 	waits(&g, b, a, 10, 5 * MS, 10);
+	/* Alone, the pair is all the work there is: not background. */
 	REQUIRE_INT(classify_first(&g, &c, &kind), 0);
+	CHECK_INT(kind, WPERF_KNOT);
+	/* Beside a busy worker that does not wait on it, it is. */
+	uint32_t w = thread(&g, "worker", 82, 82, DURATION, 0);
+	uint32_t w2 = thread(&g, "worker2", 83, 82, DURATION, 0);
+	waits(&g, w, w2, 10, 30 * MS, 10);
+	waits(&g, w2, w, 10, 30 * MS, 10);
+	REQUIRE_INT(classify_last(&g, &c, &kind), 0);
 	CHECK_INT(kind, WPERF_BACKGROUND);
 	CHECK_INT(c.cls, WPERF_CLASS_BACKGROUND);
 	REQUIRE_INT(c.evidence[0].kind, WPERF_EV_BACKGROUND);

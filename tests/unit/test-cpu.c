@@ -386,11 +386,12 @@ static void test_reports(void)
 	}
 	js = write(&r, true);
 	CHECK(js && strstr(js, "\"cpu\": {\"first\": true, \"threads\": 1, \"runnable_ns\": "
-			   "7100000000, \"waiting_ns\": 2900000000, \"waited_on_runnable_ns\": 0, "
+			   "7100000000, \"wake_latency_ns\": 0, \"waiting_ns\": 2900000000, "
+			   "\"waited_on_runnable_ns\": 0, "
 			   "\"weighted_runnable_ns\": 5041000000, \"weighted_waiting_ns\": "
 			   "2059000000, \"span_ns\": 10000000000, \"most_runnable_pid\": 10, "
 			   "\"most_runnable_process_ns\": 7100000000, \"most_runnable\": [0], \"others_running_ns\": 10000000000, "
-			   "\"others\": [1, 2]},") != NULL);
+			   "\"own_running_ns\": 0, \"others\": [1, 2]},") != NULL);
 	free(js);
 	/* Less runnable than waiting: reported in JSON, not in the text. */
 	g.vertices[w].runnable_ns = 2 * S;

@@ -20,8 +20,10 @@
  *
  * Background knots too: vertices get random running times (and some are
  * disks); a knot without a disk whose running times sum to less than the
- * duration is background, removed with its edges, and the search starts
- * over on what is left (cut edges restored), until a round finds none.
+ * duration, that no thread left in the graph waits on, and that is not the
+ * round's only work (another knot or sink holds a thread) is background,
+ * removed with its edges, and the search starts over on what is left (cut
+ * edges restored), until a round finds none.
  */
 #include <stdlib.h>
 
@@ -282,6 +284,45 @@ static int ref_is_background(const struct ref *r, const struct ref_knot *k)
 	return running < DURATION;
 }
 
+/* Does a vertex left outside k wait on k (cut edges count)? */
+static int ref_waited_on(const struct ref *r, const struct ref_knot *k, unsigned alive)
+{
+	for (int i = 0; i < r->n; i++)
+		for (int j = 0; j < r->n; j++)
+			if (!(k->members >> i & 1) && (k->members >> j & 1) && (alive >> i & 1) &&
+			    r->w0[i][j] > 0)
+				return 1;
+	return 0;
+}
+
+static int ref_holds_thread(const struct ref *r, const struct ref_knot *k)
+{
+	for (int v = 0; v < r->n; v++)
+		if ((k->members >> v & 1) && !r->disk[v])
+			return 1;
+	return 0;
+}
+
+/* Of this round's results [first, n_out), mark the background knots: idle
+ * enough, waited on by nothing left, and not the round's only work. */
+static unsigned ref_mark_background(struct ref *r, int first, unsigned alive)
+{
+	int cand[MAXV * 4] = { 0 }, other_work = 0;
+	unsigned gone = 0;
+
+	for (int i = first; i < r->n_out; i++)
+		cand[i] = ref_is_background(r, &r->out[i]);
+	for (int i = first; i < r->n_out; i++)
+		other_work |= !cand[i] && ref_holds_thread(r, &r->out[i]);
+	for (int i = first; i < r->n_out; i++)
+		if (cand[i] && !ref_waited_on(r, &r->out[i], alive) &&
+		    (other_work || !ref_holds_thread(r, &r->out[i]))) {
+			r->out[i].background = 1;
+			gone |= r->out[i].members;
+		}
+	return gone;
+}
+
 /* Restore the graph, then drop every edge that touches a removed vertex. */
 static void ref_restore(struct ref *r, unsigned alive)
 {
@@ -304,11 +345,7 @@ static void ref_find(struct ref *r)
 		ref_restore(r, alive);
 		r->n_groups = 0;        /* the last round's are the answer */
 		ref_round(r, alive);
-		for (int i = first; i < r->n_out; i++)
-			if (ref_is_background(r, &r->out[i])) {
-				r->out[i].background = 1;
-				gone |= r->out[i].members;
-			}
+		gone = ref_mark_background(r, first, alive);
 		if (!gone)
 			return;
 		/* Keep this round's background knots; the rest is found again. */
@@ -437,7 +474,8 @@ static void test_random_graphs_match_reference(void)
 	       cuts, by_reason[0], by_reason[1], by_reason[2], by_reason[3], backgrounds,
 	       leaving_knots, groups, wide_ties);
 	CHECK(cuts > 1000 && by_reason[0] && by_reason[1] && by_reason[2] && by_reason[3]);
-	CHECK(backgrounds > 1000);
+	/* Dense random graphs rarely leave a knot nobody waits on. */
+	CHECK(backgrounds > 20);
 	CHECK(leaving_knots > 50 && groups > 100 && wide_ties > 1000);
 }
 

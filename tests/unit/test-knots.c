@@ -502,19 +502,21 @@ static void test_background_beside_device_knot(void)
 }
 
 /*
- * Removing a background knot exposes what only waited on it:
- *   {A,B} (idle, 50 + 50) is background in the first round;
- *   C waits on A (40) and D on C (30): C becomes a sink;
- *   {E,F} (busy, 60 + 60) waits on A (5): it becomes a knot;
- *   {I,J} (idle, 20 + 20) waits on A (5): it becomes a knot in the second
- *   round, background too, and is removed in its turn.
+ * Background is what the focus's work does not wait on
+ * (doc/wperf-analysis.7.md, "Background knots"):
+ *   {A,B} (idle, 50 + 50): C waits on A (40) and D on C (30);
+ *   {E,F} (busy, 60 + 60) waits on A (5);
+ *   {I,J} (idle, 20 + 20) waits on A (5).
+ * Everything waits on {A,B}, directly or through C: it is the knot, however
+ * little CPU it uses. Without those waits ({A,B} alone, {E,F} busy), it is
+ * background; and when it holds the focus's only work, it is not.
  */
 struct exposing_graph {
 	struct wperf_graph g;
 	uint32_t a, b, c, d, e, f, i, j;
 };
 
-static void build_exposing(struct exposing_graph *x)
+static void build_exposing(struct exposing_graph *x, bool waits_on_a)
 {
 	struct wperf_graph *g = &x->g;
 	gb_init(g, 0, 1000);
@@ -528,52 +530,66 @@ static void build_exposing(struct exposing_graph *x)
 	x->j = thread_running(g, "j", 8, 1);
 	gb_edge(g, x->a, x->b, 50);
 	gb_edge(g, x->b, x->a, 50);
-	gb_edge(g, x->c, x->a, 40);
 	gb_edge(g, x->d, x->c, 30);
 	gb_edge(g, x->e, x->f, 60);
 	gb_edge(g, x->f, x->e, 60);
-	gb_edge(g, x->e, x->a, 5);
 	gb_edge(g, x->i, x->j, 20);
 	gb_edge(g, x->j, x->i, 20);
-	gb_edge(g, x->i, x->a, 5);
+	if (waits_on_a) {
+		gb_edge(g, x->c, x->a, 40);
+		gb_edge(g, x->e, x->a, 5);
+		gb_edge(g, x->i, x->a, 5);
+	}
 	gb_sort(g);
 }
 
-static void test_background_removal_exposes(void)
+static void test_background_is_what_nobody_waits_on(void)
 {
 	struct exposing_graph x;
 	struct wperf_knots k;
-	build_exposing(&x);
+	build_exposing(&x, true);
 
+	/* Waited on by C, E and I: the one knot, idle or not. */
+	CHECK_INT(find_as_is(&x.g, NO_THRESHOLD, NULL, &k), 0);
+	REQUIRE_INT(k.n, 1);
+	CHECK_INT(k.items[0].kind, WPERF_KNOT);
+	check_ids(k.items[0].members, k.items[0].n_members, (uint32_t[]){ x.a, x.b }, 2);
+	CHECK_INT(k.items[0].weight_ns, 100);
+	CHECK_INT(k.items[0].cpu_ns, 20);
+	wperf_knots_fini(&k);
+	gb_free(&x.g);
+
+	/* Nobody waits on the idle knots: background, after the busy knot
+	 * and C (D waits on it, C waits on nothing: a sink). */
+	build_exposing(&x, false);
 	CHECK_INT(find_as_is(&x.g, NO_THRESHOLD, NULL, &k), 0);
 	REQUIRE_INT(k.n, 4);
 	CHECK_INT(k.items[0].kind, WPERF_KNOT);
 	check_ids(k.items[0].members, k.items[0].n_members, (uint32_t[]){ x.e, x.f }, 2);
-	CHECK_INT(k.items[0].weight_ns, 120);
 	CHECK_INT(k.items[0].cpu_ns, 1200);
 	CHECK_INT(k.items[1].kind, WPERF_SINK);
 	check_ids(k.items[1].members, k.items[1].n_members, (uint32_t[]){ x.c }, 1);
-	CHECK_INT(k.items[1].weight_ns, 30);
-	CHECK_STR(k.items[1].stop_reason, "sink");
 	CHECK_INT(k.items[2].kind, WPERF_BACKGROUND);   /* heavier background first */
 	check_ids(k.items[2].members, k.items[2].n_members, (uint32_t[]){ x.a, x.b }, 2);
-	CHECK_INT(k.items[2].weight_ns, 100);
 	CHECK_INT(k.items[2].cpu_ns, 20);
 	CHECK_INT(k.items[3].kind, WPERF_BACKGROUND);
 	check_ids(k.items[3].members, k.items[3].n_members, (uint32_t[]){ x.i, x.j }, 2);
-	CHECK_INT(k.items[3].weight_ns, 40);
-	CHECK_INT(k.items[3].cpu_ns, 2);
 	wperf_knots_fini(&k);
 
-	/* Focused on C: the background knot, then C as a sink (D waits on it
-	 * in the whole graph). */
+	/* Focused on A: {A,B} is the focus's only work, not background. */
 	bool focus[8] = { false };
-	focus[x.c] = true;
+	focus[x.a] = true;
+	CHECK_INT(find_as_is(&x.g, NO_THRESHOLD, focus, &k), 0);
+	REQUIRE_INT(k.n, 1);
+	CHECK_INT(k.items[0].kind, WPERF_KNOT);
+	check_ids(k.items[0].members, k.items[0].n_members, (uint32_t[]){ x.a, x.b }, 2);
+	wperf_knots_fini(&k);
+	/* Focused on A and E: E's knot is the work, {A,B} background. */
+	focus[x.e] = true;
 	CHECK_INT(find_as_is(&x.g, NO_THRESHOLD, focus, &k), 0);
 	REQUIRE_INT(k.n, 2);
-	CHECK_INT(k.items[0].kind, WPERF_SINK);
-	check_ids(k.items[0].members, k.items[0].n_members, (uint32_t[]){ x.c }, 1);
-	CHECK_INT(k.items[0].weight_ns, 30);
+	CHECK_INT(k.items[0].kind, WPERF_KNOT);
+	check_ids(k.items[0].members, k.items[0].n_members, (uint32_t[]){ x.e, x.f }, 2);
 	CHECK_INT(k.items[1].kind, WPERF_BACKGROUND);
 	check_ids(k.items[1].members, k.items[1].n_members, (uint32_t[]){ x.a, x.b }, 2);
 	wperf_knots_fini(&k);
@@ -614,20 +630,34 @@ static void test_background_boundary(void)
 	struct wperf_knots k;
 	gb_init(&g, 0, 1000);
 	uint32_t a = thread_running(&g, "a", 1, 600), b = thread_running(&g, "b", 2, 400);
+	/* A busy pair beside: the report's work is not all in {a, b}
+	 * (alone, {a, b} would be the work, never background). */
+	uint32_t p = thread_running(&g, "p", 4, 1000), q = thread_running(&g, "q", 5, 1000);
 	gb_edge(&g, a, b, 70);
 	gb_edge(&g, b, a, 30);
+	gb_edge(&g, p, q, 500);
+	gb_edge(&g, q, p, 500);
 	gb_sort(&g);
 
 	CHECK_INT(find_as_is(&g, NO_THRESHOLD, NULL, &k), 0);
-	REQUIRE_INT(k.n, 1);
-	CHECK_INT(k.items[0].kind, WPERF_KNOT);
-	CHECK_INT(k.items[0].cpu_ns, 1000);
+	REQUIRE_INT(k.n, 2);
+	CHECK_INT(k.items[1].kind, WPERF_KNOT);
+	CHECK_INT(k.items[1].cpu_ns, 1000);
 	wperf_knots_fini(&k);
 
 	g.vertices[a].running_ns = 599;
 	CHECK_INT(find_as_is(&g, NO_THRESHOLD, NULL, &k), 0);
+	REQUIRE_INT(k.n, 2);
+	CHECK_INT(k.items[1].kind, WPERF_BACKGROUND);
+	CHECK_INT(k.items[1].cpu_ns, 999);
+	wperf_knots_fini(&k);
+
+	/* Focused on a: {a, b} is the focus's only work. */
+	bool focus[8] = { false };
+	focus[a] = true;
+	CHECK_INT(find_as_is(&g, NO_THRESHOLD, focus, &k), 0);
 	REQUIRE_INT(k.n, 1);
-	CHECK_INT(k.items[0].kind, WPERF_BACKGROUND);
+	CHECK_INT(k.items[0].kind, WPERF_KNOT);
 	CHECK_INT(k.items[0].cpu_ns, 999);
 	wperf_knots_fini(&k);
 
@@ -635,9 +665,9 @@ static void test_background_boundary(void)
 	 * of CPU-starved threads is not background. */
 	g.vertices[b].runnable_ns = 1;
 	CHECK_INT(find_as_is(&g, NO_THRESHOLD, NULL, &k), 0);
-	REQUIRE_INT(k.n, 1);
-	CHECK_INT(k.items[0].kind, WPERF_KNOT);
-	CHECK_INT(k.items[0].cpu_ns, 1000);
+	REQUIRE_INT(k.n, 2);
+	CHECK_INT(k.items[1].kind, WPERF_KNOT);
+	CHECK_INT(k.items[1].cpu_ns, 1000);
 	wperf_knots_fini(&k);
 	g.vertices[b].runnable_ns = 0;
 
@@ -646,21 +676,22 @@ static void test_background_boundary(void)
 	gb_sort(&g);
 	g.vertices[a].running_ns = 600;
 	CHECK_INT(find_as_is(&g, NO_THRESHOLD, NULL, &k), 0);
-	REQUIRE_INT(k.n, 2);
-	CHECK_INT(k.items[0].kind, WPERF_KNOT);
-	check_ids(k.items[0].members, k.items[0].n_members, (uint32_t[]){ a, b }, 2);
-	CHECK_INT(k.items[1].kind, WPERF_BACKGROUND);
-	check_ids(k.items[1].members, k.items[1].n_members, (uint32_t[]){ solo }, 1);
-	CHECK_STR(k.items[1].stop_reason, "single vertex");
+	REQUIRE_INT(k.n, 3);
+	CHECK_INT(k.items[1].kind, WPERF_KNOT);
+	check_ids(k.items[1].members, k.items[1].n_members, (uint32_t[]){ a, b }, 2);
+	CHECK_INT(k.items[2].kind, WPERF_BACKGROUND);
+	check_ids(k.items[2].members, k.items[2].n_members, (uint32_t[]){ solo }, 1);
+	CHECK_STR(k.items[2].stop_reason, "single vertex");
 	wperf_knots_fini(&k);
 
 	/* An empty analysed range says nothing about utilisation. */
 	g.end_ns = 0;
 	g.vertices[solo].running_ns = 0;
 	CHECK_INT(find_as_is(&g, NO_THRESHOLD, NULL, &k), 0);
-	REQUIRE_INT(k.n, 2);
+	REQUIRE_INT(k.n, 3);
 	CHECK_INT(k.items[0].kind, WPERF_KNOT);
 	CHECK_INT(k.items[1].kind, WPERF_KNOT);
+	CHECK_INT(k.items[2].kind, WPERF_KNOT);
 	wperf_knots_fini(&k);
 	gb_free(&g);
 }
@@ -1104,7 +1135,7 @@ int main(void)
 	RUN_TEST(test_degenerate_input);
 	RUN_TEST(test_big_graph_small_stack);
 	RUN_TEST(test_background_beside_device_knot);
-	RUN_TEST(test_background_removal_exposes);
+	RUN_TEST(test_background_is_what_nobody_waits_on);
 	RUN_TEST(test_device_knot_never_background);
 	RUN_TEST(test_background_boundary);
 	RUN_TEST(test_dominant_light_leaving_edge);

@@ -223,7 +223,7 @@ static void test_json_basic(void)
 
 	check_contains(j, "\"format\": \"wperf-report\",\n  \"version\": 2,\n");
 	check_contains(j, "\"time_range\": {\"begin_ns\": 5000000000, \"end_ns\": 6000000000, "
-			  "\"duration_ns\": 1000000000}");
+			  "\"duration_ns\": 1000000000, \"cpus\": 4}");
 	check_contains(j, "\"threshold\": {\"ns\": 200000000, \"spec\": \"20%\"}");
 	check_contains(j, "\"focus\": null");
 	/* A weight is no share of the analysed time (wperf-report(7), WEIGHTS):
@@ -376,7 +376,7 @@ static void test_sink_kinds(void)
 	check_terminal_safe(t);
 	check_contains(t, "\nSink 1: disk:sda\n  waited on for 400 ms = own 400 ms (40.0% of its "
 			  "waiters' time) + cascaded 0 ns; it waits for\n  nothing in the graph. A "
-			  "disk, busy 800 ms of the 1.00 s analysed: its service time is the limit.\n");
+			  "disk, busy 800 ms (80.0%) of the 1.00 s analysed: its service time is\n  the limit.");
 	check_contains(t, "\nSink 2: nic:eth0\n  waited on for 300 ms = own 300 ms (30.0% of its "
 			  "waiters' time) + cascaded 0 ns; it waits for\n  nothing in the graph. A "
 			  "network interface: the link (or the peer) paces the threads.");

@@ -19,6 +19,10 @@ import sys
 
 import jsonschema
 
+sys.path.insert(0, __import__("os").path.join(__import__("os").path.dirname(
+    __import__("os").path.abspath(__file__)), ".."))
+import report_invariants  # noqa: E402
+
 
 def strict_pairs(pairs):
     keys = [k for k, _ in pairs]
@@ -76,6 +80,7 @@ def cross_checks(doc):
         if doc["vertices"][t["id"]]["kind"] not in ("thread", "virtual"):
             yield "thread entry %d is not a thread vertex" % t["id"]
     yield from fraction_checks(doc)
+    yield from report_invariants.problems(doc)
 
 
 def fractions(node, path=""):
