@@ -114,7 +114,8 @@ class MergeRecorded(recording.WperfRecorded):
         self.assertIn('merge="none" shows them apart', text)
 
     def test_separate_without_merge(self):
-        js = self.report('merge="none"')
+        # Short-lived children merge by default with a focus: keep them too.
+        js = self.report('merge="none"', 'short-lived="keep"')
         validate_schema(self, js, 'mutex-contention')
         names = sorted(v['comm'] for v in self.workers(js))
         self.assertEqual(names, ['mutex-worker-%d' % i for i in range(WORKERS)])
