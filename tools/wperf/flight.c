@@ -270,15 +270,16 @@ void wperf_flight_sweep(const char *tracefs)
 
 /* Start `wperf _watch DIR`: this binary again, in a session of its own
  * (a terminal's Ctrl-C is not for it), its output in
- * DIR/.wperf/watcher.log. Its pid, or -1 after saying why. */
-static long start_watcher(const char *out)
+ * DIR/.wperf/watcher.log (at: DIR's /proc name, out: its path). Its pid,
+ * or -1 after saying why. */
+static long start_watcher(const char *out, const char *at)
 {
 	char log[PATH_MAX];
 	char *argv[] = { "wperf", "_watch", (char *)out, NULL };
 	pid_t pid;
 	int fd;
 
-	snprintf(log, sizeof(log), "%s/" WPERF_PRIVATE "/watcher.log", out);
+	snprintf(log, sizeof(log), "%s/" WPERF_PRIVATE "/watcher.log", at);
 	if ((fd = wperf_private_fd(log)) < 0) {
 		wperf_fail("cannot write %s: %s", log, strerror(errno));
 		return -1;
@@ -431,7 +432,7 @@ fail:
 
 /* Every part, and DIR/wperf.json; false after saying why, every part
  * made removed again. */
-static bool start_parts(const char *out, struct wperf_state *state,
+static bool start_parts(const char *out, const char *at, struct wperf_state *state,
 			const struct wperf_flight_options *opt, char *instance, size_t ilen,
 			char *trigger, size_t tlen)
 {
@@ -446,12 +447,12 @@ static bool start_parts(const char *out, struct wperf_state *state,
 		register_owner(instance, out);
 		state->instance = instance;
 	}
-	if (!start_session(out, state, opt, trigger, tlen) || !wperf_state_save(out, state))
+	if (!start_session(out, state, opt, trigger, tlen) || !wperf_state_save(at, state))
 		goto fail;
 	/* Started once the state is saved: the watcher reads it. */
 	if (opt->trigger_on) {
-		if ((state->watcher = start_watcher(out)) < 0 || !wperf_state_save(out, state) ||
-		    !wait_watcher_ready(out, state->watcher))
+		if ((state->watcher = start_watcher(out, at)) < 0 || !wperf_state_save(at, state) ||
+		    !wait_watcher_ready(at, state->watcher))
 			goto fail;
 	}
 	return true;
@@ -461,10 +462,11 @@ fail:
 	return false;
 }
 
-int wperf_flight_start(const char *out, struct wperf_state *state,
+int wperf_flight_start(const struct wperf_dir *dir, struct wperf_state *state,
 		       const struct wperf_flight_options *opt, char *const *command)
 {
 	static char instance[256], trigger[512];
+	const char *out = dir->shown, *at = dir->pid_at;
 	bool failed = false;
 
 	state->mode = "flight-recorder";
@@ -472,7 +474,7 @@ int wperf_flight_start(const char *out, struct wperf_state *state,
 	state->instance = NULL;
 	state->watcher = -1;
 	state->trigger_name = state->trigger_event = state->trigger_filter = NULL;
-	if (!start_parts(out, state, opt, instance, sizeof(instance), trigger, sizeof(trigger)))
+	if (!start_parts(out, at, state, opt, instance, sizeof(instance), trigger, sizeof(trigger)))
 		return WPERF_EXIT_FAIL;
 	if (state->instance)
 		wperf_say("flight recorder running (session %s, ftrace instance %s): take a "
@@ -484,5 +486,5 @@ int wperf_flight_start(const char *out, struct wperf_state *state,
 			  state->session, out, out);
 	if (!command)
 		return WPERF_EXIT_OK;
-	return wperf_command_run(command, out, 0, state->user, NULL, NULL, &failed);
+	return wperf_command_run(command, at, 0, state->user, NULL, NULL, &failed);
 }

@@ -26,7 +26,7 @@ struct wperf_flight_options {
 	const char *trigger_filter;     /* an LTTng filter expression, or NULL */
 };
 
-/* Start the flight recorder of DIR `out` (made by wperf_output_prepare,
+/* Start the flight recorder of DIR, held (made by wperf_output_prepare,
  * the session daemon ensured): state comes filled as for a recording
  * (output, command, plugin_path, user, sessiond_started, kernel, tracefs,
  * session); this sets mode, running, instance, watcher and trigger_*,
@@ -35,7 +35,7 @@ struct wperf_flight_options {
  * until it exits; the flight recorder stays. The command's exit status
  * (0 without one), or WPERF_EXIT_FAIL after saying why, every part made
  * removed again. */
-int wperf_flight_start(const char *out, struct wperf_state *state,
+int wperf_flight_start(const struct wperf_dir *dir, struct wperf_state *state,
 		       const struct wperf_flight_options *opt, char *const *command);
 
 /* Ask the trigger watcher `pid` of the flight recorder in out (its real
@@ -81,8 +81,11 @@ bool wperf_flight_state_read(const char *out, struct wperf_flight_state *s);
 void wperf_flight_state_fini(struct wperf_flight_state *s);
 
 /* Let the user the recorded command ran as (the state's `user`) read
- * dir: wperf_share_with_user() (output.h). Nothing for root (null). */
-void wperf_flight_share(const char *dir, const struct wperf_flight_state *s);
+ * the tree name of the held directory at (shown: its path, for
+ * warnings): wperf_share_with_user() (output.h). Nothing for root
+ * (null). */
+void wperf_flight_share(int at, const char *name, const char *shown,
+			const struct wperf_flight_state *s);
 
 /* Save what the flight recorder of DIR holds into DIR/snapshot-N, N the
  * next number, built in DIR/.wperf and renamed when whole; one snapshot

@@ -15,12 +15,12 @@
 #include "output.h"
 #include "json.h"
 #include "recording.h"
+#include "safe-dir.h"
 #include "wperf.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <grp.h>
 #include <libgen.h>
 #include <limits.h>
@@ -140,29 +140,25 @@ bool wperf_output_check(const char *out)
 	return directory_is_ours(out, &st) && parent_is_safe(out);
 }
 
-/* One part of a flight recorder's directory: not a link, of the expected
- * type, the caller's, and writable by no one else. */
-static bool part_is_ours(const char *out, const char *name, mode_t type)
+/* One part of a flight recorder's directory held as fd ("": itself):
+ * not a link, of the expected type, the caller's, and writable by no one
+ * else. */
+static bool part_is_ours(int fd, const char *out, const char *name, mode_t type)
 {
-	char path[PATH_MAX];
 	struct stat st;
 
-	if (snprintf(path, sizeof(path), "%s%s%s", out, *name ? "/" : "", name) >=
-	    (int)sizeof(path)) {
-		wperf_fail("path too long: %s/%s", out, name);
-		return false;
-	}
-	if (lstat(path, &st) != 0) {
+	if (fstatat(fd, name, &st, *name ? AT_SYMLINK_NOFOLLOW : AT_EMPTY_PATH) != 0) {
 		if (errno == ENOENT && *name)
 			wperf_fail("%s was not written by `wperf record` (no %s)", out, name);
 		else
-			wperf_fail("cannot read %s: %s", path, strerror(errno));
+			wperf_fail("cannot read %s/%s: %s", out, name, strerror(errno));
 		return false;
 	}
 	if ((st.st_mode & S_IFMT) != type || st.st_uid != geteuid() || (st.st_mode & 0022)) {
-		wperf_fail("refusing %s: %s is %s; as root, wperf acts only on a directory "
+		wperf_fail("refusing %s: %s%s%s is %s; as root, wperf acts only on a directory "
 			   "`wperf record --snapshot` made, which no other user can change",
-			   out, path, S_ISLNK(st.st_mode) ? "a symbolic link" :
+			   out, out, *name ? "/" : "", name,
+			   S_ISLNK(st.st_mode) ? "a symbolic link" :
 			   (st.st_mode & S_IFMT) != type ? "not what wperf record makes" :
 			   st.st_uid != geteuid() ? "another user's" : "writable by other users");
 		return false;
@@ -170,12 +166,26 @@ static bool part_is_ours(const char *out, const char *name, mode_t type)
 	return true;
 }
 
-bool wperf_flight_dir_trusted(const char *out)
+bool wperf_flight_dir_open(const char *dir, struct wperf_dir *held)
 {
+	char *real = realpath(dir, NULL);
+	const char *out = real ? real : dir;
+
+	if (!wperf_dir_open(held, out)) {
+		wperf_fail("cannot use %s: %s", dir, errno == ELOOP ? "it is a symbolic link" :
+			   errno == ENOTDIR ? "not a directory" : strerror(errno));
+		free(real);
+		return false;
+	}
+	free(real);
 	if (geteuid() != 0)
 		return true;
-	return part_is_ours(out, "", S_IFDIR) && part_is_ours(out, WPERF_PRIVATE, S_IFDIR) &&
-	       part_is_ours(out, WPERF_STATE, S_IFREG);
+	if (part_is_ours(held->fd, held->shown, "", S_IFDIR) &&
+	    part_is_ours(held->fd, held->shown, WPERF_PRIVATE, S_IFDIR) &&
+	    part_is_ours(held->fd, held->shown, WPERF_STATE, S_IFREG))
+		return true;
+	wperf_dir_close(held);
+	return false;
 }
 
 /* ------------------------------------------------------------ creating DIR */
@@ -203,69 +213,110 @@ static int make_dirs(const char *path, mode_t mode, bool last)
 	return rc;
 }
 
-char *wperf_output_prepare(const char *out, bool *existed)
+/* DIR, held: opened as given (never through a link), and it is what
+ * wperf_output_check() accepted: root's, writable by root alone, empty.
+ * Its real path (the kernel's name for what was opened) is what it is
+ * shown as. false after saying why. */
+static bool hold(const char *out, struct wperf_dir *dir)
 {
-	char private_dir[PATH_MAX];
-	struct stat st;
-	char *real;
+	char real[PATH_MAX];
+	ssize_t n;
+	int empty = 0, copy;
+	DIR *d;
 
-	if (!wperf_output_check(out))
-		return NULL;
-	*existed = lstat(out, &st) == 0;
-	if (!*existed) {
-		if (make_dirs(out, 0755, true) != 0) {
-			wperf_fail("cannot create output directory %s: %s", out, strerror(errno));
-			return NULL;
-		}
-		/* Made by us, but check what is there now, not what we asked for. */
-		if (lstat(out, &st) != 0 || S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode)) {
-			wperf_fail("output directory %s was replaced while being created: choose "
-				   "another with -o", out);
-			return NULL;
-		}
-		if (!directory_is_ours(out, &st))
-			return NULL;
+	if (!wperf_dir_open(dir, out)) {
+		wperf_fail("output directory %s was replaced while being created: choose "
+			   "another with -o (%s)", out, strerror(errno));
+		return false;
 	}
-	snprintf(private_dir, sizeof(private_dir), "%s/" WPERF_PRIVATE, out);
-	if (mkdir(private_dir, 0755) != 0) {
-		wperf_fail("cannot create %s: %s", private_dir, strerror(errno));
-		wperf_output_discard(out, *existed);
-		return NULL;
+	if ((n = readlink(dir->at, real, sizeof(real) - 1)) > 0) {
+		real[n] = '\0';
+		snprintf(dir->shown, sizeof(dir->shown), "%s", real);
 	}
-	if (!(real = realpath(out, NULL)))
-		wperf_fail("cannot use output directory %s: %s", out, strerror(errno));
-	else if (!short_enough(real)) {     /* through a linked parent */
-		wperf_output_discard(out, *existed);
-		free(real);
-		real = NULL;
+	if ((copy = dup(dir->fd)) >= 0 && (d = fdopendir(copy))) {
+		struct dirent *e;
+
+		empty = 1;
+		while (empty && (e = readdir(d)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+				empty = 0;
+		closedir(d);
+	} else if (copy >= 0)
+		close(copy);
+	if (!empty) {
+		wperf_fail("output directory %s is not empty (it was replaced while being "
+			   "created?): choose another with -o", out);
+		return false;
 	}
-	return real;
+	return wperf_dir_trusted(dir, "output directory") && short_enough(dir->shown);
 }
 
-static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+bool wperf_output_prepare(const char *out, bool *existed, struct wperf_dir *dir)
 {
-	(void)st;
-	(void)ftw;
-	if (type == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
+	struct stat st;
+
+	dir->fd = -1;
+	if (!wperf_output_check(out))
+		return false;
+	*existed = lstat(out, &st) == 0;
+	if (!*existed && make_dirs(out, 0755, true) != 0) {
+		wperf_fail("cannot create output directory %s: %s", out, strerror(errno));
+		return false;
+	}
+	if (!hold(out, dir)) {
+		if (dir->fd >= 0)
+			wperf_dir_close(dir);
+		return false;
+	}
+	if (mkdirat(dir->fd, WPERF_PRIVATE, 0755) != 0) {
+		wperf_fail("cannot create %s/" WPERF_PRIVATE ": %s", dir->shown, strerror(errno));
+		wperf_output_discard(dir, *existed);
+		return false;
+	}
+	return true;
 }
 
 void wperf_remove_tree(const char *path)
 {
-	nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	char *copy = strdup(path), *copy2 = strdup(path);
+	int parent;
+
+	/* The parent is the caller's (a held directory's /proc name, or
+	 * below one): only the last component could be another's. */
+	if (copy && copy2 && (parent = open(dirname(copy), O_RDONLY | O_DIRECTORY |
+					    O_CLOEXEC)) >= 0) {
+		wperf_remove_tree_at(parent, basename(copy2));
+		close(parent);
+	}
+	free(copy);
+	free(copy2);
 }
 
-void wperf_output_discard(const char *out, bool existed)
+/* Remove DIR itself where it is now, when it is still there and empty:
+ * through its parent's descriptor, the entry checked to be DIR. */
+static void remove_dir_itself(const struct wperf_dir *dir)
 {
-	char private_dir[PATH_MAX];
+	char where[PATH_MAX], base[PATH_MAX];
+	struct stat held_st, st;
+	int parent;
 
-	snprintf(private_dir, sizeof(private_dir), "%s/" WPERF_PRIVATE, out);
-	wperf_remove_tree(private_dir);
+	if (!wperf_dir_where(dir, where, sizeof(where)) || fstat(dir->fd, &held_st) != 0)
+		return;
+	snprintf(base, sizeof(base), "%s", strrchr(where, '/') + 1);
+	*strrchr(where, '/') = '\0';
+	if ((parent = open(where[0] ? where : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return;
+	if (fstatat(parent, base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    st.st_dev == held_st.st_dev && st.st_ino == held_st.st_ino)
+		unlinkat(parent, base, AT_REMOVEDIR);
+	close(parent);
+}
+
+void wperf_output_discard(struct wperf_dir *dir, bool existed)
+{
+	wperf_remove_tree_at(dir->fd, WPERF_PRIVATE);
 	if (!existed)
-		rmdir(out);
+		remove_dir_itself(dir);
 }
 
 int wperf_private_fd(const char *path)
@@ -339,32 +390,10 @@ int wperf_command_user(const char *name, struct wperf_user *user)
 	return 1;
 }
 
-static struct {
-	const char *name;
-	gid_t gid;
-} sharing;
-
-static int share_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+void wperf_share_with_user(int at, const char *name, const char *shown, const char *user,
+			   gid_t gid)
 {
-	mode_t bits;
-
-	(void)ftw;
-	if (type == FTW_SL || S_ISLNK(st->st_mode))
-		return 0;
-	bits = S_ISDIR(st->st_mode) ? 0050 : 0040;
-	/* Group write is dropped: the group is now the user's. */
-	if (lchown(path, (uid_t)-1, sharing.gid) != 0 ||
-	    fchmodat(AT_FDCWD, path, ((st->st_mode & 07777) & ~(mode_t)0020) | bits,
-		     AT_SYMLINK_NOFOLLOW) != 0)
-		wperf_say("warning: cannot let %s read %s: %s", sharing.name, path, strerror(errno));
-	return 0;
-}
-
-void wperf_share_with_user(const char *dir, const char *name, gid_t gid)
-{
-	sharing.name = name;
-	sharing.gid = gid;
-	nftw(dir, share_one, 16, FTW_PHYS);
+	wperf_share_tree_at(at, name, shown, user, gid);
 }
 
 /* ------------------------------------------------------------ DIR/wperf.json */

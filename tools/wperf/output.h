@@ -11,7 +11,9 @@
  * Root writes files into DIR: a directory another user owns or can write
  * to would let that user plant symbolic links and have root overwrite any
  * file through them. Every file is created with O_EXCL | O_NOFOLLOW, and
- * DIR itself is never a link.
+ * DIR itself is never a link. DIR's parent may be the user's (their
+ * home): DIR is held by descriptor from its creation on and reached only
+ * through it (safe-dir.h).
  */
 #ifndef WPERF_TOOL_OUTPUT_H
 #define WPERF_TOOL_OUTPUT_H
@@ -20,6 +22,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "safe-dir.h"
+
 /* DIR may be used: it does not exist (and its parent is not a directory
  * every user can write to without the sticky bit), or it is an empty
  * directory of the recorder's, writable by it alone, not a link. false
@@ -27,18 +31,20 @@
 bool wperf_output_check(const char *out);
 
 /* Create DIR (0755) or take the empty one wperf_output_check() accepted,
- * and DIR/.wperf; DIR's real path (malloc'ed), or NULL after saying why.
- * *existed tells whether DIR was there before (for
- * wperf_output_discard()). */
-char *wperf_output_prepare(const char *out, bool *existed);
+ * hold it in *dir (its `shown` is its real path), checked again through
+ * the descriptor, and make DIR/.wperf. false after saying why. *existed
+ * tells whether DIR was there before (for wperf_output_discard()). */
+bool wperf_output_prepare(const char *out, bool *existed, struct wperf_dir *dir);
 
 /* Nothing was recorded: remove DIR/.wperf and, unless it existed before,
- * DIR itself, so that a retry with the same -o does not find it "not
- * empty". */
-void wperf_output_discard(const char *out, bool existed);
+ * DIR itself where it is now, so that a retry with the same -o does not
+ * find it "not empty". */
+void wperf_output_discard(struct wperf_dir *dir, bool existed);
 
 /* rm -rf path: every file and directory below it and itself, links
- * removed, not followed. What cannot be removed stays, silently. */
+ * removed, not followed (wperf_remove_tree_at()). path's parent must be
+ * the caller's: a held directory's /proc name, or below one. What cannot
+ * be removed stays, silently. */
 void wperf_remove_tree(const char *path);
 
 /* A new file at path for writing (mode 0644, O_EXCL | O_NOFOLLOW |
@@ -66,21 +72,24 @@ struct wperf_user {
  * root), -1 after saying why (no such user). */
 int wperf_command_user(const char *name, struct wperf_user *user);
 
-/* Let user read DIR: every directory and file below it (links skipped)
- * gets the user's group, group read (and search on directories), and
- * loses group write. Owner and other bits stay. Warns about what it
- * cannot change. */
-void wperf_share_with_user(const char *dir, const char *name, gid_t gid);
+/* Let user read the tree `name` of the held directory at ("." : at
+ * itself; shown names it in warnings): every directory and file below it
+ * (links skipped) gets the user's group, group read (and search on
+ * directories), and loses group write. Owner and other bits stay. A walk
+ * from descriptor to descriptor that never follows a link
+ * (wperf_share_tree_at()). Warns about what it cannot change. */
+void wperf_share_with_user(int at, const char *name, const char *shown, const char *user,
+			   gid_t gid);
 
-/* Whether root may act on what the flight recorder directory out (a real
- * path) says: out, out/.wperf and out/wperf.json are not links, belong to
- * the caller and no other user can write to them, as `wperf record`
- * makes them. Its wperf.json names an ftrace instance, a session, a
- * trigger, a watcher's pid and a plugin directory that `wperf stop` and
- * `wperf snapshot` remove, destroy, kill and load as root: written by
- * another user, it would have root do that user's bidding. Not root:
- * always true. false after saying why. */
-bool wperf_flight_dir_trusted(const char *out);
+/* Hold the flight recorder directory dir (its real path; never a link)
+ * in *held, when root may act on what it says: it, its .wperf and its
+ * wperf.json are not links, belong to the caller and no other user can
+ * write to them, as `wperf record` makes them. Its wperf.json names an
+ * ftrace instance, a session, a trigger, a watcher's pid and a plugin
+ * directory that `wperf stop` and `wperf snapshot` remove, destroy, kill
+ * and load as root: written by another user, it would have root do that
+ * user's bidding. Not root: not checked. false after saying why. */
+bool wperf_flight_dir_open(const char *dir, struct wperf_dir *held);
 
 /* ------------------------------------------------------------ DIR/wperf.json */
 

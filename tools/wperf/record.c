@@ -283,7 +283,9 @@ static bool free_space_ok(struct free_space *w, const char *what, char *why, siz
 
 struct recording {
 	const struct record_opts *opts;
-	char *out;                      /* DIR's real path */
+	struct wperf_dir dir;           /* DIR, held (safe-dir.h) */
+	const char *out;                /* DIR's real path, for messages and wperf.json */
+	const char *at;                 /* DIR's /proc name, for every file operation */
 	bool existed;                   /* DIR was there before */
 	struct wperf_user user;
 	struct wperf_state state;
@@ -320,9 +322,9 @@ static bool choose_tracers(struct recording *r)
 	char private_dir[PATH_MAX];
 	bool lttng;
 
-	snprintf(private_dir, sizeof(private_dir), "%s/" WPERF_PRIVATE, r->out);
+	snprintf(private_dir, sizeof(private_dir), "%s/" WPERF_PRIVATE, r->at);
 	if ((r->state.sessiond_started = wperf_ensure_sessiond(private_dir)) < 0) {
-		wperf_output_discard(r->out, r->existed);
+		wperf_output_discard(&r->dir, r->existed);
 		return false;
 	}
 	if (!r->state.sessiond_started)
@@ -334,7 +336,7 @@ static bool choose_tracers(struct recording *r)
 		wperf_fail("tracefs is not mounted and could not be mounted (mount -t tracefs "
 			   "nodev /sys/kernel/tracing)");
 		wperf_stop_sessiond_if_ours();
-		wperf_output_discard(r->out, r->existed);
+		wperf_output_discard(&r->dir, r->existed);
 		return false;
 	}
 	session_name(r->out, r->session, sizeof(r->session));
@@ -351,7 +353,7 @@ static bool mark_recording(struct recording *r)
 	struct timeval tv;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/" WPERF_PRIVATE "/recording", r->out);
+	snprintf(path, sizeof(path), "%s/" WPERF_PRIVATE "/recording", r->at);
 	gettimeofday(&tv, NULL);
 	if (!(f = wperf_private_file(path)) ||
 	    fprintf(f, "{\"pid\": %ld, \"started\": %ld.%06ld}\n", (long)getpid(),
@@ -366,7 +368,7 @@ static void close_recording(const struct recording *r)
 {
 	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/" WPERF_PRIVATE "/recording", r->out);
+	snprintf(path, sizeof(path), "%s/" WPERF_PRIVATE "/recording", r->at);
 	unlink(path);
 }
 
@@ -415,7 +417,8 @@ static bool start(struct recording *r)
 	    !mark_recording(r) || stopped(r))
 		return false;
 	if (!strcmp(r->state.kernel, "tracefs")) {
-		if (!wperf_recorder_start(&r->recorder, r->state.plugin_path, r->out,
+		/* /proc/self: the recorder child outlives a killed wperf. */
+		if (!wperf_recorder_start(&r->recorder, r->state.plugin_path, r->dir.at,
 					  (unsigned)ro->buffer_kb, ro->stacks, r->why, sizeof(r->why)))
 			return false;
 		r->recorder_started = true;
@@ -429,7 +432,7 @@ static bool start(struct recording *r)
 	 * signal: the session daemon answers once the kernel session is
 	 * started and every CPU sees it (lttng-sessiond's cmd_start_trace). */
 	if (wperf_lttng_start(r->session, r->why, sizeof(r->why)) < 0 ||
-	    !wperf_state_save(r->out, &r->state) || stopped(r))
+	    !wperf_state_save(r->at, &r->state) || stopped(r))
 		return false;
 	wperf_say("recording into %s (kernel events: %s)", r->out, r->state.kernel);
 	return true;
@@ -449,7 +452,7 @@ static int run(struct recording *r)
 	}
 	if (!isnan(ro->duration))
 		deadline = monotonic() + ro->duration;
-	status = wperf_command_run(ro->command, r->out, deadline, r->state.user,
+	status = wperf_command_run(ro->command, r->at, deadline, r->state.user,
 				   still_recording, r, &r->failed);
 	if (!r->failed && wperf_lttng_stop(r->session, r->why, sizeof(r->why)) < 0)
 		r->failed = true;
@@ -478,13 +481,31 @@ static bool teardown(struct recording *r)
 	return closed;
 }
 
+/* The last line: where the trace is. DIR moved while recording (the
+ * recorded command can rename it: its parent may be the user's) is
+ * named where it is now; a DIR no path leads to any more is said so. */
+static bool say_where(const struct recording *r)
+{
+	char where[PATH_MAX];
+
+	if (!wperf_dir_where(&r->dir, where, sizeof(where)))
+		return wperf_fail("the output directory %s was removed or replaced while "
+				  "recording (by the recorded command?), and no path leads to its "
+				  "trace any more: record again", r->out) == 0;
+	if (strcmp(where, r->out))
+		wperf_say("warning: the output directory %s was moved to %s while recording "
+			  "(by the recorded command?); %s is not the trace", r->out, where, r->out);
+	wperf_say("trace in %s: wperf report %s", where, where);
+	return true;
+}
+
 static int record_once(struct recording *r)
 {
 	const struct record_opts *ro = r->opts;
 	int status, rc;
 
 	r->state.mode = "record";
-	rc = wperf_lttng_create_session(r->session, WPERF_SESSION_RECORD, r->out,
+	rc = wperf_lttng_create_session(r->session, WPERF_SESSION_RECORD, r->at,
 					!strcmp(r->state.kernel, "lttng"), ro->ust_events,
 					(unsigned)ro->buffer_kb, ro->stacks, r->why, sizeof(r->why));
 	if (rc < 0) {
@@ -495,7 +516,7 @@ static int record_once(struct recording *r)
 		}
 		return wperf_fail("%s", r->why);
 	}
-	free_space_init(&r->space, r->out, ro->min_free, ro->buffer_kb);
+	free_space_init(&r->space, r->at, ro->min_free, ro->buffer_kb);
 	status = run(r);
 	if (!teardown(r) || r->failed || r->interrupted) {
 		if (r->interrupted || wperf_ctl_interrupted()) {
@@ -505,9 +526,8 @@ static int record_once(struct recording *r)
 		return r->why[0] ? wperf_fail("%s", r->why) : WPERF_EXIT_FAIL;
 	}
 	if (r->state.user)
-		wperf_share_with_user(r->out, r->user.name, r->user.gid);
-	wperf_say("trace in %s: wperf report %s", r->out, r->out);
-	return status;
+		wperf_share_with_user(r->dir.fd, ".", r->out, r->user.name, r->user.gid);
+	return say_where(r) ? status : WPERF_EXIT_FAIL;
 }
 
 /* `wperf record --snapshot`: flight.c's, from the same start. */
@@ -519,7 +539,7 @@ static int flight(struct recording *r)
 		.trigger_on = ro->trigger_on, .trigger_filter = ro->trigger_filter,
 	};
 
-	return wperf_flight_start(r->out, &r->state, &opt, ro->command);
+	return wperf_flight_start(&r->dir, &r->state, &opt, ro->command);
 }
 
 /* `wperf record` (and --snapshot) without --stop. */
@@ -553,15 +573,16 @@ static int record(const struct record_opts *ro)
 		.command = ro->command, .plugin_path = plugins, .snapshots = 0,
 		.user = as_user > 0 ? &r.user : NULL, .watcher = -1,
 	};
-	if (!(r.out = wperf_output_prepare(out, &r.existed)))
+	if (!wperf_output_prepare(out, &r.existed, &r.dir))
 		goto end;
-	r.state.output = r.out;
+	r.out = r.state.output = r.dir.shown;
+	r.at = r.dir.pid_at;
 	if (choose_tracers(&r))
 		rc = ro->snapshot ? flight(&r) : record_once(&r);
 	else if (wperf_ctl_interrupted())
 		rc = WPERF_EXIT_INTERRUPTED;
+	wperf_dir_close(&r.dir);
 end:
-	free(r.out);
 	free(plugins);
 	return rc;
 }

@@ -18,6 +18,7 @@
  */
 #include "bt-failure.h"
 #include "bt-graph.h"
+#include "dir-names.h"
 #include "flight.h"
 #include "lttng.h"
 #include "options.h"
@@ -92,11 +93,12 @@ void wperf_flight_state_fini(struct wperf_flight_state *s)
 	s->text = NULL;
 }
 
-void wperf_flight_share(const char *dir, const struct wperf_flight_state *s)
+void wperf_flight_share(int at, const char *name, const char *shown,
+			const struct wperf_flight_state *s)
 {
-	char name[256] = "", gid[32] = "";
+	char user[256] = "", gid[32] = "";
 	struct json_want want[] = {
-		{ .key = "name", .out = name, .outlen = sizeof(name) },
+		{ .key = "name", .out = user, .outlen = sizeof(user) },
 		{ .key = "gid", .out = gid, .outlen = sizeof(gid) },
 	};
 	char *end;
@@ -106,7 +108,7 @@ void wperf_flight_share(const char *dir, const struct wperf_flight_state *s)
 		return;
 	g = strtoul(gid, &end, 10);
 	if (!*end)
-		wperf_share_with_user(dir, name, (gid_t)g);
+		wperf_share_with_user(at, name, shown, user, (gid_t)g);
 }
 
 /* ------------------------------------------------------------ files */
@@ -123,7 +125,7 @@ static bool join(char *buf, size_t len, const char *dir, const char *name)
 /* The snapshot's own wperf.json: what it is a snapshot of, and when. */
 static bool write_snapshot_state(const char *snap, const char *out, long n)
 {
-	char path[PATH_MAX], when[64];
+	char path[PATH_MAX], when[64], shown[PATH_MAX];
 	time_t now = time(NULL);
 	struct tm tm;
 	FILE *f;
@@ -136,7 +138,8 @@ static bool write_snapshot_state(const char *snap, const char *out, long n)
 		return false;
 	}
 	fputs("{\n  \"version\": 1,\n  \"snapshot_of\": ", f);
-	wperf_json_put_string(f, out);
+	wperf_dir_names_shown(out, shown, sizeof(shown));    /* the path, not /proc's name */
+	wperf_json_put_string(f, shown);
 	fprintf(f, ",\n  \"number\": %ld,\n  \"time\": \"%s\"\n}\n", n, when);
 	if (fclose(f) != 0) {
 		wperf_fail("cannot write %s: %s", path, strerror(errno));
@@ -326,6 +329,20 @@ static long next_number(const char *out, const struct wperf_flight_state *s)
 	}
 }
 
+/* Let the user read DIR/snapshot-n (out: DIR's /proc name). */
+static void share_snapshot(const char *out, long n, const char *snap,
+			   const struct wperf_flight_state *s)
+{
+	char name[64];
+	int at = open(out, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (at < 0)
+		return;
+	snprintf(name, sizeof(name), "snapshot-%ld", n);
+	wperf_flight_share(at, name, snap, s);
+	close(at);
+}
+
 /* With the lock held: build, rename, count. */
 static char *take_locked(const char *out, const char *lttng_dir)
 {
@@ -363,7 +380,7 @@ static char *take_locked(const char *out, const char *lttng_dir)
 	snprintf(number, sizeof(number), "%ld", n > count ? n : count);
 	if (!wperf_state_set(out, s.text, &s.want[WPERF_FS_SNAPSHOTS], number))
 		goto fail;
-	wperf_flight_share(snap, &s);
+	share_snapshot(out, n, snap, &s);
 	wperf_flight_state_fini(&s);
 	return strdup(snap);
 fail_part:
@@ -440,8 +457,9 @@ static bool check_flight(const char *dir, const struct wperf_flight_state *s)
 int wperf_cmd_snapshot(int argc, char **argv)
 {
 	struct wperf_flight_state s = { 0 };
+	struct wperf_dir held = { .fd = -1 };
 	const char *dir;
-	char *out, *snap = NULL;
+	char *snap = NULL, shown[PATH_MAX];
 	int rc;
 
 	if ((rc = wperf_options_one_positional("snapshot", "DIR", usage, argc, argv, &dir)) >= 0)
@@ -451,12 +469,12 @@ int wperf_cmd_snapshot(int argc, char **argv)
 	 * flight recorder's tracing is turned back on and no half snapshot
 	 * is left. */
 	wperf_bt_handle_sigint();
-	if (!(out = realpath(dir, NULL)))
-		out = strdup(dir);
-	if (out && wperf_flight_dir_trusted(out) && wperf_flight_state_read(out, &s) &&
+	/* Held: DIR's parent may be the user's, who can swap DIR meanwhile. */
+	if (wperf_flight_dir_open(dir, &held) && wperf_flight_state_read(held.pid_at, &s) &&
 	    check_flight(dir, &s) &&
-	    (snap = wperf_take_snapshot(out, NULL))) {
-		printf("%s\n", snap);
+	    (snap = wperf_take_snapshot(held.pid_at, NULL))) {
+		wperf_dir_names_shown(snap, shown, sizeof(shown));
+		printf("%s\n", shown);
 		fflush(stdout);
 		wperf_say("snapshot saved: wperf report %s", snap);
 		rc = WPERF_EXIT_OK;
@@ -466,6 +484,7 @@ int wperf_cmd_snapshot(int argc, char **argv)
 	}
 	wperf_flight_state_fini(&s);
 	free(snap);
-	free(out);
+	if (held.fd >= 0)
+		wperf_dir_close(&held);
 	return rc;
 }

@@ -73,16 +73,20 @@ int wperf_cmd_stop(int argc, char **argv)
 {
 	struct wperf_flight_state f = { 0 };
 	const char *dir = NULL, *trigger_json, *name;
-	char trigger_name[256] = "", *out = NULL;
+	char trigger_name[256] = "";
+	struct wperf_dir held = { .fd = -1 };
+	const char *out;
 	struct json_want tw = { .key = "name", .out = trigger_name, .outlen = sizeof(trigger_name) };
 	int rc = WPERF_EXIT_FAIL, lock = -1;
 
 	if ((rc = wperf_options_one_positional("stop", "DIR", usage, argc, argv, &dir)) >= 0)
 		return rc;
 	rc = WPERF_EXIT_FAIL;
-	if (!(out = realpath(dir, NULL)))
-		out = strdup(dir);
-	if (!out || !wperf_flight_dir_trusted(out) || !wperf_flight_state_read(out, &f))
+	/* Held: DIR's parent may be the user's, who can swap DIR meanwhile. */
+	if (!wperf_flight_dir_open(dir, &held))
+		goto end;
+	out = held.pid_at;
+	if (!wperf_flight_state_read(out, &f))
 		goto end;
 	if (strcmp(f.mode, "flight-recorder")) {
 		wperf_fail("%s is a recording, not a flight recorder (start one with wperf "
@@ -105,7 +109,7 @@ int wperf_cmd_stop(int argc, char **argv)
 		goto end;
 	/* Everything the flight recorder left running; what is gone is fine. */
 	if (f.watcher[0] && !f.want[WPERF_FS_WATCHER].is_string)
-		wperf_flight_stop_watcher(strtol(f.watcher, NULL, 10), out);
+		wperf_flight_stop_watcher(strtol(f.watcher, NULL, 10), held.shown);
 	/* Then no snapshot under way: it would hold the instance's buffers
 	 * open (rmdir: EBUSY). The watcher's last ones are taken by now. */
 	if ((lock = wperf_flight_lock(out)) < 0)
@@ -122,7 +126,7 @@ int wperf_cmd_stop(int argc, char **argv)
 	lock = -1;
 	wperf_flight_sweep(str(&f, WPERF_FS_TRACEFS));  /* of recorders whose DIR is gone */
 	wperf_stop_sessiond_if_ours();
-	wperf_flight_share(dir, &f);
+	wperf_flight_share(held.fd, ".", held.shown, &f);
 	/* The trigger watcher saves what fired before the stop: count from
 	 * the state it left. */
 	if (!wperf_flight_state_read(out, &f))
@@ -134,6 +138,7 @@ int wperf_cmd_stop(int argc, char **argv)
 end:
 	wperf_lock_release(lock);
 	wperf_flight_state_fini(&f);
-	free(out);
+	if (held.fd >= 0)
+		wperf_dir_close(&held);
 	return rc;
 }

@@ -171,7 +171,9 @@ int wperf_cmd_watch(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_sigterm };
 	struct wperf_lttng_watch *sub = NULL;
 	static struct watch w;
-	char why[1024], *out;
+	static struct wperf_dir held = { .fd = -1 };
+	char why[1024];
+	const char *out;
 	int rc = WPERF_EXIT_FAIL, n;
 
 	/* First: `wperf stop` waits for this handler before SIGTERM. */
@@ -180,11 +182,10 @@ int wperf_cmd_watch(int argc, char **argv)
 	if (argc != 2)
 		return wperf_fail("usage: wperf _watch DIR (started by wperf record --snapshot "
 				  "--trigger-on)");
-	if (!(out = realpath(argv[1], NULL)))
-		return wperf_fail("cannot watch %s: no such directory", argv[1]);
-	w.out = out;
-	if (!wperf_flight_dir_trusted(out))
-		goto end;
+	/* Held: DIR's parent may be the user's, who can swap DIR meanwhile. */
+	if (!wperf_flight_dir_open(argv[1], &held))
+		return WPERF_EXIT_FAIL;
+	w.out = out = held.pid_at;
 	snprintf(w.triggered, sizeof(w.triggered), "%s/" WPERF_PRIVATE "/triggered", out);
 	if (!read_trigger(&w))
 		goto end;
@@ -213,6 +214,6 @@ int wperf_cmd_watch(int argc, char **argv)
 	rc = WPERF_EXIT_OK;
 end:
 	wperf_lttng_watch_end(sub);
-	free(out);
+	wperf_dir_close(&held);
 	return rc;
 }

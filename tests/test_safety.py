@@ -1,0 +1,269 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""`sudo wperf` never acts as root through a path another user controls.
+
+`sudo wperf record -o ~/trace -- ./prog` is the documented use: DIR's
+parent is the user's home, and the recorded command runs as that user.
+Each test here creates a real unprivileged user (useradd, a home in a
+temporary directory, removed at the end), and has that user's own program
+attack root while it records, shares the trace or stops a flight
+recorder:
+
+- the no-race swap: the command renames DIR away and puts a link in its
+  place to a directory whose .wperf and kernel are links to root-only
+  directories (root deleted and overwrote files there);
+- a racing swapper (tests/safety_swapper.py): DIR replaced by the user's
+  own directory in which subdirectories and links to a root-only
+  directory are exchanged in a loop (renameat2(RENAME_EXCHANGE)) while
+  root shares the trace (root made a root-only 0600 file world-writable);
+- the same against `wperf stop` of a flight recorder made with --user.
+
+Each asserts that the root-only directories and their sentinel files are
+untouched (names, content, mode, owner, group), that nothing of root's
+appeared outside the recording's own directory, and that the outcome is
+one clear line: a trace where the user can read it (named truly), or a
+refusal.
+
+Needs root, tracefs, lttng-tools and useradd. Without them: FAIL under
+CI=true, else SKIP (exit 77 for meson) saying why.
+"""
+
+import grp
+import os
+import pwd
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import recording  # noqa: E402
+
+# The ASan run preloads the sanitizer runtimes into every test process:
+# not into the system tools run here (pkill hung in it).
+SANITIZER_VARS = ('LD_PRELOAD', 'ASAN_OPTIONS', 'UBSAN_OPTIONS')
+PLAIN_ENV = {k: v for k, v in os.environ.items() if k not in SANITIZER_VARS}
+
+SWAPPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'safety_swapper.py')
+
+
+def why_not():
+    for prog in ('useradd', 'userdel'):
+        if not shutil.which(prog):
+            return '%s is missing (apt-get install passwd)' % prog
+    return recording.why_not_wperf_record(recording.wperf_path())
+
+
+def fingerprint(top):
+    """Everything about the tree top that an attack could change: each
+    entry's type, mode, owner, group and (files) content."""
+    out = {}
+    for root, dirs, files in os.walk(top):
+        for name in [root] + [os.path.join(root, n) for n in dirs + files]:
+            st = os.lstat(name)
+            data = None
+            if os.path.isfile(name) and not os.path.islink(name):
+                with open(name, 'rb') as f:
+                    data = f.read()
+            out[os.path.relpath(name, top)] = (st.st_mode, st.st_uid, st.st_gid, data)
+    return out
+
+
+def kill_processes_of(uid):
+    """SIGKILL every process whose real uid is uid (a swapper left
+    racing)."""
+    for pid in filter(str.isdigit, os.listdir('/proc')):
+        try:
+            with open('/proc/%s/status' % pid) as f:
+                uids = [ln.split()[1] for ln in f if ln.startswith('Uid:')]
+            if uids and int(uids[0]) == uid:
+                os.kill(int(pid), 9)
+        except (OSError, ValueError):
+            pass
+
+
+class Safety(unittest.TestCase):
+    maxDiff = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.wperf = recording.wperf_path()
+        cls.tmp = tempfile.mkdtemp(prefix='wperf-safety-', dir='/var/tmp')
+        os.chmod(cls.tmp, 0o755)            # the user reaches its home
+        # Unique per run: parallel runs must not share a user.
+        cls.user = 'wps%d%s' % (os.getpid() % 100000, os.urandom(3).hex())
+        cls.home = os.path.join(cls.tmp, 'home')
+        subprocess.run(['useradd', '-M', '-U', '-d', cls.home, '-s', '/bin/sh', cls.user],
+                       check=True, env=PLAIN_ENV)
+        pw = pwd.getpwnam(cls.user)
+        cls.uid, cls.gid = pw.pw_uid, pw.pw_gid
+        os.mkdir(cls.home, 0o755)
+        os.chown(cls.home, cls.uid, cls.gid)
+
+    @classmethod
+    def tearDownClass(cls):
+        kill_processes_of(cls.uid)
+        subprocess.run(['userdel', cls.user], stderr=subprocess.DEVNULL, env=PLAIN_ENV)
+        try:
+            grp.getgrnam(cls.user)
+            subprocess.run(['groupdel', cls.user], stderr=subprocess.DEVNULL, env=PLAIN_ENV)
+        except KeyError:
+            pass
+        recording.remove_recordings(cls.tmp)
+
+    def setUp(self):
+        self.case = tempfile.mkdtemp(prefix=self._testMethodName + '-', dir=self.home)
+        os.chmod(self.case, 0o755)
+        os.chown(self.case, self.uid, self.gid)
+        # The swapper's stop file and its answer: outside the case, where
+        # root writes nothing else.
+        self.ctl = os.path.join(self.tmp, 'ctl-' + self._testMethodName)
+        os.mkdir(self.ctl, 0o755)
+        os.chown(self.ctl, self.uid, self.gid)
+        self.stop = os.path.join(self.ctl, 'stop')
+        self.victims = os.path.join(self.tmp, 'victims-' + self._testMethodName)
+        os.mkdir(self.victims, 0o700)
+        self.v = {}
+        for name, files in (('v1', ('recording', 'sessiond.log', 'wperf.json.tmp')),
+                            ('v2', ('metadata', 'channel0_0')),
+                            ('v3', ('secret', 'metadata'))):
+            d = os.path.join(self.victims, name)
+            os.mkdir(d, 0o700)
+            os.mkdir(os.path.join(d, 'inner'), 0o700)
+            for f in files:
+                p = os.path.join(d, f)
+                with open(p, 'w') as fh:
+                    fh.write('sentinel %s/%s\n' % (name, f))
+                os.chmod(p, 0o600)
+            self.v[name] = d
+        self.before = fingerprint(self.victims)
+
+    def tearDown(self):
+        open(self.stop, 'w').close()     # no swapper left racing
+
+    def run_wperf(self, *args, env_user=None, timeout=300):
+        env = dict(os.environ)
+        env.pop('SUDO_USER', None)
+        if env_user:
+            env['SUDO_USER'] = env_user
+        return subprocess.run([self.wperf] + list(args), stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, env=env,
+                              timeout=timeout)
+
+    def as_user(self, *argv):
+        return subprocess.run(list(argv), user=self.uid, group=self.gid, extra_groups=[],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              timeout=120, env=PLAIN_ENV)
+
+    def stop_swapper(self, stopfile):
+        open(stopfile, 'w').close()
+        if not os.path.exists(stopfile + '.armed'):
+            return      # never started (the command was not run)
+        for _ in range(600):
+            if os.path.exists(stopfile + '.done'):
+                return
+            time.sleep(0.05)
+        self.fail('the swapper did not stop')
+
+    def assert_victims_untouched(self, log):
+        self.assertEqual(fingerprint(self.victims), self.before,
+                         'root changed a root-only directory for the user:\n' + log[-3000:])
+
+    def assert_root_wrote_nothing_outside(self, dirs, log):
+        """Nothing below the case directory is root's but the recording's
+        own directory (dirs: where it may be, as made or where the
+        attacker moved it; a directory, not a link) and what is in it."""
+        own = [d for d in dirs if os.path.isdir(d) and not os.path.islink(d)
+               and os.lstat(d).st_uid == 0]
+        for root, subdirs, files in os.walk(self.case):
+            for name in [os.path.join(root, n) for n in subdirs + files]:
+                inside = any(name == d or name.startswith(d + '/') for d in own)
+                if os.lstat(name).st_uid == 0 and not inside:
+                    self.fail('root made %s outside the recording (%s):\n%s'
+                              % (name, own, log[-3000:]))
+
+    def assert_clear_outcome(self, p):
+        """The last line is a trace the user can read, at the path it
+        names, or a refusal; the trace's path (None after a refusal)."""
+        lines = [ln for ln in p.stdout.splitlines() if ln.startswith('wperf:')]
+        self.assertTrue(lines, p.stdout)
+        last = lines[-1]
+        m = re.match(r'wperf: trace in (.+): wperf report ', last)
+        if not m:
+            self.assertNotEqual(p.returncode, 0, p.stdout[-3000:])
+            self.assertRegex(last, r'^wperf: error: ', p.stdout[-3000:])
+            return None
+        trace = m.group(1)
+        st = os.lstat(trace)
+        self.assertFalse(os.path.islink(trace), 'the trace named is a link:\n' + p.stdout)
+        self.assertEqual(os.path.realpath(trace), trace, p.stdout)
+        self.assertEqual(st.st_uid, 0, p.stdout)
+        meta = os.path.join(trace, 'kernel', 'metadata')
+        self.assertTrue(os.path.isfile(meta), 'no trace in %s:\n%s' % (trace, p.stdout))
+        # The user reads it, as the trace was shared with them.
+        r = self.as_user('head', '-c', '4', meta)
+        self.assertEqual(r.returncode, 0, r.stdout)
+        self.assertEqual(os.lstat(meta).st_gid, self.gid)
+        return trace
+
+    def test_no_race_swap_of_dir_and_its_parts(self):
+        t = os.path.join(self.case, 't')
+        evil = os.path.join(self.case, 'evil')
+        script = ('mv {t} {t}.real && mkdir {evil} && ln -s {v1} {evil}/.wperf && '
+                  'ln -s {v2} {evil}/kernel && ln -s {evil} {t}').format(
+                      t=t, evil=evil, v1=self.v['v1'], v2=self.v['v2'])
+        p = self.run_wperf('record', '-o', t, '--', '/bin/sh', '-c', script,
+                           env_user=self.user)
+        self.assert_victims_untouched(p.stdout)
+        trace = self.assert_clear_outcome(p)
+        self.assert_root_wrote_nothing_outside((t, t + '.real'), p.stdout)
+        self.assertIn(trace, (None, t + '.real'), 'said the trace is behind the user\'s link')
+
+    def test_racing_swapper_while_root_shares(self):
+        t = os.path.join(self.case, 't')
+        stop = self.stop
+        # The command swaps DIR for the racing directory and ends, its
+        # racer running on while root closes and shares the trace.
+        p = self.run_wperf('record', '-o', t, '--', '/usr/bin/python3', SWAPPER,
+                           'now', t, self.v['v3'], stop, env_user=self.user)
+        self.stop_swapper(stop)
+        self.assert_victims_untouched(p.stdout)
+        trace = self.assert_clear_outcome(p)
+        self.assert_root_wrote_nothing_outside((t, t + '.real'), p.stdout)
+        self.assertIn(trace, (None, t + '.real'), 'said the trace is in the user\'s directory')
+
+    def test_flight_recorder_stop_against_a_racing_swapper(self):
+        f = os.path.join(self.case, 'f')
+        stop = self.stop
+        # With a command: the flight recorder then shares with its user.
+        p = self.run_wperf('record', '--snapshot', '--buffer-size-kb', '256', '--user',
+                           self.user, '-o', f, '--', '/bin/true')
+        self.assertEqual(p.returncode, 0, p.stdout)
+        real = f + '.real'
+        try:
+            s = self.run_wperf('snapshot', f)
+            self.assertEqual(s.returncode, 0, s.stdout)
+            a = self.as_user('/usr/bin/python3', SWAPPER, 'after-stop', f, self.v['v3'], stop)
+            self.assertEqual(a.returncode, 0, a.stdout)
+            q = self.run_wperf('stop', f)
+            self.stop_swapper(stop)
+        finally:
+            for d in (f, real):     # whichever still runs
+                if os.path.exists(os.path.join(d, 'wperf.json')):
+                    self.run_wperf('stop', d)
+        self.assert_victims_untouched(q.stdout)
+        self.assertEqual(q.returncode, 0, q.stdout)
+        self.assertRegex(q.stdout, r'wperf: flight recorder of .* stopped')
+        self.assert_root_wrote_nothing_outside((real,), q.stdout)
+        # The flight recorder's directory (now f.real) is the user's to read.
+        snap = os.path.join(real, 'snapshot-1', 'kernel', 'metadata')
+        self.assertEqual(os.lstat(snap).st_gid, self.gid)
+        self.assertEqual(os.lstat(real).st_gid, self.gid, q.stdout)
+
+
+if __name__ == '__main__':
+    recording.main(why_not, 'attacks on a root wperf')
