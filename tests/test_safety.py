@@ -242,9 +242,9 @@ class Safety(unittest.TestCase):
         # With a command: the flight recorder then shares with its user.
         p = self.run_wperf('record', '--snapshot', '--buffer-size-kb', '256', '--user',
                            self.user, '-o', f, '--', '/bin/true')
-        self.assertEqual(p.returncode, 0, p.stdout)
         real = f + '.real'
         try:
+            self.assertEqual(p.returncode, 0, p.stdout)
             s = self.run_wperf('snapshot', f)
             self.assertEqual(s.returncode, 0, s.stdout)
             a = self.as_user('/usr/bin/python3', SWAPPER, 'after-stop', f, self.v['v3'], stop)
