@@ -29,6 +29,7 @@
  * needs that text to say it in one line.
  */
 #include "bt-graph.h"
+#include "wperf.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -95,7 +96,16 @@ void wperf_bt_set_timeout(double timeout, const char *message)
 		setitimer(ITIMER_REAL, &it, NULL);
 		return;
 	}
-	snprintf(timeout_message, sizeof(timeout_message), "wperf: error: %s\n", message);
+	FILE *m = fmemopen(timeout_message, sizeof(timeout_message) - 1, "w");
+
+	/* Escaped as wperf_fail() writes: the message names the trace. */
+	memset(timeout_message, 0, sizeof(timeout_message));
+	if (m) {
+		fputs("wperf: error: ", m);
+		wperf_put_escaped(m, message);
+		fputc('\n', m);
+		fclose(m);
+	}
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGALRM, &sa, NULL);
 	it.it_value.tv_sec = (time_t)timeout;

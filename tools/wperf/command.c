@@ -9,9 +9,10 @@
  *  - the command stays in wperf's process group, so the terminal's Ctrl-C
  *    reaches both; wperf waits for the command to end, and a second
  *    Ctrl-C stops the recording (130), the command running on;
- *  - SIGTERM or SIGHUP to wperf alone (`kill`, a closed terminal) sends
- *    SIGTERM to the command, as perf record does, and the recording stops
- *    when it has ended, or 10 s later;
+ *  - SIGTERM or SIGHUP to wperf alone (`kill`, a closed terminal) is sent
+ *    on to the command, as perf record does, and the recording stops
+ *    when it has ended, or 10 s later; wperf then exits 128 + that
+ *    signal, as the signal would have ended it;
  *  - --duration stops the recording, not the command;
  *  - the command runs as the user (setgroups, setgid, setuid; HOME, USER
  *    and LOGNAME the user's, SUDO_USER dropped), with no descriptor of
@@ -294,7 +295,8 @@ static void pause_ms(long ms)
 struct waiting {
 	pid_t pid;
 	int interrupts;
-	double grace;           /* after SIGTERM to the command: until then; 0: none */
+	int forwarded;          /* SIGTERM or SIGHUP, sent on to the command; 0: none */
+	double grace;           /* after forwarding it: until then; 0: none */
 };
 
 /* A stop signal while the command runs: -1 to go on waiting, or the status. */
@@ -308,11 +310,13 @@ static int on_signal(struct waiting *w, int sig)
 		wperf_say("interrupted twice: recording stops, the command keeps running");
 		return WPERF_EXIT_INTERRUPTED;
 	}
-	/* `kill wperf` (or a closed terminal): end the command as perf record
-	 * does, and stop recording once it is gone. */
+	/* `kill wperf` (or a closed terminal): end the command with the same
+	 * signal, as perf record does, and stop recording once it is gone. */
 	if (!w->grace) {
-		wperf_say("terminated: sending SIGTERM to the command");
-		kill(w->pid, SIGTERM);
+		wperf_say("SIG%s: sending SIG%s to the command", sigabbrev_np(sig),
+			  sigabbrev_np(sig));
+		kill(w->pid, sig);
+		w->forwarded = sig;
 		w->grace = now() + 10;
 	}
 	return -1;
@@ -327,8 +331,11 @@ static int wait_command(struct waiting *w, double deadline, wperf_check_fn check
 		while ((sig = wperf_stop_signal_take()))
 			if ((rc = on_signal(w, sig)) >= 0)
 				return rc;
+		/* Ended by a signal wperf got, wperf exits as that signal would
+		 * have ended it: 128 + N, whatever the command made of it. */
 		if (waitpid(w->pid, &status, WNOHANG) == w->pid)
-			return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+			return w->forwarded ? 128 + w->forwarded : WIFSIGNALED(status) ?
+			       128 + WTERMSIG(status) : WEXITSTATUS(status);
 		if (check && !check(arg)) {
 			*failed = true;
 			return WPERF_EXIT_FAIL;
@@ -338,9 +345,9 @@ static int wait_command(struct waiting *w, double deadline, wperf_check_fn check
 			return WPERF_EXIT_OK;
 		}
 		if (w->grace && now() >= w->grace) {
-			wperf_say("the command did not end within 10 s of SIGTERM: recording "
-				  "stops, the command keeps running");
-			return 128 + SIGTERM;
+			wperf_say("the command did not end within 10 s of SIG%s: recording "
+				  "stops, the command keeps running", sigabbrev_np(w->forwarded));
+			return 128 + w->forwarded;
 		}
 		pause_ms(50);
 	}
@@ -349,9 +356,13 @@ static int wait_command(struct waiting *w, double deadline, wperf_check_fn check
 /* No command: record until a stop signal, the deadline, or check fails. */
 static int wait_stop(double deadline, wperf_check_fn check, void *arg, bool *failed)
 {
+	int sig;
+
 	while (deadline <= 0 || now() < deadline) {
-		if (wperf_stop_signal_take())
-			return WPERF_EXIT_OK;
+		/* Ctrl-C is the way to end a recording without a command (0);
+		 * `kill` or a closed terminal ends it as that signal would. */
+		if ((sig = wperf_stop_signal_take()))
+			return sig == SIGINT ? WPERF_EXIT_OK : 128 + sig;
 		if (check && !check(arg)) {
 			*failed = true;
 			return WPERF_EXIT_FAIL;

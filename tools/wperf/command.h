@@ -4,7 +4,7 @@
  * the foreground, and how the recording stops: when the command exits,
  * at --duration, on Ctrl-C (it reaches the command too; a second one
  * stops the recording), or on SIGTERM/SIGHUP to wperf (the command gets
- * SIGTERM, as perf record does, and 10 s to end). The command's
+ * the same signal, as perf record sends it SIGTERM, and 10 s to end). The command's
  * environment preloads wperf's UST provider shim, so that annotated
  * programs record wperf:* events without being linked to LTTng-UST.
  */
@@ -33,8 +33,10 @@ typedef bool (*wperf_check_fn)(void *arg);
  * into DIR/command.pid, until it exits, deadline (CLOCK_MONOTONIC
  * seconds; <= 0: none) passes, check fails, or signals stop the
  * recording. Its exit status (128 + n when killed by signal n; 130 after
- * two Ctrl-Cs; 0 at the deadline; 127 when it cannot be started). With
- * argv NULL, waits for the same stops without a command. *failed is set
+ * two Ctrl-Cs; 128 + N after SIGTERM or SIGHUP (N) to wperf, sent on to
+ * the command; 0 at the deadline; 127 when it cannot be started). With
+ * argv NULL, waits for the same stops without a command (0 on Ctrl-C,
+ * 128 + N on SIGTERM or SIGHUP). *failed is set
  * when check failed. */
 int wperf_command_run(char *const *argv, const char *out, double deadline,
 		      const struct wperf_user *user, wperf_check_fn check, void *arg,

@@ -10,6 +10,7 @@
 #include "options.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,12 +175,44 @@ static bool only_blanks(const char *s)
 	return !s[strspn(s, " \t\n\r\f\v")];
 }
 
+/* A decimal number and nothing else: [sign] digits [. digits] [e [sign]
+ * digits], at least one digit before the exponent. strtod() also takes
+ * "nan", "inf", "infinity" and hexadecimal ("0x1p9"), none of which is a
+ * count of seconds or MiB. */
+static bool decimal_syntax(const char *s)
+{
+	size_t whole, frac = 0;
+
+	s += strspn(s, " \t\n\r\f\v");
+	s += *s == '+' || *s == '-';
+	whole = strspn(s, "0123456789");
+	s += whole;
+	if (*s == '.') {
+		frac = strspn(s + 1, "0123456789");
+		s += 1 + frac;
+	}
+	if (!whole && !frac)
+		return false;
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		s += *s == '+' || *s == '-';
+		if (!strspn(s, "0123456789"))
+			return false;
+		s += strspn(s, "0123456789");
+	}
+	return only_blanks(s);
+}
+
 bool wperf_option_float(const struct wperf_options *p, int o, const char *value, double *out)
 {
 	char *end;
 
+	errno = 0;
 	*out = strtod(value, &end);
-	if (end != value && only_blanks(end))
+	/* Finite, and not beyond a double (ERANGE with HUGE_VAL: "1e999");
+	 * a value too small to hold (ERANGE towards 0) is that 0. */
+	if (end != value && only_blanks(end) && decimal_syntax(value) && isfinite(*out) &&
+	    !(errno == ERANGE && fabs(*out) > 1))
 		return true;
 	wperf_usage_error(p, "argument --%s: invalid float value: '%s'", p->table[o].name, value);
 	return false;

@@ -72,9 +72,10 @@ int wperf_usage_error(const struct wperf_options *p, const char *fmt, ...)
 
 /* The checks of a value, as argparse's type= and choices= made them:
  * true, or false after the usage error ("argument --NAME: invalid float
- * value: 'X'"). Numbers are read as Python's float() and int() read
- * them: the whole text, blanks around allowed; an int too large for a
- * long is clamped (the command's range check then refuses it). */
+ * value: 'X'"). A number is the whole text, blanks around allowed, in
+ * decimal: a float is finite ("nan", "inf", "1e999" and hexadecimal are
+ * invalid), an int too large for a long is clamped (the command's range
+ * check then refuses it, as it refuses a float out of its range). */
 bool wperf_option_float(const struct wperf_options *p, int o, const char *value, double *out);
 bool wperf_option_int(const struct wperf_options *p, int o, const char *value, long *out);
 bool wperf_option_choice(const struct wperf_options *p, int o, const char *value,

@@ -363,10 +363,29 @@ int wperf_command_user(const char *name, struct wperf_user *user)
 		name = getenv("SUDO_USER");
 		said_by = "SUDO_USER";
 	}
-	if (!name || !*name || geteuid() != 0)
+	if (!name || (!*name && !strcmp(said_by, "SUDO_USER")) || geteuid() != 0)
 		return 0;
-	errno = 0;
-	pw = all_digits(name) ? getpwuid((uid_t)strtoul(name, NULL, 10)) : getpwnam(name);
+	if (!*name) {
+		wperf_fail("--user: empty (give a user name or uid; --user root runs the command "
+			   "as root)");
+		return -1;
+	}
+	if (all_digits(name)) {
+		/* A uid: 0 to 4294967294 ((uid_t)-1 is no one), read whole, never
+		 * wrapped: 4294967296 must not become 0, root. */
+		char *end;
+		unsigned long long uid;
+
+		errno = 0;
+		uid = strtoull(name, &end, 10);
+		if (errno || *end || uid >= (uid_t)-1) {
+			wperf_fail("%s: uid %s is out of range (0 to %u)", said_by, name,
+				   (unsigned)((uid_t)-1 - 1));
+			return -1;
+		}
+		pw = getpwuid((uid_t)uid);
+	} else
+		pw = getpwnam(name);
 	if (!pw) {
 		wperf_fail("%s: no user named '%s' on this machine (--user root runs the "
 			   "command as root)", said_by, name);

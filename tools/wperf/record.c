@@ -29,9 +29,11 @@
 #include "flight.h"
 #include "lttng.h"
 #include "options.h"
+#include "orphans.h"
 #include "output.h"
 #include "recorder.h"
 #include "recording.h"
+#include "room.h"
 #include "sessiond.h"
 #include "waits.h"
 
@@ -46,6 +48,9 @@
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
+
+/* --min-free's largest value: 1 TiB, in MiB. */
+#define WPERF_MAX_MIN_FREE_MB 1048576.0
 
 /* ------------------------------------------------------------ options */
 
@@ -202,10 +207,10 @@ static bool check_opts(const struct record_opts *ro)
 {
 	const char *why = NULL;
 
-	if (ro->min_free < 0)
-		why = "--min-free must be zero or more (MiB)";
-	else if (!isnan(ro->duration) && ro->duration <= 0)
-		why = "--duration must be greater than zero (seconds)";
+	if (ro->min_free < 0 || ro->min_free > WPERF_MAX_MIN_FREE_MB)
+		why = "--min-free must be from 0 to 1048576 (MiB)";
+	else if (!isnan(ro->duration) && (ro->duration <= 0 || ro->duration > WPERF_MAX_SECONDS))
+		why = "--duration must be greater than zero and at most 1000000000 (seconds)";
 	else if (ro->stacks && ro->snapshot)
 		why = "--stacks is for a plain recording, not --snapshot (the flight recorder "
 		      "keeps its buffers small)";
@@ -222,63 +227,6 @@ static bool check_opts(const struct record_opts *ro)
 	return !why;
 }
 
-/* ------------------------------------------------------------ free space */
-
-/*
- * Stops a recording before its file system is full. babeltrace2 2.0.4's
- * sink.ctf.fs aborts after ENOSPC (a double free), leaving a kernel trace
- * without metadata that nothing can read: wperf stops while there is room
- * for the tracers to write out what their buffers still hold, so what was
- * recorded stays readable. The margin is --min-free MiB plus one ring
- * buffer (--buffer-size-kb) per CPU.
- */
-struct free_space {
-	const char *out;
-	double min_free_mb, margin, next_check;
-};
-
-static void free_space_init(struct free_space *w, const char *out, double min_free_mb,
-			    long buffer_kb)
-{
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-
-	w->out = out;
-	w->min_free_mb = min_free_mb;
-	w->margin = (double)(long long)(min_free_mb * 1048576) +
-		    (double)(cpus > 0 ? cpus : 1) * (double)buffer_kb * 1024;
-	w->next_check = 0;
-}
-
-/* Bytes free for us; negative when unknown (no check then). */
-static double free_bytes(const struct free_space *w)
-{
-	struct statvfs st;
-
-	if (statvfs(w->out, &st) != 0)
-		return -1;
-	return (double)st.f_bavail * (double)st.f_frsize;
-}
-
-static void describe_free(const struct free_space *w, double free, char *out, size_t len)
-{
-	snprintf(out, len, "%.1f MiB left on the file system of %s (the margin is --min-free "
-		 "%g MiB plus %.1f MiB for the buffers)", free / 1048576, w->out,
-		 w->min_free_mb, w->margin / 1048576 - w->min_free_mb);
-}
-
-/* false with why set when there is less room than the margin. */
-static bool free_space_ok(struct free_space *w, const char *what, char *why, size_t whylen)
-{
-	char said[1024];
-	double free = free_bytes(w);
-
-	if (free < 0 || free >= w->margin)
-		return true;
-	describe_free(w, free, said, sizeof(said));
-	snprintf(why, whylen, what, said);
-	return false;
-}
-
 /* ------------------------------------------------------------ the recording */
 
 struct recording {
@@ -292,7 +240,8 @@ struct recording {
 	char session[128], tracefs[PATH_MAX];
 	struct wperf_recorder recorder;
 	bool recorder_started;
-	struct free_space space;
+	struct wperf_room room;
+	bool disk_full;                 /* stopped for want of room (why says it) */
 	bool failed;                    /* why says it (empty: said already) */
 	bool interrupted;               /* a stop signal ended the start-up */
 	char why[2048];
@@ -329,6 +278,7 @@ static bool choose_tracers(struct recording *r)
 	}
 	if (!r->state.sessiond_started)
 		r->state.sessiond_started = -1;         /* one was running: null */
+	wperf_sweep_orphaned_sessions();
 	lttng = wperf_lttng_kernel_available();
 	r->state.kernel = lttng ? "lttng" : "tracefs";
 	r->state.tracefs = lttng ? NULL : wperf_tracefs_dir(r->tracefs, sizeof(r->tracefs));
@@ -380,21 +330,25 @@ static double monotonic(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Checked while the command runs: the recorder alive, room on the disk
- * (every 0.25 s). */
+/* Checked about every 50 ms while the command runs: the recorder alive,
+ * room on the disk. Short of room, the recorder stops tracing at once
+ * and gets the reserve for what its buffers hold (room.h). */
 static bool still_recording(void *arg)
 {
 	struct recording *r = arg;
-	double now = monotonic();
+	char said[1024];
 
 	if (r->recorder_started && !wperf_recorder_alive(&r->recorder, r->why, sizeof(r->why)))
 		return false;
-	if (now < r->space.next_check)
+	if (wperf_room_ok(&r->room, said, sizeof(said)))
 		return true;
-	r->space.next_check = now + 0.25;
-	return free_space_ok(&r->space, "recording stopped before the disk was full: %s; the "
-			     "trace so far is readable (wperf report), the command keeps running",
-			     r->why, sizeof(r->why));
+	if (r->recorder_started)
+		wperf_recorder_interrupt(&r->recorder);
+	wperf_room_release(&r->room);
+	r->disk_full = true;
+	snprintf(r->why, sizeof(r->why), "recording stopped before the disk was full: %s",
+		 said);
+	return false;
 }
 
 /* A stop signal during the start-up: true after noting it. */
@@ -412,13 +366,12 @@ static bool start(struct recording *r)
 	const struct record_opts *ro = r->opts;
 	int ready;
 
-	if (!free_space_ok(&r->space, "only %s: free some space, record elsewhere with -o, or "
-			   "lower --min-free / --buffer-size-kb", r->why, sizeof(r->why)) ||
-	    !mark_recording(r) || stopped(r))
+	if (!wperf_room_prepare(&r->room, r->why, sizeof(r->why)) || !mark_recording(r) ||
+	    stopped(r))
 		return false;
 	if (!strcmp(r->state.kernel, "tracefs")) {
 		/* /proc/self: the recorder child outlives a killed wperf. */
-		if (!wperf_recorder_start(&r->recorder, r->state.plugin_path, r->dir.at,
+		if (!wperf_recorder_start(&r->recorder, r->state.plugin_path, r->dir.at, r->session,
 					  (unsigned)ro->buffer_kb, ro->stacks, r->why, sizeof(r->why)))
 			return false;
 		r->recorder_started = true;
@@ -459,6 +412,28 @@ static int run(struct recording *r)
 	return status;
 }
 
+/* The recording failed: r->why, and DIR/.wperf/recording keeps it, so
+ * that `wperf report` says what happened rather than blame a kill. */
+static void fail_recording(struct recording *r, const char *fmt, const char *why)
+{
+	char path[PATH_MAX], said[sizeof(r->why)];
+	struct timeval tv;
+	FILE *f;
+
+	snprintf(said, sizeof(said), "%s", r->why);
+	if (!r->failed || r->disk_full)
+		snprintf(r->why, sizeof(r->why), fmt, said, why);
+	snprintf(path, sizeof(path), "%s/" WPERF_PRIVATE "/recording", r->at);
+	gettimeofday(&tv, NULL);
+	if ((f = wperf_private_file(path))) {
+		fprintf(f, "{\"pid\": %ld, \"ended\": %ld.%06ld, \"failed\": ", (long)getpid(),
+			(long)tv.tv_sec, (long)tv.tv_usec);
+		wperf_json_put_string(f, r->why);
+		fputs("}\n", f);
+		fclose(f);
+	}
+}
+
 /* Tear down, the stop signals ignored; false when the recorder failed
  * (said in r->why, unless the recording had failed already). */
 static bool teardown(struct recording *r)
@@ -467,6 +442,12 @@ static bool teardown(struct recording *r)
 	bool closed = true;
 
 	wperf_stop_signals_ignore();
+	/* Short of room now: the recorder stops tracing before the session's
+	 * buffers are written out, not after. Either way, what the buffers
+	 * hold goes into the reserve. */
+	if (r->recorder_started && !wperf_room_ok(&r->room, why, sizeof(why)))
+		wperf_recorder_interrupt(&r->recorder);
+	wperf_room_release(&r->room);
 	if (wperf_lttng_destroy_session(r->session) < 0 && wperf_ctl_wedged())
 		wperf_say("its LTTng session %s stays in lttng-sessiond, which does not "
 			  "answer: once it does, end it with lttng destroy %s", r->session,
@@ -475,8 +456,17 @@ static bool teardown(struct recording *r)
 		closed = wperf_recorder_stop(&r->recorder, why, sizeof(why));
 	if (closed)
 		close_recording(r);
-	else if (!r->failed && !r->interrupted)
-		snprintf(r->why, sizeof(r->why), "%s", why);
+	else if (r->disk_full)
+		fail_recording(r, "%s; but the kernel trace was lost: %s", why);
+	else if (!r->interrupted)
+		fail_recording(r, "%.0s%s", why);
+	if (closed && r->disk_full) {
+		char said[sizeof(r->why)];
+
+		snprintf(said, sizeof(said), "%s", r->why);
+		snprintf(r->why, sizeof(r->why), "%.1800s; the trace so far is readable (wperf "
+			 "report %s), the command keeps running", said, r->out);
+	}
 	wperf_stop_sessiond_if_ours();
 	return closed;
 }
@@ -512,16 +502,16 @@ static int record_once(struct recording *r)
 		wperf_stop_sessiond_if_ours();
 		if (wperf_ctl_interrupted()) {
 			wperf_say("interrupted");
-			return WPERF_EXIT_INTERRUPTED;
+			return wperf_interrupted_status();
 		}
 		return wperf_fail("%s", r->why);
 	}
-	free_space_init(&r->space, r->at, ro->min_free, ro->buffer_kb);
+	wperf_room_init(&r->room, r->at, r->out, ro->min_free, ro->buffer_kb);
 	status = run(r);
 	if (!teardown(r) || r->failed || r->interrupted) {
 		if (r->interrupted || wperf_ctl_interrupted()) {
 			wperf_say("interrupted");
-			return WPERF_EXIT_INTERRUPTED;
+			return wperf_interrupted_status();
 		}
 		return r->why[0] ? wperf_fail("%s", r->why) : WPERF_EXIT_FAIL;
 	}
@@ -580,7 +570,7 @@ static int record(const struct record_opts *ro)
 	if (choose_tracers(&r))
 		rc = ro->snapshot ? flight(&r) : record_once(&r);
 	else if (wperf_ctl_interrupted())
-		rc = WPERF_EXIT_INTERRUPTED;
+		rc = wperf_interrupted_status();
 	wperf_dir_close(&r.dir);
 end:
 	free(plugins);

@@ -32,12 +32,14 @@
 #include "recorder.h"
 #include "bt-failure.h"
 #include "json.h"
+#include "lttng.h"
 #include "bt-graph.h"
 #include "command.h"
 #include "output.h"
 #include "recording.h"
 #include "wperf.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -168,6 +170,11 @@ static void child(const struct wperf_recorder *r, pid_t parent, int logfd, int w
 	rc = record(r, plugin_dir, buffer_kb, stacks, why, sizeof(why));
 	if (rc && why[0])
 		(void)!write(whyfd, why, strlen(why));
+	/* wperf died (SIGKILL): nobody else will end its LTTng session, which
+	 * would record on; destroying it writes out the UST trace. */
+	if (getppid() != parent && r->session[0] && !wperf_lttng_destroy_session(r->session))
+		dprintf(STDERR_FILENO, "wperf-recorder: wperf (pid %ld) died: destroyed its "
+			"LTTng session %s\n", (long)parent, r->session);
 	_exit(rc);
 }
 
@@ -184,7 +191,8 @@ static int make_ready_fifo(struct wperf_recorder *r)
 }
 
 bool wperf_recorder_start(struct wperf_recorder *r, const char *plugin_dir, const char *out,
-			  unsigned buffer_kb, bool stacks, char *why, size_t whylen)
+			  const char *session, unsigned buffer_kb, bool stacks, char *why,
+			  size_t whylen)
 {
 	int whypipe[2] = { -1, -1 };
 	pid_t parent = getpid();
@@ -193,6 +201,7 @@ bool wperf_recorder_start(struct wperf_recorder *r, const char *plugin_dir, cons
 	memset(r, 0, sizeof(*r));
 	r->why_fd = r->ready_fd = -1;
 	r->out = out;
+	snprintf(r->session, sizeof(r->session), "%s", session ? session : "");
 	snprintf(r->log, sizeof(r->log), "%s/" WPERF_PRIVATE "/kernel-recorder.log", out);
 	if (!(log = wperf_private_file(r->log))) {
 		snprintf(why, whylen, "cannot write %s: %s", r->log, strerror(errno));
@@ -242,12 +251,68 @@ static void read_why(struct wperf_recorder *r)
 	r->why_fd = -1;
 }
 
-/* Reap the child without waiting; true when it has ended. */
+/* The pid in an ftrace instance name "wperf-<pid>" or "wperf-<pid>-<n>"
+ * (source.wperf.tracefs names its instance so), else 0. */
+static long instance_owner(const char *name)
+{
+	char *end;
+	long pid;
+
+	if (strncmp(name, "wperf-", 6) || name[6] < '1' || name[6] > '9')
+		return 0;
+	pid = strtol(name + 6, &end, 10);
+	if (*end == '-' && end[1] >= '0' && end[1] <= '9')
+		strtol(end + 1, &end, 10);
+	return *end ? 0 : pid;
+}
+
+/* Remove the ftrace instances of the dead child (a zombie still: its pid
+ * is not anyone else's yet). A recorder killed (SIGKILL, a crash) cannot
+ * remove its own, which would trace on until a later recording swept it.
+ * Their names go into removed. */
+static void remove_instances(const struct wperf_recorder *r, char *removed, size_t len)
+{
+	char tracefs[PATH_MAX], path[PATH_MAX + 512];
+	struct dirent *e;
+	size_t n = 0;
+	DIR *d;
+
+	removed[0] = '\0';
+	if (!wperf_tracefs_dir(tracefs, sizeof(tracefs)))
+		return;
+	snprintf(path, sizeof(path), "%s/instances", tracefs);
+	if (!(d = opendir(path)))
+		return;
+	while ((e = readdir(d)))
+		if (instance_owner(e->d_name) == (long)r->pid &&
+		    snprintf(path, sizeof(path), "%s/instances/%s", tracefs, e->d_name) <
+		    (int)sizeof(path) && rmdir(path) == 0 && n < len)
+			n += (size_t)snprintf(removed + n, len - n, "%s%s", n ? ", " : "",
+					      e->d_name);
+	closedir(d);
+}
+
+/* Reap the child, after removing what it left in tracefs; true when it
+ * has ended (at once unless block). */
+static bool reap(struct wperf_recorder *r, bool block)
+{
+	siginfo_t info = { 0 };
+
+	if (r->pid <= 0)
+		return true;
+	/* WNOWAIT: seen dead but not reaped, its pid still its own. */
+	if (waitid(P_PID, (id_t)r->pid, &info, WEXITED | WNOWAIT | (block ? 0 : WNOHANG)) ||
+	    info.si_pid != r->pid)
+		return false;
+	remove_instances(r, r->removed, sizeof(r->removed));
+	waitpid(r->pid, &r->status, 0);
+	r->pid = 0;
+	return true;
+}
+
 static bool reaped(struct wperf_recorder *r)
 {
-	if (r->pid > 0 && waitpid(r->pid, &r->status, WNOHANG) == r->pid)
-		r->pid = 0;
-	return r->pid == 0;
+	return reap(r, false);
 }
 
 /* A wait status in words: "exit 1", "killed by SIGKILL". */
@@ -325,8 +390,7 @@ int wperf_recorder_wait_ready(struct wperf_recorder *r, double timeout, char *wh
 			read_why(r);    /* it said why, or ended: it will not record */
 	}
 	if (r->why_fd < 0) {
-		waitpid(r->pid, &r->status, 0);
-		r->pid = 0;
+		reap(r, true);
 		snprintf(why, whylen, "the kernel recorder failed: %s",
 			 why_or(r, "it ended without saying why"));
 	} else
@@ -343,9 +407,18 @@ bool wperf_recorder_alive(struct wperf_recorder *r, char *why, size_t whylen)
 		return true;
 	read_why(r);
 	describe(r->status, status, sizeof(status));
-	snprintf(why, whylen, "the kernel recorder stopped (%s)%s%s; the command keeps running",
-		 status, r->why[0] ? ": " : "", r->why);
+	snprintf(why, whylen, "the kernel recorder stopped (%s)%s%s%s%s; the command keeps "
+		 "running", status, r->why[0] ? ": " : "", r->why,
+		 r->removed[0] ? "; its ftrace instance removed: " : "", r->removed);
 	return false;
+}
+
+void wperf_recorder_interrupt(struct wperf_recorder *r)
+{
+	if (r->pid > 0 && !r->interrupted && !reaped(r)) {
+		kill(r->pid, SIGINT);
+		r->interrupted = true;
+	}
 }
 
 /* Wait up to timeout seconds for the child to end; true when it has.
@@ -379,13 +452,13 @@ bool wperf_recorder_stop(struct wperf_recorder *r, char *why, size_t whylen)
 		unlink(r->ready);
 	}
 	if (r->pid > 0 && !reaped(r)) {
-		kill(r->pid, SIGINT);
+		/* Once: a second SIGINT would cut the source's drain short. */
+		wperf_recorder_interrupt(r);
 		if (!wait_end(r, 120)) {
 			wperf_say("the kernel recorder (pid %ld) did not end within 120 s of SIGINT: "
 				  "killed", (long)r->pid);
 			kill(r->pid, SIGKILL);
-			waitpid(r->pid, &r->status, 0);
-			r->pid = 0;
+			reap(r, true);
 		}
 	}
 	read_why(r);

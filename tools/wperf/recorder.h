@@ -24,13 +24,20 @@ struct wperf_recorder {
 	char log[PATH_MAX];     /* DIR/.wperf/kernel-recorder.log: the child's stderr */
 	char ready[PATH_MAX];   /* DIR/.wperf/kernel-ready: the FIFO */
 	char why[1024];         /* what the child said (empty: nothing) */
+	char session[128];      /* the recording's LTTng session: the child
+				 * destroys it if wperf dies first */
+	bool interrupted;       /* SIGINT sent: it stops tracing and drains */
+	char removed[256];      /* the dead child's ftrace instances wperf removed */
 };
 
 /* Start the recorder of DIR `out` (the plugin from plugin_dir, ring
- * buffers of buffer_kb per CPU, kernel stacks with stacks). false with
- * why set. */
+ * buffers of buffer_kb per CPU, kernel stacks with stacks). If wperf
+ * dies before it (SIGKILL), the recorder ends its trace and destroys
+ * the LTTng session `session` (NULL: none), which nobody else would end.
+ * false with why set. */
 bool wperf_recorder_start(struct wperf_recorder *r, const char *plugin_dir, const char *out,
-			  unsigned buffer_kb, bool stacks, char *why, size_t whylen);
+			  const char *session, unsigned buffer_kb, bool stacks, char *why,
+			  size_t whylen);
 
 /* Wait until the recorder records: the source has read back an event
  * recorded after tracing went on (its ready-file, a FIFO here), so every
@@ -42,8 +49,15 @@ int wperf_recorder_wait_ready(struct wperf_recorder *r, double timeout, char *wh
 
 /* Whether the recorder still runs; when it does not, why holds one line
  * for the user ("the kernel recorder stopped (...): ...; the command
- * keeps running"). */
+ * keeps running"). A recorder found dead has its ftrace instances
+ * removed at once (it cannot remove them itself after SIGKILL): its
+ * instances are named after its pid, which is not reused before wperf
+ * reaps it. */
 bool wperf_recorder_alive(struct wperf_recorder *r, char *why, size_t whylen);
+
+/* Have it stop tracing now (SIGINT, once): what its ring buffers hold
+ * is still written, then it ends (wperf_recorder_stop() waits for that). */
+void wperf_recorder_interrupt(struct wperf_recorder *r);
 
 /* Stop it: SIGINT (the source stops tracing, drains, ends its streams and
  * sink.ctf.fs writes the metadata), up to 120 s, then SIGKILL. false with

@@ -7,6 +7,7 @@
 #include "recording.h"
 #include "json.h"
 #include "lttng.h"
+#include "orphans.h"
 #include "wperf.h"
 
 #include <ctype.h>
@@ -158,7 +159,9 @@ static bool wperf_alive(long pid)
 }
 
 /* A killed wperf record leaves its LTTng session tracing (the session
- * daemon runs on): say how to end it, when it is still there. */
+ * daemon runs on): its kernel recorder or the next wperf destroys it
+ * (orphans.h). Say which it was, and whether it is still there; as root,
+ * with its wperf gone, end it now. */
 static void say_session_left(const char *trace)
 {
 	char path[PATH_MAX], name[256] = "";
@@ -168,32 +171,58 @@ static void say_session_left(const char *trace)
 	snprintf(path, sizeof(path), "%s/" WPERF_STATE, trace);
 	if (!(text = wperf_read_text(path)))
 		return;
-	if (wperf_json_members(text, &want, 1) && want.found && want.is_string && name[0] &&
-	    wperf_lttng_session_exists(name))
+	if (!wperf_json_members(text, &want, 1) || !want.found || !want.is_string || !name[0]) {
+		free(text);
+		return;
+	}
+	if (!wperf_lttng_session_exists(name))
+		wperf_say("its LTTng session %s is not recording any more (when wperf is killed, "
+			  "its kernel recorder or the next wperf destroys it)", name);
+	else if (geteuid() == 0 && wperf_pid_gone(wperf_session_owner(name)) &&
+		 wperf_lttng_destroy_session(name) == 0)
+		wperf_say("warning: its LTTng session %s was still recording (its wperf was "
+			  "killed): destroyed it now", name);
+	else
 		wperf_say("warning: its LTTng session %s still records (its wperf was killed): "
 			  "end it with lttng destroy %s", name, name);
 	free(text);
 }
 
+/* What DIR/.wperf/recording says: the pid of the wperf that wrote it,
+ * and why the recording failed when wperf said so ("failed"). false when
+ * it says nothing usable. */
+static bool read_mark(const char *trace, long *pid, char *failed, size_t failedlen)
+{
+	char path[PATH_MAX], pidtext[32] = "";
+	struct json_want want[2] = {
+		{ .key = "pid", .out = pidtext, .outlen = sizeof(pidtext) },
+		{ .key = "failed", .out = failed, .outlen = failedlen },
+	};
+	char *text, *end;
+	bool ok;
+
+	failed[0] = '\0';
+	snprintf(path, sizeof(path), "%s/" WPERF_PRIVATE "/recording", trace);
+	if (!(text = wperf_read_text(path)))
+		return false;
+	ok = wperf_json_members(text, want, 2);
+	free(text);
+	if (!want[1].found || !want[1].is_string)
+		failed[0] = '\0';
+	/* Python's int(): a number or a string of digits. */
+	*pid = strtol(strip(pidtext), &end, 10);
+	return ok && want[0].found && pidtext[0] && !*end;
+}
+
 bool wperf_check_closed(const char *trace)
 {
-	char path[PATH_MAX], pidtext[32] = "", when[32] = "?";
-	struct json_want want = { .key = "pid", .out = pidtext, .outlen = sizeof(pidtext) };
-	char *text, *end;
+	char path[PATH_MAX], when[32] = "?", failed[2048];
 	struct stat st;
 	long pid;
 
-	snprintf(path, sizeof(path), "%s/" WPERF_PRIVATE "/recording", trace);
-	if (!(text = wperf_read_text(path)))
+	if (!read_mark(trace, &pid, failed, sizeof(failed)))
 		return true;
-	bool ok = wperf_json_members(text, &want, 1);
-
-	free(text);
-	/* Python's int(): a number or a string of digits. */
-	pid = strtol(strip(pidtext), &end, 10);
-	if (!ok || !want.found || !pidtext[0] || *end)
-		return true;
-	if (wperf_alive(pid)) {
+	if (!failed[0] && wperf_alive(pid)) {
 		wperf_fail("%s is still being recorded (wperf record, pid %ld): report it "
 			   "once the recording has ended", trace, pid);
 		return false;
@@ -206,18 +235,30 @@ bool wperf_check_closed(const char *trace)
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S",
 			 localtime_r(&newest_mtime, &tm));
 	}
-	say_session_left(trace);
+	if (!failed[0])
+		say_session_left(trace);
 	snprintf(path, sizeof(path), "%s/kernel/metadata", trace);
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
-		wperf_fail("this recording was cut short at %s (wperf record, pid %ld, was "
-			   "killed before closing it) and its kernel trace was never closed: "
-			   "babeltrace2's sink.ctf.fs writes a trace's metadata only when it "
-			   "closes it, so nothing of it can be read; record again", when, pid);
+		if (failed[0])
+			wperf_fail("this recording was cut short at %s (wperf record, pid %ld, said: "
+				   "%s) and its kernel trace was never closed: babeltrace2's "
+				   "sink.ctf.fs writes a trace's metadata only when it closes it, so "
+				   "nothing of it can be read; record again", when, pid, failed);
+		else
+			wperf_fail("this recording was cut short at %s (wperf record, pid %ld, was "
+				   "killed before closing it) and its kernel trace was never closed: "
+				   "babeltrace2's sink.ctf.fs writes a trace's metadata only when it "
+				   "closes it, so nothing of it can be read; record again", when, pid);
 		return false;
 	}
-	wperf_say("warning: this recording was cut short at %s (wperf record, pid %ld, "
-		  "ended without closing it): the report covers what was written until then",
-		  when, pid);
+	if (failed[0])
+		wperf_say("warning: this recording was cut short at %s (wperf record, pid %ld, "
+			  "said: %s): the report covers what was written until then",
+			  when, pid, failed);
+	else
+		wperf_say("warning: this recording was cut short at %s (wperf record, pid %ld, "
+			  "ended without closing it): the report covers what was written until "
+			  "then", when, pid);
 	return true;
 }
 

@@ -130,8 +130,9 @@ static bool take_value(const struct wperf_options *p, struct report_args *a, int
 	if (o == OPT_TIMEOUT) {
 		if (!wperf_option_float(p, o, value, &a->timeout))
 			return false;
-		if (isnan(a->timeout)) {
-			wperf_usage_error(p, "argument --timeout: invalid float value: '%s'", value);
+		if (a->timeout < 0 || a->timeout > WPERF_MAX_SECONDS) {
+			wperf_usage_error(p, "argument --timeout: '%s' is out of range (0, no limit, "
+					  "to %.0f seconds)", value, WPERF_MAX_SECONDS);
 			return false;
 		}
 	}

@@ -41,6 +41,9 @@ void wperf_stop_signals_ignore(void)
 	set_stop_signals(SIG_IGN);
 }
 
+/* The last stop signal taken: what an interrupted wperf exits with. */
+static int last_taken;
+
 int wperf_stop_signal_take(void)
 {
 	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++) {
@@ -48,6 +51,7 @@ int wperf_stop_signal_take(void)
 
 		if (taken[sig] != received[sig]) {
 			taken[sig]++;
+			last_taken = sig;
 			return sig;
 		}
 	}
@@ -60,4 +64,13 @@ bool wperf_stop_signal_pending(void)
 		if (taken[stop_signals[i]] != received[stop_signals[i]])
 			return true;
 	return false;
+}
+
+int wperf_interrupted_status(void)
+{
+	/* A wait that ended on a signal leaves it pending, not taken. */
+	for (size_t i = 0; !last_taken && i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		if (taken[stop_signals[i]] != received[stop_signals[i]])
+			return 128 + stop_signals[i];
+	return 128 + (last_taken ? last_taken : SIGINT);
 }

@@ -26,4 +26,9 @@ int wperf_stop_signal_take(void);
  * look: the waits of waits.c end on it and leave it to be taken). */
 bool wperf_stop_signal_pending(void);
 
+/* The exit status of a wperf that a stop signal ended: 128 + the last
+ * signal taken (130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP), as if
+ * that signal had ended it; else 128 + one still pending; else 130. */
+int wperf_interrupted_status(void);
+
 #endif /* WPERF_TOOL_STOP_SIGNALS_H */

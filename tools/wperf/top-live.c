@@ -250,7 +250,7 @@ static int watch_live(const struct top_args *a, const struct wperf_bt *bt,
 	}
 	bt_value_put_ref(source);
 	if ((attached = wait_attached(bt, v, name)) < 0)
-		return WPERF_EXIT_INTERRUPTED;
+		return wperf_interrupted_status();
 	/* A viewer may begin after the statedump of the start: every
 	 * thread's name and state again, now that it reads. */
 	if (attached)
@@ -281,7 +281,7 @@ int top_lttng(const struct top_args *a, const struct wperf_bt *bt,
 	}
 	stop_process(relayd);
 	wperf_stop_sessiond_if_ours();
-	if (rc == WPERF_EXIT_INTERRUPTED)
+	if (rc > 128)
 		wperf_say("interrupted");
 	return rc;
 }

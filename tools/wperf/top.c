@@ -20,6 +20,7 @@
 #include "command.h"
 #include "lttng.h"
 #include "options.h"
+#include "orphans.h"
 #include "output.h"
 #include "recorder.h"
 #include "sessiond.h"
@@ -239,7 +240,7 @@ static int top_tracefs(const struct top_args *a, bool has_duration,
 	 * trace, and the sink writes the final report. */
 	kill(v.pid, SIGINT);
 	rc = top_viewer_finish(&v, "Ctrl-C");
-	return rc == WPERF_EXIT_OK ? WPERF_EXIT_INTERRUPTED : rc;
+	return rc == WPERF_EXIT_OK ? wperf_interrupted_status() : rc;
 }
 
 /* ------------------------------------------------------------ the command */
@@ -249,8 +250,9 @@ static int check_args(const struct top_args *a, bool has_duration)
 {
 	if (!check_every(a->every))
 		return WPERF_EXIT_FAIL;
-	if (has_duration && !(a->duration > 0))
-		return wperf_fail("--duration must be greater than zero (seconds)");
+	if (has_duration && !(a->duration > 0 && a->duration <= WPERF_MAX_SECONDS))
+		return wperf_fail("--duration must be greater than zero and at most 1000000000 "
+				  "(seconds)");
 	if (a->buffer_kb < 4 || a->buffer_kb > 1048576)
 		return wperf_fail("--buffer-size-kb must be between 4 and 1048576");
 	if (geteuid() != 0)
@@ -271,11 +273,12 @@ static int watch(const struct top_args *a, bool has_duration, const struct wperf
 	snprintf(private_dir, sizeof(private_dir), "%s/.wperf", work);
 	if ((sessiond = wperf_ensure_sessiond(private_dir)) < 0)
 		return WPERF_EXIT_FAIL;
+	wperf_sweep_orphaned_sessions();
 	if (wperf_stop_signal_take()) {
 		if (sessiond > 0)
 			wperf_stop_sessiond_if_ours();
 		wperf_say("interrupted");
-		return WPERF_EXIT_INTERRUPTED;
+		return wperf_interrupted_status();
 	}
 	if (wperf_lttng_kernel_available())
 		return top_lttng(a, bt, sink, work);
@@ -288,7 +291,7 @@ static int watch(const struct top_args *a, bool has_duration, const struct wperf
 
 int wperf_cmd_top(int argc, char **argv)
 {
-	char work[] = "/tmp/wperf-top-XXXXXX", private_dir[64], why[4096];
+	char work[64], private_dir[96], why[4096];
 	struct top_args a;
 	struct wperf_bt bt;
 	bool has_duration;
@@ -313,7 +316,11 @@ int wperf_cmd_top(int argc, char **argv)
 		goto fail;
 	}
 	fwrite(bt.log, 1, bt.loglen, stderr);   /* as babeltrace2 would have */
-	/* A private directory for the daemons' logs and the relay's trace. */
+	/* A private directory for the daemons' logs and the relay's trace,
+	 * named after this pid: the next wperf top removes it if this one is
+	 * killed (SIGKILL) before it does. */
+	wperf_sweep_top_workdirs();
+	wperf_top_workdir_template(work, sizeof(work));
 	if (!mkdtemp(work)) {
 		rc = wperf_fail("cannot create a work directory in /tmp: %s", strerror(errno));
 	} else {

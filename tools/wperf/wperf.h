@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Exit statuses, as the Python command had them. */
 enum {
@@ -24,6 +25,10 @@ enum {
 	WPERF_EXIT_USAGE = 2,       /* `wperf` with no command */
 	WPERF_EXIT_INTERRUPTED = 130,
 };
+
+/* The longest --duration and --timeout: about 31 years, and far from
+ * what a time_t, a timer or a deadline in seconds can hold. */
+#define WPERF_MAX_SECONDS 1e9
 
 /* Where this copy of wperf finds things (paths.c). */
 struct wperf_paths {
