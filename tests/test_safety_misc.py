@@ -190,13 +190,18 @@ class RecordingBase(Base):
                              stderr=err, text=True, start_new_session=True)
         p.err = err
         self.addCleanup(lambda: p.poll() is None and os.killpg(p.pid, signal.SIGKILL))
+        pid = ''
         for _ in range(600):
-            if os.path.isfile(os.path.join(out, 'command.pid')) or p.poll() is not None:
+            try:
+                with open(os.path.join(out, 'command.pid')) as f:
+                    pid = f.read()
+            except FileNotFoundError:
+                pass
+            if pid.endswith('\n') or p.poll() is not None:
                 break
             time.sleep(0.1)
-        self.assertTrue(os.path.isfile(os.path.join(out, 'command.pid')), self.stderr(p))
-        with open(os.path.join(out, 'command.pid')) as f:
-            self.addCleanup(self.kill_quietly, int(f.read()))
+        self.assertTrue(pid.endswith('\n'), self.stderr(p))
+        self.addCleanup(self.kill_quietly, int(pid))
         return out, p
 
     @staticmethod
