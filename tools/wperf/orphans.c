@@ -56,22 +56,39 @@ bool wperf_pid_gone(long pid)
 	return pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
 }
 
+/* Session s is one a killed wperf left: a wperf name, its owner's pid
+ * gone, not a snapshot session (a flight recorder outlives its wperf). */
+static bool orphaned(const struct lttng_session *s)
+{
+	return !s->snapshot_mode && wperf_pid_gone(wperf_session_owner(s->name));
+}
+
 void wperf_sweep_orphaned_sessions(void)
 {
 	struct lttng_session *sessions = NULL;
 	int n = lttng_list_sessions(&sessions);
 
 	for (int i = 0; i < n; i++) {
-		long owner = wperf_session_owner(sessions[i].name);
-
-		if (sessions[i].snapshot_mode || !wperf_pid_gone(owner))
+		if (!orphaned(&sessions[i]) || lttng_destroy_session(sessions[i].name) != 0)
 			continue;
-		if (lttng_destroy_session(sessions[i].name) == 0)
-			wperf_say("destroyed LTTng session %s, left recording by a killed wperf "
-				  "(pid %ld); its trace is in %s", sessions[i].name, owner,
-				  sessions[i].path[0] ? sessions[i].path : "its output");
+		wperf_say("destroyed LTTng session %s, left recording by a killed wperf (pid %ld); "
+			  "its trace is in %s", sessions[i].name,
+			  wperf_session_owner(sessions[i].name),
+			  sessions[i].path[0] ? sessions[i].path : "its output");
 	}
 	free(sessions);
+}
+
+int wperf_destroy_if_orphaned(const char *name)
+{
+	struct lttng_session *sessions = NULL;
+	int n = lttng_list_sessions(&sessions), rc = 0;
+
+	for (int i = 0; i < n; i++)
+		if (!strcmp(sessions[i].name, name) && orphaned(&sessions[i]))
+			rc = lttng_destroy_session(name) == 0 ? 1 : -1;
+	free(sessions);
+	return rc;
 }
 
 void wperf_top_workdir_template(char *tmpl, size_t len)

@@ -28,6 +28,10 @@ bool wperf_pid_gone(long pid);
  * the wperf that started it). Each said in one line. */
 void wperf_sweep_orphaned_sessions(void);
 
+/* Destroy session `name` if it is such an orphan: 1 when destroyed, 0
+ * when it is not one (or not there), -1 when the destroy failed. */
+int wperf_destroy_if_orphaned(const char *name);
+
 /* `wperf top`'s work directory: /tmp/wperf-top-PID-XXXXXX (mkdtemp's
  * template into tmpl, len >= 64). */
 void wperf_top_workdir_template(char *tmpl, size_t len);

@@ -160,8 +160,9 @@ static bool wperf_alive(long pid)
 
 /* A killed wperf record leaves its LTTng session tracing (the session
  * daemon runs on): its kernel recorder or the next wperf destroys it
- * (orphans.h). Say which it was, and whether it is still there; as root,
- * with its wperf gone, end it now. */
+ * (orphans.h). Say whether it is still there; as root, end it now if it
+ * is an orphan (the name comes from DIR/wperf.json, which its user may
+ * have written: never a live wperf's session or a flight recorder's). */
 static void say_session_left(const char *trace)
 {
 	char path[PATH_MAX], name[256] = "";
@@ -178,8 +179,7 @@ static void say_session_left(const char *trace)
 	if (!wperf_lttng_session_exists(name))
 		wperf_say("its LTTng session %s is not recording any more (when wperf is killed, "
 			  "its kernel recorder or the next wperf destroys it)", name);
-	else if (geteuid() == 0 && wperf_pid_gone(wperf_session_owner(name)) &&
-		 wperf_lttng_destroy_session(name) == 0)
+	else if (geteuid() == 0 && wperf_destroy_if_orphaned(name) > 0)
 		wperf_say("warning: its LTTng session %s was still recording (its wperf was "
 			  "killed): destroyed it now", name);
 	else
