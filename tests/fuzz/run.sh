@@ -57,10 +57,14 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export LSAN_OPTIONS="suppressions=$here/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
+# The plugin's sources need the version meson passes them (WPERF_VERSION).
+version=$(sed -n "s/^[[:space:]]*version[[:space:]]*:[[:space:]]*'\([^']*\)'.*/\1/p" "$root/meson.build")
+[ -n "$version" ] || { echo "fuzz: FAIL: no version in meson.build" >&2; exit 1; }
 # No -Werror: gcc's build (meson) holds the code to it; clang warns about
 # other things, and a fuzz run must not fail on a warning.
-CFLAGS="-std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined
-	-fno-sanitize-recover=all -w -I$root/include -I$root/analysis -I$root/plugin"
+CFLAGS="-std=c11 -D_GNU_SOURCE -DWPERF_VERSION=\"$version\" -g -O1
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -w
+	-I$root/include -I$root/analysis -I$root/plugin"
 # The analysis library's sources and dependencies, as analysis/meson.build
 # lists them (the quoted *.c names).
 analysis_src=$(sed -n "s/^[[:space:]]*'\([a-z0-9_/-]*\.c\)'.*/\1/p" "$root/analysis/meson.build" |

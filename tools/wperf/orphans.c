@@ -9,12 +9,12 @@
  * makes an orphan look alive: it is then left, never the other way round.
  */
 #include "orphans.h"
-#include "output.h"
+#include "safe-dir.h"
 #include "wperf.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
-#include <limits.h>
 #include <lttng/lttng.h>
 #include <signal.h>
 #include <stdio.h>
@@ -112,20 +112,18 @@ static bool orphaned_workdir(const char *name)
 void wperf_sweep_top_workdirs(void)
 {
 	DIR *d = opendir("/tmp");
-	char path[PATH_MAX];
 	struct dirent *e;
 	struct stat st;
 
 	while (d && (e = readdir(d))) {
-		if (!orphaned_workdir(e->d_name) ||
-		    snprintf(path, sizeof(path), "/tmp/%s", e->d_name) >= (int)sizeof(path))
+		if (!orphaned_workdir(e->d_name))
 			continue;
 		/* Ours as mkdtemp() made it: a directory, not a link, this user's,
 		 * 0700. /tmp is sticky: no other user can rename it meanwhile. */
-		if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-		    (st.st_mode & 077))
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077))
 			continue;
-		wperf_remove_tree(path);
+		wperf_remove_tree_at(dirfd(d), e->d_name);
 	}
 	if (d)
 		closedir(d);
