@@ -112,8 +112,9 @@ def check_lost_events(tc, js, buffers):
     tc.assertLessEqual(q['gap_ns'], tr['duration_ns'])
     tc.assertGreater(q['waits_cut_by_gaps'], 0)
     for t in js['threads']:
-        tc.assertEqual(t['running_ns'] + t['runnable_ns'] + sum(t['waiting_ns'].values()),
-                       t['last_ns'] - t['first_ns'], t)
+        # Its life is tiled: what it did, and what the trace lost of it.
+        tc.assertEqual(t['running_ns'] + t['runnable_ns'] + sum(t['waiting_ns'].values())
+                       + t['unknown_ns'], t['last_ns'] - t['first_ns'], t)
 
 
 def remove_recordings(tmp):

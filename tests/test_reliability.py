@@ -588,8 +588,12 @@ class Gaps(Base):
                 cmd = [BABELTRACE2, '--plugin-path=' + ws.plugin_dir(),
                        '-c', 'source.wperf.tracefs', '-c', 'sink.ctf.fs',
                        '--params=path="%s"' % d]
+                # The signal as a terminal or kill sends it: under nohup (or a
+                # CI runner that ignores SIGHUP) the recorder would inherit
+                # SIG_IGN and, as it should, leave an ignored signal ignored.
                 p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                     text=True, start_new_session=True)
+                                     text=True, start_new_session=True,
+                                     preexec_fn=lambda s=sig: signal.signal(s, signal.SIG_DFL))
                 self.addCleanup(lambda p=p: p.poll() is None and p.kill())
                 instance = os.path.join(tracefs, 'instances', 'wperf-%d' % p.pid)
                 # Recording once the instance traces and the statedump is

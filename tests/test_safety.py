@@ -96,6 +96,11 @@ class Safety(unittest.TestCase):
         os.chmod(cls.tmp, 0o755)            # the user reaches its home
         # Unique per run: parallel runs must not share a user.
         cls.user = 'wps%d%s' % (os.getpid() % 100000, os.urandom(3).hex())
+        # The attacker runs as the user, who may not reach the checkout (a
+        # clone in a 0700 directory): a root-owned copy beside its home.
+        cls.swapper = os.path.join(cls.tmp, 'safety_swapper.py')
+        shutil.copyfile(SWAPPER, cls.swapper)
+        os.chmod(cls.swapper, 0o644)
         cls.home = os.path.join(cls.tmp, 'home')
         subprocess.run(['useradd', '-M', '-U', '-d', cls.home, '-s', '/bin/sh', cls.user],
                        check=True, env=PLAIN_ENV)
@@ -228,7 +233,7 @@ class Safety(unittest.TestCase):
         stop = self.stop
         # The command swaps DIR for the racing directory and ends, its
         # racer running on while root closes and shares the trace.
-        p = self.run_wperf('record', '-o', t, '--', '/usr/bin/python3', SWAPPER,
+        p = self.run_wperf('record', '-o', t, '--', '/usr/bin/python3', self.swapper,
                            'now', t, self.v['v3'], stop, env_user=self.user)
         self.stop_swapper(stop)
         self.assert_victims_untouched(p.stdout)
@@ -247,7 +252,7 @@ class Safety(unittest.TestCase):
             self.assertEqual(p.returncode, 0, p.stdout)
             s = self.run_wperf('snapshot', f)
             self.assertEqual(s.returncode, 0, s.stdout)
-            a = self.as_user('/usr/bin/python3', SWAPPER, 'after-stop', f, self.v['v3'], stop)
+            a = self.as_user('/usr/bin/python3', self.swapper, 'after-stop', f, self.v['v3'], stop)
             self.assertEqual(a.returncode, 0, a.stdout)
             q = self.run_wperf('stop', f)
             self.stop_swapper(stop)

