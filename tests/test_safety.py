@@ -16,7 +16,12 @@ recorder:
   own directory in which subdirectories and links to a root-only
   directory are exchanged in a loop (renameat2(RENAME_EXCHANGE)) while
   root shares the trace (root made a root-only 0600 file world-writable);
-- the same against `wperf stop` of a flight recorder made with --user.
+- the same against `wperf stop` of a flight recorder made with --user;
+- a flight recorder with --trigger-on: after `wperf record --snapshot`
+  returned, the user renames DIR away and puts a link in its place to a
+  directory whose .wperf is a link to a root-only directory, then the
+  trigger fires (tools/tests/ust-ticker): LTTng's session daemon wrote
+  the triggered snapshot through DIR's path into the root-only directory.
 
 Each asserts that the root-only directories and their sentinel files are
 untouched (names, content, mode, owner, group), that nothing of root's
@@ -49,6 +54,12 @@ SANITIZER_VARS = ('LD_PRELOAD', 'ASAN_OPTIONS', 'UBSAN_OPTIONS')
 PLAIN_ENV = {k: v for k, v in os.environ.items() if k not in SANITIZER_VARS}
 
 SWAPPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'safety_swapper.py')
+IN_CI = os.environ.get('CI', '').lower() in ('1', 'true', 'yes')
+
+
+def ticker_path():
+    return os.environ.get('WPERF_UST_TICKER') or os.path.join(
+        recording.build_dir(), 'tools', 'tests', 'ust-ticker')
 
 
 def why_not():
@@ -268,6 +279,51 @@ class Safety(unittest.TestCase):
         snap = os.path.join(real, 'snapshot-1', 'kernel', 'metadata')
         self.assertEqual(os.lstat(snap).st_gid, self.gid)
         self.assertEqual(os.lstat(real).st_gid, self.gid, q.stdout)
+
+    def test_triggered_snapshot_after_dir_is_swapped(self):
+        ticker = ticker_path()
+        if not os.access(ticker, os.X_OK):
+            if IN_CI:
+                self.fail('%s was not built (lttng-ust missing)' % ticker)
+            self.skipTest('%s was not built (lttng-ust missing)' % ticker)
+        f = os.path.join(self.case, 'f')
+        real, evil = f + '.real', os.path.join(self.case, 'evil')
+        p = self.run_wperf('record', '--snapshot', '--buffer-size-kb', '256',
+                           '--ust-events', 'lttng_ust_tracef:*',
+                           '--trigger-on', 'lttng_ust_tracef:event',
+                           '--trigger-filter', 'msg == "tick 5"', '-o', f)
+        q = None
+        try:
+            self.assertEqual(p.returncode, 0, p.stdout)
+            # wperf record has returned: only LTTng and the watcher are left.
+            a = self.as_user('/bin/sh', '-c', 'mv {f} {r} && mkdir {e} && ln -s {v1} {e}/.wperf '
+                             '&& ln -s {e} {f}'.format(f=f, r=real, e=evil, v1=self.v['v1']))
+            self.assertEqual(a.returncode, 0, a.stdout)
+            t = subprocess.run([ticker, '10'], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, timeout=120)
+            self.assertEqual(t.returncode, 0, t.stdout)
+            snap = os.path.join(real, 'snapshot-1', 'wperf.json')
+            # The watcher saves it within seconds when idle, tens of
+            # seconds on a loaded machine; an attack that worked shows in
+            # the victim at once.
+            for _ in range(600):
+                if os.path.isfile(snap) or fingerprint(self.victims) != self.before:
+                    break
+                time.sleep(0.1)
+            time.sleep(1)       # what LTTng still writes lands too
+            q = self.run_wperf('stop', real)
+        finally:
+            for d in (real, f):     # whichever still runs
+                if os.path.exists(os.path.join(d, 'wperf.json')):
+                    self.run_wperf('stop', d)
+        log = p.stdout + (q.stdout if q else '')
+        self.assert_victims_untouched(log)
+        self.assert_root_wrote_nothing_outside((real,), log)
+        self.assertEqual(q.returncode, 0, log)
+        self.assertIn('stopped (1 snapshot)', q.stdout)
+        self.assertTrue(os.path.isfile(os.path.join(real, 'snapshot-1', 'kernel', 'metadata')),
+                        'the triggered snapshot is not in the flight recorder\'s directory:\n'
+                        + log)
 
 
 if __name__ == '__main__':

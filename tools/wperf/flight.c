@@ -9,9 +9,12 @@
  * source.wperf.tracefs (snapshot=true). It is written through tracefs
  * files opened relative to the instance's directory, never following a
  * link. The trigger watcher is this same binary run again as `wperf
- * _watch DIR` (watch.c), in its own session, its output in
- * DIR/.wperf/watcher.log; the flight recorder is said to run once the
- * watcher listens to the trigger's notifications. `wperf stop` (stop.c)
+ * _watch DIR AT` (watch.c), in its own session, its output in
+ * DIR/.wperf/watcher.log; it takes DIR through AT (this process's
+ * /proc/PID/fd/N) and registers the trigger itself, with an output held
+ * by its own descriptor (the LTTng session has none). The flight
+ * recorder is said to run once the watcher listens to the trigger's
+ * notifications. `wperf stop` (stop.c)
  * finds it by that command line and waits until it has caught SIGTERM.
  */
 #include "flight.h"
@@ -268,14 +271,15 @@ void wperf_flight_sweep(const char *tracefs)
 
 /* ------------------------------------------------------------ the trigger watcher */
 
-/* Start `wperf _watch DIR`: this binary again, in a session of its own
- * (a terminal's Ctrl-C is not for it), its output in
- * DIR/.wperf/watcher.log (at: DIR's /proc name, out: its path). Its pid,
- * or -1 after saying why. */
+/* Start `wperf _watch DIR AT`: this binary again, in a session of its
+ * own (a terminal's Ctrl-C is not for it), its output in
+ * DIR/.wperf/watcher.log (at: DIR's /proc name, out: its path). It opens
+ * DIR through at, not through DIR's path, which DIR's user may have
+ * swapped meanwhile. Its pid, or -1 after saying why. */
 static long start_watcher(const char *out, const char *at)
 {
 	char log[PATH_MAX];
-	char *argv[] = { "wperf", "_watch", (char *)out, NULL };
+	char *argv[] = { "wperf", "_watch", (char *)out, (char *)at, NULL };
 	pid_t pid;
 	int fd;
 
@@ -400,24 +404,21 @@ static void teardown(const struct wperf_state *state)
 	wperf_stop_sessiond_if_ours();
 }
 
-/* The LTTng half: the snapshot session (its default output, where
- * triggered snapshots land, DIR/.wperf/triggered), the trigger, started.
- * false after saying why. */
-static bool start_session(const char *out, struct wperf_state *state,
-			  const struct wperf_flight_options *opt, char *trigger, size_t len)
+/* The LTTng half: the snapshot session, started. It has no output of
+ * its own: `wperf snapshot` names one for each snapshot, and the trigger
+ * (--trigger-on, registered by the watcher: named here for the state)
+ * writes into the directory the watcher holds. false after saying why. */
+static bool start_session(struct wperf_state *state, const struct wperf_flight_options *opt,
+			  char *trigger, size_t len)
 {
-	char triggered[PATH_MAX], why[1024];
+	char why[1024];
 
-	snprintf(triggered, sizeof(triggered), "%s/" WPERF_PRIVATE "/triggered", out);
-	if (wperf_lttng_create_session(state->session, WPERF_SESSION_SNAPSHOT, triggered,
+	if (wperf_lttng_create_session(state->session, WPERF_SESSION_SNAPSHOT, NULL,
 				       !strcmp(state->kernel, "lttng"), opt->ust_events,
 				       opt->buffer_kb, false, why, sizeof(why)))
 		goto fail;
 	if (opt->trigger_on) {
 		snprintf(trigger, len, "%s-trigger", state->session);
-		if (wperf_lttng_add_snapshot_trigger(trigger, state->session, opt->trigger_on,
-						     opt->trigger_filter, why, sizeof(why)))
-			goto fail;
 		state->trigger_name = trigger;
 		state->trigger_event = opt->trigger_on;
 		state->trigger_filter = opt->trigger_filter;
@@ -447,7 +448,7 @@ static bool start_parts(const char *out, const char *at, struct wperf_state *sta
 		register_owner(instance, out);
 		state->instance = instance;
 	}
-	if (!start_session(out, state, opt, trigger, tlen) || !wperf_state_save(at, state))
+	if (!start_session(state, opt, trigger, tlen) || !wperf_state_save(at, state))
 		goto fail;
 	/* Started once the state is saved: the watcher reads it. */
 	if (opt->trigger_on) {

@@ -5,7 +5,7 @@
  * LTTng's kernel tracer is missing an ftrace instance in overwrite mode
  * beside it, and with --trigger-on an LTTng trigger that takes a snapshot
  * whenever the application emits an event, turned into DIR/snapshot-N by
- * the trigger watcher (`wperf _watch DIR`, watch.c). `wperf snapshot DIR`
+ * the trigger watcher (`wperf _watch DIR AT`, watch.c). `wperf snapshot DIR`
  * (snapshot.c) saves what it holds; `wperf stop DIR` (stop.c) removes
  * its parts with the functions below.
  */

@@ -232,7 +232,10 @@ static int create_bare(const char *name, enum wperf_session_kind kind, const cha
 		desc = lttng_session_descriptor_local_create(name, where);
 		break;
 	case WPERF_SESSION_SNAPSHOT:
-		desc = lttng_session_descriptor_snapshot_local_create(name, where);
+		/* No output: each snapshot names its own (a path held by
+		 * descriptor, never DIR's path, which its user may swap). */
+		desc = where ? lttng_session_descriptor_snapshot_local_create(name, where) :
+		       lttng_session_descriptor_snapshot_create(name);
 		break;
 	case WPERF_SESSION_LIVE:
 		desc = lttng_session_descriptor_live_network_create(name, "net://127.0.0.1",
@@ -522,12 +525,35 @@ static struct lttng_condition *event_condition(const char *event, const char *fi
 	return cond;
 }
 
-int wperf_lttng_add_snapshot_trigger(const char *trigger, const char *name,
+/* The trigger's snapshot action, into the directory `into` (resolved by
+ * the session daemon at each snapshot); NULL when a part is refused. */
+static struct lttng_action *snapshot_action(const char *name, const char *into)
+{
+	struct lttng_action *action = lttng_action_snapshot_session_create();
+	struct lttng_snapshot_output *output = lttng_snapshot_output_create();
+
+	if (!action || !output ||
+	    lttng_action_snapshot_session_set_session_name(action, name) !=
+	    LTTNG_ACTION_STATUS_OK ||
+	    lttng_snapshot_output_set_local_path(into, output) < 0) {
+		lttng_snapshot_output_destroy(output);
+		lttng_action_destroy(action);
+		return NULL;
+	}
+	/* It takes the output (it refuses only a NULL one). */
+	if (lttng_action_snapshot_session_set_output(action, output) != LTTNG_ACTION_STATUS_OK) {
+		lttng_action_destroy(action);
+		return NULL;
+	}
+	return action;
+}
+
+int wperf_lttng_add_snapshot_trigger(const char *trigger, const char *name, const char *into,
 				     const char *event, const char *filter, char *why,
 				     size_t whylen)
 {
 	struct lttng_condition *cond = event_condition(event, filter);
-	struct lttng_action *action = lttng_action_snapshot_session_create();
+	struct lttng_action *action = snapshot_action(name, into);
 	struct lttng_action *notify = lttng_action_notify_create();
 	/* The session daemon's action executor runs a list's actions in
 	 * order, the snapshot to its end (cmd_snapshot_record), so the
@@ -537,8 +563,6 @@ int wperf_lttng_add_snapshot_trigger(const char *trigger, const char *name,
 	int ret = -LTTNG_ERR_INVALID;
 
 	if (cond && action && notify && list &&
-	    lttng_action_snapshot_session_set_session_name(action, name) ==
-	    LTTNG_ACTION_STATUS_OK &&
 	    lttng_action_list_add_action(list, action) == LTTNG_ACTION_STATUS_OK &&
 	    lttng_action_list_add_action(list, notify) == LTTNG_ACTION_STATUS_OK &&
 	    (t = lttng_trigger_create(cond, list))) {

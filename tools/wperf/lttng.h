@@ -66,10 +66,11 @@ int wperf_lttng_snapshot_record(const char *name, const char *path, char *why,
 				size_t whylen);
 
 /* Register trigger `trigger` that takes a snapshot of session `name`
- * whenever the UST event `event` is emitted (filter: an LTTng filter
+ * into the directory `into` (which the session daemon resolves at each
+ * snapshot: a /proc/PID/fd/N path keeps it on a held directory) whenever the UST event `event` is emitted (filter: an LTTng filter
  * expression on its fields, or NULL), and then notifies its subscribers
  * (wperf_lttng_watch_trigger): the snapshot is whole when they hear. */
-int wperf_lttng_add_snapshot_trigger(const char *trigger, const char *name,
+int wperf_lttng_add_snapshot_trigger(const char *trigger, const char *name, const char *into,
 				     const char *event, const char *filter, char *why,
 				     size_t whylen);
 

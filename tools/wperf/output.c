@@ -166,6 +166,20 @@ static bool part_is_ours(int fd, const char *out, const char *name, mode_t type)
 	return true;
 }
 
+/* As root: DIR, its .wperf and its wperf.json are as `wperf record`
+ * makes them; held closed when not. */
+static bool flight_parts_ours(struct wperf_dir *held)
+{
+	if (geteuid() != 0)
+		return true;
+	if (part_is_ours(held->fd, held->shown, "", S_IFDIR) &&
+	    part_is_ours(held->fd, held->shown, WPERF_PRIVATE, S_IFDIR) &&
+	    part_is_ours(held->fd, held->shown, WPERF_STATE, S_IFREG))
+		return true;
+	wperf_dir_close(held);
+	return false;
+}
+
 bool wperf_flight_dir_open(const char *dir, struct wperf_dir *held)
 {
 	char *real = realpath(dir, NULL);
@@ -178,14 +192,16 @@ bool wperf_flight_dir_open(const char *dir, struct wperf_dir *held)
 		return false;
 	}
 	free(real);
-	if (geteuid() != 0)
-		return true;
-	if (part_is_ours(held->fd, held->shown, "", S_IFDIR) &&
-	    part_is_ours(held->fd, held->shown, WPERF_PRIVATE, S_IFDIR) &&
-	    part_is_ours(held->fd, held->shown, WPERF_STATE, S_IFREG))
-		return true;
-	wperf_dir_close(held);
-	return false;
+	return flight_parts_ours(held);
+}
+
+bool wperf_flight_dir_open_held(const char *dir, const char *at, struct wperf_dir *held)
+{
+	if (!wperf_dir_open_held(held, at, dir)) {
+		wperf_fail("cannot use %s through %s: %s", dir, at, strerror(errno));
+		return false;
+	}
+	return flight_parts_ours(held);
 }
 
 /* ------------------------------------------------------------ creating DIR */

@@ -91,6 +91,12 @@ void wperf_share_with_user(int at, const char *name, const char *shown, const ch
  * user's bidding. Not root: not checked. false after saying why. */
 bool wperf_flight_dir_open(const char *dir, struct wperf_dir *held);
 
+/* The same for the directory at (/proc/PID/fd/N) holds, the flight
+ * recorder's DIR (dir: its path, for messages): the trigger watcher
+ * gets DIR so from `wperf record`, which holds it while it starts the
+ * watcher, and never through DIR's path. */
+bool wperf_flight_dir_open_held(const char *dir, const char *at, struct wperf_dir *held);
+
 /* ------------------------------------------------------------ DIR/wperf.json */
 
 /* What DIR/wperf.json says (wperf(1), "FILES"). NULL strings and

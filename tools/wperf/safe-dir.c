@@ -26,15 +26,41 @@
 
 /* ------------------------------------------------------------ held directories */
 
-bool wperf_dir_open(struct wperf_dir *d, const char *path)
+static void hold(struct wperf_dir *d, int fd, const char *shown)
 {
-	memset(d, 0, sizeof(*d));
-	if ((d->fd = open(path, OPEN_DIR)) < 0)
-		return false;
+	d->fd = fd;
 	snprintf(d->at, sizeof(d->at), "/proc/self/fd/%d", d->fd);
 	snprintf(d->pid_at, sizeof(d->pid_at), "/proc/%ld/fd/%d", (long)getpid(), d->fd);
-	snprintf(d->shown, sizeof(d->shown), "%s", path);
+	snprintf(d->shown, sizeof(d->shown), "%s", shown);
 	wperf_dir_names_add(d);
+}
+
+bool wperf_dir_open(struct wperf_dir *d, const char *path)
+{
+	int fd;
+
+	memset(d, 0, sizeof(*d));
+	d->fd = -1;
+	if ((fd = open(path, OPEN_DIR)) < 0)
+		return false;
+	hold(d, fd, path);
+	return true;
+}
+
+bool wperf_dir_open_held(struct wperf_dir *d, const char *at, const char *shown)
+{
+	int fd;
+
+	memset(d, 0, sizeof(*d));
+	d->fd = -1;
+	if (strncmp(at, "/proc/", 6)) {
+		errno = EINVAL;
+		return false;
+	}
+	/* Without O_NOFOLLOW: the /proc link is the one to follow. */
+	if ((fd = open(at, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return false;
+	hold(d, fd, shown);
 	return true;
 }
 

@@ -41,6 +41,12 @@ struct wperf_dir {
  * Registered for messages (see above) until wperf_dir_close(). false
  * with errno set. */
 bool wperf_dir_open(struct wperf_dir *d, const char *path);
+
+/* Hold the directory that at, another process's /proc/PID/fd/N, holds:
+ * the kernel resolves that name to the very directory, whatever the
+ * path it was opened by leads to now (shown: that path, for messages).
+ * false with errno set. */
+bool wperf_dir_open_held(struct wperf_dir *d, const char *at, const char *shown);
 void wperf_dir_close(struct wperf_dir *d);
 
 /* Root's checks of what was opened: owned by root (the caller) and

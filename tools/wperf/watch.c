@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/wperf/watch.c — `wperf _watch DIR`, the flight recorder's trigger
+ * tools/wperf/watch.c — `wperf _watch DIR AT`, the flight recorder's trigger
  * watcher (not for users: flight.c starts it for --trigger-on, in a
  * session of its own, its output in DIR/.wperf/watcher.log).
  *
  * LTTng's trigger writes a snapshot of the session into
  * DIR/.wperf/triggered/<name>/ by itself, then notifies (lttng.c: the
  * trigger's actions are the snapshot, then a notification). The watcher
- * subscribes to those notifications before it says it is ready
+ * holds DIR (opened through `wperf record`'s /proc name of it, never by
+ * its path) and registers the trigger itself, its output this process's
+ * /proc/PID/fd/N/.wperf/triggered: the session daemon resolves that at
+ * each snapshot to the held directory, so swapping DIR for a link (its
+ * parent may be DIR's user's) cannot send root's daemon elsewhere. The
+ * watcher subscribes to the notifications before it says it is ready
  * (DIR/.wperf/watcher-ready, which flight.c waits for), and at each one
  * turns the oldest triggered snapshot, whole by then, into DIR/snapshot-N
  * (snapshot.c), adding the kernel half from the ftrace instance at once.
@@ -47,7 +52,7 @@ static void on_sigterm(int sig)
 struct watch {
 	const char *out;
 	char triggered[PATH_MAX];
-	char trigger[256], event[256], filter[1024];
+	char session[256], trigger[256], event[256], filter[1024];
 	bool has_filter;
 };
 
@@ -126,10 +131,26 @@ static bool read_trigger(struct watch *w)
 		  wperf_json_members(s.trigger, want, 3) && w->trigger[0] && w->event[0];
 
 	w->has_filter = want[2].found && want[2].is_string;
+	snprintf(w->session, sizeof(w->session), "%s", s.session);
 	wperf_flight_state_fini(&s);
 	if (!ok)
 		wperf_fail("%s/" WPERF_STATE " names no trigger", w->out);
 	return ok;
+}
+
+/* Register the trigger, its snapshots written into w->triggered: this
+ * process's /proc name of DIR/.wperf/triggered, which the session daemon
+ * resolves at each snapshot to the directory held here, whatever DIR's
+ * path (its parent may be DIR's user's) leads to by then. */
+static bool add_trigger(const struct watch *w)
+{
+	char why[1024];
+
+	if (!wperf_lttng_add_snapshot_trigger(w->trigger, w->session, w->triggered, w->event,
+					      w->has_filter ? w->filter : NULL, why, sizeof(why)))
+		return true;
+	wperf_fail("%s", why);
+	return false;
 }
 
 /* Say to flight.c that the subscription is made: from now on no
@@ -175,19 +196,21 @@ int wperf_cmd_watch(int argc, char **argv)
 	char why[1024];
 	const char *out;
 	int rc = WPERF_EXIT_FAIL, n;
+	bool registered = false;
 
 	/* First: `wperf stop` waits for this handler before SIGTERM. */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
-	if (argc != 2)
-		return wperf_fail("usage: wperf _watch DIR (started by wperf record --snapshot "
-				  "--trigger-on)");
-	/* Held: DIR's parent may be the user's, who can swap DIR meanwhile. */
-	if (!wperf_flight_dir_open(argv[1], &held))
+	if (argc != 3)
+		return wperf_fail("usage: wperf _watch DIR /proc/PID/fd/N (started by wperf "
+				  "record --snapshot --trigger-on)");
+	/* Held, from wperf record's own hold on it: DIR's parent may be the
+	 * user's, who can swap DIR at any time. */
+	if (!wperf_flight_dir_open_held(argv[1], argv[2], &held))
 		return WPERF_EXIT_FAIL;
 	w.out = out = held.pid_at;
 	snprintf(w.triggered, sizeof(w.triggered), "%s/" WPERF_PRIVATE "/triggered", out);
-	if (!read_trigger(&w))
+	if (!read_trigger(&w) || !(registered = add_trigger(&w)))
 		goto end;
 	if (!(sub = wperf_lttng_watch_trigger(w.trigger, w.event, w.has_filter ? w.filter : NULL,
 					      why, sizeof(why)))) {
@@ -213,6 +236,12 @@ int wperf_cmd_watch(int argc, char **argv)
 	}
 	rc = WPERF_EXIT_OK;
 end:
+	/* A trigger left behind would write into this process's /proc
+	 * name, which names nothing once it ends (or, reused, another
+	 * process's directory): on a failure, it goes with the watcher.
+	 * After a stop, `wperf stop` has removed it already. */
+	if (registered && rc != WPERF_EXIT_OK)
+		wperf_lttng_remove_trigger(w.trigger);
 	wperf_lttng_watch_end(sub);
 	wperf_dir_close(&held);
 	return rc;
