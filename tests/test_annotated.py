@@ -76,10 +76,12 @@ class Recording:
         with open(os.path.join(self.dir, 'command.pid')) as f:
             self.pid = int(f.read().strip())
         out = os.path.join(tmp, prog + '.json')
-        # Thread by thread (merge="none"): the checks are about which
+        # Thread by thread (merge="none", and short-lived="keep": the
+        # spinners live a moment each): the checks are about which
         # spinner or waiter waited on which.
         rep = subprocess.run([WPERF, 'report', self.dir, '--format', 'json', '--output', out,
-                              '--pids', str(self.pid), '--params', 'merge="none"'],
+                              '--pids', str(self.pid), '--params',
+                              'merge="none",short-lived="keep"'],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                              timeout=300)
         self.log += rep.stdout
