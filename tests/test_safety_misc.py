@@ -29,6 +29,7 @@ under CI=true and are skipped (exit 77) otherwise.
 Environment (set by tools/tests/meson.build): WPERF_COMMAND,
 WPERF_BUILD_DIR.
 """
+import fcntl
 import json
 import os
 import shutil
@@ -294,17 +295,31 @@ class Recording(RecordingBase):
         self.stop_sessiond_of(out)
 
     def stop_sessiond_of(self, out):
-        """The session daemon a killed wperf started and left (wperf(1))."""
+        """The session daemon a killed wperf started and left (wperf(1)),
+        by wperf's own rule: only while no other wperf uses it (the
+        exclusive lock on the users' file, sessiond.c), so that another
+        user's recording on the same daemon goes on."""
         pidfile = os.path.join(out, '.wperf', 'sessiond.pid')
-        if os.path.isfile(pidfile):
-            try:
-                with open(pidfile) as f:
-                    pid = int(f.read())
-                with open('/proc/%d/comm' % pid) as f:
-                    if f.read().strip() == 'lttng-sessiond':
-                        os.kill(pid, signal.SIGTERM)
-            except (ValueError, OSError):
-                pass
+        users = '/run/wperf-sessiond-%d.use' % os.getuid()
+        if not os.path.isfile(pidfile):
+            return
+        try:
+            fd = os.open(users, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            fd = None       # no wperf ever held it
+        try:
+            if fd is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            with open(pidfile) as f:
+                pid = int(f.read())
+            with open('/proc/%d/comm' % pid) as f:
+                if f.read().strip() == 'lttng-sessiond':
+                    os.kill(pid, signal.SIGTERM)
+        except (ValueError, OSError):
+            pass            # in use by another wperf, or gone: leave it
+        finally:
+            if fd is not None:
+                os.close(fd)
 
     def lttng_create(self, name, *args):
         path = os.path.join(self.tmp, 'fake-' + name)
