@@ -197,5 +197,13 @@ class LttngAnalysesRecorded(recording.WperfRecorded):
 
 
 if __name__ == '__main__':
+    if os.environ.get('WPERF_SANITIZED') == '1':
+        # By design, also under CI: this checks what a third-party tool reads
+        # of the trace, which the sanitizer does not change; the recorder's
+        # memory is checked by the other recorded tests. Under it, a
+        # recorder three times slower beside a loaded machine once left the
+        # CPU spinner with no switch that carries its priority.
+        print('SKIP: lttng-analyses-recorded runs in the normal build only')
+        sys.exit(recording.SKIP)
     recording.main_wperf_record('a shell loop for lttng-analyses',
                                 tools=('lttng-cputop', 'lttng-schedtop-mi', 'babeltrace'))

@@ -425,9 +425,12 @@ class Checks:
             if t is None:
                 problems.append('vertex %s has segments but no threads[] entry' % vid)
                 continue
-            if ss[0]['start'] != t['first_ns']:
-                problems.append('vertex %s (tid %s): first segment starts at %d, first_ns %d'
-                                % (vid, v['tid'], ss[0]['start'], t['first_ns']))
+            # The unknown time may also come first (a thread whose state
+            # the trace had not shown yet) or last.
+            if ss[0]['start'] < t['first_ns']:
+                problems.append('vertex %s (tid %s): first segment starts at %d, before '
+                                'first_ns %d' % (vid, v['tid'], ss[0]['start'], t['first_ns']))
+            holes += ss[0]['start'] - t['first_ns']
             end = ss[-1]['start'] + ss[-1]['duration']
             holes += t['last_ns'] - end
             if end > t['last_ns'] or holes != t['unknown_ns']:
