@@ -73,6 +73,12 @@ class FioUnderLoad(recording.WperfRecorded):
         self.assertIn(pools[0]['id'], js['focus'])
 
     def test_cpu_first(self):
+        if os.environ.get('WPERF_SANITIZED') == '1':
+            # The verdict weighs fio's CPU waits against its disk waits on
+            # this machine; a sanitized recorder takes about three times the
+            # CPU and moves that balance (2.53 s against 3.24 s in one run),
+            # not the analysis, which the normal run checks.
+            self.skipTest('the CPU verdict on a live machine: normal build only')
         js = self.report(focus=False)
         cpu = js['cpu']
         byid = {v['id']: v for v in js['vertices']}
