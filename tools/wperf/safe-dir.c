@@ -112,21 +112,39 @@ bool wperf_dir_where(const struct wperf_dir *d, char *buf, size_t len)
 
 static void remove_at(int at, const char *name, int depth);
 
-/* Everything in the directory fd. */
-static void empty_dir(int fd, int depth)
+/* A listing of the directory fd on a descriptor of its own, so that
+ * closedir() leaves fd open; NULL when it cannot be read. */
+static DIR *list_dir(int fd)
 {
 	int copy = dup(fd);
 	DIR *d = copy >= 0 ? fdopendir(copy) : NULL;
+
+	if (!d && copy >= 0)
+		close(copy);
+	return d;
+}
+
+/* The listing's next name other than "." and "..", or NULL at its end. */
+static const char *next_entry(DIR *d)
+{
 	struct dirent *e;
 
-	if (!d) {
-		if (copy >= 0)
-			close(copy);
-		return;
-	}
 	while ((e = readdir(d)))
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			remove_at(fd, e->d_name, depth + 1);
+			return e->d_name;
+	return NULL;
+}
+
+/* Everything in the directory fd. */
+static void empty_dir(int fd, int depth)
+{
+	DIR *d = list_dir(fd);
+	const char *name;
+
+	if (!d)
+		return;
+	while ((name = next_entry(d)))
+		remove_at(fd, name, depth + 1);
 	closedir(d);
 }
 
@@ -206,18 +224,13 @@ static void share_one(const struct share *s, int at, const char *name, const cha
 
 static void share_walk(const struct share *s, int fd, const char *shown, int depth)
 {
-	int copy = dup(fd);
-	DIR *d = copy >= 0 ? fdopendir(copy) : NULL;
-	struct dirent *e;
+	DIR *d = list_dir(fd);
+	const char *name;
 
-	if (!d) {
-		if (copy >= 0)
-			close(copy);
+	if (!d)
 		return;
-	}
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			share_one(s, fd, e->d_name, shown, depth + 1);
+	while ((name = next_entry(d)))
+		share_one(s, fd, name, shown, depth + 1);
 	closedir(d);
 }
 
