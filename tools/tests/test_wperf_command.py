@@ -86,6 +86,26 @@ def wperf(*args, env=None, timeout=300):
                           env=env, timeout=timeout)
 
 
+def wperf_said(*args, timeout):
+    """wperf(): a run still going after `timeout` is ended (SIGTERM, then
+    SIGKILL) and the test fails with what it had written, not with a bare
+    TimeoutExpired."""
+    p = subprocess.Popen([WPERF] + list(args), stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.terminate()
+        try:
+            out, err = p.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            out, err = p.communicate()
+        raise AssertionError('wperf %s still ran after %d s; its stderr: %s; the end of its '
+                             'stdout: %s' % (' '.join(args), timeout, err[-3000:], out[-1000:]))
+    return subprocess.CompletedProcess(p.args, p.returncode, out, err)
+
+
 def sessiond_pids():
     """Running lttng-sessiond processes (read from /proc: pgrep hangs under
     the ASan run's LD_PRELOAD)."""
@@ -1190,11 +1210,18 @@ class Top(Recording):
         # `wperf top` on this host: no lttng-modules, so it says so in one
         # line and watches through ftrace; a report of the period and of
         # the run at each --every, the final one at the end of --duration.
-        wl = subprocess.Popen([FIG1, '--seconds', '3'], stdout=subprocess.DEVNULL,
+        # The workload outlives the watch: how long wperf top takes to
+        # start tracing depends on the machine's load (and the sanitizer),
+        # and a period without the --comms threads has no report.
+        wl = subprocess.Popen([FIG1, '--seconds', '900'], stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
         self.addCleanup(wl.wait)
-        p = wperf('top', '--every', '1s', '--duration', '3.5', '--format', 'json',
-                  '--comms', 'fig1-pipeline,fig1-producer,fig1-writer', timeout=120)
+        self.addCleanup(wl.kill)
+        # wperf top gives the graph 120 s after --duration to drain what
+        # it traced (under ASan on a busy machine it can take most of it):
+        # the test waits longer, to see wperf's own word if it gives up.
+        p = wperf_said('top', '--every', '1s', '--duration', '3.5', '--format', 'json',
+                       '--comms', 'fig1-pipeline,fig1-producer,fig1-writer', timeout=300)
         self.assertEqual(p.returncode, 0, p.stderr)
         said = [l for l in p.stderr.splitlines() if 'kernel tracer is not available' in l]
         self.assertEqual(len(said), 1, p.stderr)
