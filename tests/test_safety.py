@@ -280,6 +280,82 @@ class Safety(unittest.TestCase):
         self.assertEqual(os.lstat(snap).st_gid, self.gid)
         self.assertEqual(os.lstat(real).st_gid, self.gid, q.stdout)
 
+    def test_missing_parents_are_made_as_the_sudo_user(self):
+        """-o ~/a/b/trace where a and b do not exist: they are the user's
+        (as their mkdir -p would make them), the trace root's inside."""
+        a = os.path.join(self.case, 'a')
+        t = os.path.join(a, 'b', 'trace')
+        p = self.run_wperf('record', '-o', t, '--', 'true', env_user=self.user)
+        trace = self.assert_clear_outcome(p)
+        self.assertEqual(trace, t, p.stdout)
+        for d in (a, os.path.dirname(t)):
+            st = os.lstat(d)
+            self.assertTrue(os.path.isdir(d) and not os.path.islink(d), d)
+            self.assertEqual((st.st_uid, st.st_gid), (self.uid, self.gid),
+                             '%s is not the user\'s:\n%s' % (d, p.stdout))
+            self.assertEqual(st.st_mode & 0o022, 0, '%s: mode %o' % (d, st.st_mode))
+        # The user removes what their mkdir -p would have made, but not the
+        # trace of root inside it.
+        r = self.as_user('rmdir', os.path.dirname(t))
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn('not empty', r.stdout)
+
+    def test_missing_parents_not_made_through_a_planted_link(self):
+        """~/a is the user's link to a root-only directory: root does not
+        make ~/a/b (there) for the user; one line says why and how to go
+        on."""
+        a = os.path.join(self.case, 'a')
+        r = self.as_user('ln', '-s', self.v['v1'], a)
+        self.assertEqual(r.returncode, 0, r.stdout)
+        t = os.path.join(a, 'b', 'trace')
+        p = self.run_wperf('record', '-o', t, '--', 'true', env_user=self.user)
+        self.assert_victims_untouched(p.stdout)
+        self.assertIsNone(self.assert_clear_outcome(p), p.stdout)
+        errors = [ln for ln in p.stdout.splitlines() if ln.startswith('wperf: error:')]
+        self.assertEqual(len(errors), 1, p.stdout)
+        self.assertRegex(errors[0], r'cannot create .*/b as %s: Permission denied.*'
+                         r'--user root' % self.user)
+
+    def test_missing_parents_against_a_racing_link(self):
+        """While wperf makes ~/x/y/z, the user's program keeps replacing
+        ~/x and ~/x/y by links to a root-only directory: root never makes
+        anything there; a trace made is below the user's own directories,
+        or one line refuses."""
+        x = os.path.join(self.case, 'x')
+        racer = ('import os, time, sys\n'
+                 'x, v, stop = sys.argv[1:4]\n'
+                 'end = time.monotonic() + 60\n'
+                 'while not os.path.exists(stop) and time.monotonic() < end:\n'
+                 '    for d in (x, x + "/y"):\n'
+                 '        try:\n'
+                 '            os.rename(d, d + ".%d" % time.monotonic_ns())\n'
+                 '            os.symlink(v, d)\n'
+                 '        except OSError:\n'
+                 '            pass\n')
+        script = os.path.join(self.ctl, 'racer.py')
+        with open(script, 'w') as f:
+            f.write(racer)
+        os.chmod(script, 0o644)
+        racing = subprocess.Popen(['/usr/bin/python3', script, x, self.v['v2'], self.stop],
+                                  user=self.uid, group=self.gid, extra_groups=[],
+                                  env=PLAIN_ENV)
+        try:
+            outcomes = []
+            for i in range(3):
+                t = os.path.join(x, 'y', 'z', 't%d' % i)
+                p = self.run_wperf('record', '-o', t, '--', 'true', env_user=self.user)
+                self.assert_victims_untouched(p.stdout)
+                outcomes.append(self.assert_clear_outcome(p))
+        finally:
+            open(self.stop, 'w').close()
+            racing.wait(timeout=120)
+        self.assert_victims_untouched(p.stdout)
+        for trace in filter(None, outcomes):
+            parent = os.path.dirname(trace)
+            while parent != self.case:
+                self.assertEqual(os.lstat(parent).st_uid, self.uid, trace)
+                parent = os.path.dirname(parent)
+
     def test_triggered_snapshot_after_dir_is_swapped(self):
         ticker = ticker_path()
         if not os.access(ticker, os.X_OK):

@@ -14,6 +14,7 @@
  */
 #include "output.h"
 #include "json.h"
+#include "parents.h"
 #include "recording.h"
 #include "safe-dir.h"
 #include "wperf.h"
@@ -206,41 +207,18 @@ bool wperf_flight_dir_open_held(const char *dir, const char *at, struct wperf_di
 
 /* ------------------------------------------------------------ creating DIR */
 
-/* mkdir -p path, the last component with mode; 0 or -1 with errno. The
- * directories made on the way are 0755 (not 0777 less the umask, which
- * is 0 in some root shells): DIR's parents must be no directory every
- * user can rename DIR in (parent_is_safe()). */
-static int make_dirs(const char *path, mode_t mode, bool last)
-{
-	char *copy = strdup(path), *parent;
-	struct stat st;
-	int rc;
-
-	if (!copy)
-		return -1;
-	parent = dirname(copy);
-	rc = 0;
-	if (strcmp(parent, path) && stat(parent, &st) != 0) {
-		rc = errno == ENOENT ? make_dirs(parent, 0755, false) : -1;
-	}
-	free(copy);
-	if (rc == 0 && mkdir(path, mode) != 0 && !(errno == EEXIST && !last))
-		rc = -1;
-	return rc;
-}
-
-/* DIR, held: opened as given (never through a link), and it is what
- * wperf_output_check() accepted: root's, writable by root alone, empty.
- * Its real path (the kernel's name for what was opened) is what it is
- * shown as. false after saying why. */
-static bool hold(const char *out, struct wperf_dir *dir)
+/* DIR, held: opened from its parent's descriptor (never through a
+ * link), and it is what wperf_output_check() accepted: root's, writable
+ * by root alone, empty. Its real path (the kernel's name for what was
+ * opened) is what it is shown as. false after saying why. */
+static bool hold(int parent, const char *name, const char *out, struct wperf_dir *dir)
 {
 	char real[PATH_MAX];
 	ssize_t n;
 	int empty = 0, copy;
 	DIR *d;
 
-	if (!wperf_dir_open(dir, out)) {
+	if (!wperf_dir_open_at(dir, parent, name, out)) {
 		wperf_fail("output directory %s was replaced while being created: choose "
 			   "another with -o (%s)", out, strerror(errno));
 		return false;
@@ -267,19 +245,42 @@ static bool hold(const char *out, struct wperf_dir *dir)
 	return wperf_dir_trusted(dir, "output directory") && short_enough(dir->shown);
 }
 
-bool wperf_output_prepare(const char *out, bool *existed, struct wperf_dir *dir)
+/* DIR made (0755) in its parent, the missing parents made as `as`
+ * (parents.h), or the empty one there taken; held in *dir. false after
+ * saying why. */
+static bool make_and_hold(const char *out, const struct wperf_user *as, bool *existed,
+			  struct wperf_dir *dir)
 {
+	char *abs = wperf_abspath(out);
+	const char *name;
 	struct stat st;
+	bool ok = false;
+	int parent;
 
+	if (!abs) {
+		wperf_fail("cannot use output directory %s: %s", out, strerror(errno));
+		return false;
+	}
+	if ((parent = wperf_parents_open(abs, as, &name)) < 0)
+		goto end;
+	*existed = fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (!*existed && mkdirat(parent, name, 0755) != 0)
+		wperf_fail("cannot create output directory %s: %s", out, strerror(errno));
+	else
+		ok = hold(parent, name, out, dir);
+	close(parent);
+end:
+	free(abs);
+	return ok;
+}
+
+bool wperf_output_prepare(const char *out, const struct wperf_user *as, bool *existed,
+			  struct wperf_dir *dir)
+{
 	dir->fd = -1;
 	if (!wperf_output_check(out))
 		return false;
-	*existed = lstat(out, &st) == 0;
-	if (!*existed && make_dirs(out, 0755, true) != 0) {
-		wperf_fail("cannot create output directory %s: %s", out, strerror(errno));
-		return false;
-	}
-	if (!hold(out, dir)) {
+	if (!make_and_hold(out, as, existed, dir)) {
 		if (dir->fd >= 0)
 			wperf_dir_close(dir);
 		return false;
@@ -370,7 +371,8 @@ static bool all_digits(const char *s)
 	return true;
 }
 
-int wperf_command_user(const char *name, struct wperf_user *user)
+/* wperf_command_user(), saying who the command runs as when say. */
+static int look_up_user(const char *name, struct wperf_user *user, bool say)
 {
 	const char *said_by = "--user";
 	struct passwd *pw;
@@ -419,10 +421,20 @@ int wperf_command_user(const char *name, struct wperf_user *user)
 		/* More than fit: the first ones, the primary group among them. */
 		user->ngroups = (int)(sizeof(user->groups) / sizeof(user->groups[0]));
 	}
-	if (!strcmp(said_by, "SUDO_USER"))
+	if (say && !strcmp(said_by, "SUDO_USER"))
 		wperf_say("the command runs as %s (who ran sudo; --user root keeps root), "
 			  "the tracer as root", user->name);
 	return 1;
+}
+
+int wperf_command_user(const char *name, struct wperf_user *user)
+{
+	return look_up_user(name, user, true);
+}
+
+int wperf_sudo_user(const char *name, struct wperf_user *user)
+{
+	return look_up_user(name, user, false);
 }
 
 void wperf_share_with_user(int at, const char *name, const char *shown, const char *user,

@@ -32,9 +32,13 @@ bool wperf_output_check(const char *out);
 
 /* Create DIR (0755) or take the empty one wperf_output_check() accepted,
  * hold it in *dir (its `shown` is its real path), checked again through
- * the descriptor, and make DIR/.wperf. false after saying why. *existed
+ * the descriptor, and make DIR/.wperf. DIR's missing parents are made
+ * from descriptor to descriptor, as the user `as` (NULL: as root) would
+ * make them with mkdir -p (parents.h). false after saying why. *existed
  * tells whether DIR was there before (for wperf_output_discard()). */
-bool wperf_output_prepare(const char *out, bool *existed, struct wperf_dir *dir);
+struct wperf_user;
+bool wperf_output_prepare(const char *out, const struct wperf_user *as, bool *existed,
+			  struct wperf_dir *dir);
 
 /* Nothing was recorded: remove DIR/.wperf and, unless it existed before,
  * DIR itself where it is now, so that a retry with the same -o does not
@@ -71,6 +75,10 @@ struct wperf_user {
  * filled for a user other than root, 0 for root as it is (or when not
  * root), -1 after saying why (no such user). */
 int wperf_command_user(const char *name, struct wperf_user *user);
+
+/* The same, said by no line: the user DIR's missing parents are made as
+ * when there is no command (wperf_output_prepare()). */
+int wperf_sudo_user(const char *name, struct wperf_user *user);
 
 /* Let user read the tree `name` of the held directory at ("." : at
  * itself; shown names it in warnings): every directory and file below it

@@ -557,13 +557,16 @@ static int record(const struct record_opts *ro)
 				  "wperf record ...)");
 	if (!(plugins = wperf_plugin_dir(ro->plugin_path)))
 		return WPERF_EXIT_FAIL;
-	if (ro->command && (as_user = wperf_command_user(ro->user, &r.user)) < 0)
+	as_user = ro->command ? wperf_command_user(ro->user, &r.user) :
+		  wperf_sudo_user(ro->user, &r.user);
+	if (as_user < 0)
 		goto end;
 	r.state = (struct wperf_state){
 		.command = ro->command, .plugin_path = plugins, .snapshots = 0,
-		.user = as_user > 0 ? &r.user : NULL, .watcher = -1,
+		.user = as_user > 0 && ro->command ? &r.user : NULL, .watcher = -1,
 	};
-	if (!wperf_output_prepare(out, &r.existed, &r.dir))
+	/* DIR's missing parents are the user's, as their mkdir -p's would be. */
+	if (!wperf_output_prepare(out, as_user > 0 ? &r.user : NULL, &r.existed, &r.dir))
 		goto end;
 	r.out = r.state.output = r.dir.shown;
 	r.at = r.dir.pid_at;

@@ -47,6 +47,18 @@ bool wperf_dir_open(struct wperf_dir *d, const char *path)
 	return true;
 }
 
+bool wperf_dir_open_at(struct wperf_dir *d, int at, const char *name, const char *shown)
+{
+	int fd;
+
+	memset(d, 0, sizeof(*d));
+	d->fd = -1;
+	if ((fd = openat(at, name, OPEN_DIR)) < 0)
+		return false;
+	hold(d, fd, shown);
+	return true;
+}
+
 bool wperf_dir_open_held(struct wperf_dir *d, const char *at, const char *shown)
 {
 	int fd;

@@ -42,6 +42,11 @@ struct wperf_dir {
  * with errno set. */
 bool wperf_dir_open(struct wperf_dir *d, const char *path);
 
+/* Open name in the directory at as a held directory (shown: its path,
+ * for messages): not a link (O_NOFOLLOW), a directory. false with errno
+ * set. */
+bool wperf_dir_open_at(struct wperf_dir *d, int at, const char *name, const char *shown);
+
 /* Hold the directory that at, another process's /proc/PID/fd/N, holds:
  * the kernel resolves that name to the very directory, whatever the
  * path it was opened by leads to now (shown: that path, for messages).
