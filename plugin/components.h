@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * plugin/components.h — the methods of the plugin's three component
+ * plugin/components.h — the methods of the plugin's four component
  * classes, registered in plugin.c. Each component's .c file owns its
  * methods, its description and its help text.
  */
@@ -48,6 +48,21 @@ bt_message_iterator_class_initialize_method_status wperf_tracefs_iter_init(
 	bt_self_component_port_output *port);
 void wperf_tracefs_iter_finalize(bt_self_message_iterator *self);
 bt_message_iterator_class_next_method_status wperf_tracefs_iter_next(
+	bt_self_message_iterator *self, bt_message_array_const msgs,
+	uint64_t capacity, uint64_t *count);
+
+/* filter.wperf.repair (repair/repair-filter.c) */
+extern const char wperf_repair_description[];
+extern const char wperf_repair_help[];
+bt_component_class_initialize_method_status wperf_repair_init(
+	bt_self_component_filter *self, bt_self_component_filter_configuration *config,
+	const bt_value *params, void *init_data);
+void wperf_repair_finalize(bt_self_component_filter *self);
+bt_message_iterator_class_initialize_method_status wperf_repair_iter_init(
+	bt_self_message_iterator *self, bt_self_message_iterator_configuration *config,
+	bt_self_component_port_output *port);
+void wperf_repair_iter_finalize(bt_self_message_iterator *self);
+bt_message_iterator_class_next_method_status wperf_repair_iter_next(
 	bt_self_message_iterator *self, bt_message_array_const msgs,
 	uint64_t capacity, uint64_t *count);
 

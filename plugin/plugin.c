@@ -2,8 +2,9 @@
 /*
  * plugin/plugin.c — the babeltrace2 plugin `wperf`: registration only.
  * The components live in their directories, as babeltrace2's own plugins'
- * do: knots/ (sink.wperf.knots), waits/ (filter.wperf.waits) and tracefs/
- * (source.wperf.tracefs); common/ holds what they share.
+ * do: knots/ (sink.wperf.knots), waits/ (filter.wperf.waits), repair/
+ * (filter.wperf.repair) and tracefs/ (source.wperf.tracefs); common/
+ * holds what they share.
  */
 #include <babeltrace2/babeltrace.h>
 
@@ -35,6 +36,14 @@ BT_PLUGIN_FILTER_COMPONENT_CLASS_INITIALIZE_METHOD(waits, wperf_waits_init);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_FINALIZE_METHOD(waits, wperf_waits_finalize);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD(waits, wperf_waits_iter_init);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_FINALIZE_METHOD(waits, wperf_waits_iter_finalize);
+
+BT_PLUGIN_FILTER_COMPONENT_CLASS(repair, wperf_repair_iter_next);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_DESCRIPTION(repair, wperf_repair_description);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_HELP(repair, wperf_repair_help);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_INITIALIZE_METHOD(repair, wperf_repair_init);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_FINALIZE_METHOD(repair, wperf_repair_finalize);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD(repair, wperf_repair_iter_init);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_FINALIZE_METHOD(repair, wperf_repair_iter_finalize);
 
 BT_PLUGIN_SOURCE_COMPONENT_CLASS(tracefs, wperf_tracefs_iter_next);
 BT_PLUGIN_SOURCE_COMPONENT_CLASS_DESCRIPTION(tracefs, wperf_tracefs_description);

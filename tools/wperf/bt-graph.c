@@ -20,7 +20,12 @@
  *    logging at WARNING, the CLI's default, with the CTF metadata decoder
  *    at WARNING too (it reads BABELTRACE_PLUGIN_CTF_METADATA_LOG_LEVEL);
  *  - every source output port connected, in order, to a new input port
- *    of filter.utils.muxer, whose output goes to the sink.
+ *    of filter.utils.muxer, whose output goes to the sink; one difference:
+ *    when reading traces, each port goes through its own
+ *    filter.wperf.repair (repair-0, repair-1, ...) on its way to the
+ *    muxer, so the traces of old LTTng tracers whose packet ends overlap
+ *    the next packet (which the muxer refuses) are read too. It forwards
+ *    everything else unchanged: the report is the CLI's report.
  *
  * What the components write on standard error while the graph is built
  * and runs is kept in a memory file (file descriptor 2 points there):
@@ -34,6 +39,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -436,22 +442,53 @@ error:
 	return NULL;
 }
 
-/* Connect every output port of src to a new input port of the muxer. */
+/* The first input port of the muxer not connected yet, or NULL. */
+static const bt_port_input *free_muxer_port(const bt_component_filter *muxer)
+{
+	for (uint64_t j = 0; j < bt_component_filter_get_input_port_count(muxer); j++) {
+		const bt_port_input *p = bt_component_filter_borrow_input_port_by_index_const(muxer, j);
+
+		if (!bt_port_is_connected(bt_port_input_as_port_const(p)))
+			return p;
+	}
+	return NULL;
+}
+
+/* out -> a new filter.wperf.repair named repair-INDEX; its output port,
+ * or NULL. */
+static const bt_port_output *through_repair(bt_graph *g, const bt_component_class_filter *cls,
+					    const bt_port_output *out, uint64_t index)
+{
+	const bt_component_filter *rep = NULL;
+	char name[64];
+
+	snprintf(name, sizeof(name), "repair-%" PRIu64, index);
+	if (bt_graph_add_filter_component(g, cls, name, NULL, LOG_LEVEL, &rep) !=
+	    BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+		CAUSE("Cannot create component: filter.wperf.repair");
+		return NULL;
+	}
+	if (bt_graph_connect_ports(g, out, bt_component_filter_borrow_input_port_by_index_const(rep, 0),
+				   NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
+		CAUSE("Cannot connect a source port to filter.wperf.repair.");
+		return NULL;
+	}
+	return bt_component_filter_borrow_output_port_by_index_const(rep, 0);
+}
+
+/* Connect every output port of src to a new input port of the muxer,
+ * each through its own filter.wperf.repair when repair is given
+ * (*nrepairs counts them across the graph's sources). */
 static int connect_to_muxer(bt_graph *g, const bt_component_source *src,
-			    const bt_component_filter *muxer, const char *what)
+			    const bt_component_filter *muxer, const char *what,
+			    const bt_component_class_filter *repair, uint64_t *nrepairs)
 {
 	for (uint64_t i = 0; i < bt_component_source_get_output_port_count(src); i++) {
 		const bt_port_output *out = bt_component_source_borrow_output_port_by_index_const(src, i);
-		const bt_port_input *in = NULL;
+		const bt_port_input *in = free_muxer_port(muxer);
 
-		for (uint64_t j = 0; j < bt_component_filter_get_input_port_count(muxer); j++) {
-			const bt_port_input *p = bt_component_filter_borrow_input_port_by_index_const(muxer, j);
-
-			if (!bt_port_is_connected(bt_port_input_as_port_const(p))) {
-				in = p;
-				break;
-			}
-		}
+		if (repair && !(out = through_repair(g, repair, out, (*nrepairs)++)))
+			return -1;
 		if (!in || bt_graph_connect_ports(g, out, in, NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
 			CAUSE("Cannot connect a port of %s to filter.utils.muxer.", what);
 			return -1;
@@ -487,6 +524,9 @@ static enum wperf_run_status build_and_run(const struct wperf_bt *bt, struct dis
 		bt_plugin_borrow_sink_component_class_by_name_const(plugin, sink_class);
 	const bt_component_class_source *fs_cls =
 		bt_plugin_borrow_source_component_class_by_name_const(bt->ctf, "fs");
+	const bt_component_class_filter *repair_cls =
+		bt_plugin_borrow_filter_component_class_by_name_const(bt->wperf, "repair");
+	uint64_t nrepairs = 0;
 	const bt_component_source **sources = NULL;
 	const bt_component_filter *muxer = NULL;
 	const bt_component_sink *sink = NULL;
@@ -494,9 +534,10 @@ static enum wperf_run_status build_and_run(const struct wperf_bt *bt, struct dis
 	bt_graph *g = bt_graph_create(0);
 	char name[256];
 
-	if (!g || !muxer_cls || !sink_cls || !fs_cls) {
+	if (!g || !muxer_cls || !sink_cls || !fs_cls || !repair_cls) {
 		CAUSE("Cannot create the graph (%s).", !g ? "out of memory" :
 		      !muxer_cls ? "no filter.utils.muxer" :
+		      !repair_cls ? "no filter.wperf.repair" :
 		      !sink_cls ? "no such sink" : "no source.ctf.fs");
 		goto end;
 	}
@@ -532,7 +573,7 @@ static enum wperf_run_status build_and_run(const struct wperf_bt *bt, struct dis
 		goto end;
 	}
 	for (size_t i = 0; i < d->n; i++)
-		if (connect_to_muxer(g, sources[i], muxer, "source.ctf.fs"))
+		if (connect_to_muxer(g, sources[i], muxer, "source.ctf.fs", repair_cls, &nrepairs))
 			goto end;
 	if (bt_graph_connect_ports(g, bt_component_filter_borrow_output_port_by_index_const(muxer, 0),
 				   bt_component_sink_borrow_input_port_by_index_const(sink, 0),
@@ -659,7 +700,7 @@ static enum wperf_run_status build_source_graph(bt_graph *g, const struct wperf_
 	if (!(sink = add_component(g, 'k', sink_plugin, sink_class, sink_params)))
 		return WPERF_RUN_FAILED;
 	snprintf(what, sizeof(what), "source.%s.%s", bt_plugin_get_name(src_plugin), src_class);
-	if (connect_to_muxer(g, src, muxer, what))
+	if (connect_to_muxer(g, src, muxer, what, NULL, NULL))
 		return WPERF_RUN_FAILED;
 	if (bt_graph_connect_ports(g, bt_component_filter_borrow_output_port_by_index_const(muxer, 0),
 				   bt_component_sink_borrow_input_port_by_index_const(sink, 0),
