@@ -196,8 +196,8 @@ static void on_closed_segment(void *data, const struct closed_segment *whole)
 		 * run's waiting again to every edge under the main thread.
 		 * Nor does a kernel service thread's wait for work: idle
 		 * time, not held up by the waits of whoever gave it work. */
-		if (!wperf_comm_is_tracer_thread(v->comm) &&
-		    !wperf_comm_waits_only_for_work(v->comm))
+		if (!(vt_comm_flags(&a->vt, seg->vertex) &
+		      (VT_COMM_TRACER | VT_COMM_WAITS_FOR_WORK)))
 			cascade_ns = cascade_wait_ended(&a->cascade, &a->edges, seg->vertex,
 							seg->waker, w->kind == WPERF_V_THREAD,
 							requested, seg->start, seg->end);

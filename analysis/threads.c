@@ -123,9 +123,9 @@ static bool preempted_or_running(int64_t prev_state)
  * Linux 4.2): kernels before 4.14, and lttng-modules up to 2.10 on any. */
 #define STATE_RAW_IDLE 0x402
 
-static bool is_kworker(const char *comm)
+static bool is_kworker(const struct sched *s, uint32_t v)
 {
-	return comm && strncmp(comm, "kworker/", 8) == 0;
+	return vt_comm_flags(s->vt, v) & VT_COMM_KWORKER;
 }
 
 /*
@@ -153,14 +153,11 @@ static bool state_is_idle(int64_t prev_state)
  */
 static bool wait_is_for_work(struct sched *s, uint32_t v, int64_t prev_state)
 {
-	const char *comm;
-
 	if (state_is_idle(prev_state)) {
 		s->quality->has_idle_state = true;
 		return true;
 	}
-	comm = vt_get(s->vt, v)->comm;
-	return !s->quality->has_idle_state && prev_state == 1 && is_kworker(comm);
+	return !s->quality->has_idle_state && prev_state == 1 && is_kworker(s, v);
 }
 
 /* A new wait of v begins: its stack, when the event carries one. */
@@ -519,7 +516,7 @@ static void on_statedump(struct sched *s, const struct wperf_event *ev)
 		/* The dump does not say which sleep: a kworker asleep when
 		 * the trace began is, but for the moments it runs work that
 		 * sleeps, waiting for work (wperf-analysis(7)). */
-		s->th[v].wait_idle = is_kworker(vx->comm);
+		s->th[v].wait_idle = is_kworker(s, v);
 		break;
 	case WPERF_STATEDUMP_WAIT_CPU:
 	case WPERF_STATEDUMP_RUN:

@@ -22,6 +22,7 @@ void vt_fini(struct vertex_table *t)
 		free(t->v[i].comm);
 	}
 	free(t->v);
+	free(t->comm_flags);
 	free(t->tid_keys);
 	free(t->tid_vals);
 	free(t->pseudo);
@@ -103,15 +104,20 @@ static uint32_t append_vertex(struct vertex_table *t, enum wperf_vertex_kind kin
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 256;
 		struct wperf_vertex *v = realloc(t->v, cap * sizeof *v);
+		uint8_t *flags = v ? realloc(t->comm_flags, cap) : NULL;
 
-		if (!v) {
+		if (v)
+			t->v = v;
+		if (!flags) {
 			t->oom = true;
 			return VERTEX_NONE;
 		}
-		t->v = v;
+		t->comm_flags = flags;
 		t->cap = cap;
 	}
 	struct wperf_vertex *v = &t->v[t->n];
+
+	t->comm_flags[t->n] = 0;
 
 	memset(v, 0, sizeof *v);
 	v->id = (uint32_t)t->n;
@@ -220,6 +226,16 @@ void vt_set_name(struct vertex_table *t, uint32_t id, const char *name)
 	replace_string(t, &t->v[id].name, name);
 }
 
+static uint8_t comm_flags_of(const char *comm)
+{
+	if (!comm)
+		return 0;
+	return (wperf_comm_is_tracer_thread(comm) ? VT_COMM_TRACER : 0) |
+	       (wperf_comm_waits_only_for_work(comm) ? VT_COMM_WAITS_FOR_WORK : 0) |
+	       (strncmp(comm, "kworker/", 8) == 0 ? VT_COMM_KWORKER : 0) |
+	       (strncmp(comm, "ksoftirqd/", 10) == 0 ? VT_COMM_KSOFTIRQD : 0);
+}
+
 void vt_set_comm(struct vertex_table *t, uint32_t id, const char *comm)
 {
 	/* Every switch and wakeup names its thread, and the name seldom
@@ -229,4 +245,5 @@ void vt_set_comm(struct vertex_table *t, uint32_t id, const char *comm)
 		return;
 	replace_string(t, &t->v[id].comm, comm);
 	replace_string(t, &t->v[id].name, comm);
+	t->comm_flags[id] = comm_flags_of(t->v[id].comm);
 }

@@ -29,7 +29,19 @@ struct vertex_table {
 	/* Pseudo vertices are few (disks, irq lines): a plain list. */
 	uint32_t *pseudo;
 	size_t n_pseudo, cap_pseudo;
+	/* Per vertex, what its comm says of it (VT_COMM_*), worked out when
+	 * the comm changes rather than on every wait that needs it. */
+	uint8_t *comm_flags;
 	bool oom;                   /* an allocation failed: results incomplete */
+};
+
+/* What a thread's comm tells (graph.h's wperf_comm_* tests, and the
+ * analysis' own prefixes). */
+enum {
+	VT_COMM_TRACER = 1,          /* wperf_comm_is_tracer_thread() */
+	VT_COMM_WAITS_FOR_WORK = 2,  /* wperf_comm_waits_only_for_work() */
+	VT_COMM_KWORKER = 4,         /* "kworker/..." */
+	VT_COMM_KSOFTIRQD = 8,       /* "ksoftirqd/..." */
 };
 
 void vt_init(struct vertex_table *t);
@@ -38,6 +50,12 @@ void vt_fini(struct vertex_table *t);       /* frees what was not moved out */
 static inline struct wperf_vertex *vt_get(struct vertex_table *t, uint32_t id)
 {
 	return &t->v[id];
+}
+
+/* The VT_COMM_* flags of a vertex's current comm (0 without one). */
+static inline unsigned vt_comm_flags(const struct vertex_table *t, uint32_t id)
+{
+	return t->comm_flags[id];
 }
 
 /* The live thread with this tid, or VERTEX_NONE. */

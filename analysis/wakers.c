@@ -129,9 +129,9 @@ static uint32_t untraced_interrupt(struct sched *s)
  * waker, by the raise events (irq_softirq_raise), which every wperf
  * recording has. Without them the running thread stays the waker.
  */
-static bool is_softirq_daemon(const struct wperf_vertex *v)
+static bool is_softirq_daemon(const struct sched *s, uint32_t v)
 {
-	return v->comm && strncmp(v->comm, "ksoftirqd/", 10) == 0;
+	return vt_comm_flags(s->vt, v) & VT_COMM_KSOFTIRQD;
 }
 
 /* The pending softirq that woke wakee if it is ksoftirqd, else
@@ -140,7 +140,7 @@ static uint32_t softirq_daemon_waker(struct sched *s, const struct cpu_ctx *c, u
 {
 	int vec;
 
-	if (!c->softirq_pending || !is_softirq_daemon(vt_get(s->vt, wakee)))
+	if (!c->softirq_pending || !is_softirq_daemon(s, wakee))
 		return VERTEX_NONE;
 	vec = c->softirq_raised_last;
 	if (vec < 0 || !(c->softirq_pending & (1u << vec)))
@@ -162,7 +162,7 @@ static uint32_t exit_notifier(struct sched *s, uint32_t v)
 	uint32_t main_thread;
 
 	if (!s->th[v].exiting || vx->pid <= 0 || vx->pid == vx->tid ||
-	    !wperf_comm_is_tracer_thread(vx->comm))
+	    !(vt_comm_flags(s->vt, v) & VT_COMM_TRACER))
 		return v;
 	/* Ended at its last switch, but its tid is not reused before the
 	 * parent reaps it: the newest vertex of that tid is the one. */

@@ -264,6 +264,21 @@ static void find_stacks(const bt_event_class *ec, struct event_plan *p)
 	}
 }
 
+/* Which contexts the plan reads (every reference it holds is one). */
+static void note_scopes_read(struct event_plan *p)
+{
+	const struct field_ref *refs[MAX_SLOTS + 5] = {
+		&p->current_tid, &p->current_pid, &p->common_flags, &p->stack[0], &p->stack[1],
+	};
+
+	for (size_t i = 0; i < MAX_SLOTS; i++)
+		refs[5 + i] = &p->slot[i];
+	for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++) {
+		p->reads_common_ctx |= refs[i]->scope == SCOPE_COMMON_CTX;
+		p->reads_specific_ctx |= refs[i]->scope == SCOPE_SPECIFIC_CTX;
+	}
+}
+
 void wperf_plan_build(const bt_event_class *ec, struct event_plan *p)
 {
 	const char *name = bt_event_class_get_name(ec);
@@ -317,6 +332,7 @@ void wperf_plan_build(const bt_event_class *ec, struct event_plan *p)
 		find_context_value(ec, "vpid", NULL, &p->current_pid);
 	find_context_value(ec, "common_flags", "common_flags", &p->common_flags);
 	find_stacks(ec, p);
+	note_scopes_read(p);
 }
 
 /* ------------------------------------------------------------------ */

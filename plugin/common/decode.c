@@ -40,6 +40,11 @@ struct stream_state {
 	struct field_ref cpu_ref; /* where cpu_id is in the packet context */
 	bool has_clock;
 	const bt_clock_class *clock;
+	/* A clock counting nanoseconds (LTTng's, perf's, the tracefs
+	 * recorder's) turns a snapshot into time since its origin by one
+	 * addition of its offset: clock_origin_ns, when clock_in_ns. */
+	bool clock_in_ns;
+	int64_t clock_origin_ns;
 	/* The plans of this stream's event classes by class id, filled as
 	 * they are met: every event needs its plan, and an array index is
 	 * cheaper than hashing the class pointer (see plan_in_stream()). */
@@ -276,6 +281,22 @@ static int classify_stream(struct wperf_decoder *d, const bt_stream *stream, boo
 	return stream_class_has_kernel_events(d, bt_stream_borrow_class_const(stream), kernel);
 }
 
+/* Past 2^62 ns (146 years) from the clock's origin, or with an offset in
+ * cycles of a second or more, babeltrace2 converts each snapshot itself. */
+#define FAST_ORIGIN_MAX_S ((int64_t)1 << 32)
+#define NS_PER_S 1000000000
+
+static void note_clock_offset(struct stream_state *st)
+{
+	int64_t seconds;
+	uint64_t cycles;
+
+	bt_clock_class_get_offset(st->clock, &seconds, &cycles);
+	st->clock_in_ns = bt_clock_class_get_frequency(st->clock) == NS_PER_S &&
+			  seconds >= 0 && seconds < FAST_ORIGIN_MAX_S && cycles < NS_PER_S;
+	st->clock_origin_ns = st->clock_in_ns ? seconds * NS_PER_S + (int64_t)cycles : 0;
+}
+
 static struct stream_state *stream_state_for(struct wperf_decoder *d, const bt_stream *stream)
 {
 	struct stream_cache_slot *slot = &d->stream_cache[stream_cache_slot(stream)];
@@ -297,6 +318,8 @@ static struct stream_state *stream_state_for(struct wperf_decoder *d, const bt_s
 		st->clock = bt_stream_class_borrow_default_clock_class_const(
 			bt_stream_borrow_class_const(stream));
 		st->has_clock = st->clock != NULL;
+		if (st->clock)
+			note_clock_offset(st);
 		/* Components emitting their own events (filter.wperf.waits) need
 		 * the kernel time base before the first kernel event. */
 		if (!st->skip && st->clock && !d->clock_class) {
@@ -328,6 +351,23 @@ static int snapshot_ns(const bt_clock_snapshot *cs, int64_t *ns, char *err, size
 		return -1;
 	}
 	return 0;
+}
+
+/* snapshot_ns() of an event's snapshot on its stream's clock: what
+ * babeltrace2 computes (origin + value, both in ns), without its call
+ * when the clock counts nanoseconds and the sum fits. */
+static inline int event_ns(const struct stream_state *st, const bt_clock_snapshot *cs,
+			   int64_t *ns, char *err, size_t errlen)
+{
+	uint64_t value;
+
+	if (st->clock_in_ns) {
+		value = bt_clock_snapshot_get_value(cs);
+		if (value <= (uint64_t)INT64_MAX &&
+		    !__builtin_add_overflow(st->clock_origin_ns, (int64_t)value, ns))
+			return 0;
+	}
+	return snapshot_ns(cs, ns, err, errlen);
 }
 
 /* Two kernel traces are only one machine's history if their clocks say
@@ -363,7 +403,7 @@ static int check_same_machine(struct wperf_decoder *d, const bt_clock_class *cc,
 static int note_perf_mmap(struct wperf_decoder *d, const struct event_plan *p,
 			  const bt_event *event)
 {
-	struct event_scopes s = { bt_event_borrow_payload_field_const(event), NULL, NULL };
+	struct event_scopes s = { { NULL, bt_event_borrow_payload_field_const(event) } };
 	const char *file = read_str(&s, &p->mmap_filename);
 
 	if (file && strncmp(file, "[kernel.kallsyms]", 17) == 0)
@@ -477,11 +517,14 @@ static int decode_event(struct wperf_decoder *d, struct wperf_analysis *a,
 	ev.stack = NULL;
 	ev.n_stack = 0;
 	ev.type = (enum wperf_event_type)p->type;
-	if (snapshot_ns(d->latest_time, &ev.ts, err, errlen) < 0)
+	if (event_ns(st, d->latest_time, &ev.ts, err, errlen) < 0)
 		return -1;
-	scopes.payload = bt_event_borrow_payload_field_const(event);
-	scopes.common_ctx = bt_event_borrow_common_context_field_const(event);
-	scopes.specific_ctx = bt_event_borrow_specific_context_field_const(event);
+	scopes.base[SCOPE_NONE] = NULL;
+	scopes.base[SCOPE_PAYLOAD] = bt_event_borrow_payload_field_const(event);
+	scopes.base[SCOPE_COMMON_CTX] = p->reads_common_ctx
+		? bt_event_borrow_common_context_field_const(event) : NULL;
+	scopes.base[SCOPE_SPECIFIC_CTX] = p->reads_specific_ctx
+		? bt_event_borrow_specific_context_field_const(event) : NULL;
 	ev.cpu = st->cpu;
 	ev.current_tid = read_int(&scopes, &p->current_tid, -1);
 	ev.current_pid = read_int(&scopes, &p->current_pid, -1);
@@ -506,12 +549,12 @@ nomem:
 static void read_packet_cpu(struct stream_state *st, const bt_packet *packet)
 {
 	const bt_field *ctx = bt_packet_borrow_context_field_const(packet);
-	struct event_scopes s = { ctx, NULL, NULL };
+	struct event_scopes s = { { NULL, ctx } };
 
 	if (!ctx)
 		return;
 	if (!st->cpu_ref_resolved) {
-		/* SCOPE_PAYLOAD stands for "the structure in s.payload" here. */
+		/* SCOPE_PAYLOAD stands for "the structure in s.base[SCOPE_PAYLOAD]" here. */
 		if (!wperf_plan_find_member(bt_field_borrow_class_const(ctx), SCOPE_PAYLOAD,
 					    "cpu_id", WANT_INT, &st->cpu_ref))
 			st->cpu_ref.scope = SCOPE_NONE;
