@@ -22,12 +22,20 @@ of that directory; the machine's own lttng-sessiond is never touched.
 - `wperf stop` racing `wperf snapshot`: stop waits for the snapshot, then
   removes the ftrace instance; the instance is never left tracing.
 - A flight recorder whose directory was removed without `wperf stop`:
-  the next flight recorder removes its ftrace instance, and no other.
+  the next flight recorder removes its ftrace instance and its LTTng
+  session, and no other; the last stop ends the session daemon.
+- A trigger watcher killed by SIGKILL: the next wperf removes its
+  trigger, not that of another flight recorder's live watcher.
+- `wperf stop` of a flight recorder whose directory was renamed ends its
+  watcher (found by the directory it holds), not another's.
 - Many at once: three `wperf record`s (one as another user), a flight
   recorder taking snapshots and a `wperf top`, for about 30 s, stopped in
   a random order: each recording reports its command, nothing is left
   (ftrace instances, LTTng sessions, session daemon, temporary
   directories), and every non-zero exit said why.
+
+After each test, every LTTng daemon left in one of its namespaces (found
+by its mounts) is ended; the test fails if one would not end.
 
 Needs root, tracefs, lttng-sessiond and unshare(1): without them the
 tests FAIL under CI=true and are skipped (77) otherwise.
@@ -105,6 +113,43 @@ def end_daemon(pid):
             return
         time.sleep(0.1)
     os.kill(pid, signal.SIGKILL)
+
+
+def parent_of(pid):
+    try:
+        with open('/proc/%d/stat' % pid) as f:
+            return int(f.read().rsplit(')', 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def namespace_daemons(tmp):
+    """The LTTng daemons (lttng-sessiond, its consumers) running in a
+    mount namespace of this test's: one where a directory below tmp is
+    mounted. Their pid files cannot find them all: wperf names its own
+    (--pidfile), and a test's run directory may be gone."""
+    found = []
+    for d in filter(str.isdigit, os.listdir('/proc')):
+        try:
+            with open('/proc/%s/comm' % d) as f:
+                if not f.read().startswith('lttng-'):
+                    continue
+            with open('/proc/%s/mountinfo' % d) as f:
+                roots = [line.split()[3] for line in f]
+        except (OSError, IndexError):
+            continue
+        if any(r == tmp or r.startswith(tmp + '/') for r in roots):
+            found.append(int(d))
+    return found
+
+
+def end_namespace_daemons(tmp):
+    """End every daemon of namespace_daemons(tmp); the pids that would not
+    end."""
+    pids = namespace_daemons(tmp)
+    for pid in pids:
+        end_daemon(pid)
+    return [pid for pid in pids if alive(pid)]
 
 
 def reading_instance(pid, timeout):
@@ -193,7 +238,9 @@ class PrivateDaemon(unittest.TestCase):
                 if pipe:
                     pipe.close()
         end_daemon(self.daemon)
+        left = end_namespace_daemons(self.tmp)
         shutil.rmtree(self.tmp, ignore_errors=True)
+        self.assertEqual(left, [], 'LTTng daemons of the test left running')
 
     def stopped_daemon(self):
         """Start lttng-sessiond in the private run directory (no kernel
@@ -278,10 +325,17 @@ class PrivateRun(unittest.TestCase):
             for pipe in (p.stdout, p.stderr):
                 if pipe:
                     pipe.close()
-        end_daemon(read_pid(os.path.join(self.run_dir, 'lttng', 'lttng-sessiond.pid')))
         end_daemon(self.wedged_daemon)
+        left = end_namespace_daemons(self.tmp)
         self.remove_own_instances()
         shutil.rmtree(self.tmp, ignore_errors=True)
+        self.assertEqual(left, [], 'LTTng daemons of the test left running')
+
+    def wperfs_daemons(self):
+        """The LTTng daemons of this test's /run that a wperf started (not
+        the wedged one the test started, nor its consumers)."""
+        return [p for p in namespace_daemons(self.tmp)
+                if p != self.wedged_daemon and parent_of(p) != self.wedged_daemon]
 
     def remove_own_instances(self):
         """The ftrace instances of the flight recorders of this test that a
@@ -392,11 +446,90 @@ class PrivateRun(unittest.TestCase):
                 with open(os.path.join(TRACEFS, 'instances', gone_inst, 'tracing_on'), 'w') as f:
                     f.write('0')
                 os.rmdir(os.path.join(TRACEFS, 'instances', gone_inst))
+        self.assertIn('destroyed its LTTng session wperf-gone-', err)
         for out in (kept, new):
             s = subprocess.run(self.ns([WPERF, 'stop', out]), stdin=subprocess.DEVNULL,
                                capture_output=True, text=True, timeout=120)
             self.assertEqual(s.returncode, 0, s.stderr)
         self.assertFalse({kept_inst, new_inst} & self.instances())
+        # The gone recorder's session went with its instance: the last stop
+        # ends the session daemon a wperf started.
+        self.assertEqual(self.wperfs_daemons(), [], 'the session daemon wperf started is '
+                         'left running: ' + s.stderr)
+
+    def trigger_flight(self, name):
+        """A flight recorder with --trigger-on in this test's /run: its
+        directory and wperf.json."""
+        out = os.path.join(self.tmp, name)
+        r = subprocess.run(self.ns([WPERF, 'record', '--snapshot', '--buffer-size-kb', '256',
+                                    '--ust-events', 'lttng_ust_tracef:*', '--trigger-on',
+                                    'lttng_ust_tracef:event', '-o', out]),
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           timeout=180)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(out + '/wperf.json') as f:
+            return out, json.load(f)
+
+    def triggers(self):
+        r = subprocess.run(self.ns(['lttng', 'list-triggers']), stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True, timeout=60)
+        if 'No session daemon' in r.stderr:
+            return set()        # the last wperf stopped it: no trigger left
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return set(re.findall(r'name: (\S+)', r.stdout))
+
+    def stop_flight(self, out):
+        s = subprocess.run(self.ns([WPERF, 'stop', out]), stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True, timeout=180)
+        self.assertEqual(s.returncode, 0, s.stderr)
+        return s
+
+    def test_trigger_of_a_killed_watcher_is_removed_by_the_next_wperf(self):
+        """A trigger watcher killed by SIGKILL leaves its trigger, whose
+        snapshots name the dead watcher's /proc/PID/fd/N: the next wperf
+        removes that trigger, and not the one of a live watcher."""
+        killed, ks = self.trigger_flight('killed')
+        live, ls = self.trigger_flight('live')
+        dead = ks['watcher']
+        self.assertEqual({ks['trigger']['name'], ls['trigger']['name']} - self.triggers(),
+                         set())
+        os.kill(dead, signal.SIGKILL)
+        for _ in range(100):
+            if not alive(dead):
+                break
+            time.sleep(0.05)
+        r = subprocess.run(self.ns([WPERF, 'record', '-o', self.tmp + '/r', '--', 'true']),
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           timeout=180)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn('removed LTTng trigger %s, left by a trigger watcher that was killed '
+                      '(pid %d)' % (ks['trigger']['name'], dead), r.stderr)
+        left = self.triggers()
+        self.assertNotIn(ks['trigger']['name'], left, r.stderr)
+        self.assertIn(ls['trigger']['name'], left, r.stderr)
+        self.assertTrue(alive(ls['watcher']))
+        self.stop_flight(killed)
+        self.stop_flight(live)
+        self.assertFalse(alive(ls['watcher']))
+        self.assertEqual(self.triggers() & {ks['trigger']['name'], ls['trigger']['name']},
+                         set())
+
+    def test_stop_of_a_moved_flight_recorder_ends_its_watcher(self):
+        """`wperf stop` of a flight recorder whose directory was renamed
+        finds its watcher by the directory it holds (its command line
+        names the old path) and ends it; another flight recorder's
+        watcher goes on."""
+        old, state = self.trigger_flight('before')
+        other, other_state = self.trigger_flight('other')
+        new = os.path.join(self.tmp, 'after')
+        os.rename(old, new)
+        s = self.stop_flight(new)
+        self.assertIn('flight recorder of %s stopped' % new, s.stderr)
+        self.assertFalse(alive(state['watcher']), 'the moved flight recorder\'s watcher '
+                         'still runs after wperf stop:\n' + s.stderr)
+        self.assertTrue(alive(other_state['watcher']))
+        self.stop_flight(other)
+        self.assertFalse(alive(other_state['watcher']))
 
     def test_many_at_once_stopped_in_any_order(self):
         random.seed(os.getpid())
@@ -504,8 +637,7 @@ class PrivateRun(unittest.TestCase):
         self.assertEqual(self.own_instances_left(children, flight), set())
         self.assertEqual({n for n in os.listdir('/tmp') if n.startswith('wperf-top-')}
                          - tops_before, set())
-        daemon = read_pid(os.path.join(self.run_dir, 'lttng', 'lttng-sessiond.pid'))
-        self.assertFalse(daemon and alive(daemon), 'the session daemon wperf started is left')
+        self.assertEqual(self.wperfs_daemons(), [], 'the session daemon wperf started is left')
 
     def own_instances_left(self, children, flight):
         """Instances left of this test's wperfs: the flight recorder's, and

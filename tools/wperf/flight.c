@@ -238,6 +238,22 @@ static bool owner_alive(const char *dir, const char *instance)
 	return !ok || (!strcmp(running, "true") && !strcmp(inst, instance));
 }
 
+/* The LTTng session (and trigger) of the gone flight recorder whose
+ * instance is `instance` ("wperf-flight-X", its session "wperf-X"): left,
+ * it would keep the session daemon a wperf started running for ever. */
+static void end_gone_session(const char *instance)
+{
+	char session[256], trigger[300];
+
+	snprintf(session, sizeof(session), "wperf-%s", instance + strlen("wperf-flight-"));
+	snprintf(trigger, sizeof(trigger), "%s-trigger", session);
+	if (!wperf_lttng_session_exists(session))
+		return;
+	wperf_lttng_remove_trigger(trigger);
+	if (wperf_lttng_destroy_session(session) == 0)
+		wperf_say("destroyed its LTTng session %s", session);
+}
+
 void wperf_flight_sweep(const char *tracefs)
 {
 	char dir[PATH_MAX], path[PATH_MAX], owner[PATH_MAX];
@@ -265,6 +281,7 @@ void wperf_flight_sweep(const char *tracefs)
 			  "(%s)", e->d_name, owner);
 		if (wperf_flight_remove_instance(tracefs, e->d_name))
 			unlink(path);
+		end_gone_session(e->d_name);
 	}
 	closedir(d);
 }
@@ -340,13 +357,11 @@ static bool catches_sigterm(long pid)
 	return found;
 }
 
-/* Whether pid is the watcher of the flight recorder in out: its command
- * line has `_watch out`. A watcher that died long ago left its pid in
- * wperf.json, and the pid may now be another flight recorder's watcher,
- * which must not be stopped. */
-static bool is_watcher(long pid, const char *out)
+/* Whether process pid runs `wperf _watch`: its command line's second
+ * word. */
+static bool runs_watch(long pid)
 {
-	char path[64], cmdline[PATH_MAX + 64];
+	char path[64], cmdline[256];
 	size_t n;
 	FILE *f;
 
@@ -356,21 +371,44 @@ static bool is_watcher(long pid, const char *out)
 	n = fread(cmdline, 1, sizeof(cmdline) - 1, f);
 	fclose(f);
 	cmdline[n] = '\0';
-	for (size_t i = 0; i < n; i += strlen(cmdline + i) + 1)
-		if (!strcmp(cmdline + i, "_watch")) {
-			i += strlen(cmdline + i) + 1;
-			return i < n && !strcmp(cmdline + i, out);
-		}
-	return false;
+	return strlen(cmdline) + 1 < n && !strcmp(cmdline + strlen(cmdline) + 1, "_watch");
+}
+
+/* Whether pid is the watcher of the flight recorder whose directory dir
+ * holds: a `wperf _watch` that holds the same directory (device and
+ * inode) open. Found by what it holds, not by a path: DIR may have been
+ * moved since (its watcher's command line names the old path), and a
+ * watcher that died long ago left its pid in wperf.json, which may now
+ * be another flight recorder's watcher, which must not be stopped. */
+static bool is_watcher(long pid, int dir)
+{
+	char path[64], fd_path[PATH_MAX];
+	struct stat held, st;
+	struct dirent *e;
+	bool found = false;
+	DIR *fds;
+
+	if (!runs_watch(pid) || fstat(dir, &held) != 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%ld/fd", pid);
+	if (!(fds = opendir(path)))
+		return false;
+	while (!found && (e = readdir(fds))) {
+		snprintf(fd_path, sizeof(fd_path), "%s/%s", path, e->d_name);
+		found = e->d_name[0] != '.' && stat(fd_path, &st) == 0 && S_ISDIR(st.st_mode) &&
+			st.st_dev == held.st_dev && st.st_ino == held.st_ino;
+	}
+	closedir(fds);
+	return found;
 }
 
 /* A watcher just started may not have its SIGTERM handler yet, and
  * SIGTERM would kill it, losing the snapshot it is there to save: wait
  * (up to 10 s) until it catches SIGTERM. Then wait (up to 60 s) for it to
  * end; past that it is killed (its half-built snapshot is not kept). */
-void wperf_flight_stop_watcher(long pid, const char *out)
+void wperf_flight_stop_watcher(long pid, int dir)
 {
-	if (!is_watcher(pid, out))
+	if (!is_watcher(pid, dir))
 		return;
 	for (int i = 0; i < 200 && !catches_sigterm(pid); i++) {
 		waitpid((pid_t)pid, NULL, WNOHANG);    /* when it is our child */
@@ -392,10 +430,10 @@ void wperf_flight_stop_watcher(long pid, const char *out)
 /* ------------------------------------------------------------ starting */
 
 /* Remove every part made so far; what is already gone is fine. */
-static void teardown(const struct wperf_state *state)
+static void teardown(const struct wperf_state *state, int dir)
 {
 	if (state->watcher > 0)
-		wperf_flight_stop_watcher(state->watcher, state->output);
+		wperf_flight_stop_watcher(state->watcher, dir);
 	if (state->trigger_name)
 		wperf_lttng_remove_trigger(state->trigger_name);
 	wperf_lttng_destroy_session(state->session);
@@ -433,11 +471,11 @@ fail:
 
 /* Every part, and DIR/wperf.json; false after saying why, every part
  * made removed again. */
-static bool start_parts(const char *out, const char *at, struct wperf_state *state,
+static bool start_parts(const struct wperf_dir *dir, struct wperf_state *state,
 			const struct wperf_flight_options *opt, char *instance, size_t ilen,
 			char *trigger, size_t tlen)
 {
-	const char *name = state->session;
+	const char *name = state->session, *out = dir->shown, *at = dir->pid_at;
 
 	if (!strcmp(state->kernel, "tracefs")) {
 		snprintf(instance, ilen, "wperf-flight-%s",
@@ -459,7 +497,7 @@ static bool start_parts(const char *out, const char *at, struct wperf_state *sta
 	return true;
 fail:
 	state->running = false;
-	teardown(state);
+	teardown(state, dir->fd);
 	return false;
 }
 
@@ -475,7 +513,7 @@ int wperf_flight_start(const struct wperf_dir *dir, struct wperf_state *state,
 	state->instance = NULL;
 	state->watcher = -1;
 	state->trigger_name = state->trigger_event = state->trigger_filter = NULL;
-	if (!start_parts(out, at, state, opt, instance, sizeof(instance), trigger, sizeof(trigger)))
+	if (!start_parts(dir, state, opt, instance, sizeof(instance), trigger, sizeof(trigger)))
 		return WPERF_EXIT_FAIL;
 	if (state->instance)
 		wperf_say("flight recorder running (session %s, ftrace instance %s): take a "

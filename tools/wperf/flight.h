@@ -38,12 +38,13 @@ struct wperf_flight_options {
 int wperf_flight_start(const struct wperf_dir *dir, struct wperf_state *state,
 		       const struct wperf_flight_options *opt, char *const *command);
 
-/* Ask the trigger watcher `pid` of the flight recorder in out (its real
- * path) to end and wait until it has (it may be taking a snapshot from
- * the session and instance removed next). Nothing when pid is not that
- * watcher (gone, its pid reused, by another flight recorder's watcher
- * too). */
-void wperf_flight_stop_watcher(long pid, const char *out);
+/* Ask the trigger watcher `pid` of the flight recorder whose directory
+ * the descriptor dir holds to end, and wait until it has (it may be
+ * taking a snapshot from the session and instance removed next). The
+ * watcher is known by what it holds (the same directory open), wherever
+ * DIR was moved. Nothing when pid is not that watcher (gone, its pid
+ * reused, by another flight recorder's watcher too). */
+void wperf_flight_stop_watcher(long pid, int dir);
 
 /* Remove the ftrace instance `name` under tracefs (NULL: the usual mount
  * point), tracing off first. false after saying why. */
@@ -53,7 +54,8 @@ bool wperf_flight_remove_instance(const char *tracefs, const char *name);
  * directory (recorded in /run/wperf-flight/INSTANCE when it started) no
  * longer says it runs with that instance. An instance of no known owner,
  * or whose directory is not wperf's (root's, no other user may write),
- * is left alone. Root only. */
+ * is left alone. Its LTTng session and trigger are destroyed with it.
+ * Root only. */
 void wperf_flight_sweep(const char *tracefs);
 
 /* ------------------------------------------------------------ snapshots

@@ -10,6 +10,7 @@
  */
 #include "orphans.h"
 #include "safe-dir.h"
+#include "waits.h"
 #include "wperf.h"
 
 #include <dirent.h>
@@ -89,6 +90,96 @@ int wperf_destroy_if_orphaned(const char *name)
 			rc = lttng_destroy_session(name) == 0 ? 1 : -1;
 	free(sessions);
 	return rc;
+}
+
+/* ------------------------------------------------------------ triggers */
+
+/* Whether process pid is a trigger watcher (`wperf _watch ...`): its
+ * command line's second word. */
+static bool is_a_watcher(long pid)
+{
+	char path[64], cmdline[256];
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
+	if (!(f = fopen(path, "r")))
+		return false;
+	n = fread(cmdline, 1, sizeof(cmdline) - 1, f);
+	fclose(f);
+	cmdline[n] = '\0';
+	return strlen(cmdline) + 1 < n && !strcmp(cmdline + strlen(cmdline) + 1, "_watch");
+}
+
+/* The pid of the watcher whose held directory trigger t writes its
+ * snapshots into (/proc/PID/fd/N/..., watch.c), else 0. */
+static long watcher_of(const struct lttng_trigger *t)
+{
+	const struct lttng_action *list = lttng_trigger_get_const_action(t), *a;
+	const struct lttng_snapshot_output *out;
+	unsigned int count = 0;
+	const char *url;
+
+	if (!list || lttng_action_list_get_count(list, &count) != LTTNG_ACTION_STATUS_OK)
+		return 0;
+	for (unsigned int i = 0; i < count; i++) {
+		if (!(a = lttng_action_list_get_at_index(list, i)) ||
+		    lttng_action_get_type(a) != LTTNG_ACTION_TYPE_SNAPSHOT_SESSION ||
+		    lttng_action_snapshot_session_get_output(a, &out) != LTTNG_ACTION_STATUS_OK ||
+		    !(url = lttng_snapshot_output_get_ctrl_url(out)))
+			continue;
+		if (!strncmp(url, "file://", 7))
+			url += 7;
+		if (!strncmp(url, "/proc/", 6))
+			return pid_of(url + 6, strspn(url + 6, "0123456789"));
+	}
+	return 0;
+}
+
+/* Trigger t is wperf's (named "wperf-...-trigger", this user's) and the
+ * watcher it writes for is dead: its pid gone, or taken by a process
+ * that is no watcher, whose descriptor N the snapshots would go into. */
+static bool orphaned_trigger(const struct lttng_trigger *t, const char **name)
+{
+	size_t len;
+	uid_t owner;
+	long pid;
+
+	if (lttng_trigger_get_name(t, name) != LTTNG_TRIGGER_STATUS_OK || !*name ||
+	    strncmp(*name, "wperf-", 6) || (len = strlen(*name)) < 14 ||
+	    strcmp(*name + len - 8, "-trigger") ||
+	    lttng_trigger_get_owner_uid(t, &owner) != LTTNG_TRIGGER_STATUS_OK ||
+	    owner != geteuid() || !(pid = watcher_of(t)))
+		return false;
+	return wperf_pid_gone(pid) || !is_a_watcher(pid);
+}
+
+void wperf_sweep_orphaned_triggers(void)
+{
+	struct lttng_triggers *triggers = NULL;
+	unsigned int count = 0;
+	enum lttng_error_code ret;
+
+	if (!wperf_ctl_begin("listing triggers", WPERF_CTL_ASK_S, NULL, 0))
+		return;
+	ret = lttng_list_triggers(&triggers);
+	if (wperf_ctl_end(NULL, 0) || ret != LTTNG_OK ||
+	    lttng_triggers_get_count(triggers, &count) != LTTNG_TRIGGER_STATUS_OK)
+		count = 0;
+	for (unsigned int i = 0; i < count; i++) {
+		const struct lttng_trigger *t = lttng_triggers_get_at_index(triggers, i);
+		const char *name = NULL;
+		int rc;
+
+		if (!t || !orphaned_trigger(t, &name) ||
+		    !wperf_ctl_begin("removing a trigger", WPERF_CTL_DO_S, NULL, 0))
+			continue;
+		rc = lttng_unregister_trigger(t);
+		if (!wperf_ctl_end(NULL, 0) && rc == 0)
+			wperf_say("removed LTTng trigger %s, left by a trigger watcher that was killed "
+				  "(pid %ld)", name, watcher_of(t));
+	}
+	lttng_triggers_destroy(triggers);
 }
 
 void wperf_top_workdir_template(char *tmpl, size_t len)

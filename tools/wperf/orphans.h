@@ -5,7 +5,8 @@
  * records on (`wperf record`'s, `wperf top`'s live one), and `wperf
  * top`'s work directory in /tmp. Each is named after the pid of the
  * wperf that made it; only wperf's own names are touched, and only once
- * that pid is gone. (The recorder's ftrace instance is removed by its
+ * that pid is gone. So is a flight recorder's trigger whose watcher was
+ * killed: its output names the watcher's pid. (The recorder's ftrace instance is removed by its
  * parent at once, recorder.c; a killed wperf's recorder destroys the
  * session itself, this sweep is for the rest.)
  */
@@ -31,6 +32,14 @@ void wperf_sweep_orphaned_sessions(void);
 /* Destroy session `name` if it is such an orphan: 1 when destroyed, 0
  * when it is not one (or not there), -1 when the destroy failed. */
 int wperf_destroy_if_orphaned(const char *name);
+
+/* Remove the LTTng triggers whose trigger watcher is dead (a flight
+ * recorder's `--trigger-on`, its watcher killed by SIGKILL): named as
+ * wperf names them ("wperf-...-trigger"), this user's, their snapshots
+ * going to /proc/PID/fd/N of a PID that is gone or no watcher any more
+ * (another process's descriptor N, were the trigger left). Each said in
+ * one line. The flight recorder itself goes on; `wperf stop` stops it. */
+void wperf_sweep_orphaned_triggers(void);
 
 /* `wperf top`'s work directory: /tmp/wperf-top-PID-XXXXXX (mkdtemp's
  * template into tmpl, len >= 64). */

@@ -279,6 +279,7 @@ static bool choose_tracers(struct recording *r)
 	if (!r->state.sessiond_started)
 		r->state.sessiond_started = -1;         /* one was running: null */
 	wperf_sweep_orphaned_sessions();
+	wperf_sweep_orphaned_triggers();
 	lttng = wperf_lttng_kernel_available();
 	r->state.kernel = lttng ? "lttng" : "tracefs";
 	r->state.tracefs = lttng ? NULL : wperf_tracefs_dir(r->tracefs, sizeof(r->tracefs));

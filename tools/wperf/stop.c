@@ -18,6 +18,7 @@
 #include "json.h"
 #include "lttng.h"
 #include "options.h"
+#include "orphans.h"
 #include "output.h"
 #include "recording.h"
 #include "sessiond.h"
@@ -109,11 +110,12 @@ int wperf_cmd_stop(int argc, char **argv)
 		goto end;
 	/* Everything the flight recorder left running; what is gone is fine. */
 	if (f.watcher[0] && !f.want[WPERF_FS_WATCHER].is_string)
-		wperf_flight_stop_watcher(strtol(f.watcher, NULL, 10), held.shown);
+		wperf_flight_stop_watcher(strtol(f.watcher, NULL, 10), held.fd);
 	/* Then no snapshot under way: it would hold the instance's buffers
 	 * open (rmdir: EBUSY). The watcher's last ones are taken by now. */
 	if ((lock = wperf_flight_lock(out)) < 0)
 		goto end;
+	wperf_sweep_orphaned_triggers();        /* of watchers killed, this one's too */
 	trigger_json = f.trigger[0] == '{' ? f.trigger : NULL;
 	if (trigger_json && wperf_json_members(trigger_json, &tw, 1) && trigger_name[0])
 		wperf_lttng_remove_trigger(trigger_name);

@@ -274,6 +274,7 @@ static int watch(const struct top_args *a, bool has_duration, const struct wperf
 	if ((sessiond = wperf_ensure_sessiond(private_dir)) < 0)
 		return WPERF_EXIT_FAIL;
 	wperf_sweep_orphaned_sessions();
+	wperf_sweep_orphaned_triggers();
 	if (wperf_stop_signal_take()) {
 		if (sessiond > 0)
 			wperf_stop_sessiond_if_ours();
