@@ -375,6 +375,72 @@ static int first_disconnecting_cut(struct kgraph *kg, const struct piece *p,
 	return 0;
 }
 
+/* What thread v waited, itself, on the piece's other vertices: the
+ * direct_ns of its edges into the piece, active or cut; -1 when it keeps
+ * an active self-loop (alone, it is then a knot, not a sink). */
+static int64_t own_waits_on_piece(struct kgraph *kg, const struct piece *p, uint32_t v)
+{
+	int64_t sum = 0;
+
+	for (size_t k = kg->out_start[v]; k < kg->out_start[v + 1]; k++) {
+		const struct wperf_edge *e = kedge(kg, kg->out_edge[k]);
+		if (e->to == v && kg->active[kg->out_edge[k]])
+			return -1;
+		if (e->to != v &&
+		    bsearch(&e->to, p->verts, p->n, sizeof *p->verts, knots_cmp_u32))
+			sum = add_saturating(sum, e->direct_ns);
+	}
+	return sum;
+}
+
+/*
+ * 1 when the cut just made leaves a thread alone as a terminal part (a
+ * sink to be) although it waited on the rest of the piece longer than it
+ * ran and was runnable: a sink is a vertex limited by its own execution
+ * (wperf-method(7) §7), and this one is mostly waiting on the others,
+ * through edges each lighter than the threshold but together more than
+ * its work. Such a cut does not find where the time goes; it breaks the
+ * cycle the thread is part of (a writeback worker between the threads
+ * that wait on it and the disk it waits on). 0 when not, -1 on failure.
+ */
+static int cut_isolates_a_waiter(struct kgraph *kg, const struct piece *p)
+{
+	const struct wperf_graph *g = kg->g;
+	struct scc c;
+	int found = 0;
+
+	if (scc_compute(kg, p->verts, p->n, &c))
+		return -1;
+	for (size_t ci = 0; ci < c.n_comp && !found; ci++) {
+		if (!c.terminal[ci] || c.start[ci + 1] - c.start[ci] != 1)
+			continue;
+		uint32_t v = c.order[c.start[ci]];
+		const struct wperf_vertex *x = &g->vertices[v];
+		if (x->kind != WPERF_V_THREAD && x->kind != WPERF_V_VIRTUAL)
+			continue;
+		int64_t work = add_saturating(x->running_ns > 0 ? x->running_ns : 0,
+					      x->runnable_ns > 0 ? x->runnable_ns : 0);
+		found = own_waits_on_piece(kg, p, v) > work;
+	}
+	scc_fini(&c);
+	return found;
+}
+
+/* Stop refining p with the first n_cut edges of the cut order cut: what
+ * is left is the knot. Takes ownership of p and of cut. */
+static int emit_after_cuts(struct search *s, struct piece *p, size_t *cut, size_t n_edges,
+			   size_t n_cut, const char *why)
+{
+	if (record_removals(&s->kg, p, cut, n_cut)) {
+		free(cut);
+		piece_fini(p);
+		return -1;
+	}
+	if (n_cut)
+		memmove(cut, cut + n_cut, (n_edges - n_cut) * sizeof *cut);
+	return emit_knot(s, p, cut, n_edges - n_cut, why);
+}
+
 /* Cut the first k edges for good, record them, and put the terminal parts
  * of what remains on the work list. Takes ownership of p. */
 static int split_after_cut(struct search *s, struct piece *p, const size_t *cut,
@@ -429,20 +495,25 @@ int refine_piece(struct search *s, struct piece *p)
 	if (sc > 0) {
 		/* Stops before disconnecting: what is left is the knot. */
 		free(bounds);
-		if (record_removals(kg, p, cut, limit)) {
-			free(cut);
-			piece_fini(p);
-			return -1;
-		}
-		if (limit)
-			memmove(cut, cut + limit, (n_edges - limit) * sizeof *cut);
-		return emit_knot(s, p, cut, n_edges - limit, why);
+		return emit_after_cuts(s, p, cut, n_edges, limit, why);
 	}
-	if (sc < 0 || first_disconnecting_cut(kg, p, cut, bounds, &now, ties, &k)) {
+	int waiter = -1;
+	if (sc == 0 && first_disconnecting_cut(kg, p, cut, bounds, &now, ties, &k) == 0)
+		waiter = cut_isolates_a_waiter(kg, p);
+	if (waiter < 0) {
 		free(bounds);
 		free(cut);
 		piece_fini(p);
 		return -1;
+	}
+	if (waiter) {
+		/* Undo the disconnecting tie: the piece as it stood is the knot. */
+		size_t before = 0;
+		for (size_t t = 0; t < n_ties && bounds[t] < k; t++)
+			before = bounds[t];
+		free(bounds);
+		cut_prefix(kg, cut, &now, before);
+		return emit_after_cuts(s, p, cut, n_edges, before, "waiter");
 	}
 	free(bounds);
 	int rc = split_after_cut(s, p, cut, k);

@@ -128,6 +128,9 @@ static const char *stop_explanation(const char *why)
 		return "a single vertex is left";
 	if (!strcmp(why, "threshold"))
 		return "its lightest edge weighs at least the threshold";
+	if (!strcmp(why, "waiter"))
+		return "cutting on would leave alone, as a sink, a thread that waited on the "
+		       "others longer than it ran";
 	return why;
 }
 
