@@ -986,14 +986,24 @@ class Record(Recording):
         self.addCleanup(subprocess.run, ['lttng', 'destroy', session], capture_output=True)
         for r in recorders:
             os.kill(r, signal.SIGKILL)
-        _, err = p.communicate(timeout=60)
-        self.assertNotEqual(p.returncode, 0)
-        self.assertIn('the kernel recorder stopped (killed by SIGKILL)', err)
+        # Said at once; the command runs on (it is the user's): ended here
+        # once wperf has said it, rather than waited for.
+        said = []
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            line = p.stderr.readline()
+            said.append(line)
+            if not line or 'the kernel recorder stopped' in line:
+                break
         with open(os.path.join(out, 'command.pid')) as f:
             try:
-                os.kill(int(f.read()), signal.SIGKILL)   # the workload keeps running
+                os.kill(int(f.read()), signal.SIGKILL)
             except ProcessLookupError:
                 pass
+        _, err = p.communicate(timeout=60)
+        err = ''.join(said) + err
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn('the kernel recorder stopped (killed by SIGKILL)', err)
         # (Another recorder starting meanwhile, as another test run's, may
         # have removed it already.)
         stale = ['wperf-%d' % r for r in recorders]
