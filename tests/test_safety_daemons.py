@@ -24,6 +24,9 @@ of that directory; the machine's own lttng-sessiond is never touched.
 - A flight recorder whose directory was removed without `wperf stop`:
   the next flight recorder removes its ftrace instance and its LTTng
   session, and no other; the last stop ends the session daemon.
+- The session daemon killed and started again by someone else during a
+  recording: wperf ends with a line that says so and a trace that
+  `wperf report` reads (or one line that it is lost), never hangs.
 - A trigger watcher killed by SIGKILL: the next wperf removes its
   trigger, not that of another flight recorder's live watcher.
 - `wperf stop` of a flight recorder whose directory was renamed ends its
@@ -530,6 +533,47 @@ class PrivateRun(unittest.TestCase):
         self.assertTrue(alive(other_state['watcher']))
         self.stop_flight(other)
         self.assertFalse(alive(other_state['watcher']))
+
+    def test_daemon_restarted_during_a_recording(self):
+        """The session daemon killed and started again by someone else
+        while `wperf record` records: wperf ends (no hang) with one line
+        that says the daemon went away, and the trace it names is one
+        `wperf report` reads (the kernel half), or it is said lost."""
+        out = os.path.join(self.tmp, 'r')
+        p = start(self.ns([WPERF, 'record', '-o', out, '--', 'sleep', '6']))
+        self.procs.append(p)
+        err = Stderr(p)
+        t, _ = err.wait_for(r'command pid \d+', 120)
+        daemon = read_pid(os.path.join(self.run_dir, 'wperf-sessiond-0.pid'))
+        # (err.text() waits for wperf's end: only once the test failed.)
+        if t is None or not (daemon and alive(daemon)):
+            self.fail('the recording did not start with a daemon of its own:\n' + err.text())
+        os.kill(daemon, signal.SIGKILL)
+        for _ in range(100):
+            if not alive(daemon):
+                break
+            time.sleep(0.05)
+        subprocess.run(self.ns(['lttng-sessiond', '--daemonize', '--no-kernel']),
+                       check=True, timeout=60, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        try:
+            p.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            self.fail('wperf record hangs after the daemon restarted:\n' + err.text())
+        text = err.text()
+        last = [ln for ln in text.splitlines() if ln.startswith('wperf:')][-1]
+        self.assertRegex(text, r'lttng-sessiond .*(restarted|gone|went away)', text)
+        m = re.match(r'wperf: trace in (.+): wperf report ', last)
+        if m:
+            self.assertEqual(p.returncode, 0, text)
+            rep = subprocess.run([WPERF, 'report', m.group(1), '--format', 'json'],
+                                 capture_output=True, text=True, timeout=300)
+            self.assertEqual(rep.returncode, 0, rep.stderr)
+            pid = read_pid(out + '/command.pid')
+            self.assertRegex(rep.stdout, r'"pid": ?%d\b' % pid)
+        else:
+            self.assertNotEqual(p.returncode, 0, text)
+            self.assertRegex(last, r'^wperf: error: ', text)
 
     def test_many_at_once_stopped_in_any_order(self):
         random.seed(os.getpid())

@@ -392,6 +392,35 @@ static bool start(struct recording *r)
 	return true;
 }
 
+/* The session could not be stopped: whether because it is gone, its
+ * session daemon killed or restarted by someone else while recording
+ * (not wedged: that is said as such). The kernel trace of the tracefs
+ * recorder is whole then, said in a warning (true); LTTng's kernel trace
+ * ends there, said in r->why (false). false also when it is not gone. */
+static bool session_lost(struct recording *r)
+{
+	char daemon[96] = "";
+
+	if (wperf_ctl_wedged() || wperf_ctl_interrupted() ||
+	    wperf_lttng_session_exists(r->session) || wperf_ctl_wedged())
+		return false;
+	if (r->state.sessiond_started > 0)
+		snprintf(daemon, sizeof(daemon), " (pid %ld, started by this wperf)",
+			 r->state.sessiond_started);
+	if (strcmp(r->state.kernel, "tracefs")) {
+		snprintf(r->why, sizeof(r->why), "lttng-sessiond%s was killed or restarted while "
+			 "recording: LTTng session %s is gone, and the trace (LTTng's kernel "
+			 "tracer) ends where it went away, if it is readable at all: record again",
+			 daemon, r->session);
+		return false;
+	}
+	wperf_say("warning: lttng-sessiond%s was killed or restarted while recording: LTTng "
+		  "session %s is gone; the kernel trace (tracefs) is whole, the UST events "
+		  "(annotations) end where the daemon went away", daemon, r->session);
+	r->why[0] = '\0';
+	return true;
+}
+
 /* Record until the command ends (or the recording is stopped): its
  * status, r->failed when the recording went wrong. */
 static int run(struct recording *r)
@@ -409,7 +438,7 @@ static int run(struct recording *r)
 	status = wperf_command_run(ro->command, r->at, deadline, r->state.user,
 				   still_recording, r, &r->failed);
 	if (!r->failed && wperf_lttng_stop(r->session, r->why, sizeof(r->why)) < 0)
-		r->failed = true;
+		r->failed = !session_lost(r);
 	return status;
 }
 
