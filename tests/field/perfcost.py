@@ -12,7 +12,15 @@ machine's load hits both sides alike) and prints both throughputs; the
 summary gives per case the median of each side and the ratio recorded /
 plain of the medians, with the pairs' own ratios, and the CPU time that
 `wperf record` and its helpers (not the driver's processes) used per
-second of the recorded run. Needs root.
+second of the recorded run, and the spread of each side and of the pairs'
+ratios, so that an effect can be told from noise. Needs root.
+
+    --sysbench-test T   the mariadb case's sysbench test (default its own,
+                        oltp_write_only; the benchmark runs oltp_read_write)
+    --seconds S         load per run (WPERF_FIELD_SECONDS, default 4)
+    --record-args ARGS  more `wperf record` options, e.g. "--buffer-size-kb 1024"
+    --trace-dir DIR     write the traces under DIR (e.g. /dev/shm: no disk
+                        writes beside the server's), not the case's directory
 """
 
 import argparse
@@ -51,6 +59,10 @@ def recorder_cpu(popen, tmp, halt, out):
         halt.wait(0.1)
 
 
+RECORD_ARGS = []
+TRACE_DIR = [None]
+
+
 def one(case, record):
     tmp = tempfile.mkdtemp(prefix='%s-cost-' % case.name, dir=fieldlib.field_root())
     p = None
@@ -58,7 +70,8 @@ def one(case, record):
         case.prepare(tmp)
         cmd = ['bash', case.driver(), tmp]
         if record:
-            cmd = [fieldlib.WPERF, 'record', '-o', os.path.join(tmp, 'trace'), '--'] + cmd
+            trace = os.path.join(TRACE_DIR[0] or tmp, os.path.basename(tmp) + '-trace')
+            cmd = ([fieldlib.WPERF, 'record', '-o', trace] + RECORD_ARGS + ['--'] + cmd)
         t0 = time.monotonic()
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                              start_new_session=True)
@@ -85,15 +98,53 @@ def one(case, record):
             fieldlib.kill_session(p, fieldlib.pidfile_pids(tmp))
         fieldlib.kill_tree(set(fieldlib.pidfile_pids(tmp)) | set(fieldlib.own_pids(tmp)))
         shutil.rmtree(tmp, ignore_errors=True)
+        if TRACE_DIR[0]:
+            shutil.rmtree(os.path.join(TRACE_DIR[0], os.path.basename(tmp) + '-trace'),
+                          ignore_errors=True)
+
+
+def spread(xs):
+    """min-max of xs, and that range as a share of their median."""
+    m = statistics.median(xs)
+    return '%.0f-%.0f (%.0f %%)' % (min(xs), max(xs), 100 * (max(xs) - min(xs)) / m)
+
+
+def quartiles(xs):
+    """The pairs' ratios: their median and interquartile range."""
+    q = statistics.quantiles(xs, n=4, method='inclusive') if len(xs) > 1 else [xs[0]] * 3
+    return '%.3f (IQR %.3f-%.3f)' % (q[1], q[0], q[2])
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--pairs', type=int, default=5)
     ap.add_argument('--cases', default='nginx,mariadb')
+    ap.add_argument('--sysbench-test')
+    ap.add_argument('--seconds', type=int)
+    ap.add_argument('--record-args', default='')
+    ap.add_argument('--trace-dir')
     a = ap.parse_args()
-    print('started %s UTC, load average %s' % (time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime()),
-                                               open('/proc/loadavg').read().split()[:3]))
+    if os.geteuid() != 0:
+        print('perfcost: recording needs root: skipped')
+        sys.exit(77)
+    for name in a.cases.split(','):
+        missing = [n for n in cases.CASES[name].needs if not shutil.which(n)]
+        if missing:
+            print('perfcost: %s needs %s (Debian packages of `make deps`): skipped'
+                  % (name, ', '.join(missing)))
+            sys.exit(77)
+    if a.sysbench_test:
+        os.environ['FIELD_SB_TEST'] = a.sysbench_test
+    if a.seconds:
+        cases.SECS = a.seconds
+    RECORD_ARGS.extend(a.record_args.split())
+    TRACE_DIR[0] = a.trace_dir
+    print('started %s UTC, load average %s; %d s of load per run%s%s' % (
+        time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime()),
+        open('/proc/loadavg').read().split()[:3], cases.SECS,
+        ', sysbench ' + a.sysbench_test if a.sysbench_test else '',
+        ', wperf record ' + a.record_args if a.record_args else '') +
+        (', traces under ' + a.trace_dir if a.trace_dir else ''), flush=True)
     rows = []
     for name in a.cases.split(','):
         case = cases.CASES[name]
@@ -112,14 +163,15 @@ def main():
     print('finished %s UTC, load average %s' % (time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime()),
                                                 open('/proc/loadavg').read().split()[:3]))
     print()
-    print('| case | pairs | plain (median ops/s) | recorded (median) | recorded / plain | '
-          'pair ratios | recorder CPU (s per s of run) |')
-    print('|---|---|---|---|---|---|---|')
+    print('| case | pairs | plain (median ops/s) | plain min-max | recorded (median) | '
+          'recorded min-max | recorded / plain | pair ratios | recorder CPU (s per s of run) |')
+    print('|---|---|---|---|---|---|---|---|---|')
     for name, plain, rec, cost in rows:
         mp, mr = statistics.median(plain), statistics.median(rec)
-        print('| %s | %d | %.0f | %.0f | %.3f | %s | %.2f |' % (
-            name, len(plain), mp, mr, mr / mp,
-            ' '.join('%.2f' % (r / p) for p, r in zip(plain, rec)),
+        ratios = [r / p for p, r in zip(plain, rec)]
+        print('| %s | %d | %.0f | %s | %.0f | %s | %.3f | %s: %s | %.2f |' % (
+            name, len(plain), mp, spread(plain), mr, spread(rec), mr / mp, quartiles(ratios),
+            ' '.join('%.2f' % x for x in ratios),
             statistics.median(c / w for c, w in cost)))
 
 
