@@ -82,6 +82,23 @@ SCREENSHOTS = os.path.abspath(os.environ.get('WPERF_SCREENSHOT_DIR',
                                              'report-formats-screenshots'))
 WIDTHS = (('phone', 390, 844, True), ('desktop', 1280, 900, False))
 NS_SVG = '{http://www.w3.org/2000/svg}'
+PICTURE_FINDINGS = 6          # findings drawn as clusters (report-dot.c)
+STROKE_RANKS = ('first', 'finding', 'into', 'rest')     # heaviest first
+
+
+def stroke_widths(root):
+    """{(from, to): (rank, stroke width)} of a picture's edges: the rank
+    is the edge's class after "edge", the width its path's."""
+    out = {}
+    for g in root.iter(NS_SVG + 'g'):
+        cls = g.get('class', '').split()
+        t = g.find(NS_SVG + 'title')
+        if cls[:1] != ['edge'] or t is None:
+            continue
+        a, b = (int(x) for x in re.fullmatch(r'v(\d+)->v(\d+)', t.text).groups())
+        path = g.find('.//' + NS_SVG + 'path')
+        out[(a, b)] = (cls[1] if len(cls) > 1 else '', float(path.get('stroke-width', '1')))
+    return out
 
 
 def need(test, program, package):
@@ -489,29 +506,39 @@ class Checks(unittest.TestCase):
         root = ET.parse(path).getroot()
         self.assertEqual(root.tag, NS_SVG + 'svg')
         titles = {t.text for t in root.iter(NS_SVG + 'title')}
-        for k in js['knots']:
+        # The first PICTURE_FINDINGS findings are drawn; the rest folded
+        # into one box that counts them.
+        for k in js['knots'][:PICTURE_FINDINGS]:
             for m in k['members']:
                 self.assertIn('v%d' % m, titles)
-        if not js['focus']:
-            self.check_svg_summary(js, root)
+        folded = len(js['knots']) - PICTURE_FINDINGS
+        text = ' '.join(t.text or '' for t in root.iter(NS_SVG + 'text'))
+        if folded > 0:
+            self.assertIn('more_findings', titles)
+            self.assertIn('+ %d more finding%s, not drawn' % (folded, 's' if folded > 1 else ''),
+                          text)
+        else:
+            self.assertNotIn('more_findings', titles)
+        self.check_svg_summary(js, root)
+        self.check_strokes(js, root)
 
-    # Both sides of an unfocused picture at most 1,440 pt (1,920 CSS px):
+    # Both sides of the picture at most 1,440 pt (1,920 CSS px):
     # a full-HD screen (1,920 x 1,080 px) shows its whole width at 100 %
     # zoom, and the whole picture at 56 % zoom or more, where its 11-pt
     # vertex labels are still 8 px high. (Before the findings were drawn
     # alone, bt-lttng-tracefile-rotation's picture was 1,932 x 2,717 pt.)
     SCREEN_PT = 1440
 
-    def check_svg_summary(self, js, root):
-        """An unfocused picture: legible on a screen, and its note on what
-        it leaves out adds up to the graph exactly (report-dot.c)."""
+    def check_svg_summary(self, js, root, first=False):
+        """The picture: legible on a screen, and its note on what it
+        leaves out adds up to the graph exactly (report-dot.c)."""
         size = [float(root.get(a)[:-2]) for a in ('width', 'height')]
         self.assertTrue(all(root.get(a).endswith('pt') for a in ('width', 'height')))
         self.assertLessEqual(max(size), self.SCREEN_PT, 'picture of %s x %s pt' % tuple(size))
         groups = {}
         for g in root.iter(NS_SVG + 'g'):
             t = g.find(NS_SVG + 'title')
-            if g.get('class') in ('node', 'edge') and t is not None:
+            if g.get('class', '').split()[:1] in (['node'], ['edge']) and t is not None:
                 groups[t.text] = g
         nodes = {int(t[1:]) for t in groups if re.fullmatch(r'v\d+', t)}
         edges = {tuple(int(x) for x in re.fullmatch(r'v(\d+)->v(\d+)', t).groups())
@@ -521,15 +548,21 @@ class Checks(unittest.TestCase):
             return
         note = groups['left_out'].find('.//' + NS_SVG + 'a')
         tip = note.get('{http://www.w3.org/1999/xlink}title')
-        m = re.fullmatch(r'vertices: drawn=(\d+) threads=(\d+) others=(\d+); edges: '
-                         r'drawn=(\d+) left_out=(\d+) dependencies=(\d+); '
+        m = re.fullmatch(r'vertices: drawn=(\d+) folded=(\d+) threads=(\d+) others=(\d+); '
+                         r'edges: drawn=(\d+) left_out=(\d+) dependencies=(\d+); '
                          r'direct_ns: drawn=(\d+) left_out=(\d+)', tip)
         self.assertIsNotNone(m, tip)
-        (v_drawn, threads, others, e_drawn, e_left, deps, ns_drawn,
+        (v_drawn, folded, threads, others, e_drawn, e_left, deps, ns_drawn,
          ns_left) = (int(x) for x in m.groups())
-        left = [v for v in js['vertices'] if v['id'] not in nodes]
+        shown = 1 if first else PICTURE_FINDINGS
+        members = {}
+        for i, k in enumerate(js['knots']):
+            for v in k['members']:
+                members.setdefault(v, i)
+        left = [v for v in js['vertices'] if v['id'] not in nodes and v['id'] not in members]
         self.assertEqual(v_drawn, len(nodes))
-        self.assertEqual(v_drawn + threads + others, len(js['vertices']))
+        self.assertEqual(folded, sum(1 for v, i in members.items() if i >= shown))
+        self.assertEqual(v_drawn + folded + threads + others, len(js['vertices']))
         self.assertEqual(threads, sum(v['kind'] in ('thread', 'virtual') for v in left))
         self.assertEqual(e_drawn, len(edges))
         self.assertEqual(e_drawn + e_left, len(js['edges']))
@@ -540,12 +573,42 @@ class Checks(unittest.TestCase):
         self.assertEqual(ns_drawn, sum(by_pair[k]['direct_ns'] for k in edges))
         self.assertEqual(ns_drawn + ns_left, sum(e['direct_ns'] for e in js['edges']))
         # Every drawn edge touches a finding drawn as a cluster or is inside one.
-        members = {m: i for i, k in enumerate(js['knots']) for m in k['members']}
         for a, b in edges:
-            self.assertTrue(a in members or b in members, (a, b))
+            self.assertTrue(members.get(a, shown) < shown or members.get(b, shown) < shown,
+                            (a, b))
         label = ' '.join(t.text or '' for t in groups['left_out'].iter(NS_SVG + 'text'))
-        self.assertIn('Not drawn: %d other thread' % threads, label)
-        self.assertIn('format=dot or graphml', label)
+        self.assertIn('+ %d thread%s not in any finding' % (threads, '' if threads == 1 else 's'),
+                      label)
+        if not first:
+            self.assertIn('format=dot or graphml', label)
+
+    def check_strokes(self, js, root):
+        """The stroke order (report-dot.c): the first finding's own edges
+        (a knot's internal edges, the waits into a sink) heavier than any
+        other, then the other findings', then the waits into a finding,
+        then the rest; every drawn internal edge of the first finding is
+        in the first rank."""
+        widths = stroke_widths(root)
+        by_rank = {}
+        for (a, b), (rank, w) in widths.items():
+            self.assertIn(rank, STROKE_RANKS, (a, b))
+            by_rank.setdefault(rank, []).append(w)
+        ranks = [r for r in STROKE_RANKS if r in by_rank]
+        for heavy, light in zip(ranks, ranks[1:]):
+            self.assertGreater(min(by_rank[heavy]), max(w for r in ranks[ranks.index(light):]
+                                                        for w in by_rank[r]),
+                               '%s edges not heavier than %s: %s' % (heavy, light, by_rank))
+        if js['knots']:
+            k = js['knots'][0]
+            for e in k['edges']:
+                if (e['from'], e['to']) in widths:
+                    self.assertEqual(widths[(e['from'], e['to'])][0], 'first', e)
+            if k['kind'] == 'sink':
+                for (a, b), (rank, w) in widths.items():
+                    if b in k['members'] and a not in k['members'] and \
+                            (a, b) not in {(c['from'], c['to']) for c in k['removed']}:
+                        self.assertEqual(rank, 'first', (a, b))
+        return by_rank
 
     # -- HTML in Chromium -----------------------------------------------------
     def chromium(self, html_path):
@@ -586,13 +649,27 @@ class Checks(unittest.TestCase):
         else:
             self.assertIn('No knots and no sinks were found', dom)
         fig = re.search(r'<figure>\s*<svg.*?</svg>\s*</figure>', dom, re.S)
+        first = re.search(r'<figure class="first" id="first-picture">.*?(<svg.*?</svg>)\s*'
+                          r'</figure>', page, re.S)
         if picture:
             self.assertIsNotNone(fig, 'no inline SVG picture')
             for k in js['knots'][:1]:
                 for m in k['members']:
                     self.assertIn('<title>v%d</title>' % m, fig.group(0))
+            # The first finding's picture, before any text but the title.
+            self.assertEqual(first is not None, bool(js['knots']))
+            if first:
+                self.assertLess(page.index('id="first-picture"'), page.index('class="meta"'))
+                root = ET.fromstring(first.group(1))
+                titles = {t.text for t in root.iter(NS_SVG + 'title')}
+                for m in js['knots'][0]['members']:
+                    self.assertIn('v%d' % m, titles)
+                self.assertNotIn('cluster_1', titles)
+                self.check_svg_summary(js, root, first=True)
+                self.check_strokes(js, root)
         else:
             self.assertIsNone(fig)
+            self.assertIsNone(first)
             self.assertIn('No picture: Graphviz is not installed (apt-get install graphviz)',
                           dom)
         self.check_timeline(js, dom)
@@ -693,6 +770,80 @@ class Checks(unittest.TestCase):
         finally:
             b.close()
             shutil.rmtree(profile, ignore_errors=True)
+
+    # -- The first screen -----------------------------------------------------
+    # What a screen shows before any scrolling: a desktop's 1280 x 800 CSS
+    # px, and a phone's 390 x 844 (the HTML page only: an SVG file has no
+    # layout for a phone).
+    FIRST_SCREENS = (('desktop', 1280, 800, False), ('phone', 390, 844, True))
+    BOXES_JS = r"""(function (scope) {
+      var root = scope ? document.querySelector(scope) : document;
+      var out = {nodes: {}, edges: []};
+      root.querySelectorAll('g.node').forEach(function (g) {
+        var t = g.querySelector('title'), b = [];
+        g.querySelectorAll('text').forEach(function (x) {
+          var r = x.getBoundingClientRect();
+          b.push([r.left, r.top, r.right, r.bottom, x.textContent]);
+        });
+        if (t) out.nodes[t.textContent] = b;
+      });
+      root.querySelectorAll('g.edge').forEach(function (g) {
+        var p = g.querySelector('path');
+        out.edges.push([g.getAttribute('class'), g.querySelector('title').textContent,
+                        parseFloat(getComputedStyle(p).strokeWidth)]);
+      });
+      return JSON.stringify(out);
+    })(%s)"""
+
+    def check_first_screen(self, js, path, name, scope=None):
+        """In a real headless Chromium, the first finding's members'
+        labels lie inside the first screen (by their bounding boxes), and
+        its own edges are drawn heaviest (by the computed stroke widths):
+        the picture answers before any scrolling. A screenshot of each
+        first screen is kept under $WPERF_SCREENSHOT_DIR. Returns
+        {screen: (labels inside, labels drawn)} over every vertex."""
+        exe = need(self, 'chromium', 'chromium')
+        profile = os.path.join(self.tmp, 'chromium-first-screen')
+        env = {k: v for k, v in os.environ.items() if k not in SANITIZER_VARS}
+        env['HOME'] = profile
+        os.makedirs(SCREENSHOTS, exist_ok=True)
+        members = js['knots'][0]['members'] if js['knots'] else []
+        seen = {}
+        b = Browser(exe, profile, env)
+        try:
+            for label, width, height, mobile in self.FIRST_SCREENS:
+                if mobile and path.endswith('.svg'):
+                    continue
+                sid = b.open('file://' + os.path.abspath(path), width, height, mobile)
+                shot = os.path.join(SCREENSHOTS, '%s-first-%s.png' % (name, label))
+                data = b.call('Page.captureScreenshot', {'format': 'png'}, sid)
+                with open(shot, 'wb') as f:
+                    f.write(base64.b64decode(data['data']))
+                print('screenshot: %s' % shot)
+                boxes = json.loads(b.eval(sid, self.BOXES_JS % json.dumps(scope)))
+
+                def inside(box):
+                    return box[0] >= 0 and box[1] >= 0 and box[2] <= width and box[3] <= height
+                for m in members:
+                    texts = boxes['nodes'].get('v%d' % m)
+                    self.assertTrue(texts, '%s: v%d not drawn' % (label, m))
+                    for box in texts:
+                        self.assertTrue(inside(box), '%s %s: %r of the first finding lies '
+                                        'outside the first screen' % (name, label, box))
+                vertices = [t for t in boxes['nodes'] if re.fullmatch(r'v\d+', t)]
+                seen[label] = (sum(all(inside(x) for x in boxes['nodes'][t]) for t in vertices),
+                               len(vertices))
+                first = [w for cls, _, w in boxes['edges'] if 'first' in cls.split()]
+                other = [w for cls, _, w in boxes['edges'] if 'first' not in cls.split()]
+                if first and other:
+                    self.assertGreater(min(first), max(other), '%s: %s' % (label, boxes['edges']))
+            self.assertEqual(b.errors, [], 'errors in Chromium')
+        finally:
+            b.close()
+            shutil.rmtree(profile, ignore_errors=True)
+        print('%s: first screen shows %s (vertices inside / drawn)' % (name, seen))
+        return seen
+
 
 # ---------------------------------------------------------------------------
 
@@ -806,6 +957,7 @@ class TestScenarioFormats(Checks):
         self.assertEqual(re.findall(r'data-bucket="(\d+)" data-count="(\d+)"', m.group(1)),
                          [('28', '1')])
         self.check_widths(path, 'scenario-mixed')
+        self.check_first_screen(js, path, 'scenario-mixed-html', '#first-picture')
         # The edges table comes heaviest first (its weight heading says
         # so), not in the (from, to) order of the JSON: a device's own
         # edges, of no weight, were first.
@@ -861,7 +1013,9 @@ class TestRealTraceFormats(Checks):
                 self.assertTrue(js['knots'], '%s: nothing found' % name)
                 self.check_dot(js, self.run_cli(trace, 'dot', 'g.dot'))
                 self.check_graphml(js, self.run_cli(trace, 'graphml', 'g.graphml'))
-                self.check_svg(js, self.run_cli(trace, 'svg', 'g.svg'))
+                svg = self.run_cli(trace, 'svg', 'g.svg')
+                self.check_svg(js, svg)
+                self.check_first_screen(js, svg, 'real-%s-svg' % name)
                 self.assertOnly(['g.dot', 'g.graphml', 'g.svg'])
                 for f in os.listdir(self.tmp):
                     os.unlink(self.out(f))
@@ -874,7 +1028,12 @@ class TestRealTraceFormats(Checks):
         trace = real_trace_dir('tc-many-threads')
         js = self.reference(trace)
         self.assertGreater(len(js['knots']), 8)
-        self.check_svg(js, self.run_cli(trace, 'svg', 'g.svg'))
+        svg = self.run_cli(trace, 'svg', 'g.svg')
+        self.check_svg(js, svg)
+        self.check_first_screen(js, svg, 'real-tc-many-threads-svg')
+        html = self.run_cli(trace, 'html', 'r.html')
+        self.check_html(js, html)
+        self.check_first_screen(js, html, 'real-tc-many-threads-html', '#first-picture')
 
     def test_html(self):
         need(self, 'dot', 'graphviz')
@@ -892,6 +1051,7 @@ class TestRealTraceFormats(Checks):
             self.assertTrue(any(x['state'] == 'waiting' for x in sp))
             self.assertIn((v, sink), {(e['from'], e['to']) for e in js['edges']})
         self.check_widths(path, 'real-' + REAL_TRACES[0])
+        self.check_first_screen(js, path, 'real-%s-html' % REAL_TRACES[0], '#first-picture')
 
     def test_without_graphviz(self):
         """PATH without dot: svg is refused before the trace is read, in one

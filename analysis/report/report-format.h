@@ -192,13 +192,23 @@ struct wperf_fmt_knot_map {
 
 /*
  * The DOT text that `dot -Tsvg` draws (report-svg.c): as
- * wperf_report_write_dot, except that an unfocused report draws only its
- * findings and the dependencies into or out of them, with a note that
- * counts what it leaves out (doc/wperf-report.7.md, PICTURES). Same
- * return convention.
+ * wperf_report_write_dot for WPERF_PICTURE_DATA; the picture
+ * (WPERF_PICTURE_SUMMARY) draws only the first findings and the
+ * dependencies into or out of them, ranks its edges' widths, folds the
+ * other findings into one box and counts what it leaves out; the first
+ * picture (WPERF_PICTURE_FIRST) the first finding alone, compact
+ * (doc/wperf-report.7.md, PICTURES). Same return convention.
  */
+enum wperf_fmt_picture {
+	WPERF_PICTURE_DATA,     /* format=dot: every dependency */
+	WPERF_PICTURE_SUMMARY,  /* format=svg and the HTML page's whole picture */
+	WPERF_PICTURE_FIRST,    /* the HTML page's first picture: the first finding,
+	                           what touches it, and counts of the rest */
+};
+
 struct wperf_report;
-int wperf_fmt_write_dot_picture(const struct wperf_report *r, FILE *out);
+int wperf_fmt_write_dot_picture(const struct wperf_report *r, FILE *out,
+				enum wperf_fmt_picture mode);
 
 /* 0, or -1 when out of memory (nothing to free then). ks may be NULL. */
 int wperf_fmt_knot_map_init(struct wperf_fmt_knot_map *m, const struct wperf_graph *g,

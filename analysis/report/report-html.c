@@ -10,7 +10,8 @@
  * column came out sorted into #wperf-selftest (the tests read it from a
  * headless browser).
  *
- * Sections: the analysed range and the parameters; the findings (each
+ * Sections: the first finding's picture (wperf_report_write_first_svg),
+ * before any text; the analysed range and the parameters; the findings (each
  * knot, sink and background knot with its members, weight, edges and what
  * refinement cut), the first with its members' timeline in view and the
  * others a click away, every edge listed with its wait-length histogram
@@ -44,6 +45,10 @@ static const char style[] =
 	".nothing,.no-picture{font-weight:bold;color:#8a4b00}\n"
 	"figure{margin:0;overflow:auto;border:1px solid #ddd;padding:.5em}\n"
 	"figure svg{max-width:100%;height:auto}\n"
+	/* The first finding's picture, at the top: as wide as the page allows
+	 * up to its own size, never wider (a phone shows it whole). */
+	"figure.first{border-color:#c62828;max-width:40em}"
+	"figure.first figcaption{font-size:13px;color:#444;margin-bottom:.3em}\n"
 	"table{border-collapse:collapse;margin:.5em 0;font-size:13px}\n"
 	"th,td{border:1px solid #ddd;padding:.2em .5em;text-align:left;vertical-align:top}\n"
 	"td.n{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}\n"
@@ -227,7 +232,32 @@ static void write_caveats(FILE *out, const struct wperf_report *r)
 	fputs("</ul>\n", out);
 }
 
-static void write_header(FILE *out, const struct wperf_report *r)
+/* dot's SVG without its XML declaration and DOCTYPE, which have no place
+ * inside HTML; NULL when svg has no <svg> element. */
+static const char *svg_element(const char *svg)
+{
+	return svg ? strstr(svg, "<svg") : NULL;
+}
+
+/* The first finding and what touches it, before any text: what a reader
+ * should see first (doc/wperf-report.7.md, PICTURES). */
+static void write_first_picture(FILE *out, const struct wperf_report *r, const char *first_svg)
+{
+	const char *start = svg_element(first_svg);
+	char title[64];
+
+	if (!start || !r->knots || r->knots->n == 0)
+		return;
+	wperf_fmt_knot_title(title, sizeof title, r->knots, 0);
+	fprintf(out, "<figure class=\"first\" id=\"first-picture\">\n<figcaption><b>%s</b>, "
+		"the first finding, and what touches it: its own waits drawn heaviest. "
+		"<a href=\"#knot-1\">Why</a> &middot; <a href=\"#picture\">the whole "
+		"picture</a></figcaption>\n", title);
+	fputs(start, out);
+	fputs("</figure>\n", out);
+}
+
+static void write_header(FILE *out, const struct wperf_report *r, const char *first_svg)
 {
 	const struct wperf_graph *g = r->graph;
 	char dur[32], b[64], e[64];
@@ -238,7 +268,9 @@ static void write_header(FILE *out, const struct wperf_report *r)
 	wperf_fmt_duration(dur, sizeof dur, wperf_graph_duration(g), 0);
 	wperf_fmt_timestamp(b, sizeof b, g->begin_ns);
 	wperf_fmt_timestamp(e, sizeof e, g->end_ns);
-	fputs("<h1>wperf knot report</h1>\n<p class=\"meta\">", out);
+	fputs("<h1>wperf knot report</h1>\n", out);
+	write_first_picture(out, r, first_svg);
+	fputs("<p class=\"meta\">", out);
 	fprintf(out, "Analysed <b>%s</b>, %s .. %s. ", dur, b, e);
 	write_limit(out, "Refinement threshold", r->threshold_ns, r->threshold_spec);
 	write_limit(out, ", noise floor", r->min_weight_ns, r->min_weight_spec);
@@ -568,7 +600,7 @@ static void write_findings(FILE *out, const struct wperf_report *r)
 
 static void write_picture(FILE *out, const char *svg, const char *no_picture)
 {
-	const char *start = svg ? strstr(svg, "<svg") : NULL;
+	const char *start = svg_element(svg);
 
 	fputs("<h2 id=\"picture\">Wait-for graph</h2>\n", out);
 	if (!start) {
@@ -614,13 +646,14 @@ static void write_quality(FILE *out, const struct wperf_report *r)
 }
 
 static void write_page(FILE *out, const struct wperf_report *r, const char *svg,
-		       const char *no_picture, const struct wperf_fmt_knot_map *m,
+		       const char *first_svg, const char *no_picture,
+		       const struct wperf_fmt_knot_map *m,
 		       const bool *reach)
 {
 	fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 		"<title>wperf knot report</title>\n<style>\n%s</style>\n</head>\n<body>\n", style);
-	write_header(out, r);
+	write_header(out, r, first_svg);
 	write_findings(out, r);
 	write_groups(out, r);
 	write_picture(out, svg, no_picture);
@@ -633,7 +666,7 @@ static void write_page(FILE *out, const struct wperf_report *r, const char *svg,
 }
 
 int wperf_report_write_html(const struct wperf_report *r, const char *svg,
-			    const char *no_picture, FILE *out)
+			    const char *first_svg, const char *no_picture, FILE *out)
 {
 	struct wperf_fmt_knot_map m;
 	bool *reach, oom;
@@ -648,7 +681,7 @@ int wperf_report_write_html(const struct wperf_report *r, const char *svg,
 	 * out of memory, everything, as without a focus. */
 	reach = wperf_fmt_focus_reach(r, &oom);
 	errno = 0;
-	write_page(out, r, svg, no_picture, &m, reach);
+	write_page(out, r, svg, first_svg, no_picture, &m, reach);
 	free(reach);
 	wperf_fmt_knot_map_fini(&m);
 	return wperf_fmt_finish(out, false);

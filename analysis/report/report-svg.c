@@ -56,7 +56,7 @@ bool wperf_graphviz_available(void)
 }
 
 /* The DOT picture in a rewound memory file (close it), or -1. */
-static int dot_input(const struct wperf_report *r)
+static int dot_input(const struct wperf_report *r, enum wperf_fmt_picture mode)
 {
 	int fd = memfd_create("wperf-dot", MFD_CLOEXEC);
 	int copy = fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 0);
@@ -70,7 +70,7 @@ static int dot_input(const struct wperf_report *r)
 			close(fd);
 		return -1;
 	}
-	rc = wperf_fmt_write_dot_picture(r, f);
+	rc = wperf_fmt_write_dot_picture(r, f, mode);
 	if (fclose(f) != 0 || rc < 0 || lseek(fd, 0, SEEK_SET) != 0) {
 		close(fd);
 		return -1;
@@ -187,8 +187,8 @@ static int run_dot(const char *dot, int in, int errfd, FILE *out, char *err, siz
 	return 0;
 }
 
-int wperf_report_write_svg(const struct wperf_report *r, FILE *out, char *err,
-			   size_t errlen)
+static int write_svg(const struct wperf_report *r, enum wperf_fmt_picture mode, FILE *out,
+		     char *err, size_t errlen)
 {
 	char dot[4096];
 	int in, errfd, rc;
@@ -199,7 +199,7 @@ int wperf_report_write_svg(const struct wperf_report *r, FILE *out, char *err,
 		errno = ENOENT;
 		return -1;
 	}
-	in = dot_input(r);
+	in = dot_input(r, mode);
 	if (in < 0) {
 		snprintf(err, errlen, "cannot prepare the DOT picture: %s", strerror(errno));
 		return -1;
@@ -214,4 +214,16 @@ int wperf_report_write_svg(const struct wperf_report *r, FILE *out, char *err,
 	close(in);
 	close(errfd);
 	return rc;
+}
+
+int wperf_report_write_svg(const struct wperf_report *r, FILE *out, char *err,
+			   size_t errlen)
+{
+	return write_svg(r, WPERF_PICTURE_SUMMARY, out, err, errlen);
+}
+
+int wperf_report_write_first_svg(const struct wperf_report *r, FILE *out, char *err,
+				 size_t errlen)
+{
+	return write_svg(r, WPERF_PICTURE_FIRST, out, err, errlen);
 }

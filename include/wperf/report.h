@@ -47,11 +47,13 @@ int wperf_report_write_dot(const struct wperf_report *r, FILE *out);
  * comm, weight, count and the knot each belongs to. */
 int wperf_report_write_graphml(const struct wperf_report *r, FILE *out);
 
-/* One self-contained HTML page: the knot summary, the picture, sortable
- * tables of knots, edges and threads. svg is the picture (the output of
- * wperf_report_write_svg), or NULL and no_picture says why there is none. */
+/* One self-contained HTML page: the first finding's picture, the knot
+ * summary, the whole picture, sortable tables of knots, edges and threads.
+ * svg is the whole picture (the output of wperf_report_write_svg) and
+ * first_svg the first finding's (wperf_report_write_first_svg; NULL: none),
+ * or svg is NULL and no_picture says why there is none. */
 int wperf_report_write_html(const struct wperf_report *r, const char *svg,
-			    const char *no_picture, FILE *out);
+			    const char *first_svg, const char *no_picture, FILE *out);
 
 /* Is Graphviz's `dot` on PATH? */
 bool wperf_graphviz_available(void);
@@ -60,5 +62,11 @@ bool wperf_graphviz_available(void);
  * 0, or -1 with a one-line reason in err (errno ENOENT: dot not found). */
 int wperf_report_write_svg(const struct wperf_report *r, FILE *out, char *err,
 			   size_t errlen);
+
+/* The HTML page's first picture, laid out as the above: the first finding
+ * and what touches it, compact enough for a phone's width, with counts of
+ * what it leaves out (doc/wperf-report.7.md, PICTURES). */
+int wperf_report_write_first_svg(const struct wperf_report *r, FILE *out, char *err,
+				 size_t errlen);
 
 #endif /* WPERF_REPORT_H */

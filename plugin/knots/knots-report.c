@@ -277,26 +277,42 @@ static int build_focus(struct knots_sink *s, const struct wperf_graph *g, bool *
 	return -1;
 }
 
-/* The HTML page, with the picture when Graphviz is installed. */
-static int write_html(const struct wperf_report *r, FILE *f, char *err, size_t len)
+/* One picture as a string (to free), or NULL with a reason in err. */
+static char *svg_string(const struct wperf_report *r, bool first, char *err, size_t len)
 {
 	char *svg = NULL;
 	size_t n = 0;
-	FILE *mem;
+	FILE *mem = open_memstream(&svg, &n);
 	int rc;
 
-	if (!wperf_graphviz_available())
-		return wperf_report_write_html(r, NULL, "Graphviz is not installed "
-					       "(apt-get install graphviz)", f);
-	mem = open_memstream(&svg, &n);
 	if (!mem)
-		return -1;
-	rc = wperf_report_write_svg(r, mem, err, len);
+		return NULL;
+	rc = first ? wperf_report_write_first_svg(r, mem, err, len) :
+		     wperf_report_write_svg(r, mem, err, len);
 	if (fclose(mem) != 0 && rc == 0)
 		rc = -1;
 	if (rc == 0)
-		rc = wperf_report_write_html(r, svg, NULL, f);
+		return svg;
 	free(svg);
+	return NULL;
+}
+
+/* The HTML page, with its two pictures when Graphviz is installed. */
+static int write_html(const struct wperf_report *r, FILE *f, char *err, size_t len)
+{
+	char *svg, *first = NULL;
+	int rc = -1;
+
+	if (!wperf_graphviz_available())
+		return wperf_report_write_html(r, NULL, NULL, "Graphviz is not installed "
+					       "(apt-get install graphviz)", f);
+	svg = svg_string(r, false, err, len);
+	if (svg && r->knots && r->knots->n)
+		first = svg_string(r, true, err, len);
+	if (svg && (first || !r->knots || !r->knots->n))
+		rc = wperf_report_write_html(r, svg, first, NULL, f);
+	free(svg);
+	free(first);
 	return rc;
 }
 

@@ -377,7 +377,7 @@ static void test_reports(void)
 		FILE *f = open_memstream(&html, &hlen);
 
 		REQUIRE_INT(f != NULL, 1);
-		CHECK_INT(wperf_report_write_html(&r, NULL, "no picture here", f), 0);
+		CHECK_INT(wperf_report_write_html(&r, NULL, NULL, "no picture here", f), 0);
 		fclose(f);
 		CHECK(html && strstr(html, "; first: <b>the CPUs</b>") != NULL);
 		CHECK(html && strstr(html, "<h3>First: the CPUs. Too few CPUs, or other load</h3>") &&

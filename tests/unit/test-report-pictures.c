@@ -63,7 +63,7 @@ static int write_fmt(const struct wperf_report *r, enum fmt f, FILE *out)
 	switch (f) {
 	case DOT:     return wperf_report_write_dot(r, out);
 	case GRAPHML: return wperf_report_write_graphml(r, out);
-	default:      return wperf_report_write_html(r, svg, NULL, out);
+	default:      return wperf_report_write_html(r, svg, NULL, NULL, out);
 	}
 }
 
@@ -462,7 +462,8 @@ static void test_html_no_picture(void)
 	CHECK_INT(report_case_build("empty", &c), 0);
 	CHECK(out != NULL);
 	if (out) {
-		CHECK_INT(wperf_report_write_html(&c.r, NULL, "Graphviz is not installed", out), 0);
+		CHECK_INT(wperf_report_write_html(&c.r, NULL, NULL, "Graphviz is not installed",
+						  out), 0);
 		fclose(out);
 	}
 	check_contains(text, "<p class=\"no-picture\">No picture: Graphviz is not installed.");
@@ -534,7 +535,7 @@ static void test_html_timeline_details(void)
 
 	out = open_memstream(&t, &len);
 	REQUIRE_INT(out != NULL, 1);
-	CHECK_INT(wperf_report_write_html(&c.r, NULL, "no picture", out), 0);
+	CHECK_INT(wperf_report_write_html(&c.r, NULL, NULL, "no picture", out), 0);
 	fclose(out);
 	snprintf(want, sizeof want, "<div class=\"tl-row member\" data-vertex=\"v%u\">"
 		 "<div class=\"tl-name\">mysqld (101)</div>", m1);
@@ -595,7 +596,7 @@ static void test_write_errors(void)
 		fclose(f);
 	CHECK_INT(wperf_report_write_dot(NULL, stdout), -1);
 	CHECK_INT(wperf_report_write_graphml(NULL, stdout), -1);
-	CHECK_INT(wperf_report_write_html(NULL, NULL, NULL, stdout), -1);
+	CHECK_INT(wperf_report_write_html(NULL, NULL, NULL, NULL, stdout), -1);
 	report_case_free(&c);
 }
 
