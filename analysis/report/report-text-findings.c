@@ -25,7 +25,20 @@
 
 #define TOP_WAITERS 5
 
-/* The heaviest dependency edges into v, heaviest first; returns how many. */
+/* Does edge a come before edge b in a sink's table? With a focus, the
+ * focus's own waits first (a focused report is about them: a NIC that
+ * sshd waited on longer must not lead the focus's NIC sink with sshd);
+ * then the heavier. */
+static bool waiter_before(const struct wperf_report *r, const struct wperf_edge *a,
+			  const struct wperf_edge *b)
+{
+	if (r->focus && r->focus[a->from] != r->focus[b->from])
+		return r->focus[a->from];
+	return a->weight_ns > b->weight_ns;
+}
+
+/* The dependency edges into v that come first (waiter_before), in that
+ * order; returns how many. */
 static size_t top_waiters(const struct wperf_report *r, uint32_t v,
 			  size_t top[TOP_WAITERS], size_t *total)
 {
@@ -41,7 +54,7 @@ static size_t top_waiters(const struct wperf_report *r, uint32_t v,
 		(*total)++;
 		size_t pos = n < TOP_WAITERS ? n++ : TOP_WAITERS;
 		/* insertion into a short sorted array */
-		while (pos > 0 && g->edges[top[pos - 1]].weight_ns < e->weight_ns) {
+		while (pos > 0 && waiter_before(r, e, &g->edges[top[pos - 1]])) {
 			if (pos < TOP_WAITERS)
 				top[pos] = top[pos - 1];
 			pos--;

@@ -29,7 +29,7 @@
 
 const char *const report_case_names[] = {
 	"basic", "focus", "empty", "timers-only", "strings", "children-12", "children-9",
-	"children-12-focus", "leaky", "leaky-strict", "machine", "sinks", NULL
+	"children-12-focus", "leaky", "leaky-strict", "machine", "sinks", "focus-pool", NULL
 };
 
 #define MS 1000000LL
@@ -241,7 +241,7 @@ static void build_sinks(struct wperf_graph *g)
 
 static int build_graph(const char *name, struct wperf_graph *g)
 {
-	if (!strcmp(name, "basic") || !strcmp(name, "focus"))
+	if (!strcmp(name, "basic") || !strcmp(name, "focus") || !strcmp(name, "focus-pool"))
 		build_basic(g);
 	else if (!strcmp(name, "empty"))
 		gb_init(g, 0, 0);
@@ -275,6 +275,13 @@ int report_case_build(const char *name, struct report_case *c)
 		if (!c->focus)
 			return -1;
 		c->focus[4] = true;             /* client: reaches the sink only */
+	}
+	if (!strcmp(name, "focus-pool")) {
+		c->focus = calloc(c->g.n_vertices, sizeof *c->focus);
+		if (!c->focus)
+			return -1;
+		c->focus[11] = true;            /* worker-*: waits on the server less
+						   than the client does */
 	}
 	if (!strcmp(name, "children-12-focus")) {
 		c->focus = calloc(c->g.n_vertices, sizeof *c->focus);

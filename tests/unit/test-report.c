@@ -155,6 +155,13 @@ static void test_text_focus(void)
 	t = render("basic", 1);
 	check_contains(t, "  \"focus_start\": null,\n  \"focus_reach\": null,\n");
 	free(t);
+	/* A sink's table lists the focus's waits first, then the heavier:
+	 * worker-* (50 ms, the focus) before client (150 ms). */
+	t = render("focus-pool", 0);
+	const char *pool = t ? strstr(t, "  worker-* -> server (301)") : NULL;
+	const char *client = t ? strstr(t, "  client (300) -> server (301)") : NULL;
+	CHECK(pool && client && pool < client);
+	free(t);
 }
 
 static void test_text_nothing_found(void)
