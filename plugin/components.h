@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * plugin/components.h — the methods of the plugin's four component
+ * plugin/components.h — the methods of the plugin's five component
  * classes, registered in plugin.c. Each component's .c file owns its
  * methods, its description and its help text.
  */
@@ -65,5 +65,17 @@ void wperf_repair_iter_finalize(bt_self_message_iterator *self);
 bt_message_iterator_class_next_method_status wperf_repair_iter_next(
 	bt_self_message_iterator *self, bt_message_array_const msgs,
 	uint64_t capacity, uint64_t *count);
+
+/* sink.wperf.netsync (netsync/netsync-sink.c) */
+extern const char wperf_netsync_description[];
+extern const char wperf_netsync_help[];
+bt_component_class_initialize_method_status wperf_netsync_init(
+	bt_self_component_sink *self, bt_self_component_sink_configuration *config,
+	const bt_value *params, void *init_data);
+void wperf_netsync_finalize(bt_self_component_sink *self);
+bt_component_class_sink_graph_is_configured_method_status
+wperf_netsync_graph_is_configured(bt_self_component_sink *self);
+bt_component_class_sink_consume_method_status
+wperf_netsync_consume(bt_self_component_sink *self);
 
 #endif /* WPERF_PLUGIN_COMPONENTS_H */

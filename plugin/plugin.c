@@ -3,8 +3,8 @@
  * plugin/plugin.c — the babeltrace2 plugin `wperf`: registration only.
  * The components live in their directories, as babeltrace2's own plugins'
  * do: knots/ (sink.wperf.knots), waits/ (filter.wperf.waits), repair/
- * (filter.wperf.repair) and tracefs/ (source.wperf.tracefs); common/
- * holds what they share.
+ * (filter.wperf.repair), netsync/ (sink.wperf.netsync) and tracefs/
+ * (source.wperf.tracefs); common/ holds what they share.
  */
 #include <babeltrace2/babeltrace.h>
 
@@ -28,6 +28,13 @@ BT_PLUGIN_SINK_COMPONENT_CLASS_HELP(knots, wperf_knots_help);
 BT_PLUGIN_SINK_COMPONENT_CLASS_INITIALIZE_METHOD(knots, wperf_knots_init);
 BT_PLUGIN_SINK_COMPONENT_CLASS_FINALIZE_METHOD(knots, wperf_knots_finalize);
 BT_PLUGIN_SINK_COMPONENT_CLASS_GRAPH_IS_CONFIGURED_METHOD(knots, wperf_knots_graph_is_configured);
+
+BT_PLUGIN_SINK_COMPONENT_CLASS(netsync, wperf_netsync_consume);
+BT_PLUGIN_SINK_COMPONENT_CLASS_DESCRIPTION(netsync, wperf_netsync_description);
+BT_PLUGIN_SINK_COMPONENT_CLASS_HELP(netsync, wperf_netsync_help);
+BT_PLUGIN_SINK_COMPONENT_CLASS_INITIALIZE_METHOD(netsync, wperf_netsync_init);
+BT_PLUGIN_SINK_COMPONENT_CLASS_FINALIZE_METHOD(netsync, wperf_netsync_finalize);
+BT_PLUGIN_SINK_COMPONENT_CLASS_GRAPH_IS_CONFIGURED_METHOD(netsync, wperf_netsync_graph_is_configured);
 
 BT_PLUGIN_FILTER_COMPONENT_CLASS(waits, wperf_waits_iter_next);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_DESCRIPTION(waits, wperf_waits_description);

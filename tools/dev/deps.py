@@ -15,8 +15,8 @@ The layers, lowest first (a file may depend on its own layer or a lower one):
     analysis          analysis/*.c: events in, the wait-for graph and its knots out
     analysis/report   analysis/report/: the report writers
     plugin/common     what the components share (decoding, parameters, output)
-    plugin/COMPONENT  plugin/tracefs, plugin/waits, plugin/knots, plugin/repair:
-                      one each, none depending on another
+    plugin/COMPONENT  plugin/tracefs, plugin/waits, plugin/knots, plugin/repair,
+                      plugin/netsync: one each, none depending on another
     plugin            plugin/plugin.c: babeltrace2's descriptor
     tools/wperf       the `wperf` command (its own program)
 

@@ -1,0 +1,422 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * plugin/netsync/netsync-sink.c — sink.wperf.netsync: the kernel network
+ * events of several hosts in, each TCP segment sent on one host matched
+ * to its receive on another (analysis/netmatch.c), and each host pair's
+ * clock transform from those matches (analysis/clocksync.c) out, as text
+ * or JSON.
+ *
+ * Events read (lttng-modules): inet_sock_local_out (send) and
+ * inet_sock_local_in (receive), with seq, ack_seq and flags in their
+ * payload (lttng-modules 2.1 to 2.5); net_dev_queue (send) and
+ * net_if_receive_skb (receive) with the TCP header under
+ * network_header/transport_header (lttng-modules 2.9 and later). A host
+ * is its trace's `hostname` (the trace's name when it has none).
+ */
+#include <babeltrace2/babeltrace.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/output.h"
+#include "common/params.h"
+#include "components.h"
+#include "wperf/clocksync.h"
+#include "wperf/netmatch.h"
+
+#define COMP_NAME "sink.wperf.netsync"
+#define MAX_HOSTS 64
+
+const char wperf_netsync_description[] =
+	"Match TCP segments sent on one host to their receives on another and "
+	"synchronise the hosts' clocks from the matches (convex hull).";
+
+const char wperf_netsync_help[] =
+	"Feed it the traces of several hosts (one source.ctf.fs each, through\n"
+	"filter.wperf.repair and filter.utils.muxer). It matches each TCP segment\n"
+	"sent on one host to its receive on another by (seq, ack_seq, flags) and\n"
+	"prints, for each pair of hosts with matches, the transform from the\n"
+	"first host's clock (by name) to the other's, t' = alpha*t + beta, with\n"
+	"its quality and accuracy.\n"
+	"Parameters: format=\"text\"|\"json\" (default text), path=FILE (default\n"
+	"standard output).\n";
+
+struct host {
+	char *name;
+	uint64_t sends, receives;
+};
+
+struct netsync {
+	bt_self_component *self;
+	bt_self_component_port_input *port;
+	bt_message_iterator *iter;
+	struct wperf_netmatch *match;
+	struct host hosts[MAX_HOSTS];
+	unsigned nhosts;
+	bool json;
+	char *path;
+};
+
+static void fail(struct netsync *s, const char *msg)
+{
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(s->self, "%s: %s", COMP_NAME, msg);
+}
+
+bt_component_class_initialize_method_status wperf_netsync_init(
+	bt_self_component_sink *self, bt_self_component_sink_configuration *config,
+	const bt_value *params, void *init_data)
+{
+	static const char *const known[] = { "format", "path", NULL };
+	struct netsync *s = calloc(1, sizeof(*s));
+	const char *format = "text", *path = NULL;
+	char err[256];
+
+	(void)config;
+	(void)init_data;
+	if (!s || !(s->match = wperf_netmatch_create())) {
+		free(s);
+		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+	}
+	s->self = bt_self_component_sink_as_self_component(self);
+	bt_self_component_set_data(s->self, s);
+	if (wperf_params_check_known(params, known, err, sizeof(err)) < 0 ||
+	    wperf_params_get_string(params, "format", &format, err, sizeof(err)) < 0 ||
+	    wperf_params_get_string(params, "path", &path, err, sizeof(err)) < 0) {
+		fail(s, err);
+		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+	}
+	if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0) {
+		fail(s, "parameter `format`: must be \"text\" or \"json\"");
+		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+	}
+	s->json = strcmp(format, "json") == 0;
+	if (path && !(s->path = strdup(path)))
+		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+	if (bt_self_component_sink_add_input_port(self, "in", NULL, &s->port))
+		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
+}
+
+void wperf_netsync_finalize(bt_self_component_sink *self)
+{
+	struct netsync *s = bt_self_component_get_data(bt_self_component_sink_as_self_component(self));
+
+	if (!s)
+		return;
+	for (unsigned i = 0; i < s->nhosts; i++)
+		free(s->hosts[i].name);
+	wperf_netmatch_destroy(s->match);
+	bt_message_iterator_put_ref(s->iter);
+	free(s->path);
+	free(s);
+}
+
+bt_component_class_sink_graph_is_configured_method_status
+wperf_netsync_graph_is_configured(bt_self_component_sink *self)
+{
+	struct netsync *s = bt_self_component_get_data(bt_self_component_sink_as_self_component(self));
+
+	if (bt_message_iterator_create_from_sink_component(self, s->port, &s->iter) !=
+	    BT_MESSAGE_ITERATOR_CREATE_FROM_SINK_COMPONENT_STATUS_OK) {
+		fail(s, "cannot create the input message iterator");
+		return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_ERROR;
+	}
+	return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_OK;
+}
+
+/* ------------------------------------------------------------ decoding */
+
+/* The host of an event's trace, by name: its index, or -1 (too many
+ * hosts, or out of memory: why set). */
+static int host_of(struct netsync *s, const bt_event *ev, const char **why)
+{
+	const bt_trace *t = bt_stream_borrow_trace_const(bt_event_borrow_stream_const(ev));
+	const bt_value *v = bt_trace_borrow_environment_entry_value_by_name_const(t, "hostname");
+	const char *name = v && bt_value_is_string(v) ? bt_value_string_get(v) : bt_trace_get_name(t);
+
+	if (!name)
+		name = "(unnamed host)";
+	for (unsigned i = 0; i < s->nhosts; i++)
+		if (strcmp(s->hosts[i].name, name) == 0)
+			return (int)i;
+	if (s->nhosts == MAX_HOSTS) {
+		*why = "more than 64 hosts";
+		return -1;
+	}
+	if (!(s->hosts[s->nhosts].name = strdup(name))) {
+		*why = "out of memory";
+		return -1;
+	}
+	return (int)s->nhosts++;
+}
+
+/* A member of a structure, seen through variants (their selected
+ * option), or NULL. */
+static const bt_field *member(const bt_field *f, const char *name)
+{
+	while (f && bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_VARIANT))
+		f = bt_field_variant_borrow_selected_option_field_const(f);
+	if (!f || bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRUCTURE)
+		return NULL;
+	return bt_field_structure_borrow_member_field_by_name_const(f, name);
+}
+
+static bool unsigned_of(const bt_field *f, uint32_t *out)
+{
+	if (!f)
+		return false;
+	if (bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+		*out = (uint32_t)bt_field_integer_unsigned_get_value(f);
+	else if (bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+		*out = (uint32_t)bt_field_integer_signed_get_value(f);
+	else
+		return false;
+	return true;
+}
+
+/* The TCP key of a payload: at its top (inet_sock_local_*) or under
+ * network_header/transport_header (net_dev_queue, net_if_receive_skb). */
+static bool tcp_key(const bt_field *payload, struct wperf_tcp_key *k)
+{
+	const bt_field *tcp = payload;
+
+	if (!member(tcp, "seq")) {
+		tcp = member(member(payload, "network_header"), "transport_header");
+		if (!tcp)
+			return false;
+		if (!member(tcp, "seq"))
+			return false;
+	}
+	return unsigned_of(member(tcp, "seq"), &k->seq) &&
+	       unsigned_of(member(tcp, "ack_seq"), &k->ack_seq) &&
+	       unsigned_of(member(tcp, "flags"), &k->flags);
+}
+
+/* +1 a send, -1 a receive, 0 neither (by the event's name; a prefix
+ * such as perf's "net:" is not expected here). */
+static int direction(const char *name)
+{
+	if (!strcmp(name, "inet_sock_local_out") || !strcmp(name, "net_dev_queue"))
+		return 1;
+	if (!strcmp(name, "inet_sock_local_in") || !strcmp(name, "net_if_receive_skb"))
+		return -1;
+	return 0;
+}
+
+static int take_event(struct netsync *s, const bt_message *m)
+{
+	const bt_event *ev = bt_message_event_borrow_event_const(m);
+	int dir = direction(bt_event_class_get_name(bt_event_borrow_class_const(ev)));
+	struct wperf_tcp_key key;
+	struct wperf_net_side side = { 0 };
+	const char *why = NULL;
+	int64_t ns;
+	int host;
+
+	if (!dir || !tcp_key(bt_event_borrow_payload_field_const(ev), &key))
+		return 0;
+	if (!bt_stream_class_borrow_default_clock_class_const(
+		    bt_stream_borrow_class_const(bt_event_borrow_stream_const(ev))))
+		return 0;   /* no time: cannot synchronise with it */
+	if (bt_clock_snapshot_get_ns_from_origin(
+		    bt_message_event_borrow_default_clock_snapshot_const(m), &ns) !=
+		    BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK) {
+		fail(s, "a network event's time overflows 64 bits of nanoseconds");
+		return -1;
+	}
+	if ((host = host_of(s, ev, &why)) < 0) {
+		fail(s, why);
+		return -1;
+	}
+	side = (struct wperf_net_side){ (unsigned)host, ns, 0 };
+	if (dir > 0)
+		s->hosts[host].sends++;
+	else
+		s->hosts[host].receives++;
+	if ((dir > 0 ? wperf_netmatch_send(s->match, &key, &side)
+		     : wperf_netmatch_receive(s->match, &key, &side)) < 0) {
+		fail(s, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ results */
+
+/* One host pair's matches as points on (a's clock, b's clock); the
+ * transform into *out. 0, or -1 when out of memory. */
+static int pair_sync(const struct netsync *s, unsigned a, unsigned b, struct wperf_clock_sync *out)
+{
+	size_t n = wperf_netmatch_count(s->match), nab = 0, nba = 0;
+	struct wperf_sync_point *ab = malloc((n ? n : 1) * sizeof(*ab));
+	struct wperf_sync_point *ba = malloc((n ? n : 1) * sizeof(*ba));
+	int rc = -1;
+
+	if (ab && ba) {
+		for (size_t i = 0; i < n; i++) {
+			const struct wperf_net_match *m = wperf_netmatch_get(s->match, i);
+
+			if (m->send.host == a && m->recv.host == b)
+				ab[nab++] = (struct wperf_sync_point){ m->send.ns, m->recv.ns };
+			else if (m->send.host == b && m->recv.host == a)
+				ba[nba++] = (struct wperf_sync_point){ m->recv.ns, m->send.ns };
+		}
+		rc = wperf_clock_sync_compute(ab, nab, ba, nba, out);
+	}
+	free(ab);
+	free(ba);
+	return rc;
+}
+
+/* Host indexes in name order. */
+static void by_name(const struct netsync *s, unsigned *order)
+{
+	for (unsigned i = 0; i < s->nhosts; i++)
+		order[i] = i;
+	for (unsigned i = 1; i < s->nhosts; i++)
+		for (unsigned j = i; j > 0 && strcmp(s->hosts[order[j - 1]].name,
+						     s->hosts[order[j]].name) > 0; j--) {
+			unsigned t = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+}
+
+static void text_pair(FILE *f, const struct netsync *s, unsigned a, unsigned b,
+		      const struct wperf_clock_sync *c)
+{
+	fprintf(f, "\n%s -> %s: %zu segments matched, %s -> %s: %zu\n", s->hosts[a].name,
+		s->hosts[b].name, c->n_ab, s->hosts[b].name, s->hosts[a].name, c->n_ba);
+	fprintf(f, "Quality    %s\n", wperf_sync_quality_name(c->quality));
+	if (c->quality != WPERF_SYNC_ACCURATE && c->quality != WPERF_SYNC_APPROXIMATE)
+		return;
+	fprintf(f, "Transform  t(%s) = alpha * t(%s) + beta, times in ns since the Unix epoch\n",
+		s->hosts[b].name, s->hosts[a].name);
+	fprintf(f, "           alpha = %.16Lf (drift %+.3Lf ppm; feasible %.16Lf .. %.16Lf)\n",
+		c->alpha, (c->alpha - 1) * 1e6L, c->alpha_min, c->alpha_max);
+	fprintf(f, "           beta  = %.3Lf ns\n", c->beta);
+	fprintf(f, "           offset %+.3Lf s at %s's first match\n",
+		(c->anchor_y - (long double)c->anchor_x) / 1e9L, s->hosts[a].name);
+	fprintf(f, "Accuracy   +-%.0f ns: every transform the matches allow is this close over the "
+		"matches' span (%.3f s; hull points %zu and %zu)\n", c->accuracy_ns,
+		(double)(c->last_x - c->first_x) / 1e9, c->hull_ab, c->hull_ba);
+}
+
+static void json_pair(FILE *f, const struct netsync *s, unsigned a, unsigned b,
+		      const struct wperf_clock_sync *c, bool first)
+{
+	bool has = c->quality == WPERF_SYNC_ACCURATE || c->quality == WPERF_SYNC_APPROXIMATE;
+
+	fprintf(f, "%s\n    {\"reference\": \"%s\", \"other\": \"%s\", \"matches_to_other\": %zu, "
+		"\"matches_to_reference\": %zu, \"quality\": \"%s\"", first ? "" : ",",
+		s->hosts[a].name, s->hosts[b].name, c->n_ab, c->n_ba,
+		wperf_sync_quality_name(c->quality));
+	if (has)
+		fprintf(f, ", \"alpha\": %.17Lg, \"beta\": %.6Lf, \"alpha_min\": %.17Lg, "
+			"\"alpha_max\": %.17Lg, \"accuracy_ns\": %.3f, \"first_ns\": %" PRId64
+			", \"last_ns\": %" PRId64 ", \"hull_points\": [%zu, %zu]",
+			c->alpha, c->beta, c->alpha_min, c->alpha_max, c->accuracy_ns,
+			c->first_x, c->last_x, c->hull_ab, c->hull_ba);
+	fprintf(f, "}");
+}
+
+static void head(FILE *f, const struct netsync *s, const unsigned *order,
+		 const struct wperf_netmatch_stats *st)
+{
+	if (s->json) {
+		fprintf(f, "{\n  \"hosts\": [");
+		for (unsigned i = 0; i < s->nhosts; i++)
+			fprintf(f, "%s{\"name\": \"%s\", \"sends\": %" PRIu64 ", \"receives\": %"
+				PRIu64 "}", i ? ", " : "", s->hosts[order[i]].name,
+				s->hosts[order[i]].sends, s->hosts[order[i]].receives);
+		fprintf(f, "],\n  \"matched\": %" PRIu64 ", \"unmatched_sends\": %" PRIu64
+			", \"unmatched_receives\": %" PRIu64 ", \"replaced\": %" PRIu64
+			",\n  \"pairs\": [", st->matched, st->unmatched_sends,
+			st->unmatched_receives, st->replaced);
+		return;
+	}
+	fprintf(f, "wPerf network matching and clock synchronisation\n");
+	for (unsigned i = 0; i < s->nhosts; i++)
+		fprintf(f, "Host       %s: %" PRIu64 " TCP sends, %" PRIu64 " receives\n",
+			s->hosts[order[i]].name, s->hosts[order[i]].sends,
+			s->hosts[order[i]].receives);
+	fprintf(f, "Matched    %" PRIu64 " segments (by seq, ack_seq, flags); unmatched: %" PRIu64
+		" sends, %" PRIu64 " receives; %" PRIu64 " replaced by a later copy\n",
+		st->matched, st->unmatched_sends, st->unmatched_receives, st->replaced);
+}
+
+/* Write the results; 0, or -1 (error appended). */
+static int write_results(struct netsync *s)
+{
+	struct wperf_output out;
+	struct wperf_netmatch_stats st;
+	unsigned order[MAX_HOSTS];
+	bool first = true;
+	char err[512];
+
+	by_name(s, order);
+	wperf_netmatch_stats(s->match, &st);
+	if (wperf_output_open(&out, s->path, err, sizeof(err)) < 0) {
+		fail(s, err);
+		return -1;
+	}
+	head(out.f, s, order, &st);
+	for (unsigned i = 0; i < s->nhosts; i++) {
+		for (unsigned j = i + 1; j < s->nhosts; j++) {
+			struct wperf_clock_sync c;
+
+			if (pair_sync(s, order[i], order[j], &c) < 0) {
+				wperf_output_abort(&out);
+				fail(s, "out of memory");
+				return -1;
+			}
+			if (s->json)
+				json_pair(out.f, s, order[i], order[j], &c, first);
+			else
+				text_pair(out.f, s, order[i], order[j], &c);
+			first = false;
+		}
+	}
+	if (s->json)
+		fprintf(out.f, "\n  ]\n}\n");
+	else if (s->nhosts < 2)
+		fprintf(out.f, "\nOnly %u host in the input: nothing to synchronise.\n", s->nhosts);
+	if (wperf_output_commit(&out, err, sizeof(err)) < 0) {
+		fail(s, err);
+		return -1;
+	}
+	return 0;
+}
+
+bt_component_class_sink_consume_method_status
+wperf_netsync_consume(bt_self_component_sink *self)
+{
+	struct netsync *s = bt_self_component_get_data(bt_self_component_sink_as_self_component(self));
+	bt_message_array_const msgs;
+	uint64_t n = 0;
+	int rc = 0;
+
+	switch (bt_message_iterator_next(s->iter, &msgs, &n)) {
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		break;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		return write_results(s) < 0 ? BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR
+					    : BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_AGAIN;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_MEMORY_ERROR;
+	default:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		if (rc == 0 && bt_message_get_type(msgs[i]) == BT_MESSAGE_TYPE_EVENT)
+			rc = take_event(s, msgs[i]);
+		bt_message_put_ref(msgs[i]);
+	}
+	return rc < 0 ? BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR
+		      : BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK;
+}

@@ -1,0 +1,193 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""sink.wperf.netsync on the shared two-host pair `tc-synctraces`.
+
+The two hosts (VM1: scp_src, VM3: scp_dest; lttng-modules 2.1,
+inet_sock_local_out/in with seq, ack_seq, flags) go through one
+filter.wperf.repair each and filter.utils.muxer into the sink. Checked:
+
+  - the counts: each host's TCP sends and receives, and 46 matched
+    segments: the count Trace Compass's MatchAndSyncTest asserts for this
+    pair, and the count of an independent matcher here (Python, each host
+    read alone, keys (seq, ack_seq, flags) sent on one host and received on
+    the other); 24 VM1 -> VM3 and 22 VM3 -> VM1;
+  - the transform t(VM3) = alpha * t(VM1) + beta: quality accurate; every
+    matched segment, put on VM3's clock, is received after it is sent; the
+    transform Trace Compass's ExperimentSyncTest asserts for this pair
+    (slope 0.99994137837..., offset 79796507913179.33 ns) is within the
+    stated accuracy of ours at both ends of the matches' span;
+  - the text report says the same numbers; one host alone has nothing to
+    synchronise; a bad parameter is refused in one line.
+
+Usage: WPERF_PLUGIN_DIR=build/plugin /usr/bin/python3 tests/test_netsync.py
+       [--shared-dir-default DIR]
+"""
+
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import unittest
+from fractions import Fraction
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import wperf_scenario as ws  # noqa: E402
+
+import bt2  # noqa: E402
+
+SHARED = ws.shared_dir()
+SYNC = os.path.join(SHARED, 'traces', 'lttng-kernel', 'tc-synctraces')
+HOSTS = {'VM1': 'scp_src', 'VM3': 'scp_dest'}
+# Trace Compass, ExperimentSyncTest.testExperimentSync: VM1's transform.
+TC_ALPHA = Fraction('0.9999413783703139011056845831168394')
+TC_BETA = Fraction('79796507913179.33347660124688298171')
+
+
+def netsync(dirs, params):
+    """source.ctf.fs -> filter.wperf.repair per host, muxer, the sink."""
+    g = bt2.Graph()
+    wperf = ws.wperf_plugin()
+    mux = g.add_component(bt2.find_plugin('utils').filter_component_classes['muxer'], 'mux')
+    n = 0
+    for i, d in enumerate(dirs):
+        src = g.add_component(bt2.find_plugin('ctf').source_component_classes['fs'],
+                              'src%d' % i, params={'inputs': [d]})
+        for port in src.output_ports.values():
+            rep = g.add_component(wperf.filter_component_classes['repair'], 'rep%d' % n)
+            g.connect_ports(port, rep.input_ports['in'])
+            g.connect_ports(rep.output_ports['out'], mux.input_ports['in%d' % n])
+            n += 1
+    sink = g.add_component(wperf.sink_component_classes['netsync'], 'sink', params=params)
+    g.connect_ports(mux.output_ports['out'], sink.input_ports['in'])
+    g.run()
+
+
+class Collect(ws.EachMessage, bt2._UserSinkComponent):
+    """(name, (seq, ack_seq, flags), ns) of inet_sock_local_out/in."""
+
+    def take(self, msg):
+        if type(msg) is not bt2._EventMessageConst:
+            return
+        name = msg.event.name
+        if name in ('inet_sock_local_out', 'inet_sock_local_in'):
+            p = msg.event.payload_field
+            key = (int(p['seq']), int(p['ack_seq']), int(p['flags']))
+            self._out.append((name, key, msg.default_clock_snapshot.ns_from_origin))
+
+
+def tcp_events(path):
+    out = []
+    g = bt2.Graph()
+    src = g.add_component(bt2.find_plugin('ctf').source_component_classes['fs'], 'src',
+                          params={'inputs': [path]})
+    for i, port in enumerate(src.output_ports.values()):
+        sink = g.add_component(Collect, 'sink%d' % i, obj=out)
+        g.connect_ports(port, sink.input_ports['in'])
+    g.run()
+    return out
+
+
+def independent_matches():
+    """{(sender, receiver): [(send ns, receive ns)]} by key, each host read
+    alone."""
+    ev = {h: tcp_events(os.path.join(SYNC, d)) for h, d in HOSTS.items()}
+    out = {}
+    for snd, rcv in (('VM1', 'VM3'), ('VM3', 'VM1')):
+        sends = {k: ns for name, k, ns in ev[snd] if name == 'inet_sock_local_out'}
+        recvs = {k: ns for name, k, ns in ev[rcv] if name == 'inet_sock_local_in'}
+        out[(snd, rcv)] = [(sends[k], recvs[k]) for k in sends if k in recvs]
+    return ev, out
+
+
+class NetSync(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        if not os.path.isdir(SYNC):
+            raise unittest.SkipTest('no shared trace %s' % SYNC)
+        cls.tmp = tempfile.mkdtemp(prefix='wperf-netsync-')
+        dirs = [os.path.join(SYNC, d) for d in HOSTS.values()]
+        cls.json_path = os.path.join(cls.tmp, 'sync.json')
+        netsync(dirs, {'format': 'json', 'path': cls.json_path})
+        with open(cls.json_path) as f:
+            cls.js = json.load(f)
+        cls.text_path = os.path.join(cls.tmp, 'sync.txt')
+        netsync(dirs, {'path': cls.text_path})
+        with open(cls.text_path) as f:
+            cls.text = f.read()
+        cls.events, cls.matches = independent_matches()
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, True)
+
+    def test_counts(self):
+        js = self.js
+        hosts = {h['name']: h for h in js['hosts']}
+        self.assertEqual(sorted(hosts), ['VM1', 'VM3'])
+        for h in HOSTS:
+            self.assertEqual(hosts[h]['sends'],
+                             sum(1 for e in self.events[h] if e[0] == 'inet_sock_local_out'))
+            self.assertEqual(hosts[h]['receives'],
+                             sum(1 for e in self.events[h] if e[0] == 'inet_sock_local_in'))
+        self.assertEqual(js['matched'], 46)   # Trace Compass's count
+        self.assertEqual(js['matched'], sum(len(v) for v in self.matches.values()))
+        pair = js['pairs'][0]
+        self.assertEqual((pair['reference'], pair['other']), ('VM1', 'VM3'))
+        self.assertEqual(pair['matches_to_other'], len(self.matches[('VM1', 'VM3')]))
+        self.assertEqual(pair['matches_to_reference'], len(self.matches[('VM3', 'VM1')]))
+        self.assertEqual((pair['matches_to_other'], pair['matches_to_reference']), (24, 22))
+        sends = sum(h['sends'] for h in js['hosts'])
+        recvs = sum(h['receives'] for h in js['hosts'])
+        self.assertEqual(js['unmatched_sends'], sends - 46)
+        self.assertEqual(js['unmatched_receives'], recvs - 46)
+
+    def test_transform(self):
+        p = self.js['pairs'][0]
+        self.assertEqual(p['quality'], 'accurate')
+        alpha, beta = Fraction(p['alpha']), Fraction(p['beta'])
+        self.assertLessEqual(p['alpha_min'], p['alpha'])
+        self.assertLessEqual(p['alpha'], p['alpha_max'])
+        # every matched segment is received after it is sent, on VM3's clock
+        for send, recv in self.matches[('VM1', 'VM3')]:
+            self.assertLessEqual(alpha * send + beta, recv + 1)
+        for send, recv in self.matches[('VM3', 'VM1')]:
+            self.assertGreaterEqual(alpha * recv + beta, send - 1)
+        self.assertGreater(p['accuracy_ns'], 0)
+        for x in (p['first_ns'], p['last_ns']):
+            ours, tc = alpha * x + beta, TC_ALPHA * x + TC_BETA
+            self.assertLessEqual(abs(float(ours - tc)), p['accuracy_ns'],
+                                 'Trace Compass is off ours by more than the accuracy at %d' % x)
+
+    def test_text(self):
+        p = self.js['pairs'][0]
+        self.assertIn('Host       VM1: 26 TCP sends, 25 receives', self.text)
+        self.assertIn('Matched    46 segments', self.text)
+        self.assertIn('VM1 -> VM3: 24 segments matched, VM3 -> VM1: 22', self.text)
+        self.assertIn('Quality    accurate', self.text)
+        m = re.search(r'alpha = ([0-9.]+) ', self.text)
+        self.assertTrue(m, self.text)
+        self.assertAlmostEqual(float(m.group(1)), p['alpha'], places=15)
+        self.assertIn('Accuracy   +-%.0f ns' % p['accuracy_ns'], self.text)
+
+    def test_one_host(self):
+        path = os.path.join(self.tmp, 'one.json')
+        netsync([os.path.join(SYNC, 'scp_src')], {'format': 'json', 'path': path})
+        with open(path) as f:
+            js = json.load(f)
+        self.assertEqual(js['pairs'], [])
+        self.assertEqual(js['matched'], 0)
+        self.assertEqual([h['name'] for h in js['hosts']], ['VM1'])
+
+    def test_bad_parameter(self):
+        for params, word in (({'format': 'xml'}, 'format'), ({'colour': 'red'}, 'colour')):
+            with self.subTest(params=params):
+                with self.assertRaises(bt2._Error) as ctx:
+                    netsync([os.path.join(SYNC, 'scp_src')], params)
+                self.assertIn(word, ws.bt2_error_text(ctx.exception))
+
+
+if __name__ == '__main__':
+    unittest.main(verbosity=2)
