@@ -102,6 +102,142 @@ def independent_matches():
     return ev, out
 
 
+# ---------------------------------------------------------------------------
+# Two synthetic hosts in the lttng-modules 2.9+ layout: net_dev_queue and
+# net_if_receive_skb with the TCP header under network_header (a variant
+# on network_header_type) / transport_header (a variant on
+# transport_header_type). Host b's clock reads truth(t) = t + t/10000 +
+# 5.000123 s when a's reads t (100 ppm fast).
+
+T0 = 1361214078000000000
+BETA = 5000123000
+
+
+def truth(t):
+    return t + t // 10000 + BETA
+
+
+def _layout(tc):
+    u = tc.create_unsigned_integer_field_class
+    tcp = tc.create_structure_field_class()
+    for name, bits in (('source_port', 16), ('dest_port', 16), ('seq', 32), ('ack_seq', 32),
+                       ('flags', 8), ('window_size', 16)):
+        tcp.append_member(name, u(bits))
+
+    def variant(selector_name, option, fc, owner):
+        sel = tc.create_unsigned_enumeration_field_class(8)
+        for i, n in enumerate(('_unknown', option)):
+            sel.add_mapping(n, bt2.UnsignedIntegerRangeSet([(i, i)]))
+        owner.append_member(selector_name + '_type', sel)
+        var = tc.create_variant_field_class(selector_fc=sel)
+        var.append_option('_unknown', tc.create_structure_field_class(),
+                          bt2.UnsignedIntegerRangeSet([(0, 0)]))
+        var.append_option(option, fc, bt2.UnsignedIntegerRangeSet([(1, 1)]))
+        owner.append_member(selector_name, var)
+
+    ipv4 = tc.create_structure_field_class()
+    ipv4.append_member('protocol', u(8))
+    variant('transport_header', '_tcp', tcp, ipv4)
+    payload = tc.create_structure_field_class()
+    payload.append_member('skbaddr', u(64))
+    payload.append_member('len', u(32))
+    payload.append_member('name', tc.create_string_field_class())
+    variant('network_header', '_ipv4', ipv4, payload)
+    return payload
+
+
+class _HostIter(bt2._UserMessageIterator):
+    def __init__(self, config, port):
+        host = port.user_data
+        self._todo = [self._create_stream_beginning_message(host['stream'])]
+        for ns, name, key in sorted(host['events']):
+            msg = self._create_event_message(host['classes'][name], host['stream'],
+                                             default_clock_snapshot=ns)
+            p = msg.event.payload_field
+            p['skbaddr'], p['len'], p['name'] = 0xffff0000, 100, 'eth0'
+            p['network_header_type'] = 1
+            p['network_header'].selected_option_index = 1
+            ip = p['network_header'].selected_option
+            ip['protocol'] = 6
+            ip['transport_header_type'] = 1
+            ip['transport_header'].selected_option_index = 1
+            tcp = ip['transport_header'].selected_option
+            tcp['source_port'], tcp['dest_port'], tcp['window_size'] = 22, 40000, 1000
+            tcp['seq'], tcp['ack_seq'], tcp['flags'] = key
+            self._todo.append(msg)
+        self._todo.append(self._create_stream_end_message(host['stream']))
+        self._todo.reverse()
+
+    def __next__(self):
+        if not self._todo:
+            raise StopIteration
+        return self._todo.pop()
+
+
+class TwoHosts(bt2._UserSourceComponent, message_iterator_class=_HostIter):
+    """obj: {hostname: [(clock ns, event name, (seq, ack_seq, flags))]}."""
+
+    def __init__(self, config, params, obj):
+        for hostname, events in sorted(obj.items()):
+            tc = self._create_trace_class()
+            cc = self._create_clock_class(frequency=1000000000, origin_is_unix_epoch=True)
+            sc = tc.create_stream_class(default_clock_class=cc)
+            classes = {n: sc.create_event_class(name=n, payload_field_class=_layout(tc))
+                       for n in ('net_dev_queue', 'net_if_receive_skb')}
+            stream = tc(environment={'hostname': hostname}).create_stream(sc)
+            self._add_output_port(hostname, {'stream': stream, 'classes': classes,
+                                             'events': events})
+
+
+def two_host_events(n):
+    """n segments each way every 10 ms, one-way delays of 20 us (every
+    fifth) to 60 us, and one segment a sent that b never received."""
+    ev = {'a': [], 'b': []}
+    for i in range(n):
+        t = T0 + i * 10000000
+        d = 20000 + 10000 * (0 if i % 5 == 0 else 1 + (i * 7) % 4)
+        ev['a'].append((t, 'net_dev_queue', (i, 1, 0x18)))
+        ev['b'].append((truth(t + d), 'net_if_receive_skb', (i, 1, 0x18)))
+        ev['b'].append((truth(t + 5000000), 'net_dev_queue', (i, 2, 0x10)))
+        ev['a'].append((t + 5000000 + d, 'net_if_receive_skb', (i, 2, 0x10)))
+    ev['a'].append((T0 + n * 10000000, 'net_dev_queue', (999999, 1, 0x18)))
+    return ev
+
+
+class NewLayout(unittest.TestCase):
+    def test_known_offset_and_drift(self):
+        n = 201
+        tmp = tempfile.mkdtemp(prefix='wperf-netsync-')
+        self.addCleanup(shutil.rmtree, tmp, True)
+        path = os.path.join(tmp, 'sync.json')
+        g = bt2.Graph()
+        src = g.add_component(TwoHosts, 'src', obj=two_host_events(n))
+        mux = g.add_component(bt2.find_plugin('utils').filter_component_classes['muxer'], 'mux')
+        for i, port in enumerate(src.output_ports.values()):
+            g.connect_ports(port, mux.input_ports['in%d' % i])
+        sink = g.add_component(ws.wperf_plugin().sink_component_classes['netsync'], 'sink',
+                               params={'format': 'json', 'path': path})
+        g.connect_ports(mux.output_ports['out'], sink.input_ports['in'])
+        g.run()
+        with open(path) as f:
+            js = json.load(f)
+        self.assertEqual(js['hosts'], [{'name': 'a', 'sends': n + 1, 'receives': n},
+                                       {'name': 'b', 'sends': n, 'receives': n}])
+        self.assertEqual((js['matched'], js['unmatched_sends'], js['unmatched_receives']),
+                         (2 * n, 1, 0))
+        p = js['pairs'][0]
+        self.assertEqual((p['matches_to_other'], p['matches_to_reference']), (n, n))
+        self.assertEqual(p['quality'], 'accurate')
+        self.assertLess(p['alpha_min'], 1.0001)
+        self.assertLess(1.0001, p['alpha_max'])
+        alpha, beta = Fraction(p['alpha']), Fraction(p['beta'])
+        for x in (p['first_ns'], p['last_ns']):
+            self.assertLessEqual(abs(float(alpha * x + beta) - truth(x)), p['accuracy_ns'])
+        # the B->A segments leave b 5 ms after the A->B ones: the bound
+        # is about one minimum delay, far below the 5 ms between them
+        self.assertLess(p['accuracy_ns'], 100000)
+
+
 class NetSync(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
