@@ -160,7 +160,8 @@ static void draw_finding_edges(const struct wperf_report *r, const struct wperf_
 			scratch[n++] = i;
 	}
 	/* The heaviest, one at a time (the first of equals): a few passes. */
-	size_t want = k == 0 ? PICTURE_FIRST_EDGES : PICTURE_EDGES;
+	/* The first picture keeps to a phone's width: three, as the others. */
+	size_t want = k == 0 && !d->first_only ? PICTURE_FIRST_EDGES : PICTURE_EDGES;
 
 	for (size_t pick = 0; pick < want && pick < n; pick++) {
 		size_t best = pick;
@@ -302,8 +303,10 @@ static void write_cluster(FILE *out, const struct wperf_report *r,
 			 cascaded);
 	fprintf(out, "  subgraph cluster_%zu {\n    label=", i);
 	dot_string(out, label);
-	fprintf(out, ";\n    style=\"rounded,filled\"; color=\"%s\"; fillcolor=\"%s\";\n",
-		knot_color(k->kind), knot_fill(k->kind));
+	/* Bottom to top (the first picture), dot puts a cluster's "b" label
+	 * on its top. */
+	fprintf(out, ";\n    style=\"rounded,filled\"; color=\"%s\"; fillcolor=\"%s\";%s\n",
+		knot_color(k->kind), knot_fill(k->kind), d->first_only ? " labelloc=b;" : "");
 	for (size_t j = 0; j < k->n_members; j++)
 		if (k->members[j] < r->graph->n_vertices && m->vertex_knot[k->members[j]] == (long)i)
 			write_vertex(out, r, m, d, k->members[j], "    ");
@@ -679,12 +682,14 @@ static void write_body(FILE *out, const struct wperf_report *r,
 		}
 	/* The picture right to left: the findings, which only wait on each
 	 * other, in the first column, the first at the top left, where a
-	 * screen of any width shows it. */
+	 * screen of any width shows it. The first picture bottom to top: the
+	 * finding above, what touches it in a row below, narrow enough for a
+	 * phone to show its labels legibly. */
 	fprintf(out, "digraph wperf {\n"
 	      "  graph [rankdir=%s, fontname=\"Helvetica,Arial,sans-serif\"%s];\n"
 	      "  node [fontname=\"Helvetica,Arial,sans-serif\", fontsize=11];\n"
 	      "  edge [fontname=\"Helvetica,Arial,sans-serif\", fontsize=9];\n",
-	      d->summarised ? "RL" : "LR",
+	      d->first_only ? "BT" : d->summarised ? "RL" : "LR",
 	      d->first_only ? ", nodesep=0.15, ranksep=0.4, pad=0.05" : "");
 	if (!d->first_only)
 		write_caption(out, r, d, n_drawn, e_drawn);
