@@ -388,7 +388,9 @@ static int check_same_machine(struct wperf_decoder *d, const bt_clock_class *cc,
 	b = bt_clock_class_get_uuid(cc);
 	if (a && b && memcmp(a, b, 16) != 0) {
 		wperf_set_err(err, errlen, "the input holds kernel events of two machines or boots "
-			"(their clock UUIDs differ): analyse one host's trace at a time");
+			"(their clock UUIDs differ): analyse one host's trace at a time "
+			"(sink.wperf.netsync matches their TCP segments and synchronises "
+			"their clocks)");
 		return -1;
 	}
 	return 0;
