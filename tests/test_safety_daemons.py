@@ -30,7 +30,9 @@ of that directory; the machine's own lttng-sessiond is never touched.
 - A trigger watcher killed by SIGKILL: the next wperf removes its
   trigger, not that of another flight recorder's live watcher.
 - `wperf stop` of a flight recorder whose directory was renamed ends its
-  watcher (found by the directory it holds), not another's.
+  watcher (found by the directory it holds), not another's; the next
+  flight recorder's sweep finds a renamed one by its file handle and
+  leaves its instance.
 - Many at once: three `wperf record`s (one as another user), a flight
   recorder taking snapshots and a `wperf top`, for about 30 s, stopped in
   a random order: each recording reports its command, nothing is left
@@ -533,6 +535,36 @@ class PrivateRun(unittest.TestCase):
         self.assertTrue(alive(other_state['watcher']))
         self.stop_flight(other)
         self.assertFalse(alive(other_state['watcher']))
+
+    def test_moved_flight_recorder_is_not_taken_for_gone(self):
+        """A flight recorder (no watcher) whose directory was renamed: the
+        next flight recorder's sweep finds it by its file handle, where it
+        was moved, and leaves its instance; `wperf snapshot` and `wperf
+        stop` of the new name work."""
+        old = os.path.join(self.tmp, 'old')
+        r = subprocess.run(self.ns([WPERF, 'record', '--snapshot', '--buffer-size-kb', '256',
+                                    '-o', old]), stdin=subprocess.DEVNULL, capture_output=True,
+                           text=True, timeout=180)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(old + '/wperf.json') as f:
+            inst = json.load(f)['instance']
+        new = os.path.join(self.tmp, 'new')
+        os.rename(old, new)
+        other = os.path.join(self.tmp, 'other')
+        o = subprocess.run(self.ns([WPERF, 'record', '--snapshot', '--buffer-size-kb', '256',
+                                    '-o', other]), stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True, timeout=180)
+        self.assertEqual(o.returncode, 0, o.stderr)
+        self.assertNotIn(inst, o.stderr, 'the moved flight recorder was taken for gone')
+        self.assertIn(inst, self.instances())
+        snap = subprocess.run(self.ns([WPERF, 'snapshot', new]), stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=180)
+        self.assertEqual(snap.returncode, 0, snap.stderr)
+        self.assertTrue(os.path.isfile(os.path.join(new, 'snapshot-1', 'kernel', 'metadata')),
+                        snap.stderr)
+        self.stop_flight(new)
+        self.stop_flight(other)
+        self.assertNotIn(inst, self.instances())
 
     def test_daemon_restarted_during_a_recording(self):
         """The session daemon killed and started again by someone else

@@ -19,6 +19,7 @@
  */
 #include "flight.h"
 #include "command.h"
+#include "dir-handle.h"
 #include "json.h"
 #include "lttng.h"
 #include "recording.h"
@@ -195,9 +196,11 @@ bool wperf_flight_remove_instance(const char *tracefs, const char *name)
 
 /* ------------------------------------------------------------ stale instances */
 
-static void register_owner(const char *instance, const char *out)
+/* /run/wperf-flight/INSTANCE: DIR's path, and on a second line its file
+ * handle (dir-handle.h), by which the sweep finds DIR moved. */
+static void register_owner(const char *instance, const char *out, int dir)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], handle[600] = "";
 	int fd;
 
 	if (geteuid() != 0 || (mkdir(FLIGHT_OWNERS, 0700) != 0 && errno != EEXIST))
@@ -206,7 +209,9 @@ static void register_owner(const char *instance, const char *out)
 	unlink(path);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd >= 0) {
-		if (write(fd, out, strlen(out)) < 0) {
+		if (wperf_dir_handle(dir, handle + 1, sizeof(handle) - 1))
+			handle[0] = '\n';
+		if (write(fd, out, strlen(out)) < 0 || write(fd, handle, strlen(handle)) < 0) {
 			/* unowned: the sweep then leaves it alone */
 		}
 		close(fd);
@@ -238,6 +243,30 @@ static bool owner_alive(const char *dir, const char *instance)
 	return !ok || (!strcmp(running, "true") && !strcmp(inst, instance));
 }
 
+/* Whether the flight recorder registered as dir (its path at the start)
+ * and handle (NULL: none) still runs with instance: by its path, else
+ * wherever its directory was moved since (found by its handle). A
+ * directory removed is gone; one that cannot be told is left alone. */
+static bool recorder_alive(const char *dir, const char *handle, const char *instance)
+{
+	char at[64];
+	struct stat st;
+	bool alive;
+	int fd;
+
+	if (owner_alive(dir, instance))
+		return true;
+	if (!handle)
+		return false;
+	if ((fd = wperf_dir_handle_open(handle)) < 0)
+		return errno != ESTALE;
+	/* "/." : the directory itself, not the /proc link, for lstat. */
+	snprintf(at, sizeof(at), "/proc/self/fd/%d/.", fd);
+	alive = fstat(fd, &st) == 0 && st.st_nlink > 0 && owner_alive(at, instance);
+	close(fd);
+	return alive;
+}
+
 /* The LTTng session (and trigger) of the gone flight recorder whose
  * instance is `instance` ("wperf-flight-X", its session "wperf-X"): left,
  * it would keep the session daemon a wperf started running for ever. */
@@ -256,7 +285,7 @@ static void end_gone_session(const char *instance)
 
 void wperf_flight_sweep(const char *tracefs)
 {
-	char dir[PATH_MAX], path[PATH_MAX], owner[PATH_MAX];
+	char dir[PATH_MAX], path[PATH_MAX], owner[PATH_MAX + 600], *handle;
 	struct dirent *e;
 	DIR *d;
 
@@ -275,7 +304,9 @@ void wperf_flight_sweep(const char *tracefs)
 		n = read(fd, owner, sizeof(owner) - 1);
 		close(fd);
 		owner[n > 0 ? n : 0] = '\0';
-		if (n <= 0 || owner_alive(owner, e->d_name))
+		if ((handle = strchr(owner, '\n')))
+			*handle++ = '\0';
+		if (n <= 0 || recorder_alive(owner, handle, e->d_name))
 			continue;
 		wperf_say("removing the ftrace instance %s of a flight recorder that is gone "
 			  "(%s)", e->d_name, owner);
@@ -483,7 +514,7 @@ static bool start_parts(const struct wperf_dir *dir, struct wperf_state *state,
 		wperf_flight_sweep(state->tracefs);
 		if (!create_instance(state->tracefs, instance, opt->buffer_kb))
 			return false;
-		register_owner(instance, out);
+		register_owner(instance, out, dir->fd);
 		state->instance = instance;
 	}
 	if (!start_session(state, opt, trigger, tlen) || !wperf_state_save(at, state))

@@ -51,11 +51,12 @@ void wperf_flight_stop_watcher(long pid, int dir);
 bool wperf_flight_remove_instance(const char *tracefs, const char *name);
 
 /* Remove the wperf-flight-* instances whose flight recorder is gone: its
- * directory (recorded in /run/wperf-flight/INSTANCE when it started) no
- * longer says it runs with that instance. An instance of no known owner,
- * or whose directory is not wperf's (root's, no other user may write),
- * is left alone. Its LTTng session and trigger are destroyed with it.
- * Root only. */
+ * directory (recorded in /run/wperf-flight/INSTANCE when it started, by
+ * path and by file handle, so that a directory moved since is found) no
+ * longer says it runs with that instance, or was removed. An instance
+ * of no known owner, or whose directory is not wperf's (root's, no
+ * other user may write) or cannot be told, is left alone. Its LTTng
+ * session and trigger are destroyed with it. Root only. */
 void wperf_flight_sweep(const char *tracefs);
 
 /* ------------------------------------------------------------ snapshots
