@@ -228,7 +228,7 @@ int wperf_clock_sync_compute(const struct wperf_sync_point *ab, size_t n_ab,
 {
 	struct wperf_clock_sync s = { .alpha = 1, .alpha_min = 1, .alpha_max = 1,
 				      .n_ab = n_ab, .n_ba = n_ba };
-	struct line steep, flat, ln = { 0 };
+	struct line steep = { 0 }, flat = { 0 }, ln = { 0 };
 	int64_t oy;
 
 	if (n_ab + n_ba == 0) {
