@@ -22,6 +22,7 @@
 #include "dir-handle.h"
 #include "json.h"
 #include "lttng.h"
+#include "orphans.h"
 #include "recording.h"
 #include "sessiond.h"
 #include "spawn.h"
@@ -388,23 +389,6 @@ static bool catches_sigterm(long pid)
 	return found;
 }
 
-/* Whether process pid runs `wperf _watch`: its command line's second
- * word. */
-static bool runs_watch(long pid)
-{
-	char path[64], cmdline[256];
-	size_t n;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
-	if (pid <= 0 || !(f = fopen(path, "r")))
-		return false;
-	n = fread(cmdline, 1, sizeof(cmdline) - 1, f);
-	fclose(f);
-	cmdline[n] = '\0';
-	return strlen(cmdline) + 1 < n && !strcmp(cmdline + strlen(cmdline) + 1, "_watch");
-}
-
 /* Whether pid is the watcher of the flight recorder whose directory dir
  * holds: a `wperf _watch` that holds the same directory (device and
  * inode) open. Found by what it holds, not by a path: DIR may have been
@@ -419,7 +403,7 @@ static bool is_watcher(long pid, int dir)
 	bool found = false;
 	DIR *fds;
 
-	if (!runs_watch(pid) || fstat(dir, &held) != 0)
+	if (!wperf_runs_watch(pid) || fstat(dir, &held) != 0)
 		return false;
 	snprintf(path, sizeof(path), "/proc/%ld/fd", pid);
 	if (!(fds = opendir(path)))

@@ -94,16 +94,14 @@ int wperf_destroy_if_orphaned(const char *name)
 
 /* ------------------------------------------------------------ triggers */
 
-/* Whether process pid is a trigger watcher (`wperf _watch ...`): its
- * command line's second word. */
-static bool is_a_watcher(long pid)
+bool wperf_runs_watch(long pid)
 {
 	char path[64], cmdline[256];
 	size_t n;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
-	if (!(f = fopen(path, "r")))
+	if (pid <= 0 || !(f = fopen(path, "r")))
 		return false;
 	n = fread(cmdline, 1, sizeof(cmdline) - 1, f);
 	fclose(f);
@@ -151,7 +149,7 @@ static bool orphaned_trigger(const struct lttng_trigger *t, const char **name)
 	    lttng_trigger_get_owner_uid(t, &owner) != LTTNG_TRIGGER_STATUS_OK ||
 	    owner != geteuid() || !(pid = watcher_of(t)))
 		return false;
-	return wperf_pid_gone(pid) || !is_a_watcher(pid);
+	return wperf_pid_gone(pid) || !wperf_runs_watch(pid);
 }
 
 void wperf_sweep_orphaned_triggers(void)

@@ -23,6 +23,11 @@ long wperf_session_owner(const char *name);
 /* No process has this pid (kill(pid, 0) says ESRCH). */
 bool wperf_pid_gone(long pid);
 
+/* Process pid runs a trigger watcher, `wperf _watch ...` (its command
+ * line's second word): a flight recorder's, whose trigger and held
+ * directory are its own. */
+bool wperf_runs_watch(long pid);
+
 /* Destroy the LTTng sessions a killed wperf left recording: named as
  * `wperf record` or `wperf top` names them, their owner's pid gone, and
  * not in snapshot mode (a flight recorder's session is meant to outlive
