@@ -401,20 +401,19 @@ static int64_t own_waits_on_piece(struct kgraph *kg, const struct piece *p, uint
  * through edges each lighter than the threshold but together more than
  * its work. Such a cut does not find where the time goes; it breaks the
  * cycle the thread is part of (a writeback worker between the threads
- * that wait on it and the disk it waits on). 0 when not, -1 on failure.
+ * that wait on it and the disk it waits on). c: the piece's components
+ * after the cut.
  */
-static int cut_isolates_a_waiter(struct kgraph *kg, const struct piece *p)
+static bool cut_isolates_a_waiter(struct kgraph *kg, const struct piece *p,
+				  const struct scc *c)
 {
 	const struct wperf_graph *g = kg->g;
-	struct scc c;
-	int found = 0;
+	bool found = false;
 
-	if (scc_compute(kg, p->verts, p->n, &c))
-		return -1;
-	for (size_t ci = 0; ci < c.n_comp && !found; ci++) {
-		if (!c.terminal[ci] || c.start[ci + 1] - c.start[ci] != 1)
+	for (size_t ci = 0; ci < c->n_comp && !found; ci++) {
+		if (!c->terminal[ci] || c->start[ci + 1] - c->start[ci] != 1)
 			continue;
-		uint32_t v = c.order[c.start[ci]];
+		uint32_t v = c->order[c->start[ci]];
 		const struct wperf_vertex *x = &g->vertices[v];
 		if (x->kind != WPERF_V_THREAD && x->kind != WPERF_V_VIRTUAL)
 			continue;
@@ -422,7 +421,6 @@ static int cut_isolates_a_waiter(struct kgraph *kg, const struct piece *p)
 					      x->runnable_ns > 0 ? x->runnable_ns : 0);
 		found = own_waits_on_piece(kg, p, v) > work;
 	}
-	scc_fini(&c);
 	return found;
 }
 
@@ -442,20 +440,16 @@ static int emit_after_cuts(struct search *s, struct piece *p, size_t *cut, size_
 }
 
 /* Cut the first k edges for good, record them, and put the terminal parts
- * of what remains on the work list. Takes ownership of p. */
+ * of what remains (c, its components) on the work list. Takes ownership
+ * of p. */
 static int split_after_cut(struct search *s, struct piece *p, const size_t *cut,
-			   size_t k)
+			   size_t k, const struct scc *c)
 {
-	struct scc c;
-
-	if (record_removals(&s->kg, p, cut, k) ||
-	    scc_compute(&s->kg, p->verts, p->n, &c)) {
+	if (record_removals(&s->kg, p, cut, k)) {
 		piece_fini(p);
 		return -1;
 	}
-	int rc = split_piece(s, p, &c);
-	scc_fini(&c);
-	return rc;
+	return split_piece(s, p, c);
 }
 
 /*
@@ -497,26 +491,27 @@ int refine_piece(struct search *s, struct piece *p)
 		free(bounds);
 		return emit_after_cuts(s, p, cut, n_edges, limit, why);
 	}
-	int waiter = -1;
-	if (sc == 0 && first_disconnecting_cut(kg, p, cut, bounds, &now, ties, &k) == 0)
-		waiter = cut_isolates_a_waiter(kg, p);
-	if (waiter < 0) {
+	struct scc c;
+	if (sc < 0 || first_disconnecting_cut(kg, p, cut, bounds, &now, ties, &k) ||
+	    scc_compute(kg, p->verts, p->n, &c)) {
 		free(bounds);
 		free(cut);
 		piece_fini(p);
 		return -1;
 	}
-	if (waiter) {
+	if (cut_isolates_a_waiter(kg, p, &c)) {
 		/* Undo the disconnecting tie: the piece as it stood is the knot. */
 		size_t before = 0;
 		for (size_t t = 0; t < n_ties && bounds[t] < k; t++)
 			before = bounds[t];
+		scc_fini(&c);
 		free(bounds);
 		cut_prefix(kg, cut, &now, before);
 		return emit_after_cuts(s, p, cut, n_edges, before, "waiter");
 	}
 	free(bounds);
-	int rc = split_after_cut(s, p, cut, k);
+	int rc = split_after_cut(s, p, cut, k, &c);
+	scc_fini(&c);
 	free(cut);
 	return rc;
 }
