@@ -87,15 +87,16 @@ void wperf_fmt_cpu_words(struct wperf_fmt_cpu_words *w, const struct wperf_repor
 			 " and others");
 	}
 	/* The CPUs went mostly to the report's own threads: they compete
-	 * among themselves, and moving other load away would not help. */
+	 * among themselves first. Moving other load away still frees what it
+	 * ran, but no more: more CPUs or less work per request go further. */
 	if (c->own_running_ns > c->others_running_ns) {
 		size_t used = strlen(w->others);
 		char own[32];
 
 		w->title = "First: the CPUs. Contention among its own threads";
-		w->advice = "More CPUs, or less CPU work per request, help; moving other load "
-			    "away would not. The knots and sinks below are what they wait on "
-			    "once they run.";
+		w->advice = "More CPUs, or less CPU work per request, help most; moving other "
+			    "load away frees at most the CPU time it ran, above. The knots and "
+			    "sinks below are what they wait on once they run.";
 		wperf_fmt_duration(own, sizeof own, c->own_running_ns, 0);
 		snprintf(w->others + used, sizeof w->others - used, "%sIts own threads ran %s, "
 			 "more than all the others: contention among its own threads, not "
