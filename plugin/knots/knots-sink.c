@@ -23,7 +23,6 @@
  * knots-report.c's; what the files share, knots-sink.h.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,19 +148,6 @@ const char wperf_knots_help[] =
 	"\n"
 	"See the babeltrace2-sink.wperf.knots(7) manual page; the report:\n"
 	"wperf-report(7); the method: wperf-method(7).\n";
-
-/* One error line, prefixed with the component class name, as the cause of
- * the ERROR status about to be returned. */
-void sink_fail(struct knots_sink *s, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(s->self, "%s: %s", COMP_NAME, msg);
-}
 
 static void sink_destroy(struct knots_sink *s)
 {

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/comp-error.h"
 #include "common/decode.h"
 #include "common/output.h"
 #include "common/params.h"
@@ -83,12 +84,9 @@ struct knots_sink {
 	} every;
 };
 
-/* knots-sink.c */
-
-/* One error line, prefixed with the component class name, as the cause of
- * the ERROR status about to be returned. */
-void sink_fail(struct knots_sink *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/* One error line, "sink.wperf.knots: ...", as the cause of the ERROR
+ * status about to be returned (plugin/common/comp-error.h). */
+#define sink_fail(s, ...) WPERF_COMP_ERROR((s)->self, COMP_NAME, __VA_ARGS__)
 
 /* knots-params.c */
 

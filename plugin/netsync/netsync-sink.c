@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/comp-error.h"
 #include "common/output.h"
 #include "common/params.h"
 #include "components.h"
@@ -59,10 +60,9 @@ struct netsync {
 	char *path;
 };
 
-static void fail(struct netsync *s, const char *msg)
-{
-	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(s->self, "%s: %s", COMP_NAME, msg);
-}
+/* One error line, "sink.wperf.netsync: ...", as the cause of the ERROR
+ * status about to be returned (plugin/common/comp-error.h). */
+#define fail(s, msg) WPERF_COMP_ERROR((s)->self, COMP_NAME, "%s", (msg))
 
 bt_component_class_initialize_method_status wperf_netsync_init(
 	bt_self_component_sink *self, bt_self_component_sink_configuration *config,

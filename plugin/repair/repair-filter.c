@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/comp-error.h"
 #include "common/params.h"
 #include "components.h"
 
@@ -80,9 +81,8 @@ bt_component_class_initialize_method_status wperf_repair_init(
 	(void)config;
 	(void)init_data;
 	if (params && wperf_params_check_known(params, known, err, sizeof(err)) < 0) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
-			bt_self_component_filter_as_self_component(self),
-			"%s: %s (it takes no parameters)", COMP_NAME, err);
+		WPERF_COMP_ERROR(bt_self_component_filter_as_self_component(self), COMP_NAME,
+				 "%s (it takes no parameters)", err);
 		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 	}
 	comp = calloc(1, sizeof(*comp));
@@ -129,8 +129,7 @@ bt_message_iterator_class_initialize_method_status wperf_repair_iter_init(
 	it->comp = comp;
 	if (bt_message_iterator_create_from_message_iterator(self, comp->in_port, &it->up) !=
 	    BT_MESSAGE_ITERATOR_CREATE_FROM_MESSAGE_ITERATOR_STATUS_OK) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(self,
-			"%s: cannot create the upstream message iterator", COMP_NAME);
+		WPERF_ITER_ERROR(self, COMP_NAME, "cannot create the upstream message iterator");
 		free(it);
 		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 	}

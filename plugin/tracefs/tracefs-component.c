@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "components.h"
+#include "common/comp-error.h"
 #include "common/params.h"
 #include "tracefs-source.h"
 
@@ -511,7 +512,7 @@ bt_component_class_initialize_method_status wperf_tracefs_init(
 	bt_self_component_set_data(self, comp);
 	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
 error:
-	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self, "%s", err);
+	WPERF_COMP_ERROR(self, NULL, "%s", err);
 	destroy_comp(comp);
 	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 }

@@ -76,6 +76,7 @@
 #include <time.h>
 
 #include "components.h"
+#include "common/comp-error.h"
 #include "tracefs-source.h"
 
 /* ------------------------------------------------------------------ */
@@ -408,7 +409,7 @@ bt_message_iterator_class_initialize_method_status wperf_tracefs_iter_init(
 	(void)config;
 	(void)port;
 	if (!it) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(self, "out of memory");
+		WPERF_ITER_ERROR(self, NULL, "out of memory");
 		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
 	}
 	it->comp = comp;
@@ -449,7 +450,7 @@ bt_message_iterator_class_initialize_method_status wperf_tracefs_iter_init(
 	bt_self_message_iterator_set_data(self, it);
 	return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_OK;
 error:
-	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(self, "%s", it->err);
+	WPERF_ITER_ERROR(self, NULL, "%s", it->err);
 	wperf_recorder_stop(comp->rec);
 	give_back_stop_signals();
 	destroy_iter(it);
@@ -492,8 +493,7 @@ bt_message_iterator_class_next_method_status wperf_tracefs_iter_next(
 		it->out_head = it->out_len = 0;
 		ret = tracefs_produce(it);
 		if (ret < 0) {
-			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(
-				self, "%s", it->err);
+			WPERF_ITER_ERROR(self, NULL, "%s", it->err);
 			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
 		}
 		if (ret == 0)

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "components.h"
+#include "common/comp-error.h"
 #include "common/decode.h"
 #include "common/params.h"
 #include "common/shared-analysis.h"
@@ -145,8 +146,7 @@ static bt_component_class_initialize_method_status
 init_error(bt_self_component_filter *self, struct waits_component *comp,
 	   const char *what)
 {
-	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
-		bt_self_component_filter_as_self_component(self), "%s", what);
+	WPERF_COMP_ERROR(bt_self_component_filter_as_self_component(self), NULL, "%s", what);
 	waits_selection_fini(&comp->selection);
 	free(comp);
 	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
@@ -273,7 +273,7 @@ static void on_segment(const struct wperf_segment *seg, void *data)
 static bt_message_iterator_class_next_method_status
 iter_error(struct waits_iter *it, const char *what)
 {
-	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self, "%s", what);
+	WPERF_ITER_ERROR(it->self, NULL, "%s", what);
 	it->failed = true;   /* never resume after an error */
 	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
 }
@@ -309,8 +309,7 @@ bt_message_iterator_class_initialize_method_status wperf_waits_iter_init(
 	if (bt_message_iterator_create_from_message_iterator(self, comp->in_port,
 							     &it->upstream)) {
 		/* The upstream component already said why. */
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(self,
-			"cannot create the upstream message iterator on port `in`");
+		WPERF_ITER_ERROR(self, NULL, "cannot create the upstream message iterator on port `in`");
 		iter_destroy(it);
 		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 	}

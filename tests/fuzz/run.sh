@@ -86,10 +86,11 @@ build() {
 	params)
 		pc=$(pkg-config --cflags --libs babeltrace2 libtracefs libtraceevent) ||
 			skip "pkg-config does not know babeltrace2/libtracefs (libbabeltrace2-dev, libtracefs-dev)"
-		# knots-sink.c (for its sink_fail) and tracefs-component.c (its
-		# readers are static) are included by the fuzz-params-*.c wrappers.
+		# knots-sink.c and knots-params.c (their errors, through
+		# sink_fail) and tracefs-component.c (its readers are static) are
+		# included by the fuzz-params-*.c wrappers.
 		plugin_src=$(find "$root/plugin" -name '*.c' | sort | grep -v -e '/plugin\.c$' \
-			-e '/knots-sink\.c$' -e '/tracefs-component\.c$')
+			-e '/knots-sink\.c$' -e '/knots-params\.c$' -e '/tracefs-component\.c$')
 		# shellcheck disable=SC2086
 		$CLANG $CFLAGS -o "$out/fuzz-params" "$here/fuzz-params.c" \
 			"$here/fuzz-params-knots.c" "$here/fuzz-params-tracefs.c" \
