@@ -26,7 +26,7 @@ what it says, what it leaves, and how it ends.
 Recording needs root, tracefs and LTTng: without them those tests FAIL
 under CI=true and are skipped (exit 77) otherwise.
 
-Environment (set by tools/tests/meson.build): WPERF_COMMAND,
+Environment (set by tests/meson.build): WPERF_COMMAND,
 WPERF_BUILD_DIR.
 """
 import fcntl
