@@ -94,7 +94,7 @@ static bool is_threadlike(const struct wperf_vertex *v)
 
 uint64_t wperf_vertex_runnable_ppm(const struct wperf_vertex *v)
 {
-	return is_threadlike(v) ? wperf_fmt_ppm(wperf_vertex_cpu_wait_ns(v),
+	return is_threadlike(v) ? wperf_fmt_ppm(wperf_vertex_cpu_need_ns(v),
 						 wperf_fmt_time_seen(v)) : 0;
 }
 
@@ -240,7 +240,7 @@ static void member_facts(struct facts *f)
 			continue;
 		f->threads += v->kind == WPERF_V_VIRTUAL && v->n_members ? v->n_members : 1;
 		f->runnable_ns = wperf_fmt_add_durations(f->runnable_ns,
-							 wperf_vertex_cpu_wait_ns(v));
+							 wperf_vertex_cpu_need_ns(v));
 		if (f->pid == -2)
 			f->pid = v->pid;
 		else if (f->pid != v->pid)
@@ -366,7 +366,7 @@ static void runnable_facts(struct facts *f)
 		if (!ev)
 			return;
 		ev->vertex = id;
-		ev->a_ns = wperf_vertex_cpu_wait_ns(&f->g->vertices[id]);
+		ev->a_ns = wperf_vertex_cpu_need_ns(&f->g->vertices[id]);
 		ev->ppm = wperf_vertex_runnable_ppm(&f->g->vertices[id]);
 	}
 	/* Waiting for a CPU against the members' waits inside the knot: on

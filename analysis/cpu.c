@@ -86,9 +86,12 @@ void wperf_cpu_weigh(const struct wperf_vertex *v, int64_t *runnable, int64_t *w
 	if (v->kind != WPERF_V_THREAD)
 		return;
 	int64_t r = v->running_ns > 0 ? v->running_ns : 0;
-	int64_t q = wperf_vertex_cpu_wait_ns(v);
+	int64_t q = wperf_vertex_cpu_need_ns(v);
 	int64_t d = waits_only_for_work(v) ? 0 : dependency_waits(v);
+	int64_t k = v->woken_cpu_wait_ns > 0 && !waits_only_for_work(v) ? v->woken_cpu_wait_ns : 0;
 	int64_t c = v->waited_on_runnable_ns < 0 ? 0 : v->waited_on_runnable_ns;
+	/* A wakeup's wait for a CPU is the cost of the wait it ended. */
+	d = add(d, k);
 	int64_t t = add(add(r, q), d);
 
 	if (c > d)
@@ -236,12 +239,12 @@ int wperf_cpu_find(const struct wperf_graph *g, const bool *focus, const bool *o
 		}
 		out->own_running_ns = add(out->own_running_ns,
 					  v->running_ns > 0 ? v->running_ns : 0);
-		if (wperf_vertex_cpu_wait_ns(v) > 0) {
+		if (wperf_vertex_cpu_need_ns(v) > 0) {
 			out->n_threads += v->kind == WPERF_V_VIRTUAL && v->n_members ? v->n_members : 1;
-			out->runnable_ns = add(out->runnable_ns, wperf_vertex_cpu_wait_ns(v));
+			out->runnable_ns = add(out->runnable_ns, wperf_vertex_cpu_need_ns(v));
 			procs[n_procs++] = (struct proc_entry){
 				.key = v->pid > 0 ? v->pid : -(int64_t)i - 1, .id = i,
-				.runnable_ns = wperf_vertex_cpu_wait_ns(v) };
+				.runnable_ns = wperf_vertex_cpu_need_ns(v) };
 		}
 		out->wake_latency_ns = add(out->wake_latency_ns,
 					   v->wake_latency_ns > 0 ? v->wake_latency_ns : 0);

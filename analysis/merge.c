@@ -435,6 +435,7 @@ static void accumulate(struct wperf_vertex *nv, const struct wperf_vertex *v)
 	nv->runnable_ns += v->runnable_ns;
 	nv->unknown_ns += v->unknown_ns;
 	nv->wake_latency_ns += v->wake_latency_ns;
+	nv->woken_cpu_wait_ns += v->woken_cpu_wait_ns;
 	for (int k = 0; k < WPERF_V_KIND_COUNT; k++)
 		nv->waiting_ns[k] += v->waiting_ns[k];
 	nv->waited_on_runnable_ns += v->waited_on_runnable_ns;

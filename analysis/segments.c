@@ -125,6 +125,7 @@ void sched_enter_state(struct sched *s, uint32_t v, enum thread_state st, int64_
 		t = s->state_begins(s->sink_data, v, st, t);
 	s->th[v].state = (uint8_t)st;
 	s->th[v].since = t;
+	s->th[v].woken_from_device = false;   /* on_wakeup sets it after */
 }
 
 /* The thread's observed lifetime begins at t in state st. */
@@ -180,5 +181,7 @@ void sched_account_unknown(struct sched *s)
 		/* A window clips runnable time, not the latencies counted. */
 		if (v->wake_latency_ns > v->runnable_ns)
 			v->wake_latency_ns = v->runnable_ns > 0 ? v->runnable_ns : 0;
+		if (v->woken_cpu_wait_ns > wperf_vertex_cpu_wait_ns(v))
+			v->woken_cpu_wait_ns = wperf_vertex_cpu_wait_ns(v);
 	}
 }

@@ -297,10 +297,17 @@ static void on_stack(struct sched *s, const struct wperf_event *ev)
  */
 static void count_wake_latency(struct sched *s, uint32_t v, int64_t idle_from, int64_t t)
 {
-	int64_t from = s->th[v].since > idle_from ? s->th[v].since : idle_from;
+	int64_t since = s->th[v].since;
+	int64_t from = since > idle_from ? since : idle_from;
+	int64_t idle = idle_from >= 0 && t > from ? t - from : 0;
+	struct wperf_vertex *vx = vt_get(s->vt, v);
 
-	if (idle_from >= 0 && t > from)
-		vt_get(s->vt, v)->wake_latency_ns += t - from;
+	vx->wake_latency_ns += idle;
+	if (s->th[v].woken_from_device && t - since > idle) {
+		int64_t delay = t - since - idle;
+
+		vx->woken_cpu_wait_ns += delay < WPERF_LOST_TURN_NS ? delay : WPERF_LOST_TURN_NS;
+	}
 }
 
 static void switch_in(struct sched *s, struct cpu_ctx *c, const struct wperf_event *ev,
@@ -364,6 +371,21 @@ static void on_switch(struct sched *s, struct cpu_ctx *c, const struct wperf_eve
 	c->current_tid = ev->u.sw.next_tid;
 }
 
+/*
+ * A wakeup by a disk, a NIC or an interrupt ends a wait on a device: the
+ * thread's wait for a CPU after it, up to one lost turn
+ * (WPERF_LOST_TURN_NS), is that wait's cost (had the I/O not blocked it,
+ * it would have kept its CPU until its turn ended), not a need for more
+ * CPUs. A wakeup by a thread is not: that thread ran to wake it, and among
+ * threads that share the CPUs the delay measures the CPUs
+ * (wperf-analysis(7), "The CPUs").
+ */
+static bool woken_by_device(enum wperf_vertex_kind waker)
+{
+	return waker == WPERF_V_DISK || waker == WPERF_V_NIC || waker == WPERF_V_IRQ ||
+	       waker == WPERF_V_SOFTIRQ;
+}
+
 static void on_wakeup(struct sched *s, struct cpu_ctx *c, const struct wperf_event *ev)
 {
 	/* sched_wakeup repeats what sched_waking said, later and on the
@@ -386,9 +408,13 @@ static void on_wakeup(struct sched *s, struct cpu_ctx *c, const struct wperf_eve
 
 		if (waker == v)   /* cannot wake oneself: the context is stale */
 			waker = sched_named_pseudo(s, WPERF_V_UNKNOWN, "unknown");
+		bool on_device = !s->th[v].wait_idle &&
+			woken_by_device(vt_get(s->vt, waker)->kind);
+
 		sched_leave_state(s, v, ev->ts, waker);
 		sched_enter_state(s, v, TS_RUNNABLE, ev->ts);
 		s->th[v].inferred = false;
+		s->th[v].woken_from_device = on_device;
 		break;
 	}
 	case TS_UNKNOWN:

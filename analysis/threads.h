@@ -39,6 +39,8 @@ struct sched_thread {
 	bool known_origin;      /* born in the trace or described by the statedump */
 	bool spinning;          /* between before_spin and after_spin */
 	bool wait_idle;         /* the current wait is a wait for work (idle state) */
+	bool woken_from_device; /* runnable since a wakeup that ended a wait on a
+	                           disk, a NIC or an interrupt (not a wait for work) */
 	uint64_t spin_lock;     /* the lock it spins on */
 	int64_t since;          /* when the current state began */
 	uint32_t wait_stack;    /* stack id + 1 of the current wait, 0: none */

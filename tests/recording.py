@@ -89,10 +89,14 @@ def writer_starved(js, writer_ids):
     other work keeps busy (stress-ng, parallel builds, a sanitized
     recorder) Figure 1's writer, even at nice -10, was runnable 45 to 91 %
     of its life: the CPUs pace it, not the disk, and the report rightly
-    leads with them (wperf-analysis(7), "The CPUs")."""
+    leads with them (wperf-analysis(7), "The CPUs"). Its delay for a CPU
+    right after the disk woke it (woken_cpu_wait_ns) is the disk wait's
+    cost, as the report counts it, and an idle CPU's latency is no wait
+    for a CPU."""
     threads = [t for t in js['threads'] if t['id'] in writer_ids]
-    return sum(t['runnable_ns'] for t in threads) > \
-        sum(t['waiting_ns'].get('disk', 0) for t in threads)
+    return sum(t['runnable_ns'] - t['wake_latency_ns'] - t['woken_cpu_wait_ns']
+               for t in threads) > \
+        sum(t['waiting_ns'].get('disk', 0) + t['woken_cpu_wait_ns'] for t in threads)
 
 
 def check_lost_events(tc, js, buffers):

@@ -24,6 +24,7 @@ from wperf_scenario import (MS, S, US, SOFTIRQ, EachMessage, Report,  # noqa: E4
                             wperf_plugin)
 
 U = 100 * MS
+TURN = 24 * MS   # WPERF_LOST_TURN_NS: a device wakeup's delay counted as the wait's
 KINDS = ('thread', 'disk', 'nic', 'irq', 'softirq', 'timer', 'unknown', 'virtual')
 
 
@@ -1027,23 +1028,25 @@ class TestCpuFirst(Base):
         r = self.knots(starved_writer(), pids='501')
         W, H1, H2 = r.tid(501), r.tid(502), r.tid(503)
         # W: running [0, 1] + [9, 10] = 2 s; on the disk [1 s, 3 s + 2 us];
-        # runnable [3 s + 2 us, 9 s].
+        # runnable [3 s + 2 us, 9 s], woken by the disk: its first lost turn
+        # (24 ms) is the disk wait's cost, the rest a wait for the CPU.
         t = r.thread(501)
-        self.assertEqual((t['running_ns'], t['runnable_ns'], t['waiting_ns']['disk']),
-                         (2 * S, 6 * S - 2 * US, 2 * S + 2 * US))
+        self.assertEqual((t['running_ns'], t['runnable_ns'], t['waiting_ns']['disk'],
+                          t['woken_cpu_wait_ns']),
+                         (2 * S, 6 * S - 2 * US, 2 * S + 2 * US, TURN))
+        q = 6 * S - 2 * US - TURN
         cpu = r.js['cpu']
-        self.assertEqual(cpu, {'first': True, 'threads': 1, 'runnable_ns': 6 * S - 2 * US,
+        self.assertEqual(cpu, {'first': True, 'threads': 1, 'runnable_ns': q,
                                'wake_latency_ns': 0,
                                'waiting_ns': 2 * S + 2 * US, 'waited_on_runnable_ns': 0,
-                               # (r + q) / T of q and of d: 8 s / 10 s of them
-                               'weighted_runnable_ns': (8 * S - 2 * US) * (6 * S - 2 * US)
-                               // (10 * S),
-                               'weighted_waiting_ns': (8 * S - 2 * US) * (2 * S + 2 * US)
+                               # (r + q) / T of q and of d + the turn
+                               'weighted_runnable_ns': (2 * S + q) * q // (10 * S),
+                               'weighted_waiting_ns': (2 * S + q) * (2 * S + 2 * US + TURN)
                                // (10 * S),
                                'span_ns': 10 * S,
                                # the trace does not say W's process
                                'most_runnable_pid': -1,
-                               'most_runnable_process_ns': 6 * S - 2 * US,
+                               'most_runnable_process_ns': q,
                                'most_runnable': [W],
                                # H2 ran [0, 10 s], H1 [1 s, 9 s]
                                'others_running_ns': 18 * S, 'own_running_ns': 2 * S, 'others': [H2, H1]},
@@ -1056,12 +1059,12 @@ class TestCpuFirst(Base):
         self.assertLess(first, min(text.index(x) for x in ('Knot 1', 'Sink 1') if x in text))
         self.assertRegex(text, r'; first: the CPUs\n')
         words = ' '.join(text.split())
-        self.assertIn('1 thread of the focus was runnable (ready, waiting for a CPU) 6.00 s in '
-                      'all, 60.0% of the 10.0 s they existed, and waited 2.00 s on threads, '
+        self.assertIn('1 thread of the focus was runnable (ready, waiting for a CPU) 5.98 s in '
+                      'all, 59.8% of the 10.0 s they existed, and waited 2.00 s on threads, '
                       'devices and interrupts, 0 ns of it on threads that were themselves '
                       'runnable. Each weighed by the share of its time it asked for a CPU, '
-                      'waiting for a CPU (4.80 s) outweighs the other waits (1.60 s)', words)
-        self.assertIn('Most runnable: writer (501) 6.00 s.', words)
+                      'waiting for a CPU (4.77 s) outweighs the other waits (1.61 s)', words)
+        self.assertIn('Most runnable: writer (501) 5.98 s.', words)
         self.assertIn('Meanwhile other threads ran 18.0 s on the CPUs: spinner (503) 10.0 s, '
                       'hog (502) 8.00 s.', words)
         # The HTML page says all of it, in the same words (the trial found
@@ -1069,7 +1072,7 @@ class TestCpuFirst(Base):
         html = run_knots_text(starved_writer(), pids='501', format='html')
         para = html[html.index('<h3>First: the CPUs'):]
         para = ' '.join(para[:para.index('</div>')].split())
-        for sentence in ('Most runnable: writer (501) 6.00 s.',
+        for sentence in ('Most runnable: writer (501) 5.98 s.',
                          'Meanwhile other threads ran 18.0 s on the CPUs: spinner (503) 10.0 s, '
                          'hog (502) 8.00 s.',
                          'Give them CPUs or priority, or move the other load away; the knots and '
@@ -1078,10 +1081,12 @@ class TestCpuFirst(Base):
             self.assertIn(sentence, para)
 
     def test_not_first_when_it_runs(self):
-        # H1 gives the CPU back at once: W is runnable 1 us, not the limit.
+        # H1 gives the CPU back at once: W is runnable 1 us after its disk
+        # woke it, the disk wait's cost, not a wait for a CPU.
         r = self.knots(starved_writer(hog=False), pids='501')
         cpu = r.js['cpu']
-        self.assertEqual((cpu['first'], cpu['runnable_ns']), (False, 1 * US))
+        self.assertEqual((cpu['first'], cpu['runnable_ns']), (False, 0))
+        self.assertEqual(r.thread(501)['woken_cpu_wait_ns'], 1 * US)
         text = run_knots_text(starved_writer(hog=False), pids='501')
         self.assertNotIn('First: the CPUs', text)
 

@@ -27,7 +27,7 @@ static void list_with_times(char *buf, size_t len, const struct wperf_graph *g,
 		const struct wperf_vertex *v = &g->vertices[ids[i]];
 
 		wperf_fmt_vertex_label(name, sizeof name, g, ids[i]);
-		wperf_fmt_duration(d, sizeof d, running ? v->running_ns : v->runnable_ns, 0);
+		wperf_fmt_duration(d, sizeof d, running ? v->running_ns : wperf_vertex_cpu_need_ns(v), 0);
 		used += (size_t)snprintf(buf + used, len - used, "%s%s %s", i ? ", " : "", name, d);
 	}
 }

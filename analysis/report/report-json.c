@@ -435,6 +435,8 @@ static void write_thread(FILE *out, const struct wperf_vertex *v, size_t id)
 	json_i64(out, v->unknown_ns);
 	json_key(out, "wake_latency_ns", 0);
 	json_i64(out, v->wake_latency_ns);
+	json_key(out, "woken_cpu_wait_ns", 0);
+	json_i64(out, v->woken_cpu_wait_ns);
 	json_key(out, "waiting_ns", 0);
 	write_waiting(out, v);
 	write_runnable_share(out, v);

@@ -105,6 +105,14 @@ struct wperf_vertex {
 	 * thread wanted that CPU, so it is no wait for a CPU (the CPU finding
 	 * and runnable shares leave it out; wperf_vertex_cpu_wait_ns). */
 	int64_t wake_latency_ns;
+	/* Threads: of runnable_ns less wake_latency_ns, the time that began
+	 * with a wakeup ending a wait on a disk, a NIC or an interrupt (not a
+	 * wait for work), while another thread held its CPU: that wait's cost,
+	 * gone with the I/O, and no need for more CPUs (wperf-analysis(7),
+	 * "The CPUs"), up to WPERF_LOST_TURN_NS per wakeup. The rest began
+	 * with a preemption, a timer or a thread's wakeup, or outlasted a
+	 * turn. */
+	int64_t woken_cpu_wait_ns;
 	/* Of the waits on threads, the time the awaited thread was itself
 	 * runnable: waiting for a CPU at one remove (analysis/runhist.h). */
 	int64_t waited_on_runnable_ns;
@@ -135,6 +143,24 @@ static inline int64_t wperf_vertex_cpu_wait_ns(const struct wperf_vertex *v)
 	int64_t l = v->wake_latency_ns > 0 ? v->wake_latency_ns : 0;
 
 	return l < q ? q - l : 0;
+}
+
+/* What blocking on a device can cost a thread in CPU time lost: one
+ * turn, the longest scheduling period of Linux's CFS by default (6 ms
+ * times 1 + log2 of up to 8 CPUs). Had it not blocked, it would have run
+ * until its turn ended and then waited as any preempted thread does: a
+ * longer delay after a wakeup is a wait for CPUs, not the wait's cost. */
+#define WPERF_LOST_TURN_NS 24000000
+
+/* Of a thread's wait for a CPU another thread held, the part no wait on
+ * a device brought about (woken_cpu_wait_ns left out: it counts as that
+ * wait's cost): what more CPUs or priority could shorten. */
+static inline int64_t wperf_vertex_cpu_need_ns(const struct wperf_vertex *v)
+{
+	int64_t q = wperf_vertex_cpu_wait_ns(v);
+	int64_t k = v->woken_cpu_wait_ns > 0 ? v->woken_cpu_wait_ns : 0;
+
+	return k < q ? q - k : 0;
 }
 
 #define WPERF_HIST_BUCKETS 48   /* log2(ns) buckets: bucket b holds [2^b, 2^(b+1)) ns */
