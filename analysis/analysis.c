@@ -518,6 +518,7 @@ void wperf_analysis_feed(struct wperf_analysis *a, const struct wperf_event *in)
 		ev = &moved;
 	}
 	a->last_event_ts = ev->ts;
+	a->vt.current_host = ev->host;
 	if (ev->context_flags != WPERF_CTX_UNKNOWN)
 		a->quality.has_irq_context = true;
 	event_time(a, ev->ts);

@@ -72,7 +72,9 @@ static void format_disk_name(const struct disk_tracker *d, uint64_t dev,
 	if (name)
 		snprintf(buf, len, "disk:%s", name);
 	else
-		snprintf(buf, len, "disk:%" PRIu64 ":%" PRIu64, dev >> 20, dev & 0xFFFFF);
+		/* The low 32 bits: above them is the host (wperf_host_id()). */
+		snprintf(buf, len, "disk:%" PRIu64 ":%" PRIu64, (dev & 0xFFFFFFFF) >> 20,
+			 dev & 0xFFFFF);
 }
 
 static struct disk_state *disk_state_of(struct disk_tracker *d, struct vertex_table *vt,

@@ -80,7 +80,36 @@ void wperf_graph_fini(struct wperf_graph *g)
 	}
 	free(g->stacks);
 	wperf_timelines_free(g->timelines, g->n_vertices);
+	for (size_t i = 0; i < g->n_hosts; i++)
+		free(g->hosts[i]);
+	free(g->hosts);
 	memset(g, 0, sizeof *g);
+}
+
+int wperf_graph_set_hosts(struct wperf_graph *g, const char *const *names, size_t n)
+{
+	char **hosts;
+
+	if (n < 2)
+		return 0;   /* one host: nothing to name */
+	hosts = calloc(n, sizeof *hosts);
+	if (!hosts)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (!(hosts[i] = strdup(names[i] ? names[i] : "?"))) {
+			while (i--)
+				free(hosts[i]);
+			free(hosts);
+			return -1;
+		}
+	g->hosts = hosts;
+	g->n_hosts = n;
+	return 0;
+}
+
+const char *wperf_vertex_host_name(const struct wperf_graph *g, const struct wperf_vertex *v)
+{
+	return g->n_hosts > 1 && v->host < g->n_hosts ? g->hosts[v->host] : NULL;
 }
 
 size_t wperf_graph_first_edge_from(const struct wperf_graph *g, uint32_t v)

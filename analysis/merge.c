@@ -419,6 +419,7 @@ static int init_virtual(const struct merge *m, uint32_t r, enum wperf_merge_key 
 	nv->merged_by = rule_name(m, r, key);
 	nv->tid = -1;
 	nv->pid = v->pid;
+	nv->host = v->host;
 	nv->parent_tid = m->children[r] ? v->parent_tid : 0;
 	nv->first_ts = nv->last_ts = -1;
 	return 0;

@@ -29,7 +29,8 @@ uint32_t nic_vertex(struct nic_tracker *n, struct vertex_table *vt, const char *
 
 	if (!dev || !*dev)
 		dev = "?";
-	if (n->last_vertex != VERTEX_NONE && strcmp(n->last_dev, dev) == 0)
+	if (n->last_vertex != VERTEX_NONE && n->last_host == vt->current_host &&
+	    strcmp(n->last_dev, dev) == 0)
 		return n->last_vertex;
 	snprintf(name, sizeof name, "nic:%s", dev);
 	uint32_t v = vt_pseudo(vt, WPERF_V_NIC, name);
@@ -37,6 +38,7 @@ uint32_t nic_vertex(struct nic_tracker *n, struct vertex_table *vt, const char *
 	/* Cache only names that fit, so a hit is always an exact match. */
 	n->last_vertex = strlen(dev) < sizeof n->last_dev ? v : VERTEX_NONE;
 	snprintf(n->last_dev, sizeof n->last_dev, "%s", dev);
+	n->last_host = vt->current_host;
 	return v;
 }
 

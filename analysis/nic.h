@@ -34,6 +34,7 @@ struct nic_capacity {
 struct nic_tracker {
 	char last_dev[32];              /* one-entry cache: packets come in runs */
 	uint32_t last_vertex;
+	uint32_t last_host;
 	struct nic_sender *senders;
 	size_t n_senders, cap_senders;
 	struct nic_capacity *capacity;

@@ -98,6 +98,9 @@ void sched_leave_state(struct sched *s, uint32_t v, int64_t t, uint32_t waker)
 {
 	struct sched_thread *th = &s->th[v];
 
+	/* The pseudo vertices below ("unknown", "trace-gap") are v's host's,
+	 * also when the trace's end closes every host's threads. */
+	s->vt->current_host = vt_get(s->vt, v)->host;
 	switch (th->state) {
 	case TS_RUNNING:
 		emit(s, v, WPERF_SEG_RUNNING, th->since, t, VERTEX_NONE, false);

@@ -124,6 +124,7 @@ static uint32_t append_vertex(struct vertex_table *t, enum wperf_vertex_kind kin
 	v->kind = kind;
 	v->tid = v->pid = -1;
 	v->first_ts = v->last_ts = -1;
+	v->host = t->current_host;
 	return (uint32_t)t->n++;
 }
 
@@ -179,7 +180,7 @@ uint32_t vt_pseudo(struct vertex_table *t, enum wperf_vertex_kind kind,
 	for (size_t i = 0; i < t->n_pseudo; i++) {
 		struct wperf_vertex *v = &t->v[t->pseudo[i]];
 
-		if (v->kind == kind && strcmp(v->name, name) == 0)
+		if (v->kind == kind && v->host == t->current_host && strcmp(v->name, name) == 0)
 			return v->id;
 	}
 	if (t->n_pseudo == t->cap_pseudo) {

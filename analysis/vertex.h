@@ -33,6 +33,9 @@ struct vertex_table {
 	 * the comm changes rather than on every wait that needs it. */
 	uint8_t *comm_flags;
 	bool oom;                   /* an allocation failed: results incomplete */
+	/* The host of the event being analysed: new vertices are its, and
+	 * a pseudo vertex ("timer", "nic:eth0") is one per host. */
+	uint32_t current_host;
 };
 
 /* What a thread's comm tells (graph.h's wperf_comm_* tests, and the

@@ -851,7 +851,7 @@ class DamagedRecording(Base):
 
 
 class Clocks(Base):
-    def test_two_hosts_whose_clocks_cannot_be_correlated(self):
+    def test_two_hosts_whose_packets_overlap(self):
         root = real_trace('tc-synctraces')
         hosts = [link_ctf(os.path.join(root, h), os.path.join(self.tmp, 'sync-' + h))
                  for h in sorted(os.listdir(root)) if os.path.isdir(os.path.join(root, h))]
@@ -860,9 +860,9 @@ class Clocks(Base):
         cmd, p = self.cli(*hosts, '-c', 'sink.wperf.knots',
                           '--params=format="json",path="%s/r.json"' % d)
         self.assertCleanFailure(cmd, p)
-        self.assertTrue('two machines' in p.stderr or 'one host' in p.stderr,
-                        'the error does not say to analyse one host at a time:\n'
-                        + p.stderr[-3000:])
+        # lttng-modules 2.1: packet ends overlap the next packet, which the
+        # CLI's muxer refuses; wperf report repairs them (suites repair, hosts)
+        self.assertIn('filter.wperf.repair', p.stderr, p.stderr[-3000:])
         self.assertEqual(os.listdir(d), [])
 
     def test_events_out_of_order_across_streams(self):

@@ -116,8 +116,10 @@ class Scenario:
     """
 
     def __init__(self, ncpus=2, begin=0, end=None, kernel_release='6.1.0-scenario',
-                 packets=None):
+                 packets=None, hostname='scenario', clock_uuid=None):
         self.ncpus = ncpus
+        self.hostname = hostname       # the trace environment's
+        self.clock_uuid = clock_uuid   # a uuid.UUID (LTTng's boot id), or None
         self.kernel_release = kernel_release   # the trace environment's
         self.begin = begin          # None: the streams' beginnings have no time
         self.end = end              # None: their ends have none
@@ -377,7 +379,7 @@ class _ScenarioIterator(bt2._UserMessageIterator):
         tc = comp._create_trace_class()
         cc = comp._create_clock_class(frequency=1_000_000_000, name='monotonic',
                                       description='Monotonic Clock',
-                                      origin_is_unix_epoch=True)
+                                      origin_is_unix_epoch=True, uuid=scn.clock_uuid)
         pctx = tc.create_structure_field_class()
         pctx.append_member('cpu_id', tc.create_unsigned_integer_field_class(32))
         ectx = None
@@ -400,7 +402,7 @@ class _ScenarioIterator(bt2._UserMessageIterator):
                 payload.append_member(fname, _field_class(tc, kind))
             ecs[name] = sc.create_event_class(name=name, payload_field_class=payload)
         trace = tc(name='scenario', environment={
-            'hostname': 'scenario', 'domain': 'kernel', 'sysname': 'Linux',
+            'hostname': scn.hostname, 'domain': 'kernel', 'sysname': 'Linux',
             'kernel_release': scn.kernel_release, 'tracer_name': 'lttng-modules',
             'tracer_major': 2, 'tracer_minor': 13, 'tracer_patchlevel': 9})
         streams, packets = [], []
@@ -597,6 +599,34 @@ def run_knots_text(scn, **params):
         g.run()
         with open(path) as f:
             return f.read()
+
+
+def run_knots_hosts_text(scns, **params):
+    """Several hosts' scenarios, one source each -> filter.utils.muxer ->
+    sink.wperf.knots (text by default); returns what it wrote."""
+    plugin = wperf_plugin()
+    utils = bt2.find_plugin('utils')
+    with tempfile.TemporaryDirectory(prefix='wperf-scn-') as tmp:
+        path = os.path.join(tmp, 'report')
+        p = {'path': path}
+        p.update(params)
+        g = bt2.Graph()
+        mux = g.add_component(utils.filter_component_classes['muxer'], 'mux')
+        for i, scn in enumerate(scns):
+            src = g.add_component(ScenarioSource, 'host%d' % i, obj=scn)
+            g.connect_ports(src.output_ports['out'], mux.input_ports['in%d' % i])
+        sink = g.add_component(plugin.sink_component_classes['knots'], 'knots',
+                               params=_bt_params(p))
+        g.connect_ports(mux.output_ports['out'], sink.input_ports['in'])
+        g.run()
+        with open(path) as f:
+            return f.read()
+
+
+def run_knots_hosts(scns, **params):
+    """run_knots_hosts_text(format=json): the parsed, checked report."""
+    doc = json.loads(run_knots_hosts_text(scns, **dict({'format': 'json'}, **params)))
+    return report_invariants.check(doc, 'sink.wperf.knots report of %d hosts' % len(scns))
 
 
 def run_knots(scn, **params):

@@ -399,12 +399,14 @@ void wperf_fmt_vertex_label(char *buf, size_t len, const struct wperf_graph *g,
 	}
 	const struct wperf_vertex *v = &g->vertices[id];
 	const char *name = v->name ? v->name : "?";
+	const char *host = wperf_vertex_host_name(g, v);
 
+	/* Several hosts: each vertex says where it lives, "nginx (812)@web1". */
 	if (v->kind == WPERF_V_THREAD)
-		snprintf(buf, len, "%s (%lld)", v->comm ? v->comm : name,
-			 (long long)v->tid);
+		snprintf(buf, len, "%s (%lld)%s%s", v->comm ? v->comm : name,
+			 (long long)wperf_local_id(v->tid), host ? "@" : "", host ? host : "");
 	else
-		snprintf(buf, len, "%s", name);
+		snprintf(buf, len, "%s%s%s", name, host ? "@" : "", host ? host : "");
 	sanitize(buf);
 }
 

@@ -180,8 +180,8 @@ static void write_vertex(struct gml *x, const struct wperf_report *r,
 	wperf_fmt_vertex_label(buf, sizeof buf, r->graph, (uint32_t)id);
 	data_str(x, "v_label", buf);
 	if (v->kind == WPERF_V_THREAD) {
-		data_i64(x, "v_tid", v->tid);
-		data_i64(x, "v_pid", v->pid);
+		data_i64(x, "v_tid", wperf_local_id(v->tid));
+		data_i64(x, "v_pid", wperf_local_id(v->pid));
 		if (v->comm)
 			data_str(x, "v_comm", v->comm);
 	}

@@ -233,7 +233,7 @@ static void write_thread_row(FILE *out, const struct wperf_report *r,
 	fputs("<tr><td>", out);
 	wperf_html_vertex_label(out, r->graph, (uint32_t)id);
 	fprintf(out, "</td><td class=\"n\">%lld</td><td class=\"n\">%lld</td>",
-		(long long)v->tid, (long long)v->pid);
+		(long long)wperf_local_id(v->tid), (long long)wperf_local_id(v->pid));
 	td_ns(out, v->running_ns);
 	td_ns(out, v->runnable_ns);
 	td_ns(out, waiting);

@@ -226,7 +226,7 @@ static void write_merged_members(FILE *out, const struct wperf_vertex *v)
 	fputc('[', out);
 	for (size_t i = 0; i < v->n_members; i++) {
 		fputs(i ? ", " : "", out);
-		json_i64(out, v->members[i]);
+		json_i64(out, wperf_local_id(v->members[i]));
 	}
 	fputc(']', out);
 	if (v->merged_by) {
@@ -235,8 +235,21 @@ static void write_merged_members(FILE *out, const struct wperf_vertex *v)
 	}
 }
 
-static void write_vertex(FILE *out, const struct wperf_vertex *v, size_t id)
+/* Several hosts: where v lives (its tid and pid are that host's). */
+static void write_host(FILE *out, const struct wperf_graph *g, const struct wperf_vertex *v)
 {
+	const char *host = wperf_vertex_host_name(g, v);
+
+	if (host) {
+		json_key(out, "host", 0);
+		json_string(out, host);
+	}
+}
+
+static void write_vertex(FILE *out, const struct wperf_graph *g, size_t id)
+{
+	const struct wperf_vertex *v = &g->vertices[id];
+
 	fputc('{', out);
 	json_key(out, "id", 1);
 	json_u64(out, id);
@@ -244,11 +257,12 @@ static void write_vertex(FILE *out, const struct wperf_vertex *v, size_t id)
 	json_string(out, wperf_vertex_kind_name(v->kind));
 	json_key(out, "name", 0);
 	json_string(out, v->name ? v->name : "");
+	write_host(out, g, v);
 	if (v->kind == WPERF_V_THREAD) {
 		json_key(out, "tid", 0);
-		json_i64(out, v->tid);
+		json_i64(out, wperf_local_id(v->tid));
 		json_key(out, "pid", 0);
-		json_i64(out, v->pid);
+		json_i64(out, wperf_local_id(v->pid));
 		json_key(out, "comm", 0);
 		json_string(out, v->comm);
 	} else if (wperf_vertex_kind_is_device(v->kind)) {
@@ -267,7 +281,7 @@ static void write_vertex(FILE *out, const struct wperf_vertex *v, size_t id)
 	}
 	if (v->kind == WPERF_V_VIRTUAL && v->pid >= 0) {
 		json_key(out, "pid", 0);   /* all its threads are of this process */
-		json_i64(out, v->pid);
+		json_i64(out, wperf_local_id(v->pid));
 	}
 	if (v->kind == WPERF_V_VIRTUAL && v->n_members)
 		write_merged_members(out, v);
@@ -279,7 +293,7 @@ static void write_vertices(const struct wperf_graph *g, FILE *out)
 	fputs("  \"vertices\": [", out);
 	for (size_t i = 0; i < g->n_vertices; i++) {
 		json_element(out, i);
-		write_vertex(out, &g->vertices[i], i);
+		write_vertex(out, g, i);
 	}
 	json_array_end(out, g->n_vertices);
 	fputs(",\n", out);
@@ -412,15 +426,18 @@ static void write_runnable_share(FILE *out, const struct wperf_vertex *v)
 	fputs(wperf_vertex_is_runnable_bound(v) ? "true" : "false", out);
 }
 
-static void write_thread(FILE *out, const struct wperf_vertex *v, size_t id)
+static void write_thread(FILE *out, const struct wperf_graph *g, size_t id)
 {
+	const struct wperf_vertex *v = &g->vertices[id];
+
 	fputc('{', out);
 	json_key(out, "id", 1);
 	json_u64(out, id);
+	write_host(out, g, v);
 	json_key(out, "tid", 0);
-	json_i64(out, v->tid);
+	json_i64(out, wperf_local_id(v->tid));
 	json_key(out, "pid", 0);
-	json_i64(out, v->pid);
+	json_i64(out, wperf_local_id(v->pid));
 	json_key(out, "comm", 0);
 	json_string(out, v->comm ? v->comm : v->name);
 	json_key(out, "first_ns", 0);
@@ -464,7 +481,7 @@ static void write_threads(const struct wperf_graph *g, FILE *out)
 		if (!wperf_fmt_thread_listed(v))
 			continue;
 		json_element(out, n++);
-		write_thread(out, v, i);
+		write_thread(out, g, i);
 	}
 	json_array_end(out, n);
 	fputs(",\n", out);

@@ -92,6 +92,10 @@ struct wperf_event {
 	                        tid context), -1 if the trace does not say */
 	int64_t current_pid; /* its process (perf_pid, LTTng pid context), or -1 */
 	int context_flags;   /* WPERF_CTX_* bits, or WPERF_CTX_UNKNOWN */
+	/* The host that recorded it, 0 when the input is one machine's.
+	 * The decoder has made its tids, pids and CPUs unique across hosts
+	 * (wperf_host_id()); devices and interrupts are the host's own. */
+	uint32_t host;
 	/* A call stack recorded with the event, innermost frame first (LTTng
 	 * callstack-kernel then callstack-user contexts, a perf callchain
 	 * without its context markers), or NULL / 0. On SWITCH it is the

@@ -132,7 +132,32 @@ struct wperf_vertex {
 	int64_t busy_ns;
 	uint64_t bytes;
 	uint64_t capacity_bps;       /* NICs: link speed given by the user, 0 = unknown */
+	/* The host it lives on: an index in wperf_graph.hosts (0 with one
+	 * host). Threads' tid, pid and parent_tid carry it in their high
+	 * bits (wperf_host_id()): wperf_local_id() gives the host's own. */
+	uint32_t host;
 };
+
+/*
+ * Several hosts in one graph: a thread of host h > 0 is tid + h << 32 (a
+ * Linux tid is below 2^22), so threads of different hosts never share a
+ * vertex; tid 0 (the idle thread) and negative ids ("unknown") stay as
+ * they are, and so does every id of host 0 (one host analyses as ever).
+ */
+#define WPERF_HOST_SHIFT 32
+#define WPERF_HOSTS_MAX 8
+/* CPUs the same way: cpu + host * WPERF_HOST_CPU_STRIDE. */
+#define WPERF_HOST_CPU_STRIDE 512
+
+static inline int64_t wperf_host_id(uint32_t host, int64_t id)
+{
+	return id > 0 && host ? id + ((int64_t)host << WPERF_HOST_SHIFT) : id;
+}
+
+static inline int64_t wperf_local_id(int64_t id)
+{
+	return id > 0 ? id & ((INT64_C(1) << WPERF_HOST_SHIFT) - 1) : id;
+}
 
 /* A thread's runnable time while another thread held its CPU: runnable
  * less its wakeup latency on an idle CPU (wake_latency_ns), never below 0.
@@ -353,9 +378,20 @@ struct wperf_graph {
 	/* By vertex id (n_vertices of them): each thread's timeline; NULL
 	 * when none was kept (a graph read back or built by hand). */
 	struct wperf_timeline *timelines;
+	/* The hosts, by wperf_vertex.host: each trace's `hostname` (owned);
+	 * NULL / 0 when the input is one host's (labels then name none). */
+	char **hosts;
+	size_t n_hosts;
 };
 
 void wperf_graph_fini(struct wperf_graph *g);
+
+/* Name the hosts of a graph of several (names[i] for host i, copied);
+ * with fewer than two, nothing changes. 0, or -1 when out of memory. */
+int wperf_graph_set_hosts(struct wperf_graph *g, const char *const *names, size_t n);
+
+/* The name of v's host when the graph has several, else NULL. */
+const char *wperf_vertex_host_name(const struct wperf_graph *g, const struct wperf_vertex *v);
 
 /* Index of the first edge from v (edges are sorted by (from, to)), or
  * n_edges when v waits for nothing. */

@@ -19,6 +19,7 @@
 #include "decode.h"
 #include "decode-layout.h"
 #include "error.h"
+#include "hosts.h"
 #include "ptr-map.h"
 
 #include <inttypes.h>
@@ -50,6 +51,8 @@ struct stream_state {
 	 * cheaper than hashing the class pointer (see plan_in_stream()). */
 	struct event_plan **plan_by_id;
 	uint64_t n_plan_by_id;
+	uint32_t host;            /* hosts.h: the machine that recorded it */
+	bool past_hosts_max;      /* ... or one too many to tell apart */
 };
 
 #define STREAM_CACHE_SLOTS 64   /* a power of two */
@@ -95,6 +98,7 @@ struct wperf_decoder {
 	const bt_clock_snapshot *latest_time;
 	uint64_t latest_time_seq;
 	struct wperf_window window;   /* wperf_decoder_set_window() */
+	struct wperf_hosts hosts;     /* the machines of the kernel streams */
 	bool window_pending;          /* not yet resolved and given to the analysis */
 };
 
@@ -320,6 +324,13 @@ static struct stream_state *stream_state_for(struct wperf_decoder *d, const bt_s
 		st->has_clock = st->clock != NULL;
 		if (st->clock)
 			note_clock_offset(st);
+		if (!st->skip) {
+			int h = wperf_hosts_of_stream(&d->hosts, bt_stream_borrow_trace_const(stream),
+						      st->clock);
+
+			st->host = h < 0 ? 0 : (uint32_t)h;
+			st->past_hosts_max = h < 0;
+		}
 		/* Components emitting their own events (filter.wperf.waits) need
 		 * the kernel time base before the first kernel event. */
 		if (!st->skip && st->clock && !d->clock_class) {
@@ -368,32 +379,6 @@ static inline int event_ns(const struct stream_state *st, const bt_clock_snapsho
 			return 0;
 	}
 	return snapshot_ns(cs, ns, err, errlen);
-}
-
-/* Two kernel traces are only one machine's history if their clocks say
- * so (LTTng's clock UUID is the boot id). Mixing hosts would merge
- * unrelated threads that happen to share a tid. */
-static int check_same_machine(struct wperf_decoder *d, const bt_clock_class *cc,
-			      char *err, size_t errlen)
-{
-	bt_uuid a, b;   /* 16 bytes each */
-
-	if (!d->clock_class) {
-		d->clock_class = cc;
-		return 0;
-	}
-	if (cc == d->clock_class)
-		return 0;
-	a = bt_clock_class_get_uuid(d->clock_class);
-	b = bt_clock_class_get_uuid(cc);
-	if (a && b && memcmp(a, b, 16) != 0) {
-		wperf_set_err(err, errlen, "the input holds kernel events of two machines or boots "
-			"(their clock UUIDs differ): analyse one host's trace at a time "
-			"(sink.wperf.netsync matches their TCP segments and synchronises "
-			"their clocks)");
-		return -1;
-	}
-	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -510,8 +495,11 @@ static int decode_event(struct wperf_decoder *d, struct wperf_analysis *a,
 			bt_event_class_get_name(bt_event_borrow_class_const(event)));
 		return -1;
 	}
-	if (check_same_machine(d, st->clock, err, errlen) < 0)
+	if (st->past_hosts_max) {
+		wperf_set_err(err, errlen, "the input holds kernel traces of more than %d machines "
+			      "or boots: report at most %d at once", WPERF_HOSTS_MAX, WPERF_HOSTS_MAX);
 		return -1;
+	}
 
 	/* Field by field: a memset of the whole event became a `rep stos`
 	 * that cost more than the rest of this function. */
@@ -534,6 +522,7 @@ static int decode_event(struct wperf_decoder *d, struct wperf_analysis *a,
 		: (int)(read_int(&scopes, &p->common_flags, 0) &
 			(WPERF_CTX_HARDIRQ | WPERF_CTX_SOFTIRQ));
 	wperf_plan_fill_event(p, &scopes, d->raw_task_dead_64, &d->buf, &ev);
+	wperf_hosts_remap(&ev, st->host);
 	d->counts[ev.type]++;
 	if (d->time_hook && d->time_hook(d->time_hook_data, ev.ts, true, err, errlen) != 0)
 		return -1;
@@ -655,9 +644,11 @@ static int decode_discarded(struct wperf_decoder *d, struct wperf_analysis *a,
 		if (snapshot_ns(cs, &begin, err, errlen) < 0 || snapshot_ns(e, &end, err, errlen) < 0)
 			return -1;
 	}
-	wperf_analysis_discarded(a, st->cpu, packets, count, begin, end);
+	int cpu = wperf_hosts_cpu(st->host, st->cpu);
+
+	wperf_analysis_discarded(a, cpu, packets, count, begin, end);
 	if (d->also)
-		wperf_analysis_discarded(d->also, st->cpu, packets, count, begin, end);
+		wperf_analysis_discarded(d->also, cpu, packets, count, begin, end);
 	return 0;
 }
 
@@ -768,6 +759,24 @@ static int feed_one(struct wperf_decoder *d, struct wperf_analysis *a,
 		return decode_discarded(d, a, msg, true, cs, err, errlen);
 	case BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY:
 		return decode_inactivity(d, cs, err, errlen);
+	}
+	return 0;
+}
+
+size_t wperf_decoder_hosts(const struct wperf_decoder *d, const char *const **names)
+{
+	*names = d->hosts.names;
+	return d->hosts.n;
+}
+
+int wperf_decoder_finish(const struct wperf_decoder *d, struct wperf_analysis *a,
+			 struct wperf_graph *g)
+{
+	if (wperf_analysis_finish(a, g) < 0)
+		return -1;
+	if (wperf_graph_set_hosts(g, d->hosts.names, d->hosts.n) < 0) {
+		wperf_graph_fini(g);
+		return -1;
 	}
 	return 0;
 }

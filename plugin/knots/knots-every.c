@@ -145,7 +145,7 @@ static int write_section(struct knots_sink *s, struct wperf_analysis *a, const c
 	}
 	if (period && s->every.period_events == 0) {
 		snprintf(err, sizeof err, "no events in this period");
-	} else if (wperf_analysis_finish(a, &graph) < 0) {
+	} else if (wperf_decoder_finish(s->decoder, a, &graph) < 0) {
 		snprintf(err, sizeof err, "%s",
 			 wperf_decoder_explain(s->decoder, wperf_analysis_error(a)));
 		if (must) {

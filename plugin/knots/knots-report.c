@@ -438,7 +438,7 @@ static int take_graph(struct knots_sink *s, struct wperf_graph *graph)
 {
 	memset(graph, 0, sizeof *graph);
 	if (!s->shared) {
-		if (wperf_analysis_finish(s->analysis, graph) == 0)
+		if (wperf_decoder_finish(s->decoder, s->analysis, graph) == 0)
 			return 0;
 		sink_fail(s, "%s", wperf_decoder_explain(s->decoder,
 						    wperf_analysis_error(s->analysis)));

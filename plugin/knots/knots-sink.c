@@ -349,9 +349,9 @@ static void fail_upstream(struct knots_sink *s)
 	/* The muxer's words for clocks that disagree are cryptic. */
 	sink_fail(s, "cannot read the trace to its end: %s%s; no report was written", root,
 		  strstr(root, "muxer") && strstr(root, "timestamp is less than")
-		  ? " (events go back in time across streams: a corrupt packet, or traces "
-		    "whose clocks cannot be correlated, such as two hosts: analyse one "
-		    "host's trace at a time)" : "");
+		  ? " (events go back in time across streams: a corrupt packet, or the "
+		    "packet ends of lttng-modules before 2.9.13 overlapping the next packet: "
+		    "put filter.wperf.repair before the muxer, as wperf report does)" : "");
 }
 
 bt_component_class_sink_consume_method_status

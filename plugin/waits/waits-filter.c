@@ -404,7 +404,7 @@ static bt_message_iterator_class_next_method_status finish(struct waits_iter *it
 
 	memset(&graph, 0, sizeof(graph));
 	it->finishing = true;
-	status = wperf_analysis_finish(it->analysis, &graph);
+	status = wperf_decoder_finish(it->decoder, it->analysis, &graph);
 	/* claimed was set when the graph was configured, in this thread. */
 	if (status == 0 && it->shared->claimed) {
 		/* The knots sink behind us reports it. */

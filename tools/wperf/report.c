@@ -87,8 +87,14 @@ static const char *const sink_param[N_SINK_OPTS] = {
 	"format", "path", "pids", "comms", "threshold", "min-weight", "knot-rule", "begin", "end",
 };
 
+/* Traces of several machines reported as one graph (wperf/graph.h's
+ * WPERF_HOSTS_MAX, the sink's limit). */
+#define REPORT_TRACES_MAX 8
+
 struct report_args {
-	const char *trace;
+	const char *trace;              /* the first of traces */
+	const char *traces[REPORT_TRACES_MAX];
+	size_t n_traces;
 	const char *value[N_OPTS];      /* by option index */
 	bool all, verbose, help;
 	double timeout;
@@ -100,10 +106,11 @@ static void print_help(void)
 	       "                    [--output FILE] [--pids LIST] [--comms LIST] [--all] [--threshold T]\n"
 	       "                    [--min-weight W] [--knot-rule {dominant,strict}] [--begin TIME]\n"
 	       "                    [--end TIME] [--params STR] [--timeout SECONDS] [--verbose]\n"
-	       "                    TRACE\n\n"
+	       "                    TRACE [TRACE...]\n\n"
 	       "Print the knot report of TRACE (a wperf record directory, one of its snapshots, or\n"
 	       "any trace babeltrace2 reads) with sink.wperf.knots, run in-process. Options become\n"
-	       "the sink's parameters (see babeltrace2-sink.wperf.knots(7)).\n\n"
+	       "the sink's parameters (see babeltrace2-sink.wperf.knots(7)). Several TRACEs of\n"
+	       "different machines (up to 8) are reported as one graph, each vertex named with its host.\n\n"
 	       "positional arguments:\n  TRACE\n\noptions:\n");
 	for (int i = 0; options[i].name; i++) {
 		char left[64];
@@ -150,7 +157,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	memset(a, 0, sizeof(*a));
 	a->timeout = 3600;
 	wperf_options_init(&p, "report", options, argc, argv);
-	p.max_positional = 1;   /* TRACE */
+	p.max_positional = REPORT_TRACES_MAX;   /* TRACE... */
 	while ((o = wperf_options_next(&p, &value)) != WPERF_OPT_END) {
 		if (o == WPERF_OPT_ERROR)
 			return WPERF_EXIT_FAIL;
@@ -159,7 +166,8 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			return 0;
 		}
 		if (o == WPERF_OPT_POSITIONAL) {
-			a->trace = value;
+			a->traces[a->n_traces++] = value;
+			a->trace = a->traces[0];
 		} else if (o == OPT_ALL) {
 			a->all = true;
 		} else if (o == OPT_VERBOSE) {
@@ -196,7 +204,7 @@ static bool focus_on_command(const struct report_args *a, char *pid, size_t pidl
 {
 	const char *params = a->value[OPT_PARAMS];
 
-	if (a->all || a->value[OPT_PIDS] || a->value[OPT_COMMS])
+	if (a->all || a->value[OPT_PIDS] || a->value[OPT_COMMS] || a->n_traces > 1)
 		return false;
 	if (params && params_focus(params))
 		return false;
@@ -369,19 +377,20 @@ static void free_traces(void)
 	traces.n = traces.cap = 0;
 }
 
-/* Run the report; the command's exit status. */
-static int report(const struct report_args *a, const char *trace, const char *pid,
-		  const struct wperf_bt *bt, const bt_value *params)
+/* Run the report of the n traces inputs (one host's each); the
+ * command's exit status. */
+static int report(const struct report_args *a, const char *const *inputs, size_t n,
+		  const char *pid, const struct wperf_bt *bt, const bt_value *params)
 {
 	struct wperf_run run;
-	const char *inputs[1] = { trace };
+	const char *trace = inputs[0];
 	const char **readable = NULL;
 	size_t nreadable = 0;
 	char why[4096];
 	int rc;
 
-	wperf_bt_run(bt, inputs, 1, bt->wperf, "knots", params, &run);
-	if (run.status == WPERF_RUN_FAILED && !stdout_closed() &&
+	wperf_bt_run(bt, inputs, n, bt->wperf, "knots", params, &run);
+	if (run.status == WPERF_RUN_FAILED && n == 1 && !stdout_closed() &&
 	    split_unreadable(bt, trace, &readable, &nreadable)) {
 		wperf_run_fini(&run);
 		wperf_bt_run(bt, readable, nreadable, bt->wperf, "knots", params, &run);
@@ -418,13 +427,43 @@ static int report(const struct report_args *a, const char *trace, const char *pi
 	return rc;
 }
 
+/*
+ * One TRACE made ready to read: a directory, a closed recording, through
+ * its latest snapshot for a flight recorder (*snapshot, to free), with
+ * metadata babeltrace2 can read. *out is what to read. 0, or the exit
+ * status after saying why.
+ */
+static int prepare_trace(const char *trace, char **snapshot, const char **out)
+{
+	struct stat st;
+	char mode[64], why[4096];
+
+	*out = trace;
+	if (stat(trace, &st) != 0)
+		return wperf_fail("no trace directory %s: %s", trace, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return wperf_fail("%s is a file, not a trace directory: give the directory of "
+				  "a recording (wperf record -o DIR) or of a CTF trace", trace);
+	if (!wperf_check_closed(trace) || !wperf_recording_mode(trace, mode, sizeof(mode)))
+		return WPERF_EXIT_FAIL;
+	if (!strcmp(mode, "flight-recorder")) {
+		/* Snapshots overlap in time: one at a time, the latest. */
+		if (!(*snapshot = wperf_latest_snapshot(trace)))
+			return WPERF_EXIT_FAIL;
+		*out = *snapshot;
+		wperf_say("reporting %s, the latest snapshot", *out);
+	}
+	if (wperf_check_metadata(*out, why, sizeof(why)))
+		return wperf_fail("cannot report %s: %s", *out, why);
+	return 0;
+}
+
 int wperf_cmd_report(int argc, char **argv)
 {
 	struct report_args a;
 	struct wperf_bt bt;
-	struct stat st;
-	char pid[32], mode[64], why[4096], *plugins = NULL, *snapshot = NULL;
-	const char *trace;
+	char pid[32], why[4096], *plugins = NULL, *snapshots[REPORT_TRACES_MAX] = { NULL };
+	const char *inputs[REPORT_TRACES_MAX];
 	bool focus;
 	bt_value *params = NULL;
 	int rc;
@@ -437,55 +476,36 @@ int wperf_cmd_report(int argc, char **argv)
 	}
 	if (!(plugins = wperf_plugin_dir(a.value[OPT_PLUGIN_PATH])))
 		return WPERF_EXIT_FAIL;
-	trace = a.trace;
-	if (stat(trace, &st) != 0) {
-		free(plugins);
-		return wperf_fail("no trace directory %s: %s", trace, strerror(errno));
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		free(plugins);
-		return wperf_fail("%s is a file, not a trace directory: give the directory of "
-				  "a recording (wperf record -o DIR) or of a CTF trace", trace);
-	}
 	/* A recording of a command is about that command: focus on it and on
 	 * what it forked (a wrapper script's program), not on the whole
 	 * machine, unless asked otherwise. */
 	focus = focus_on_command(&a, pid, sizeof(pid));
-	rc = WPERF_EXIT_FAIL;
 	/* --timeout covers every step, from here: asking the session daemon
 	 * about a cut-short recording's session as much as babeltrace2. */
 	snprintf(why, sizeof(why), "cannot report %s: not done within %g s (--timeout SECONDS, "
-		 "0 for no limit)", trace, a.timeout);
+		 "0 for no limit)", a.trace, a.timeout);
 	wperf_bt_set_timeout(a.timeout, why);
-	if (!wperf_check_closed(trace) || !wperf_recording_mode(trace, mode, sizeof(mode)))
-		goto end;
-	if (!strcmp(mode, "flight-recorder")) {
-		/* Snapshots overlap in time: one at a time, the latest. */
-		if (!(snapshot = wperf_latest_snapshot(trace)))
+	for (size_t i = 0; i < a.n_traces; i++)
+		if ((rc = prepare_trace(a.traces[i], &snapshots[i], &inputs[i])) != 0)
 			goto end;
-		trace = snapshot;
-		wperf_say("reporting %s, the latest snapshot", trace);
-	}
-	if (!(params = sink_params(&a, trace, focus ? pid : NULL)))
+	rc = WPERF_EXIT_FAIL;
+	if (!(params = sink_params(&a, inputs[0], focus ? pid : NULL)))
 		goto end;
-	if (wperf_check_metadata(trace, why, sizeof(why))) {
-		rc = wperf_fail("cannot report %s: %s", trace, why);
-		goto end;
-	}
 	if (wperf_bt_load(&bt, plugins, why, sizeof(why))) {
-		rc = wperf_fail("cannot report %s: %s", trace, why);
+		rc = wperf_fail("cannot report %s: %s", inputs[0], why);
 		goto end;
 	}
 	/* A closed standard output is an error value (EPIPE), not a signal. */
 	signal(SIGPIPE, SIG_IGN);
 	wperf_bt_handle_sigint();
-	rc = report(&a, trace, focus ? pid : NULL, &bt, params);
+	rc = report(&a, inputs, a.n_traces, focus ? pid : NULL, &bt, params);
 	wperf_bt_unload(&bt);
 end:
 	wperf_bt_set_timeout(0, "");
 	free_traces();
 	bt_value_put_ref(params);
-	free(snapshot);
+	for (size_t i = 0; i < a.n_traces; i++)
+		free(snapshots[i]);
 	free(plugins);
 	return rc;
 }
