@@ -59,7 +59,10 @@ struct wperf_analysis {
 	void *cb_data;
 
 	int64_t begin, end;            /* first and last event so far */
-	int64_t last_event_ts;         /* of the event fed last */
+	/* Of the event fed last, per host: each host's events come in order,
+	 * but hosts merged on clocks moved by an offset only (the transform's
+	 * drift applied after the muxer) may interleave a little out of it. */
+	int64_t last_event_ts[WPERF_HOSTS_MAX];
 	bool have_time;
 	/* The range upstream chose (wperf_analysis_bound), if it said. */
 	int64_t chosen_begin, chosen_end;
@@ -302,6 +305,8 @@ struct wperf_analysis *wperf_analysis_create(void)
 
 	if (!a)
 		return NULL;
+	for (int h = 0; h < WPERF_HOSTS_MAX; h++)
+		a->last_event_ts[h] = INT64_MIN;
 	vt_init(&a->vt);
 	edges_init(&a->edges);
 	cascade_init(&a->cascade);
@@ -511,13 +516,15 @@ void wperf_analysis_feed(struct wperf_analysis *a, const struct wperf_event *in)
 	/* Streams whose clocks disagree, or a source that does not sort: the
 	 * report says so, and a late event is taken as happening now, so that
 	 * time only moves forward and segments still tile each lifetime. */
-	if (a->quality.events > 0 && in->ts < a->last_event_ts) {
+	uint32_t h = in->host < WPERF_HOSTS_MAX ? in->host : 0;
+
+	if (in->ts < a->last_event_ts[h]) {
 		a->quality.events_out_of_order++;
 		moved = *in;
-		moved.ts = a->last_event_ts;
+		moved.ts = a->last_event_ts[h];
 		ev = &moved;
 	}
-	a->last_event_ts = ev->ts;
+	a->last_event_ts[h] = ev->ts;
 	a->vt.current_host = ev->host;
 	if (ev->context_flags != WPERF_CTX_UNKNOWN)
 		a->quality.has_irq_context = true;

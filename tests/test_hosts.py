@@ -8,8 +8,14 @@
     is its host's own vertex (JSON `host`, text `client (100)@alpha`),
     with the exact waits, the same as each host's trace reported alone
     (which names no host);
-  - the same two traces written as CTF and given to `wperf report DIR1
-    DIR2`;
+  - the same two traces written as CTF: `wperf report DIR1 DIR2` refuses
+    them in one line (no TCP segment between them: no common time base);
+  - two hand-built hosts whose clocks differ by a known 5.000123 s and
+    100 ppm, with 20 TCP segments each way: `wperf report DIR1 DIR2` puts
+    beta on alpha's time; the truth is within the stated accuracy at both
+    ends of the matches, a 500 ms wait on beta is 500 ms on alpha's time
+    within twice it (50 us longer on beta's clock), nothing is out of
+    order, and Data quality states the transform;
   - the shared pair `tc-synctraces` (VM1, VM3) reported as one graph:
     both hosts' vertices, every vertex named with its host, threads of
     the same tid on both hosts kept apart.
@@ -96,20 +102,134 @@ class TwoHandBuiltHosts(unittest.TestCase):
         self.assertIn('client (100)@alpha -> disk:8:0@alpha', text)
         self.assertIn('server (100)@beta -> disk:8:0@beta', text)
 
-    def test_wperf_report_two_dirs(self):
+    def test_wperf_report_refuses_unsynchronised(self):
+        """No TCP segment between them: their clocks cannot be put on one
+        time base, and `wperf report` says so in one line."""
         tmp = tempfile.mkdtemp(prefix='wperf-hosts-')
         try:
             dirs = [ws.write_ctf(s, os.path.join(tmp, s.hostname)) for s in (self.alpha, self.beta)]
-            p = subprocess.run([WPERF, 'report', '--plugin-path', ws.plugin_dir(),
-                                '--format', 'json'] + dirs,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               timeout=300)
-            self.assertEqual(p.returncode, 0, p.stderr)
-            edges = wait_edges(json.loads(p.stdout))
-            self.assertEqual(edges[('client (100)@alpha', 'disk:8:0@alpha')], 4 * MS + 2 * US)
-            self.assertEqual(edges[('server (100)@beta', 'disk:8:0@beta')], 2 * MS + 2 * US)
+            p = wperf_report(dirs)
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertEqual(p.stdout, '')
+            lines = p.stderr.strip().splitlines()
+            self.assertEqual(len(lines), 1, p.stderr)
+            self.assertIn('no TCP segments were matched between their hosts', lines[0])
         finally:
             shutil.rmtree(tmp, True)
+
+
+def wperf_report(dirs, *args):
+    return subprocess.run([WPERF, 'report', '--plugin-path', ws.plugin_dir(), '--format',
+                           'json'] + list(args) + list(dirs),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600)
+
+
+# beta's clock reads ALPHA * t + BETA when alpha's reads t: 100 ppm fast,
+# 5.000123 s ahead; a segment takes 5 us each way (the bound, about that,
+# is ten times finer than the 50 us the drift adds to a 500 ms wait).
+ALPHA = 1 + 100e-6
+BETA = 5_000_123_000
+DELAY = 5 * US
+TCP = [('sk', 'u64'), ('seq', 'u32'), ('ack_seq', 'u32'), ('flags', 'u32')]
+
+
+def on_beta(x):
+    """beta's clock at alpha's time x."""
+    return round(ALPHA * x + BETA)
+
+
+def synced_hosts():
+    """alpha and beta exchange 20 TCP segments each way over 1 s
+    (lttng-modules 2.1's inet_sock_local_out/in). On beta, `server` (tid
+    100) waits from alpha's 200 ms to 700 ms for `waker` (101), which runs
+    throughout. Events are placed on alpha's time, beta's written on its
+    own clock."""
+    hosts = {}
+    for name in ('alpha', 'beta'):
+        s = ws.Scenario(ncpus=2, hostname=name, begin=None,
+                        clock_uuid=uuid.uuid5(uuid.NAMESPACE_DNS, name + '.wperf.test'))
+        s.layouts['inet_sock_local_out'] = TCP
+        s.layouts['inet_sock_local_in'] = TCP
+        hosts[name] = s
+    a, b = hosts['alpha'], hosts['beta']
+    for s, when in ((a, lambda x: x), (b, on_beta)):
+        t1, t2 = s.thread(100, 'client' if s is a else 'server'), s.thread(101, 'waker')
+        s.run(when(0), 0, t1)
+        s.run(when(0), 1, t2)
+    for i in range(20):
+        x = 10 * MS + i * 40 * MS
+        a.ev(x, 0, 'inet_sock_local_out', sk=1, seq=1000 + i, ack_seq=1, flags=0x18)
+        b.ev(on_beta(x + DELAY), 0, 'inet_sock_local_in', sk=2, seq=1000 + i, ack_seq=1,
+             flags=0x18)
+        x += 20 * MS
+        b.ev(on_beta(x), 1, 'inet_sock_local_out', sk=2, seq=5000 + i, ack_seq=1001 + i,
+             flags=0x10)
+        a.ev(x + DELAY, 1, 'inet_sock_local_in', sk=1, seq=5000 + i, ack_seq=1001 + i,
+             flags=0x10)
+    b.sleep(on_beta(200 * MS), 0, 100)
+    b.wake(on_beta(700 * MS), 1, 100, target_cpu=0)
+    b.run(on_beta(700 * MS) + 1 * US, 0, 100)
+    a.ev(1000 * MS, 0, 'inet_sock_local_out', sk=1, seq=9999, ack_seq=1, flags=0x11)
+    b.ev(on_beta(1000 * MS), 0, 'inet_sock_local_out', sk=2, seq=9998, ack_seq=1, flags=0x11)
+    return a, b
+
+
+class SynchronisedHosts(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix='wperf-hosts-')
+        cls.dirs = [ws.write_ctf(s, os.path.join(cls.tmp, s.hostname)) for s in synced_hosts()]
+        p = wperf_report(cls.dirs)
+        if p.returncode != 0:
+            raise AssertionError(p.stderr)
+        cls.js = ws.report_invariants.check(json.loads(p.stdout), 'two synchronised hosts')
+        cls.text = wperf_report(cls.dirs, '--format', 'text').stdout
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, True)
+
+    def clock(self):
+        hosts = {h['name']: h['clock'] for h in self.js['hosts']}
+        self.assertIsNone(hosts['alpha'])
+        self.assertEqual(hosts['beta']['reference'], 'alpha')
+        return hosts['beta']
+
+    def test_transform_within_its_bound(self):
+        c = self.clock()
+        # every transform the matches allow is within accuracy_ns over
+        # them: the truth too, at the first and the last match
+        for x in (10 * MS, 790 * MS + DELAY):
+            ours = c['anchor_ns'] + c['offset_ns'] + c['alpha'] * (x - c['anchor_ns'])
+            self.assertLessEqual(abs(ours - (ALPHA * x + BETA)), c['accuracy_ns'] + 1, x)
+        # the bound is about the segments' delay, not the 5 s offset
+        self.assertLess(c['accuracy_ns'], 2 * DELAY)
+        self.assertGreater(c['accuracy_ns'], 0)
+
+    def test_waits_on_one_time_base(self):
+        """server's 500 ms wait (500.05 ms on beta's fast clock) is 500 ms
+        on alpha's, within twice the stated accuracy; both hosts' threads
+        span alpha's time, not beta's 5 s ahead."""
+        c = self.clock()
+        edges = wait_edges(self.js)
+        w = edges[('server (100)@beta', 'waker (101)@beta')]
+        self.assertLessEqual(abs(w - 500 * MS), 2 * c['accuracy_ns'] + 2, w)
+        self.assertEqual(self.js['quality']['events_out_of_order'], 0)
+        firsts = {(t['host'], t['tid']): t['first_ns'] for t in self.js['threads']}
+        self.assertEqual(firsts[('alpha', 100)], 0)
+        self.assertLessEqual(abs(firsts[('beta', 100)]), c['accuracy_ns'] + 1)
+        self.assertLess(self.js['time_range']['end_ns'] - self.js['time_range']['begin_ns'],
+                        1001 * MS)
+
+    def test_data_quality_states_the_transform(self):
+        c = self.clock()
+        line = [l for l in self.text.splitlines() if 'clock of beta' in l]
+        self.assertEqual(len(line), 1, self.text[-3000:])
+        self.assertIn("on alpha's time: offset +5.000", line[0])
+        self.assertIn('drift %+.3f ppm' % ((c['alpha'] - 1) * 1e6), line[0])
+        # the drift the matches allow: 100 ppm within the accuracy over 1 s
+        self.assertLess(abs((c['alpha'] - ALPHA) * 1e9), 2 * c['accuracy_ns'])
+        self.assertIn('accurate to +-%.0f ns' % c['accuracy_ns'], line[0])
 
 
 class SyncTracesAsOneGraph(unittest.TestCase):
@@ -123,6 +243,14 @@ class SyncTracesAsOneGraph(unittest.TestCase):
         js = ws.report_invariants.check(json.loads(p.stdout), 'tc-synctraces')
         hosts = {v['host'] for v in js['vertices']}
         self.assertEqual(hosts, {'VM1', 'VM3'})
+        # VM3 on VM1's time (sink.wperf.netsync's transform: 0.081 s behind,
+        # -51.4 ppm, +-171.5 us over the 46 matches)
+        clocks = {h['name']: h['clock'] for h in js['hosts']}
+        self.assertIsNone(clocks['VM1'])
+        self.assertEqual(clocks['VM3']['reference'], 'VM1')
+        self.assertAlmostEqual(clocks['VM3']['offset_ns'] / 1e9, -0.0806, places=3)
+        self.assertAlmostEqual((clocks['VM3']['alpha'] - 1) * 1e6, -51.396, places=2)
+        self.assertAlmostEqual(clocks['VM3']['accuracy_ns'], 171521, delta=1)
         threads = [(v['host'], v['tid']) for v in js['vertices'] if v['kind'] == 'thread']
         self.assertEqual(len(threads), len(set(threads)))
         # the same tid on both hosts: two threads, not one

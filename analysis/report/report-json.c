@@ -602,6 +602,38 @@ static void write_caveats(const struct wperf_report *r, FILE *out)
 	fprintf(out, ",\n  \"findings_may_be_wrong\": %s\n", wrong ? "true" : "false");
 }
 
+/* Several hosts: their names, and how each clock was put on the
+ * reference's (null: the reference's own, or not synchronised). */
+static void write_hosts(const struct wperf_graph *g, FILE *out)
+{
+	if (g->n_hosts < 2)
+		return;
+	fputs("  \"hosts\": [", out);
+	for (size_t i = 0; i < g->n_hosts; i++) {
+		const struct wperf_host_clock *c = NULL;
+
+		for (size_t k = 0; k < g->n_host_clocks; k++)
+			if (g->host_clocks[k].host == i)
+				c = &g->host_clocks[k];
+		json_element(out, i);
+		fputc('{', out);
+		json_key(out, "name", 1);
+		json_string(out, g->hosts[i]);
+		json_key(out, "clock", 0);
+		if (!c) {
+			fputs("null}", out);
+			continue;
+		}
+		fputs("{\"reference\": ", out);
+		json_string(out, c->reference);
+		fprintf(out, ", \"alpha\": %.17g, \"anchor_ns\": %" PRId64 ", \"offset_ns\": %.3f, "
+			"\"accuracy_ns\": %.3f}}", c->alpha, c->anchor_ns, c->offset_ns,
+			c->accuracy_ns);
+	}
+	json_array_end(out, g->n_hosts);
+	fputs(",\n", out);
+}
+
 int wperf_report_write_json(const struct wperf_report *r, FILE *out)
 {
 	if (!r || !r->graph || !out) {
@@ -619,6 +651,7 @@ int wperf_report_write_json(const struct wperf_report *r, FILE *out)
 	json_write_groups(r, out);
 	write_threads(r->graph, out);
 	write_progress(r->graph, out);
+	write_hosts(r->graph, out);
 	write_quality(&r->graph->quality, out);
 	write_caveats(r, out);
 	fputs("}\n", out);

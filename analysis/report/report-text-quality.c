@@ -213,6 +213,22 @@ static void write_untraced_timers(FILE *out, const struct wperf_graph *g)
 	text_put_wrapped(out, "  ", line, 4);
 }
 
+/* Several hosts: each clock put on the reference's, and how well. */
+static void write_host_clocks(FILE *out, const struct wperf_graph *g)
+{
+	for (size_t i = 0; i < g->n_host_clocks; i++) {
+		const struct wperf_host_clock *c = &g->host_clocks[i];
+		char what[64];
+
+		snprintf(what, sizeof what, "clock of %.20s", g->hosts[c->host]);
+		fprintf(out, "  %-32s on %s's time: offset %+.6f s, drift %+.3f ppm, accurate to "
+			"+-%.0f ns\n  %-32s (t' = (t - offset) / alpha, from matched TCP "
+			"segments)\n",
+			what, c->reference, c->offset_ns / 1e9, (c->alpha - 1) * 1e6,
+			c->accuracy_ns, "");
+	}
+}
+
 void text_write_quality(FILE *out, const struct wperf_report *r)
 {
 	const struct wperf_graph *g = r->graph;
@@ -223,6 +239,7 @@ void text_write_quality(FILE *out, const struct wperf_report *r)
 			      q->has_waking ? "(wakeups: sched_waking)"
 					    : "(no sched_waking: used sched_wakeup)");
 	write_focus_start(out, r);
+	write_host_clocks(out, g);
 	write_quality_counter(out, "discarded events", q->discarded_events,
 			      "waits across the gaps are missing or cut");
 	write_quality_counter(out, "discarded packets", q->discarded_packets,

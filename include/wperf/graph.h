@@ -364,6 +364,16 @@ enum wperf_span_state wperf_span_dominant(const struct wperf_span *s);
 
 void wperf_timeline_fini(struct wperf_timeline *t);
 
+/* A host's clock as the analysis put it on the reference host's. */
+struct wperf_host_clock {
+	uint32_t host;          /* whose clock (index in wperf_graph.hosts) */
+	char *reference;        /* the host whose time base it was put on */
+	double alpha;           /* its clock's rate against the reference's */
+	int64_t anchor_ns;      /* a time of the reference's, inside the matches */
+	double offset_ns;       /* its time minus the reference's at anchor_ns */
+	double accuracy_ns;     /* how far any transform the matches allow is from it */
+};
+
 struct wperf_graph {
 	int64_t begin_ns, end_ns;        /* analysed time range */
 	struct wperf_vertex *vertices;
@@ -382,6 +392,10 @@ struct wperf_graph {
 	 * NULL / 0 when the input is one host's (labels then name none). */
 	char **hosts;
 	size_t n_hosts;
+	/* The hosts whose clocks were put on the first's time base (the
+	 * transform from matched TCP segments): what the report states. */
+	struct wperf_host_clock *host_clocks;
+	size_t n_host_clocks;
 };
 
 void wperf_graph_fini(struct wperf_graph *g);

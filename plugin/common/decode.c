@@ -509,6 +509,7 @@ static int decode_event(struct wperf_decoder *d, struct wperf_analysis *a,
 	ev.type = (enum wperf_event_type)p->type;
 	if (event_ns(st, d->latest_time, &ev.ts, err, errlen) < 0)
 		return -1;
+	ev.ts = wperf_hosts_time(&d->hosts, st->host, ev.ts);
 	scopes.base[SCOPE_NONE] = NULL;
 	scopes.base[SCOPE_PAYLOAD] = bt_event_borrow_payload_field_const(event);
 	scopes.base[SCOPE_COMMON_CTX] = p->reads_common_ctx
@@ -643,6 +644,8 @@ static int decode_discarded(struct wperf_decoder *d, struct wperf_analysis *a,
 
 		if (snapshot_ns(cs, &begin, err, errlen) < 0 || snapshot_ns(e, &end, err, errlen) < 0)
 			return -1;
+		begin = wperf_hosts_time(&d->hosts, st->host, begin);
+		end = wperf_hosts_time(&d->hosts, st->host, end);
 	}
 	int cpu = wperf_hosts_cpu(st->host, st->cpu);
 
@@ -763,22 +766,16 @@ static int feed_one(struct wperf_decoder *d, struct wperf_analysis *a,
 	return 0;
 }
 
-size_t wperf_decoder_hosts(const struct wperf_decoder *d, const char *const **names)
-{
-	*names = d->hosts.names;
-	return d->hosts.n;
-}
-
 int wperf_decoder_finish(const struct wperf_decoder *d, struct wperf_analysis *a,
 			 struct wperf_graph *g)
 {
-	if (wperf_analysis_finish(a, g) < 0)
-		return -1;
-	if (wperf_graph_set_hosts(g, d->hosts.names, d->hosts.n) < 0) {
-		wperf_graph_fini(g);
-		return -1;
-	}
-	return 0;
+	return wperf_hosts_finish(&d->hosts, a, g);
+}
+
+int wperf_decoder_give_host_clock(struct wperf_decoder *d, const char *item, char *err,
+				  size_t errlen)
+{
+	return wperf_hosts_give_clock(&d->hosts, item, err, errlen);
 }
 
 const char *wperf_decoder_explain(struct wperf_decoder *d, const char *analysis_error)

@@ -74,15 +74,16 @@ const uint8_t *wperf_decoder_clock_uuid(const struct wperf_decoder *d);
  * kernel release is the running one's; else 0. */
 uint64_t wperf_decoder_kernel_text(const struct wperf_decoder *d);
 
-/* The machines whose kernel events were decoded (plugin/common/hosts.h):
- * their names by host index, valid while the decoder lives. With
- * several, name them in the graph: wperf_graph_set_hosts(). */
-size_t wperf_decoder_hosts(const struct wperf_decoder *d, const char *const **names);
-
 /* wperf_analysis_finish() through this decoder's analysis: the graph, its
  * hosts named. 0, or -1 (the analysis' error, or out of memory). */
 int wperf_decoder_finish(const struct wperf_decoder *d, struct wperf_analysis *a,
 			 struct wperf_graph *g);
+
+/* Put the clock of one host on the reference host's before any message:
+ * "NAME:ALPHA:Y0:X0:ACCURACY_NS:MOVED_NS" (plugin/common/hosts.h). 0, or -1 with
+ * why in err. */
+int wperf_decoder_give_host_clock(struct wperf_decoder *d, const char *item, char *err,
+				  size_t errlen);
 
 /* How many events of each enum wperf_event_type were decoded and fed to
  * the analysis so far (an array of WPERF_EV_TYPE_COUNT counters). */

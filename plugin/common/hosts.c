@@ -5,7 +5,9 @@
  */
 #include "hosts.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *trace_hostname(const bt_trace *trace)
@@ -69,6 +71,10 @@ int wperf_hosts_of_stream(struct wperf_hosts *h, const bt_trace *trace,
 		memcpy(x->uuid, uuid, 16);
 	x->has_hostname = hostname != NULL;
 	name_host(h, x, trace, hostname);
+	x->clock = -1;
+	for (size_t c = 0; c < h->n_clocks; c++)
+		if (strcmp(h->clocks[c].name, x->name) == 0)
+			x->clock = (int)c;
 	h->names[h->n] = x->name;
 	return (int)h->n++;
 }
@@ -135,4 +141,105 @@ void wperf_hosts_remap(struct wperf_event *ev, uint32_t host)
 		break;
 	}
 #undef HOST_ID
+}
+
+/* The numbers after NAME in "NAME:ALPHA:Y0:X0:ACCURACY_NS:MOVED_NS", from
+ * the right (a name may hold a colon). */
+static bool parse_clock(const char *item, struct wperf_host_clock_given *c)
+{
+	const char *colon[5];
+	const char *end = item + strlen(item);
+	char *stop;
+
+	for (int k = 4; k >= 0; k--) {
+		while (end > item && end[-1] != ':')
+			end--;
+		if (end == item)
+			return false;
+		colon[k] = --end;
+	}
+	if (colon[0] == item || (size_t)(colon[0] - item) >= sizeof c->name)
+		return false;
+	snprintf(c->name, sizeof c->name, "%.*s", (int)(colon[0] - item), item);
+	errno = 0;
+	c->alpha = strtold(colon[0] + 1, &stop);
+	if (stop != colon[1] || !(c->alpha > 0.5L && c->alpha < 2.0L))
+		return false;
+	c->y0 = strtoll(colon[1] + 1, &stop, 10);
+	if (stop != colon[2])
+		return false;
+	c->x0 = strtoll(colon[2] + 1, &stop, 10);
+	if (stop != colon[3])
+		return false;
+	c->accuracy_ns = strtod(colon[3] + 1, &stop);
+	if (stop != colon[4] || !(c->accuracy_ns >= 0))
+		return false;
+	c->moved_ns = strtoll(colon[4] + 1, &stop, 10);
+	return *stop == '\0' && errno == 0;
+}
+
+int wperf_hosts_give_clock(struct wperf_hosts *h, const char *item, char *err, size_t errlen)
+{
+	struct wperf_host_clock_given c;
+
+	if (!parse_clock(item, &c)) {
+		snprintf(err, errlen, "parameter `host-clocks`: \"%.200s\" is not "
+			 "HOST:ALPHA:Y0:X0:ACCURACY_NS:MOVED_NS (HOST's time y is the "
+			 "reference's X0 + (y - Y0) / ALPHA, ALPHA between 0.5 and 2; MOVED_NS "
+			 "already added to its clock by its source)", item);
+		return -1;
+	}
+	if (h->n_clocks == WPERF_HOSTS_MAX) {
+		snprintf(err, errlen, "parameter `host-clocks`: more than %d hosts",
+			 WPERF_HOSTS_MAX);
+		return -1;
+	}
+	h->clocks[h->n_clocks++] = c;
+	return 0;
+}
+
+/* The statement of each host whose clock was moved. -1: out of memory. */
+static int state_clocks(const struct wperf_hosts *h, struct wperf_graph *g)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < h->n; i++)
+		n += h->host[i].clock >= 0;
+	if (!n || g->n_hosts < 2)
+		return 0;
+	if (!(g->host_clocks = calloc(n, sizeof *g->host_clocks)))
+		return -1;
+	for (size_t i = 0; i < h->n; i++) {
+		const struct wperf_host_clock_given *c;
+		struct wperf_host_clock *out;
+
+		if (h->host[i].clock < 0)
+			continue;
+		c = &h->clocks[h->host[i].clock];
+		out = &g->host_clocks[g->n_host_clocks++];
+		out->host = (uint32_t)i;
+		out->alpha = (double)c->alpha;
+		out->anchor_ns = c->x0;
+		out->offset_ns = (double)(c->y0 - c->x0 - c->moved_ns);
+		out->accuracy_ns = c->accuracy_ns;
+		/* The reference: the one host whose clock was not moved. */
+		for (size_t r = 0; r < h->n; r++)
+			if (h->host[r].clock < 0 && !out->reference)
+				out->reference = strdup(h->host[r].name);
+		if (!out->reference && !(out->reference = strdup("?")))
+			return -1;
+	}
+	return 0;
+}
+
+int wperf_hosts_finish(const struct wperf_hosts *h, struct wperf_analysis *a,
+		       struct wperf_graph *g)
+{
+	if (wperf_analysis_finish(a, g) < 0)
+		return -1;
+	if (wperf_graph_set_hosts(g, h->names, h->n) < 0 || state_clocks(h, g) < 0) {
+		wperf_graph_fini(g);
+		return -1;
+	}
+	return 0;
 }

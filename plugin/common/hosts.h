@@ -22,10 +22,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <math.h>
+
+#include "wperf/analysis.h"
 #include "wperf/event.h"
 #include "wperf/graph.h"
 
+/* A host's clock put on the reference host's: its time y is the
+ * reference's x0 + (y - y0) / alpha (the line sink.wperf.netsync finds,
+ * y = alpha * x + beta, anchored at a point (x0, y0) of it). */
+struct wperf_host_clock_given {
+	char name[72];
+	long double alpha;
+	int64_t y0, x0;
+	double accuracy_ns;
+	int64_t moved_ns;       /* already added to its clock by its source */
+};
+
 struct wperf_host {
+	int clock;              /* index in wperf_hosts.clocks, or -1 */
 	bool has_uuid;
 	uint8_t uuid[16];
 	bool has_hostname;
@@ -36,7 +51,33 @@ struct wperf_hosts {
 	struct wperf_host host[WPERF_HOSTS_MAX];
 	const char *names[WPERF_HOSTS_MAX];   /* host[i].name */
 	size_t n;
+	struct wperf_host_clock_given clocks[WPERF_HOSTS_MAX];
+	size_t n_clocks;
 };
+
+/* Put the clock of the host named in item on the reference's:
+ * "NAME:ALPHA:Y0:X0:ACCURACY_NS:MOVED_NS" (sink.wperf.knots'
+ * host-clocks; MOVED_NS, what its source already added to its clock,
+ * only for the statement of its offset). 0, or
+ * -1 with why in err. */
+int wperf_hosts_give_clock(struct wperf_hosts *h, const char *item, char *err, size_t errlen);
+
+/* ns of host `host`'s clock on the reference clock (ns itself when its
+ * clock was not given). */
+static inline int64_t wperf_hosts_time(const struct wperf_hosts *h, uint32_t host, int64_t ns)
+{
+	int c = h->host[host].clock;
+
+	if (c < 0)
+		return ns;
+	return h->clocks[c].x0 + (int64_t)llroundl((long double)(ns - h->clocks[c].y0) /
+						   h->clocks[c].alpha);
+}
+
+/* wperf_analysis_finish() of a, the graph's hosts named and their clocks
+ * stated. 0, or -1 (the analysis' error, or out of memory). */
+int wperf_hosts_finish(const struct wperf_hosts *h, struct wperf_analysis *a,
+		       struct wperf_graph *g);
 
 /* The host of a kernel stream of trace `trace` on clock cc (NULL: none),
  * added when new; -1 when there are WPERF_HOSTS_MAX hosts already. */

@@ -238,6 +238,21 @@ static int read_nic_capacity(struct knots_sink *s, const bt_value *params)
 	return 0;
 }
 
+/* host-clocks="VM3:ALPHA:Y0:X0:ACC:MOVED,...": hosts' clocks put on the
+ * reference host's (plugin/common/hosts.h); checked when the decoder
+ * takes them. */
+static int read_host_clocks(struct knots_sink *s, const bt_value *params)
+{
+	char err[512];
+
+	if (wperf_params_get_string_list(params, "host-clocks", &s->host_clocks, err,
+					 sizeof err) < 0) {
+		sink_fail(s, "%s", err);
+		return -1;
+	}
+	return 0;
+}
+
 static int sink_apply_nic_capacity(struct knots_sink *s, struct wperf_analysis *a)
 {
 	for (size_t i = 0; i < s->nic_capacity.n; i++) {
@@ -398,7 +413,7 @@ int sink_read_params(struct knots_sink *s, const bt_value *params)
 	static const char *const known[] = {
 		"format", "path", "threshold", "min-weight", "pids", "comms", "nic-capacity",
 		"merge", "short-lived", "follow-forks", "knot-rule", "leave-ratio",
-		"tie-tolerance", "begin", "end", "gmt", "every", NULL
+		"tie-tolerance", "begin", "end", "gmt", "every", "host-clocks", NULL
 	};
 	char err[512];
 
@@ -411,6 +426,7 @@ int sink_read_params(struct knots_sink *s, const bt_value *params)
 	    read_weight_limit(s, params, "min-weight", DEFAULT_MIN_WEIGHT, &s->min_weight) < 0 ||
 	    read_knot_rule(s, params) < 0 ||
 	    read_pids(s, params) < 0 || read_nic_capacity(s, params) < 0 ||
+	    read_host_clocks(s, params) < 0 ||
 	    read_comms(s, params) < 0 || read_follow_forks(s, params) < 0 ||
 	    read_merge(s, params) < 0 || read_window(s, params) < 0 ||
 	    read_every(s, params) < 0)

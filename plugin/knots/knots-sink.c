@@ -167,6 +167,7 @@ static void sink_destroy(struct knots_sink *s)
 	free(s->pids);
 	wperf_string_list_free(&s->comms);
 	wperf_string_list_free(&s->nic_capacity);
+	wperf_string_list_free(&s->host_clocks);
 	free(s);
 }
 
@@ -194,6 +195,15 @@ bt_component_class_initialize_method_status wperf_knots_init(
 		goto error;
 	}
 	wperf_decoder_set_window(s->decoder, &s->window);
+	for (size_t i = 0; i < s->host_clocks.n; i++) {
+		char err[512];
+
+		if (wperf_decoder_give_host_clock(s->decoder, s->host_clocks.items[i], err,
+						  sizeof err) < 0) {
+			sink_fail(s, "%s", err);
+			goto error;
+		}
+	}
 	if (sink_every_init(s) < 0)
 		goto error;
 	if (bt_self_component_sink_add_input_port(self, "in", NULL, NULL) !=

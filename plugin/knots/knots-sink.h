@@ -67,6 +67,7 @@ struct knots_sink {
 	struct wperf_merge_options merge;
 	bool short_lived_given;         /* short-lived= was given: else merge
 	                                   with a focus, keep without */
+	struct wperf_string_list host_clocks;   /* "HOST:ALPHA:Y0:X0:ACC:MOVED" items */
 	struct wperf_string_list nic_capacity;  /* "dev=RATE" items, checked */
 	struct wperf_window window;     /* begin/end: the time counted */
 	struct wperf_output out;        /* open only while the report is written */

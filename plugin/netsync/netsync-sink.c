@@ -317,9 +317,10 @@ static void json_pair(FILE *f, const struct netsync *s, unsigned a, unsigned b,
 	if (has)
 		fprintf(f, ", \"alpha\": %.17Lg, \"beta\": %.6Lf, \"alpha_min\": %.17Lg, "
 			"\"alpha_max\": %.17Lg, \"accuracy_ns\": %.3f, \"first_ns\": %" PRId64
-			", \"last_ns\": %" PRId64 ", \"hull_points\": [%zu, %zu]",
+			", \"last_ns\": %" PRId64 ", \"hull_points\": [%zu, %zu], "
+			"\"anchor\": [%" PRId64 ", %.3Lf]",
 			c->alpha, c->beta, c->alpha_min, c->alpha_max, c->accuracy_ns,
-			c->first_x, c->last_x, c->hull_ab, c->hull_ba);
+			c->first_x, c->last_x, c->hull_ab, c->hull_ba, c->anchor_x, c->anchor_y);
 	fprintf(f, "}");
 }
 

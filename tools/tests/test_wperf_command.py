@@ -205,7 +205,8 @@ class Errors(unittest.TestCase):
         usage('top', ['--p=1'],
               'ambiguous option: --p=1 could match --pids, --params, --plugin-path')
         # Numbers as Python's float() and int() read them, blanks around.
-        usage('report', ['--timeout', ' 5 ', 'X', 'Y'], 'unrecognized arguments: Y')
+        # (and at most 8 TRACEs, one per host)
+        usage('report', ['--timeout', ' 5 '] + list('ABCDEFGHY'), 'unrecognized arguments: Y')
         usage('top', ['--duration', ' 5 ', 'X'], 'unrecognized arguments: X')
         self.assertOneLine(wperf('record', '--duration', ' 5 ', 'X'), 'unexpected `X`')
         for cmd in ('record', 'top'):      # too large for any range, not "invalid int"

@@ -416,14 +416,42 @@ static void unique_name(char *name, size_t len, const char *prefix, size_t index
 		snprintf(name, len, "%s-%zu", prefix, index - 1);
 }
 
+/* wperf_bt_set_clock_offsets(): per input, ns added to its clocks. */
+static struct {
+	const char *const *inputs;
+	const int64_t *ns;
+	size_t n;
+} clock_offsets;
+
+void wperf_bt_set_clock_offsets(const char *const *inputs, const int64_t *ns, size_t n)
+{
+	clock_offsets.inputs = inputs;
+	clock_offsets.ns = ns;
+	clock_offsets.n = n;
+}
+
+/* The clock offset given for the input s was found under, or 0. */
+static int64_t source_clock_offset(const struct source *s)
+{
+	for (size_t i = 0; i < clock_offsets.n; i++)
+		if (s->norigins == 1 && clock_offsets.inputs[i] == s->origin)
+			return clock_offsets.ns[i];
+	return 0;
+}
+
 /* The params of one source.ctf.fs: inputs, and trace-name when it holds
- * one trace found below the input it was given (the CLI's rule). */
+ * one trace found below the input it was given (the CLI's rule); the
+ * clock offset given for its input. */
 static bt_value *source_params(const struct source *s)
 {
 	bt_value *params = bt_value_map_create();
+	int64_t offset = source_clock_offset(s);
 
 	if (!params)
 		return NULL;
+	if (offset && bt_value_map_insert_signed_integer_entry(params, "clock-class-offset-ns",
+								offset))
+		goto error;
 	if (bt_value_array_get_length(s->inputs) == 1 && s->norigins == 1) {
 		const char *input = bt_value_string_get(
 			bt_value_array_borrow_element_by_index_const(s->inputs, 0));

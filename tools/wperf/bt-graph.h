@@ -48,6 +48,12 @@ enum wperf_run_status wperf_bt_run(const struct wperf_bt *bt, const char *const 
 				   struct wperf_run *run);
 void wperf_run_fini(struct wperf_run *run);
 
+/* From now on, the sources of inputs[i] (compared by address: the
+ * pointers given to wperf_bt_run) add ns[i] nanoseconds to their clocks
+ * (source.ctf.fs clock-class-offset-ns). The arrays must outlive the
+ * runs; n 0 ends it. */
+void wperf_bt_set_clock_offsets(const char *const *inputs, const int64_t *ns, size_t n);
+
 /* Run source -> sink: component class `source_class` of `source_plugin`
  * (e.g. bt->wperf, "tracefs"; bt->ctf, "lttng-live") with source_params,
  * its output ports connected through filter.utils.muxer to `sink_class`

@@ -26,6 +26,7 @@
 #include "ctf-metadata.h"
 #include "options.h"
 #include "recording.h"
+#include "report-hosts.h"
 
 #include <errno.h>
 #include <ftw.h>
@@ -87,9 +88,8 @@ static const char *const sink_param[N_SINK_OPTS] = {
 	"format", "path", "pids", "comms", "threshold", "min-weight", "knot-rule", "begin", "end",
 };
 
-/* Traces of several machines reported as one graph (wperf/graph.h's
- * WPERF_HOSTS_MAX, the sink's limit). */
-#define REPORT_TRACES_MAX 8
+/* Traces of several machines reported as one graph. */
+#define REPORT_TRACES_MAX WPERF_REPORT_HOSTS_MAX
 
 struct report_args {
 	const char *trace;              /* the first of traces */
@@ -380,16 +380,23 @@ static void free_traces(void)
 /* Run the report of the n traces inputs (one host's each); the
  * command's exit status. */
 static int report(const struct report_args *a, const char *const *inputs, size_t n,
-		  const char *pid, const struct wperf_bt *bt, const bt_value *params)
+		  const char *pid, const struct wperf_bt *bt, bt_value *params)
 {
 	struct wperf_run run;
 	const char *trace = inputs[0];
 	const char **readable = NULL;
 	size_t nreadable = 0;
 	char why[4096];
+	int64_t offsets[REPORT_TRACES_MAX];
 	int rc;
 
+	/* Several hosts: their clocks on one time base first. */
+	if (n > 1 && (rc = wperf_report_sync_hosts(bt, inputs, n, params, offsets)))
+		return rc;
+	if (n > 1)
+		wperf_bt_set_clock_offsets(inputs, offsets, n);
 	wperf_bt_run(bt, inputs, n, bt->wperf, "knots", params, &run);
+	wperf_bt_set_clock_offsets(NULL, NULL, 0);
 	if (run.status == WPERF_RUN_FAILED && n == 1 && !stdout_closed() &&
 	    split_unreadable(bt, trace, &readable, &nreadable)) {
 		wperf_run_fini(&run);
