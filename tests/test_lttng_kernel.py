@@ -143,7 +143,7 @@ def writer_cpu_bound(js, pid):
     Figure-1 pipeline stops being paced by its disk (measured: the writer
     ran 1.9 s and was runnable 0.7 s against 0.6 s of disk waits, with
     both host cores and four other builds busy). The report's per-thread
-    times are exact on hand-built scenarios (tests/test_scenarios.py)."""
+    times are exact on hand-built scenarios (tests/test_scenarios_*.py)."""
     ids = set(writer_ids(js, pid))
     threads = [t for t in js['threads'] if t['id'] in ids]
     cpu = sum(t['running_ns'] + t['runnable_ns'] for t in threads)

@@ -5,7 +5,7 @@ independent readers, on real babeltrace2 graphs.
 
 Inputs: two hand-built scenarios (tests/wperf_scenario.py) — "mixed" (a
 thread and a disk waiting on each other, plus the 4-vertex refinement of
-test_scenarios.py at threshold 550 ms: knot {C, D}, B->C and D->A cut) and
+test_scenarios_waits.py at threshold 550 ms: knot {C, D}, B->C and D->A cut) and
 "pool" (two threads of one pool waiting on each other, merged by name into
 one vertex with a self-loop) — and real LTTng kernel traces from
 $WPERF_SHARED_DIR/traces/lttng-kernel/ (read in place, never copied).
@@ -242,7 +242,7 @@ class Browser:
 # ---------------------------------------------------------------------------
 # Inputs.
 
-REFINE_WAITS = [          # (waiter, waker, t1, t2) in U, as in test_scenarios.py
+REFINE_WAITS = [          # (waiter, waker, t1, t2) in U, as in test_scenarios_waits.py
     ('A', 'B', 1, 10),    # A -> B 900 ms
     ('B', 'A', 11, 19),   # B -> A 800 ms
     ('B', 'C', 20, 21),   # B -> C 100 ms

@@ -2,7 +2,7 @@
 /*
  * test-analysis.c — the streaming analysis on hand-built event sequences,
  * with exact expected weights (wperf-method(7) §3-5). These drive the library
- * directly; tests/test_scenarios.py drives the same cases through a real
+ * directly; tests/test_scenarios_*.py drive the same cases through a real
  * babeltrace2 graph.
  */
 #include <inttypes.h>
