@@ -8,6 +8,7 @@
  * the evidence, those that decided first.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/report-format.h"
@@ -540,6 +541,39 @@ int wperf_classify_knot(const struct wperf_graph *g, const struct wperf_knot *k,
 	out->cls = decide(&f);
 	order_evidence(out);
 	return 0;
+}
+
+int wperf_classes_find(const struct wperf_graph *g, const struct wperf_knots *knots,
+		       int64_t min_weight_ns, struct wperf_classes *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!knots || knots->n == 0)
+		return 0;
+	out->items = calloc(knots->n, sizeof *out->items);
+	out->classified = calloc(knots->n, sizeof *out->classified);
+	if (!out->items || !out->classified) {
+		wperf_classes_fini(out);
+		return -1;
+	}
+	out->n = knots->n;
+	for (size_t i = 0; i < knots->n; i++)
+		out->classified[i] = wperf_classify_knot(g, &knots->items[i], min_weight_ns,
+							 &out->items[i]) == 0;
+	return 0;
+}
+
+void wperf_classes_fini(struct wperf_classes *c)
+{
+	free(c->items);
+	free(c->classified);
+	memset(c, 0, sizeof *c);
+}
+
+const struct wperf_classification *wperf_classes_get(const struct wperf_classes *c, size_t i)
+{
+	if (!c || i >= c->n || !c->classified[i])
+		return NULL;
+	return &c->items[i];
 }
 
 /* ---- in words ---- */

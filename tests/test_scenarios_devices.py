@@ -454,6 +454,21 @@ class TestDisk(Base):
         self.assertEqual(knots[0]['weight_ns'], 500_002_000 + 2_499_999_000)
         self.assertEqual(r.js['quality']['unmatched_block_completions'], 0)
 
+    def test_classified(self):
+        """The sink classifies the knot once and every writer says it:
+        blocking I/O, decided by the disk's evidence (W waits for it
+        500 002 000 ns, it waits for W 2 499 999 000 ns), and no CPU wait."""
+        r = self.knots(disk())
+        c = r.knots('knot')[0]['classification']
+        self.assertEqual(c['class'], 'blocking_io')
+        self.assertEqual([(e['kind'], e['a_ns'], e['b_ns'], e['decides']) for e in c['evidence']],
+                         [('device', 500_002_000, 2_499_999_000, True),
+                          ('cpu_demand', 0, 500_002_000, False)])
+        text = run_knots_text(disk())
+        self.assertIn('\n  Looks like blocking I/O: threads wait for a device that waits '
+                      'for them\n    - disk:8:0 is a member: the threads wait for it '
+                      '500 ms, and it waits for them (idle) 2.50 s\n', text)
+
     def test_segments(self):
         out = run_segments(disk())
         self.assertTiled(out, 401, 0, 3 * S)

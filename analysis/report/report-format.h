@@ -21,8 +21,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "wperf/classify.h"
 #include "wperf/graph.h"
 #include "wperf/knots.h"
+#include "wperf/report.h"
 
 /* a + b for durations: negative parts (corrupt input) count as 0 and the
  * sum saturates instead of overflowing. */
@@ -49,6 +51,14 @@ struct wperf_focus_start {
 /* false when the report has no focus or the trace showed no focus thread. */
 struct wperf_report;
 bool wperf_fmt_focus_start(const struct wperf_report *r, struct wperf_focus_start *out);
+
+/* Finding k's classification (r->classes, made once by the report's
+ * maker), or NULL when it has none; k is one of r->knots->items. */
+static inline const struct wperf_classification *
+wperf_report_class_of(const struct wperf_report *r, const struct wperf_knot *k)
+{
+	return wperf_classes_get(r->classes, (size_t)(k - r->knots->items));
+}
 
 /*
  * Does the threads table list vertex v (text, HTML, the JSON `threads`)?

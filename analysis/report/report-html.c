@@ -405,16 +405,16 @@ static void write_waiters(FILE *out, const struct wperf_report *r, uint32_t sink
 static void write_classification(FILE *out, const struct wperf_report *r,
 				 const struct wperf_knot *k)
 {
-	struct wperf_classification c;
+	const struct wperf_classification *c = wperf_report_class_of(r, k);
 	char line[512];
 
-	if (wperf_classify_knot(r->graph, k, r->min_weight_ns, &c) < 0)
+	if (!c)
 		return;
-	fprintf(out, "<p class=\"classification %s\">Looks like ", wperf_knot_class_name(c.cls));
-	esc(out, wperf_knot_class_summary(c.cls));
+	fprintf(out, "<p class=\"classification %s\">Looks like ", wperf_knot_class_name(c->cls));
+	esc(out, wperf_knot_class_summary(c->cls));
 	fputs("</p>\n<ul class=\"evidence\">", out);
-	for (size_t i = 0; i < c.n_evidence; i++) {
-		wperf_evidence_describe(line, sizeof line, r->graph, &c.evidence[i]);
+	for (size_t i = 0; i < c->n_evidence; i++) {
+		wperf_evidence_describe(line, sizeof line, r->graph, &c->evidence[i]);
 		fputs("<li>", out);
 		esc(out, line);
 		fputs("</li>", out);

@@ -140,21 +140,21 @@ static void write_evidence(const struct wperf_graph *g, const struct wperf_evide
 static void write_classification(const struct wperf_report *r, const struct wperf_knot *k,
 				 FILE *out)
 {
-	struct wperf_classification c;
+	const struct wperf_classification *c = wperf_report_class_of(r, k);
 
-	if (wperf_classify_knot(r->graph, k, r->min_weight_ns, &c) < 0)
+	if (!c)
 		return;
 	json_key(out, "classification", 0);
 	fputc('{', out);
 	json_key(out, "class", 1);
-	json_string(out, wperf_knot_class_name(c.cls));
+	json_string(out, wperf_knot_class_name(c->cls));
 	json_key(out, "summary", 0);
-	json_string(out, wperf_knot_class_summary(c.cls));
+	json_string(out, wperf_knot_class_summary(c->cls));
 	json_key(out, "evidence", 0);
 	fputc('[', out);
-	for (size_t i = 0; i < c.n_evidence; i++) {
+	for (size_t i = 0; i < c->n_evidence; i++) {
 		fputs(i ? ", " : "", out);
-		write_evidence(r->graph, &c.evidence[i], out);
+		write_evidence(r->graph, &c->evidence[i], out);
 	}
 	fputs("]}", out);
 }

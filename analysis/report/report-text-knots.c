@@ -198,16 +198,16 @@ void text_write_refinement(FILE *out, const struct wperf_graph *g,
 void text_write_classification(FILE *out, const struct wperf_report *r,
 			       const struct wperf_knot *k)
 {
-	struct wperf_classification c;
+	const struct wperf_classification *c = wperf_report_class_of(r, k);
 	char line[512];
 
-	if (wperf_classify_knot(r->graph, k, r->min_weight_ns, &c) < 0)
+	if (!c)
 		return;
-	fprintf(out, "  Looks like %s\n", wperf_knot_class_summary(c.cls));
-	for (size_t i = 0; i < c.n_evidence; i++) {
-		if (c.evidence[i].kind == WPERF_EV_BACKGROUND)
+	fprintf(out, "  Looks like %s\n", wperf_knot_class_summary(c->cls));
+	for (size_t i = 0; i < c->n_evidence; i++) {
+		if (c->evidence[i].kind == WPERF_EV_BACKGROUND)
 			continue;   /* the background note says it with its consequence */
-		wperf_evidence_describe(line, sizeof line, r->graph, &c.evidence[i]);
+		wperf_evidence_describe(line, sizeof line, r->graph, &c->evidence[i]);
 		text_put_wrapped(out, "    - ", line, 6);
 	}
 }

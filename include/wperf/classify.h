@@ -159,6 +159,25 @@ const char *wperf_sink_limit_name(enum wperf_sink_limit limit);
 int wperf_classify_knot(const struct wperf_graph *g, const struct wperf_knot *k,
 			int64_t min_weight_ns, struct wperf_classification *out);
 
+/* Every finding of a knot search classified once, for the report writers
+ * (struct wperf_report's `classes`), so that no writer classifies again. */
+struct wperf_classes {
+	struct wperf_classification *items;   /* items[i]: knots->items[i]'s */
+	bool *classified;                     /* false: none (a sink that is not
+	                                         runnable bound) */
+	size_t n;                             /* knots->n */
+};
+
+/* wperf_classify_knot() on each of knots->items. 0, or -1 on allocation
+ * failure (out is then empty). Free with wperf_classes_fini(). */
+int wperf_classes_find(const struct wperf_graph *g, const struct wperf_knots *knots,
+		       int64_t min_weight_ns, struct wperf_classes *out);
+void wperf_classes_fini(struct wperf_classes *c);
+
+/* knots->items[i]'s classification, or NULL when it has none (or c is
+ * NULL). */
+const struct wperf_classification *wperf_classes_get(const struct wperf_classes *c, size_t i);
+
 /* The evidence as one sentence with its numbers, for a person. */
 void wperf_evidence_describe(char *buf, size_t len, const struct wperf_graph *g,
 			     const struct wperf_evidence *ev);

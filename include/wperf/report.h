@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "wperf/classify.h"
 #include "wperf/cpu.h"
 #include "wperf/graph.h"
 #include "wperf/knots.h"
@@ -30,6 +31,8 @@ struct wperf_report {
 	                                  NULL: no stacks */
 	const struct wperf_cpu_finding *cpu; /* NULL: not computed (wperf/cpu.h);
 	                                  when `first`, the report leads with it */
+	const struct wperf_classes *classes; /* each finding's classification, made
+	                                  once (wperf_classes_find); NULL: none said */
 };
 
 /* Both return 0, or -1 when writing failed (errno set). */

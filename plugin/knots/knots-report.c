@@ -466,6 +466,7 @@ int sink_report_graph(struct knots_sink *s, struct wperf_graph *graph_in, FILE *
 {
 	struct wperf_graph graph = *graph_in;
 	struct wperf_knots knots = { 0 };
+	struct wperf_classes classes = { 0 };
 	struct wperf_knot_options opts = { 0 };
 	struct wperf_cpu_finding cpu;
 	struct wperf_report report;
@@ -490,7 +491,9 @@ int sink_report_graph(struct knots_sink *s, struct wperf_graph *graph_in, FILE *
 	if (build_opaque(s, &graph, focus, &opaque) < 0)
 		goto out;
 	opts.opaque = opaque;
+	/* Each finding is classified here, once, for every writer. */
 	if (wperf_knots_find(&graph, &opts, &knots) < 0 ||
+	    wperf_classes_find(&graph, &knots, opts.min_weight_ns, &classes) < 0 ||
 	    wperf_cpu_find(&graph, focus, opaque, opts.min_weight_ns, &cpu) < 0) {
 		sink_fail(s, "out of memory while looking for knots");
 		goto out;
@@ -509,6 +512,7 @@ int sink_report_graph(struct knots_sink *s, struct wperf_graph *graph_in, FILE *
 		.opaque = opaque,
 		.stacks_note = stacks_note[0] ? stacks_note : NULL,
 		.cpu = &cpu,
+		.classes = &classes,
 	};
 	if (!f) {
 		rc = write_report(s, &report);
@@ -518,6 +522,7 @@ int sink_report_graph(struct knots_sink *s, struct wperf_graph *graph_in, FILE *
 			sink_fail(s, "%s", err);
 	}
 out:
+	wperf_classes_fini(&classes);
 	wperf_knots_fini(&knots);
 	wperf_graph_fini(&graph);
 	free(focus);

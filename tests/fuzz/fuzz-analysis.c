@@ -192,6 +192,7 @@ static void report(struct wperf_graph *g, uint8_t opts)
 	struct wperf_merge_options mo = { (enum wperf_merge_key)(opts % 3), opts & 4 };
 	bool *focus = NULL;
 	struct wperf_knots k = { 0 };
+	struct wperf_classes cl;
 
 	if (mo.key != WPERF_MERGE_NONE || mo.short_lived)
 		wperf_graph_merge(g, &mo, NULL);
@@ -207,9 +208,13 @@ static void report(struct wperf_graph *g, uint8_t opts)
 		.focus = focus,
 	};
 
-	if (wperf_knots_find(g, &ko, &k) == 0) {
+	if (wperf_knots_find(g, &ko, &k) < 0) {
+		free(focus);
+		return;
+	}
+	if (wperf_classes_find(g, &k, ko.min_weight_ns, &cl) == 0) {
 		struct wperf_report r = {
-			.graph = g, .knots = &k, .threshold_ns = ko.threshold_ns,
+			.graph = g, .knots = &k, .classes = &cl, .threshold_ns = ko.threshold_ns,
 			.threshold_spec = "20%", .min_weight_ns = ko.min_weight_ns,
 			.min_weight_spec = "0", .focus = focus,
 		};
@@ -220,8 +225,9 @@ static void report(struct wperf_graph *g, uint8_t opts)
 			wperf_report_write_json(&r, out);
 			fclose(out);
 		}
-		wperf_knots_fini(&k);
+		wperf_classes_fini(&cl);
 	}
+	wperf_knots_fini(&k);
 	free(focus);
 }
 

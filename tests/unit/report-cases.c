@@ -296,10 +296,11 @@ int report_case_build(const char *name, struct report_case *c)
 		.leave_ppm = strict ? 0 : WPERF_KNOT_LEAVE_DEFAULT_PPM,
 		.tie_ppm = WPERF_KNOT_TIE_DEFAULT_PPM,
 	};
-	if (wperf_knots_find(&c->g, &o, &c->knots))
+	if (wperf_knots_find(&c->g, &o, &c->knots) ||
+	    wperf_classes_find(&c->g, &c->knots, 0, &c->classes))
 		return -1;
 	c->r = (struct wperf_report){ .graph = &c->g, .knots = &c->knots,
-				      .threshold_ns = duration / 5,
+				      .classes = &c->classes, .threshold_ns = duration / 5,
 				      .threshold_spec = "20%", .focus = c->focus,
 				      .strict_rule = strict, .leave_ppm = o.leave_ppm,
 				      .tie_ppm = o.tie_ppm };
@@ -308,6 +309,7 @@ int report_case_build(const char *name, struct report_case *c)
 
 void report_case_free(struct report_case *c)
 {
+	wperf_classes_fini(&c->classes);
 	wperf_knots_fini(&c->knots);
 	gb_free(&c->g);
 	free(c->focus);

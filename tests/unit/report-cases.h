@@ -12,6 +12,7 @@
 struct report_case {
 	struct wperf_graph g;
 	struct wperf_knots knots;
+	struct wperf_classes classes;   /* the knots' classifications, as the sink makes them */
 	bool *focus;
 	struct wperf_report r;
 };

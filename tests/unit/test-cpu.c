@@ -162,11 +162,13 @@ static void test_whole_trace_pool_tracer(void)
 	 * of threads at once, not a percentage above 100%. */
 	{
 		struct wperf_knots k = { 0 };
+		struct wperf_classes cl = { 0 };
 		struct wperf_knot_options ko = { 0 };
 		char *text;
 
 		CHECK_INT(wperf_knots_find(&g, &ko, &k), 0);
-		struct wperf_report r = { .graph = &g, .knots = &k, .cpu = &c,
+		CHECK_INT(wperf_classes_find(&g, &k, 0, &cl), 0);
+		struct wperf_report r = { .graph = &g, .knots = &k, .cpu = &c, .classes = &cl,
 					  .threshold_spec = "20%", .min_weight_spec = "0" };
 		text = write(&r, false);
 		unwrap(text);
@@ -174,6 +176,7 @@ static void test_whole_trace_pool_tracer(void)
 				     "for a CPU) 9.00 s in all, on average 0.56 of them at once "
 				     "over the 16.0 s they existed,") != NULL);
 		free(text);
+		wperf_classes_fini(&cl);
 		wperf_knots_fini(&k);
 	}
 	g.vertices[pool].members = NULL;        /* static: not gb_free's */
@@ -342,6 +345,7 @@ static void test_reports(void)
 	struct wperf_graph g;
 	struct wperf_cpu_finding c;
 	struct wperf_knots k = { 0 };
+	struct wperf_classes cl = { 0 };
 	struct wperf_knot_options ko = { 0 };
 	uint32_t w, hog, daemon;
 	bool focus[4] = { false };
@@ -351,9 +355,10 @@ static void test_reports(void)
 	focus[w] = true;
 	ko.focus = focus;
 	REQUIRE_INT(wperf_knots_find(&g, &ko, &k), 0);
+	REQUIRE_INT(wperf_classes_find(&g, &k, 0, &cl), 0);
 	REQUIRE_INT(wperf_cpu_find(&g, focus, NULL, 0, &c), 0);
 	struct wperf_report r = { .graph = &g, .knots = &k, .focus = focus, .cpu = &c,
-				  .threshold_spec = "20%", .min_weight_spec = "0" };
+				  .classes = &cl, .threshold_spec = "20%", .min_weight_spec = "0" };
 	text = write(&r, false);
 	CHECK(text && strstr(text, "Found      0 knots, 1 sink; first: the CPUs\n") != NULL);
 	CHECK(text && strstr(text, "\nFirst: the CPUs. Too few CPUs, or other load\n") != NULL);
@@ -396,10 +401,13 @@ static void test_reports(void)
 	/* Less runnable than waiting: reported in JSON, not in the text. */
 	g.vertices[w].runnable_ns = 2 * S;
 	REQUIRE_INT(wperf_cpu_find(&g, focus, NULL, 0, &c), 0);
+	wperf_classes_fini(&cl);
+	REQUIRE_INT(wperf_classes_find(&g, &k, 0, &cl), 0);
 	text = write(&r, false);
 	CHECK(text && strstr(text, "First: the CPUs") == NULL);
 	CHECK(text && strstr(text, "Found      0 knots, 1 sink\n") != NULL);
 	free(text);
+	wperf_classes_fini(&cl);
 	wperf_knots_fini(&k);
 	gb_free(&g);
 }

@@ -563,9 +563,10 @@ static void test_pool_said_in_report(void)
 	struct wperf_graph g;
 	struct wperf_merge_options o = { .key = WPERF_MERGE_POOL };
 	struct wperf_knots k = { 0 };
+	struct wperf_classes cl = { 0 };
 	struct wperf_knot_options ko = { 0 };
-	struct wperf_report r = { .graph = &g, .knots = &k, .threshold_spec = "20%",
-				  .min_weight_spec = "0" };
+	struct wperf_report r = { .graph = &g, .knots = &k, .classes = &cl,
+				  .threshold_spec = "20%", .min_weight_spec = "0" };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
@@ -581,6 +582,7 @@ static void test_pool_said_in_report(void)
 	REQUIRE_INT(wperf_graph_merge(&g, &o, NULL), 0);
 	REQUIRE_INT(wperf_knots_find(&g, &ko, &k), 0);
 	REQUIRE_INT(k.n, 1);
+	REQUIRE_INT(wperf_classes_find(&g, &k, 0, &cl), 0);
 	f = open_memstream(&buf, &len);
 	REQUIRE_INT(f != NULL, 1);
 	CHECK_INT(wperf_report_write_text(&r, f), 0);
@@ -598,6 +600,7 @@ static void test_pool_said_in_report(void)
 	fclose(f);
 	CHECK(buf && strstr(buf, "\"members\": [30, 31], \"merged_by\": \"pool\"") != NULL);
 	free(buf);
+	wperf_classes_fini(&cl);
 	wperf_knots_fini(&k);
 	gb_free(&g);
 }

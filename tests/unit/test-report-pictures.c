@@ -41,10 +41,12 @@ static int build_selfloop(struct report_case *c)
 	/* 1.5 s of CPU in 1 s: more than one CPU, so not a background knot. */
 	c->g.vertices[pool].running_ns = 1500 * MS;
 	struct wperf_knot_options o = { .threshold_ns = 200 * MS };
-	if (wperf_knots_find(&c->g, &o, &c->knots))
+	if (wperf_knots_find(&c->g, &o, &c->knots) ||
+	    wperf_classes_find(&c->g, &c->knots, 0, &c->classes))
 		return -1;
 	c->r = (struct wperf_report){ .graph = &c->g, .knots = &c->knots,
-				      .threshold_ns = 200 * MS, .threshold_spec = "20%" };
+				      .classes = &c->classes, .threshold_ns = 200 * MS,
+				      .threshold_spec = "20%" };
 	return 0;
 }
 
