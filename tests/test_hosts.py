@@ -97,6 +97,14 @@ class TwoHandBuiltHosts(unittest.TestCase):
                     if a.endswith(suffix)}
             self.assertEqual(mine, wait_edges(alone))
 
+    def test_focus_on_a_pid_of_every_host(self):
+        """pids= names a host's own pid: tid 100 is alpha's client and
+        beta's server alike."""
+        js = ws.run_knots_hosts([self.alpha, self.beta], pids='100')
+        focus = sorted((js['vertices'][i]['name'], js['vertices'][i]['host'])
+                       for i in js['focus'])
+        self.assertEqual(focus, [('client', 'alpha'), ('server', 'beta')])
+
     def test_text_names_hosts(self):
         text = ws.run_knots_hosts_text([self.alpha, self.beta])
         self.assertIn('client (100)@alpha -> disk:8:0@alpha', text)
@@ -138,12 +146,13 @@ def on_beta(x):
     return round(ALPHA * x + BETA)
 
 
-def synced_hosts():
+def synced_hosts(both_ways=True):
     """alpha and beta exchange 20 TCP segments each way over 1 s
     (lttng-modules 2.1's inet_sock_local_out/in). On beta, `server` (tid
     100) waits from alpha's 200 ms to 700 ms for `waker` (101), which runs
     throughout. Events are placed on alpha's time, beta's written on its
-    own clock."""
+    own clock. both_ways=False: only alpha's segments reach beta (beta's
+    are never received)."""
     hosts = {}
     for name in ('alpha', 'beta'):
         s = ws.Scenario(ncpus=2, hostname=name, begin=None,
@@ -164,14 +173,34 @@ def synced_hosts():
         x += 20 * MS
         b.ev(on_beta(x), 1, 'inet_sock_local_out', sk=2, seq=5000 + i, ack_seq=1001 + i,
              flags=0x10)
-        a.ev(x + DELAY, 1, 'inet_sock_local_in', sk=1, seq=5000 + i, ack_seq=1001 + i,
-             flags=0x10)
+        if both_ways:
+            a.ev(x + DELAY, 1, 'inet_sock_local_in', sk=1, seq=5000 + i, ack_seq=1001 + i,
+                 flags=0x10)
     b.sleep(on_beta(200 * MS), 0, 100)
     b.wake(on_beta(700 * MS), 1, 100, target_cpu=0)
     b.run(on_beta(700 * MS) + 1 * US, 0, 100)
     a.ev(1000 * MS, 0, 'inet_sock_local_out', sk=1, seq=9999, ack_seq=1, flags=0x11)
     b.ev(on_beta(1000 * MS), 0, 'inet_sock_local_out', sk=2, seq=9998, ack_seq=1, flags=0x11)
     return a, b
+
+
+class OneWayOnly(unittest.TestCase):
+    def test_refused(self):
+        """Segments one way only bound the offset on one side: refused in
+        one line that names the pair and the synchronisation's quality."""
+        tmp = tempfile.mkdtemp(prefix='wperf-hosts-')
+        try:
+            dirs = [ws.write_ctf(s, os.path.join(tmp, s.hostname))
+                    for s in synced_hosts(both_ways=False)]
+            p = wperf_report(dirs)
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertEqual(p.stdout, '')
+            lines = p.stderr.strip().splitlines()
+            self.assertEqual(len(lines), 1, p.stderr)
+            self.assertIn('no TCP segments were matched both ways between alpha and beta '
+                          '(synchronisation incomplete)', lines[0])
+        finally:
+            shutil.rmtree(tmp, True)
 
 
 class SynchronisedHosts(unittest.TestCase):

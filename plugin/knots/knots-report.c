@@ -82,7 +82,9 @@ static bool vertex_in_focus(const struct knots_sink *s, const struct wperf_verte
 		return false;
 	if (v->pid > 0 && wperf_id_list_contains(named, n_named, v->pid))
 		return true;
-	return (v->tid >= 0 && pid_listed(s, v->tid)) || (v->pid >= 0 && pid_listed(s, v->pid));
+	/* Several hosts: a pid is each host's own (wperf_local_id()). */
+	return (v->tid >= 0 && pid_listed(s, wperf_local_id(v->tid))) ||
+	       (v->pid >= 0 && pid_listed(s, wperf_local_id(v->pid)));
 }
 
 /*
@@ -180,7 +182,7 @@ static void list_some_comms(const struct wperf_graph *g, char *buf, size_t len)
  * trace gave no pid. */
 static int64_t pid_or_tid(const struct wperf_vertex *v)
 {
-	return v->pid > 0 ? v->pid : v->tid;
+	return wperf_local_id(v->pid > 0 ? v->pid : v->tid);
 }
 
 /* "1234 (nginx), 1240 (mariadbd), ...": a few pids of the graph (a tid

@@ -192,7 +192,7 @@ static int place_host(const struct sync_pair *pairs, size_t npairs, const char *
 				  "both ways between %s and %s (synchronisation %s), so their "
 				  "clocks cannot be put on one time base: record both hosts' "
 				  "network events, or report each trace alone", input,
-				  pairs[0].reference, host, pairs[0].reference,
+				  pairs[0].reference, pairs[0].reference, host,
 				  p ? p->quality : "absent");
 	/* The host's time y is the reference's anchor_x + (y - anchor_y) /
 	 * alpha; moved by the offset, its anchor lands on anchor_x. */
