@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * analysis/report/report-json.h — what the two files of the JSON report
- * share: the writers of JSON values (report-json.c) and the findings'
- * sections (report-json-findings.c). The layout, one top-level member and
- * one array element per line, is described at the top of report-json.c.
+ * analysis/report/report-json.h — what the files of the JSON report
+ * share: the writers of JSON values (report-json-values.c, which both
+ * others call) and the findings' sections (report-json-findings.c, which
+ * report-json.c calls). The layout, one top-level member and one array
+ * element per line, is described at the top of report-json.c.
  */
 #ifndef WPERF_REPORT_JSON_H
 #define WPERF_REPORT_JSON_H
@@ -14,7 +15,7 @@
 
 #include "wperf/report.h"
 
-/* report-json.c: JSON values */
+/* report-json-values.c: JSON values */
 
 /* A JSON string; NULL becomes null; bytes that are not UTF-8, U+FFFD. */
 void json_string(FILE *out, const char *s);

@@ -24,7 +24,7 @@
 /* Marks an edge that may be an untraced timer (wperf_edge_may_be_timer). */
 #define TIMER_MARK WPERF_FMT_TIMER_MARK
 
-/* report-text.c: small helpers and the header */
+/* report-text-words.c: the small writers every section uses */
 
 /* The vertex's label (wperf_fmt_vertex_label) in a LABEL_LEN buffer. */
 void text_label(char *buf, const struct wperf_graph *g, uint32_t id);

@@ -57,9 +57,6 @@ KNOWN_CYCLES = [
      'analysis/knots-refine.c', 'analysis/knots.c', 'analysis/report/report-format.c'],
     # Files split by size that still call each other both ways.
     ['analysis/report/report-html-tables.c', 'analysis/report/report-html.c'],
-    ['analysis/report/report-json-findings.c', 'analysis/report/report-json.c'],
-    ['analysis/report/report-text-findings.c', 'analysis/report/report-text-knots.c',
-     'analysis/report/report-text-quality.c', 'analysis/report/report-text.c'],
     ['analysis/threads.c', 'analysis/wakers.c'],
     ['plugin/knots/knots-every.c', 'plugin/knots/knots-params.c',
      'plugin/knots/knots-report.c', 'plugin/knots/knots-sink.c'],
