@@ -106,7 +106,11 @@ class TwoHandBuiltHosts(unittest.TestCase):
         self.assertEqual(focus, [('client', 'alpha'), ('server', 'beta')])
 
     def test_text_names_hosts(self):
+        self.beta.net_xmit(6 * MS, 1, 'eth0', 1500)
         text = ws.run_knots_hosts_text([self.alpha, self.beta])
+        # the parameter names the device, the line its host
+        self.assertIn('nic:eth0@beta: idle time unknown (give its speed: '
+                      'nic-capacity="eth0=1Gbit")', text)
         self.assertIn('client (100)@alpha -> disk:8:0@alpha', text)
         self.assertIn('server (100)@beta -> disk:8:0@beta', text)
 

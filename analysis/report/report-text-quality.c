@@ -283,15 +283,19 @@ void text_write_quality(FILE *out, const struct wperf_report *r)
 	write_untraced_timers(out, g);
 	for (size_t i = 0; i < g->n_vertices; i++) {
 		const struct wperf_vertex *v = &g->vertices[i];
-
-		char name[LABEL_LEN];
+		const char *host = wperf_vertex_host_name(g, v);
+		char name[LABEL_LEN], dev[LABEL_LEN];
 
 		if (v->kind != WPERF_V_NIC || v->bytes == 0 || v->capacity_bps ||
 		    strncmp(v->name, "nic:", 4) != 0)
 			continue;
 		text_label(name, g, (uint32_t)i);   /* cleaned: names come from the trace */
+		snprintf(dev, sizeof dev, "%s", name + 4);
+		/* "nic:eth0@web1": the parameter names the device (of every host) */
+		if (host && strlen(dev) > strlen(host))
+			dev[strlen(dev) - strlen(host) - 1] = '\0';
 		fprintf(out, "  %s: idle time unknown (give its speed: nic-capacity=\"%s=1Gbit\")\n",
-			name, name + 4);
+			name, dev);
 	}
 	if (q->false_wakeups_merged || q->false_wakeups_unmerged) {
 		write_quality_counter(out, "false wakeups merged", q->false_wakeups_merged,
