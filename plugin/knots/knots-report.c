@@ -365,7 +365,7 @@ static const struct wperf_decoder *used_decoder(const struct knots_sink *s)
 	return s->shared ? s->shared->decoder : s->decoder;
 }
 
-static void print_decode_stats(const struct knots_sink *s)
+void sink_print_decode_stats(const struct knots_sink *s)
 {
 	static const char *const names[WPERF_EV_TYPE_COUNT] = {
 		"switch", "wakeup", "wakeup_new", "fork", "exec", "exit", "free",
@@ -532,14 +532,12 @@ out:
 	return rc;
 }
 
-/* End of input: finish the analysis, find the knots, write the report. */
+/* End of input without every=: finish the analysis, find the knots,
+ * write the report. */
 int sink_finish(struct knots_sink *s)
 {
 	struct wperf_graph graph;
 
-	print_decode_stats(s);
-	if (s->every_ns)
-		return sink_finish_every(s);
 	if (take_graph(s, &graph) < 0)
 		return -1;
 	return sink_report_graph(s, &graph, NULL);

@@ -381,7 +381,10 @@ wperf_knots_consume(bt_self_component_sink *self)
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_AGAIN;
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
 		BT_MESSAGE_ITERATOR_PUT_REF_AND_RESET(s->iter);
-		if (sink_finish(s) < 0)
+		/* every= ends its stream of reports (knots-every.c); else the
+		 * one report (knots-report.c). */
+		sink_print_decode_stats(s);
+		if ((s->every_ns ? sink_finish_every(s) : sink_finish(s)) < 0)
 			return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:

@@ -109,8 +109,13 @@ int sink_setup_analysis(struct knots_sink *s, struct wperf_analysis *a);
  */
 int sink_report_graph(struct knots_sink *s, struct wperf_graph *graph_in, FILE *f);
 
-/* End of input: finish the analysis, find the knots, write the report. */
+/* End of input without every=: finish the analysis, find the knots,
+ * write the report. */
 int sink_finish(struct knots_sink *s);
+
+/* With WPERF_DECODE_STATS set (not "0"), how many events of each kind
+ * were decoded, as one line on standard error. */
+void sink_print_decode_stats(const struct knots_sink *s);
 
 /* knots-every.c */
 
