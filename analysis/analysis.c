@@ -163,7 +163,10 @@ static void on_closed_segment(void *data, const struct closed_segment *whole)
 		break;
 	case WPERF_SEG_RUNNABLE:
 		v->runnable_ns += d;
-		runhist_add(&a->runhist, seg->vertex, seg->start, seg->end);
+		/* A device wakeup's delay is that device's cost, not a wait
+		 * for a CPU at one remove for those waiting on this thread. */
+		if (seg->woken_ns < d)
+			runhist_add(&a->runhist, seg->vertex, seg->start + seg->woken_ns, seg->end);
 		break;
 	case WPERF_SEG_WAITING:
 		w = vt_get(&a->vt, seg->waker);

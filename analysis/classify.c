@@ -146,7 +146,9 @@ struct facts {
 	struct wperf_classification *out;
 	bool has_device, has_interrupt, has_self_loop, phase_like, queued, barrier;
 	int64_t runnable_ns, waits_on_each_other_ns;
-	int64_t waits_on_devices_ns;  /* members' direct waits on device members */
+	int64_t waits_on_devices_ns;  /* members' direct waits on device members, and
+	                                 their CPU delays after device wakeups */
+	int64_t woken_ns;             /* members' woken_cpu_wait_ns, summed */
 	uint32_t device;              /* the (first) device member, or UINT32_MAX */
 	size_t threads;
 	int64_t pid;          /* the members' one process, or -1 */
@@ -242,6 +244,7 @@ static void member_facts(struct facts *f)
 		f->threads += v->kind == WPERF_V_VIRTUAL && v->n_members ? v->n_members : 1;
 		f->runnable_ns = wperf_fmt_add_durations(f->runnable_ns,
 							 wperf_vertex_cpu_need_ns(v));
+		f->woken_ns = wperf_fmt_add_durations(f->woken_ns, v->woken_cpu_wait_ns);
 		if (f->pid == -2)
 			f->pid = v->pid;
 		else if (f->pid != v->pid)
@@ -249,6 +252,11 @@ static void member_facts(struct facts *f)
 	}
 	if (f->pid == -2)
 		f->pid = -1;
+	/* A device wakeup's CPU delay is that device wait's cost
+	 * (wperf-analysis(7), "The CPUs"): with the knot's device. */
+	if (f->has_device)
+		f->waits_on_devices_ns = wperf_fmt_add_durations(f->waits_on_devices_ns,
+								 f->woken_ns);
 }
 
 static void edge_facts(struct facts *f)
@@ -379,6 +387,7 @@ static void runnable_facts(struct facts *f)
 			ev->a_ns = f->runnable_ns;
 			ev->b_ns = wperf_fmt_add_durations(f->waits_on_each_other_ns,
 							   f->waits_on_devices_ns);
+			ev->count = f->has_device && f->woken_ns > 0;
 		}
 	}
 }
@@ -605,10 +614,11 @@ void wperf_evidence_describe(char *buf, size_t len, const struct wperf_graph *g,
 		return;
 	case WPERF_EV_CPU_DEMAND:
 		snprintf(buf, len, "the members waited for a CPU (runnable) %s in all, "
-			 "%s the %s they waited on each other%s%s", a,
+			 "%s the %s they waited on each other%s%s%s", a,
 			 ev->a_ns > ev->b_ns ? "more than" : "not more than", b,
 			 ev->vertex < g->n_vertices ? " and on " : "",
-			 ev->vertex < g->n_vertices ? v1 : "");
+			 ev->vertex < g->n_vertices ? v1 : "",
+			 ev->count ? ", with the CPU delays after its wakeups" : "");
 		return;
 	case WPERF_EV_WAIT_LENGTH: {
 		char lo[32], hi[32];

@@ -306,7 +306,8 @@ static void count_wake_latency(struct sched *s, uint32_t v, int64_t idle_from, i
 	if (s->th[v].woken_from_device && t - since > idle) {
 		int64_t delay = t - since - idle;
 
-		vx->woken_cpu_wait_ns += delay < WPERF_LOST_TURN_NS ? delay : WPERF_LOST_TURN_NS;
+		s->th[v].woken_part = delay < WPERF_LOST_TURN_NS ? delay : WPERF_LOST_TURN_NS;
+		vx->woken_cpu_wait_ns += s->th[v].woken_part;
 	}
 }
 

@@ -41,6 +41,8 @@ struct sched_thread {
 	bool wait_idle;         /* the current wait is a wait for work (idle state) */
 	bool woken_from_device; /* runnable since a wakeup that ended a wait on a
 	                           disk, a NIC or an interrupt (not a wait for work) */
+	int64_t woken_part;     /* of the runnable state closing now, the device
+	                           wakeup's delay counted (closed_segment.woken_ns) */
 	uint64_t spin_lock;     /* the lock it spins on */
 	int64_t since;          /* when the current state began */
 	uint32_t wait_stack;    /* stack id + 1 of the current wait, 0: none */
@@ -96,6 +98,9 @@ struct closed_segment {
 	uint32_t stack;         /* waiting: stack id + 1 of the waiting side, 0: none */
 	bool idle;              /* waiting: begun in the kernel's idle state (TASK_IDLE),
 	                           a wait for work (threads.c, wait_is_for_work) */
+	int64_t woken_ns;       /* runnable: its first woken_ns were the delay after a
+	                           device's wakeup (wperf_vertex.woken_cpu_wait_ns),
+	                           no wait for a CPU for whoever waits on it */
 };
 
 typedef void (*segment_sink)(void *data, const struct closed_segment *seg);

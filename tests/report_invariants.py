@@ -46,6 +46,12 @@ def problems(doc):
         for key in ("running_ns", "runnable_ns", "unknown_ns"):
             if t[key] < 0:
                 yield "thread %s: %s = %d is negative" % (name, key, t[key])
+        # The runnable time's parts: an idle CPU's latency and the delays
+        # after device wakeups are both inside it, and apart.
+        parts = t.get("wake_latency_ns", 0) + t.get("woken_cpu_wait_ns", 0)
+        if parts > t["runnable_ns"]:
+            yield ("thread %s: wake_latency_ns + woken_cpu_wait_ns = %d, more than its "
+                   "runnable_ns %d" % (name, parts, t["runnable_ns"]))
         members = len(doc["vertices"][t["id"]].get("members") or []) or 1
         seen = t["last_ns"] - t["first_ns"] if t["first_ns"] >= 0 else 0
         # A merged vertex sums its members' lives.

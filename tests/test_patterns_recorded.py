@@ -214,10 +214,11 @@ class CpuPool(recording.WperfRecorded):
             self.assertTrue(t['runnable_bound'], t)
             self.assertGreaterEqual(t['runnable_share'], 0.25, t)
             # Runnable while another thread held the CPU: not a wakeup's
-            # latency on an idle one (wperf-analysis(7), The CPUs).
+            # latency on an idle one, nor the delay after a device's wakeup
+            # (wperf-analysis(7), The CPUs).
             self.assertAlmostEqual(
                 t['runnable_share'],
-                (t['runnable_ns'] - t['wake_latency_ns']) /
+                (t['runnable_ns'] - t['wake_latency_ns'] - t['woken_cpu_wait_ns']) /
                 (t['running_ns'] + t['runnable_ns'] + sum(t['waiting_ns'].values())),
                 places=5)
         text = self.report('merge="none"', fmt='text')
