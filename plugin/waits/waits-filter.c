@@ -134,6 +134,7 @@ struct waits_iter {
 	 * done (settle_latest()): most messages close no segment. This is
 	 * the decoder's count for the time `latest` was last brought to. */
 	uint64_t latest_seq;
+	bool segments_dropped;       /* drop_unread_segments() did */
 	bool finishing;              /* inside wperf_analysis_finish() */
 	bool ended;                  /* upstream ended and everything is queued */
 	bool failed;                 /* an error was met (err says which): stop */
@@ -434,12 +435,29 @@ static bt_message_iterator_class_next_method_status finish(struct waits_iter *it
 	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 }
 
+/*
+ * A knots sink that claimed this analysis reads none of our segments
+ * (on_segment() makes no events for it), and when every segment is
+ * chosen none is hidden either, so nothing is left to count: the
+ * analysis then stops describing each segment for us (about 70
+ * instructions per event). A sink claims before any message goes out.
+ */
+static void drop_unread_segments(struct waits_iter *it)
+{
+	if (it->shared->claimed && waits_selection_is_everything(it->selection)) {
+		wperf_analysis_on_segment(it->analysis, NULL, NULL);
+		it->segments_dropped = true;
+	}
+}
+
 /* Get one batch from upstream into the queue, or learn it has ended. */
 static bt_message_iterator_class_next_method_status pull_upstream(struct waits_iter *it)
 {
 	bt_message_array_const msgs;
 	uint64_t count = 0;
 
+	if (!it->segments_dropped)
+		drop_unread_segments(it);
 	switch (bt_message_iterator_next(it->upstream, &msgs, &count)) {
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
 		return forward_batch(it, msgs, count);

@@ -142,6 +142,11 @@ void waits_selection_fini(struct waits_selection *sel)
 	wperf_string_list_free(&sel->comms);
 }
 
+bool waits_selection_is_everything(const struct waits_selection *sel)
+{
+	return !sel->ids && !sel->comms.n && sel->states == ALL_STATES;
+}
+
 void waits_selection_explain_none(const struct waits_selection *sel, uint64_t closed,
 				  char *err, size_t errlen)
 {

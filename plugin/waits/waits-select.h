@@ -74,6 +74,9 @@ static inline bool waits_selection_has(const struct waits_selection *sel,
 	return sel->follow_forks && waits_lineage_listed(sel, lin, a, seg->vertex);
 }
 
+/* Whether sel shows every segment (no `pids`, `comms` or `states`). */
+bool waits_selection_is_everything(const struct waits_selection *sel);
+
 /* The error when the trace had `closed` segments and none was chosen. */
 void waits_selection_explain_none(const struct waits_selection *sel, uint64_t closed,
 				  char *err, size_t errlen);
