@@ -235,7 +235,12 @@ static void on_sched_segment(void *data, const struct closed_segment *seg)
 {
 	struct wperf_analysis *a = data;
 
-	falsewake_segment(&a->falsewake, seg);
+	/* Without false wakeups to merge (most traces), straight on: a
+	 * direct call rather than the stage's pointer. */
+	if (!a->falsewake.enabled)
+		on_closed_segment(a, seg);
+	else
+		falsewake_segment(&a->falsewake, seg);
 }
 
 static int64_t on_state_begins(void *data, uint32_t v, enum thread_state st, int64_t t)

@@ -50,15 +50,10 @@ void cpus_first_event(struct cpu_census *c, int cpu)
 	c->cpu[cpu].n_tids = 0;       /* it is there: nobody was lost on it */
 }
 
-void cpus_wakeup_target(struct cpu_census *c, int cpu, int64_t tid)
+void cpus_wakeup_unseen_target(struct cpu_census *c, int cpu, int64_t tid)
 {
 	struct cpu_state *s;
 
-	if (cpu < 0 || ((size_t)cpu < c->n && c->cpu[cpu].seen)) {
-		if (cpu >= 0)
-			c->cpu[cpu].targeted++;
-		return;
-	}
 	if (!reserve(c, cpu))
 		return;
 	s = &c->cpu[cpu];

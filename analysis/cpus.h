@@ -53,8 +53,20 @@ static inline void cpus_event(struct cpu_census *c, int cpu)
 		cpus_first_event(c, cpu);
 }
 
-/* A wakeup of tid names cpu as where it will run. */
-void cpus_wakeup_target(struct cpu_census *c, int cpu, int64_t tid);
+/* cpus_wakeup_target() naming a CPU that has shown no event yet. */
+void cpus_wakeup_unseen_target(struct cpu_census *c, int cpu, int64_t tid);
+
+/* A wakeup of tid names cpu as where it will run. Inline: half of a
+ * scheduler trace is wakeups, nearly all to CPUs already seen. */
+static inline void cpus_wakeup_target(struct cpu_census *c, int cpu, int64_t tid)
+{
+	if (cpu < 0)
+		return;
+	if ((size_t)cpu < c->n && c->cpu[cpu].seen)
+		c->cpu[cpu].targeted++;
+	else
+		cpus_wakeup_unseen_target(c, cpu, tid);
+}
 
 /* At the end: fill q->missing_cpus, and flag in the table the threads
  * woken to run on a missing CPU (wperf_vertex.woken_to_missing_cpu).

@@ -63,10 +63,9 @@ static struct sched_thread *thread_of(struct sched *s, uint32_t v)
 	return &s->th[v];
 }
 
-static struct cpu_ctx *cpu_of(struct sched *s, int cpu, int64_t ts)
+/* cpu_of() of a CPU not seen yet (slot i). */
+static struct cpu_ctx *first_cpu_of(struct sched *s, size_t i, int64_t ts)
 {
-	size_t i = (cpu < 0 || cpu >= MAX_CPUS) ? 0 : (size_t)cpu + 1;
-
 	if (!array_reserve_index((void **)&s->cpus, &s->n_cpus, i, 8, sizeof *s->cpus)) {
 		s->oom = true;
 		return NULL;
@@ -89,21 +88,28 @@ static struct cpu_ctx *cpu_of(struct sched *s, int cpu, int64_t ts)
 	return c;
 }
 
-/* The live vertex of tid, created (state unknown) on first sight. Not for
- * tid <= 0: the idle thread, "unknown", or a corrupt field (INT64_MIN is
- * the tid index's empty key: looking it up returned garbage, found by
- * tests/fuzz). */
-uint32_t sched_thread_vertex(struct sched *s, int64_t tid)
+/* The context of CPU cpu (-1, or out of range: CPU "unknown"), which
+ * the trace reached at ts. Inline: once per event. */
+static inline struct cpu_ctx *cpu_of(struct sched *s, int cpu, int64_t ts)
 {
-	if (tid <= 0)
-		return VERTEX_NONE;
-	uint32_t v = vt_find_thread(s->vt, tid);
+	size_t i = (cpu < 0 || cpu >= MAX_CPUS) ? 0 : (size_t)cpu + 1;
 
-	if (v == VERTEX_NONE) {
-		v = vt_new_thread(s->vt, tid);
-		if (v != VERTEX_NONE && !thread_of(s, v))
-			return VERTEX_NONE;
-	}
+	if (i >= s->n_cpus || !s->cpus[i].seen)
+		return first_cpu_of(s, i, ts);
+	struct cpu_ctx *c = &s->cpus[i];
+
+	if (ts > c->last_ts)
+		c->last_ts = ts;
+	return c;
+}
+
+/* The vertex of a thread seen for the first time (state unknown). */
+uint32_t sched_new_thread_vertex(struct sched *s, int64_t tid)
+{
+	uint32_t v = vt_new_thread(s->vt, tid);
+
+	if (v != VERTEX_NONE && !thread_of(s, v))
+		return VERTEX_NONE;
 	return v;
 }
 

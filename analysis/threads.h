@@ -171,9 +171,22 @@ void sched_gap(struct sched *s, int64_t end);
 /* Close every open segment at `end` (waits end with the `unknown` waker). */
 void sched_finish(struct sched *s, int64_t end);
 
+/* sched_thread_vertex() of a thread not seen yet: its new vertex. */
+uint32_t sched_new_thread_vertex(struct sched *s, int64_t tid);
+
 /* The vertex of thread tid, made when first seen; VERTEX_NONE for tid <= 0
- * or when out of memory. */
-uint32_t sched_thread_vertex(struct sched *s, int64_t tid);
+ * or when out of memory. Inline: one or two per switch and wakeup, and
+ * nearly always a thread already seen. Not for tid <= 0: the idle thread,
+ * "unknown", or a corrupt field (INT64_MIN is the tid index's empty key:
+ * looking it up returned garbage, found by tests/fuzz). */
+static inline uint32_t sched_thread_vertex(struct sched *s, int64_t tid)
+{
+	if (tid <= 0)
+		return VERTEX_NONE;
+	uint32_t v = vt_find_thread(s->vt, tid);
+
+	return v != VERTEX_NONE ? v : sched_new_thread_vertex(s, tid);
+}
 
 /* After the lifetimes are final (clipped to a window): each thread's
  * unknown_ns, the part of its life the trace showed in no state

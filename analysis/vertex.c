@@ -7,7 +7,7 @@
 
 #include "vertex.h"
 
-#define TID_EMPTY INT64_MIN
+#define TID_EMPTY VT_TID_EMPTY
 #define TID_TOMBSTONE (INT64_MIN + 1)
 
 void vt_init(struct vertex_table *t)
@@ -29,23 +29,6 @@ void vt_fini(struct vertex_table *t)
 	memset(t, 0, sizeof *t);
 }
 
-static size_t tid_slot(int64_t tid, size_t cap)
-{
-	uint64_t h = (uint64_t)tid * 0x9E3779B97F4A7C15ull;
-	return (size_t)(h >> 17) & (cap - 1);
-}
-
-uint32_t vt_find_thread(const struct vertex_table *t, int64_t tid)
-{
-	if (!t->tid_cap)
-		return VERTEX_NONE;
-	for (size_t i = tid_slot(tid, t->tid_cap);; i = (i + 1) & (t->tid_cap - 1)) {
-		if (t->tid_keys[i] == tid)
-			return t->tid_vals[i];
-		if (t->tid_keys[i] == TID_EMPTY)
-			return VERTEX_NONE;
-	}
-}
 
 uint32_t vt_find_last_thread(const struct vertex_table *t, int64_t tid)
 {
@@ -62,7 +45,7 @@ uint32_t vt_find_last_thread(const struct vertex_table *t, int64_t tid)
 static void tid_insert_raw(int64_t *keys, uint32_t *vals, size_t cap,
 			   int64_t tid, uint32_t id)
 {
-	size_t i = tid_slot(tid, cap);
+	size_t i = vt_tid_slot(tid, cap);
 
 	while (keys[i] != TID_EMPTY && keys[i] != TID_TOMBSTONE && keys[i] != tid)
 		i = (i + 1) & (cap - 1);
@@ -131,7 +114,7 @@ static uint32_t append_vertex(struct vertex_table *t, enum wperf_vertex_kind kin
 /* Point an indexed tid at a new vertex; false when tid is not indexed. */
 static bool replace_live_tid(struct vertex_table *t, int64_t tid, uint32_t id)
 {
-	for (size_t i = tid_slot(tid, t->tid_cap);; i = (i + 1) & (t->tid_cap - 1)) {
+	for (size_t i = vt_tid_slot(tid, t->tid_cap);; i = (i + 1) & (t->tid_cap - 1)) {
 		if (t->tid_keys[i] == tid) {
 			t->tid_vals[i] = id;
 			return true;
@@ -163,7 +146,7 @@ void vt_forget_tid(struct vertex_table *t, int64_t tid, uint32_t id)
 {
 	if (!t->tid_cap)
 		return;
-	for (size_t i = tid_slot(tid, t->tid_cap);; i = (i + 1) & (t->tid_cap - 1)) {
+	for (size_t i = vt_tid_slot(tid, t->tid_cap);; i = (i + 1) & (t->tid_cap - 1)) {
 		if (t->tid_keys[i] == TID_EMPTY)
 			return;
 		if (t->tid_keys[i] == tid) {
@@ -237,13 +220,9 @@ static uint8_t comm_flags_of(const char *comm)
 	       (strncmp(comm, "ksoftirqd/", 10) == 0 ? VT_COMM_KSOFTIRQD : 0);
 }
 
-void vt_set_comm(struct vertex_table *t, uint32_t id, const char *comm)
+/* vt_set_comm()'s change of comm (and name). */
+void vt_change_comm(struct vertex_table *t, uint32_t id, const char *comm)
 {
-	/* Every switch and wakeup names its thread, and the name seldom
-	 * changes: one comparison then. A thread's name only ever follows
-	 * its comm (vt_set_name renames disks), so it is unchanged too. */
-	if (!comm || (t->v[id].comm && strcmp(t->v[id].comm, comm) == 0))
-		return;
 	replace_string(t, &t->v[id].comm, comm);
 	replace_string(t, &t->v[id].name, comm);
 	t->comm_flags[id] = comm_flags_of(t->v[id].comm);

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "wperf/graph.h"
 
@@ -61,8 +62,29 @@ static inline unsigned vt_comm_flags(const struct vertex_table *t, uint32_t id)
 	return t->comm_flags[id];
 }
 
-/* The live thread with this tid, or VERTEX_NONE. */
-uint32_t vt_find_thread(const struct vertex_table *t, int64_t tid);
+#define VT_TID_EMPTY INT64_MIN
+
+/* The slot of the tid index a lookup of tid probes first. */
+static inline size_t vt_tid_slot(int64_t tid, size_t cap)
+{
+	uint64_t h = (uint64_t)tid * 0x9E3779B97F4A7C15ull;
+	return (size_t)(h >> 17) & (cap - 1);
+}
+
+/* The live thread with this tid, or VERTEX_NONE. Inline: every switch
+ * and wakeup looks up one or two, and a call's prologue cost as much
+ * as the probe. */
+static inline uint32_t vt_find_thread(const struct vertex_table *t, int64_t tid)
+{
+	if (!t->tid_cap)
+		return VERTEX_NONE;
+	for (size_t i = vt_tid_slot(tid, t->tid_cap);; i = (i + 1) & (t->tid_cap - 1)) {
+		if (t->tid_keys[i] == tid)
+			return t->tid_vals[i];
+		if (t->tid_keys[i] == VT_TID_EMPTY)
+			return VERTEX_NONE;
+	}
+}
 /* The newest thread vertex with this tid, live or ended, or VERTEX_NONE.
  * A scan of the table, for rare events only. */
 uint32_t vt_find_last_thread(const struct vertex_table *t, int64_t tid);
@@ -75,6 +97,16 @@ uint32_t vt_pseudo(struct vertex_table *t, enum wperf_vertex_kind kind,
 		   const char *name);
 /* Replace a vertex's name or comm (copied). */
 void vt_set_name(struct vertex_table *t, uint32_t id, const char *name);
-void vt_set_comm(struct vertex_table *t, uint32_t id, const char *comm);
+void vt_change_comm(struct vertex_table *t, uint32_t id, const char *comm);
+
+/* Every switch and wakeup names its thread, and the name seldom changes:
+ * one comparison then, inline. A thread's name only ever follows its
+ * comm (vt_set_name renames disks), so it is unchanged too. */
+static inline void vt_set_comm(struct vertex_table *t, uint32_t id, const char *comm)
+{
+	if (!comm || (t->v[id].comm && strcmp(t->v[id].comm, comm) == 0))
+		return;
+	vt_change_comm(t, id, comm);
+}
 
 #endif /* WPERF_VERTEX_H */

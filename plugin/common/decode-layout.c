@@ -277,6 +277,9 @@ static void note_scopes_read(struct event_plan *p)
 		p->reads_common_ctx |= refs[i]->scope == SCOPE_COMMON_CTX;
 		p->reads_specific_ctx |= refs[i]->scope == SCOPE_SPECIFIC_CTX;
 	}
+	p->reads_current = p->current_tid.scope != SCOPE_NONE ||
+			   p->current_pid.scope != SCOPE_NONE ||
+			   p->common_flags.scope != SCOPE_NONE;
 }
 
 void wperf_plan_build(const bt_event_class *ec, struct event_plan *p)

@@ -59,6 +59,10 @@ struct event_plan {
 	/* Whether any value above lives in the event's common or specific
 	 * context: the decoder borrows a context only when it is read. */
 	bool reads_common_ctx, reads_specific_ctx;
+	/* Whether the class carries current_tid, current_pid or
+	 * common_flags at all (LTTng's kernel events without contexts do
+	 * not): the decoder skips the three reads when not. */
+	bool reads_current;
 };
 
 /* Fill p for event class ec (p->type -1: not an event the analysis reads). */

@@ -301,14 +301,14 @@ static void note_clock_offset(struct stream_state *st)
 	st->clock_origin_ns = st->clock_in_ns ? seconds * NS_PER_S + (int64_t)cycles : 0;
 }
 
-static struct stream_state *stream_state_for(struct wperf_decoder *d, const bt_stream *stream)
+/* stream_state_for() of a stream not in its cache slot. */
+static __attribute__((noinline)) struct stream_state *
+stream_state_missed(struct wperf_decoder *d, const bt_stream *stream,
+		    struct stream_cache_slot *slot)
 {
-	struct stream_cache_slot *slot = &d->stream_cache[stream_cache_slot(stream)];
 	struct stream_state *st;
 	bool kernel;
 
-	if (stream == slot->stream)
-		return slot->state;
 	st = ptr_map_get(&d->streams, stream);
 	if (!st) {
 		st = calloc(1, sizeof *st);
@@ -342,6 +342,17 @@ static struct stream_state *stream_state_for(struct wperf_decoder *d, const bt_s
 	slot->stream = stream;
 	slot->state = st;
 	return st;
+}
+
+/* The state of a stream: once per message, so the cache's hit is inline. */
+static inline struct stream_state *stream_state_for(struct wperf_decoder *d,
+						    const bt_stream *stream)
+{
+	struct stream_cache_slot *slot = &d->stream_cache[stream_cache_slot(stream)];
+
+	if (stream == slot->stream)
+		return slot->state;
+	return stream_state_missed(d, stream, slot);
 }
 
 
@@ -465,6 +476,17 @@ static const bt_clock_snapshot *boundary_time(const bt_message *msg)
 	return cs;
 }
 
+/* The current thread and interrupt context, where the class carries them. */
+static void read_current(const struct event_plan *p, const struct event_scopes *scopes,
+			 struct wperf_event *ev)
+{
+	ev->current_tid = read_int(scopes, &p->current_tid, -1);
+	ev->current_pid = read_int(scopes, &p->current_pid, -1);
+	if (p->common_flags.scope != SCOPE_NONE)
+		ev->context_flags = (int)(read_int(scopes, &p->common_flags, 0) &
+					  (WPERF_CTX_HARDIRQ | WPERF_CTX_SOFTIRQ));
+}
+
 static int decode_event(struct wperf_decoder *d, struct wperf_analysis *a,
 			const bt_message *msg, char *err, size_t errlen)
 {
@@ -517,11 +539,10 @@ static int decode_event(struct wperf_decoder *d, struct wperf_analysis *a,
 	scopes.base[SCOPE_SPECIFIC_CTX] = p->reads_specific_ctx
 		? bt_event_borrow_specific_context_field_const(event) : NULL;
 	ev.cpu = st->cpu;
-	ev.current_tid = read_int(&scopes, &p->current_tid, -1);
-	ev.current_pid = read_int(&scopes, &p->current_pid, -1);
-	ev.context_flags = p->common_flags.scope == SCOPE_NONE ? WPERF_CTX_UNKNOWN
-		: (int)(read_int(&scopes, &p->common_flags, 0) &
-			(WPERF_CTX_HARDIRQ | WPERF_CTX_SOFTIRQ));
+	ev.current_tid = ev.current_pid = -1;
+	ev.context_flags = WPERF_CTX_UNKNOWN;
+	if (p->reads_current)
+		read_current(p, &scopes, &ev);
 	wperf_plan_fill_event(p, &scopes, d->raw_task_dead_64, &d->buf, &ev);
 	wperf_hosts_remap(&ev, st->host);
 	d->counts[ev.type]++;
