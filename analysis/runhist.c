@@ -71,6 +71,20 @@ static size_t first_ending_after(const struct run_history *h, int64_t t)
 	return lo;
 }
 
+/* first_ending_after() for a recent t: a wait's overlap is asked when it
+ * ends, so its start is mostly past all but the newest few intervals. */
+static size_t first_ending_after_recent(const struct run_history *h, int64_t t)
+{
+	size_t i = h->n;
+
+	for (int k = 0; k < 4 && i > h->head; k++, i--)
+		if (h->r[i - 1].end <= t)
+			return i;
+	struct run_history older = { h->r, h->head, i, h->cap };
+
+	return first_ending_after(&older, t);
+}
+
 int64_t runhist_overlap(struct runhist *rh, uint32_t v, int64_t a, int64_t b)
 {
 	int64_t sum = 0;
@@ -79,7 +93,7 @@ int64_t runhist_overlap(struct runhist *rh, uint32_t v, int64_t a, int64_t b)
 		return 0;
 	const struct run_history *h = &rh->h[v];
 
-	for (size_t i = first_ending_after(h, a); i < h->n && h->r[i].start < b; i++) {
+	for (size_t i = first_ending_after_recent(h, a); i < h->n && h->r[i].start < b; i++) {
 		int64_t lo = h->r[i].start > a ? h->r[i].start : a;
 		int64_t hi = h->r[i].end < b ? h->r[i].end : b;
 
