@@ -282,6 +282,27 @@ static void note_scopes_read(struct event_plan *p)
 			   p->common_flags.scope != SCOPE_NONE;
 }
 
+static bool in_payload(const struct event_plan *p, int first, int last)
+{
+	for (int i = first; i <= last; i++)
+		if (p->slot[i].scope != SCOPE_PAYLOAD)
+			return false;
+	return true;
+}
+
+/* The plan's reader (decode-layout.h enum plan_reader). */
+static enum plan_reader reader_of(const struct event_plan *p)
+{
+	if (p->reads_current || p->stack[0].scope != SCOPE_NONE ||
+	    p->stack[1].scope != SCOPE_NONE)
+		return READ_GENERIC;
+	if (p->type == WPERF_EV_SWITCH && in_payload(p, 0, 4))
+		return READ_PAYLOAD_SWITCH;
+	if (p->type == WPERF_EV_WAKEUP && in_payload(p, 0, 0) && in_payload(p, 2, 2))
+		return READ_PAYLOAD_WAKEUP;
+	return READ_GENERIC;
+}
+
 void wperf_plan_build(const bt_event_class *ec, struct event_plan *p)
 {
 	const char *name = bt_event_class_get_name(ec);
@@ -336,6 +357,7 @@ void wperf_plan_build(const bt_event_class *ec, struct event_plan *p)
 	find_context_value(ec, "common_flags", "common_flags", &p->common_flags);
 	find_stacks(ec, p);
 	note_scopes_read(p);
+	p->reader = reader_of(p);
 }
 
 /* ------------------------------------------------------------------ */
@@ -493,10 +515,23 @@ static void fill_event(const struct event_plan *p, const struct event_scopes *s,
 	}
 }
 
+/* The current thread and interrupt context, where the class carries them. */
+static void read_current(const struct event_plan *p, const struct event_scopes *s,
+			 struct wperf_event *ev)
+{
+	ev->current_tid = read_int(s, &p->current_tid, -1);
+	ev->current_pid = read_int(s, &p->current_pid, -1);
+	if (p->common_flags.scope != SCOPE_NONE)
+		ev->context_flags = (int)(read_int(s, &p->common_flags, 0) &
+					  (WPERF_CTX_HARDIRQ | WPERF_CTX_SOFTIRQ));
+}
+
 void wperf_plan_fill_event(const struct event_plan *p, const struct event_scopes *s,
 			   bool raw_task_dead_64, struct wperf_plan_buffers *buf,
 			   struct wperf_event *ev)
 {
+	if (p->reads_current)
+		read_current(p, s, ev);
 	fill_event(p, s, raw_task_dead_64, buf, ev);
 	if (ev->type == WPERF_EV_SWITCH || ev->type == WPERF_EV_STACK)
 		read_stack(buf, p, s, ev);

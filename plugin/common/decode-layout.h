@@ -10,8 +10,10 @@
  * common_flags in the payload), and our LTTng-UST provider's annotations.
  * decode-layout.c holds that table and, once per event class, turns it
  * into a plan of member indexes (wperf_plan_build()); decode.c keeps the
- * plans and reads every event through them (wperf_plan_fill_event()).
- * The few readers run for every event, hence inline here.
+ * plans and reads every event through them (wperf_plan_read_event():
+ * straight-line readers for the layouts of most events, resolved once
+ * per class, else wperf_plan_fill_event()). The readers run for every
+ * event, hence inline here.
  */
 #ifndef WPERF_PLUGIN_DECODE_LAYOUT_H
 #define WPERF_PLUGIN_DECODE_LAYOUT_H
@@ -28,6 +30,13 @@ enum value_kind { WANT_INT, WANT_STR, WANT_INT_ARRAY };
 #define MAX_SLOTS 6
 
 enum field_scope { SCOPE_NONE, SCOPE_PAYLOAD, SCOPE_COMMON_CTX, SCOPE_SPECIFIC_CTX };
+
+/* How the decoder reads an event of a class: through the generic
+ * reader (any type, any scope), or, for the events that make most of a
+ * scheduler trace when all their values sit in the payload and the
+ * class has no context values or stacks (LTTng's kernel layout, the
+ * tracefs recorder's), straight through the payload. */
+enum plan_reader { READ_GENERIC, READ_PAYLOAD_SWITCH, READ_PAYLOAD_WAKEUP };
 
 /* Where one value lives in every event of a class. */
 struct field_ref {
@@ -63,6 +72,8 @@ struct event_plan {
 	 * common_flags at all (LTTng's kernel events without contexts do
 	 * not): the decoder skips the three reads when not. */
 	bool reads_current;
+	/* How an event of the class is read, chosen once per class. */
+	enum plan_reader reader;
 };
 
 /* Fill p for event class ec (p->type -1: not an event the analysis reads). */
@@ -117,6 +128,46 @@ static inline const char *read_str(const struct event_scopes *s, const struct fi
 	return f ? bt_field_string_get_value(f) : NULL;
 }
 
+/* An integer member of the payload, as read_int() reads it. */
+static inline int64_t payload_int(const bt_field *payload, const struct field_ref *r)
+{
+	const bt_field *f = bt_field_structure_borrow_member_field_by_index_const(payload,
+										  r->index);
+
+	return r->is_signed ? bt_field_integer_signed_get_value(f)
+			    : (int64_t)bt_field_integer_unsigned_get_value(f);
+}
+
+static inline const char *payload_str(const bt_field *payload, const struct field_ref *r)
+{
+	return bt_field_string_get_value(
+		bt_field_structure_borrow_member_field_by_index_const(payload, r->index));
+}
+
+/* READ_PAYLOAD_SWITCH: what wperf_plan_fill_event() reads of a switch. */
+static inline void wperf_plan_read_switch(const struct event_plan *p, const bt_field *payload,
+					  bool raw_task_dead_64, struct wperf_event *ev)
+{
+	ev->u.sw.prev_tid = payload_int(payload, &p->slot[0]);
+	ev->u.sw.next_tid = payload_int(payload, &p->slot[1]);
+	ev->u.sw.prev_state = payload_int(payload, &p->slot[2]);
+	if (raw_task_dead_64 && ev->u.sw.prev_state == 64)
+		ev->u.sw.prev_state |= WPERF_PREV_STATE_DEAD;
+	ev->u.sw.prev_comm = payload_str(payload, &p->slot[3]);
+	ev->u.sw.next_comm = payload_str(payload, &p->slot[4]);
+}
+
+/* READ_PAYLOAD_WAKEUP: what wperf_plan_fill_event() reads of a wakeup
+ * (not a new thread's: its comm is read too). */
+static inline void wperf_plan_read_wakeup(const struct event_plan *p, const bt_field *payload,
+					  struct wperf_event *ev)
+{
+	ev->u.wake.tid = payload_int(payload, &p->slot[0]);
+	ev->u.wake.waking = p->waking;
+	ev->u.wake.has_target_cpu = true;
+	ev->u.wake.target_cpu = (int)payload_int(payload, &p->slot[2]);
+}
+
 /* The decoder's buffers an event's strings and stack point into, valid
  * until the next event. */
 struct wperf_plan_buffers {
@@ -124,11 +175,29 @@ struct wperf_plan_buffers {
 	uint64_t stack[2 * WPERF_STACK_MAX_FRAMES];
 };
 
-/* Fill ev's type-specific part (ev->type set) from the event's scopes, and
- * for a switch or a stack event its call stack. raw_task_dead_64: the
- * trace's kernel reports TASK_DEAD as 64 (wperf_layout_raw_task_dead()). */
+/* The generic reader: fill ev's current thread and context where the
+ * class carries them, its type-specific part (ev->type set) from the
+ * event's scopes, and for a switch or a stack event its call stack.
+ * raw_task_dead_64: the trace's kernel reports TASK_DEAD as 64
+ * (wperf_layout_raw_task_dead()). */
 void wperf_plan_fill_event(const struct event_plan *p, const struct event_scopes *s,
 			   bool raw_task_dead_64, struct wperf_plan_buffers *buf,
 			   struct wperf_event *ev);
+
+/* Read an event of plan p into ev (type, time, CPU, zeroed union and no
+ * stack set) through the plan's reader. */
+static inline void wperf_plan_read_event(const struct event_plan *p, const struct event_scopes *s,
+					 bool raw_task_dead_64, struct wperf_plan_buffers *buf,
+					 struct wperf_event *ev)
+{
+	ev->current_tid = ev->current_pid = -1;
+	ev->context_flags = WPERF_CTX_UNKNOWN;
+	if (p->reader == READ_PAYLOAD_SWITCH)
+		wperf_plan_read_switch(p, s->base[SCOPE_PAYLOAD], raw_task_dead_64, ev);
+	else if (p->reader == READ_PAYLOAD_WAKEUP)
+		wperf_plan_read_wakeup(p, s->base[SCOPE_PAYLOAD], ev);
+	else
+		wperf_plan_fill_event(p, s, raw_task_dead_64, buf, ev);
+}
 
 #endif

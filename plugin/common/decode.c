@@ -2,19 +2,16 @@
 /*
  * plugin/common/decode.c — from babeltrace2 messages to normalised events.
  *
- * The per-event path must be cheap: a kernel trace holds millions of
- * events and most of them (syscalls, kmem, ...) are of no interest. So every
- * decision that depends only on the event class — is this a scheduler event,
- * in which layout, at which member index is `prev_tid` — is taken once, the
- * first time the class is seen, and kept in an "event plan". Per-stream facts
- * (CPU, whether the stream is part of a kernel trace at all) are kept in a
- * "stream state". Both live in small pointer-keyed hash tables, so decoding
- * one event is two hash look-ups and a few indexed member reads, with no
- * string comparison.
+ * The per-event path must be cheap: a kernel trace holds millions of events,
+ * most of no interest. Every decision that depends only on the event class
+ * (is this a scheduler event, in which layout, at which member index is
+ * `prev_tid`) is taken once per class and kept in an "event plan"; per-stream
+ * facts (CPU, whether the stream is a kernel trace's) in a "stream state",
+ * found through a direct-mapped cache, its plans indexed by class id. One
+ * event costs two array look-ups and its plan's reader (decode-layout.h).
  *
- * This file owns the messages, the streams and time. Which events are read
- * in which trace layout, and how an event is read through its plan, is
- * decode-layout.c's; the hash tables are ptr-map.c's.
+ * This file owns the messages, the streams and time; which events are read
+ * in which layout, and how, is decode-layout.c's; the hash tables ptr-map.c's.
  */
 #include "decode.h"
 #include "decode-layout.h"
@@ -306,10 +303,9 @@ static __attribute__((noinline)) struct stream_state *
 stream_state_missed(struct wperf_decoder *d, const bt_stream *stream,
 		    struct stream_cache_slot *slot)
 {
-	struct stream_state *st;
+	struct stream_state *st = ptr_map_get(&d->streams, stream);
 	bool kernel;
 
-	st = ptr_map_get(&d->streams, stream);
 	if (!st) {
 		st = calloc(1, sizeof *st);
 		if (!st || classify_stream(d, stream, &kernel) < 0 ||
@@ -354,7 +350,6 @@ static inline struct stream_state *stream_state_for(struct wperf_decoder *d,
 		return slot->state;
 	return stream_state_missed(d, stream, slot);
 }
-
 
 /* ------------------------------------------------------------------ */
 /* Time.                                                               */
@@ -476,17 +471,6 @@ static const bt_clock_snapshot *boundary_time(const bt_message *msg)
 	return cs;
 }
 
-/* The current thread and interrupt context, where the class carries them. */
-static void read_current(const struct event_plan *p, const struct event_scopes *scopes,
-			 struct wperf_event *ev)
-{
-	ev->current_tid = read_int(scopes, &p->current_tid, -1);
-	ev->current_pid = read_int(scopes, &p->current_pid, -1);
-	if (p->common_flags.scope != SCOPE_NONE)
-		ev->context_flags = (int)(read_int(scopes, &p->common_flags, 0) &
-					  (WPERF_CTX_HARDIRQ | WPERF_CTX_SOFTIRQ));
-}
-
 static int decode_event(struct wperf_decoder *d, struct wperf_analysis *a,
 			const bt_message *msg, char *err, size_t errlen)
 {
@@ -539,11 +523,7 @@ static int decode_event(struct wperf_decoder *d, struct wperf_analysis *a,
 	scopes.base[SCOPE_SPECIFIC_CTX] = p->reads_specific_ctx
 		? bt_event_borrow_specific_context_field_const(event) : NULL;
 	ev.cpu = st->cpu;
-	ev.current_tid = ev.current_pid = -1;
-	ev.context_flags = WPERF_CTX_UNKNOWN;
-	if (p->reads_current)
-		read_current(p, &scopes, &ev);
-	wperf_plan_fill_event(p, &scopes, d->raw_task_dead_64, &d->buf, &ev);
+	wperf_plan_read_event(p, &scopes, d->raw_task_dead_64, &d->buf, &ev);
 	wperf_hosts_remap(&ev, st->host);
 	d->counts[ev.type]++;
 	if (d->time_hook && d->time_hook(d->time_hook_data, ev.ts, true, err, errlen) != 0)
