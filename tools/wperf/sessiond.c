@@ -235,6 +235,36 @@ static long read_pid(const char *pidfile)
 	return pid > 0 ? pid : -1;
 }
 
+#define SHARED 1000       /* start_or_share: another daemon serves us */
+#define REFUSED_TRIES 5   /* refusals to wait out, a second apart */
+
+/*
+ * run_sessiond(), but when it refuses because a daemon runs that does not
+ * answer yet (one starting outside wperf's lock: a user's own
+ * `lttng-sessiond -d`, another tool), or one that is still ending (a
+ * killed wperf's, being stopped), wait a second and look again: use the
+ * first that answers (SHARED: not ours to stop), or start again once it
+ * is gone. Its exit status otherwise, as run_sessiond's.
+ */
+static int start_or_share(const char *pidfile, int log_fd)
+{
+	int status = run_sessiond(pidfile, log_fd);
+
+	for (int i = 0; status > 0 && i < REFUSED_TRIES && !wperf_stop_signal_pending(); i++) {
+		if (wperf_lttng_session_count() >= 0)
+			break;
+		nanosleep(&(struct timespec){ .tv_sec = 1 }, NULL);
+		if (wperf_lttng_session_count() >= 0)
+			break;
+		status = run_sessiond(pidfile, log_fd);
+	}
+	if (status > 0 && wperf_lttng_session_count() >= 0) {
+		wperf_say("using the lttng-sessiond that started beside this one");
+		return SHARED;
+	}
+	return status;
+}
+
 /* Start one with its log and pid file in private_dir, and say in the
  * shared pid file that a wperf started it. Its pid, or -1 after saying
  * why. Called with the lock held. */
@@ -255,10 +285,12 @@ static long start_sessiond(const char *private_dir)
 		wperf_fail("cannot write %s: %s", log, strerror(errno));
 		return -1;
 	}
-	status = run_sessiond(pidfile, fd);
+	status = start_or_share(pidfile, fd);
 	if (status < 0)
 		snprintf(why, sizeof(why), "cannot run lttng-sessiond: %s", strerror(errno));
 	close(fd);
+	if (status == SHARED)
+		return 0;
 	if (status != 0 || wperf_lttng_session_count() < 0) {
 		if (status > 0 || !why[0])
 			snprintf(why, sizeof(why), "exit status %d", status);
