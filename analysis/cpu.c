@@ -90,7 +90,7 @@ void wperf_cpu_weigh(const struct wperf_vertex *v, int64_t *runnable, int64_t *w
 	int64_t d = waits_only_for_work(v) ? 0 : dependency_waits(v);
 	int64_t k = v->woken_cpu_wait_ns > 0 && !waits_only_for_work(v) ? v->woken_cpu_wait_ns : 0;
 	int64_t c = v->waited_on_runnable_ns < 0 ? 0 : v->waited_on_runnable_ns;
-	/* A wakeup's wait for a CPU is the cost of the wait it ended. */
+	/* A device wakeup's wait for a CPU is the cost of the wait it ended. */
 	d = add(d, k);
 	int64_t t = add(add(r, q), d);
 

@@ -104,6 +104,19 @@ class TestCpuFirst(Base):
             self.assertIn(sentence, words)
             self.assertIn(sentence, para)
 
+    def test_waits_on_it_leave_out_the_disk_turn(self):
+        # R (504) waits on W [0.5 s, 9.5 s] (W wakes it, running on cpu0):
+        # of W's runnable [3 s + 2 us, 9 s] the first turn after its disk's
+        # wakeup is the disk's cost, so R waited on a runnable W the rest.
+        s = starved_writer()
+        R = s.thread(504, 'reader')
+        s.run(0, 1, R)
+        s.sleep(S // 2, 1, R, next_tid=503)
+        s.wake(9 * S + S // 2, 0, R, target_cpu=1)
+        r = self.knots(s, pids='504', merge='none')
+        self.assertEqual(r.thread(504)['waiting_ns']['thread'], 9 * S)
+        self.assertEqual(r.js['cpu']['waited_on_runnable_ns'], 6 * S - 2 * US - TURN)
+
     def test_not_first_when_it_runs(self):
         # H1 gives the CPU back at once: W is runnable 1 us after its disk
         # woke it, the disk wait's cost, not a wait for a CPU.
