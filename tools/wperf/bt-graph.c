@@ -430,6 +430,13 @@ void wperf_bt_set_clock_offsets(const char *const *inputs, const int64_t *ns, si
 	clock_offsets.n = n;
 }
 
+static void (*before_finalize)(void);
+
+void wperf_bt_set_before_finalize(void (*fn)(void))
+{
+	before_finalize = fn;
+}
+
 /* The clock offset given for the input s was found under, or 0. */
 static int64_t source_clock_offset(const struct source *s)
 {
@@ -765,6 +772,8 @@ enum wperf_run_status wperf_bt_run_source(const struct wperf_bt *bt,
 						 sink_params);
 	}
 	/* Destroyed before the log is taken: finalizing writes too. */
+	if (before_finalize)
+		before_finalize();
 	bt_graph_put_ref(g);
 	if (capture) {
 		run->log = capture_end(&c, &run->loglen);

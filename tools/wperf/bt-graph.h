@@ -54,6 +54,11 @@ void wperf_run_fini(struct wperf_run *run);
  * runs; n 0 ends it. */
 void wperf_bt_set_clock_offsets(const char *const *inputs, const int64_t *ns, size_t n);
 
+/* From now on, fn (NULL: none) is called once a graph of wperf_bt_run_source()
+ * has run, before it is destroyed: the components' finalization writes too (sink.ctf.fs the
+ * metadata), and the kernel recorder gives its reserve back for it. */
+void wperf_bt_set_before_finalize(void (*fn)(void));
+
 /* Run source -> sink: component class `source_class` of `source_plugin`
  * (e.g. bt->wperf, "tracefs"; bt->ctf, "lttng-live") with source_params,
  * its output ports connected through filter.utils.muxer to `sink_class`

@@ -339,8 +339,14 @@ static bool still_recording(void *arg)
 	struct recording *r = arg;
 	char said[1024];
 
-	if (r->recorder_started && !wperf_recorder_alive(&r->recorder, r->why, sizeof(r->why)))
+	if (r->recorder_started && !wperf_recorder_alive(&r->recorder, r->why, sizeof(r->why))) {
+		/* It met the full disk first and spent its reserve (room-draw.h). */
+		if (r->recorder.out_of_room) {
+			r->disk_full = true;
+			snprintf(r->why, sizeof(r->why), "%s", r->recorder.why);
+		}
 		return false;
+	}
 	if (wperf_room_ok(&r->room, said, sizeof(said)))
 		return true;
 	if (r->recorder_started)
@@ -372,7 +378,8 @@ static bool start(struct recording *r)
 		return false;
 	if (!strcmp(r->state.kernel, "tracefs")) {
 		/* /proc/self: the recorder child outlives a killed wperf. */
-		if (!wperf_recorder_start(&r->recorder, r->state.plugin_path, r->dir.at, r->session,
+		if (!wperf_recorder_start(&r->recorder, r->state.plugin_path, r->dir.at, r->out,
+					  wperf_room_share_with_recorder(&r->room), r->session,
 					  (unsigned)ro->buffer_kb, ro->stacks, r->why, sizeof(r->why)))
 			return false;
 		r->recorder_started = true;
@@ -486,6 +493,9 @@ static bool teardown(struct recording *r)
 		closed = wperf_recorder_stop(&r->recorder, why, sizeof(why));
 	if (closed)
 		close_recording(r);
+	else if (r->recorder.out_of_room && !strcmp(r->why, r->recorder.why))
+		fail_recording(r, "%s: the kernel trace was lost; free some space there or record "
+			       "elsewhere with -o, and record again%.0s", why);
 	else if (r->disk_full)
 		fail_recording(r, "%s; but the kernel trace was lost: %s", why);
 	else if (!r->interrupted)

@@ -37,6 +37,7 @@
 #include "command.h"
 #include "output.h"
 #include "recording.h"
+#include "room-draw.h"
 #include "wperf.h"
 
 #include <dirent.h>
@@ -139,7 +140,8 @@ static int record(const struct wperf_recorder *r, const char *plugin_dir, unsign
 }
 
 /* The child: detach from the terminal, make sure it ends with wperf, log
- * to the log file, record. Never returns. */
+ * to the log file, record (drawing on the reserve when the disk is full).
+ * Never returns. */
 static void child(const struct wperf_recorder *r, pid_t parent, int logfd, int whyfd,
 		  const char *plugin_dir, unsigned buffer_kb, bool stacks)
 {
@@ -167,6 +169,7 @@ static void child(const struct wperf_recorder *r, pid_t parent, int logfd, int w
 		dup2(devnull, STDIN_FILENO);
 	dup2(logfd, STDOUT_FILENO);
 	dup2(logfd, STDERR_FILENO);
+	wperf_bt_set_before_finalize(wperf_room_draw_give_back);
 	rc = record(r, plugin_dir, buffer_kb, stacks, why, sizeof(why));
 	if (rc && why[0])
 		(void)!write(whyfd, why, strlen(why));
@@ -191,8 +194,8 @@ static int make_ready_fifo(struct wperf_recorder *r)
 }
 
 bool wperf_recorder_start(struct wperf_recorder *r, const char *plugin_dir, const char *out,
-			  const char *session, unsigned buffer_kb, bool stacks, char *why,
-			  size_t whylen)
+			  const char *shown, int reserve_fd, const char *session,
+			  unsigned buffer_kb, bool stacks, char *why, size_t whylen)
 {
 	int whypipe[2] = { -1, -1 };
 	pid_t parent = getpid();
@@ -222,6 +225,7 @@ bool wperf_recorder_start(struct wperf_recorder *r, const char *plugin_dir, cons
 		 * the umask wperf was started with (0 in some root shells). */
 		umask(umask(0) | 022);
 		close(whypipe[0]);
+		wperf_room_draw_hold(reserve_fd, whypipe[1], shown);
 		child(r, parent, fileno(log), whypipe[1], plugin_dir, buffer_kb, stacks);
 	}
 	fclose(log);
@@ -307,6 +311,8 @@ static bool reap(struct wperf_recorder *r, bool block)
 	remove_instances(r, r->removed, sizeof(r->removed));
 	waitpid(r->pid, &r->status, 0);
 	r->pid = 0;
+	r->out_of_room = WIFEXITED(r->status) &&
+			 WEXITSTATUS(r->status) == WPERF_RECORDER_EXIT_NO_ROOM;
 	return true;
 }
 

@@ -27,17 +27,21 @@ struct wperf_recorder {
 	char session[128];      /* the recording's LTTng session: the child
 				 * destroys it if wperf dies first */
 	bool interrupted;       /* SIGINT sent: it stops tracing and drains */
+	bool out_of_room;       /* it ended on a full disk, the reserve spent:
+				 * the trace is lost (room-draw.h) */
 	char removed[256];      /* the dead child's ftrace instances wperf removed */
 };
 
-/* Start the recorder of DIR `out` (the plugin from plugin_dir, ring
- * buffers of buffer_kb per CPU, kernel stacks with stacks). If wperf
+/* Start the recorder of DIR `out` (named `shown` in messages; the plugin
+ * from plugin_dir, ring buffers of buffer_kb per CPU, kernel stacks with
+ * stacks), holding the reserve file open as reserve_fd (-1: none) to draw
+ * on when the disk is full (room-draw.h). If wperf
  * dies before it (SIGKILL), the recorder ends its trace and destroys
  * the LTTng session `session` (NULL: none), which nobody else would end.
  * false with why set. */
 bool wperf_recorder_start(struct wperf_recorder *r, const char *plugin_dir, const char *out,
-			  const char *session, unsigned buffer_kb, bool stacks, char *why,
-			  size_t whylen);
+			  const char *shown, int reserve_fd, const char *session,
+			  unsigned buffer_kb, bool stacks, char *why, size_t whylen);
 
 /* Wait until the recorder records: the source has read back an event
  * recorded after tracing went on (its ready-file, a FIFO here), so every

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
@@ -47,6 +48,8 @@ void wperf_room_init(struct wperf_room *w, const char *out, const char *shown,
 	/* Per CPU: the kernel ring buffer (its CTF may take twice its bytes)
 	 * and the UST one. */
 	w->reserve = (double)(cpus > 0 ? cpus : 1) * 3 * (double)buffer_kb * 1024 + RESERVE_EXTRA;
+	w->kernel_share = (double)(cpus > 0 ? cpus : 1) * 2 * (double)buffer_kb * 1024 + RESERVE_EXTRA;
+	w->reserve_fd = -1;
 	w->last_free = -1;
 }
 
@@ -96,9 +99,11 @@ bool wperf_room_prepare(struct wperf_room *w, char *why, size_t whylen)
 	if ((fd = wperf_private_fd(w->reserve_path)) < 0)
 		return true;    /* counted in the margin instead */
 	w->reserved = fallocate(fd, 0, 0, (off_t)w->reserve) == 0;
-	close(fd);
-	if (!w->reserved)
+	if (!w->reserved) {
+		close(fd);
 		unlink(w->reserve_path);
+	} else
+		w->reserve_fd = fd;
 	return true;
 }
 
@@ -127,8 +132,25 @@ bool wperf_room_ok(struct wperf_room *w, char *why, size_t whylen)
 	return false;
 }
 
+int wperf_room_share_with_recorder(struct wperf_room *w)
+{
+	if (w->reserve_fd >= 0)
+		w->recorder_share = w->kernel_share;
+	return w->reserve_fd;
+}
+
 void wperf_room_release(struct wperf_room *w)
 {
-	if (w->reserved && unlink(w->reserve_path) == 0)
-		w->reserved = false;
+	struct stat st;
+
+	if (!w->reserved)
+		return;
+	/* Truncated, not only unlinked: the recorder child's descriptor
+	 * keeps the file, and what it holds, until it ends. */
+	if (fstat(w->reserve_fd, &st) == 0 && st.st_size > (off_t)w->recorder_share)
+		(void)!ftruncate(w->reserve_fd, (off_t)w->recorder_share);
+	unlink(w->reserve_path);
+	close(w->reserve_fd);
+	w->reserve_fd = -1;
+	w->reserved = false;
 }

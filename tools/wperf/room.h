@@ -18,6 +18,11 @@
  *    stop the recorder's tracing;
  *  - below that, the recorder stops tracing at once and the reserve is
  *    given back for what its buffers still hold.
+ * The tracefs recorder, a child process, holds the reserve file open and
+ * keeps its share of it (its ring buffers in CTF and the metadata) when
+ * wperf gives the rest back: it draws on it only if it meets the full
+ * disk itself, which another writer can make happen between two checks
+ * (room-draw.h).
  * On a file system that cannot allocate without writing (no fallocate),
  * the reserve is added to the margin instead.
  */
@@ -33,9 +38,12 @@ struct wperf_room {
 	char shown[PATH_MAX];           /* DIR, as messages name it */
 	char reserve_path[PATH_MAX];    /* DIR/.wperf/reserve */
 	bool reserved;                  /* the reserve file holds reserve bytes */
+	int reserve_fd;                 /* open while reserved, else -1 */
+	double recorder_share;          /* what a recorder child holds of it */
 	double min_free;                /* --min-free, bytes */
 	double min_free_mb;
 	double reserve;                 /* the tracers' buffers, written out: bytes */
+	double kernel_share;            /* of which the kernel recorder's */
 	double peak_rate;               /* fastest filling seen, bytes/s */
 	double last_free, last_time;    /* the previous sample of the rate */
 };
@@ -53,7 +61,13 @@ bool wperf_room_prepare(struct wperf_room *w, char *why, size_t whylen);
  * is left and the margin, when the recording must stop now. */
 bool wperf_room_ok(struct wperf_room *w, char *why, size_t whylen);
 
-/* Give the reserve back (the recorder has been told to stop). */
+/* The tracefs recorder's share of the reserve: the reserve file's
+ * descriptor for the child to inherit (-1: no reserve), whose share
+ * wperf_room_release() leaves allocated. */
+int wperf_room_share_with_recorder(struct wperf_room *w);
+
+/* Give the reserve back (the recorder has been told to stop), but for
+ * the recorder's share. */
 void wperf_room_release(struct wperf_room *w);
 
 #endif /* WPERF_TOOL_ROOM_H */
