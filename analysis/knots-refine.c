@@ -516,3 +516,56 @@ int refine_piece(struct search *s, struct piece *p)
 	return rc;
 }
 
+
+/*
+ * Cut a heavy group's lightest edges, a tie at a time and never one that
+ * weighs the threshold, as refinement cuts a knot's, until the group is no
+ * longer strongly connected. 1 when it split: the cuts stay made, *cuts
+ * (malloc'd) lists them lightest first, and *parts holds the group's
+ * components after them. 0 when no permitted cut splits it (nothing is
+ * cut), -1 on allocation failure.
+ */
+int refine_split_group(struct search *s, const uint32_t *verts, size_t n,
+		       struct wperf_removed_edge **cuts, size_t *n_cuts, struct scc *parts)
+{
+	struct kgraph *kg = &s->kg;
+	struct piece g = { .verts = (uint32_t *)verts, .n = n };
+	size_t *cut = NULL, *bounds = NULL, n_edges = 0, n_ties = 0, now = 0, k = 0;
+	const char *why;
+	int err, rc = -1;
+
+	*cuts = NULL;
+	*n_cuts = 0;
+	if (kgraph_internal_edges(kg, verts, n, &cut, &n_edges))
+		return -1;
+	kgraph_rank_edges(kg, cut, n_edges, cmp_lightest_first, &err);
+	if (err || !(bounds = tie_bounds(s, cut, n_edges, &n_ties)))
+		goto out;
+	size_t ties = n_edges ? cut_limit(s, &g, cut, n_edges, bounds, &why) : 0;
+	rc = 0;
+	if (ties == 0)
+		goto out;
+	cut_prefix(kg, cut, &now, bounds[ties - 1]);
+	int sc = strongly_connected(kg, verts, n);
+	if (sc != 0) {
+		cut_prefix(kg, cut, &now, 0);   /* still one piece: cut nothing */
+		rc = sc < 0 ? -1 : 0;
+		goto out;
+	}
+	rc = -1;
+	if (first_disconnecting_cut(kg, &g, cut, bounds, &now, ties, &k) ||
+	    scc_compute(kg, verts, n, parts))
+		goto out;
+	struct piece rec = { 0 };
+	if (record_removals(kg, &rec, cut, k)) {
+		scc_fini(parts);
+		goto out;
+	}
+	*cuts = rec.removed;
+	*n_cuts = rec.n_removed;
+	rc = 1;
+out:
+	free(bounds);
+	free(cut);
+	return rc;
+}

@@ -92,6 +92,15 @@ int emit_sink(struct search *s, uint32_t v, const struct in_sum *in);
  * cutting goes. Takes ownership of p.
  */
 int refine_piece(struct search *s, struct piece *p);
+/*
+ * Cut a heavy group's lightest edges (a tie at a time, none that weighs the
+ * threshold) until it is no longer strongly connected. 1 when it split:
+ * the cuts stay made, *cuts (malloc'd) lists them lightest first and
+ * *parts holds the group's components after them; 0 when no permitted cut
+ * splits it (nothing cut); -1 on allocation failure.
+ */
+int refine_split_group(struct search *s, const uint32_t *verts, size_t n,
+		       struct wperf_removed_edge **cuts, size_t *n_cuts, struct scc *parts);
 
 /* One round of the search (knots.c), and all of them (knots-background.c). */
 

@@ -225,35 +225,147 @@ static int incoming(const struct kgraph *kg, struct in_sum **in)
 	return 0;
 }
 
-/*
- * A component becomes a piece to refine (a knot: it passes the knot
- * rule), a sink (a terminal single vertex others wait on), a heavy group
- * that is not a knot (kept for the report), or nothing. inside, leaving:
- * its weights (component_weights).
- */
+/* How a group's part came to be judged (split_group): the group it was
+ * cut from and the cuts that freed it. NULL for a component of the graph
+ * as it is. */
+struct split_from {
+	const uint32_t *group;
+	size_t n_group;
+	const struct wperf_removed_edge *cuts;
+	size_t n_cuts;
+	unsigned depth;
+};
+
+/* Splits within splits stop here: every level is a strictly smaller
+ * group, and a real graph's groups split in a few levels. */
+#define MAX_SPLIT_DEPTH 32
+
 static int classify_component(struct search *s, const uint32_t *members, size_t n,
-			      int64_t inside, int64_t leaving, const struct in_sum *in)
+			      int64_t inside, int64_t leaving, const struct in_sum *in,
+			      const struct split_from *from);
+
+/* The summed weight of the active edges from verts[] to each other
+ * (*inside) and to any other vertex (*leaving). */
+static void set_weights(struct kgraph *kg, const uint32_t *verts, size_t n,
+			int64_t *inside, int64_t *leaving)
 {
-	if (n == 1 && !has_self_loop(&s->kg, members[0])) {
-		if (leaving > 0 || in[members[0]].count == 0)
-			return 0;
-		return emit_sink(s, members[0], &in[members[0]]);
+	*inside = *leaving = 0;
+	kgraph_mark_set(kg, verts, n, true);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t v = verts[i];
+		for (size_t k = kg->out_start[v]; k < kg->out_start[v + 1]; k++) {
+			size_t e = kg->out_edge[k];
+			if (!kg->active[e])
+				continue;
+			int64_t *sum = kg->in_set[kedge(kg, e)->to] ? inside : leaving;
+			*sum = add_saturating(*sum, kedge(kg, e)->weight_ns);
+		}
 	}
-	if (!knot_rule(s->leave_ppm, inside, leaving))
-		return inside >= s->threshold_ns ? record_group(s, members, n, inside) : 0;
+	kgraph_mark_set(kg, verts, n, false);
+}
+
+/*
+ * A heavy group that fails the knot rule can hold a knot that a few light
+ * edges tie to the rest: a server and its disk, joined to the script that
+ * drives them by the waits of its start and its end, while the script
+ * waits on `timeout` for the whole run. Refinement's own principle
+ * decides: edges lighter than the threshold are cut, lightest first, until
+ * the group splits, and each part is judged again by the knot rule (a
+ * part that fails it is split the same way). The group stays in the
+ * report as it is; its parts that pass become knots to refine, with the
+ * group as their component and its cuts as their first removed edges.
+ */
+static int split_group(struct search *s, const uint32_t *members, size_t n,
+		       const struct in_sum *in, const struct split_from *from)
+{
+	struct wperf_removed_edge *cuts = NULL, *all = NULL;
+	size_t n_cuts = 0, n_prev = from ? from->n_cuts : 0;
+	struct scc c;
+	int rc = refine_split_group(s, members, n, &cuts, &n_cuts, &c);
+
+	if (rc <= 0)
+		return rc;
+	rc = -1;
+	all = malloc((n_prev + n_cuts) * sizeof *all);
+	if (!all)
+		goto out;
+	if (n_prev)
+		memcpy(all, from->cuts, n_prev * sizeof *all);
+	memcpy(all + n_prev, cuts, n_cuts * sizeof *all);
+	struct split_from here = {
+		.group = from ? from->group : members, .n_group = from ? from->n_group : n,
+		.cuts = all, .n_cuts = n_prev + n_cuts, .depth = from ? from->depth + 1 : 1,
+	};
+	rc = 0;
+	for (size_t ci = 0; ci < c.n_comp && rc == 0; ci++) {
+		const uint32_t *part = &c.order[c.start[ci]];
+		size_t np = c.start[ci + 1] - c.start[ci];
+		int64_t inside, leaving;
+
+		set_weights(&s->kg, part, np, &inside, &leaving);
+		rc = classify_component(s, part, np, inside, leaving, in, &here);
+	}
+out:
+	scc_fini(&c);
+	free(cuts);
+	free(all);
+	return rc;
+}
+
+/* A knot to refine: its members, and what the component they came from
+ * was (from: a group's part, with the group's cuts; NULL: themselves). */
+static int push_knot(struct search *s, const uint32_t *members, size_t n,
+		     const struct split_from *from)
+{
 	if (knots_grow((void **)&s->origins, &s->cap_origins, s->n_origins,
 		 sizeof *s->origins))
 		return -1;
 	struct origin *o = &s->origins[s->n_origins];
-	o->members = knots_copy_sorted(members, n);
+	o->members = knots_copy_sorted(from ? from->group : members, from ? from->n_group : n);
 	if (!o->members)
 		return -1;
-	o->n = n;
+	o->n = from ? from->n_group : n;
 	struct piece p = { .n = n, .origin = s->n_origins++ };
 	p.verts = knots_copy_sorted(members, n);
-	if (!p.verts)
+	if (from && from->n_cuts) {
+		p.removed = malloc(from->n_cuts * sizeof *p.removed);
+		if (p.removed) {
+			memcpy(p.removed, from->cuts, from->n_cuts * sizeof *p.removed);
+			p.n_removed = from->n_cuts;
+		}
+	}
+	if (!p.verts || (from && from->n_cuts && !p.removed)) {
+		piece_fini(&p);
 		return -1;
+	}
 	return search_push_piece(s, &p);
+}
+
+/*
+ * A component becomes a piece to refine (a knot: it passes the knot
+ * rule), a sink (a terminal single vertex others wait on), a heavy group
+ * that is not a knot (kept for the report, and split for the knots it may
+ * hold: split_group), or nothing. inside, leaving: its weights
+ * (component_weights). from: NULL for a component of the graph, else the
+ * group it is a part of (a part alone is never a sink: the cuts that
+ * freed it were waits).
+ */
+static int classify_component(struct search *s, const uint32_t *members, size_t n,
+			      int64_t inside, int64_t leaving, const struct in_sum *in,
+			      const struct split_from *from)
+{
+	if (n == 1 && !has_self_loop(&s->kg, members[0])) {
+		if (from || leaving > 0 || in[members[0]].count == 0)
+			return 0;
+		return emit_sink(s, members[0], &in[members[0]]);
+	}
+	if (knot_rule(s->leave_ppm, inside, leaving))
+		return push_knot(s, members, n, from);
+	if (inside < s->threshold_ns || (from && from->depth >= MAX_SPLIT_DEPTH))
+		return 0;
+	if (!from && record_group(s, members, n, inside))
+		return -1;
+	return split_group(s, members, n, in, from);
 }
 
 /* The knots (to refine), sinks and heavy groups of the graph.
@@ -282,7 +394,7 @@ static int find_components(struct search *s, const bool *reach, const struct in_
 		if (reach && !reach[members[0]])
 			continue;
 		rc = classify_component(s, members, c.start[ci + 1] - c.start[ci],
-					inside[ci], leaving[ci], in);
+					inside[ci], leaving[ci], in, NULL);
 	}
 out:
 	free(inside);

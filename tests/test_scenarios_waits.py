@@ -15,8 +15,8 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from scenario_base import KINDS, U, Base, segments_of  # noqa: E402
-from wperf_scenario import (MS, S, Report, Scenario, hist_count, log2_bucket,  # noqa: E402
+from scenario_base import DISK, KINDS, U, Base, segments_of  # noqa: E402
+from wperf_scenario import (MS, S, US, Report, Scenario, hist_count, log2_bucket,  # noqa: E402
                             one_wait, run_knots, run_segments)
 
 
@@ -351,6 +351,67 @@ class TestRefinement(Base):
         self.assertEqual(k['stop_reason'], 'threshold')
         ws = [x['weight_ns'] for x in k['edges']]
         self.assertEqual(ws, sorted(ws, reverse=True), 'knot edges heaviest first')
+
+
+def driven_server():
+    """A script D (601) starts a server S (602), waits on `timeout` T (603)
+    for the run, then for S to exit; S fsyncs in a loop. Trace [0, 10 s] on
+    2 CPUs. S waits for D's first request [1 us, 300 ms]; T sleeps on a
+    timer [1 us, 9.7 s] and wakes D, which waited on it [300 ms, 9.7 s];
+    D waits for S to exit [9.7 s + 20 us, 9.9 s]. S: 959 rounds from
+    300.01 ms, 10 ms each: on the disk 8 ms + 4 us (irq on cpu0), running
+    the rest. The group {D, S, disk} is strongly connected through S -> D
+    and D -> S, and D -> T leaves it: it fails the knot rule."""
+    s = Scenario(ncpus=2, end=10 * S)
+    D, Sv, T = s.thread(601, 'driver'), s.thread(602, 'server'), s.thread(603, 'timeout')
+    s.run(0, 0, T)
+    s.sleep(1 * US, 0, T, next_tid=D)
+    s.run(0, 1, Sv)
+    s.sleep(1 * US, 1, Sv)
+    s.wake(300 * MS, 0, Sv, target_cpu=1)
+    s.run(300 * MS + 1 * US, 1, Sv)
+    s.sleep(300 * MS + 2 * US, 0, D)
+    for i in range(959):
+        t0 = 300 * MS + 10 * US + i * 10 * MS
+        s.disk_wait(t0, 1, Sv, DISK, t0 + 8 * MS, 0)
+    s.hrtimer_entry(9700 * MS, 0)
+    s.wake(9700 * MS + 1 * US, 0, T)
+    s.hrtimer_exit(9700 * MS + 2 * US, 0)
+    s.run(9700 * MS + 3 * US, 0, T)
+    s.wake(9700 * MS + 10 * US, 0, D)
+    s.sleep(9700 * MS + 11 * US, 0, T, next_tid=D)
+    s.sleep(9700 * MS + 20 * US, 0, D)
+    s.wake(9900 * MS, 1, D, target_cpu=0)
+    s.exit(9900 * MS + 1 * US, 1, Sv)
+    s.switch(9900 * MS + 2 * US, 1, Sv, 0, prev_state=128)
+    s.run(9900 * MS + 3 * US, 0, D)
+    return s
+
+
+class TestKnotInsideGroup(Base):
+    """A heavy group that fails the knot rule is split by refinement's cuts
+    (wperf-analysis(7), Knots inside a heavy group): the server and its
+    disk are a knot, though the driver's start and end tie them to its
+    wait on `timeout`."""
+
+    def test_server_disk_knot_first(self):
+        r = self.knots(driven_server(), pids='601,602,603', merge='none')
+        D, Sv, T, disk = r.tid(601), r.tid(602), r.tid(603), r.vid(kind='disk')
+        self.assertEdge(r, Sv, D, 300 * MS - 1 * US, direct=300 * MS - 1 * US, count=1)
+        self.assertEdge(r, D, Sv, 200 * MS - 20 * US, direct=200 * MS - 20 * US, count=1)
+        group = r.js['groups']
+        self.assertEqual([g['members'] for g in group], [sorted([D, Sv, disk])], r.describe_knots())
+        first = r.js['knots'][0]
+        self.assertEqual((first['kind'], first['members']), ('knot', sorted([Sv, disk])),
+                         r.describe_knots())
+        self.assertEqual(first['component'], sorted([D, Sv, disk]))
+        # The split cut the lightest edge, D -> S (the wait for its exit);
+        # S -> D then leaves the knot, 3% of its weight.
+        self.assertEqual([(x['from'], x['to']) for x in first['removed']], [(D, Sv)])
+        self.assertEqual(first['leaving_ns'], 300 * MS - 1 * US)
+        self.assertEqual(first['stop_reason'], 'simple cycle')
+        sinks = r.knots('sink')
+        self.assertEqual([k['members'] for k in sinks], [[T]], r.describe_knots())
 
 
 if __name__ == '__main__':

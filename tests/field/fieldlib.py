@@ -419,6 +419,19 @@ def field_root():
     return d
 
 
+def data_mount():
+    """The filesystem and device the cases' files are on (findmnt): a
+    verdict about the disk is read against it."""
+    d = os.path.join(BUILD, 'field-data')
+    try:
+        q = subprocess.run(['findmnt', '-no', 'SOURCE,FSTYPE,OPTIONS', '-T', d],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           timeout=10)
+        return q.stdout.strip()
+    except (OSError, subprocess.SubprocessError) as e:
+        return 'unknown (%s)' % e
+
+
 def run_case(case, hog=0, keep=False, log=print):
     """Prepare case, record its driver with `wperf record` while sampling
     from outside, stop everything, report with wperf's defaults. Returns a

@@ -138,6 +138,10 @@ def make_tests():
                           causal.fmt_gain(res['bound']), winner.kind,
                           causal.fmt_gain(res['bound_named']), w['gain'],
                           'right' if runs[-1] else 'wrong'), flush=True)
+                if not runs[-1]:
+                    print('  how the focus reaches it: %s\n  the data under it: %s\n%s'
+                          % (res.get('path_to_first'), fieldlib.data_mount(),
+                             res.get('diagnosis', '')), flush=True)
             right = runs.count(True) >= (3 if known else 2)
             if not known:
                 self.assertTrue(right, '%d of %d recordings wrong; the last first finding is '
