@@ -291,16 +291,12 @@ static bool is_thread_like(const struct wperf_vertex *v)
 	return v->kind == WPERF_V_THREAD || v->kind == WPERF_V_VIRTUAL;
 }
 
-bool wperf_edge_may_be_timer(const struct wperf_graph *g, const struct wperf_edge *e)
+/* The edges first..end-1 (one waiter's, sorted by from) hold a wait on
+ * `untraced-interrupt`. */
+static bool waited_on_untraced_interrupt(const struct wperf_graph *g, size_t first,
+					 size_t end)
 {
-	if (g->quality.has_timer_events || g->quality.has_irq_context ||
-	    e->from >= g->n_vertices ||
-	    e->to >= g->n_vertices || !is_thread_like(&g->vertices[e->from]) ||
-	    !is_thread_like(&g->vertices[e->to]))
-		return false;
-	/* The waiter's own out-edges (sorted by from): few per thread. */
-	for (size_t i = wperf_graph_first_edge_from(g, e->from);
-	     i < g->n_edges && g->edges[i].from == e->from; i++) {
+	for (size_t i = first; i < end; i++) {
 		const struct wperf_vertex *w = &g->vertices[g->edges[i].to];
 
 		if (w->kind == WPERF_V_UNKNOWN && strcmp(w->name, "untraced-interrupt") == 0 &&
@@ -308,6 +304,52 @@ bool wperf_edge_may_be_timer(const struct wperf_graph *g, const struct wperf_edg
 			return true;
 	}
 	return false;
+}
+
+/* The edge joins two thread-like vertices, in a trace without timer
+ * events or interrupt contexts: the marks' other conditions. */
+static bool may_be_timer_pair(const struct wperf_graph *g, const struct wperf_edge *e)
+{
+	return !g->quality.has_timer_events && !g->quality.has_irq_context &&
+	       e->from < g->n_vertices && e->to < g->n_vertices &&
+	       is_thread_like(&g->vertices[e->from]) && is_thread_like(&g->vertices[e->to]);
+}
+
+/* The end of the run of edges from the same vertex as edges[first]. */
+static size_t end_of_waiter(const struct wperf_graph *g, size_t first)
+{
+	size_t end = first;
+
+	while (end < g->n_edges && g->edges[end].from == g->edges[first].from)
+		end++;
+	return end;
+}
+
+bool wperf_edge_may_be_timer(const struct wperf_graph *g, const struct wperf_edge *e)
+{
+	size_t first;
+
+	if (!may_be_timer_pair(g, e))
+		return false;
+	/* The waiter's own out-edges (sorted by from). */
+	first = wperf_graph_first_edge_from(g, e->from);
+	return waited_on_untraced_interrupt(g, first, end_of_waiter(g, first));
+}
+
+size_t wperf_graph_count_may_be_timer(const struct wperf_graph *g)
+{
+	size_t marked = 0;
+
+	/* A waiter's out-edges are scanned once, not once per edge: a
+	 * thread may wait on thousands. */
+	for (size_t first = 0, end; first < g->n_edges; first = end) {
+		end = end_of_waiter(g, first);
+		if (!waited_on_untraced_interrupt(g, first, end))
+			continue;
+		for (size_t i = first; i < end; i++)
+			marked += may_be_timer_pair(g, &g->edges[i]);
+	}
+	return marked;
 }
 
 bool wperf_comm_is_tracer_process(const char *comm)

@@ -253,6 +253,77 @@ void wperf_fmt_weight_split(char *buf, size_t len, int64_t weight, int64_t own,
 	snprintf(buf, len, "own %s (%s of %s time) + cascaded %s", o, pct, whose, c);
 }
 
+size_t wperf_fmt_u64(char *buf, uint64_t x)
+{
+	char digits[20];
+	size_t n = 0, len = 0;
+
+	do {
+		digits[n++] = (char)('0' + x % 10);
+		x /= 10;
+	} while (x);
+	while (n)
+		buf[len++] = digits[--n];
+	buf[len] = '\0';
+	return len;
+}
+
+/* A duration's text, built in place: a report writes thousands, and
+ * snprintf() cost ten times this. */
+struct duration_text {
+	char s[64];
+	size_t n;
+};
+
+static void dt_str(struct duration_text *t, const char *s)
+{
+	size_t n = strlen(s);
+
+	memcpy(t->s + t->n, s, n);
+	t->n += n;
+}
+
+static void dt_u64(struct duration_text *t, uint64_t x)
+{
+	t->n += wperf_fmt_u64(t->s + t->n, x);
+}
+
+/* buf gets the text, cut to len - 1 bytes as snprintf() would. */
+static void dt_put(const struct duration_text *t, char *buf, size_t len)
+{
+	size_t n = t->n < len ? t->n : len - 1;
+
+	if (!len)
+		return;
+	memcpy(buf, t->s, n);
+	buf[n] = '\0';
+}
+
+/* x / unit with `decimals` (2, 1 or 0) digits after the point: "sign
+ * q.dd sep name", q holding the decimals. */
+static void fmt_scaled(char *buf, size_t len, const char *sign, uint64_t q, int decimals,
+		       const char *sep, const char *name)
+{
+	struct duration_text t = { .n = 0 };
+
+	dt_str(&t, sign);
+	if (decimals == 2) {
+		dt_u64(&t, q / 100);
+		t.s[t.n++] = '.';
+		t.s[t.n++] = (char)('0' + q % 100 / 10);
+		t.s[t.n++] = (char)('0' + q % 10);
+	} else if (decimals == 1) {
+		dt_u64(&t, q / 10);
+		t.s[t.n++] = '.';
+		t.s[t.n++] = (char)('0' + q % 10);
+	} else {
+		dt_u64(&t, q);
+	}
+	dt_str(&t, sep);
+	dt_str(&t, name);
+	dt_put(&t, buf, len);
+}
+
 /* Format x (>= unit) with 3 significant digits in `unit`, or return 0 when
  * rounding carries it into the next unit (999.6 us is "1.00 ms"). The last
  * unit takes everything. */
@@ -264,25 +335,20 @@ static int fmt_in_unit(char *buf, size_t len, const char *sign, uint64_t x,
 	if (x < 10 * unit) {
 		q = (x * 100 + unit / 2) / unit;
 		if (q < 1000) {
-			snprintf(buf, len, "%s%llu.%02llu%s%s", sign,
-				 (unsigned long long)(q / 100),
-				 (unsigned long long)(q % 100), sep, name);
+			fmt_scaled(buf, len, sign, q, 2, sep, name);
 			return 1;
 		}
 	}
 	if (x < 100 * unit) {
 		q = (x * 10 + unit / 2) / unit;
 		if (q < 1000) {
-			snprintf(buf, len, "%s%llu.%llu%s%s", sign,
-				 (unsigned long long)(q / 10),
-				 (unsigned long long)(q % 10), sep, name);
+			fmt_scaled(buf, len, sign, q, 1, sep, name);
 			return 1;
 		}
 	}
 	q = x / unit + (x % unit >= unit / 2);
 	if (q < 1000 || last) {
-		snprintf(buf, len, "%s%llu%s%s", sign, (unsigned long long)q,
-			 sep, name);
+		fmt_scaled(buf, len, sign, q, 0, sep, name);
 		return 1;
 	}
 	return 0;
@@ -297,11 +363,13 @@ void wperf_fmt_duration(char *buf, size_t len, int64_t ns, int compact)
 	uint64_t x = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns;
 
 	if (compact && x == 0) {
-		snprintf(buf, len, "-");
+		struct duration_text t = { .s = "-", .n = 1 };
+
+		dt_put(&t, buf, len);
 		return;
 	}
 	if (x < 1000) {
-		snprintf(buf, len, "%s%llu%sns", sign, (unsigned long long)x, sep);
+		fmt_scaled(buf, len, sign, x, 0, sep, "ns");
 		return;
 	}
 	for (int i = 0; i < 3; i++)

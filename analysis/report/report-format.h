@@ -139,6 +139,9 @@ int64_t wperf_fmt_cascaded(int64_t weight, int64_t own);
  * runs over a terminating NUL. */
 size_t wperf_fmt_utf8_length(const unsigned char *s);
 
+/* x in decimal into buf (at least 21 bytes), NUL-terminated; its length. */
+size_t wperf_fmt_u64(char *buf, uint64_t x);
+
 /* A duration with 3 significant digits in ns/us/ms/s: "1.23 ms".
  * compact: no space and "-" for zero ("1.23ms"), for tables. */
 void wperf_fmt_duration(char *buf, size_t len, int64_t ns, int compact);

@@ -200,13 +200,12 @@ static void write_losers(FILE *out, const struct wperf_report *r,
  * the thread it interrupted: say so, and how many edges carry the mark. */
 static void write_untraced_timers(FILE *out, const struct wperf_graph *g)
 {
-	size_t marked = 0;
+	size_t marked;
 	char line[256];
 
 	if (g->quality.has_timer_events || g->quality.has_irq_context)
 		return;
-	for (size_t i = 0; i < g->n_edges; i++)
-		marked += wperf_edge_may_be_timer(g, &g->edges[i]);
+	marked = wperf_graph_count_may_be_timer(g);
 	snprintf(line, sizeof line, "no timer expiry events (hrtimer_expire, timer_expire): a "
 		 "timer that fires while a thread runs is charged to that thread; %zu edge%s "
 		 "marked " TIMER_MARK, marked, marked == 1 ? "" : "s");

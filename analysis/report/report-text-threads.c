@@ -110,6 +110,26 @@ static void write_thread_row(FILE *out, const struct wperf_graph *g,
 	fputc('\n', out);
 }
 
+/* " 1, 2, 3": the first MAX_LISTED_MEMBERS tids of a merged vertex, in
+ * one write (a trace may have thousands of them to list). */
+static void write_tids(FILE *out, const struct wperf_vertex *v)
+{
+	char line[MAX_LISTED_MEMBERS * 24];
+	size_t n = 0;
+
+	for (size_t m = 0; m < v->n_members && m < MAX_LISTED_MEMBERS; m++) {
+		int64_t tid = v->members[m];
+
+		if (m)
+			line[n++] = ',';
+		line[n++] = ' ';
+		if (tid < 0)
+			line[n++] = '-';
+		n += wperf_fmt_u64(line + n, tid < 0 ? (uint64_t)(-(tid + 1)) + 1 : (uint64_t)tid);
+	}
+	fwrite(line, 1, n, out);
+}
+
 /* Vertices that stand for merged threads (wperf/merge.h), with the tids
  * they stand for: the rest of the report names only the merged vertex. */
 void text_write_merged(FILE *out, const struct wperf_report *r)
@@ -128,8 +148,7 @@ void text_write_merged(FILE *out, const struct wperf_report *r)
 		fprintf(out, "  %s: %zu threads%s%s%s, tids", v->name ? v->name : "?", v->n_members,
 			v->merged_by ? " (merge=" : "", v->merged_by ? v->merged_by : "",
 			v->merged_by ? ")" : "");
-		for (size_t m = 0; m < v->n_members && m < MAX_LISTED_MEMBERS; m++)
-			fprintf(out, "%s%lld", m ? ", " : " ", (long long)v->members[m]);
+		write_tids(out, v);
 		if (v->n_members > MAX_LISTED_MEMBERS)
 			fprintf(out, " and %zu more", v->n_members - MAX_LISTED_MEMBERS);
 		fputc('\n', out);

@@ -49,30 +49,69 @@ size_t text_put_listed(FILE *out, const char *word, int first, size_t col,
 /* Print text as lines of at most PAGE_WIDTH columns, broken at spaces
  * (a word longer than a line is left whole): the first line after
  * `first`, the others indented by `indent` spaces. */
+/* Output gathered in a buffer and written in large pieces: a paragraph
+ * is many words, and each fwrite() cost as much as a word's wrapping. */
+struct text_buffer {
+	FILE *out;
+	size_t n;
+	char s[1024];
+};
+
+static void tb_flush(struct text_buffer *b)
+{
+	fwrite(b->s, 1, b->n, b->out);
+	b->n = 0;
+}
+
+static void tb_put(struct text_buffer *b, const char *p, size_t len)
+{
+	if (b->n + len > sizeof b->s)
+		tb_flush(b);
+	if (len > sizeof b->s) {
+		fwrite(p, 1, len, b->out);
+		return;
+	}
+	memcpy(b->s + b->n, p, len);
+	b->n += len;
+}
+
+static void tb_spaces(struct text_buffer *b, size_t count)
+{
+	static const char spaces[] = "                                ";
+
+	for (size_t k; count; count -= k) {
+		k = count < sizeof spaces - 1 ? count : sizeof spaces - 1;
+		tb_put(b, spaces, k);
+	}
+}
+
 void text_put_wrapped(FILE *out, const char *first, const char *text, size_t indent)
 {
+	struct text_buffer b = { .out = out, .n = 0 };
 	size_t col = strlen(first);
 	const char *p = text;
 
-	fputs(first, out);
+	tb_put(&b, first, col);
 	while (*p) {
 		const char *space = strchr(p, ' ');
 		size_t len = space ? (size_t)(space - p) : strlen(p);
 
 		if (p != text && col + 1 + len > PAGE_WIDTH) {
-			fprintf(out, "\n%*s", (int)indent, "");
+			tb_put(&b, "\n", 1);
+			tb_spaces(&b, indent);
 			col = indent;
 		} else if (p != text) {
-			fputc(' ', out);
+			tb_put(&b, " ", 1);
 			col++;
 		}
-		fwrite(p, 1, len, out);
+		tb_put(&b, p, len);
 		col += len;
 		p += len;
 		while (*p == ' ')
 			p++;
 	}
-	fputc('\n', out);
+	tb_put(&b, "\n", 1);
+	tb_flush(&b);
 }
 
 /* "a (1), b (2), disk:vda" with at most MAX_LISTED_MEMBERS names. */

@@ -447,6 +447,9 @@ const struct wperf_edge *wperf_graph_find_edge(const struct wperf_graph *g, uint
  * wakeup names the thread it hit). wperf-analysis(7), "Untraced timers".
  */
 bool wperf_edge_may_be_timer(const struct wperf_graph *g, const struct wperf_edge *e);
+/* How many of the graph's edges wperf_edge_may_be_timer() marks, in time
+ * linear in the edges. */
+size_t wperf_graph_count_may_be_timer(const struct wperf_graph *g);
 
 /* Marks, in `tracer` (one flag per vertex id), the tracer's own threads:
  * LTTng-UST's listeners (wperf_comm_is_tracer_thread) and every thread of
