@@ -85,17 +85,96 @@ uint64_t wperf_fmt_ppm(int64_t part, int64_t whole)
 	return (uint64_t)ppm;
 }
 
+size_t wperf_fmt_u64(char *buf, uint64_t x)
+{
+	char digits[20];
+	size_t n = 0, len = 0;
+
+	do {
+		digits[n++] = (char)('0' + x % 10);
+		x /= 10;
+	} while (x);
+	while (n)
+		buf[len++] = digits[--n];
+	buf[len] = '\0';
+	return len;
+}
+
+/* Text built in place into buf[len], cut to len - 1 bytes as snprintf()
+ * would: a report writes thousands of durations, shares and labels, and
+ * snprintf() cost ten times this. */
+struct fmt_out {
+	char *buf;
+	size_t len, n;
+};
+
+static struct fmt_out fo_init(char *buf, size_t len)
+{
+	if (len)
+		buf[0] = '\0';
+	return (struct fmt_out){ buf, len, 0 };
+}
+
+static void fo_mem(struct fmt_out *t, const char *s, size_t n)
+{
+	size_t room = t->len > t->n + 1 ? t->len - 1 - t->n : 0;
+
+	if (n > room)
+		n = room;
+	if (!n)
+		return;
+	memcpy(t->buf + t->n, s, n);
+	t->n += n;
+	t->buf[t->n] = '\0';
+}
+
+static void fo_str(struct fmt_out *t, const char *s)
+{
+	fo_mem(t, s, strlen(s));
+}
+
+static void fo_u64(struct fmt_out *t, uint64_t x)
+{
+	char d[24];
+
+	fo_mem(t, d, wperf_fmt_u64(d, x));
+}
+
+static void fo_i64(struct fmt_out *t, int64_t x)
+{
+	if (x < 0)
+		fo_mem(t, "-", 1);
+	fo_u64(t, x < 0 ? (uint64_t)(-(x + 1)) + 1 : (uint64_t)x);
+}
+
+/* x's last `digits` decimal digits, zeros in front. */
+static void fo_digits(struct fmt_out *t, uint64_t x, int digits)
+{
+	char d[20];
+
+	for (int i = digits - 1; i >= 0; i--, x /= 10)
+		d[i] = (char)('0' + x % 10);
+	fo_mem(t, d, (size_t)digits);
+}
+
 void wperf_fmt_ppm_fraction(char *buf, size_t len, uint64_t ppm)
 {
-	snprintf(buf, len, "%llu.%06llu", (unsigned long long)(ppm / 1000000),
-		 (unsigned long long)(ppm % 1000000));
+	struct fmt_out t = fo_init(buf, len);
+
+	fo_u64(&t, ppm / 1000000);
+	fo_mem(&t, ".", 1);
+	fo_digits(&t, ppm % 1000000, 6);
 }
 
 void wperf_fmt_ppm_percent(char *buf, size_t len, uint64_t ppm)
 {
 	uint64_t tenths = ppm / 1000 + (ppm % 1000 >= 500);  /* of a percent */
-	snprintf(buf, len, "%llu.%llu%%", (unsigned long long)(tenths / 10),
-		 (unsigned long long)(tenths % 10));
+	struct fmt_out t = fo_init(buf, len);
+
+	fo_u64(&t, tenths / 10);
+	fo_mem(&t, ".", 1);
+	fo_digits(&t, tenths % 10, 1);
+	fo_mem(&t, "%", 1);
 }
 
 int64_t wperf_fmt_cascaded(int64_t weight, int64_t own)
@@ -253,75 +332,22 @@ void wperf_fmt_weight_split(char *buf, size_t len, int64_t weight, int64_t own,
 	snprintf(buf, len, "own %s (%s of %s time) + cascaded %s", o, pct, whose, c);
 }
 
-size_t wperf_fmt_u64(char *buf, uint64_t x)
-{
-	char digits[20];
-	size_t n = 0, len = 0;
-
-	do {
-		digits[n++] = (char)('0' + x % 10);
-		x /= 10;
-	} while (x);
-	while (n)
-		buf[len++] = digits[--n];
-	buf[len] = '\0';
-	return len;
-}
-
-/* A duration's text, built in place: a report writes thousands, and
- * snprintf() cost ten times this. */
-struct duration_text {
-	char s[64];
-	size_t n;
-};
-
-static void dt_str(struct duration_text *t, const char *s)
-{
-	size_t n = strlen(s);
-
-	memcpy(t->s + t->n, s, n);
-	t->n += n;
-}
-
-static void dt_u64(struct duration_text *t, uint64_t x)
-{
-	t->n += wperf_fmt_u64(t->s + t->n, x);
-}
-
-/* buf gets the text, cut to len - 1 bytes as snprintf() would. */
-static void dt_put(const struct duration_text *t, char *buf, size_t len)
-{
-	size_t n = t->n < len ? t->n : len - 1;
-
-	if (!len)
-		return;
-	memcpy(buf, t->s, n);
-	buf[n] = '\0';
-}
-
 /* x / unit with `decimals` (2, 1 or 0) digits after the point: "sign
  * q.dd sep name", q holding the decimals. */
 static void fmt_scaled(char *buf, size_t len, const char *sign, uint64_t q, int decimals,
 		       const char *sep, const char *name)
 {
-	struct duration_text t = { .n = 0 };
+	struct fmt_out t = fo_init(buf, len);
+	uint64_t scale = decimals == 2 ? 100 : decimals == 1 ? 10 : 1;
 
-	dt_str(&t, sign);
-	if (decimals == 2) {
-		dt_u64(&t, q / 100);
-		t.s[t.n++] = '.';
-		t.s[t.n++] = (char)('0' + q % 100 / 10);
-		t.s[t.n++] = (char)('0' + q % 10);
-	} else if (decimals == 1) {
-		dt_u64(&t, q / 10);
-		t.s[t.n++] = '.';
-		t.s[t.n++] = (char)('0' + q % 10);
-	} else {
-		dt_u64(&t, q);
+	fo_str(&t, sign);
+	fo_u64(&t, q / scale);
+	if (decimals) {
+		fo_mem(&t, ".", 1);
+		fo_digits(&t, q % scale, decimals);
 	}
-	dt_str(&t, sep);
-	dt_str(&t, name);
-	dt_put(&t, buf, len);
+	fo_str(&t, sep);
+	fo_str(&t, name);
 }
 
 /* Format x (>= unit) with 3 significant digits in `unit`, or return 0 when
@@ -363,9 +389,9 @@ void wperf_fmt_duration(char *buf, size_t len, int64_t ns, int compact)
 	uint64_t x = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns;
 
 	if (compact && x == 0) {
-		struct duration_text t = { .s = "-", .n = 1 };
+		struct fmt_out t = fo_init(buf, len);
 
-		dt_put(&t, buf, len);
+		fo_mem(&t, "-", 1);
 		return;
 	}
 	if (x < 1000) {
@@ -470,11 +496,20 @@ void wperf_fmt_vertex_label(char *buf, size_t len, const struct wperf_graph *g,
 	const char *host = wperf_vertex_host_name(g, v);
 
 	/* Several hosts: each vertex says where it lives, "nginx (812)@web1". */
-	if (v->kind == WPERF_V_THREAD)
-		snprintf(buf, len, "%s (%lld)%s%s", v->comm ? v->comm : name,
-			 (long long)wperf_local_id(v->tid), host ? "@" : "", host ? host : "");
-	else
-		snprintf(buf, len, "%s%s%s", name, host ? "@" : "", host ? host : "");
+	struct fmt_out t = fo_init(buf, len);
+
+	if (v->kind == WPERF_V_THREAD) {
+		fo_str(&t, v->comm ? v->comm : name);
+		fo_mem(&t, " (", 2);
+		fo_i64(&t, wperf_local_id(v->tid));
+		fo_mem(&t, ")", 1);
+	} else {
+		fo_str(&t, name);
+	}
+	if (host) {
+		fo_mem(&t, "@", 1);
+		fo_str(&t, host);
+	}
 	sanitize(buf);
 }
 
