@@ -42,6 +42,8 @@ struct kgraph {
 	size_t *out_start;      /* nv + 1 offsets into out_edge */
 	size_t *out_edge;       /* edge indexes grouped by their `from` vertex */
 	bool *active;           /* per edge: still a dependency */
+	int64_t *cut_weight;    /* per edge: its weight as refinement weighs it
+				 * (kgraph_init says how) */
 	/* Scratch of one SCC pass, per vertex. */
 	uint32_t *index, *low, *comp;
 	bool *on_stack, *in_set;
@@ -113,6 +115,11 @@ int kgraph_internal_edges(struct kgraph *kg, const uint32_t *verts, size_t n,
 /* The order refinement cuts edges in: lightest first, ties by lowest
  * (from, to). */
 int cmp_lightest_first(const void *a, const void *b);
+
+/* Sort edge indexes by `order` over their cut weights (cut_weight): the
+ * order refinement cuts them in. -1 out of memory. */
+int kgraph_rank_for_cutting(const struct kgraph *kg, size_t *edges, size_t n,
+			    int (*order)(const void *, const void *));
 
 /* Sort edge indexes by `order` and return the sum of their weights. */
 int64_t kgraph_rank_edges(const struct kgraph *kg, size_t *edges, size_t n,

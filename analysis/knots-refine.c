@@ -306,11 +306,11 @@ static size_t *tie_bounds(const struct search *s, const size_t *cut, size_t n_ed
 	if (!bounds)
 		return NULL;
 	for (size_t j = 0; j < n_edges;) {
-		int64_t lightest = kedge(&s->kg, cut[j])->weight_ns;
+		int64_t lightest = s->kg.cut_weight[cut[j]];
 		size_t end = j + 1;
 
 		while (end < n_edges &&
-		       wperf_within_ppm(kedge(&s->kg, cut[end])->weight_ns - lightest,
+		       wperf_within_ppm(s->kg.cut_weight[cut[end]] - lightest,
 					lightest, s->tie_ppm))
 			end++;
 		bounds[n++] = end;
@@ -340,7 +340,7 @@ static size_t cut_limit(const struct search *s, const struct piece *p,
 			return t;
 		}
 		/* at < n_edges, so tie t exists; its last edge is its heaviest. */
-		if (kedge(&s->kg, cut[bounds[t] - 1])->weight_ns >= s->threshold_ns) {
+		if (s->kg.cut_weight[cut[bounds[t] - 1]] >= s->threshold_ns) {
 			*why = "threshold";
 			return t;
 		}
@@ -476,7 +476,7 @@ int refine_piece(struct search *s, struct piece *p)
 		return emit_refined_sink(s, p, cut);
 	if (p->n == 1)
 		return emit_knot(s, p, cut, n_edges, "single vertex");
-	kgraph_rank_edges(kg, cut, n_edges, cmp_lightest_first, &err);
+	err = kgraph_rank_for_cutting(kg, cut, n_edges, cmp_lightest_first);
 	if (err || !(bounds = tie_bounds(s, cut, n_edges, &n_ties))) {
 		free(cut);
 		piece_fini(p);
