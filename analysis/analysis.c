@@ -261,14 +261,18 @@ static void on_false_wakeup(struct wperf_analysis *a, const struct wperf_event *
 }
 
 /* A packet: its interface is what network softirqs on this CPU serve
- * next; a packet sent from thread context counts for its sender. */
+ * next; a packet sent from thread context counts for its sender; a
+ * receive names its sender when the trace pairs them (netpeer.h). A
+ * TCP_* event only pairs. */
 static void on_net(struct wperf_analysis *a, const struct wperf_event *ev)
 {
-	uint32_t nic = nic_vertex(&a->nics, &a->vt, ev->u.net.dev);
-	uint32_t sender = ev->type == WPERF_EV_NET_XMIT ? sched_thread_context(&a->sched, ev)
-							: VERTEX_NONE;
+	bool send = ev->type == WPERF_EV_NET_XMIT || ev->type == WPERF_EV_TCP_SEND;
+	uint32_t sender = send ? sched_thread_context(&a->sched, ev) : VERTEX_NONE;
+	uint32_t peer = netpeer_seen(&a->nics.peers, ev, sender);
+	uint32_t nic = ev->type == WPERF_EV_TCP_SEND || ev->type == WPERF_EV_TCP_RECV
+		       ? VERTEX_NONE : nic_vertex(&a->nics, &a->vt, ev->u.net.dev);
 
-	sched_net_seen(&a->sched, ev, nic, sender);
+	sched_net_seen(&a->sched, ev, nic, sender, peer);
 	if (ev->type == WPERF_EV_NET_XMIT && in_window(a, ev->ts))
 		nic_sent(&a->nics, &a->vt, nic, sender, ev->u.net.len);
 }
@@ -558,6 +562,8 @@ void wperf_analysis_feed(struct wperf_analysis *a, const struct wperf_event *in)
 		break;
 	case WPERF_EV_NET_XMIT:
 	case WPERF_EV_NET_RECV:
+	case WPERF_EV_TCP_SEND:
+	case WPERF_EV_TCP_RECV:
 		on_net(a, ev);
 		break;
 	case WPERF_EV_PROGRESS:

@@ -12,6 +12,7 @@ void nic_init(struct nic_tracker *n)
 {
 	memset(n, 0, sizeof *n);
 	n->last_vertex = VERTEX_NONE;
+	netpeer_init(&n->peers);
 }
 
 void nic_fini(struct nic_tracker *n)
@@ -20,6 +21,7 @@ void nic_fini(struct nic_tracker *n)
 		free(n->capacity[i].name);
 	free(n->capacity);
 	free(n->senders);
+	netpeer_fini(&n->peers);
 	memset(n, 0, sizeof *n);
 }
 

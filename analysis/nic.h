@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "edges.h"
+#include "netpeer.h"
 #include "vertex.h"
 
 struct nic_sender {
@@ -40,6 +41,7 @@ struct nic_tracker {
 	struct nic_capacity *capacity;
 	size_t n_capacity;
 	bool oom;
+	struct netpeer peers;           /* a receive's sending thread */
 };
 
 void nic_init(struct nic_tracker *n);

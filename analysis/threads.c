@@ -79,8 +79,7 @@ static struct cpu_ctx *first_cpu_of(struct sched *s, size_t i, int64_t ts)
 		c->running = VERTEX_NONE;
 		c->idle_since = -1;
 		c->last_disk = VERTEX_NONE;
-		c->last_nic = VERTEX_NONE;
-		c->lo_sender = VERTEX_NONE;
+		c->last_nic = c->lo_sender = c->net_sender = VERTEX_NONE;
 		c->softirq_raised_last = -1;
 	}
 	if (ts > c->last_ts)
@@ -692,11 +691,13 @@ void sched_block_completed(struct sched *s, const struct wperf_event *ev, uint32
 }
 
 void sched_net_seen(struct sched *s, const struct wperf_event *ev, uint32_t nic,
-		    uint32_t sender)
+		    uint32_t sender, uint32_t peer)
 {
 	struct cpu_ctx *c = cpu_of(s, ev->cpu, ev->ts);
 	bool lo = ev->u.net.dev && strcmp(ev->u.net.dev, "lo") == 0;
 
+	if (c && (ev->type == WPERF_EV_NET_RECV || peer != VERTEX_NONE))
+		c->net_sender = peer;   /* a TCP_RECV key only when it pairs */
 	if (!c || nic == VERTEX_NONE)
 		return;
 	c->last_nic = nic;
@@ -746,10 +747,9 @@ void sched_lost_events(struct sched *s, int cpu)
 		s->cpus[i].idle_since = -1;
 		s->cpus[i].current_tid = -1;
 		s->cpus[i].depth = 0;
-		s->cpus[i].last_disk = VERTEX_NONE;
-		s->cpus[i].last_nic = VERTEX_NONE;
+		s->cpus[i].last_disk = s->cpus[i].last_nic = VERTEX_NONE;
+		s->cpus[i].lo_sender = s->cpus[i].net_sender = VERTEX_NONE;
 		s->cpus[i].last_recv_lo = false;
-		s->cpus[i].lo_sender = VERTEX_NONE;
 		s->cpus[i].softirq_pending = 0;
 		s->cpus[i].softirq_raised_last = -1;
 	}

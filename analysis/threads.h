@@ -82,6 +82,10 @@ struct cpu_ctx {
 	 * right after, in the sender's context or ksoftirqd's. */
 	bool last_recv_lo;
 	uint32_t lo_sender;
+	/* The thread that sent the last packet received here, when the
+	 * trace pairs the send with the receive (netpeer.h), else VERTEX_NONE:
+	 * NET_RX wakeups here are that thread's. */
+	uint32_t net_sender;
 	/* Softirq vectors raised on this CPU and not run yet (bit = vector),
 	 * and the last one raised (-1: none): what ksoftirqd is woken for. */
 	uint16_t softirq_pending;
@@ -144,11 +148,13 @@ void sched_event(struct sched *s, const struct wperf_event *ev);
 /* A block request completed on ev->cpu: remember the disk for the waker. */
 void sched_block_completed(struct sched *s, const struct wperf_event *ev, uint32_t disk);
 
-/* A packet went through interface nic on ev->cpu: network softirq
- * wakeups there are that interface's; on loopback, the sender's
- * (sender: the thread that sent it from thread context, or VERTEX_NONE). */
+/* A packet went through interface nic on ev->cpu (VERTEX_NONE: a TCP
+ * key only): network softirq wakeups there are that interface's; on
+ * loopback, the sender's (sender: the thread that sent it from thread
+ * context, or VERTEX_NONE); and those of a receive the thread's that
+ * sent what it delivers, when netpeer.h paired them (peer). */
 void sched_net_seen(struct sched *s, const struct wperf_event *ev, uint32_t nic,
-		    uint32_t sender);
+		    uint32_t sender, uint32_t peer);
 
 /* The thread running ev in thread context (not in an interrupt), or
  * VERTEX_NONE. */

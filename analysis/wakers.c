@@ -61,6 +61,10 @@ static uint32_t softirq_waker(struct sched *s, const struct cpu_ctx *c, int64_t 
 			return c->last_disk;
 		break;
 	case WPERF_SOFTIRQ_NET_RX:
+		/* The sender of the packet received, on another host (its TCP
+		 * key) or through a veth pair (its skb): netpeer.h. */
+		if (c->net_sender != VERTEX_NONE)
+			return c->net_sender;
 		/* A packet over loopback: its receive softirq runs on the
 		 * sender's behalf, right after it sent; the sender woke the
 		 * receiver, not a link (nothing waits for a wire there). */

@@ -16,6 +16,12 @@
     ends of the matches, a 500 ms wait on beta is 500 ms on alpha's time
     within twice it (50 us longer on beta's clock), nothing is out of
     order, and Data quality states the transform;
+  - a client on alpha and a disk-bound server on beta exchanging TCP
+    segments: each thread woken by the receive of the other's segment
+    waits for that thread on the other host (exact edges), the knot is
+    {client@alpha, server@beta, disk@beta}, through the muxer and through
+    `wperf report` with beta's clock 5.000123 s ahead; a receive whose
+    segment no traced thread sent stays on nic:eth0@alpha;
   - the shared pair `tc-synctraces` (VM1, VM3) reported as one graph:
     both hosts' vertices, every vertex named with its host, threads of
     the same tid on both hosts kept apart.
@@ -263,6 +269,121 @@ class SynchronisedHosts(unittest.TestCase):
         # the drift the matches allow: 100 ppm within the accuracy over 1 s
         self.assertLess(abs((c['alpha'] - ALPHA) * 1e9), 2 * c['accuracy_ns'])
         self.assertIn('accurate to +-%.0f ns' % c['accuracy_ns'], line[0])
+
+
+def tcp_host(name, begin=None, end=None):
+    s = ws.Scenario(ncpus=2, begin=begin, end=end, hostname=name,
+                    clock_uuid=uuid.uuid5(uuid.NAMESPACE_DNS, name + '.wperf.test'))
+    s.layouts['inet_sock_local_out'] = TCP
+    s.layouts['inet_sock_local_in'] = TCP
+    return s
+
+
+def tcp_receive(s, t, cpu, woken, seq, ack):
+    """eth0's irq on cpu raises NET_RX, whose softirq receives the segment
+    (seq, ack) and wakes `woken` 6 us after t."""
+    s.irq_entry(t, cpu, 30, 'eth0-input.0')
+    s.softirq_raise(t + 1 * US, cpu, ws.SOFTIRQ['NET_RX'])
+    s.irq_exit(t + 2 * US, cpu, 30)
+    s.softirq_entry(t + 3 * US, cpu, ws.SOFTIRQ['NET_RX'])
+    s.ev(t + 4 * US, cpu, 'netif_receive_skb', skbaddr=0xffff888000002000, len=1500,
+         name='eth0')
+    s.ev(t + 5 * US, cpu, 'inet_sock_local_in', sk=2, seq=seq, ack_seq=ack, flags=0x18)
+    s.wake(t + 6 * US, cpu, woken)
+    s.softirq_exit(t + 7 * US, cpu, ws.SOFTIRQ['NET_RX'])
+
+
+def tcp_send(s, t, cpu, seq, ack):
+    """The running thread of cpu sends the segment (seq, ack) on eth0."""
+    s.ev(t, cpu, 'inet_sock_local_out', sk=1, seq=seq, ack_seq=ack, flags=0x18)
+    s.ev(t + 1 * US, cpu, 'net_dev_xmit', skbaddr=0xffff888000003000, rc=0, len=1500,
+         name='eth0')
+
+
+def client_server(lost_reply=False):
+    """`client` (tid 100) on alpha asks `server` (tid 100) on beta twice,
+    at 1 ms and 5 ms (its segment received on beta 100 us later), and
+    sleeps 10 us after; the server, asleep from 0.5 ms, is woken by it,
+    writes to disk 8:0 (200 us in, done 2 ms in), replies 2.1 ms in and
+    sleeps 10 us later; the reply is received on alpha 2.2 ms in and wakes
+    the client. At 9 ms the client's last segment wakes the server, and
+    both run to the end. client -> server = 2 x (2.2 ms + 6 us - 10 us);
+    server -> client = (1.1 ms + 6 us - 0.5 ms) + 2 x (4.1 ms + 6 us -
+    2.11 ms). Threads 101 on cpu1 exchange 20 segments each way
+    within the 9 ms, which synchronise the clocks. lost_reply: the
+    second reply received on alpha is one no traced thread sent."""
+    a, b = tcp_host('alpha', begin=None, end=None), tcp_host('beta', begin=None, end=None)
+    for s, comm in ((a, 'client'), (b, 'server')):
+        s.run(0, 0, s.thread(100, comm))
+        s.run(0, 1, s.thread(101, 'syncer'))
+    b.sleep(500 * US, 0, 100)
+    for i, t0 in enumerate((1 * MS, 5 * MS)):
+        tcp_send(a, t0, 0, 1000 + i, 1 + i)
+        a.sleep(t0 + 10 * US, 0, 100)
+        tcp_receive(b, t0 + 100 * US, 1, 100, 1000 + i, 1 + i)
+        b.run(t0 + 120 * US, 0, 100)
+        b.disk_wait(t0 + 200 * US, 0, 100, DISK, t0 + 2 * MS, 1)
+        tcp_send(b, t0 + 2100 * US, 0, 5000 + i, 1001 + i)
+        b.sleep(t0 + 2110 * US, 0, 100)
+        tcp_receive(a, t0 + 2200 * US, 1, 100, 7777 if lost_reply and i else 5000 + i,
+                    1001 + i)
+        a.run(t0 + 2220 * US, 0, 100)
+    tcp_send(a, 9 * MS, 0, 1002, 3)
+    tcp_receive(b, 9 * MS + 100 * US, 1, 100, 1002, 3)
+    b.run(9 * MS + 120 * US, 0, 100)
+    for i in range(20):
+        x = 337 * US + i * 400 * US   # clear of the client and server
+        a.ev(x, 1, 'inet_sock_local_out', sk=3, seq=20000 + i, ack_seq=1, flags=0x10)
+        b.ev(x + DELAY, 1, 'inet_sock_local_in', sk=4, seq=20000 + i, ack_seq=1, flags=0x10)
+        b.ev(x + 200 * US, 1, 'inet_sock_local_out', sk=4, seq=30000 + i, ack_seq=1,
+             flags=0x10)
+        a.ev(x + 200 * US + DELAY, 1, 'inet_sock_local_in', sk=3, seq=30000 + i, ack_seq=1,
+             flags=0x10)
+    return a, b
+
+
+def knot_members(js):
+    vs = {v['id']: v for v in js['vertices']}
+    return [sorted((vs[m]['name'], vs[m]['host']) for m in k['members'])
+            for k in js['knots'] if k['kind'] == 'knot']
+
+
+class CrossHostWaits(unittest.TestCase):
+    CLIENT, SERVER = 'client (100)@alpha', 'server (100)@beta'
+
+    def test_exact_edges(self):
+        edges = wait_edges(ws.run_knots_hosts(client_server()))
+        self.assertEqual(edges[(self.CLIENT, self.SERVER)], 2 * (2200 - 4) * US)
+        self.assertEqual(edges[(self.SERVER, self.CLIENT)], (606 + 2 * 1996) * US)
+        self.assertEqual(edges[(self.SERVER, 'disk:8:0@beta')], 2 * (1800 + 2) * US)
+        self.assertFalse([e for e in edges if e[1].startswith('nic:')], edges)
+
+    def test_one_knot_across_hosts(self):
+        self.assertEqual(knot_members(ws.run_knots_hosts(client_server())),
+                         [[('client', 'alpha'), ('disk:8:0', 'beta'), ('server', 'beta')]])
+
+    def test_unmatched_receive_stays_on_the_nic(self):
+        edges = wait_edges(ws.run_knots_hosts(client_server(lost_reply=True)))
+        self.assertEqual(edges[(self.CLIENT, self.SERVER)], (2200 - 4) * US)
+        self.assertEqual(edges[(self.CLIENT, 'nic:eth0@alpha')], (2200 - 4) * US)
+
+    def test_wperf_report_on_skewed_clocks(self):
+        """beta's clock 5.000123 s ahead and 100 ppm fast, put on alpha's
+        by the matched segments: the same knot, and the client's waits for
+        the server as exact (ended by alpha's own receives)."""
+        a, b = client_server()
+        b.events = [(on_beta(e[0]),) + e[1:] for e in b.events]
+        tmp = tempfile.mkdtemp(prefix='wperf-hosts-')
+        try:
+            dirs = [ws.write_ctf(s, os.path.join(tmp, s.hostname)) for s in (a, b)]
+            p = wperf_report(dirs)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            js = ws.report_invariants.check(json.loads(p.stdout), 'client and server')
+        finally:
+            shutil.rmtree(tmp, True)
+        self.assertEqual(knot_members(js),
+                         [[('client', 'alpha'), ('disk:8:0', 'beta'), ('server', 'beta')]])
+        self.assertEqual(wait_edges(js)[(self.CLIENT, self.SERVER)], 2 * (2200 - 4) * US)
 
 
 class SyncTracesAsOneGraph(unittest.TestCase):

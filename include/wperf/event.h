@@ -49,6 +49,11 @@ enum wperf_event_type {
 	 * the wait it just began. Frames in .stack. */
 	WPERF_EV_STACK,
 	WPERF_EV_SOFTIRQ_RAISE,   /* irq_softirq_raise / softirq_raise: vec becomes pending */
+	/* A TCP segment's key seen without a device's packet count:
+	 * inet_sock_local_out / net_dev_queue (sent, in the sender's context)
+	 * and inet_sock_local_in (received, in the receive softirq). */
+	WPERF_EV_TCP_SEND,
+	WPERF_EV_TCP_RECV,
 	WPERF_EV_TYPE_COUNT
 };
 
@@ -159,9 +164,14 @@ struct wperf_event {
 			const char *name; /* the progress point */
 		} progress;
 		struct {
-			const char *dev;  /* interface name ("eth0", "lo") */
+			const char *dev;  /* interface name ("eth0", "lo"); NULL on TCP_* */
 			uint64_t len;     /* bytes */
-		} net;                   /* NET_XMIT, NET_RECV */
+			uint64_t skb;     /* the packet's skbaddr, 0 when not recorded */
+			/* The TCP header's key (wperf/netmatch.h), when the
+			 * event carries one (has_tcp). */
+			bool has_tcp;
+			uint32_t seq, ack_seq, tcp_flags;
+		} net;                   /* NET_XMIT, NET_RECV, TCP_SEND, TCP_RECV */
 	} u;
 };
 

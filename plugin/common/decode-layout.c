@@ -15,6 +15,7 @@
  * messages, streams and time.
  */
 #include "decode-layout.h"
+#include "tcp-key.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -126,11 +127,17 @@ static const struct type_spec type_specs[] = {
 		{ "name", NULL, WANT_STR, OPT } } },
 	{ WPERF_EV_NET_XMIT, { "net_dev_xmit" }, {
 		{ "name", "name", WANT_STR, REQ },
-		{ "len", "len", WANT_INT, REQ } } },
-	/* lttng-modules 2.13 records netif_receive_skb as net_if_receive_skb. */
+		{ "len", "len", WANT_INT, REQ },
+		{ "skbaddr", "skbaddr", WANT_INT, OPT } } },
+	/* lttng-modules 2.13 records netif_receive_skb as net_if_receive_skb
+	 * (from 2.9 with the TCP header, read by name: tcp-key.h). */
 	{ WPERF_EV_NET_RECV, { "netif_receive_skb", "net_if_receive_skb" }, {
 		{ "name", "name", WANT_STR, REQ },
-		{ "len", "len", WANT_INT, REQ } } },
+		{ "len", "len", WANT_INT, REQ },
+		{ "skbaddr", "skbaddr", WANT_INT, OPT } } },
+	/* Only their TCP key: the packet's bytes are net_dev_xmit's. */
+	{ WPERF_EV_TCP_SEND, { "inet_sock_local_out", "net_dev_queue" }, { { 0 } } },
+	{ WPERF_EV_TCP_RECV, { "inet_sock_local_in" }, { { 0 } } },
 	/* source.wperf.tracefs with stacks="kernel": ftrace's kernel_stack
 	 * entry after each sched_switch (the frames are read by find_stacks). */
 	{ WPERF_EV_STACK, { "wperf_kernel_stack" }, {
@@ -414,6 +421,24 @@ static const char *exec_comm(struct wperf_plan_buffers *buf, const char *filenam
 	return buf->comm;
 }
 
+/* A packet: its device, bytes and skb where the layout has them (the
+ * TCP_* events have none), and its TCP key where it carries one. */
+static void read_net(const struct event_scopes *s, const struct field_ref *f,
+		     struct wperf_event *ev)
+{
+	struct wperf_tcp_key k;
+
+	ev->u.net.dev = read_str(s, &f[0]);
+	ev->u.net.len = (uint64_t)read_int(s, &f[1], 0);
+	ev->u.net.skb = (uint64_t)read_int(s, &f[2], 0);
+	ev->u.net.has_tcp = wperf_tcp_key_of(s->base[SCOPE_PAYLOAD], &k);
+	if (ev->u.net.has_tcp) {
+		ev->u.net.seq = k.seq;
+		ev->u.net.ack_seq = k.ack_seq;
+		ev->u.net.tcp_flags = k.flags;
+	}
+}
+
 /* Fill the type-specific part; slot positions follow type_specs[]. */
 static void fill_event(const struct event_plan *p, const struct event_scopes *s,
 		       bool raw_task_dead_64, struct wperf_plan_buffers *buf,
@@ -503,8 +528,9 @@ static void fill_event(const struct event_plan *p, const struct event_scopes *s,
 		break;
 	case WPERF_EV_NET_XMIT:
 	case WPERF_EV_NET_RECV:
-		ev->u.net.dev = read_str(s, &f[0]);
-		ev->u.net.len = (uint64_t)read_int(s, &f[1], 0);
+	case WPERF_EV_TCP_SEND:
+	case WPERF_EV_TCP_RECV:
+		read_net(s, f, ev);
 		break;
 	case WPERF_EV_STACK:   /* whose stack it is; the frames: read_stack() */
 		ev->current_tid = read_int(s, &f[0], -1);

@@ -373,7 +373,7 @@ void sink_print_decode_stats(const struct knots_sink *s)
 		"timer_entry", "timer_exit", "block_insert", "block_issue",
 		"block_complete", "statedump_process", "statedump_block_device",
 		"spin_begin", "spin_end", "false_wakeup", "progress", "net_xmit", "net_recv",
-		"stack", "softirq_raise",
+		"stack", "softirq_raise", "tcp_send", "tcp_recv",
 	};
 	const uint64_t *counts = wperf_decoder_event_counts(used_decoder(s));
 	const char *env = getenv("WPERF_DECODE_STATS");

@@ -23,6 +23,7 @@
 #include "common/comp-error.h"
 #include "common/output.h"
 #include "common/params.h"
+#include "common/tcp-key.h"
 #include "components.h"
 #include "wperf/clocksync.h"
 #include "wperf/netmatch.h"
@@ -152,48 +153,6 @@ static int host_of(struct netsync *s, const bt_event *ev, const char **why)
 	return (int)s->nhosts++;
 }
 
-/* A member of a structure, seen through variants (their selected
- * option), or NULL. */
-static const bt_field *member(const bt_field *f, const char *name)
-{
-	while (f && bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_VARIANT))
-		f = bt_field_variant_borrow_selected_option_field_const(f);
-	if (!f || bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRUCTURE)
-		return NULL;
-	return bt_field_structure_borrow_member_field_by_name_const(f, name);
-}
-
-static bool unsigned_of(const bt_field *f, uint32_t *out)
-{
-	if (!f)
-		return false;
-	if (bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
-		*out = (uint32_t)bt_field_integer_unsigned_get_value(f);
-	else if (bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
-		*out = (uint32_t)bt_field_integer_signed_get_value(f);
-	else
-		return false;
-	return true;
-}
-
-/* The TCP key of a payload: at its top (inet_sock_local_*) or under
- * network_header/transport_header (net_dev_queue, net_if_receive_skb). */
-static bool tcp_key(const bt_field *payload, struct wperf_tcp_key *k)
-{
-	const bt_field *tcp = payload;
-
-	if (!member(tcp, "seq")) {
-		tcp = member(member(payload, "network_header"), "transport_header");
-		if (!tcp)
-			return false;
-		if (!member(tcp, "seq"))
-			return false;
-	}
-	return unsigned_of(member(tcp, "seq"), &k->seq) &&
-	       unsigned_of(member(tcp, "ack_seq"), &k->ack_seq) &&
-	       unsigned_of(member(tcp, "flags"), &k->flags);
-}
-
 /* +1 a send, -1 a receive, 0 neither (by the event's name; a prefix
  * such as perf's "net:" is not expected here). */
 static int direction(const char *name)
@@ -215,7 +174,7 @@ static int take_event(struct netsync *s, const bt_message *m)
 	int64_t ns;
 	int host;
 
-	if (!dir || !tcp_key(bt_event_borrow_payload_field_const(ev), &key))
+	if (!dir || !wperf_tcp_key_of(bt_event_borrow_payload_field_const(ev), &key))
 		return 0;
 	if (!bt_stream_class_borrow_default_clock_class_const(
 		    bt_stream_borrow_class_const(bt_event_borrow_stream_const(ev))))
