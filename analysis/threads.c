@@ -696,8 +696,8 @@ void sched_net_seen(struct sched *s, const struct wperf_event *ev, uint32_t nic,
 	struct cpu_ctx *c = cpu_of(s, ev->cpu, ev->ts);
 	bool lo = ev->u.net.dev && strcmp(ev->u.net.dev, "lo") == 0;
 
-	if (c && (ev->type == WPERF_EV_NET_RECV || peer != VERTEX_NONE))
-		c->net_sender = peer;   /* a TCP_RECV key only when it pairs */
+	if (c)
+		ctx_net_received(c, ev->type, peer);
 	if (!c || nic == VERTEX_NONE)
 		return;
 	c->last_nic = nic;

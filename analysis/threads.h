@@ -86,6 +86,7 @@ struct cpu_ctx {
 	 * trace pairs the send with the receive (netpeer.h), else VERTEX_NONE:
 	 * NET_RX wakeups here are that thread's. */
 	uint32_t net_sender;
+	bool net_by_skb;        /* ... paired by its skb (NET_RECV) */
 	/* Softirq vectors raised on this CPU and not run yet (bit = vector),
 	 * and the last one raised (-1: none): what ksoftirqd is woken for. */
 	uint16_t softirq_pending;

@@ -245,8 +245,29 @@ void ctx_softirq_raise(struct cpu_ctx *c, int64_t vec)
 	c->softirq_raised_last = (int8_t)vec;
 }
 
+/*
+ * The sender's edge holds for the packets received in the NET_RX softirq
+ * run that wakes: each run starts without one. A receive sets it to its
+ * pair or to none (an unpaired packet's wakeups are the NIC's), except
+ * the TCP key of a packet whose skb the receive before paired (an
+ * lttng-modules 2.1 trace's inet_sock_local_in after netif_receive_skb:
+ * a key pairs across hosts only).
+ */
+void ctx_net_received(struct cpu_ctx *c, enum wperf_event_type type, uint32_t peer)
+{
+	if (type == WPERF_EV_NET_XMIT || type == WPERF_EV_TCP_SEND ||
+	    (type == WPERF_EV_TCP_RECV && peer == VERTEX_NONE && c->net_by_skb))
+		return;
+	c->net_sender = peer;
+	c->net_by_skb = type == WPERF_EV_NET_RECV && peer != VERTEX_NONE;
+}
+
 void ctx_softirq_entry(struct cpu_ctx *c, int64_t vec)
 {
+	if (vec == WPERF_SOFTIRQ_NET_RX) {
+		c->net_sender = VERTEX_NONE;
+		c->net_by_skb = false;
+	}
 	if (vec >= 0 && vec < 16)
 		c->softirq_pending &= (uint16_t)~(1u << vec);
 	ctx_push(c, (struct ctx_frame){ .kind = CTX_SOFTIRQ, .num = vec,

@@ -29,6 +29,11 @@ void ctx_pop(struct cpu_ctx *c, enum ctx_kind kind);
 void ctx_softirq_raise(struct cpu_ctx *c, int64_t vec);
 void ctx_softirq_entry(struct cpu_ctx *c, int64_t vec);
 
+/* A network event of type `type` on c (a receive pairs, in which case
+ * peer is the sender's vertex, else VERTEX_NONE): the sender NET_RX
+ * wakeups on c are then the thread's (netpeer.h). */
+void ctx_net_received(struct cpu_ctx *c, enum wperf_event_type type, uint32_t peer);
+
 /* A hard irq handler begins: its frame names the irq's vertex. */
 void ctx_irq_entry(struct sched *s, struct cpu_ctx *c, const struct wperf_event *ev);
 

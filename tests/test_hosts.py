@@ -24,7 +24,8 @@
     segment no traced thread sent stays on nic:eth0@alpha;
   - the shared pair `tc-synctraces` (VM1, VM3) reported as one graph:
     both hosts' vertices, every vertex named with its host, threads of
-    the same tid on both hosts kept apart.
+    the same tid on both hosts kept apart, and the only waits across the
+    hosts those of scp's ssh and sshd for each other.
 
 Usage: WPERF_PLUGIN_DIR=build/plugin WPERF_BUILD_DIR=build \
        /usr/bin/python3 tests/test_hosts.py [--shared-dir-default DIR]
@@ -412,6 +413,15 @@ class SyncTracesAsOneGraph(unittest.TestCase):
         for host, tid in threads:
             tids.setdefault(tid, set()).add(host)
         self.assertTrue(any(len(h) == 2 for h in tids.values()))
+        # the scp between them: every wait across the hosts is ssh's on
+        # VM1 for an sshd of VM3 or back, ended by a segment the other sent
+        # (the tcpdumps and daemons woken in the same softirqs wait for no
+        # host's thread), both ways
+        vs = {v['id']: v for v in js['vertices']}
+        across = {(vs[e['from']]['name'], vs[e['from']]['host'], vs[e['to']]['name'],
+                   vs[e['to']]['host']) for e in js['edges']
+                  if vs[e['from']]['host'] != vs[e['to']]['host']}
+        self.assertEqual(across, {('ssh', 'VM1', 'sshd', 'VM3'), ('sshd', 'VM3', 'ssh', 'VM1')})
 
 
 if __name__ == '__main__':
