@@ -11,8 +11,12 @@
  *   tracefs-statedump.c  the initial threads and disks from /proc, /sys;
  *   tracefs-idle.c       restores switches out of idle the kernel missed;
  *   tracefs-produce.c    the messages, phase by phase;
- *   this file            the message iterator: its trace, streams, outbox
- *                        and methods, and the first stop signal.
+ *   tracefs-outbox.c     the messages made and not yet handed out, the
+ *                        packets and the losses between them;
+ *   tracefs-stop.c       when to stop: the first stop signal, the
+ *                        graph's interrupter, `duration`;
+ *   this file            the message iterator: its trace, streams and
+ *                        methods.
  *
  * Time order. A message iterator must emit non-decreasing times across
  * all its streams, but ftrace only orders events within one CPU. We keep
@@ -68,7 +72,6 @@
  * graph without ending the streams, keeps all but the last period), and
  * CTF 1.8 can only place discarded events between two packet ends.
  */
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,65 +82,9 @@
 #include "common/comp-error.h"
 #include "tracefs-source.h"
 
-/* ------------------------------------------------------------------ */
-/* The first Ctrl-C, SIGTERM or SIGHUP (see the header comment)       */
-/* ------------------------------------------------------------------ */
-
-/* Signals that ask a process to end: Ctrl-C, kill and timeout(1), a closed
- * terminal. Uncaught, SIGTERM and SIGHUP would end the process at once:
- * no finalization, so sink.ctf.fs writes no metadata (an unreadable trace)
- * and the tracefs instance stays, recording, until the next start. */
-static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
-#define N_STOP_SIGNALS (sizeof stop_signals / sizeof stop_signals[0])
-
-static volatile sig_atomic_t stop_signal_received;   /* the signal, or 0 */
-static struct sigaction previous_action[N_STOP_SIGNALS];
-static bool stop_signals_taken;
-
-static void on_first_stop_signal(int signum)
-{
-	stop_signal_received = signum;
-	/* The next one of the same kind does what it did before (a second
-	 * Ctrl-C interrupts the CLI). sigaction() is async-signal-safe. */
-	for (size_t i = 0; i < N_STOP_SIGNALS; i++)
-		if (stop_signals[i] == signum)
-			sigaction(signum, &previous_action[i], NULL);
-}
-
-static void take_first_stop_signals(void)
-{
-	struct sigaction ours = { .sa_handler = on_first_stop_signal };
-
-	if (stop_signals_taken)
-		return;
-	sigemptyset(&ours.sa_mask);
-	stop_signal_received = 0;
-	for (size_t i = 0; i < N_STOP_SIGNALS; i++) {
-		if (sigaction(stop_signals[i], NULL, &previous_action[i]) ||
-		    previous_action[i].sa_handler == SIG_IGN)
-			continue;  /* ignored (nohup, background job): leave it so */
-		sigaction(stop_signals[i], &ours, NULL);
-	}
-	stop_signals_taken = true;
-}
-
-/* Put back the handlers still ours (those not received yet). */
-static void give_back_stop_signals(void)
-{
-	if (!stop_signals_taken)
-		return;
-	for (size_t i = 0; i < N_STOP_SIGNALS; i++) {
-		struct sigaction now;
-
-		if (sigaction(stop_signals[i], NULL, &now) == 0 &&
-		    now.sa_handler == on_first_stop_signal)
-			sigaction(stop_signals[i], &previous_action[i], NULL);
-	}
-	stop_signals_taken = false;
-}
 
 /* ------------------------------------------------------------------ */
-/* Iterator: the trace, streams and the outbox of messages              */
+/* Iterator: the trace and its streams                                  */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -198,111 +145,6 @@ static int create_trace(struct tracefs_iter *it)
 	return 0;
 }
 
-/* Queue a message; a NULL one (failed creation) is an error. */
-int tracefs_push(struct tracefs_iter *it, bt_message *msg)
-{
-	if (!msg) {
-		snprintf(it->err, sizeof(it->err), "cannot create a message (out of memory)");
-		return -1;
-	}
-	if (it->out_len == it->out_cap) {
-		size_t cap = it->out_cap ? it->out_cap * 2 : 1024;
-		const bt_message **bigger = realloc(it->out, cap * sizeof(*bigger));
-
-		if (!bigger) {
-			bt_message_put_ref(msg);
-			snprintf(it->err, sizeof(it->err), "out of memory");
-			return -1;
-		}
-		it->out = bigger;
-		it->out_cap = cap;
-	}
-	it->out[it->out_len++] = msg;
-	return 0;
-}
-
-/* Never let a message time go backwards across streams (see the header
- * comment: an event committed after the watermark passed it is rare). */
-uint64_t tracefs_monotonic_ts(struct tracefs_iter *it, uint64_t ts)
-{
-	if (ts < it->last_ts)
-		ts = it->last_ts;
-	it->last_ts = ts;
-	return ts;
-}
-
-int tracefs_begin_packet(struct tracefs_iter *it, int cpu, uint64_t ts)
-{
-	struct cpu_stream *s = &it->streams[cpu];
-	bt_field *context;
-
-	s->packet = bt_packet_create(s->stream);
-	if (!s->packet)
-		return tracefs_push(it, NULL);
-	context = bt_packet_borrow_context_field(s->packet);
-	bt_field_integer_unsigned_set_value(
-		bt_field_structure_borrow_member_field_by_index(context, 0),
-		(uint64_t)cpu);
-	return tracefs_push(it, bt_message_packet_beginning_create_with_default_clock_snapshot(
-		it->self, s->packet, tracefs_monotonic_ts(it, ts)));
-}
-
-int tracefs_end_packet(struct tracefs_iter *it, int cpu, uint64_t ts)
-{
-	struct cpu_stream *s = &it->streams[cpu];
-	int ret = tracefs_push(it, bt_message_packet_end_create_with_default_clock_snapshot(
-		it->self, s->packet, tracefs_monotonic_ts(it, ts)));
-
-	bt_packet_put_ref(s->packet);
-	s->packet = NULL;
-	return ret;
-}
-
-/* End every open packet at ts and begin new ones there. */
-int tracefs_cut_packets(struct tracefs_iter *it, uint64_t ts)
-{
-	for (int cpu = 0; cpu < it->ncpus; cpu++)
-		if (tracefs_end_packet(it, cpu, ts) || tracefs_begin_packet(it, cpu, ts))
-			return -1;
-	it->packet_cut_ts = ts;
-	return 0;
-}
-
-/*
- * Report lost events of one CPU over [last message time, end]. CTF 1.8
- * (sink.ctf.fs) can only say "N events lost between the end of the
- * previous packet and the end of this one", so: end the open packet now,
- * emit the discarded-events message, and make a packet that ends at `end`.
- * count < 0 means the kernel did not say how many.
- */
-int tracefs_report_loss(struct tracefs_iter *it, int cpu, uint64_t end,
-			int64_t count, bool reopen)
-{
-	uint64_t begin = it->last_ts;
-	bt_message *msg;
-
-	if (end < begin)
-		end = begin;
-	/* Switches may be among the lost events: who runs is now unknown. */
-	wperf_idle_set_current(&it->idle, cpu, WPERF_CURRENT_UNKNOWN);
-	if (tracefs_end_packet(it, cpu, begin))
-		return -1;
-	msg = bt_message_discarded_events_create_with_default_clock_snapshots(
-		it->self, it->streams[cpu].stream, begin, end);
-	if (msg && count >= 0)
-		bt_message_discarded_events_set_count(msg, (uint64_t)count);
-	if (tracefs_push(it, msg) || tracefs_begin_packet(it, cpu, begin) || tracefs_end_packet(it, cpu, end))
-		return -1;
-	return reopen ? tracefs_begin_packet(it, cpu, end) : 0;
-}
-
-bool tracefs_should_stop(struct tracefs_iter *it)
-{
-	if (stop_signal_received || bt_self_message_iterator_is_interrupted(it->self))
-		return true;
-	return it->comp->duration_ns > 0 &&
-		wperf_monotonic_ns() >= it->start_ts + (uint64_t)it->comp->duration_ns;
-}
 
 /* ------------------------------------------------------------------ */
 /* Iterator methods                                                     */
@@ -434,7 +276,7 @@ bt_message_iterator_class_initialize_method_status wperf_tracefs_iter_init(
 		it->last_ts = it->sd_ts = it->start_ts;
 		/* From the moment tracing starts: a signal during the
 		 * statedump (a long /proc scan) stops at the first call. */
-		take_first_stop_signals();
+		tracefs_take_stop_signals();
 		if (wperf_recorder_start(comp->rec, it->err, sizeof(it->err)))
 			goto error;
 		/* ready-file: an event from now on read back says we record;
@@ -452,7 +294,7 @@ bt_message_iterator_class_initialize_method_status wperf_tracefs_iter_init(
 error:
 	WPERF_ITER_ERROR(self, NULL, "%s", it->err);
 	wperf_recorder_stop(comp->rec);
-	give_back_stop_signals();
+	tracefs_give_back_stop_signals();
 	destroy_iter(it);
 	return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 }
@@ -464,7 +306,7 @@ void wperf_tracefs_iter_finalize(bt_self_message_iterator *self)
 	/* Tracing stops now, not only when the component goes away. */
 	if (it) {
 		wperf_recorder_stop(it->comp->rec);
-		give_back_stop_signals();
+		tracefs_give_back_stop_signals();
 	}
 	destroy_iter(it);
 }

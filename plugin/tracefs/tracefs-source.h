@@ -84,7 +84,7 @@ struct tracefs_iter {
 /* Set the event's context: the running thread (-1: not a recorded event). */
 void tracefs_set_event_tid(bt_message *msg, int64_t tid);
 
-/* tracefs-source.c */
+/* tracefs-outbox.c */
 
 /* Queue a message; a NULL one (failed creation) is an error. */
 int tracefs_push(struct tracefs_iter *it, bt_message *msg);
@@ -109,6 +109,15 @@ int tracefs_cut_packets(struct tracefs_iter *it, uint64_t ts);
  */
 int tracefs_report_loss(struct tracefs_iter *it, int cpu, uint64_t end,
 			int64_t count, bool reopen);
+
+/* tracefs-stop.c */
+
+/* From now on, the first SIGINT, SIGTERM or SIGHUP (each not ignored)
+ * only asks the recording to stop; the next one does what it did before. */
+void tracefs_take_stop_signals(void);
+
+/* Put back the handlers still ours (those not received yet). */
+void tracefs_give_back_stop_signals(void);
 
 /* A stop signal came, the graph was interrupted, or `duration` is over. */
 bool tracefs_should_stop(struct tracefs_iter *it);

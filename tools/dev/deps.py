@@ -58,7 +58,6 @@ KNOWN_CYCLES = [
     # Files split by size that still call each other both ways.
     ['analysis/report/report-html-tables.c', 'analysis/report/report-html.c'],
     ['analysis/threads.c', 'analysis/wakers.c'],
-    ['plugin/tracefs/tracefs-produce.c', 'plugin/tracefs/tracefs-source.c'],
 ]
 KNOWN_ARROWS = [
     ('analysis/classify.c', 'analysis/report/report-format.c'),
