@@ -54,15 +54,6 @@ void sched_fini(struct sched *s)
 
 /* ---- lookups ---- */
 
-static struct sched_thread *thread_of(struct sched *s, uint32_t v)
-{
-	if (!array_reserve_index((void **)&s->th, &s->n_th, v, 256, sizeof *s->th)) {
-		s->oom = true;
-		return NULL;
-	}
-	return &s->th[v];
-}
-
 /* cpu_of() of a CPU not seen yet (slot i). */
 static struct cpu_ctx *first_cpu_of(struct sched *s, size_t i, int64_t ts)
 {
@@ -100,16 +91,6 @@ static inline struct cpu_ctx *cpu_of(struct sched *s, int cpu, int64_t ts)
 	if (ts > c->last_ts)
 		c->last_ts = ts;
 	return c;
-}
-
-/* The vertex of a thread seen for the first time (state unknown). */
-uint32_t sched_new_thread_vertex(struct sched *s, int64_t tid)
-{
-	uint32_t v = vt_new_thread(s->vt, tid);
-
-	if (v != VERTEX_NONE && !thread_of(s, v))
-		return VERTEX_NONE;
-	return v;
 }
 
 /* ---- scheduler events ---- */

@@ -18,6 +18,7 @@
 
 #include "wperf/analysis.h"
 #include "wperf/event.h"
+#include "array.h"
 #include "disk.h"
 #include "locks.h"
 #include "stacks.h"
@@ -178,8 +179,20 @@ void sched_gap(struct sched *s, int64_t end);
 /* Close every open segment at `end` (waits end with the `unknown` waker). */
 void sched_finish(struct sched *s, int64_t end);
 
-/* sched_thread_vertex() of a thread not seen yet: its new vertex. */
-uint32_t sched_new_thread_vertex(struct sched *s, int64_t tid);
+/* sched_thread_vertex() of a thread not seen yet: its new vertex, with
+ * its state slot (state unknown). Here, not in threads.c, so that wakers.c,
+ * which threads.c calls, names a waking thread without calling back. */
+static inline uint32_t sched_new_thread_vertex(struct sched *s, int64_t tid)
+{
+	uint32_t v = vt_new_thread(s->vt, tid);
+
+	if (v != VERTEX_NONE &&
+	    !array_reserve_index((void **)&s->th, &s->n_th, v, 256, sizeof *s->th)) {
+		s->oom = true;
+		return VERTEX_NONE;
+	}
+	return v;
+}
 
 /* The vertex of thread tid, made when first seen; VERTEX_NONE for tid <= 0
  * or when out of memory. Inline: one or two per switch and wakeup, and

@@ -57,7 +57,6 @@ KNOWN_CYCLES = [
      'analysis/knots-refine.c', 'analysis/knots.c', 'analysis/report/report-format.c'],
     # Files split by size that still call each other both ways.
     ['analysis/report/report-html-tables.c', 'analysis/report/report-html.c'],
-    ['analysis/threads.c', 'analysis/wakers.c'],
 ]
 KNOWN_ARROWS = [
     ('analysis/classify.c', 'analysis/report/report-format.c'),
