@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/report-format.h"
+#include "numbers.h"
 #include "wperf/classify.h"
 
 /* One side waiting this many times in a row, on average, before the other
@@ -20,18 +20,6 @@
  * phases on a loaded machine (a block of 20 phases recorded as runs of 3
  * to 10), so the bar is low. */
 #define PHASE_RUN_LENGTH 3
-
-/* More than this share (ppm) of a pair's waits began while the side waited
- * on was waiting itself: a queue, not phases. Measured: 95 to 99% of the
- * waits among four threads sharing a mutex, none between two threads
- * meeting at a barrier (tests/workloads/mutex-contention, load-imbalance). */
-#define QUEUE_CHAINED_PPM 500000
-
-/* More than this share (ppm) of the members' waits on each other ended in
- * group wakeups: a barrier. Measured: all 600 waits of four threads at a
- * barrier whose heavy share moves at random, none among four threads on a
- * mutex, none between two threads at a barrier (one waiter per phase). */
-#define GROUP_WAKE_PPM 500000
 
 /* A sink thread that spent at least this share (ppm) of its time waiting
  * on timers, or on `unknown`, is bounded by that, not by its work. */
@@ -95,8 +83,8 @@ static bool is_threadlike(const struct wperf_vertex *v)
 
 uint64_t wperf_vertex_runnable_ppm(const struct wperf_vertex *v)
 {
-	return is_threadlike(v) ? wperf_fmt_ppm(wperf_vertex_cpu_need_ns(v),
-						 wperf_fmt_time_seen(v)) : 0;
+	return is_threadlike(v) ? wperf_ppm(wperf_vertex_cpu_need_ns(v),
+						 wperf_time_seen(v)) : 0;
 }
 
 bool wperf_vertex_is_runnable_bound(const struct wperf_vertex *v)
@@ -109,14 +97,14 @@ enum wperf_sink_limit wperf_sink_limit(const struct wperf_graph *g, const struct
 {
 	uint32_t v = k->n_members == 1 ? k->members[0] : UINT32_MAX;
 	const struct wperf_vertex *x = v < g->n_vertices ? &g->vertices[v] : NULL;
-	int64_t seen = x ? wperf_fmt_time_seen(x) : 0;
+	int64_t seen = x ? wperf_time_seen(x) : 0;
 	enum wperf_sink_limit limit = WPERF_LIMIT_WORK;
 
 	if (k->kind != WPERF_SINK || k->n_removed || !x || !is_threadlike(x) || seen <= 0)
 		return WPERF_LIMIT_WORK;
-	if (wperf_fmt_ppm(x->waiting_ns[WPERF_V_TIMER], seen) >= SINK_LIMIT_SHARE_PPM)
+	if (wperf_ppm(x->waiting_ns[WPERF_V_TIMER], seen) >= SINK_LIMIT_SHARE_PPM)
 		limit = WPERF_LIMIT_TIMER;
-	else if (wperf_fmt_ppm(x->waiting_ns[WPERF_V_UNKNOWN], seen) >= SINK_LIMIT_SHARE_PPM)
+	else if (wperf_ppm(x->waiting_ns[WPERF_V_UNKNOWN], seen) >= SINK_LIMIT_SHARE_PPM)
 		limit = WPERF_LIMIT_UNSEEN;
 	if (waited_ns && limit != WPERF_LIMIT_WORK)
 		*waited_ns = x->waiting_ns[limit == WPERF_LIMIT_TIMER ? WPERF_V_TIMER
@@ -175,7 +163,7 @@ static struct wperf_evidence *add(struct facts *f, enum wperf_evidence_kind kind
 /* part / total of waits, in ppm (0 when total is 0). */
 static uint64_t share_ppm(uint64_t part, uint64_t total)
 {
-	return wperf_fmt_ppm((int64_t)part, (int64_t)total);
+	return wperf_ppm((int64_t)part, (int64_t)total);
 }
 
 /* A fact that is `part` of `total` waits (queue, group); NULL when the
@@ -215,12 +203,12 @@ static void device_fact(struct facts *f, uint32_t dev)
 	for (size_t i = 0; i < f->k->n_edges; i++) {
 		const struct wperf_edge *e = internal_edge(f, i);
 		if (e && e->to == dev && e->from != dev) {
-			ev->a_ns = wperf_fmt_add_durations(ev->a_ns, e->weight_ns);
-			f->waits_on_devices_ns = wperf_fmt_add_durations(f->waits_on_devices_ns,
+			ev->a_ns = wperf_add_durations(ev->a_ns, e->weight_ns);
+			f->waits_on_devices_ns = wperf_add_durations(f->waits_on_devices_ns,
 									 e->direct_ns);
 		}
 		if (e && e->from == dev && e->to != dev)
-			ev->b_ns = wperf_fmt_add_durations(ev->b_ns, e->weight_ns);
+			ev->b_ns = wperf_add_durations(ev->b_ns, e->weight_ns);
 	}
 }
 
@@ -242,9 +230,9 @@ static void member_facts(struct facts *f)
 		if (!is_threadlike(v))
 			continue;
 		f->threads += v->kind == WPERF_V_VIRTUAL && v->n_members ? v->n_members : 1;
-		f->runnable_ns = wperf_fmt_add_durations(f->runnable_ns,
+		f->runnable_ns = wperf_add_durations(f->runnable_ns,
 							 wperf_vertex_cpu_need_ns(v));
-		f->woken_ns = wperf_fmt_add_durations(f->woken_ns, v->woken_cpu_wait_ns);
+		f->woken_ns = wperf_add_durations(f->woken_ns, v->woken_cpu_wait_ns);
 		if (f->pid == -2)
 			f->pid = v->pid;
 		else if (f->pid != v->pid)
@@ -255,7 +243,7 @@ static void member_facts(struct facts *f)
 	/* A device wakeup's CPU delay is that device wait's cost
 	 * (wperf-analysis(7), "The CPUs"): with the knot's device. */
 	if (f->has_device)
-		f->waits_on_devices_ns = wperf_fmt_add_durations(f->waits_on_devices_ns,
+		f->waits_on_devices_ns = wperf_add_durations(f->waits_on_devices_ns,
 								 f->woken_ns);
 }
 
@@ -266,7 +254,7 @@ static void edge_facts(struct facts *f)
 		if (!e || !is_threadlike(&f->g->vertices[e->from]) ||
 		    !is_threadlike(&f->g->vertices[e->to]))
 			continue;
-		f->waits_on_each_other_ns = wperf_fmt_add_durations(f->waits_on_each_other_ns,
+		f->waits_on_each_other_ns = wperf_add_durations(f->waits_on_each_other_ns,
 								     e->direct_ns);
 		f->thread_waits += e->count;
 		f->chained_waits += e->chained;
@@ -299,7 +287,7 @@ static void queue_fact(struct facts *f, const struct wperf_edge *e,
 	uint64_t total = e->count + rev->count, chained = e->chained + rev->chained;
 	struct wperf_evidence *ev = add_part(f, WPERF_EV_QUEUE, chained, total);
 
-	f->queued = share_ppm(chained, total) > QUEUE_CHAINED_PPM;
+	f->queued = share_ppm(chained, total) > WPERF_QUEUE_CHAINED_PPM;
 	if (ev) {
 		ev->vertex = e->from;
 		ev->vertex2 = e->to;
@@ -320,8 +308,8 @@ static void turns_fact(struct facts *f)
 		r = wperf_graph_find_edge(f->g, e->to, e->from);
 		if (!r || !wperf_edge_is_dependency(f->g, r, f->min_weight_ns))
 			continue;
-		if (!best || wperf_fmt_add_durations(e->weight_ns, r->weight_ns) >
-			     wperf_fmt_add_durations(best->weight_ns, best_rev->weight_ns)) {
+		if (!best || wperf_add_durations(e->weight_ns, r->weight_ns) >
+			     wperf_add_durations(best->weight_ns, best_rev->weight_ns)) {
 			best = e;
 			best_rev = r;
 		}
@@ -348,14 +336,14 @@ static void group_fact(struct facts *f)
 {
 	if (!f->thread_waits)
 		return;
-	f->barrier = share_ppm(f->grouped_waits, f->thread_waits) > GROUP_WAKE_PPM &&
-		     share_ppm(f->chained_waits, f->thread_waits) <= QUEUE_CHAINED_PPM;
+	f->barrier = share_ppm(f->grouped_waits, f->thread_waits) > WPERF_GROUP_WAKE_PPM &&
+		     share_ppm(f->chained_waits, f->thread_waits) <= WPERF_QUEUE_CHAINED_PPM;
 	add_part(f, WPERF_EV_GROUP, f->grouped_waits, f->thread_waits);
 }
 
 static void wait_length_fact(struct facts *f)
 {
-	int b = wperf_fmt_hist_median(f->hist);
+	int b = wperf_hist_median(f->hist);
 	struct wperf_evidence *ev;
 
 	if (b < 0 || !(ev = add(f, WPERF_EV_WAIT_LENGTH)))
@@ -385,7 +373,7 @@ static void runnable_facts(struct facts *f)
 		if (ev) {
 			ev->vertex = f->device;
 			ev->a_ns = f->runnable_ns;
-			ev->b_ns = wperf_fmt_add_durations(f->waits_on_each_other_ns,
+			ev->b_ns = wperf_add_durations(f->waits_on_each_other_ns,
 							   f->waits_on_devices_ns);
 			ev->count = f->has_device && f->woken_ns > 0;
 		}
@@ -454,7 +442,7 @@ static enum wperf_knot_class decide(const struct facts *f)
 	/* One verdict: a knot whose members waited for a CPU longer than on
 	 * each other and on its device is short of CPUs, device or not. */
 	if ((f->threads > 1 || f->has_device) &&
-	    f->runnable_ns > wperf_fmt_add_durations(f->waits_on_each_other_ns,
+	    f->runnable_ns > wperf_add_durations(f->waits_on_each_other_ns,
 						     f->waits_on_devices_ns))
 		return WPERF_CLASS_TOO_FEW_CPUS;
 	if (f->has_device)
@@ -537,7 +525,7 @@ int wperf_classify_knot(const struct wperf_graph *g, const struct wperf_knot *k,
 		struct wperf_evidence *ev = add(&f, WPERF_EV_BACKGROUND);
 		ev->a_ns = k->cpu_ns;
 		ev->b_ns = k->span_ns;
-		ev->ppm = wperf_fmt_ppm(k->cpu_ns, k->span_ns);
+		ev->ppm = wperf_ppm(k->cpu_ns, k->span_ns);
 	}
 	member_facts(&f);
 	edge_facts(&f);
@@ -583,94 +571,4 @@ const struct wperf_classification *wperf_classes_get(const struct wperf_classes 
 	if (!c || i >= c->n || !c->classified[i])
 		return NULL;
 	return &c->items[i];
-}
-
-/* ---- in words ---- */
-
-#define LABEL 96
-
-void wperf_evidence_describe(char *buf, size_t len, const struct wperf_graph *g,
-			     const struct wperf_evidence *ev)
-{
-	char v1[LABEL] = "?", v2[LABEL] = "?", a[32], b[32], pct[32];
-
-	if (ev->vertex < g->n_vertices)
-		wperf_fmt_vertex_label(v1, sizeof v1, g, ev->vertex);
-	if (ev->vertex2 < g->n_vertices)
-		wperf_fmt_vertex_label(v2, sizeof v2, g, ev->vertex2);
-	wperf_fmt_duration(a, sizeof a, ev->a_ns, 0);
-	wperf_fmt_duration(b, sizeof b, ev->b_ns, 0);
-	wperf_fmt_ppm_percent(pct, sizeof pct, ev->ppm);
-
-	switch (ev->kind) {
-	case WPERF_EV_DEVICE:
-		snprintf(buf, len, "%s is a member: the threads wait for it %s, "
-			 "and it waits for them (idle) %s", v1, a, b);
-		return;
-	case WPERF_EV_RUNNABLE:
-		snprintf(buf, len, "%s was runnable %s of its time (%s), its CPU held by "
-			 "another thread%s", v1, pct, a, ev->decides ? ": it needs a CPU or "
-			 "priority, not less waiting" : "; the knot's own waits weigh more");
-		return;
-	case WPERF_EV_CPU_DEMAND:
-		snprintf(buf, len, "the members waited for a CPU (runnable) %s in all, "
-			 "%s the %s they waited on each other%s%s%s", a,
-			 ev->a_ns > ev->b_ns ? "more than" : "not more than", b,
-			 ev->vertex < g->n_vertices ? " and on " : "",
-			 ev->vertex < g->n_vertices ? v1 : "",
-			 ev->count ? ", with the CPU delays after its wakeups" : "");
-		return;
-	case WPERF_EV_WAIT_LENGTH: {
-		char lo[32], hi[32];
-		wperf_fmt_duration(lo, sizeof lo, ev->a_ns, 0);
-		wperf_fmt_duration(hi, sizeof hi, ev->b_ns, 0);
-		snprintf(buf, len, "the %llu waits of threads on each other have a median "
-			 "length between %s and %s", (unsigned long long)ev->count, lo, hi);
-		return;
-	}
-	case WPERF_EV_TURNS:
-		snprintf(buf, len, "%s -> %s %s and back %s: %llu waits in %llu turns, "
-			 "about %llu in a row before the other side waits", v1, v2, a, b,
-			 (unsigned long long)ev->count, (unsigned long long)ev->turns,
-			 (unsigned long long)(ev->turns ? ev->count / ev->turns : ev->count));
-		return;
-	case WPERF_EV_QUEUE:
-		snprintf(buf, len, "%llu of their %llu waits (%s) began while the thread that "
-			 "ended them was waiting itself: %s", (unsigned long long)ev->count,
-			 (unsigned long long)ev->total, pct,
-			 ev->ppm > QUEUE_CHAINED_PPM
-				 ? "a queue, each woken by the one queued before it"
-				 : "it was working, not queued");
-		return;
-	case WPERF_EV_GROUP:
-		snprintf(buf, len, "%llu of the %llu waits of threads on each other (%s) ended in "
-			 "a wakeup that woke others at the same moment: %s",
-			 (unsigned long long)ev->count, (unsigned long long)ev->total, pct,
-			 ev->ppm > GROUP_WAKE_PPM
-				 ? "a group woken at once, as when a barrier opens for the last "
-				   "to arrive"
-				 : "one waiter at a time, as a lock hands over or a barrier with "
-				   "one waiter");
-		return;
-	case WPERF_EV_ONE_PROCESS:
-		snprintf(buf, len, "all %llu threads belong to process %lld",
-			 (unsigned long long)ev->count, (long long)ev->pid);
-		return;
-	case WPERF_EV_SELF_LOOP:
-		snprintf(buf, len, "%s waits on itself %s (%llu waits): the threads merged "
-			 "into it wait on each other", v1, a, (unsigned long long)ev->count);
-		return;
-	case WPERF_EV_PROCESSES:
-		snprintf(buf, len, "the threads belong to %llu processes",
-			 (unsigned long long)ev->count);
-		return;
-	case WPERF_EV_INTERRUPT:
-		snprintf(buf, len, "%s is a member: interrupt handling is part of the cycle", v1);
-		return;
-	case WPERF_EV_BACKGROUND:
-		snprintf(buf, len, "no device, and its threads ran or wanted a CPU %s = %s "
-			 "of the %s they existed: less than one CPU", a, pct, b);
-		return;
-	}
-	snprintf(buf, len, "?");
 }

@@ -103,14 +103,14 @@ static void lost_events(const struct wperf_graph *g, struct wperf_caveat *c, siz
 	bool wrong = duration > 0 && q->gap_ns > 0 &&
 		     at_least_a_tenth((uint64_t)q->gap_ns, (uint64_t)duration);
 	struct wperf_caveat *x = next(c, n, "lost_events", "Lost", wrong);
-	uint64_t ppm = wperf_fmt_ppm((int64_t)q->discarded_events, (int64_t)all);
+	uint64_t ppm = wperf_ppm((int64_t)q->discarded_events, (int64_t)all);
 
 	if (ppm < 500 && q->discarded_events > 0)
 		snprintf(share, sizeof share, "under 0.1%%");   /* not "0.0%" of a real loss */
 	else
 		wperf_fmt_ppm_percent(share, sizeof share, ppm);
 	wperf_fmt_duration(gap, sizeof gap, q->gap_ns, 0);
-	wperf_fmt_ppm_percent(gap_share, sizeof gap_share, wperf_fmt_ppm(q->gap_ns, duration));
+	wperf_fmt_ppm_percent(gap_share, sizeof gap_share, wperf_ppm(q->gap_ns, duration));
 	packets[0] = gaps[0] = '\0';
 	if (q->discarded_packets)
 		snprintf(packets, sizeof packets, " and %" PRIu64 " packet%s", q->discarded_packets,

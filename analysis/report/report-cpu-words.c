@@ -54,7 +54,7 @@ void wperf_fmt_cpu_words(struct wperf_fmt_cpu_words *w, const struct wperf_repor
 	if (c->n_threads == 1 || c->span_ns <= 0) {
 		char pct[24];
 
-		wperf_fmt_ppm_percent(pct, sizeof pct, wperf_fmt_ppm(c->runnable_ns, c->span_ns));
+		wperf_fmt_ppm_percent(pct, sizeof pct, wperf_ppm(c->runnable_ns, c->span_ns));
 		snprintf(share, sizeof share, "%s of", pct);
 	} else {
 		int64_t hundredths = (c->runnable_ns * 100 + c->span_ns / 2) / c->span_ns;

@@ -587,13 +587,13 @@ static void count_left_out(const struct wperf_report *r, const struct wperf_fmt_
 		const struct wperf_edge *e = &g->edges[i];
 		if (d->edge[i]) {
 			lo->drawn_edges++;
-			lo->drawn_ns = wperf_fmt_add_durations(lo->drawn_ns, e->direct_ns);
+			lo->drawn_ns = wperf_add_durations(lo->drawn_ns, e->direct_ns);
 			continue;
 		}
 		lo->edges++;
 		lo->dependencies += e->from < g->n_vertices && e->to < g->n_vertices &&
 				    wperf_edge_is_dependency(g, e, r->min_weight_ns);
-		lo->waiting_ns = wperf_fmt_add_durations(lo->waiting_ns, e->direct_ns);
+		lo->waiting_ns = wperf_add_durations(lo->waiting_ns, e->direct_ns);
 	}
 }
 

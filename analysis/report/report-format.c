@@ -14,15 +14,6 @@
 #include "wperf/classify.h"
 #include "wperf/report.h"
 
-int64_t wperf_fmt_add_durations(int64_t a, int64_t b)
-{
-	if (a < 0)
-		a = 0;
-	if (b < 0)
-		b = 0;
-	return a > INT64_MAX - b ? INT64_MAX : a + b;
-}
-
 bool wperf_fmt_focus_start(const struct wperf_report *r, struct wperf_focus_start *out)
 {
 	const struct wperf_graph *g = r->graph;
@@ -63,26 +54,6 @@ size_t wperf_fmt_threads_outside(const struct wperf_graph *g)
 		     !wperf_fmt_thread_listed(v);
 	}
 	return n;
-}
-
-int64_t wperf_fmt_time_seen(const struct wperf_vertex *v)
-{
-	int64_t sum = wperf_fmt_add_durations(v->running_ns, v->runnable_ns);
-
-	for (int k = 0; k < WPERF_V_KIND_COUNT; k++)
-		sum = wperf_fmt_add_durations(sum, v->waiting_ns[k]);
-	return sum;
-}
-
-uint64_t wperf_fmt_ppm(int64_t part, int64_t whole)
-{
-	if (part <= 0 || whole <= 0)
-		return 0;
-	/* long double keeps 64 bits of mantissa: exact enough for shares. */
-	long double ppm = (long double)part * 1e6L / (long double)whole + 0.5L;
-	if (ppm >= 1.8e19L)
-		return UINT64_MAX;
-	return (uint64_t)ppm;
 }
 
 size_t wperf_fmt_u64(char *buf, uint64_t x)
@@ -217,8 +188,8 @@ enum wperf_fmt_sink_kind wperf_fmt_sink_kind(const struct wperf_graph *g,
 		break;
 	}
 	/* On a CPU or wanting one at least half of its time: its work. */
-	if (wperf_fmt_ppm(wperf_fmt_add_durations(v->running_ns, v->runnable_ns),
-			  wperf_fmt_time_seen(v)) >= 500000)
+	if (wperf_ppm(wperf_add_durations(v->running_ns, v->runnable_ns),
+			  wperf_time_seen(v)) >= 500000)
 		return WPERF_SINK_THREAD_WORK;
 	return WPERF_SINK_THREAD_WAITING;
 }
@@ -246,7 +217,7 @@ void wperf_fmt_sink_kind_words(char *buf, size_t len, const struct wperf_graph *
 	}
 	wperf_fmt_duration(run, sizeof run, v->running_ns > 0 ? v->running_ns : 0, 0);
 	wperf_fmt_duration(rq, sizeof rq, v->runnable_ns > 0 ? v->runnable_ns : 0, 0);
-	wperf_fmt_duration(seen, sizeof seen, wperf_fmt_time_seen(v), 0);
+	wperf_fmt_duration(seen, sizeof seen, wperf_time_seen(v), 0);
 	wperf_fmt_duration(busy, sizeof busy, v->busy_ns > 0 ? v->busy_ns : 0, 0);
 	wperf_fmt_duration(dur, sizeof dur, wperf_graph_duration(g), 0);
 	switch (wperf_fmt_sink_kind(g, k)) {
@@ -264,7 +235,7 @@ void wperf_fmt_sink_kind_words(char *buf, size_t len, const struct wperf_graph *
 
 		for (int kind = 0; kind < WPERF_V_KIND_COUNT; kind++)
 			if (kind != WPERF_V_TIMER && kind != WPERF_V_UNKNOWN)
-				rest = wperf_fmt_add_durations(rest, v->waiting_ns[kind]);
+				rest = wperf_add_durations(rest, v->waiting_ns[kind]);
 		wperf_fmt_duration(timer, sizeof timer, v->waiting_ns[WPERF_V_TIMER] > 0 ?
 				   v->waiting_ns[WPERF_V_TIMER] : 0, 0);
 		wperf_fmt_duration(unseen, sizeof unseen, v->waiting_ns[WPERF_V_UNKNOWN] > 0 ?
@@ -287,7 +258,7 @@ void wperf_fmt_sink_kind_words(char *buf, size_t len, const struct wperf_graph *
 		return;
 	case WPERF_SINK_DISK: {
 		char pct[32];
-		int64_t share = wperf_fmt_ppm(v->busy_ns, wperf_graph_duration(g));
+		int64_t share = wperf_ppm(v->busy_ns, wperf_graph_duration(g));
 
 		wperf_fmt_ppm_percent(pct, sizeof pct, share);
 		if (share >= WPERF_FMT_DEVICE_LIMIT_PPM)
@@ -328,7 +299,7 @@ void wperf_fmt_weight_split(char *buf, size_t len, int64_t weight, int64_t own,
 		snprintf(buf, len, "own %s + cascaded %s", o, c);
 		return;
 	}
-	wperf_fmt_ppm_percent(pct, sizeof pct, wperf_fmt_ppm(own, waiters_ns));
+	wperf_fmt_ppm_percent(pct, sizeof pct, wperf_ppm(own, waiters_ns));
 	snprintf(buf, len, "own %s (%s of %s time) + cascaded %s", o, pct, whose, c);
 }
 
@@ -511,23 +482,6 @@ void wperf_fmt_vertex_label(char *buf, size_t len, const struct wperf_graph *g,
 		fo_str(&t, host);
 	}
 	sanitize(buf);
-}
-
-int wperf_fmt_hist_median(const uint64_t hist[WPERF_HIST_BUCKETS])
-{
-	uint64_t total = 0, seen = 0;
-
-	for (int b = 0; b < WPERF_HIST_BUCKETS; b++)
-		total += hist[b] > UINT64_MAX - total ? UINT64_MAX - total : hist[b];
-	if (total == 0)
-		return -1;
-	uint64_t half = total / 2 + total % 2;
-	for (int b = 0; b < WPERF_HIST_BUCKETS; b++) {
-		seen += hist[b] > UINT64_MAX - seen ? UINT64_MAX - seen : hist[b];
-		if (seen >= half)
-			return b;
-	}
-	return WPERF_HIST_BUCKETS - 1;
 }
 
 void wperf_fmt_bucket_range(char *buf, size_t len, int bucket)

@@ -25,10 +25,7 @@
 #include "wperf/graph.h"
 #include "wperf/knots.h"
 #include "wperf/report.h"
-
-/* a + b for durations: negative parts (corrupt input) count as 0 and the
- * sum saturates instead of overflowing. */
-int64_t wperf_fmt_add_durations(int64_t a, int64_t b);
+#include "numbers.h"
 
 /*
  * The focus's start (doc/wperf-report.7.md, Data quality): the earliest
@@ -72,13 +69,6 @@ bool wperf_fmt_thread_listed(const struct wperf_vertex *v);
 
 /* How many vertices are threads or merged vertices not listed so. */
 size_t wperf_fmt_threads_outside(const struct wperf_graph *g);
-
-/* A thread's running + runnable + waiting: the time the trace accounted for. */
-int64_t wperf_fmt_time_seen(const struct wperf_vertex *v);
-
-/* part / whole in millionths, rounded; 0 when whole <= 0 or part <= 0.
- * May exceed 1,000,000: cascaded weights add up beyond the duration. */
-uint64_t wperf_fmt_ppm(int64_t part, int64_t whole);
 
 /* "0.123456": millionths as a decimal fraction of 1 (JSON "share"). */
 void wperf_fmt_ppm_fraction(char *buf, size_t len, uint64_t ppm);
@@ -162,8 +152,6 @@ void wperf_fmt_vertex_label(char *buf, size_t len, const struct wperf_graph *g,
 void wperf_fmt_vertex_label_fit(char *buf, size_t len, const struct wperf_graph *g,
 				uint32_t id, size_t width);
 
-/* Median log2 bucket of a wait-length histogram, or -1 when it is empty. */
-int wperf_fmt_hist_median(const uint64_t hist[WPERF_HIST_BUCKETS]);
 
 /* "[1.02 us, 2.05 us)": the range of wait lengths bucket b holds. */
 void wperf_fmt_bucket_range(char *buf, size_t len, int bucket);

@@ -216,7 +216,7 @@ static void write_edge(struct gml *x, const struct wperf_report *r,
 	 * the waiter's time, at most 1 (doc/wperf-report.7.md, WEIGHTS). */
 	data_i64(x, "e_cascaded_ns", wperf_fmt_cascaded(e->weight_ns, e->direct_ns));
 	wperf_fmt_ppm_fraction(buf, sizeof buf,
-			       wperf_fmt_ppm(e->direct_ns, wperf_vertex_time(r->graph, e->from)));
+			       wperf_ppm(e->direct_ns, wperf_vertex_time(r->graph, e->from)));
 	data_str(x, "e_own_share", buf);
 	data_bool(x, "e_dependency", wperf_edge_is_dependency(r->graph, e, r->min_weight_ns));
 	data_i64(x, "e_knot", m->edge_knot[i]);

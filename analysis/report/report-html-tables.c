@@ -37,9 +37,9 @@ static void td_share(FILE *out, int64_t part, int64_t whole)
 	char s[32] = "-";
 
 	if (whole > 0)
-		wperf_fmt_ppm_percent(s, sizeof s, wperf_fmt_ppm(part, whole));
+		wperf_fmt_ppm_percent(s, sizeof s, wperf_ppm(part, whole));
 	fprintf(out, "<td class=\"n\" data-v=\"%llu\">%s</td>",
-		(unsigned long long)wperf_fmt_ppm(part, whole), s);
+		(unsigned long long)wperf_ppm(part, whole), s);
 }
 
 /* The knot a row belongs to, sorted by report order; none sorts last. */
@@ -112,7 +112,7 @@ static void write_edge_row(FILE *out, const struct wperf_report *r,
 			   const struct wperf_fmt_knot_map *m, size_t i)
 {
 	const struct wperf_edge *e = &r->graph->edges[i];
-	int median = wperf_fmt_hist_median(e->hist);
+	int median = wperf_hist_median(e->hist);
 	char range[64];
 
 	wperf_fmt_bucket_range(range, sizeof range, median);

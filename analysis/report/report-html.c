@@ -337,7 +337,7 @@ static void write_leaving(FILE *out, const struct wperf_graph *g, const char *wh
 	if (n == 0)
 		return;
 	wperf_fmt_duration(w, sizeof w, leaving_ns, 0);
-	wperf_fmt_ppm_percent(pct, sizeof pct, wperf_fmt_ppm(leaving_ns, weight_ns));
+	wperf_fmt_ppm_percent(pct, sizeof pct, wperf_ppm(leaving_ns, weight_ns));
 	fprintf(out, "<p>%s: %s = %s of its weight:</p>\n<ul>", what, w, pct);
 	for (size_t j = 0; j < n; j++)
 		if (edges[j] < g->n_edges)
@@ -434,7 +434,7 @@ static void write_sink_limit(FILE *out, const struct wperf_graph *g,
 	if (limit == WPERF_LIMIT_WORK)
 		return;
 	wperf_fmt_duration(part, sizeof part, waited, 0);
-	wperf_fmt_duration(seen, sizeof seen, wperf_fmt_time_seen(&g->vertices[k->members[0]]), 0);
+	wperf_fmt_duration(seen, sizeof seen, wperf_time_seen(&g->vertices[k->members[0]]), 0);
 	if (limit == WPERF_LIMIT_TIMER)
 		fprintf(out, "; it waits for nothing in the graph but timers, %s of its %s: "
 			"time paces it", part, seen);
@@ -463,7 +463,7 @@ static void write_finding(FILE *out, const struct wperf_report *r, size_t i)
 		wperf_fmt_duration(cpu, sizeof cpu, k->cpu_ns, 0);
 		fprintf(out, "; background: no device and its threads used %s of CPU, "
 			"less than one CPU", cpu);
-		if (wperf_fmt_ppm(k->cpu_ns, k->span_ns) >= WPERF_FMT_BACKGROUND_BUSY_PPM)
+		if (wperf_ppm(k->cpu_ns, k->span_ns) >= WPERF_FMT_BACKGROUND_BUSY_PPM)
 			fputs(". " WPERF_FMT_BACKGROUND_BUSY_NOTE, out);
 	}
 	write_sink_limit(out, g, k);

@@ -25,7 +25,7 @@ static void write_weight_split(FILE *out, int64_t weight, int64_t own, int64_t w
 	json_i64(out, wperf_fmt_cascaded(weight, own));
 	json_key(out, "waiters_ns", 0);
 	json_i64(out, waiters);
-	wperf_fmt_ppm_fraction(share, sizeof share, wperf_fmt_ppm(own, waiters));
+	wperf_fmt_ppm_fraction(share, sizeof share, wperf_ppm(own, waiters));
 	json_key(out, "own_share", 0);
 	fputs(share, out);
 }
@@ -86,7 +86,7 @@ static void write_cpu_share(const struct wperf_report *r, const struct wperf_kno
 	char share[32];
 
 	(void)r;
-	wperf_fmt_ppm_fraction(share, sizeof share, wperf_fmt_ppm(k->cpu_ns, k->span_ns));
+	wperf_fmt_ppm_fraction(share, sizeof share, wperf_ppm(k->cpu_ns, k->span_ns));
 	json_key(out, "cpu_ns", 0);
 	json_i64(out, k->cpu_ns);
 	json_key(out, "span_ns", 0);

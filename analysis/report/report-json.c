@@ -292,7 +292,7 @@ static void write_edges(const struct wperf_graph *g, FILE *out)
 		json_key(out, "cascaded_ns", 0);
 		json_i64(out, wperf_fmt_cascaded(e->weight_ns, e->direct_ns));
 		wperf_fmt_ppm_fraction(share, sizeof share,
-				       wperf_fmt_ppm(e->direct_ns, wperf_vertex_time(g, e->from)));
+				       wperf_ppm(e->direct_ns, wperf_vertex_time(g, e->from)));
 		json_key(out, "own_share", 0);
 		fputs(share, out);
 		json_key(out, "count", 0);

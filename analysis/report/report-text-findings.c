@@ -113,7 +113,7 @@ static void write_sink_limit(FILE *out, const struct wperf_graph *g,
 	}
 	v = k->members[0];   /* a sink's one member (wperf_sink_limit()) */
 	wperf_fmt_duration(part, sizeof part, waited, 0);
-	wperf_fmt_duration(seen, sizeof seen, wperf_fmt_time_seen(&g->vertices[v]), 0);
+	wperf_fmt_duration(seen, sizeof seen, wperf_time_seen(&g->vertices[v]), 0);
 	if (limit == WPERF_LIMIT_TIMER) {
 		snprintf(text, sizeof text, "waited on for %s = %s; it waits "
 			 "for nothing in the graph but timers: %s of its %s went to sleeps and "
@@ -162,8 +162,8 @@ static void write_smaller_waits(FILE *out, const struct wperf_report *r, uint32_
 		    g->vertices[e->to].kind != kind || e->weight_ns <= 0 ||
 		    e->weight_ns >= r->min_weight_ns)
 			continue;
-		weight = wperf_fmt_add_durations(weight, e->weight_ns);
-		own = wperf_fmt_add_durations(own, e->direct_ns > 0 ? e->direct_ns : 0);
+		weight = wperf_add_durations(weight, e->weight_ns);
+		own = wperf_add_durations(own, e->direct_ns > 0 ? e->direct_ns : 0);
 		waits += e->count;
 		edges++;
 	}
@@ -177,7 +177,7 @@ static void write_smaller_waits(FILE *out, const struct wperf_report *r, uint32_
 	wperf_fmt_duration(o, sizeof o, own, 0);
 	if (wperf_vertex_time(g, waiter) > 0)
 		wperf_fmt_ppm_percent(share, sizeof share,
-				      wperf_fmt_ppm(own, wperf_vertex_time(g, waiter)));
+				      wperf_ppm(own, wperf_vertex_time(g, waiter)));
 	else
 		snprintf(share, sizeof share, "-");
 	snprintf(what, sizeof what, "%zu edge%s below the noise floor", edges,
@@ -301,7 +301,7 @@ void text_write_groups(FILE *out, const struct wperf_report *r)
 		wperf_fmt_weight_split(split, sizeof split, gr->weight_ns, gr->own_ns,
 				       gr->waiters_ns, "the members'");
 		wperf_fmt_duration(lw, sizeof lw, gr->leaving_ns, 0);
-		wperf_fmt_ppm_percent(pct, sizeof pct, wperf_fmt_ppm(gr->leaving_ns, gr->weight_ns));
+		wperf_fmt_ppm_percent(pct, sizeof pct, wperf_ppm(gr->leaving_ns, gr->weight_ns));
 		snprintf(text, sizeof text, "weighs %s = %s, but %s = %s of "
 			 "its weight leaves it (%s): not a knot. Its edges out, heaviest "
 			 "first:", w, split, lw, pct, allowed);
@@ -340,7 +340,7 @@ static bool collapsed(const struct wperf_report *r, size_t i)
 	if (k->kind != WPERF_SINK || i < FULL_FINDINGS)
 		return false;
 	return i >= MAX_FULL_FINDINGS ||
-	       wperf_fmt_ppm(k->weight_ns, wperf_graph_duration(r->graph)) < SMALL_SINK_PPM;
+	       wperf_ppm(k->weight_ns, wperf_graph_duration(r->graph)) < SMALL_SINK_PPM;
 }
 
 /* "And 17 more sinks, each at most 4.1% ...: a (12) 4.1%, b 3.0%, ..."

@@ -67,7 +67,7 @@ static void write_edge_stack(FILE *out, const struct wperf_graph *g,
 	}
 	char text[1200];
 
-	wperf_fmt_ppm_percent(pct, sizeof pct, wperf_fmt_ppm(e->stacks[0].ns, e->direct_ns));
+	wperf_fmt_ppm_percent(pct, sizeof pct, wperf_ppm(e->stacks[0].ns, e->direct_ns));
 	snprintf(text, sizeof text, "in %s (%s of the wait time)", line, pct);
 	text_put_wrapped(out, "      ", text, 9);
 }
@@ -98,10 +98,10 @@ bool text_write_edge_row(FILE *out, const struct wperf_graph *g,
 	 * when the trace accounted no time to the waiter. */
 	if (wperf_vertex_time(g, e->from) > 0)
 		wperf_fmt_ppm_percent(s, sizeof s,
-				      wperf_fmt_ppm(e->direct_ns, wperf_vertex_time(g, e->from)));
+				      wperf_ppm(e->direct_ns, wperf_vertex_time(g, e->from)));
 	else
 		snprintf(s, sizeof s, "-");
-	wperf_fmt_bucket_range(med, sizeof med, wperf_fmt_hist_median(e->hist));
+	wperf_fmt_bucket_range(med, sizeof med, wperf_hist_median(e->hist));
 	if (timer)
 		strncat(med, "  " TIMER_MARK, sizeof med - strlen(med) - 1);
 	text_write_edge_cells(out, pair, w, own, s, e->count, med);
@@ -147,7 +147,7 @@ static void write_knot_gaps(FILE *out, const struct wperf_graph *g,
 	if (in_gaps > 0) {
 		wperf_fmt_duration(d, sizeof d, in_gaps, 0);
 		wperf_fmt_ppm_percent(share, sizeof share,
-				      wperf_fmt_ppm(in_gaps, wperf_graph_duration(g)));
+				      wperf_ppm(in_gaps, wperf_graph_duration(g)));
 		fprintf(out, "  OVERLAPS GAPS: %s (%s of the analysed time) of its members' time "
 			"lies in gaps\n  of the trace, where events were lost;", d, share);
 	} else {
@@ -223,7 +223,7 @@ static void write_background_note(FILE *out, const struct wperf_graph *g,
 	(void)g;
 	wperf_fmt_duration(run, sizeof run, k->cpu_ns, 0);
 	wperf_fmt_duration(span, sizeof span, k->span_ns, 0);
-	wperf_fmt_ppm_percent(pct, sizeof pct, wperf_fmt_ppm(k->cpu_ns, k->span_ns));
+	wperf_fmt_ppm_percent(pct, sizeof pct, wperf_ppm(k->cpu_ns, k->span_ns));
 	fprintf(out, "  Background: no device, and its threads ran or wanted a CPU %s = %s of\n"
 		"  the %s they existed, less than one CPU, and nothing the focus does\n"
 		"  waits on it: like heartbeats, not the bottleneck. It was set aside and\n"
@@ -232,7 +232,7 @@ static void write_background_note(FILE *out, const struct wperf_graph *g,
 	/* The rule (wperf-method(7) §7) draws its line at one CPU; threads that
 	 * hand work back and forth, or workers cut out of a larger knot by
 	 * refinement, sit just under it, and are no heartbeats. */
-	if (wperf_fmt_ppm(k->cpu_ns, k->span_ns) >= WPERF_FMT_BACKGROUND_BUSY_PPM)
+	if (wperf_ppm(k->cpu_ns, k->span_ns) >= WPERF_FMT_BACKGROUND_BUSY_PPM)
 		text_put_wrapped(out, "  ", WPERF_FMT_BACKGROUND_BUSY_NOTE, 2);
 }
 
@@ -270,7 +270,7 @@ void text_write_knot_leaving(FILE *out, const struct wperf_report *r,
 	if (k->n_leaving == 0)
 		return;
 	wperf_fmt_duration(w, sizeof w, k->leaving_ns, 0);
-	wperf_fmt_ppm_percent(pct, sizeof pct, wperf_fmt_ppm(k->leaving_ns, k->weight_ns));
+	wperf_fmt_ppm_percent(pct, sizeof pct, wperf_ppm(k->leaving_ns, k->weight_ns));
 	wperf_fmt_ppm_percent(ratio, sizeof ratio, (uint64_t)r->leave_ppm);
 	if (k->kind == WPERF_SINK)      /* what refinement left of a knot */
 		fprintf(out, "  Waits outside its component: %s (knot-rule=dominant admits %s of the\n"

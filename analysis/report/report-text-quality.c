@@ -59,7 +59,7 @@ static void write_gap_coverage(FILE *out, const struct wperf_graph *g)
 	char d[32], s[32];
 
 	wperf_fmt_duration(d, sizeof d, q->gap_ns, 0);
-	wperf_fmt_ppm_percent(s, sizeof s, wperf_fmt_ppm(q->gap_ns, wperf_graph_duration(g)));
+	wperf_fmt_ppm_percent(s, sizeof s, wperf_ppm(q->gap_ns, wperf_graph_duration(g)));
 	/* Gaps without times are not counted: their extent is unknown. */
 	fprintf(out, "  %-32s %10s  (%s of the analysed time)\n", "time inside gaps", d, s);
 	write_quality_counter(out, "waits cut by gaps", q->waits_cut_by_gaps,
@@ -82,7 +82,7 @@ static void write_focus_start(FILE *out, const struct wperf_report *r)
 	if (!wperf_fmt_focus_start(r, &fs) || !fs.late)
 		return;
 	wperf_fmt_duration(d, sizeof d, fs.after_ns, 0);
-	wperf_fmt_ppm_percent(s, sizeof s, wperf_fmt_ppm(fs.after_ns, wperf_graph_duration(g)));
+	wperf_fmt_ppm_percent(s, sizeof s, wperf_ppm(fs.after_ns, wperf_graph_duration(g)));
 	fprintf(out, "  %-32s %10s  after the trace began (%s of the analysed time):\n"
 		"  %-32s %10s  %s; its shares are of the whole time\n",
 		"focus first seen", d, s, "", "",

@@ -73,7 +73,7 @@ static struct thread_row *rank_threads(const struct wperf_report *r, size_t *n_o
 		if (r->focus && tier == SIZE_MAX)
 			continue;
 		rows[n++] = (struct thread_row){ (uint32_t)v, tier, member,
-						 wperf_fmt_time_seen(vx) };
+						 wperf_time_seen(vx) };
 	}
 	free(rank);
 	qsort(rows, n, sizeof *rows, cmp_rows);
@@ -104,9 +104,9 @@ static void write_thread_row(FILE *out, const struct wperf_graph *g,
 	write_duration_cell(out, w[WPERF_V_THREAD]);
 	write_duration_cell(out, w[WPERF_V_DISK]);
 	write_duration_cell(out, w[WPERF_V_NIC]);
-	write_duration_cell(out, wperf_fmt_add_durations(w[WPERF_V_IRQ], w[WPERF_V_SOFTIRQ]));
+	write_duration_cell(out, wperf_add_durations(w[WPERF_V_IRQ], w[WPERF_V_SOFTIRQ]));
 	write_duration_cell(out, w[WPERF_V_TIMER]);
-	write_duration_cell(out, wperf_fmt_add_durations(w[WPERF_V_UNKNOWN], w[WPERF_V_VIRTUAL]));
+	write_duration_cell(out, wperf_add_durations(w[WPERF_V_UNKNOWN], w[WPERF_V_VIRTUAL]));
 	fputc('\n', out);
 }
 

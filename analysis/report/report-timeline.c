@@ -466,7 +466,7 @@ static void write_stack(FILE *out, const struct wperf_graph *g, const struct wpe
 	char d[32], pct[32];
 
 	wperf_fmt_duration(d, sizeof d, es->ns, 0);
-	wperf_fmt_ppm_percent(pct, sizeof pct, wperf_fmt_ppm(es->ns, e->direct_ns));
+	wperf_fmt_ppm_percent(pct, sizeof pct, wperf_ppm(es->ns, e->direct_ns));
 	fprintf(out, "<li>%" PRIu64 " wait%s, %s (%s of the wait time), innermost frame "
 		"first:<ol class=\"frames\">", es->count, es->count == 1 ? "" : "s", d, pct);
 	for (size_t f = 0; f < s->n && f < STACK_FRAMES_SHOWN; f++) {

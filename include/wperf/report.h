@@ -72,4 +72,9 @@ int wperf_report_write_svg(const struct wperf_report *r, FILE *out, char *err,
 int wperf_report_write_first_svg(const struct wperf_report *r, FILE *out, char *err,
 				 size_t errlen);
 
+/* A classification's evidence (wperf/classify.h) as one sentence with its
+ * numbers, for a person (analysis/report/report-evidence.c). */
+void wperf_evidence_describe(char *buf, size_t len, const struct wperf_graph *g,
+			     const struct wperf_evidence *ev);
+
 #endif /* WPERF_REPORT_H */

@@ -10,6 +10,7 @@
 #include "graph-builder.h"
 #include "wperf/classify.h"
 #include "wperf/knots.h"
+#include "wperf/report.h"
 
 #define MS 1000000LL
 #define DURATION (1000 * MS)

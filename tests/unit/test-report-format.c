@@ -43,10 +43,10 @@ static void test_shares(void)
 {
 	char buf[48];
 
-	CHECK_INT(wperf_fmt_ppm(1, 2), 500000);
-	CHECK_INT(wperf_fmt_ppm(3, 0), 0);
-	CHECK_INT(wperf_fmt_ppm(-3, 10), 0);
-	CHECK_INT(wperf_fmt_ppm(3, 2), 1500000);        /* cascades exceed 100% */
+	CHECK_INT(wperf_ppm(1, 2), 500000);
+	CHECK_INT(wperf_ppm(3, 0), 0);
+	CHECK_INT(wperf_ppm(-3, 10), 0);
+	CHECK_INT(wperf_ppm(3, 2), 1500000);        /* cascades exceed 100% */
 	wperf_fmt_ppm_fraction(buf, sizeof buf, 1234567);
 	CHECK_STR(buf, "1.234567");
 	wperf_fmt_ppm_fraction(buf, sizeof buf, 5);
@@ -110,13 +110,13 @@ static void test_histograms(void)
 	uint64_t h[WPERF_HIST_BUCKETS] = { 0 };
 	char buf[64];
 
-	CHECK_INT(wperf_fmt_hist_median(h), -1);
+	CHECK_INT(wperf_hist_median(h), -1);
 	h[10] = 1;
 	h[20] = 1;
 	h[30] = 1;
-	CHECK_INT(wperf_fmt_hist_median(h), 20);
+	CHECK_INT(wperf_hist_median(h), 20);
 	h[10] = 10;
-	CHECK_INT(wperf_fmt_hist_median(h), 10);
+	CHECK_INT(wperf_hist_median(h), 10);
 	wperf_fmt_bucket_range(buf, sizeof buf, 10);
 	CHECK_STR(buf, "[1.02us, 2.05us)");
 	wperf_fmt_bucket_range(buf, sizeof buf, -1);

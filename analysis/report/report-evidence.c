@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analysis/report/report-evidence.c — a classification's evidence in
+ * words: one sentence per fact, with its numbers, for the text, HTML and
+ * JSON reports. The facts and the rules that weigh them are
+ * analysis/classify.c's; the words are the report layer's.
+ */
+#include <stdio.h>
+
+#include "report-format.h"
+#include "wperf/classify.h"
+#include "wperf/report.h"
+
+#define LABEL 96
+
+void wperf_evidence_describe(char *buf, size_t len, const struct wperf_graph *g,
+			     const struct wperf_evidence *ev)
+{
+	char v1[LABEL] = "?", v2[LABEL] = "?", a[32], b[32], pct[32];
+
+	if (ev->vertex < g->n_vertices)
+		wperf_fmt_vertex_label(v1, sizeof v1, g, ev->vertex);
+	if (ev->vertex2 < g->n_vertices)
+		wperf_fmt_vertex_label(v2, sizeof v2, g, ev->vertex2);
+	wperf_fmt_duration(a, sizeof a, ev->a_ns, 0);
+	wperf_fmt_duration(b, sizeof b, ev->b_ns, 0);
+	wperf_fmt_ppm_percent(pct, sizeof pct, ev->ppm);
+
+	switch (ev->kind) {
+	case WPERF_EV_DEVICE:
+		snprintf(buf, len, "%s is a member: the threads wait for it %s, "
+			 "and it waits for them (idle) %s", v1, a, b);
+		return;
+	case WPERF_EV_RUNNABLE:
+		snprintf(buf, len, "%s was runnable %s of its time (%s), its CPU held by "
+			 "another thread%s", v1, pct, a, ev->decides ? ": it needs a CPU or "
+			 "priority, not less waiting" : "; the knot's own waits weigh more");
+		return;
+	case WPERF_EV_CPU_DEMAND:
+		snprintf(buf, len, "the members waited for a CPU (runnable) %s in all, "
+			 "%s the %s they waited on each other%s%s%s", a,
+			 ev->a_ns > ev->b_ns ? "more than" : "not more than", b,
+			 ev->vertex < g->n_vertices ? " and on " : "",
+			 ev->vertex < g->n_vertices ? v1 : "",
+			 ev->count ? ", with the CPU delays after its wakeups" : "");
+		return;
+	case WPERF_EV_WAIT_LENGTH: {
+		char lo[32], hi[32];
+		wperf_fmt_duration(lo, sizeof lo, ev->a_ns, 0);
+		wperf_fmt_duration(hi, sizeof hi, ev->b_ns, 0);
+		snprintf(buf, len, "the %llu waits of threads on each other have a median "
+			 "length between %s and %s", (unsigned long long)ev->count, lo, hi);
+		return;
+	}
+	case WPERF_EV_TURNS:
+		snprintf(buf, len, "%s -> %s %s and back %s: %llu waits in %llu turns, "
+			 "about %llu in a row before the other side waits", v1, v2, a, b,
+			 (unsigned long long)ev->count, (unsigned long long)ev->turns,
+			 (unsigned long long)(ev->turns ? ev->count / ev->turns : ev->count));
+		return;
+	case WPERF_EV_QUEUE:
+		snprintf(buf, len, "%llu of their %llu waits (%s) began while the thread that "
+			 "ended them was waiting itself: %s", (unsigned long long)ev->count,
+			 (unsigned long long)ev->total, pct,
+			 ev->ppm > WPERF_QUEUE_CHAINED_PPM
+				 ? "a queue, each woken by the one queued before it"
+				 : "it was working, not queued");
+		return;
+	case WPERF_EV_GROUP:
+		snprintf(buf, len, "%llu of the %llu waits of threads on each other (%s) ended in "
+			 "a wakeup that woke others at the same moment: %s",
+			 (unsigned long long)ev->count, (unsigned long long)ev->total, pct,
+			 ev->ppm > WPERF_GROUP_WAKE_PPM
+				 ? "a group woken at once, as when a barrier opens for the last "
+				   "to arrive"
+				 : "one waiter at a time, as a lock hands over or a barrier with "
+				   "one waiter");
+		return;
+	case WPERF_EV_ONE_PROCESS:
+		snprintf(buf, len, "all %llu threads belong to process %lld",
+			 (unsigned long long)ev->count, (long long)ev->pid);
+		return;
+	case WPERF_EV_SELF_LOOP:
+		snprintf(buf, len, "%s waits on itself %s (%llu waits): the threads merged "
+			 "into it wait on each other", v1, a, (unsigned long long)ev->count);
+		return;
+	case WPERF_EV_PROCESSES:
+		snprintf(buf, len, "the threads belong to %llu processes",
+			 (unsigned long long)ev->count);
+		return;
+	case WPERF_EV_INTERRUPT:
+		snprintf(buf, len, "%s is a member: interrupt handling is part of the cycle", v1);
+		return;
+	case WPERF_EV_BACKGROUND:
+		snprintf(buf, len, "no device, and its threads ran or wanted a CPU %s = %s "
+			 "of the %s they existed: less than one CPU", a, pct, b);
+		return;
+	}
+	snprintf(buf, len, "?");
+}
