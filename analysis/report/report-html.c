@@ -170,14 +170,6 @@ static void esc(FILE *out, const char *s)
 	wperf_fmt_xml_escaped(out, s);
 }
 
-void wperf_html_vertex_label(FILE *out, const struct wperf_graph *g, uint32_t id)
-{
-	char label[256];
-
-	wperf_fmt_vertex_label(label, sizeof label, g, id);
-	esc(out, label);
-}
-
 /* weight = own + cascaded, with own's share of the waiters' time
  * (doc/wperf-report.7.md, "Weights"). */
 static void split_text(char *buf, size_t len, int64_t weight, int64_t own, int64_t waiters,
@@ -291,14 +283,6 @@ static void write_header(FILE *out, const struct wperf_report *r, const char *fi
 	      "passed through. A weight measures those waits; it does not bound what "
 	      "shortening them could gain.</p>\n",
 	      out);
-}
-
-void wperf_html_members(FILE *out, const struct wperf_graph *g, const struct wperf_knot *k)
-{
-	for (size_t j = 0; j < k->n_members; j++) {
-		fputs(j ? ", " : "", out);
-		wperf_html_vertex_label(out, g, k->members[j]);
-	}
 }
 
 static void write_edge_item(FILE *out, const struct wperf_graph *g, size_t i, int64_t weight)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * report-html.h — what the files of the HTML page share: the labels
- * report-html.c writes, the parts drawn by report-timeline.c (a finding's
+ * (report-html-labels.c), the parts drawn by report-timeline.c (a finding's
  * timeline and an edge's details: histogram, call stacks), and the
  * sortable tables of report-html-tables.c.
  */
@@ -14,7 +14,7 @@
 #include "report-format.h"
 #include "wperf/report.h"
 
-/* report-html.c: labels */
+/* report-html-labels.c: labels */
 
 /* The vertex's label (wperf_fmt_vertex_label), escaped. */
 void wperf_html_vertex_label(FILE *out, const struct wperf_graph *g, uint32_t id);

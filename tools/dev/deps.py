@@ -55,8 +55,6 @@ KNOWN_CYCLES = [
     # classification it calls for a sink's limit.
     ['analysis/classify.c', 'analysis/knots-background.c', 'analysis/knots-graph.c',
      'analysis/knots-refine.c', 'analysis/knots.c'],
-    # Files split by size that still call each other both ways.
-    ['analysis/report/report-html-tables.c', 'analysis/report/report-html.c'],
 ]
 KNOWN_ARROWS = []
 
