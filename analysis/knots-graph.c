@@ -4,8 +4,8 @@
  * (knots-graph.h): building it, strongly connected components of a vertex
  * set by an iterative Tarjan (nothing recurses: it keeps its own call
  * stack; one pass costs O(V + E) of the set it is given), the weights
- * inside and leaving a component with the knot rule, and the edges inside
- * a vertex set.
+ * inside and leaving a component with the knot rule (and its exact ppm
+ * comparison, wperf_within_ppm), and the edges inside a vertex set.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -306,6 +306,20 @@ int kgraph_component_weights(struct kgraph *kg, const struct scc *c,
 	}
 	kgraph_mark_set(kg, verts, n, false);
 	return 0;
+}
+
+bool wperf_within_ppm(int64_t a, int64_t b, int64_t ppm)
+{
+	if (a <= 0)
+		return true;
+	if (b <= 0 || ppm <= 0)
+		return false;
+	if (ppm > WPERF_PPM_MAX)
+		ppm = WPERF_PPM_MAX;
+	/* floor(b * ppm / 10^6) without overflow: b = q * 10^6 + r, and
+	 * q * ppm <= b, r * ppm < 10^12. */
+	int64_t q = b / WPERF_PPM_MAX, r = b % WPERF_PPM_MAX;
+	return a <= q * ppm + r * ppm / WPERF_PPM_MAX;
 }
 
 /*

@@ -2,9 +2,10 @@
 /*
  * analysis/knots-search.h — the state of one knot search (struct search):
  * its results, the work list of pieces still to refine, and the functions
- * the search (knots.c), refinement (knots-refine.c) and the background
- * rounds (knots-background.c) call across those files. Not part of the
- * library's API.
+ * the search's files call across: the entry (knots.c), the background
+ * rounds (knots-background.c), one round (knots-round.c), refinement
+ * (knots-refine.c), the results (knots-results.c), each calling only the
+ * ones after it. Not part of the library's API.
  */
 #ifndef WPERF_ANALYSIS_KNOTS_SEARCH_H
 #define WPERF_ANALYSIS_KNOTS_SEARCH_H
@@ -56,7 +57,7 @@ struct in_sum {
 	uint64_t count;
 };
 
-/* Results and work list (knots.c). */
+/* Results and work list (knots-results.c). */
 
 void piece_fini(struct piece *p);
 
@@ -102,7 +103,7 @@ int refine_piece(struct search *s, struct piece *p);
 int refine_split_group(struct search *s, const uint32_t *verts, size_t n,
 		       struct wperf_removed_edge **cuts, size_t *n_cuts, struct scc *parts);
 
-/* One round of the search (knots.c), and all of them (knots-background.c). */
+/* One round of the search (knots-round.c), and all of them (knots-background.c). */
 
 /* One search of the remaining graph: terminal components, refined, into
  * s->items. */
