@@ -180,6 +180,12 @@ static void fill_event(struct reader *r, struct wperf_event *ev)
 	case WPERF_EV_NET_RECV:
 		ev->u.net.dev = name(r);
 		ev->u.net.len = u16(r);
+		/* fall through: few skbs and keys, so that sends and receives pair */
+	case WPERF_EV_TCP_SEND:
+	case WPERF_EV_TCP_RECV:
+		ev->u.net.skb = u8(r) % 4;
+		ev->u.net.has_tcp = u8(r) & 1;
+		ev->u.net.seq = u8(r) % 4;
 		break;
 	default:
 		break;
