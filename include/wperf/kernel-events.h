@@ -9,7 +9,7 @@
  *   - the flight recorder's ftrace instance (tools/wperf/flight.c);
  *   - the LTTng sessions `wperf record` and `wperf top` make
  *     (tools/wperf/lttng.c);
- *   - the analysis's hint for a trace without them (analysis/analysis.c).
+ *   - the analysis's hint for a trace without them (analysis/analysis-finish.c).
  * sessions/test-profiles.py reads this file and checks that the session
  * profiles sessions/wperf.lttng and sessions/wperf-snapshot.lttng enable
  * exactly its LTTng events; doc/wperf-sessions.7.md explains each one.
