@@ -8,7 +8,7 @@ veth pair, for recording real traces (tests/test_netns_recorded.py).
       client in NS_CLIENT, and waits for both;
   netns-fsync.py server ADDR DIR SECONDS   (thread name "xh-server")
       for each 512-byte request: appends 4 KiB to DIR/xh-data, fsyncs
-      it, replies 64 bytes;
+      it, replies 64 bytes; removes the file when the client is done;
   netns-fsync.py client ADDR SECONDS       (thread name "xh-client")
       sends a request, waits for its reply and pauses 2 ms, again and
       again.
@@ -50,13 +50,15 @@ def server(addr, folder, seconds):
     ls.settimeout(seconds + 10)
     conn, _ = ls.accept()
     conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    fd = os.open(os.path.join(folder, 'xh-data'), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    path = os.path.join(folder, 'xh-data')
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     block = b'x' * 4096
     while recv_exact(conn, 512) is not None:
         os.write(fd, block)
         os.fsync(fd)
         conn.sendall(b'r' * 64)
     os.close(fd)
+    os.unlink(path)
 
 
 def client(addr, seconds):
