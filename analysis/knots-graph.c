@@ -82,12 +82,14 @@ static int set_cut_weights(struct kgraph *kg)
 	}
 	for (size_t i = 0; i < g->n_edges; i++) {
 		const struct wperf_edge *e = &g->edges[i];
-		if (wakes_from_device(g->vertices[e->to].kind) && e->direct_ns > 0)
+		if (e->from < kg->nv && e->to < kg->nv && e->direct_ns > 0 &&
+		    wakes_from_device(g->vertices[e->to].kind))
 			on_devices[e->from] = add_saturating(on_devices[e->from], e->direct_ns);
 	}
 	for (size_t i = 0; i < g->n_edges; i++) {
 		const struct wperf_edge *e = &g->edges[i];
-		int64_t woken = g->vertices[e->from].woken_cpu_wait_ns;
+		bool in_range = e->from < kg->nv && e->to < kg->nv;
+		int64_t woken = in_range ? g->vertices[e->from].woken_cpu_wait_ns : 0;
 
 		kg->cut_weight[i] = e->weight_ns;
 		if (woken > 0 && on_devices[e->from] > 0 && e->direct_ns > 0 &&
