@@ -395,13 +395,15 @@ static int64_t own_waits_on_piece(struct kgraph *kg, const struct piece *p, uint
 
 /*
  * 1 when the cut just made leaves a thread alone as a terminal part (a
- * sink to be) although it waited on the rest of the piece longer than it
- * ran and was runnable: a sink is a vertex limited by its own execution
- * (wperf-method(7) §7), and this one is mostly waiting on the others,
- * through edges each lighter than the threshold but together more than
- * its work. Such a cut does not find where the time goes; it breaks the
- * cycle the thread is part of (a writeback worker between the threads
- * that wait on it and the disk it waits on). c: the piece's components
+ * sink to be) although it waited on the rest of the piece and on timers
+ * longer than it ran and was runnable: a sink is a vertex limited by its
+ * own execution (wperf-method(7) §7), and this one is mostly waiting on
+ * the others, through edges each lighter than the threshold but together
+ * more than its work, or sleeping. Such a cut does not find where the
+ * time goes; it breaks the cycle the thread is part of (a writeback
+ * worker between the threads that wait on it and the disk it waits on;
+ * fio's main thread, which sleeps between its status checks and which
+ * its workers waited on once, at their start). c: the piece's components
  * after the cut.
  */
 static bool cut_isolates_a_waiter(struct kgraph *kg, const struct piece *p,
@@ -419,7 +421,13 @@ static bool cut_isolates_a_waiter(struct kgraph *kg, const struct piece *p,
 			continue;
 		int64_t work = add_saturating(x->running_ns > 0 ? x->running_ns : 0,
 					      x->runnable_ns > 0 ? x->runnable_ns : 0);
-		found = own_waits_on_piece(kg, p, v) > work;
+		int64_t own = own_waits_on_piece(kg, p, v);
+		/* Sleeps and timeouts count as waiting too: a thread paced
+		 * by timers is no more limited by its own work. */
+		if (own >= 0)
+			own = add_saturating(own, x->waiting_ns[WPERF_V_TIMER] > 0
+						  ? x->waiting_ns[WPERF_V_TIMER] : 0);
+		found = own > work;
 	}
 	return found;
 }

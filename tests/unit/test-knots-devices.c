@@ -15,6 +15,11 @@
  * reported alone, as a sink; its delays counted, the disk's wait on the
  * main thread goes first, the main thread and the producer are upstream,
  * and the knot is {writer, disk}.
+ *
+ * A thread paced by timers is not limited by its own execution either:
+ * fio's main thread, which sleeps between status checks and which its
+ * workers waited on once, at their start, is not what refinement leaves
+ * of the {workers, disk} knot.
  */
 #include "check.h"
 #include "graph-builder.h"
@@ -79,8 +84,59 @@ static void test_delays_after_disk_wakeups_hold_the_knot(void)
 	gb_free(&g);
 }
 
+/*
+ * fio recorded for 2 s (ms): the main thread M ran 227, was runnable 88
+ * and slept 2060 on timers; its five workers W (one pool) waited on it
+ * 421 at their start, and on the disk D 1200; D's idle time is charged to
+ * W (900) and M (134); M waited on D 79, the workers on each other 67.
+ * Cutting 67 and then 79 leaves M terminal, waited on through heavier
+ * edges: a sink by its weights, but one that slept most of its time.
+ */
+static void test_sleeper_is_not_left_as_a_sink(void)
+{
+	struct wperf_graph g;
+	struct wperf_knots k;
+	struct wperf_knot_options o = { .threshold_ns = 600 * MS };
+
+	gb_init(&g, 0, 3000 * MS);
+	uint32_t m = gb_thread(&g, "fio", 200);
+	uint32_t w = gb_thread(&g, "fio ×5", 201);
+	uint32_t d = gb_vertex(&g, WPERF_V_DISK, "disk:vda");
+	g.vertices[m].running_ns = 227 * MS;
+	g.vertices[m].runnable_ns = 88 * MS;
+	g.vertices[m].waiting_ns[WPERF_V_TIMER] = 2060 * MS;
+	g.vertices[w].running_ns = 500 * MS;
+	gb_edge(&g, w, d, 1200 * MS);
+	gb_edge(&g, d, w, 900 * MS);
+	gb_edge(&g, w, m, 421 * MS);
+	gb_edge(&g, d, m, 134 * MS);
+	gb_edge(&g, m, d, 79 * MS);
+	gb_edge(&g, w, w, 67 * MS);
+	gb_sort(&g);
+	REQUIRE_INT(wperf_knots_find(&g, &o, &k), 0);
+	REQUIRE_INT(k.n >= 1, 1);
+	CHECK_INT(k.items[0].kind, WPERF_KNOT);
+	CHECK_INT(k.items[0].n_members, 3);
+	CHECK_STR(k.items[0].stop_reason, "waiter");
+	REQUIRE_INT(k.items[0].n_removed, 1);
+	CHECK_INT(k.items[0].removed[0].edge, gb_find(&g, w, w));
+	wperf_knots_fini(&k);
+
+	/* Awake all along (its 2060 ms running instead), M is a sink. */
+	g.vertices[m].waiting_ns[WPERF_V_TIMER] = 0;
+	g.vertices[m].running_ns = 2287 * MS;
+	REQUIRE_INT(wperf_knots_find(&g, &o, &k), 0);
+	REQUIRE_INT(k.n >= 1, 1);
+	CHECK_INT(k.items[0].kind, WPERF_SINK);
+	REQUIRE_INT(k.items[0].n_members, 1);
+	CHECK_INT(k.items[0].members[0], m);
+	wperf_knots_fini(&k);
+	gb_free(&g);
+}
+
 int main(void)
 {
 	RUN_TEST(test_delays_after_disk_wakeups_hold_the_knot);
+	RUN_TEST(test_sleeper_is_not_left_as_a_sink);
 	return check_finish();
 }
