@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,13 +78,32 @@ static int take_lock(void)
 /* This process's shared hold on the users' file, for its whole run. */
 static int use_fd = -1;
 
+/*
+ * A forked child (the kernel recorder, a watcher, top's refreshes) shares
+ * the hold's open file and so the lock, which then lasts until the child
+ * ends too: the last wperf to end, its recorder still closing, found
+ * another user and left the daemon running. The hold is the parent's:
+ * the child closes its copy (close, not LOCK_UN, which would drop the
+ * parent's lock).
+ */
+static void forget_use_in_child(void)
+{
+	if (use_fd >= 0) {
+		close(use_fd);
+		use_fd = -1;
+	}
+}
+
 static void hold_use(void)
 {
+	static bool atfork;
 	char path[PATH_MAX];
 	struct stat st;
 
 	if (use_fd >= 0)
 		return;
+	if (!atfork)
+		atfork = pthread_atfork(NULL, NULL, forget_use_in_child) == 0;
 	shared_path(path, sizeof(path), "use");
 	use_fd = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
 	if (use_fd >= 0 && (fstat(use_fd, &st) != 0 || st.st_uid != geteuid())) {
