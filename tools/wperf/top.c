@@ -283,10 +283,12 @@ static int watch(const struct top_args *a, bool has_duration, const struct wperf
 	}
 	if (wperf_lttng_kernel_available())
 		return top_lttng(a, bt, sink, work);
-	/* Asked only whether the kernel tracer answers: a daemon this wperf
-	 * did not start is none of its business (another wperf stops it). */
-	if (sessiond > 0)
-		wperf_stop_sessiond_if_ours();
+	/* Asked only whether the kernel tracer answers: ftrace needs no
+	 * daemon, so this wperf is done with it now, whoever started it. Its
+	 * hold as a user ends here (else a wperf started it, and the others
+	 * ended while this one watched: each saw it as a user and left the
+	 * daemon, and nothing stopped it after); the last user stops it. */
+	wperf_stop_sessiond_if_ours();
 	return top_tracefs(a, has_duration, bt, sink);
 }
 
