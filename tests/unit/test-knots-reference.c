@@ -198,76 +198,6 @@ static int isolates_a_waiter(const struct ref *r, unsigned mask, const unsigned 
 	return 0;
 }
 
-static void refine(struct ref *r, struct work *stack, int *top)
-{
-	struct work w = stack[--*top];
-
-	for (;;) {
-		int n = popcount(w.mask), bi = -1, bj = -1;
-		if (n == 1) {
-			/* wperf-method(7) §7: one vertex without a self-loop is a sink. */
-			int v = __builtin_ctz(w.mask);
-			emit(r, &w, "single vertex");
-			r->out[r->n_out - 1].sink = r->w[v][v] == 0;
-			return;
-		}
-		if (internal_count(r, w.mask) == n) {
-			emit(r, &w, "simple cycle");
-			return;
-		}
-		for (int i = 0; i < r->n; i++)         /* the lightest edge */
-			for (int j = 0; j < r->n; j++)
-				if ((w.mask >> i & 1) && (w.mask >> j & 1) && r->w[i][j] &&
-				    (bi < 0 || r->w[i][j] < r->w[bi][bj])) {
-					bi = i;
-					bj = j;
-				}
-		/* Its tie: every edge within tie_ppm of it, cut together in
-		 * (weight, from, to) order, unless one weighs the threshold. */
-		int64_t lightest = r->w[bi][bj], tie[MAXV * MAXV][3];
-		int n_tie = 0, heavy = 0;
-		for (int64_t wt = lightest; wt <= MAX_WEIGHT; wt++)
-			for (int i = 0; i < r->n; i++)
-				for (int j = 0; j < r->n; j++)
-					if ((w.mask >> i & 1) && (w.mask >> j & 1) &&
-					    r->w[i][j] == wt &&
-					    ref_within(wt - lightest, lightest, r->tie_ppm)) {
-						tie[n_tie][0] = i;
-						tie[n_tie][1] = j;
-						tie[n_tie++][2] = wt;
-						heavy |= wt >= r->threshold;
-					}
-		if (heavy) {
-			emit(r, &w, "threshold");
-			return;
-		}
-		for (int t = 0; t < n_tie; t++) {
-			r->w[tie[t][0]][tie[t][1]] = 0;
-			w.removed[w.n_removed][0] = (int)tie[t][0];
-			w.removed[w.n_removed][1] = (int)tie[t][1];
-			w.n_removed++;
-		}
-		unsigned comps[MAXV];
-		int nc = terminal_components(r, w.mask, comps);
-		if (nc == 1 && comps[0] == w.mask)
-			continue;
-		if (isolates_a_waiter(r, w.mask, comps, nc)) {
-			/* The tie is not cut: the piece as it stood is the knot. */
-			for (int t = 0; t < n_tie; t++)
-				r->w[tie[t][0]][tie[t][1]] = tie[t][2];
-			w.n_removed -= n_tie;
-			emit(r, &w, "waiter");
-			return;
-		}
-		for (int c = 0; c < nc; c++) {
-			stack[*top] = w;
-			stack[*top].mask = comps[c];
-			(*top)++;
-		}
-		return;
-	}
-}
-
 /* The lightest edge inside mask and its tie (every edge within tie_ppm of
  * it, in (weight, from, to) order): how many, and whether one weighs the
  * threshold. 0 when mask has no edge. */
@@ -297,6 +227,58 @@ static int lightest_tie(const struct ref *r, unsigned mask, int64_t tie[][3], in
 					*heavy |= wt >= r->threshold;
 				}
 	return n_tie;
+}
+
+static void refine(struct ref *r, struct work *stack, int *top)
+{
+	struct work w = stack[--*top];
+
+	for (;;) {
+		int n = popcount(w.mask);
+		if (n == 1) {
+			/* wperf-method(7) §7: one vertex without a self-loop is a sink. */
+			int v = __builtin_ctz(w.mask);
+			emit(r, &w, "single vertex");
+			r->out[r->n_out - 1].sink = r->w[v][v] == 0;
+			return;
+		}
+		if (internal_count(r, w.mask) == n) {
+			emit(r, &w, "simple cycle");
+			return;
+		}
+		/* The lightest edge and its tie, cut together in (weight,
+		 * from, to) order, unless one weighs the threshold. */
+		int64_t tie[MAXV * MAXV][3];
+		int heavy, n_tie = lightest_tie(r, w.mask, tie, &heavy);
+		if (heavy) {
+			emit(r, &w, "threshold");
+			return;
+		}
+		for (int t = 0; t < n_tie; t++) {
+			r->w[tie[t][0]][tie[t][1]] = 0;
+			w.removed[w.n_removed][0] = (int)tie[t][0];
+			w.removed[w.n_removed][1] = (int)tie[t][1];
+			w.n_removed++;
+		}
+		unsigned comps[MAXV];
+		int nc = terminal_components(r, w.mask, comps);
+		if (nc == 1 && comps[0] == w.mask)
+			continue;
+		if (isolates_a_waiter(r, w.mask, comps, nc)) {
+			/* The tie is not cut: the piece as it stood is the knot. */
+			for (int t = 0; t < n_tie; t++)
+				r->w[tie[t][0]][tie[t][1]] = tie[t][2];
+			w.n_removed -= n_tie;
+			emit(r, &w, "waiter");
+			return;
+		}
+		for (int c = 0; c < nc; c++) {
+			stack[*top] = w;
+			stack[*top].mask = comps[c];
+			(*top)++;
+		}
+		return;
+	}
 }
 
 /*
