@@ -453,9 +453,19 @@ void wperf_analysis_seed(struct wperf_analysis *dst, const struct wperf_analysis
 	}
 }
 
+/* The data a request moves: a discard's sectors are a range it frees,
+ * not data, and would take the disk's idle time from the threads that
+ * gave it work (an 8 MiB discard beside a thread's 4 KiB writes). */
+static uint64_t block_bytes(const struct wperf_event *ev)
+{
+	if (ev->u.block.rwbs & WPERF_RWBS_DISCARD)
+		return 0;
+	return ev->u.block.bytes ? ev->u.block.bytes : ev->u.block.nr_sector * 512;
+}
+
 static void on_block(struct wperf_analysis *a, const struct wperf_event *ev)
 {
-	uint64_t bytes = ev->u.block.bytes ? ev->u.block.bytes : ev->u.block.nr_sector * 512;
+	uint64_t bytes = block_bytes(ev);
 
 	switch (ev->type) {
 	case WPERF_EV_BLOCK_INSERT:

@@ -16,7 +16,8 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from scenario_base import DISK, Base, segments_of  # noqa: E402
-from wperf_scenario import MS, S, US, SOFTIRQ, Scenario, run_knots_text, run_segments  # noqa: E402
+from wperf_scenario import (MS, S, US, SOFTIRQ, RWBS_DISCARD, Scenario,  # noqa: E402
+                            run_knots_text, run_segments)
 
 
 
@@ -568,6 +569,40 @@ class TestDiskZeroByteIssuer(Base):
         # for disk -> thread).
         if r.has_edge(d, K):
             self.assertEdge(r, d, K, 0, direct=0, count=1)
+
+
+class TestDiskDiscard(Base):
+    """The disk scenario plus K (403, cpu1 instead of X), which issues an
+    8 MiB discard (16 384 sectors, rwbs DISCARD) at 2 s completed at
+    2.1 s. The discard frees sectors and moves no data: K issued no byte,
+    W all of them, so the idle time 3 s - 500 001 000 - 100 000 000 =
+    2 399 999 000 ns is all W's, as for the zero-byte flush above (counted
+    by its sectors, the discard would take 2048/2049 of it and leave W
+    1 171 303 ns), and {W, disk} stays a knot."""
+
+    def scenario(self):
+        s = Scenario(ncpus=2, end=3 * S)
+        W, K = s.thread(401, 'W'), s.thread(403, 'K')
+        s.run(0, 0, W)
+        s.run(0, 1, K)
+        s.disk_wait(1 * S, 0, W, DISK, done=1500 * MS, irq_cpu=1)
+        s.block_issue(2 * S, 1, K, DISK, 500_000, 16_384, rwbs=RWBS_DISCARD)
+        s.irq_entry(2100 * MS, 1, 25, 'virtio1')
+        s.block_complete(2100 * MS, 1, DISK, 500_000, 16_384, rwbs=RWBS_DISCARD)
+        s.irq_exit(2100 * MS + 1 * US, 1, 25)
+        return s
+
+    def test_report(self):
+        r = self.knots(self.scenario())
+        W, K = r.tid(401), r.tid(403)
+        d = r.vid(kind='disk')
+        self.assertEqual(r.vertices[d]['busy_ns'], 600_001_000)
+        self.assertEqual(r.vertices[d]['bytes'], 4096)
+        self.assertEdge(r, d, W, 2_399_999_000, count=1)
+        self.assertEdge(r, d, K, 0, direct=0, count=1)
+        knots = r.knots('knot')
+        self.assertEqual([k['members'] for k in knots], [sorted([W, d])],
+                         'knots: %s; edges: %s' % (r.describe_knots(), r.describe_edges()))
 
 
 class TestWaitOnADiskWaiter(Base):

@@ -99,6 +99,7 @@ LAYOUTS = {
 }
 
 RWBS_WRITE = 1      # lttng-modules: RWBS_FLAG_WRITE
+RWBS_DISCARD = 1 << 1   # RWBS_FLAG_DISCARD
 RWBS_SYNC = 1 << 4
 
 

@@ -70,6 +70,11 @@ enum wperf_event_type {
 #define WPERF_CTX_HARDIRQ  0x08
 #define WPERF_CTX_SOFTIRQ  0x10
 
+/* A block request's operation bits that the analysis reads (lttng-modules'
+ * RWBS_FLAG_*, which source.wperf.tracefs writes too): a discard (or a
+ * secure erase, which sets it as well) frees sectors and moves no data. */
+#define WPERF_RWBS_DISCARD (1u << 1)
+
 /* Softirq vectors (include/linux/interrupt.h). */
 enum wperf_softirq_vec {
 	WPERF_SOFTIRQ_HI = 0,
@@ -147,6 +152,7 @@ struct wperf_event {
 			uint64_t nr_sector;
 			uint64_t bytes;   /* 0 when the layout lacks it: use nr_sector * 512 */
 			int64_t tid;      /* issuing thread, -1 when unknown */
+			uint32_t rwbs;    /* WPERF_RWBS_* bits (LTTng's RWBS_FLAG_*); 0: unknown */
 		} block;
 		struct {
 			int64_t tid, pid, ppid;

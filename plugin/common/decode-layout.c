@@ -97,13 +97,15 @@ static const struct type_spec type_specs[] = {
 		{ "sector", "sector", WANT_INT, REQ },
 		{ "nr_sector", "nr_sector", WANT_INT, REQ },
 		{ "bytes", "bytes", WANT_INT, OPT },
-		{ "tid", NULL, WANT_INT, OPT } } },
+		{ "tid", NULL, WANT_INT, OPT },
+		{ "rwbs", NULL, WANT_INT, OPT } } },
 	{ WPERF_EV_BLOCK_ISSUE, { "block_rq_issue" }, {
 		{ "dev", "dev", WANT_INT, REQ },
 		{ "sector", "sector", WANT_INT, REQ },
 		{ "nr_sector", "nr_sector", WANT_INT, REQ },
 		{ "bytes", "bytes", WANT_INT, OPT },
-		{ "tid", NULL, WANT_INT, OPT } } },
+		{ "tid", NULL, WANT_INT, OPT },
+		{ "rwbs", NULL, WANT_INT, OPT } } },
 	{ WPERF_EV_BLOCK_COMPLETE, { "block_rq_complete" }, {
 		{ "dev", "dev", WANT_INT, REQ },
 		{ "sector", "sector", WANT_INT, REQ },
@@ -507,6 +509,8 @@ static void fill_event(const struct event_plan *p, const struct event_scopes *s,
 			? 0 : (uint64_t)read_int(s, &f[3], 0);
 		ev->u.block.tid = ev->type == WPERF_EV_BLOCK_COMPLETE
 			? -1 : read_int(s, &f[4], -1);
+		ev->u.block.rwbs = ev->type == WPERF_EV_BLOCK_COMPLETE
+			? 0 : (uint32_t)read_int(s, &f[5], 0);
 		break;
 	case WPERF_EV_STATEDUMP_PROCESS:
 		ev->u.statedump.tid = read_int(s, &f[0], -1);
