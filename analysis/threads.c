@@ -149,7 +149,9 @@ static bool wait_is_for_work(struct sched *s, uint32_t v, int64_t prev_state)
 /* A new wait of v begins: its stack, when the event carries one. */
 static void set_wait_stack(struct sched *s, uint32_t v, const struct wperf_event *ev)
 {
-	uint32_t id = s->stacks ? stacks_intern(s->stacks, ev->stack, ev->n_stack) : STACK_NONE;
+	/* Most traces carry no stacks: no call for them. */
+	uint32_t id = s->stacks && ev->n_stack && ev->stack
+		? stacks_intern(s->stacks, ev->stack, ev->n_stack) : STACK_NONE;
 
 	s->th[v].wait_stack = id == STACK_NONE ? 0 : id + 1;
 }
@@ -193,9 +195,12 @@ static void cpu_changed_hands(struct sched *s, struct cpu_ctx *c, uint32_t prev)
 	lose_sight(s, v, s->th[v].since);
 }
 
-static void switch_out(struct sched *s, struct cpu_ctx *c, const struct wperf_event *ev)
+/* prev: prev_tid's vertex as on_switch found it (VERTEX_NONE: not seen
+ * yet, made here), so that a switch probes the tid index once for it. */
+static void switch_out(struct sched *s, struct cpu_ctx *c, const struct wperf_event *ev,
+		       uint32_t prev)
 {
-	uint32_t v = sched_thread_vertex(s, ev->u.sw.prev_tid);
+	uint32_t v = prev != VERTEX_NONE ? prev : sched_new_thread_vertex(s, ev->u.sw.prev_tid);
 	int64_t t = ev->ts;
 
 	if (v == VERTEX_NONE)
@@ -346,13 +351,15 @@ static void on_switch(struct sched *s, struct cpu_ctx *c, const struct wperf_eve
 	if (ev->u.sw.prev_tid == 0)
 		s->quality->switches_from_idle++;
 	c->depth = 0;   /* the scheduler never runs in interrupt context */
-	cpu_changed_hands(s, c, ev->u.sw.prev_tid > 0 ? vt_find_thread(s->vt, ev->u.sw.prev_tid)
-						      : VERTEX_NONE);
+	uint32_t prev = ev->u.sw.prev_tid > 0 ? vt_find_thread(s->vt, ev->u.sw.prev_tid)
+					      : VERTEX_NONE;
+
+	cpu_changed_hands(s, c, prev);
 	int64_t idle_from = ev->u.sw.prev_tid == 0 ? c->idle_since : -1;
 
 	c->idle_since = ev->u.sw.next_tid == 0 ? ev->ts : -1;
 	if (ev->u.sw.prev_tid > 0)
-		switch_out(s, c, ev);
+		switch_out(s, c, ev, prev);
 	if (ev->u.sw.next_tid > 0)
 		switch_in(s, c, ev, idle_from);
 	c->current_tid = ev->u.sw.next_tid;
