@@ -80,6 +80,13 @@ static void mark_gap_wait(struct edge_map *m, uint32_t from, uint32_t to)
 		m->e[e].gap_waits++;
 }
 
+/* The vertex of the thread that forked thread v, or VERTEX_NONE. */
+static uint32_t forked_by(const struct wperf_analysis *a, uint32_t v)
+{
+	return v < a->sched.n_th && a->sched.th[v].forked_by ? a->sched.th[v].forked_by - 1 :
+							       VERTEX_NONE;
+}
+
 static bool in_window(const struct wperf_analysis *a, int64_t ts)
 {
 	return ts >= a->win_begin && ts <= a->win_end;
@@ -146,7 +153,7 @@ static void on_closed_segment(void *data, const struct closed_segment *whole)
 			break;
 		}
 		requested = edges_add_wait(&a->edges, seg->vertex, seg->waker, seg->start,
-					   seg->end);
+					   seg->end, forked_by(a, seg->waker) == seg->vertex);
 		/* The part of it the waker spent waiting for a CPU (the CPU
 		 * finding's, wperf/cpu.h). */
 		if (w->kind == WPERF_V_THREAD)

@@ -199,7 +199,7 @@ static bool requested(const struct edge_map *m, size_t i)
 }
 
 bool edges_add_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t start,
-		    int64_t end)
+		    int64_t end, bool from_forked_to)
 {
 	size_t i = edges_get(m, from, to);
 	int64_t duration = end - start;
@@ -207,7 +207,9 @@ bool edges_add_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t star
 
 	if (i == EDGE_NONE)
 		return true;
-	asked = requested(m, i);
+	/* Creating a thread asks it for its whole work, as waking it does:
+	 * a parent's wait for its child's exit, a join on a worker. */
+	asked = requested(m, i) || (from_forked_to && m->last_wait[i] == 0);
 	m->e[i].weight_ns += duration;
 	m->e[i].direct_ns += duration;
 	m->e[i].count++;

@@ -55,10 +55,11 @@ size_t edges_get(struct edge_map *m, uint32_t from, uint32_t to);
  * wait when `to` woke another thread within EDGES_GROUP_WAKE_NS of `end`
  * (both waits count). Waits are added in the order they end. Returns
  * whether the wait was *requested*: `from` had woken `to` (a wait of `to`
- * ended by `from`, a wait for work included) since `to` last woke `from`
+ * ended by `from`, a wait for work included) since `to` last woke `from`,
+ * or `from` created `to` (from_forked_to) and `to` never woke it since
  * (cascade_wait_ended). */
 bool edges_add_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t start,
-		    int64_t end);
+		    int64_t end, bool from_forked_to);
 /* Weight that reaches the edge by cascade only. */
 /* A wait for work of `from`, ended by `to` (graph.h, idle_ns): counted
  * apart, no weight. */

@@ -313,10 +313,6 @@ class TarSync(Case):
     # Quiet, one CPU fewer cost it 1.18x, as much as the disk relief: no control.
     control = {'loaded': 'cpu'}
     winner = {'quiet': 'disk', 'loaded': 'disk'}
-    known_wrong = dict.fromkeys(('quiet', 'loaded'), (
-        'the report leads with the CPUs (tar runnable) while sync under eatmydata '
-        'gained 1.21x quiet (a CPU fewer cost 1.18x) and 1.32x loaded (the hog '
-        'removed 0.98x)'))
 
     def prepare(self, tmp):
         super().prepare(tmp)

@@ -11,116 +11,9 @@
 #include <string.h>
 
 #include "check.h"
+#include "feed.h"
 #include "wperf/analysis.h"
 #include "wperf/merge.h"
-
-#define MS 1000000LL
-
-/* ---- building events ---- */
-
-static struct wperf_event base(enum wperf_event_type type, int64_t ts, int cpu)
-{
-	struct wperf_event ev;
-
-	memset(&ev, 0, sizeof ev);
-	ev.type = type;
-	ev.ts = ts;
-	ev.cpu = cpu;
-	ev.current_tid = -1;
-	ev.current_pid = -1;
-	ev.context_flags = WPERF_CTX_UNKNOWN;
-	return ev;
-}
-
-static void sw(struct wperf_analysis *a, int64_t ts, int cpu, int64_t prev,
-	       int64_t prev_state, int64_t next)
-{
-	struct wperf_event ev = base(WPERF_EV_SWITCH, ts, cpu);
-
-	ev.u.sw.prev_tid = prev;
-	ev.u.sw.prev_state = prev_state;
-	ev.u.sw.next_tid = next;
-	wperf_analysis_feed(a, &ev);
-}
-
-static void wake(struct wperf_analysis *a, int64_t ts, int cpu, int64_t tid)
-{
-	struct wperf_event ev = base(WPERF_EV_WAKEUP, ts, cpu);
-
-	ev.u.wake.tid = tid;
-	ev.u.wake.waking = true;
-	wperf_analysis_feed(a, &ev);
-}
-
-static void simple(struct wperf_analysis *a, enum wperf_event_type type,
-		   int64_t ts, int cpu, int64_t num)
-{
-	struct wperf_event ev = base(type, ts, cpu);
-
-	if (type == WPERF_EV_IRQ_ENTRY || type == WPERF_EV_IRQ_EXIT) {
-		ev.u.irq.irq = num;
-		ev.u.irq.name = type == WPERF_EV_IRQ_ENTRY ? "virtio0" : NULL;
-	} else {
-		ev.u.softirq.vec = num;
-	}
-	wperf_analysis_feed(a, &ev);
-}
-
-static void block(struct wperf_analysis *a, enum wperf_event_type type, int64_t ts,
-		  int cpu, uint64_t sector, int64_t tid)
-{
-	struct wperf_event ev = base(type, ts, cpu);
-
-	ev.u.block.dev = (253u << 20) | 0;
-	ev.u.block.sector = sector;
-	ev.u.block.nr_sector = 8;
-	ev.u.block.bytes = 4096;
-	ev.u.block.tid = tid;
-	wperf_analysis_feed(a, &ev);
-}
-
-/* ---- reading the graph ---- */
-
-static uint32_t vertex_of_tid(const struct wperf_graph *g, int64_t tid)
-{
-	for (size_t i = 0; i < g->n_vertices; i++)
-		if (g->vertices[i].kind == WPERF_V_THREAD && g->vertices[i].tid == tid)
-			return (uint32_t)i;
-	return UINT32_MAX;
-}
-
-static uint32_t vertex_named(const struct wperf_graph *g, const char *name)
-{
-	for (size_t i = 0; i < g->n_vertices; i++)
-		if (g->vertices[i].kind != WPERF_V_THREAD && strcmp(g->vertices[i].name, name) == 0)
-			return (uint32_t)i;
-	return UINT32_MAX;
-}
-
-static const struct wperf_edge *edge(const struct wperf_graph *g, uint32_t from, uint32_t to)
-{
-	for (size_t i = 0; i < g->n_edges; i++)
-		if (g->edges[i].from == from && g->edges[i].to == to)
-			return &g->edges[i];
-	return NULL;
-}
-
-static int64_t weight(const struct wperf_graph *g, int64_t from_tid, int64_t to_tid)
-{
-	const struct wperf_edge *e = edge(g, vertex_of_tid(g, from_tid), vertex_of_tid(g, to_tid));
-
-	return e ? e->weight_ns : -1;
-}
-
-static int finish(struct wperf_analysis *a, struct wperf_graph *g)
-{
-	int rc = wperf_analysis_finish(a, g);
-
-	if (rc)
-		fprintf(stderr, "finish failed: %s\n", wperf_analysis_error(a));
-	wperf_analysis_destroy(a);
-	return rc;
-}
 
 /* ---- scenarios ---- */
 
@@ -1022,52 +915,6 @@ static void test_idle_waits(void)
 }
 
 /*
- * Inherited waiting (wperf-analysis(7)): a wait cascades into all of its
- * waker's waits over it only when the waiter had asked the waker for
- * something (woken it since the waker last woke it); else into the
- * waker's last wait before the wakeup only. Client C (1) wakes server S
- * (2) at 10 ms (a request), then waits for it [10, 70]; S waits for D (3)
- * over [20, 30] and [40, 60] and answers C at 70. I (4), idle in a poll()
- * since 0, is woken by S at 80: it asked S for nothing. C's wait cascades
- * both of S's waits on D (10 + 20); I's only S's last one (20), not S's
- * wait for C's request [0, 10] nor its first wait on D. S -> D = 30 + 30
- * + 20 = 80 ms (90 by the plain cascade), S -> C = 10 (20).
- */
-static void test_inherited_waiting(void)
-{
-	struct wperf_analysis *a = wperf_analysis_create();
-	struct wperf_graph g;
-
-	for (int t = 1; t <= 4; t++)
-		sw(a, 0, t - 1, 0, 0, t);       /* thread t on cpu t-1 */
-	sw(a, 0, 3, 4, 1, 0);                   /* I polls */
-	sw(a, 0, 1, 2, 1, 0);                   /* S waits for a request */
-	wake(a, 10 * MS, 0, 2);                 /* C asks S */
-	sw(a, 10 * MS, 1, 0, 0, 2);
-	sw(a, 10 * MS, 0, 1, 1, 0);             /* C waits for the answer */
-	sw(a, 20 * MS, 1, 2, 1, 0);             /* S waits for D */
-	wake(a, 30 * MS, 2, 2);
-	sw(a, 30 * MS, 1, 0, 0, 2);
-	sw(a, 40 * MS, 1, 2, 1, 0);             /* and again */
-	wake(a, 60 * MS, 2, 2);
-	sw(a, 60 * MS, 1, 0, 0, 2);
-	wake(a, 70 * MS, 1, 1);                 /* S answers C */
-	sw(a, 70 * MS, 0, 0, 0, 1);
-	wake(a, 80 * MS, 1, 4);                 /* S wakes I */
-	sw(a, 80 * MS, 3, 0, 0, 4);
-	sw(a, 100 * MS, 2, 3, 0, 0);
-	if (finish(a, &g)) {
-		check_test_failures++;
-		return;
-	}
-	CHECK_EQ("C -> S", weight(&g, 1, 2), 60 * MS);
-	CHECK_EQ("I -> S", weight(&g, 4, 2), 80 * MS);
-	CHECK_EQ("S -> D: its own 30, C's 30, I's last 20", weight(&g, 2, 3), 80 * MS);
-	CHECK_EQ("S -> C: its own only", weight(&g, 2, 1), 10 * MS);
-	wperf_graph_fini(&g);
-}
-
-/*
  * Untraced timers (wperf-analysis(7)): no timer expiry events. A (1) is
  * woken at 20 ms on idle cpu 1 by an interrupt the trace does not show,
  * then at 40 ms on cpu 0 from X's (9) context: A -> X may be a timer
@@ -1178,7 +1025,6 @@ int main(void)
 	RUN_TEST(test_exit_then_sleep);
 	RUN_TEST(test_wait_stacks);
 	RUN_TEST(test_idle_waits);
-	RUN_TEST(test_inherited_waiting);
 	RUN_TEST(test_untraced_timers);
 	RUN_TEST(test_waits_on_runnable);
 	return check_finish();
