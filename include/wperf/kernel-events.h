@@ -31,6 +31,15 @@ enum wperf_kernel_event_flags {
 	WPERF_KEV_FTRACE_OPTIONAL = 1 << 1,
 	/* Named in the analysis's "record them with ..." hint. */
 	WPERF_KEV_IN_HINT = 1 << 2,
+	/* An ftrace recorder enables it only when the kernel lacks the
+	 * tracepoint listed just before it: sched_wakeup repeats what
+	 * sched_waking said, later and on the woken thread's CPU, and the
+	 * analysis ignores it once it has seen a sched_waking. Recording both
+	 * costs the kernel and the recorder a third more events on a server
+	 * that mostly switches threads. LTTng sessions still record it (Trace
+	 * Compass's and lttng-analyses' readers of that profile; LTTng's
+	 * per-event cost is small). */
+	WPERF_KEV_FTRACE_FALLBACK = 1 << 3,
 };
 
 #define WPERF_KEV_REQUIRED_BY_FTRACE(flags) \
@@ -51,7 +60,8 @@ enum wperf_kernel_event_flags {
 	  "sched_waking", "sched_waking", \
 	  WPERF_KEV_REQUIRED | WPERF_KEV_FTRACE_OPTIONAL | WPERF_KEV_IN_HINT) \
 	X(SCHED_WAKEUP, "sched", "sched_wakeup", \
-	  "sched_wakeup", "sched_wakeup", WPERF_KEV_REQUIRED | WPERF_KEV_IN_HINT) \
+	  "sched_wakeup", "sched_wakeup", \
+	  WPERF_KEV_REQUIRED | WPERF_KEV_IN_HINT | WPERF_KEV_FTRACE_FALLBACK) \
 	X(SCHED_WAKEUP_NEW, "sched", "sched_wakeup_new", \
 	  "sched_wakeup_new", "sched_wakeup_new", WPERF_KEV_REQUIRED | WPERF_KEV_IN_HINT) \
 	X(SCHED_PROCESS_FORK, "sched", "sched_process_fork", \

@@ -381,6 +381,9 @@ static int bind_layouts(struct tracefs_comp *comp, char *err, size_t errlen)
 		 * when a flight recorder may hold them. */
 		if (wperf_layout_by_stack_trigger(l) && !comp->kernel_stacks && !comp->rec->attached)
 			continue;
+		/* sched_wakeup only without sched_waking, bound just before. */
+		if (l->fallback && comp->nbound > 0 && comp->bound[comp->nbound - 1].layout == l - 1)
+			continue;
 		b->format = wperf_recorder_find_event(comp->rec, l->system, l->event);
 		if (!b->format && wperf_layout_by_stack_trigger(l) && comp->kernel_stacks) {
 			snprintf(err, errlen, "parameter `stacks`: this kernel has no "

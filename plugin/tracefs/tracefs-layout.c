@@ -39,8 +39,8 @@
 	PRIO("prev_prio", "prev_prio"), F("prev_state", S64, "prev_state"), \
 	F("next_comm", STRING, "next_comm"), F("next_tid", S32, "next_pid"), \
 	PRIO("next_prio", "next_prio") }
-/* sched_waking appeared in Linux 4.3; the analysis falls back to
- * sched_wakeup without it. */
+/* sched_waking appeared in Linux 4.3; the recorder falls back to
+ * sched_wakeup without it (and records sched_wakeup only then). */
 #define FIELDS_SCHED_WAKING WAKEUP_FIELDS
 #define FIELDS_SCHED_WAKEUP WAKEUP_FIELDS
 #define FIELDS_SCHED_WAKEUP_NEW WAKEUP_FIELDS
@@ -88,15 +88,16 @@
 	F("name", STRING, "name") }
 
 #define LAYOUT(id, system, event, name, lttng_name, flags) \
-	{ system, event, name, WPERF_KEV_REQUIRED_BY_FTRACE(flags), FIELDS_##id },
+	{ system, event, name, WPERF_KEV_REQUIRED_BY_FTRACE(flags), FIELDS_##id, \
+	  ((flags) & WPERF_KEV_FTRACE_FALLBACK) != 0 },
 
 const struct wperf_layout wperf_layouts[] = {
 	WPERF_KERNEL_TRACEPOINTS(LAYOUT)
 	/* The kernel stack of the thread switching out, written by the
 	 * stacktrace trigger right after its sched_switch. */
 	{ "ftrace", "kernel_stack", "wperf_kernel_stack", false, {
-		CURRENT_TID("tid"), { "ips", WPERF_OUT_STACK, "caller", WPERF_SRC_FIELD } } },
-	{ NULL, NULL, NULL, false, { { NULL, 0, NULL, 0 } } },
+		CURRENT_TID("tid"), { "ips", WPERF_OUT_STACK, "caller", WPERF_SRC_FIELD } }, false },
+	{ NULL, NULL, NULL, false, { { NULL, 0, NULL, 0 } }, false },
 };
 
 /* The order of these fields is relied on by tracefs-statedump.c. */
@@ -104,14 +105,14 @@ const struct wperf_layout wperf_statedump_process_layout = {
 	NULL, NULL, "lttng_statedump_process_state", false, {
 		F("tid", S32, NULL), F("pid", S32, NULL), F("ppid", S32, NULL),
 		F("name", STRING, NULL), F("type", S32, NULL),
-		F("status", S32, NULL), F("cpu", S32, NULL) } };
+		F("status", S32, NULL), F("cpu", S32, NULL) }, false };
 const struct wperf_layout wperf_statedump_block_device_layout = {
 	NULL, NULL, "lttng_statedump_block_device", false, {
-		F("dev", U32, NULL), F("diskname", STRING, NULL) } };
+		F("dev", U32, NULL), F("diskname", STRING, NULL) }, false };
 const struct wperf_layout wperf_statedump_start_layout = {
-	NULL, NULL, "lttng_statedump_start", false, { { NULL, 0, NULL, 0 } } };
+	NULL, NULL, "lttng_statedump_start", false, { { NULL, 0, NULL, 0 } }, false };
 const struct wperf_layout wperf_statedump_end_layout = {
-	NULL, NULL, "lttng_statedump_end", false, { { NULL, 0, NULL, 0 } } };
+	NULL, NULL, "lttng_statedump_end", false, { { NULL, 0, NULL, 0 } }, false };
 
 static bt_field_class *create_field_class(bt_trace_class *tc,
 					  enum wperf_out_kind kind)

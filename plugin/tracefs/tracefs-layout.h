@@ -52,6 +52,9 @@ struct wperf_layout {
 	const char *name;     /* LTTng event name */
 	bool required;        /* the analysis cannot work without it */
 	struct wperf_out_field fields[WPERF_LAYOUT_MAX_FIELDS];
+	/* Enabled only when the kernel lacks the layout just before it
+	 * (WPERF_KEV_FTRACE_FALLBACK: sched_wakeup, without sched_waking). */
+	bool fallback;
 };
 
 /* Not an event to enable (system "ftrace"): ftrace writes it when the

@@ -48,9 +48,11 @@
 struct ftrace_event {
 	const char *system, *event;
 	bool required;
+	bool fallback;   /* only without the event before it (WPERF_KEV_FTRACE_FALLBACK) */
 };
 #define FTRACE_EVENT(id, system, event, name, lttng_name, flags) \
-	{ system, event, WPERF_KEV_REQUIRED_BY_FTRACE(flags) },
+	{ system, event, WPERF_KEV_REQUIRED_BY_FTRACE(flags), \
+	  ((flags) & WPERF_KEV_FTRACE_FALLBACK) != 0 },
 static const struct ftrace_event ftrace_events[] = {
 	WPERF_KERNEL_TRACEPOINTS(FTRACE_EVENT)
 };
@@ -99,6 +101,7 @@ static bool set_up_instance(int dir, const char *inst, unsigned buffer_kb)
 		{ "buffer_size_kb", NULL }, { "options/overwrite", "1" },
 	};
 	char kb[32], path[128];
+	bool previous_on = false;
 	int err;
 
 	snprintf(kb, sizeof(kb), "%u", buffer_kb);
@@ -111,8 +114,11 @@ static bool set_up_instance(int dir, const char *inst, unsigned buffer_kb)
 	for (size_t i = 0; i < sizeof(ftrace_events) / sizeof(ftrace_events[0]); i++) {
 		const struct ftrace_event *ev = &ftrace_events[i];
 
+		if (ev->fallback && previous_on)
+			continue;   /* sched_wakeup: sched_waking says it first */
 		snprintf(path, sizeof(path), "events/%s/%s/enable", ev->system, ev->event);
 		err = write_file(dir, path, "1");
+		previous_on = err == 0;
 		if (err == ENOENT && !ev->required)
 			continue;
 		if (err == ENOENT) {
