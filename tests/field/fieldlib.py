@@ -432,6 +432,24 @@ def data_mount():
         return 'unknown (%s)' % e
 
 
+def window_args(tmp):
+    """`wperf report` options that count the load's window only: the
+    driver writes "begin NS" and "end NS" (CLOCK_REALTIME, `date +%s%N`)
+    to DIR/window around the load whose throughput the truth measures, so
+    the report is judged on the time the truth is measured on, not on the
+    server's start-up and the driver's setup and teardown (a large part of
+    a two-second run). [] without a complete window."""
+    marks = {}
+    for line in (read(os.path.join(tmp, 'window')) or '').splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1].isdigit():
+            marks[parts[0]] = int(parts[1])
+    if 'begin' not in marks or 'end' not in marks or marks['end'] <= marks['begin']:
+        return []
+    return ['--begin', '%d.%09d' % divmod(marks['begin'], 10**9),
+            '--end', '%d.%09d' % divmod(marks['end'], 10**9)]
+
+
 def run_case(case, hog=0, keep=False, log=print):
     """Prepare case, record its driver with `wperf record` while sampling
     from outside, stop everything, report with wperf's defaults. Returns a
@@ -467,7 +485,8 @@ def run_case(case, hog=0, keep=False, log=print):
         stats = case.stats(tmp, out)
         js_path, txt_path = os.path.join(tmp, 'r.json'), os.path.join(tmp, 'r.txt')
         for fmt, path in (('json', js_path), ('text', txt_path)):
-            q = subprocess.run([WPERF, 'report', trace, '--format', fmt, '--output', path],
+            q = subprocess.run([WPERF, 'report', trace, '--format', fmt, '--output', path]
+                               + window_args(tmp),
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                timeout=120)
             if q.returncode != 0:

@@ -19,4 +19,6 @@ sb="sysbench ${FIELD_SB_TEST:-oltp_write_only} --db-driver=mysql --mysql-socket=
     --tables=2 --table-size=1000"
 mariadb --no-defaults -S "$D/my.sock" -uroot -e 'create database if not exists sbtest' || exit 1
 $sb prepare > "$D/prepare.out" || exit 1
+echo "begin $(date +%s%N)" > "$D/window"
 $sb --threads="$FIELD_THREADS" --time="$FIELD_SECS" run > "$D/load.out" || exit 1
+echo "end $(date +%s%N)" >> "$D/window"

@@ -17,10 +17,12 @@ stats() {
 for _ in $(seq 200); do
     (exec 3<>/dev/tcp/127.0.0.1/"$FIELD_PORT") 2>/dev/null && break; sleep 0.05
 done
+echo "begin $(date +%s%N)" > "$D/window"
 start=$(date +%s%N)
 end=$((start + FIELD_SECS * 1000000000))
 while [ "$(date +%s%N)" -lt "$end" ]; do
     memcslap --servers=127.0.0.1:"$FIELD_PORT" --concurrency="$FIELD_THREADS" \
         --execute-number=2000 --test=get --binary > /dev/null || exit 1
 done
+echo "end $(date +%s%N)" >> "$D/window"
 { echo "elapsed_ms $((($(date +%s%N) - start) / 1000000))"; stats; } > "$D/load.out"

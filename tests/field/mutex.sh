@@ -6,5 +6,7 @@
 # seconds; its events per second are the throughput.
 D=$1
 echo $$ > "$D/driver.pid"
+echo "begin $(date +%s%N)" > "$D/window"
 sysbench threads --threads="$FIELD_THREADS" --thread-locks="${FIELD_LOCKS:-1}" \
     --thread-yields=100 --time="$FIELD_SECS" run > "$D/load.out" || exit 1
+echo "end $(date +%s%N)" >> "$D/window"

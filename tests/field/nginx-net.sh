@@ -22,5 +22,7 @@ for _ in $(seq 200); do
     ip netns exec "$FIELD_NS_CLIENT" bash -c "exec 3<>/dev/tcp/$FIELD_ADDR/$FIELD_PORT" 2>/dev/null && break
     sleep 0.05
 done
+echo "begin $(date +%s%N)" > "$D/window"
 ip netns exec "$FIELD_NS_CLIENT" wrk -t "$FIELD_THREADS" -c 16 -d "${FIELD_SECS}s" \
     "http://$FIELD_ADDR:$FIELD_PORT/file.html" > "$D/load.out" || exit 1
+echo "end $(date +%s%N)" >> "$D/window"

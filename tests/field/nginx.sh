@@ -10,5 +10,7 @@ trap 'kill $server 2>/dev/null; wait $server' EXIT
 for _ in $(seq 200); do
     (exec 3<>/dev/tcp/127.0.0.1/"$FIELD_PORT") 2>/dev/null && break; sleep 0.05
 done
+echo "begin $(date +%s%N)" > "$D/window"
 wrk -t "$FIELD_THREADS" -c 32 -d "${FIELD_SECS}s" "http://127.0.0.1:$FIELD_PORT/file.html" \
     > "$D/load.out" || exit 1
+echo "end $(date +%s%N)" >> "$D/window"

@@ -15,9 +15,11 @@ server=$!
 trap 'kill $server 2>/dev/null; wait $server' EXIT
 for _ in $(seq 200); do redis-cli -p "$FIELD_PORT" ping 2>/dev/null | grep -q PONG && break; sleep 0.05; done
 count() { redis-cli -p "$FIELD_PORT" info commandstats | sed -n 's/^cmdstat_set:calls=\([0-9]*\),.*/\1/p'; }
+echo "begin $(date +%s%N)" > "$D/window"
 start=$(date +%s%N)
 timeout "$FIELD_SECS" redis-benchmark -p "$FIELD_PORT" -c "${FIELD_CLIENTS:-1}" -t set \
     -n 100000000 -r 100000 -q > /dev/null
 [ $? -eq 124 ] || { echo "redis-benchmark ended before the time limit" >&2; exit 1; }
+echo "end $(date +%s%N)" >> "$D/window"
 el=$((($(date +%s%N) - start) / 1000000))
 echo "elapsed_ms $el ops $(count)" > "$D/load.out"
