@@ -33,12 +33,14 @@ Usage: WPERF_PLUGIN_DIR=build/plugin WPERF_BUILD_DIR=build \
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import unittest
 import uuid
+import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -385,6 +387,68 @@ class CrossHostWaits(unittest.TestCase):
         self.assertEqual(knot_members(js),
                          [[('client', 'alpha'), ('disk:8:0', 'beta'), ('server', 'beta')]])
         self.assertEqual(wait_edges(js)[(self.CLIENT, self.SERVER)], 2 * (2200 - 4) * US)
+
+
+def dot_clusters(dot):
+    """{vertex label: [the clusters around it, outermost first]} of a DOT
+    text, and {cluster: its label}."""
+    inside, where, labels = [], {}, {}
+    for line in dot.splitlines():
+        line = line.strip()
+        if line.startswith('subgraph '):
+            inside.append(line.split()[1])
+        elif line == '}' and inside:
+            inside.pop()
+        elif line.startswith('label=') and inside:
+            labels[inside[-1]] = line[len('label="'):-2]
+        elif line.startswith('v') and ' [label="' in line and '->' not in line:
+            where[line.split(' [label="', 1)[1].split('"', 1)[0]] = list(inside)
+    return where, labels
+
+
+class HostsInPictures(unittest.TestCase):
+    """A report of several hosts draws each host as a cluster (named
+    "host NAME") around its vertices, each finding's members on a host in
+    a cluster of the finding inside it (the knot across the hosts is two,
+    one on each host, with one title); GraphML names each vertex's host."""
+
+    def check_dot(self, dot):
+        where, labels = dot_clusters(dot)
+        self.assertEqual(where['client (100)@alpha'], ['cluster_host0', 'cluster_0_host0'], dot)
+        self.assertEqual(where['server (100)@beta'], ['cluster_host1', 'cluster_0_host1'], dot)
+        self.assertEqual(where['disk:8:0@beta'], ['cluster_host1', 'cluster_0_host1'], dot)
+        self.assertEqual((labels['cluster_host0'], labels['cluster_host1']),
+                         ('host alpha', 'host beta'), dot)
+        self.assertEqual(labels['cluster_0_host0'], labels['cluster_0_host1'])
+        self.assertTrue(labels['cluster_0_host0'].startswith('Knot 1: '), labels)
+
+    def test_dot(self):
+        self.check_dot(ws.run_knots_hosts_text(client_server(), format='dot'))
+        alone = ws.run_knots_hosts_text(client_server()[:1], format='dot')
+        self.assertNotIn('cluster_host', alone)     # one host: as ever
+        self.assertNotIn('@alpha', alone)
+
+    def test_svg(self):
+        svg = ws.run_knots_hosts_text(client_server(), format='svg')
+        titles = re.findall(r'<g id="clust\d+" class="cluster[^"]*">\s*<title>([^<]*)</title>',
+                            svg)
+        self.assertIn('cluster_host0', titles, svg[:3000])
+        self.assertIn('cluster_host1', titles)
+        self.assertIn('>host beta</text>', svg)
+
+    def test_graphml_hosts(self):
+        root = ET.fromstring(ws.run_knots_hosts_text(client_server(), format='graphml'))
+        ns = {'g': 'http://graphml.graphdrawing.org/xmlns'}
+        key = [k.get('id') for k in root.findall('g:key', ns) if k.get('attr.name') == 'host']
+        self.assertEqual(key, ['v_host'])
+        hosts = {}
+        for node in root.iter('{%s}node' % ns['g']):
+            data = {d.get('key'): d.text for d in node.findall('g:data', ns)}
+            hosts[data['v_label']] = data.get('v_host')
+        self.assertEqual(hosts['client (100)@alpha'], 'alpha')
+        self.assertEqual(hosts['server (100)@beta'], 'beta')
+        self.assertEqual(hosts['disk:8:0@beta'], 'beta')
+        self.assertNotIn(None, hosts.values(), hosts)
 
 
 class SyncTracesAsOneGraph(unittest.TestCase):

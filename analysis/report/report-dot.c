@@ -29,6 +29,7 @@
  * by what the report says of them, not by weight alone: the first
  * finding's own edges heaviest, then the other findings', then the waits
  * into a finding, the rest lightest (doc/wperf-report.7.md, PICTURES).
+ * With several hosts, a dashed cluster per host holds its vertices.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -283,10 +284,25 @@ static void write_vertex(FILE *out, const struct wperf_report *r,
 	fputs("];\n", out);
 }
 
+#define ANY_HOST UINT32_MAX      /* no host filter: every member */
+
+/* Whether v is drawn in finding i's cluster on host. */
+static bool in_cluster(const struct wperf_report *r, const struct wperf_fmt_knot_map *m,
+		       size_t i, uint32_t v, uint32_t host)
+{
+	return v < r->graph->n_vertices && m->vertex_knot[v] == (long)i &&
+	       (host == ANY_HOST || r->graph->vertices[v].host == host);
+}
+
+/* Finding i as a cluster of its members on host (ANY_HOST: all of them;
+ * with several hosts, a finding that spans two is one cluster in each,
+ * both with its title and colour). */
 static void write_cluster(FILE *out, const struct wperf_report *r,
-			  const struct wperf_fmt_knot_map *m, const struct drawing *d, size_t i)
+			  const struct wperf_fmt_knot_map *m, const struct drawing *d, size_t i,
+			  uint32_t host)
 {
 	const struct wperf_knot *k = &r->knots->items[i];
+	const char *indent = host == ANY_HOST ? "  " : "    ";
 	char title[64], w[32], own[32], cascaded[32], label[256];
 
 	/* Weight = own + cascaded (doc/wperf-report.7.md, "Weights"): no
@@ -301,16 +317,58 @@ static void write_cluster(FILE *out, const struct wperf_report *r,
 	else
 		snprintf(label, sizeof label, "%s: %s = own %s + cascaded %s", title, w, own,
 			 cascaded);
-	fprintf(out, "  subgraph cluster_%zu {\n    label=", i);
+	if (host == ANY_HOST)
+		fprintf(out, "  subgraph cluster_%zu {\n    label=", i);
+	else
+		fprintf(out, "    subgraph cluster_%zu_host%lu {\n      label=", i,
+			(unsigned long)host);
 	dot_string(out, label);
 	/* Bottom to top (the first picture), dot puts a cluster's "b" label
 	 * on its top. */
-	fprintf(out, ";\n    style=\"rounded,filled\"; color=\"%s\"; fillcolor=\"%s\";%s\n",
-		knot_color(k->kind), knot_fill(k->kind), d->first_only ? " labelloc=b;" : "");
+	fprintf(out, ";\n%s  style=\"rounded,filled\"; color=\"%s\"; fillcolor=\"%s\";%s\n",
+		indent, knot_color(k->kind), knot_fill(k->kind),
+		d->first_only ? " labelloc=b;" : "");
 	for (size_t j = 0; j < k->n_members; j++)
-		if (k->members[j] < r->graph->n_vertices && m->vertex_knot[k->members[j]] == (long)i)
-			write_vertex(out, r, m, d, k->members[j], "    ");
-	fputs("  }\n", out);
+		if (in_cluster(r, m, i, k->members[j], host))
+			write_vertex(out, r, m, d, k->members[j], host == ANY_HOST ? "    " : "      ");
+	fprintf(out, "%s}\n", indent);
+}
+
+/* Several hosts: one cluster per host that has a vertex drawn, labelled
+ * with its name, holding its part of each finding (a cluster of the
+ * finding inside) and its other vertices, so that the picture shows
+ * where each vertex lives. Findings in reverse as below. */
+static void write_host_clusters(FILE *out, const struct wperf_report *r,
+				const struct wperf_fmt_knot_map *m, const struct drawing *d)
+{
+	const struct wperf_graph *g = r->graph;
+	char label[160];
+
+	for (uint32_t h = 0; h < g->n_hosts; h++) {
+		bool any = false;
+
+		for (size_t v = 0; v < g->n_vertices && !any; v++)
+			any = d->vertex[v] && g->vertices[v].host == h;
+		if (!any)
+			continue;
+		snprintf(label, sizeof label, "host %s", g->hosts[h] ? g->hosts[h] : "?");
+		fprintf(out, "  subgraph cluster_host%lu {\n    label=", (unsigned long)h);
+		dot_string(out, label);
+		fputs(";\n    style=\"dashed\"; color=\"" COLOR_EDGE "\"; class=\"host\";\n", out);
+		for (size_t i = d->clusters; i-- > 0;) {
+			const struct wperf_knot *k = &r->knots->items[i];
+			bool here = false;
+
+			for (size_t j = 0; j < k->n_members && !here; j++)
+				here = in_cluster(r, m, i, k->members[j], h);
+			if (here)
+				write_cluster(out, r, m, d, i, h);
+		}
+		for (size_t v = 0; v < g->n_vertices; v++)
+			if (d->vertex[v] && m->vertex_knot[v] < 0 && g->vertices[v].host == h)
+				write_vertex(out, r, m, d, (uint32_t)v, "    ");
+		fputs("  }\n", out);
+	}
 }
 
 /*
@@ -489,21 +547,6 @@ static void write_caption(FILE *out, const struct wperf_report *r, const struct 
 	fprintf(out, ", labelloc=t%s, fontsize=12];\n", d->summarised ? ", labeljust=l" : "");
 }
 
-/* "dd (13665)", or "dd (13665) +2" for a finding of three members. */
-static void finding_name(char *buf, size_t len, const struct wperf_report *r,
-			 const struct wperf_knot *k)
-{
-	char name[256];
-
-	name[0] = '\0';
-	if (k->n_members && k->members[0] < r->graph->n_vertices)
-		wperf_fmt_vertex_label_fit(name, sizeof name, r->graph, k->members[0], 32);
-	if (k->n_members > 1)
-		snprintf(buf, len, "%s +%zu", name, k->n_members - 1);
-	else
-		snprintf(buf, len, "%s", name);
-}
-
 /*
  * The findings after the first PICTURE_FINDINGS, folded into one box that
  * counts them and names the first PICTURE_FOLDED_NAMED (title, first
@@ -530,7 +573,7 @@ static bool write_folded_findings(FILE *out, const struct wperf_report *r,
 			       sinks, sinks == 1 ? "" : "s");
 	for (size_t i = d->clusters; i < n && i < d->clusters + PICTURE_FOLDED_NAMED; i++) {
 		wperf_fmt_knot_title(title, sizeof title, r->knots, i);
-		finding_name(name, sizeof name, r, &r->knots->items[i]);
+		wperf_fmt_finding_name(name, sizeof name, r->graph, &r->knots->items[i]);
 		wperf_fmt_duration(w, sizeof w, r->knots->items[i].weight_ns, 0);
 		snprintf(line, sizeof line, "%s: %s, %s\v", title, name, w);
 		if (len < sizeof label)
@@ -698,11 +741,15 @@ static void write_body(FILE *out, const struct wperf_report *r,
 	 * that the first finding is at the top and the summary at the bottom. */
 	if (d->summarised)
 		write_left_out(out, r, m, d);
-	for (size_t i = d->clusters; i-- > 0;)
-		write_cluster(out, r, m, d, i);
-	for (size_t v = 0; v < g->n_vertices; v++)
-		if (d->vertex[v] && m->vertex_knot[v] < 0)
-			write_vertex(out, r, m, d, (uint32_t)v, "  ");
+	if (g->n_hosts > 1) {
+		write_host_clusters(out, r, m, d);
+	} else {
+		for (size_t i = d->clusters; i-- > 0;)
+			write_cluster(out, r, m, d, i, ANY_HOST);
+		for (size_t v = 0; v < g->n_vertices; v++)
+			if (d->vertex[v] && m->vertex_knot[v] < 0)
+				write_vertex(out, r, m, d, (uint32_t)v, "  ");
+	}
 	for (size_t i = 0; i < g->n_edges; i++)
 		if (d->edge[i])
 			write_edge(out, r, m, d, i, max_weight);

@@ -545,6 +545,20 @@ void wperf_fmt_vertex_label_fit(char *buf, size_t len, const struct wperf_graph 
 	snprintf(buf, len, "%.*s...%s", (int)keep, full, suffix);
 }
 
+void wperf_fmt_finding_name(char *buf, size_t len, const struct wperf_graph *g,
+			    const struct wperf_knot *k)
+{
+	char name[256];
+
+	name[0] = '\0';
+	if (k->n_members && k->members[0] < g->n_vertices)
+		wperf_fmt_vertex_label_fit(name, sizeof name, g, k->members[0], 32);
+	if (k->n_members > 1)
+		snprintf(buf, len, "%s +%zu", name, k->n_members - 1);
+	else
+		snprintf(buf, len, "%s", name);
+}
+
 void wperf_fmt_cell(FILE *out, const char *text, size_t width, int right_align)
 {
 	size_t w = display_width(text);

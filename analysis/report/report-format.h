@@ -152,6 +152,11 @@ void wperf_fmt_vertex_label(char *buf, size_t len, const struct wperf_graph *g,
 void wperf_fmt_vertex_label_fit(char *buf, size_t len, const struct wperf_graph *g,
 				uint32_t id, size_t width);
 
+/* A finding in a few words: "dd (13665)", or "dd (13665) +2" for one of
+ * three members. */
+void wperf_fmt_finding_name(char *buf, size_t len, const struct wperf_graph *g,
+			    const struct wperf_knot *k);
+
 
 /* "[1.02 us, 2.05 us)": the range of wait lengths bucket b holds. */
 void wperf_fmt_bucket_range(char *buf, size_t len, int bucket);

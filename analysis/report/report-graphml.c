@@ -97,6 +97,7 @@ static const char *const keys[][4] = {
 	{ "v_tid", "node", "tid", "long" },
 	{ "v_pid", "node", "pid", "long" },
 	{ "v_comm", "node", "comm", "string" },
+	{ "v_host", "node", "host", "string" },
 	{ "v_members", "node", "members", "string" },
 	{ "v_running_ns", "node", "running_ns", "long" },
 	{ "v_runnable_ns", "node", "runnable_ns", "long" },
@@ -185,6 +186,9 @@ static void write_vertex(struct gml *x, const struct wperf_report *r,
 		if (v->comm)
 			data_str(x, "v_comm", v->comm);
 	}
+	/* Several hosts: where it lives (its tid and pid are that host's). */
+	if (wperf_vertex_host_name(r->graph, v))
+		data_str(x, "v_host", wperf_vertex_host_name(r->graph, v));
 	if (v->kind == WPERF_V_VIRTUAL && v->n_members)
 		write_members(x, v);
 	if (v->kind == WPERF_V_THREAD || v->kind == WPERF_V_VIRTUAL)
