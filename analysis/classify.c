@@ -72,8 +72,9 @@ const char *wperf_evidence_kind_name(enum wperf_evidence_kind kind)
 		[WPERF_EV_BACKGROUND] = "background",
 		[WPERF_EV_QUEUE] = "queue",
 		[WPERF_EV_GROUP] = "group",
+		[WPERF_EV_DEVICE_WEIGHT] = "device_weight",
 	};
-	return (unsigned)kind <= WPERF_EV_GROUP ? names[kind] : "?";
+	return (unsigned)kind <= WPERF_EV_DEVICE_WEIGHT ? names[kind] : "?";
 }
 
 static bool is_threadlike(const struct wperf_vertex *v)
@@ -137,7 +138,10 @@ struct facts {
 	int64_t waits_on_devices_ns;  /* members' direct waits on device members, and
 	                                 their CPU delays after device wakeups */
 	int64_t woken_ns;             /* members' woken_cpu_wait_ns, summed */
+	int64_t device_weight_ns;     /* weight of the threads' waits on device members */
+	int64_t thread_weight_ns;     /* weight of the threads' waits on each other */
 	uint32_t device;              /* the (first) device member, or UINT32_MAX */
+	size_t devices;               /* device members */
 	size_t threads;
 	int64_t pid;          /* the members' one process, or -1 */
 	size_t processes;
@@ -206,6 +210,9 @@ static void device_fact(struct facts *f, uint32_t dev)
 			ev->a_ns = wperf_add_durations(ev->a_ns, e->weight_ns);
 			f->waits_on_devices_ns = wperf_add_durations(f->waits_on_devices_ns,
 									 e->direct_ns);
+			if (is_threadlike(&f->g->vertices[e->from]))
+				f->device_weight_ns = wperf_add_durations(f->device_weight_ns,
+									  e->weight_ns);
 		}
 		if (e && e->from == dev && e->to != dev)
 			ev->b_ns = wperf_add_durations(ev->b_ns, e->weight_ns);
@@ -223,6 +230,7 @@ static void member_facts(struct facts *f)
 
 		if (wperf_vertex_kind_is_device(v->kind)) {
 			f->has_device = true;
+			f->devices++;
 			device_fact(f, id);
 		} else if (v->kind == WPERF_V_IRQ || v->kind == WPERF_V_SOFTIRQ) {
 			f->has_interrupt = true;
@@ -380,6 +388,41 @@ static void runnable_facts(struct facts *f)
 	}
 }
 
+/* Where a device knot's weight lies: in the threads' waits on its
+ * devices (with the CPU delays after their wakeups, that wait's cost), or
+ * in their waits on each other. A device can join a knot through a few
+ * seconds of writeback while the threads mostly wait on each other (a
+ * lock, a client waiting on its server): then a device is a member but
+ * not where the waiting is. */
+static void device_weight_fact(struct facts *f)
+{
+	struct wperf_evidence *ev;
+
+	if (!f->has_device)
+		return;
+	for (size_t i = 0; i < f->k->n_edges; i++) {
+		const struct wperf_edge *e = internal_edge(f, i);
+		if (e && is_threadlike(&f->g->vertices[e->from]) &&
+		    is_threadlike(&f->g->vertices[e->to]))
+			f->thread_weight_ns = wperf_add_durations(f->thread_weight_ns,
+								  e->weight_ns);
+	}
+	f->device_weight_ns = wperf_add_durations(f->device_weight_ns, f->woken_ns);
+	/* Threads that never wait on each other leave nothing to weigh. */
+	if (f->thread_weight_ns == 0 || !(ev = add(f, WPERF_EV_DEVICE_WEIGHT)))
+		return;
+	ev->vertex = f->device;
+	ev->a_ns = f->device_weight_ns;
+	ev->b_ns = f->thread_weight_ns;
+	ev->count = f->woken_ns > 0;
+	ev->total = f->devices;
+}
+
+static bool weight_in_devices(const struct facts *f)
+{
+	return f->has_device && f->device_weight_ns >= f->thread_weight_ns;
+}
+
 static void process_facts(struct facts *f)
 {
 	struct wperf_evidence *ev;
@@ -445,7 +488,9 @@ static enum wperf_knot_class decide(const struct facts *f)
 	    f->runnable_ns > wperf_add_durations(f->waits_on_each_other_ns,
 						     f->waits_on_devices_ns))
 		return WPERF_CLASS_TOO_FEW_CPUS;
-	if (f->has_device)
+	/* A device member makes it blocking I/O only where the knot's weight
+	 * lies: its threads' waits on the device, not on each other. */
+	if (weight_in_devices(f))
 		return WPERF_CLASS_BLOCKING_IO;
 	if (f->has_interrupt)
 		return WPERF_CLASS_UNKNOWN;
@@ -456,9 +501,19 @@ static enum wperf_knot_class decide(const struct facts *f)
 	return WPERF_CLASS_UNKNOWN;
 }
 
-/* Does this kind of fact support the class (listed first)? */
-static bool supports(enum wperf_knot_class cls, enum wperf_evidence_kind kind)
+/* Does this fact support the class (listed first)? */
+static bool supports(enum wperf_knot_class cls, const struct wperf_evidence *ev)
 {
+	enum wperf_evidence_kind kind = ev->kind;
+
+	/* Where a device knot's weight lies decides between I/O and the
+	 * threads' own classes, whichever way it goes. */
+	if (kind == WPERF_EV_DEVICE_WEIGHT)
+		return cls == WPERF_CLASS_BLOCKING_IO
+			       ? ev->a_ns >= ev->b_ns
+			       : (cls == WPERF_CLASS_LOAD_IMBALANCE ||
+				  cls == WPERF_CLASS_LOCK_CONTENTION || cls == WPERF_CLASS_UNKNOWN) &&
+					 ev->a_ns < ev->b_ns;
 	switch (cls) {
 	case WPERF_CLASS_BACKGROUND:
 		return kind == WPERF_EV_BACKGROUND;
@@ -488,7 +543,7 @@ static void order_evidence(struct wperf_classification *c)
 
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < c->n_evidence; i++)
-			if (supports(c->cls, c->evidence[i].kind) == (pass == 0)) {
+			if (supports(c->cls, &c->evidence[i]) == (pass == 0)) {
 				sorted[n] = c->evidence[i];
 				sorted[n++].decides = pass == 0;
 			}
@@ -528,6 +583,7 @@ int wperf_classify_knot(const struct wperf_graph *g, const struct wperf_knot *k,
 		ev->ppm = wperf_ppm(k->cpu_ns, k->span_ns);
 	}
 	member_facts(&f);
+	device_weight_fact(&f);
 	edge_facts(&f);
 	turns_fact(&f);
 	group_fact(&f);

@@ -76,6 +76,15 @@ void wperf_evidence_describe(char *buf, size_t len, const struct wperf_graph *g,
 				 : "one waiter at a time, as a lock hands over or a barrier with "
 				   "one waiter");
 		return;
+	case WPERF_EV_DEVICE_WEIGHT:
+		snprintf(buf, len, "the threads' waits on %s%s weigh %s%s, %s the %s of their "
+			 "waits on each other: %s", v1, ev->total > 1 ? " and the other devices" : "",
+			 a, ev->count ? " with the CPU delays after its wakeups" : "",
+			 ev->a_ns >= ev->b_ns ? "at least" : "less than", b,
+			 ev->a_ns >= ev->b_ns ? "the knot's weight lies in the device"
+					      : "the device is a member, but the knot's weight "
+						"lies between its threads");
+		return;
 	case WPERF_EV_ONE_PROCESS:
 		snprintf(buf, len, "all %llu threads belong to process %lld",
 			 (unsigned long long)ev->count, (long long)ev->pid);

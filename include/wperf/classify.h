@@ -9,9 +9,13 @@
  * The rules, in order (doc/wperf-analysis.7.md, "Classification"):
  *
  *   background      the knot is background (wperf/knots.h): not the limit.
- *   blocking I/O    a disk or NIC is a member.
  *   too few CPUs    the members were runnable (waiting for a CPU) longer,
- *                   in all, than they waited on each other.
+ *                   in all, than they waited on each other and on a device.
+ *   blocking I/O    a disk or NIC is a member, and the threads' waits on it
+ *                   (weight, with the CPU delays after its wakeups) weigh
+ *                   at least as much as their waits on each other; a knot
+ *                   whose weight lies between its threads goes on to the
+ *                   rules below, device or not.
  *   load imbalance  the heaviest pair of threads that wait for each other
  *                   both ways wait several times in a row, each side, before
  *                   the other does (wperf_edge.turns), and the side waited
@@ -94,6 +98,11 @@ enum wperf_evidence_kind {
 	WPERF_EV_GROUP,         /* total: waits between members; count: those
 	                           ended by a wakeup of a group woken at once
 	                           (wperf_edge.grouped) */
+	WPERF_EV_DEVICE_WEIGHT, /* vertex: the first device member; total: device
+	                           members; a_ns: weight of the threads' waits on
+	                           them, with the CPU delays after their wakeups
+	                           (count 1 when there were any); b_ns: weight of
+	                           the threads' waits on each other */
 };
 
 struct wperf_evidence {

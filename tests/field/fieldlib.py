@@ -333,6 +333,10 @@ class Hog:
 # ------------------------------------------------------------- verdicts ----
 
 CPU_CLASSES = ('too_few_cpus', 'cpu', 'cpu_bound')
+# The class of a knot with a disk or NIC member whose weight lies in its
+# devices (wperf-analysis(7), Classification); any other class the report
+# gives such a knot says its threads' waits on each other weigh more.
+DEVICE_CLASSES = ('blocking_io',)
 
 
 def first_finding(js):
@@ -340,9 +344,13 @@ def first_finding(js):
     names, member comms). verdict: 'disk' (a disk among its members),
     'cpu' (a cpu vertex among them, or classified as too few CPUs), 'nic',
     'work' (a thread sink bounded by its own work), 'timer', 'unseen',
-    'threads' (a knot of threads only), or 'none'. When the report leads
-    with the CPUs (JSON cpu.first, wperf-report(7)), that is the first
-    finding: verdict 'cpu', kind 'cpu', its members the most runnable."""
+    'threads' (a knot of threads only, or one whose class says its threads'
+    waits on each other outweigh its devices'), or 'none': a device member
+    names the device only when the report classifies the knot as the
+    device's (DEVICE_CLASSES), so the verdict is what the report says, not
+    who happens to be a member. When the report leads with the CPUs (JSON
+    cpu.first, wperf-report(7)), that is the first finding: verdict 'cpu',
+    kind 'cpu', its members the most runnable."""
     cpu = js.get('cpu') or {}
     if cpu.get('first'):
         byid = {v['id']: v for v in js['vertices']}
@@ -359,6 +367,8 @@ def first_finding(js):
     cls = (k.get('classification') or {}).get('class')
     if 'cpu' in kinds or cls in CPU_CLASSES:
         verdict = 'cpu'
+    elif kinds & {'disk', 'nic'} and cls and cls not in DEVICE_CLASSES:
+        verdict = 'threads'
     elif 'disk' in kinds:
         verdict = 'disk'
     elif 'nic' in kinds:

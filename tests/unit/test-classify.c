@@ -59,6 +59,28 @@ static int classify_first(struct wperf_graph *g, struct wperf_classification *c,
 	return rc;
 }
 
+/* The first knot as found, refinement off (its threshold 0): a knot that
+ * holds a device and threads waiting on each other, as recorded ones do
+ * when refinement stops early. */
+static int classify_unrefined(struct wperf_graph *g, struct wperf_classification *c,
+			      enum wperf_knot_kind *kind)
+{
+	struct wperf_knot_options o = { .threshold_ns = 0 };
+	struct wperf_knots k;
+	int rc = -1;
+
+	gb_sort(g);
+	if (wperf_knots_find(g, &o, &k) < 0)
+		return -1;
+	if (k.n > 0) {
+		*kind = k.items[0].kind;
+		CHECK_INT(k.items[0].n_members, 3);
+		rc = wperf_classify_knot(g, &k.items[0], 0, c);
+	}
+	wperf_knots_fini(&k);
+	return rc;
+}
+
 /* The same for the last finding (background knots come last). */
 static int classify_last(struct wperf_graph *g, struct wperf_classification *c,
 			 enum wperf_knot_kind *kind)
@@ -110,6 +132,80 @@ static void test_blocking_io(void)
 	CHECK_INT(c.evidence[0].b_ns, 300 * MS);
 	check_text(&g, &c.evidence[0], "disk:vda is a member: the threads wait for it 400 ms, "
 		   "and it waits for them (idle) 300 ms");
+	gb_free(&g);
+}
+
+/* Group commit: one thread fsyncs while another waits on it. The device
+ * edge carries more weight than the threads' waits on each other (300 ms
+ * on the fsyncer, 50 ms on the next request): blocking I/O, and the
+ * weight split says so. */
+static void test_device_weight_in_device(void)
+{
+	struct wperf_graph g;
+	struct wperf_classification c;
+	enum wperf_knot_kind kind;
+
+	gb_init(&g, 0, DURATION);
+	uint32_t f = thread(&g, "fsyncer", 90, 90, 200 * MS, 0);
+	uint32_t x = thread(&g, "follower", 91, 90, 200 * MS, 0);
+	uint32_t d = gb_vertex(&g, WPERF_V_DISK, "disk:vda");
+	waits(&g, x, f, 100, 3 * MS, 100);
+	waits(&g, f, x, 100, MS / 2, 100);
+	waits(&g, f, d, 100, 4 * MS, 1);
+	waits(&g, d, f, 100, MS, 1);
+	REQUIRE_INT(classify_unrefined(&g, &c, &kind), 0);
+	CHECK_INT(c.cls, WPERF_CLASS_BLOCKING_IO);
+	REQUIRE_INT(c.evidence[0].kind, WPERF_EV_DEVICE);
+	REQUIRE_INT(c.evidence[1].kind, WPERF_EV_DEVICE_WEIGHT);
+	CHECK(c.evidence[1].decides);
+	CHECK_INT(c.evidence[1].vertex, d);
+	CHECK_INT(c.evidence[1].a_ns, 400 * MS);
+	CHECK_INT(c.evidence[1].b_ns, 350 * MS);
+	CHECK_INT(c.evidence[1].total, 1);
+	CHECK_STR(wperf_evidence_kind_name(c.evidence[1].kind), "device_weight");
+	check_text(&g, &c.evidence[1], "the threads' waits on disk:vda weigh 400 ms, at least "
+		   "the 350 ms of their waits on each other: the knot's weight lies in the device");
+	gb_free(&g);
+}
+
+/* A lock whose holder sometimes writes: two threads of one process pass
+ * a lock 4000 times (400 ms of waits) while one of them waits on the disk
+ * 50 ms. The disk is a member of their knot, but the knot's weight lies
+ * between the threads: lock contention, not blocking I/O (a database
+ * whose transactions all update the same rows, with some writeback). */
+static void test_device_member_lock(void)
+{
+	struct wperf_graph g;
+	struct wperf_classification c;
+	enum wperf_knot_kind kind;
+
+	gb_init(&g, 0, DURATION);
+	uint32_t a = thread(&g, "backend", 80, 80, 600 * MS, 0);
+	uint32_t b = thread(&g, "backend", 81, 80, 600 * MS, 0);
+	uint32_t d = gb_vertex(&g, WPERF_V_DISK, "disk:vda");
+	waits(&g, a, b, 2000, 100000, 2000);
+	waits(&g, b, a, 2000, 100000, 1990);
+	waits(&g, a, d, 10, 5 * MS, 1);
+	waits(&g, d, a, 10, 5 * MS, 1);
+	REQUIRE_INT(classify_unrefined(&g, &c, &kind), 0);
+	REQUIRE_INT(kind, WPERF_KNOT);
+	CHECK_INT(c.cls, WPERF_CLASS_LOCK_CONTENTION);
+	REQUIRE_INT(c.evidence[0].kind, WPERF_EV_DEVICE_WEIGHT);
+	CHECK(c.evidence[0].decides);
+	CHECK_INT(c.evidence[0].a_ns, 50 * MS);
+	CHECK_INT(c.evidence[0].b_ns, 400 * MS);
+	check_text(&g, &c.evidence[0], "the threads' waits on disk:vda weigh 50.0 ms, less than "
+		   "the 400 ms of their waits on each other: the device is a member, but the "
+		   "knot's weight lies between its threads");
+	/* The device's own fact stays, not deciding. */
+	bool device_fact = false;
+	for (size_t i = 0; i < c.n_evidence; i++)
+		if (c.evidence[i].kind == WPERF_EV_DEVICE) {
+			device_fact = true;
+			CHECK(!c.evidence[i].decides);
+			CHECK_INT(c.evidence[i].a_ns, 50 * MS);
+		}
+	CHECK(device_fact);
 	gb_free(&g);
 }
 
@@ -388,6 +484,8 @@ static void test_sink_not_classified(void)
 int main(void)
 {
 	RUN_TEST(test_blocking_io);
+	RUN_TEST(test_device_weight_in_device);
+	RUN_TEST(test_device_member_lock);
 	RUN_TEST(test_too_few_cpus);
 	RUN_TEST(test_load_imbalance);
 	RUN_TEST(test_lock_contention);
