@@ -482,9 +482,10 @@ class NginxNet(Nginx):
     control = {'loaded': 'cpu'}
     winner = {'quiet': 'network', 'loaded': 'network'}
     known_wrong = {'loaded': (
-        'beside the hog the report leads with the CPUs (wrk runnable) in about half '
-        'the recordings (1 of 3 in the matrix, 2 of 3 in a make check run) while '
-        'lifting the rate limit gained 1.2-3.8x and removing the hog 0.59-1.07x')}
+        'beside the hog the report leads with the CPUs (wrk runnable) in about one '
+        'recording in six (right in 3 of 3 kept recordings and 2 of 3 in a field run, '
+        'lifting the rate limit gaining 6.23x and removing the hog 1.01x): right by the '
+        'suite\'s 2-of-3 rule, kept here until it holds on a quiet machine too')}
     rate = '16mbit'
 
     def prepare(self, tmp):
