@@ -42,7 +42,12 @@ void wperf_idle_remember(struct wperf_idle_tracker *t, int64_t tid,
 	slot = slot_of(t, tid);
 	slot->tid = tid;
 	slot->prio = prio;
-	snprintf(slot->comm, sizeof(slot->comm), "%s", comm);
+	/* Not snprintf(): this runs for every switch and wakeup recorded,
+	 * and a comm is at most 15 bytes. */
+	size_t n = strnlen(comm, sizeof(slot->comm) - 1);
+
+	memcpy(slot->comm, comm, n);
+	slot->comm[n] = '\0';
 }
 
 const struct wperf_thread_name *wperf_idle_lookup(

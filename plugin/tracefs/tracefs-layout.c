@@ -198,21 +198,29 @@ void wperf_layout_bind_fields(struct wperf_bound_layout *b)
 	}
 }
 
-/* A number field of the record, sign-extended when the kernel says so. */
-static int64_t read_number(struct tep_format_field *field,
+/*
+ * A number field of the record, sign-extended when the kernel says so.
+ * Read in place: the record comes from this machine's kernel, in its byte
+ * order (tep_read_number_field() would convert for another host's, at
+ * ten times the cost, on every field of every event).
+ */
+static int64_t read_number(const struct tep_format_field *field,
 			   const struct tep_record *record)
 {
-	unsigned long long raw = 0;
+	const char *p;
+	bool is_signed;
 
-	if (!field || field->offset + field->size > record->size ||
-	    tep_read_number_field(field, record->data, &raw))
+	if (!field || field->offset < 0 || field->offset + field->size > record->size)
 		return 0;
-	if ((field->flags & TEP_FIELD_IS_SIGNED) && field->size < 8) {
-		unsigned shift = 64 - 8 * (unsigned)field->size;
-
-		return (int64_t)(raw << shift) >> shift;
+	p = (const char *)record->data + field->offset;
+	is_signed = (field->flags & TEP_FIELD_IS_SIGNED) != 0;
+	switch (field->size) {
+	case 1: { uint8_t v = (uint8_t)*p; return is_signed ? (int64_t)(int8_t)v : (int64_t)v; }
+	case 2: { uint16_t v; memcpy(&v, p, 2); return is_signed ? (int64_t)(int16_t)v : (int64_t)v; }
+	case 4: { uint32_t v; memcpy(&v, p, 4); return is_signed ? (int64_t)(int32_t)v : (int64_t)v; }
+	case 8: { uint64_t v; memcpy(&v, p, 8); return (int64_t)v; }
+	default: return 0;
 	}
-	return (int64_t)raw;
 }
 
 /*
@@ -325,20 +333,48 @@ uint32_t wperf_rwbs_flags(const char *rwbs)
 	return flags;
 }
 
-/* A (fixed array or __data_loc) string field into buf (NUL-terminated),
- * bounded by the record and by buf. */
-static void read_string(struct tep_event *format, const char *from,
-			struct tep_record *record, char *buf, size_t size)
+/*
+ * Where a string field's bytes are in the record, and how many it may
+ * hold: a fixed array (comm), or a __data_loc / __rel_loc one whose 32-bit
+ * slot says offset (low 16 bits) and length (high 16). NULL when it
+ * reaches outside the record.
+ */
+static const char *string_bytes(const struct tep_format_field *field,
+				const struct tep_record *record, size_t *len)
 {
-	int len = 0;
-	const char *raw = tep_get_field_raw(NULL, format, from, record, &len, 0);
-	const char *end = (const char *)record->data + record->size;
-	size_t n = 0;
+	int offset, size;
 
-	if (raw && len > 0 && raw >= (const char *)record->data && raw < end) {
-		size_t max = (size_t)(end - raw) < (size_t)len ?
-			(size_t)(end - raw) : (size_t)len;
+	if (!field || field->offset < 0 || field->offset + field->size > record->size)
+		return NULL;
+	offset = field->offset;
+	size = field->size;
+	if (field->flags & TEP_FIELD_IS_DYNAMIC) {
+		uint32_t loc;
 
+		if (field->size != 4)
+			return NULL;
+		memcpy(&loc, (const char *)record->data + field->offset, 4);
+		offset = (int)(loc & 0xffff);
+		size = (int)(loc >> 16);
+		if (field->flags & TEP_FIELD_IS_RELATIVE)
+			offset += field->offset + field->size;
+	}
+	if (size <= 0 || offset >= record->size)
+		return NULL;
+	*len = (size_t)size < (size_t)(record->size - offset) ?
+		(size_t)size : (size_t)(record->size - offset);
+	return (const char *)record->data + offset;
+}
+
+/* A string field into buf (NUL-terminated), bounded by the record and
+ * by buf. */
+static void read_string(const struct tep_format_field *field,
+			const struct tep_record *record, char *buf, size_t size)
+{
+	size_t max = 0, n = 0;
+	const char *raw = string_bytes(field, record, &max);
+
+	if (raw) {
 		if (max > size - 1)
 			max = size - 1;
 		n = strnlen(raw, max);
@@ -347,13 +383,13 @@ static void read_string(struct tep_event *format, const char *from,
 	buf[n] = '\0';
 }
 
-/* Copy a (fixed array or __data_loc) string field, bounded by the record. */
-static int set_string_from_record(bt_field *member, struct tep_event *format,
-				  const char *from, struct tep_record *record)
+/* Copy a string field, bounded by the record. */
+static int set_string_from_record(bt_field *member, const struct tep_format_field *field,
+				  const struct tep_record *record)
 {
 	char buf[4096];
 
-	read_string(format, from, record, buf, sizeof(buf));
+	read_string(field, record, buf, sizeof(buf));
 	return bt_field_string_set_value(member, buf) ==
 		BT_FIELD_STRING_SET_VALUE_STATUS_OK ? 0 : -1;
 }
@@ -428,7 +464,7 @@ static int64_t child_tgid(int64_t child)
 }
 
 static int64_t field_value(const struct wperf_bound_layout *b, int i,
-			   struct tep_handle *tep, struct tep_record *record)
+			   int64_t common_pid, struct tep_record *record)
 {
 	const struct wperf_out_field *f = &b->layout->fields[i];
 
@@ -438,28 +474,27 @@ static int64_t field_value(const struct wperf_bound_layout *b, int i,
 	case WPERF_SRC_TGID:
 		return tgid_of(read_number(b->src[i], record));
 	case WPERF_SRC_COMMON_PID:
-		return tep_data_pid(tep, record);
+		return common_pid;
 	case WPERF_SRC_CHILD_TGID:
 		return child_tgid(read_number(b->src[i], record));
 	case WPERF_SRC_RWBS: {
 		char rwbs[16];
 
-		read_string(b->format, f->from, record, rwbs, sizeof(rwbs));
+		read_string(b->src[i], record, rwbs, sizeof(rwbs));
 		return wperf_rwbs_flags(rwbs);
 	}
 	case WPERF_SRC_CLONE:
 		/* The layout's first field is the child's tid (pid). */
 		return (int64_t)remember_clone(read_number(b->src[0], record),
-					       tep_data_pid(tep, record),
+					       common_pid,
 					       (uint64_t)read_number(b->src[i], record));
 	default:
 		return read_number(b->src[i], record);
 	}
 }
 
-int wperf_layout_fill(const struct wperf_bound_layout *b,
-		      struct tep_handle *tep, struct tep_record *record,
-		      bt_field *payload)
+int wperf_layout_fill(const struct wperf_bound_layout *b, int64_t common_pid,
+		      struct tep_record *record, bt_field *payload)
 {
 	for (int i = 0; i < WPERF_LAYOUT_MAX_FIELDS && b->layout->fields[i].name; i++) {
 		const struct wperf_out_field *f = &b->layout->fields[i];
@@ -468,13 +503,13 @@ int wperf_layout_fill(const struct wperf_bound_layout *b,
 
 		switch (f->kind) {
 		case WPERF_OUT_STRING:
-			if (set_string_from_record(member, b->format, f->from, record))
+			if (set_string_from_record(member, b->src[i], record))
 				return -1;
 			break;
 		case WPERF_OUT_S32:
 		case WPERF_OUT_S64:
 			bt_field_integer_signed_set_value(member,
-				field_value(b, i, tep, record));
+				field_value(b, i, common_pid, record));
 			break;
 		case WPERF_OUT_STACK:
 			if (set_stack_from_record(member, b->src[i], record))
@@ -482,7 +517,7 @@ int wperf_layout_fill(const struct wperf_bound_layout *b,
 			break;
 		default:
 			bt_field_integer_unsigned_set_value(member,
-				(uint64_t)field_value(b, i, tep, record));
+				(uint64_t)field_value(b, i, common_pid, record));
 			break;
 		}
 	}

@@ -90,10 +90,10 @@ bt_event_class *wperf_layout_create_event_class(const struct wperf_layout *l,
 /* Look up the ftrace fields a bound layout reads (NULL when missing). */
 void wperf_layout_bind_fields(struct wperf_bound_layout *b);
 
-/* Fill the payload of one event from a raw ftrace record. */
-int wperf_layout_fill(const struct wperf_bound_layout *b,
-		      struct tep_handle *tep, struct tep_record *record,
-		      bt_field *payload);
+/* Fill the payload of one event from a raw ftrace record, written by
+ * thread common_pid (the record's common_pid, read once by the caller). */
+int wperf_layout_fill(const struct wperf_bound_layout *b, int64_t common_pid,
+		      struct tep_record *record, bt_field *payload);
 
 /* ftrace's rwbs string (the kernel's blk_fill_rwbs: "FWS", "R", "DE")
  * as lttng-modules' RWBS_FLAG_* bitmask, which lttng-analyses and Trace

@@ -229,6 +229,7 @@ static int emit_event(struct tracefs_iter *it, struct wperf_cpu_reader *r)
 	const struct wperf_bound_layout *b;
 	bt_message *msg;
 	bt_field *payload;
+	int64_t pid;
 	uint64_t ts;
 
 	/* Any event, ours (the marker) or not, proves the buffer records. */
@@ -240,23 +241,22 @@ static int emit_event(struct tracefs_iter *it, struct wperf_cpu_reader *r)
 	b = &comp->bound[comp->bound_by_id[id]];
 	if (r->event_ts < it->last_ts)
 		it->clamped++;
+	pid = tep_data_pid(comp->rec->tep, &record);
 	/* A kernel stack is written right after its sched_switch with the
 	 * thread that switched out as common_pid: that thread is not running
 	 * again, even when idle came next. */
 	if (!wperf_layout_by_stack_trigger(b->layout) &&
-	    wperf_idle_switch_missing(&it->idle, r->cpu,
-				      tep_data_pid(comp->rec->tep, &record)) &&
-	    emit_restored_switch(it, r->cpu, tep_data_pid(comp->rec->tep, &record),
-				 r->event_ts))
+	    wperf_idle_switch_missing(&it->idle, r->cpu, pid) &&
+	    emit_restored_switch(it, r->cpu, pid, r->event_ts))
 		return -1;
 	ts = tracefs_monotonic_ts(it, r->event_ts);
 	msg = bt_message_event_create_with_packet_and_default_clock_snapshot(
 		it->self, b->event_class, it->streams[r->cpu].packet, ts);
 	if (!msg)
 		return tracefs_push(it, NULL);
-	tracefs_set_event_tid(msg, tep_data_pid(comp->rec->tep, &record));
+	tracefs_set_event_tid(msg, pid);
 	payload = bt_event_borrow_payload_field(bt_message_event_borrow_event(msg));
-	if (wperf_layout_fill(b, comp->rec->tep, &record, payload)) {
+	if (wperf_layout_fill(b, pid, &record, payload)) {
 		bt_message_put_ref(msg);
 		return tracefs_push(it, NULL);
 	}

@@ -2,7 +2,8 @@
 /*
  * tools/wperf/bt-graph.c — babeltrace2 graphs in-process (bt-graph.h):
  * `babeltrace2 INPUT... -c SINK` (wperf_bt_run) and `babeltrace2 -c SOURCE
- * -c SINK` (wperf_bt_run_source).
+ * -c SINK` (wperf_bt_run_source; without the muxer when the source is
+ * wperf's own, which merges its CPUs in time order itself).
  *
  * The graph is the one babeltrace2(1)'s `convert` command builds for
  * `babeltrace2 INPUT... -c SINK`, so that a report is the same either way:
@@ -710,7 +711,13 @@ static const void *add_component(bt_graph *g, char type, const bt_plugin *plugin
 	return rc == BT_GRAPH_ADD_COMPONENT_STATUS_OK ? comp : NULL;
 }
 
-/* Build source -> muxer -> sink in g and run it. */
+/*
+ * Build source -> muxer -> sink in g and run it. A wperf source with one
+ * output port (source.wperf.tracefs) merges its CPUs in time order itself:
+ * it goes straight to the sink, since a muxer would only queue and
+ * re-check each message (about 500 instructions per event, an eighth of
+ * what `wperf record`'s recorder spends on one).
+ */
 static enum wperf_run_status build_source_graph(bt_graph *g, const struct wperf_bt *bt,
 						const bt_plugin *src_plugin, const char *src_class,
 						const bt_value *src_params,
@@ -722,25 +729,29 @@ static enum wperf_run_status build_source_graph(bt_graph *g, const struct wperf_
 	const bt_component_source *src;
 	const bt_component_filter *muxer = NULL;
 	const bt_component_sink *sink;
+	const bt_port_output *out;
 	char what[256];
 
 	/* Created in the CLI's order: source, filter, sink. */
 	if (!(src = add_component(g, 's', src_plugin, src_class, src_params)))
 		return WPERF_RUN_FAILED;
-	if (!muxer_cls || bt_graph_add_filter_component(g, muxer_cls, "muxer", NULL, LOG_LEVEL,
-							&muxer) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+	bool straight = src_plugin == bt->wperf && bt_component_source_get_output_port_count(src) == 1;
+
+	if (!straight && (!muxer_cls || bt_graph_add_filter_component(g, muxer_cls, "muxer", NULL,
+			LOG_LEVEL, &muxer) != BT_GRAPH_ADD_COMPONENT_STATUS_OK)) {
 		CAUSE("Cannot create component: filter.utils.muxer");
 		return WPERF_RUN_FAILED;
 	}
 	if (!(sink = add_component(g, 'k', sink_plugin, sink_class, sink_params)))
 		return WPERF_RUN_FAILED;
 	snprintf(what, sizeof(what), "source.%s.%s", bt_plugin_get_name(src_plugin), src_class);
-	if (connect_to_muxer(g, src, muxer, what, NULL, NULL))
+	if (!straight && connect_to_muxer(g, src, muxer, what, NULL, NULL))
 		return WPERF_RUN_FAILED;
-	if (bt_graph_connect_ports(g, bt_component_filter_borrow_output_port_by_index_const(muxer, 0),
-				   bt_component_sink_borrow_input_port_by_index_const(sink, 0),
+	out = straight ? bt_component_source_borrow_output_port_by_index_const(src, 0)
+		       : bt_component_filter_borrow_output_port_by_index_const(muxer, 0);
+	if (bt_graph_connect_ports(g, out, bt_component_sink_borrow_input_port_by_index_const(sink, 0),
 				   NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
-		CAUSE("Cannot connect filter.utils.muxer to sink.%s.%s.",
+		CAUSE("Cannot connect %s to sink.%s.%s.", straight ? what : "filter.utils.muxer",
 		      bt_plugin_get_name(sink_plugin), sink_class);
 		return WPERF_RUN_FAILED;
 	}

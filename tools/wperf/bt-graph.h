@@ -61,7 +61,8 @@ void wperf_bt_set_before_finalize(void (*fn)(void));
 
 /* Run source -> sink: component class `source_class` of `source_plugin`
  * (e.g. bt->wperf, "tracefs"; bt->ctf, "lttng-live") with source_params,
- * its output ports connected through filter.utils.muxer to `sink_class`
+ * its output ports connected through filter.utils.muxer (straight, for a
+ * wperf source with one port: it merges in time order itself) to `sink_class`
  * of `sink_plugin` (e.g. bt->ctf, "fs"; bt->wperf, "knots") with
  * sink_params. When capture is false, what the components log goes to
  * file descriptor 2 as it is (a recorder's log file) and run->log is
