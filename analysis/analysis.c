@@ -80,7 +80,7 @@ static void mark_gap_wait(struct edge_map *m, uint32_t from, uint32_t to)
 		m->e[e].gap_waits++;
 }
 
-/* The vertex of the thread that forked thread v, or VERTEX_NONE. */
+/* The vertex of the thread that forked thread v, or VERTEX_NONE (UINT32_MAX). */
 static uint32_t forked_by(const struct wperf_analysis *a, uint32_t v)
 {
 	return v < a->sched.n_th && a->sched.th[v].forked_by ? a->sched.th[v].forked_by - 1 :
@@ -349,8 +349,7 @@ int wperf_analysis_thread_info(const struct wperf_analysis *a, uint32_t v,
 	out->tid = x->tid;
 	out->pid = x->pid;
 	out->comm = x->comm;
-	out->forked_by = v < a->sched.n_th && a->sched.th[v].forked_by ?
-			 a->sched.th[v].forked_by - 1 : UINT32_MAX;
+	out->forked_by = forked_by(a, v);
 	return 0;
 }
 

@@ -701,18 +701,11 @@ static void test_child_seen_before_fork(void)
 {
 	struct wperf_analysis *a = wperf_analysis_create();
 	struct wperf_graph g;
-	struct wperf_event ev;
 
 	sw(a, 0, 0, 0, 0, 20);
 	sw(a, 0, 1, 0, 0, 0);
 	sw(a, 100 * MS, 1, 0, 0, 21);
-	ev = base(WPERF_EV_FORK, 100 * MS + 500000, 0);
-	ev.u.fork.parent_tid = 20;
-	ev.u.fork.parent_pid = 20;
-	ev.u.fork.child_tid = 21;
-	ev.u.fork.child_pid = 20;
-	ev.u.fork.child_comm = "child";
-	wperf_analysis_feed(a, &ev);
+	fork_thread(a, 100 * MS + 500000, 0, 20, 21, 20, "child");
 	wake(a, 150 * MS, 0, 7);
 	sw(a, 200 * MS, 1, 21, 0, 0);
 	if (finish(a, &g)) {
