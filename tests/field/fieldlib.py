@@ -442,22 +442,48 @@ def data_mount():
         return 'unknown (%s)' % e
 
 
-def window_args(tmp):
-    """`wperf report` options that count the load's window only: the
-    driver writes "begin NS" and "end NS" (CLOCK_REALTIME, `date +%s%N`)
-    to DIR/window around the load whose throughput the truth measures, so
-    the report is judged on the time the truth is measured on, not on the
-    server's start-up and the driver's setup and teardown (a large part of
-    a two-second run). [] without a complete window."""
+def load_window(tmp):
+    """The load's window, (begin, end) in ns of CLOCK_REALTIME: the driver
+    writes "begin NS" and "end NS" (`date +%s%N`) to DIR/window around the
+    load whose throughput the truth measures. The report is judged on that
+    time, not on the server's start-up and the driver's setup and teardown
+    (a large part of a two-second run). A driver that wrote no complete
+    window is an error: judged over the whole recording, the setup's
+    children lead some reports (tests/field/README.md)."""
     marks = {}
     for line in (read(os.path.join(tmp, 'window')) or '').splitlines():
         parts = line.split()
         if len(parts) == 2 and parts[1].isdigit():
             marks[parts[0]] = int(parts[1])
     if 'begin' not in marks or 'end' not in marks or marks['end'] <= marks['begin']:
-        return []
-    return ['--begin', '%d.%09d' % divmod(marks['begin'], 10**9),
-            '--end', '%d.%09d' % divmod(marks['end'], 10**9)]
+        raise RuntimeError('%s/window: the driver wrote no complete load window '
+                           '("begin NS" and "end NS", `date +%%s%%N`): write it around the load'
+                           % tmp)
+    return marks['begin'], marks['end']
+
+
+def window_args(window):
+    """`wperf report` options that count the load's window only."""
+    return ['--begin', '%d.%09d' % divmod(window[0], 10**9),
+            '--end', '%d.%09d' % divmod(window[1], 10**9)]
+
+
+# How far the report's analysed range may lie from the window: the trace's
+# clock is not CLOCK_REALTIME itself, but its offset to it (the trace's
+# metadata), measured at the recording's start; NTP slewing moves them
+# apart by microseconds.
+WINDOW_SLACK_NS = 5 * 10**6
+
+
+def check_window(js, window):
+    """The report analysed the load's window, not the whole recording: its
+    time_range must be the window (clipped to the trace)."""
+    tr = js.get('time_range') or {}
+    begin, end = tr.get('begin_ns'), tr.get('end_ns')
+    if (begin is None or end is None or begin < window[0] - WINDOW_SLACK_NS
+            or end > window[1] + WINDOW_SLACK_NS):
+        raise RuntimeError('the report analysed %s to %s, not the load\'s window %d to %d'
+                           % (begin, end, window[0], window[1]))
 
 
 def run_case(case, hog=0, keep=False, log=print):
@@ -493,16 +519,18 @@ def run_case(case, hog=0, keep=False, log=print):
                                % (case.name, rec.returncode, out[-3000:]))
         truth = sampler.summary()
         stats = case.stats(tmp, out)
+        window = load_window(tmp)
         js_path, txt_path = os.path.join(tmp, 'r.json'), os.path.join(tmp, 'r.txt')
         for fmt, path in (('json', js_path), ('text', txt_path)):
             q = subprocess.run([WPERF, 'report', trace, '--format', fmt, '--output', path]
-                               + window_args(tmp),
+                               + window_args(window),
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                timeout=120)
             if q.returncode != 0:
                 raise RuntimeError('wperf report failed:\n' + q.stdout[-3000:])
         with open(js_path) as f:
             js = json.load(f)
+        check_window(js, window)
         with open(txt_path) as f:
             text = f.read()
         expected = case.expected(truth)
