@@ -16,6 +16,13 @@ its pid), its exec of /bin/true and its exit; that the fork came after the
 time the ready-file gives (tracefs); and that the report sees the fork and
 does not say the focus started late (Data quality).
 
+With the tracefs recorder, the trace is written after the command ends
+(source.wperf.tracefs's defer-mib): a second of ctxswitch recorded, the
+trace holds under a twentieth of its final size when the command ends,
+and all of its switches after; on a 120 MiB tmpfs (too little room to
+defer) it converts as it reads, over a quarter of the trace written by
+then.
+
 Needs root, tracefs and lttng-tools. Without them: FAIL under CI=true,
 else SKIP (exit 77 for meson) saying why.
 """
@@ -106,6 +113,64 @@ class RecordStart(unittest.TestCase):
                 js = self.report(out, pid)
                 self.assertTrue(js['focus_start']['forked'], js['focus_start'])
                 self.assertFalse(js['focus_start']['late'], js['focus_start'])
+
+    def record_sizes(self, out, args=()):
+        """Record ctxswitch for a second; the size of the kernel trace
+        right after it ended (still recording) and at the end."""
+        during = os.path.join(self.tmp, os.path.basename(out) + '-during')
+        script = ('"$1" --seconds 1 >/dev/null && du -sb "$2/kernel" | cut -f1 > "$3"; '
+                  'sleep 0.2')
+        rec = subprocess.run([self.wperf, 'record', '-o', out, *args, '--', 'sh', '-c', script, 'sh',
+                              recording.workload_path('ctxswitch'), out, during],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             timeout=300)
+        self.assertEqual(rec.returncode, 0, rec.stdout[-3000:])
+        with open(during) as f:
+            in_run = int(f.read())
+        at_end = int(subprocess.run(['du', '-sb', os.path.join(out, 'kernel')],
+                                    stdout=subprocess.PIPE, text=True).stdout.split()[0])
+        return in_run, at_end
+
+    def switches(self, out):
+        import bt2
+        dirs = [d for d in ctf_dirs(out) if '/ust' not in d]
+        return sum(1 for m in bt2.TraceCollectionMessageIterator(dirs[0])
+                   if type(m) is bt2._EventMessageConst and m.event.name == 'sched_switch')
+
+    def test_conversion_after_the_command(self):
+        # While the command runs, the tracefs recorder only holds the ring
+        # buffers' pages (source.wperf.tracefs's defer-mib): the trace is
+        # written once the command has ended, whole (ctxswitch makes some
+        # 100,000 switches a second).
+        out = os.path.join(self.tmp, 'deferred')
+        in_run, at_end = self.record_sizes(out, ('--min-free', '0'))
+        if self.kernel_recorder(out) != 'tracefs':
+            self.skipTest('the deferred conversion is the tracefs recorder\'s')
+        self.assertGreater(at_end, 2 << 20)
+        self.assertLess(in_run, at_end / 20, (in_run, at_end))
+        self.assertGreater(self.switches(out), 20000)
+
+    def test_no_deferral_without_room(self):
+        # On a file system with less room than 128 MiB beyond twice what is
+        # held (a 120 MiB tmpfs, wperf's own margin off), the recorder
+        # converts as it reads: its trace grows while the command runs.
+        small = tempfile.mkdtemp(prefix='wperf-room-', dir='/var/tmp')
+        if subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=120M', 'tmpfs', small]).returncode:
+            self.fail('cannot mount a tmpfs')
+        self.addCleanup(os.rmdir, small)
+        self.addCleanup(subprocess.run, ['umount', '-l', small])
+        out = os.path.join(small, 'r')
+        in_run, at_end = self.record_sizes(out, ('--min-free', '0'))
+        if self.kernel_recorder(out) != 'tracefs':
+            self.skipTest('the deferred conversion is the tracefs recorder\'s')
+        self.assertGreater(at_end, 2 << 20)
+        self.assertGreater(in_run, at_end / 4, (in_run, at_end))
+
+    @staticmethod
+    def kernel_recorder(out):
+        """tracefs or lttng: what `wperf record` recorded out's kernel events with."""
+        with open(os.path.join(out, 'wperf.json')) as f:
+            return json.load(f).get('kernel')
 
     def test_unwritable_ready_file(self):
         # The source cannot say it records: it fails, in one line naming

@@ -64,6 +64,18 @@ const char wperf_tracefs_help[] =
 	"                             `wperf_kernel_stack` events: where each wait\n"
 	"                             began. Costs about a microsecond per switch.\n"
 	"                             Default: none.\n"
+	"  defer-mib=MIB              While recording, only read the ring buffers\n"
+	"                             and keep up to MIB MiB of raw pages in\n"
+	"                             memory; turn them into messages after the\n"
+	"                             recording stops, so the recorded program\n"
+	"                             does not share its CPUs with the conversion.\n"
+	"                             Past MIB (or past the room left at\n"
+	"                             room-path), convert as they are read.\n"
+	"                             Default: 0 (always as read).\n"
+	"  room-path=\"PATH\"           With defer-mib: a directory on the file\n"
+	"                             system the messages will be written to;\n"
+	"                             deferring stops when its free space falls\n"
+	"                             below twice the pages held plus 128 MiB.\n"
 	"\n"
 	"Example:\n"
 	"  babeltrace2 -c source.wperf.tracefs --params=duration=3 \\\n"
@@ -76,7 +88,8 @@ const char wperf_tracefs_help[] =
 	"it from the command line: wperf(1).\n";
 
 static const char *const known_params[] = {
-	"duration", "buffer-size-kb", "instance", "snapshot", "stacks", "ready-file", NULL
+	"duration", "buffer-size-kb", "instance", "snapshot", "stacks", "ready-file",
+	"defer-mib", "room-path", NULL
 };
 
 /* The longest instance name taken; wperf's own are "wperf-flight-" and a
@@ -187,6 +200,37 @@ static int read_ready_param(struct tracefs_comp *comp, const bt_value *params,
 	return 0;
 }
 
+/* defer-mib=MIB and room-path="PATH" (kept: params do not outlive
+ * initialization). */
+static int read_defer_params(struct tracefs_comp *comp, const bt_value *params,
+			     char *err, size_t errlen)
+{
+	const char *v = NULL;
+	int rc;
+
+	if (wperf_params_get_int(params, "defer-mib", 0, 1048576,
+				 &comp->defer_mib, err, errlen) < 0)
+		return -1;
+	if (comp->defer_mib && comp->snapshot) {
+		snprintf(err, errlen, "parameter `defer-mib`: not with snapshot=true "
+			 "(a snapshot records nothing new)");
+		return -1;
+	}
+	rc = wperf_params_get_string(params, "room-path", &v, err, errlen);
+	if (rc <= 0)
+		return rc;
+	if (!v[0]) {
+		snprintf(err, errlen, "parameter `room-path`: empty path");
+		return -1;
+	}
+	comp->room_path = strdup(v);
+	if (!comp->room_path) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 static int read_params(struct tracefs_comp *comp, const bt_value *params,
 		       char *err, size_t errlen)
 {
@@ -206,7 +250,8 @@ static int read_params(struct tracefs_comp *comp, const bt_value *params,
 				 &comp->buffer_size_kb, err, errlen) < 0)
 		return -1;
 	if (read_stacks_param(comp, params, err, errlen) < 0 ||
-	    read_snapshot_params(comp, params, err, errlen) < 0)
+	    read_snapshot_params(comp, params, err, errlen) < 0 ||
+	    read_defer_params(comp, params, err, errlen) < 0)
 		return -1;
 	return read_ready_param(comp, params, err, errlen);
 }
@@ -479,6 +524,7 @@ static void destroy_comp(struct tracefs_comp *comp)
 	bt_clock_class_put_ref(comp->clock_class);
 	bt_trace_class_put_ref(comp->trace_class);
 	free(comp->ready_file);
+	free(comp->room_path);
 	free(comp);
 }
 

@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "tracefs-source.h"
@@ -312,6 +313,44 @@ int tracefs_poll_cpus(struct tracefs_iter *it, bool stopping)
 	return 0;
 }
 
+/* The room deferred pages need once converted: the trace they become
+ * is about as large (ftrace's records and CTF's are alike), so twice
+ * what is held, and a margin for everything else writing there. */
+#define DEFER_ROOM_MARGIN (UINT64_C(128) << 20)
+
+static bool room_for_deferred(const struct tracefs_iter *it, uint64_t held)
+{
+	struct statvfs st;
+
+	if (!it->comp->room_path)
+		return true;
+	if (statvfs(it->comp->room_path, &st) != 0)
+		return false;
+	return (uint64_t)st.f_bavail * st.f_frsize >= 2 * held + DEFER_ROOM_MARGIN;
+}
+
+/*
+ * defer-mib: while the program records, read the ring buffers only, and
+ * turn the pages into messages once the recording stops. Making messages
+ * is the recorder's main cost (doc/performance.md); the program's CPUs
+ * are then spared it while it is measured. Not before the ready line
+ * (the command waits for it, and it is said when an event is emitted),
+ * and never again once too much is held: from then on the pages are
+ * converted as they are read, as without defer-mib.
+ */
+static bool deferring(struct tracefs_iter *it)
+{
+	struct tracefs_comp *comp = it->comp;
+	uint64_t held = (uint64_t)comp->rec->queued_pages *
+			(uint64_t)(comp->rec->subbuf_size ? comp->rec->subbuf_size : 4096);
+
+	if (!comp->defer_mib || it->deferral_over || (comp->ready_file && !it->ready_said))
+		return false;
+	if (held >= (uint64_t)comp->defer_mib << 20 || !room_for_deferred(it, held))
+		it->deferral_over = true;
+	return !it->deferral_over;
+}
+
 static int produce_recording(struct tracefs_iter *it)
 {
 	int n;
@@ -322,6 +361,8 @@ static int produce_recording(struct tracefs_iter *it)
 		it->phase = PHASE_DRAINING;
 		return 1;
 	}
+	if (deferring(it))
+		return tracefs_poll_cpus(it, false) ? -1 : 0;
 	n = emit_ready_events(it);
 	if (n != 0)
 		return n;

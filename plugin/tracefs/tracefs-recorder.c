@@ -493,6 +493,18 @@ static void put_page(struct wperf_recorder *rec, struct wperf_rb_page *p)
 	rec->free_pages = p;
 }
 
+/* The oldest queued page is consumed: recycle it. */
+static void drop_head(struct wperf_recorder *rec, struct wperf_cpu_reader *r)
+{
+	struct wperf_rb_page *done = r->head;
+
+	r->head = done->next;
+	if (!r->head)
+		r->tail = NULL;
+	rec->queued_pages--;
+	put_page(rec, done);
+}
+
 /* Record the lost-events note of the page just loaded into r->kbuf. */
 static void note_missed_events(struct wperf_recorder *rec,
 			       struct wperf_cpu_reader *r)
@@ -533,12 +545,7 @@ static void load_cursor(struct wperf_recorder *rec, struct wperf_cpu_reader *r)
 			r->has_event = true;
 			return;
 		}
-		struct wperf_rb_page *done = r->head;
-
-		r->head = done->next;
-		if (!r->head)
-			r->tail = NULL;
-		put_page(rec, done);
+		drop_head(rec, r);
 	}
 }
 
@@ -553,13 +560,8 @@ void wperf_recorder_advance(struct wperf_recorder *rec,
 		return;
 	}
 	/* Page exhausted: drop it and move to the next one. */
-	struct wperf_rb_page *done = r->head;
-
 	r->has_event = false;
-	r->head = done->next;
-	if (!r->head)
-		r->tail = NULL;
-	put_page(rec, done);
+	drop_head(rec, r);
 	load_cursor(rec, r);
 }
 
@@ -612,6 +614,7 @@ int wperf_recorder_poll_cpu(struct wperf_recorder *rec,
 		else
 			r->head = p;
 		r->tail = p;
+		rec->queued_pages++;
 		pages++;
 		load_cursor(rec, r);
 		/* A snapshot of a live buffer ends at the snapshot time: a page

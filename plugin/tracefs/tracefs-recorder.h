@@ -76,6 +76,9 @@ struct wperf_recorder {
 	/* Snapshot reading: pages are read up to this time only (see
 	 * wperf_recorder_open_snapshot()); UINT64_MAX otherwise. */
 	uint64_t read_until;
+	/* Pages read and not consumed yet, all CPUs: what a deferred
+	 * conversion holds in memory (tracefs-produce.c). */
+	size_t queued_pages;
 };
 
 /*

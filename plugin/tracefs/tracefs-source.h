@@ -28,6 +28,8 @@ struct tracefs_comp {
 	int64_t buffer_size_kb;
 	const char *instance;           /* attach to it (snapshot) */
 	char *ready_file;               /* ready-file: written once recording */
+	int64_t defer_mib;              /* defer-mib: 0 = convert as we read */
+	char *room_path;                /* room-path: where the trace will go */
 	bool snapshot;
 	bool kernel_stacks;             /* stacks="kernel" */
 	struct wperf_recorder *rec;
@@ -74,6 +76,7 @@ struct tracefs_iter {
 	uint64_t clamped;               /* events stamped before last_ts */
 	uint64_t ready_after_ts;        /* tracing was on from this time */
 	bool ready_said;                /* ready-file written */
+	bool deferral_over;             /* converting as we read from now on */
 	const bt_message **out;         /* messages made, not yet handed out */
 	size_t out_head, out_len, out_cap;
 	char err[512];

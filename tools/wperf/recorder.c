@@ -93,7 +93,30 @@ static bool failed_write(const char *logpath, char *why, size_t whylen)
 	return found;
 }
 
-/* source.wperf.tracefs's and sink.ctf.fs's parameters. */
+/* The most raw pages the recorder holds in memory while the command runs
+ * (source.wperf.tracefs's defer-mib): an eighth of the memory available
+ * now, at most DEFER_MAX_MIB: a busy server makes 2 to 5 MiB a second, and
+ * converting 256 MiB (about 4 million events) takes seconds, well within
+ * the 120 s wperf_recorder_stop() waits for the end of the trace. */
+#define DEFER_MAX_MIB 256
+
+static int64_t defer_mib(void)
+{
+	FILE *f = fopen("/proc/meminfo", "re");
+	char line[128];
+	long long kib = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %lld kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kib / 1024 / 8 < DEFER_MAX_MIB ? kib / 1024 / 8 : DEFER_MAX_MIB;
+}
+
+/* source.wperf.tracefs's and sink.ctf.fs's parameters. The conversion to
+ * CTF is deferred to the command's end (defer-mib), so that the recorded
+ * program does not share its CPUs with it (doc/performance.md). */
 static bool make_params(const struct wperf_recorder *r, unsigned buffer_kb, bool stacks,
 			bt_value **source, bt_value **sink)
 {
@@ -104,6 +127,8 @@ static bool make_params(const struct wperf_recorder *r, unsigned buffer_kb, bool
 	*sink = bt_value_map_create();
 	return *source && *sink &&
 	       !bt_value_map_insert_signed_integer_entry(*source, "buffer-size-kb", buffer_kb) &&
+	       !bt_value_map_insert_signed_integer_entry(*source, "defer-mib", defer_mib()) &&
+	       !bt_value_map_insert_string_entry(*source, "room-path", r->out) &&
 	       !bt_value_map_insert_string_entry(*source, "ready-file", r->ready) &&
 	       !(stacks && bt_value_map_insert_string_entry(*source, "stacks", "kernel")) &&
 	       !bt_value_map_insert_string_entry(*sink, "path", path) &&
