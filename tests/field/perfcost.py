@@ -21,6 +21,10 @@ ratios, so that an effect can be told from noise. Needs root.
     --record-args ARGS  more `wperf record` options, e.g. "--buffer-size-kb 1024"
     --trace-dir DIR     write the traces under DIR (e.g. /dev/shm: no disk
                         writes beside the server's), not the case's directory
+    --also WPERF        a second recorder to compare (another build's
+                        tools/wperf): each round then runs plain, recorded
+                        by this build's wperf and by WPERF, in a rotating
+                        order, and the summary has a row for each
 """
 
 import argparse
@@ -63,7 +67,7 @@ RECORD_ARGS = []
 TRACE_DIR = [None]
 
 
-def one(case, record):
+def one(case, record, wperf=None):
     tmp = tempfile.mkdtemp(prefix='%s-cost-' % case.name, dir=fieldlib.field_root())
     p = None
     try:
@@ -71,7 +75,7 @@ def one(case, record):
         cmd = ['bash', case.driver(), tmp]
         if record:
             trace = os.path.join(TRACE_DIR[0] or tmp, os.path.basename(tmp) + '-trace')
-            cmd = ([fieldlib.WPERF, 'record', '-o', trace] + RECORD_ARGS + ['--'] + cmd)
+            cmd = ([wperf or fieldlib.WPERF, 'record', '-o', trace] + RECORD_ARGS + ['--'] + cmd)
         t0 = time.monotonic()
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                              start_new_session=True)
@@ -123,6 +127,7 @@ def main():
     ap.add_argument('--seconds', type=int)
     ap.add_argument('--record-args', default='')
     ap.add_argument('--trace-dir')
+    ap.add_argument('--also', metavar='WPERF')
     a = ap.parse_args()
     if os.geteuid() != 0:
         print('perfcost: recording needs root: skipped')
@@ -146,19 +151,28 @@ def main():
         ', wperf record ' + a.record_args if a.record_args else '') +
         (', traces under ' + a.trace_dir if a.trace_dir else ''), flush=True)
     rows = []
+    sides = [('recorded', fieldlib.WPERF)] + ([('also', a.also)] if a.also else [])
     for name in a.cases.split(','):
         case = cases.CASES[name]
-        plain, rec = [], []
+        runs = [None] + [w for _, w in sides]          # None: plain
+        got_all = {i: [] for i in range(len(runs))}
+        cpu = {i: [] for i in range(1, len(runs))}
         for i in range(a.pairs):
-            order = (False, True) if i % 2 == 0 else (True, False)
+            shift = i % len(runs)
             got = {}
-            for r in order:
-                got[r] = one(case, r)
-            plain.append(got[False])
-            rec.append(got[True])
-            print('%s pair %d: plain %.0f, recorded %.0f ops/s (ratio %.3f)'
-                  % (name, i + 1, got[False], got[True], got[True] / got[False]), flush=True)
-        rows.append((name, plain, rec, list(RECORDER)))
+            for k in list(range(len(runs)))[shift:] + list(range(len(runs)))[:shift]:
+                n0 = len(RECORDER)
+                got[k] = one(case, k != 0, runs[k])
+                got_all[k].append(got[k])
+                if len(RECORDER) > n0:
+                    cpu[k].append(RECORDER[-1])
+            print('%s round %d: plain %.0f, %s ops/s' % (
+                name, i + 1, got[0], ', '.join('%s %.0f (ratio %.3f)' % (
+                    sides[k - 1][0], got[k], got[k] / got[0]) for k in range(1, len(runs)))),
+                flush=True)
+        for k in range(1, len(runs)):
+            rows.append((name if k == 1 else '%s (%s)' % (name, runs[k]), got_all[0],
+                         got_all[k], cpu[k]))
         RECORDER.clear()
     print('finished %s UTC, load average %s' % (time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime()),
                                                 open('/proc/loadavg').read().split()[:3]))
