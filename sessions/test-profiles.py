@@ -49,11 +49,13 @@ def kernel_events(header):
     recorders, `wperf record`'s sessions and the analysis's hint are made
     from, as [(name, flags)] in its order: its tracepoints' lttng-modules
     2.13 names (netif_receive_skb is recorded as net_if_receive_skb; an
-    ftrace-only one, NULL, left out), then the state dump's."""
+    ftrace-only one, NULL, left out), then LTTng's own tracepoints
+    (net_dev_queue), then the state dump's."""
     with open(header) as f:
         text = f.read().replace('\\\n', ' ')
     events = []
-    for macro, name_at in (('WPERF_KERNEL_TRACEPOINTS', 4), ('WPERF_LTTNG_STATEDUMP_EVENTS', 0)):
+    for macro, name_at in (('WPERF_KERNEL_TRACEPOINTS', 4), ('WPERF_LTTNG_ONLY_TRACEPOINTS', 0),
+                           ('WPERF_LTTNG_STATEDUMP_EVENTS', 0)):
         m = re.search(r'#define %s\(X\)(.*)' % macro, text)
         if not m:
             return None

@@ -8,11 +8,11 @@
  *     its event classes);
  *   - the flight recorder's ftrace instance (tools/wperf/flight.c);
  *   - the LTTng sessions `wperf record` and `wperf top` make
- *     (tools/wperf/lttng.c);
+ *     (tools/wperf/lttng.c), with the LTTng-only tracepoints too;
  *   - the analysis's hint for a trace without them (analysis/analysis-finish.c).
  * sessions/test-profiles.py reads this file and checks that the session
  * profiles sessions/wperf.lttng and sessions/wperf-snapshot.lttng enable
- * exactly its LTTng events; doc/wperf-sessions.7.md explains each one.
+ * exactly its LTTng events (the three lists below); doc/wperf-sessions.7.md explains each one.
  *
  * Header only (a list macro), so that the analysis library, the plugin and
  * the `wperf` command each build what they need from it at compile time
@@ -102,6 +102,21 @@ enum wperf_kernel_event_flags {
 	  "net_dev_xmit", "net_dev_xmit", 0) \
 	X(NETIF_RECEIVE_SKB, "net", "netif_receive_skb", \
 	  "netif_receive_skb", "net_if_receive_skb", 0)
+
+/*
+ * Tracepoints that only LTTng's kernel tracer records, after those above,
+ * as X(lttng-modules name, flags). net_dev_queue: lttng-modules (2.9 and
+ * later) writes the packet's IP and TCP headers with it, from the sending
+ * thread's context, and its TCP key (seq, ack_seq, flags) is what pairs a
+ * segment sent on one host with its receive (net_if_receive_skb, which
+ * carries the same headers) on another: the sender's edge across hosts and
+ * the clock synchronisation of `wperf report TRACE TRACE...`
+ * (analysis/netpeer.c, analysis/netmatch.c). ftrace's net_dev_queue has
+ * only skbaddr, len and name, nothing to pair by across hosts, so the
+ * ftrace recorders leave it out.
+ */
+#define WPERF_LTTNG_ONLY_TRACEPOINTS(X) \
+	X("net_dev_queue", 0)
 
 /*
  * lttng-modules' state dump, recorded after the tracepoints: the threads,

@@ -28,18 +28,22 @@
 
 /* Kernel events for LTTng's kernel tracer (lttng-modules), in its names
  * (net_if_receive_skb, not the kernel's netif_receive_skb): those of
- * wperf/kernel-events.h, the tracepoints then the state dump. The required
- * ones (the scheduler's) must be enabled; the others may be missing from
- * an older lttng-modules, and are then left out. */
+ * wperf/kernel-events.h, the tracepoints, then LTTng's own (net_dev_queue,
+ * whose TCP header pairs a send with its receive on another host), then
+ * the state dump. The required ones (the scheduler's) must be enabled;
+ * the others may be missing from an older lttng-modules, and are then
+ * left out. */
 struct lttng_kernel_event {
 	const char *name;
 	bool required;
 };
 #define LTTNG_TRACEPOINT(id, system, event, name, lttng_name, flags) \
 	{ lttng_name, WPERF_KEV_REQUIRED_BY_LTTNG(flags) },
+#define LTTNG_ONLY(name, flags) { name, WPERF_KEV_REQUIRED_BY_LTTNG(flags) },
 #define LTTNG_STATEDUMP(name, flags) { name, false },
 static const struct lttng_kernel_event lttng_kernel_events[] = {
 	WPERF_KERNEL_TRACEPOINTS(LTTNG_TRACEPOINT)
+	WPERF_LTTNG_ONLY_TRACEPOINTS(LTTNG_ONLY)
 	WPERF_LTTNG_STATEDUMP_EVENTS(LTTNG_STATEDUMP)
 };
 
