@@ -6,15 +6,23 @@ veth pair, for recording real traces (tests/test_netns_recorded.py).
   netns-fsync.py run NS_SERVER NS_CLIENT ADDR SECONDS DIR
       starts the server in NS_SERVER (listening on ADDR:7707) and the
       client in NS_CLIENT, and waits for both;
-  netns-fsync.py server ADDR DIR SECONDS   (thread name "xh-server")
+  netns-fsync.py server ADDR DIR SECONDS [GO]   (thread name "xh-server")
       for each 512-byte request: appends 4 KiB to DIR/xh-data, fsyncs
       it, replies 64 bytes; removes the file when the client is done;
-  netns-fsync.py client ADDR SECONDS       (thread name "xh-client")
+  netns-fsync.py client ADDR SECONDS [GO]       (thread name "xh-client")
       sends a request, waits for its reply and pauses 2 ms, again and
       again.
 
 The client waits for the server, the server for its disk and for the
 next request: one knot across the namespaces. Prints the round trips.
+
+GO (a file path), for a client and a server on two machines, each
+recorded by its own tracer (tests/guest/lttng-hosts.sh): each side waits
+up to 10 minutes for the other (a machine that boots later), says the
+connection is made by creating GO.connected, waits for GO to exist (its
+script creates it once its tracer records), then sends one byte and
+waits for the other side's: the requests begin only when both machines
+record.
 """
 import ctypes
 import os
@@ -41,15 +49,32 @@ def recv_exact(sock, n):
     return data
 
 
-def server(addr, folder, seconds):
+PEER_WAIT = 600  # GO: how long each side waits for the other machine (s)
+
+
+def rendezvous(sock, go, me):
+    """With GO: GO.connected, then GO, then one byte each way (above)."""
+    if go is None:
+        return
+    open(go + '.connected', 'w').close()
+    while not os.path.exists(go):
+        time.sleep(0.05)
+    sock.sendall(b'g')
+    if recv_exact(sock, 1) != b'g':
+        sys.exit('%s: the other side closed the connection before starting' % me)
+
+
+def server(addr, folder, seconds, go=None):
     name_thread('xh-server')
     ls = socket.socket()
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     ls.bind((addr, PORT))
     ls.listen(1)
-    ls.settimeout(seconds + 10)
+    ls.settimeout(PEER_WAIT if go else seconds + 10)
     conn, _ = ls.accept()
+    conn.settimeout(None)
     conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    rendezvous(conn, go, 'xh-server')
     path = os.path.join(folder, 'xh-data')
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     block = b'x' * 4096
@@ -61,17 +86,20 @@ def server(addr, folder, seconds):
     os.unlink(path)
 
 
-def client(addr, seconds):
+def client(addr, seconds, go=None):
     name_thread('xh-client')
-    for _ in range(100):
+    deadline = time.monotonic() + (PEER_WAIT if go else 5)
+    while True:
         try:
-            s = socket.create_connection((addr, PORT))
+            s = socket.create_connection((addr, PORT), timeout=5)
             break
         except OSError:
+            if time.monotonic() > deadline:
+                sys.exit('xh-client: cannot connect to %s:%d' % (addr, PORT))
             time.sleep(0.05)
-    else:
-        sys.exit('xh-client: cannot connect to %s:%d' % (addr, PORT))
+    s.settimeout(None)
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    rendezvous(s, go, 'xh-client')
     end, trips = time.monotonic() + seconds, 0
     while time.monotonic() < end:
         s.sendall(b'q' * 512)
@@ -98,6 +126,6 @@ if __name__ == '__main__':
     if mode == 'run':
         run(*args)
     elif mode == 'server':
-        server(args[0], args[1], float(args[2]))
+        server(args[0], args[1], float(args[2]), *args[3:4])
     else:
-        client(args[0], float(args[1]))
+        client(args[0], float(args[1]), *args[2:3])
