@@ -53,6 +53,8 @@ struct sched_thread {
 
 #define CTX_MAX_DEPTH 8
 
+#define SCHED_IRQ_SEEN_SLOTS 32   /* a power of two */
+
 enum ctx_kind { CTX_IRQ, CTX_SOFTIRQ, CTX_TIMER };
 
 struct ctx_frame {
@@ -134,6 +136,16 @@ struct sched {
 	size_t n_cpus;
 	uint32_t irq_disk_map_irq[64], irq_disk_map_disk[64]; /* irq line -> disk learned */
 	size_t n_irq_disk;
+	/* The vertex of each irq line met, by line (wakers.c, irq_vertex): an
+	 * irq_handler_entry finds its line's vertex without formatting its
+	 * name and comparing it with every pseudo vertex's. */
+	struct irq_seen {
+		int64_t irq;
+		uint32_t host;
+		uint32_t vertex_plus1;  /* vertex id + 1; 0: slot unused */
+		uint32_t name_at;       /* where the handler's name begins in the
+		                           vertex's name ("irq:24:" is 7 bytes) */
+	} irq_seen[SCHED_IRQ_SEEN_SLOTS];
 	uint64_t switches, wakeups;
 	int64_t gap_until;            /* latest end of a gap in the trace, INT64_MIN: none */
 	bool oom;

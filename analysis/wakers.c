@@ -274,14 +274,36 @@ void ctx_softirq_entry(struct cpu_ctx *c, int64_t vec)
 					.vertex = VERTEX_NONE, .disk = VERTEX_NONE });
 }
 
+/*
+ * The vertex "irq:LINE:HANDLER" of this host. Every interrupt enters a
+ * handler, and formatting the name and searching the pseudo vertices for
+ * it cost more than the rest of the event: the line's slot remembers its
+ * vertex, taken when the handler's name is still the one that vertex has.
+ */
+static uint32_t irq_vertex(struct sched *s, int64_t irq, const char *handler)
+{
+	struct irq_seen *e = &s->irq_seen[(uint64_t)irq & (SCHED_IRQ_SEEN_SLOTS - 1)];
+	char name[128];
+	int at;
+	uint32_t v;
+
+	if (e->vertex_plus1 && e->irq == irq && e->host == s->vt->current_host &&
+	    strcmp(vt_get(s->vt, e->vertex_plus1 - 1)->name + e->name_at, handler) == 0)
+		return e->vertex_plus1 - 1;
+	at = snprintf(name, sizeof name, "irq:%" PRId64 ":", irq);
+	snprintf(name + at, sizeof name - (size_t)at, "%s", handler);
+	v = sched_named_pseudo(s, WPERF_V_IRQ, name);
+	if (v != VERTEX_NONE)
+		*e = (struct irq_seen){ .irq = irq, .host = s->vt->current_host,
+					.vertex_plus1 = v + 1, .name_at = (uint32_t)at };
+	return v;
+}
+
 void ctx_irq_entry(struct sched *s, struct cpu_ctx *c, const struct wperf_event *ev)
 {
-	char name[128];
-
-	snprintf(name, sizeof name, "irq:%" PRId64 ":%s", ev->u.irq.irq,
-		 ev->u.irq.name ? ev->u.irq.name : "?");
 	ctx_push(c, (struct ctx_frame){
 		.kind = CTX_IRQ, .num = ev->u.irq.irq,
-		.vertex = sched_named_pseudo(s, WPERF_V_IRQ, name), .disk = VERTEX_NONE });
+		.vertex = irq_vertex(s, ev->u.irq.irq, ev->u.irq.name ? ev->u.irq.name : "?"),
+		.disk = VERTEX_NONE });
 }
 
