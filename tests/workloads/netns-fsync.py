@@ -5,16 +5,24 @@ veth pair, for recording real traces (tests/test_netns_recorded.py).
 
   netns-fsync.py run NS_SERVER NS_CLIENT ADDR SECONDS DIR
       starts the server in NS_SERVER (listening on ADDR:7707) and the
-      client in NS_CLIENT, and waits for both;
+      paced client in NS_CLIENT, and waits for both;
   netns-fsync.py server ADDR DIR SECONDS [GO]   (thread name "xh-server")
       for each 512-byte request: appends 4 KiB to DIR/xh-data, fsyncs
       it, replies 64 bytes; removes the file when the client is done;
   netns-fsync.py client ADDR SECONDS [GO]       (thread name "xh-client")
       sends a request, waits for its reply and pauses 2 ms, again and
-      again.
+      again;
+  netns-fsync.py paced-client ADDR SECONDS      (thread name "xh-client")
+      the same, but pauses as long as its last request took, 2 ms at
+      least.
 
 The client waits for the server, the server for its disk and for the
-next request: one knot across the namespaces. Prints the round trips.
+next request: one knot across the namespaces. The paced client keeps
+each side holding the other about half of the time whatever the disk's
+speed (an fsync on a loop device over a file of the shared machine's
+disk took from under 1 ms to tens of ms): with a fixed 2 ms pause, the
+server's waits for the client weighed too little beside slow fsyncs for
+the client to stay in the knot. Prints the round trips.
 
 GO (a file path), for a client and a server on two machines, each
 recorded by its own tracer (tests/guest/lttng-hosts.sh): each side waits
@@ -32,7 +40,7 @@ import sys
 import time
 
 PORT = 7707
-THINK = 0.002   # the client's pause between requests (s)
+THINK = 0.002   # the client's pause between requests, the paced one's shortest (s)
 
 
 def name_thread(name):
@@ -86,7 +94,7 @@ def server(addr, folder, seconds, go=None):
     os.unlink(path)
 
 
-def client(addr, seconds, go=None):
+def client(addr, seconds, go=None, paced=False):
     name_thread('xh-client')
     deadline = time.monotonic() + (PEER_WAIT if go else 5)
     while True:
@@ -102,11 +110,12 @@ def client(addr, seconds, go=None):
     rendezvous(s, go, 'xh-client')
     end, trips = time.monotonic() + seconds, 0
     while time.monotonic() < end:
+        sent = time.monotonic()
         s.sendall(b'q' * 512)
         if recv_exact(s, 64) is None:
             sys.exit('xh-client: the server closed the connection')
         trips += 1
-        time.sleep(THINK)
+        time.sleep(max(THINK, time.monotonic() - sent) if paced else THINK)
     s.close()
     print('xh-client: %d round trips' % trips, flush=True)
 
@@ -115,8 +124,8 @@ def run(ns_server, ns_client, addr, seconds, folder):
     me = os.path.abspath(__file__)
     srv = subprocess.Popen(['ip', 'netns', 'exec', ns_server, sys.executable, me, 'server',
                             addr, folder, seconds])
-    cli = subprocess.run(['ip', 'netns', 'exec', ns_client, sys.executable, me, 'client',
-                          addr, seconds])
+    cli = subprocess.run(['ip', 'netns', 'exec', ns_client, sys.executable, me,
+                          'paced-client', addr, seconds])
     rc = srv.wait(timeout=float(seconds) + 30)
     sys.exit(cli.returncode or rc)
 
@@ -127,5 +136,7 @@ if __name__ == '__main__':
         run(*args)
     elif mode == 'server':
         server(args[0], args[1], float(args[2]), *args[3:4])
+    elif mode == 'paced-client':
+        client(args[0], float(args[1]), paced=True)
     else:
         client(args[0], float(args[1]), *args[2:3])
