@@ -26,6 +26,8 @@ DEB_BUILD := gcc make pkg-config meson ninja-build libbabeltrace2-dev \
 # The wperf command talks to LTTng's session daemon through liblttng-ctl.
 DEB_BUILD += liblttng-ctl-dev
 DEB_TEST  := python3-bt2 python3-jsonschema valgrind linux-perf libxml2-utils g++
+# What the recorder opens at start-up (tests/test_record_start.py).
+DEB_TEST += strace
 # The `install` suite renders the manual pages (made with lowdown, a
 # build dependency) with man-db.
 DEB_TEST += man-db

@@ -23,12 +23,19 @@ and all of its switches after; on a 120 MiB tmpfs (too little room to
 defer) it converts as it reads, over a quarter of the trace written by
 then.
 
-Needs root, tracefs and lttng-tools. Without them: FAIL under CI=true,
-else SKIP (exit 77 for meson) saying why.
+On tracefs, the recorder's start-up reads what it records and nothing
+more (strace of `wperf record -- /bin/true`): the format of each event it
+enables, once, and neither the other events' formats nor /proc/kallsyms.
+
+Needs root, tracefs and lttng-tools, and strace for the start-up's reads.
+Without them: FAIL under CI=true, else SKIP (exit 77 for meson) saying
+why.
 """
 
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -188,6 +195,36 @@ class RecordStart(unittest.TestCase):
         self.assertNotEqual(p.returncode, 0)
         self.assertIn('parameter `ready-file`: cannot write /nonexistent-dir/ready: No such '
                       'file or', p.stderr)
+
+    def test_start_up_reads_only_what_it_records(self):
+        # Every format of seven systems and all of /proc/kallsyms were most
+        # of the recorder's start-up (doc/performance.md): it parses the
+        # format of each event it enables, once, and nothing names symbols
+        # while recording (a report reads /proc/kallsyms itself).
+        strace = shutil.which('strace')
+        if not strace and recording.IN_CI:
+            self.fail('strace is not installed (apt-get install strace)')
+        if not strace:
+            self.skipTest('strace is not installed')
+        out, log = os.path.join(self.tmp, 'strace'), os.path.join(self.tmp, 'strace.log')
+        rec = subprocess.run([strace, '-f', '-qq', '-e', 'trace=open,openat', '-o', log,
+                              self.wperf, 'record', '-o', out, '--', COMMAND],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             timeout=120)
+        self.assertEqual(rec.returncode, 0, rec.stdout[-3000:])
+        with open(os.path.join(out, 'wperf.json')) as f:
+            if json.load(f).get('kernel') != 'tracefs':
+                self.skipTest('the kernel was recorded by LTTng, not on tracefs')
+        with open(log) as f:
+            opened = re.findall(r'open(?:at)?\((?:[^,"]*, )?"([^"]*)"', f.read())
+        self.assertNotIn('/proc/kallsyms', opened)
+
+        def events(file):
+            pattern = re.compile(r'/events/([^/]+/[^/]+)/%s$' % file)
+            return sorted(m.group(1) for m in map(pattern.search, opened) if m)
+        formats, enabled = events('format'), events('enable')
+        self.assertIn('sched/sched_switch', enabled)
+        self.assertEqual(formats, enabled)
 
     @staticmethod
     def plugin():

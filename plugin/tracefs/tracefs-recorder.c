@@ -27,11 +27,6 @@
 /* Where the stacktrace trigger of stacks="kernel" is set. */
 #define SWITCH_TRIGGER "events/sched/sched_switch/trigger"
 
-/* The event systems whose formats we decode (see tracefs-layout.c). */
-static const char *const decoded_systems[] = {
-	"sched", "irq", "timer", "block", "net", "ftrace", "task", NULL
-};
-
 uint64_t wperf_monotonic_ns(void)
 {
 	struct timespec ts;
@@ -173,17 +168,33 @@ static int configure_instance(struct wperf_recorder *rec,
 	return 0;
 }
 
+/*
+ * The ring buffer's page header, and nothing else yet: an event's format is
+ * parsed when the source asks for that event (wperf_recorder_find_event()).
+ * tracefs_local_events_system() parsed every format of seven systems and
+ * all of /proc/kallsyms, which nothing here prints: most of the recorder's
+ * start-up, for a few dozen formats used.
+ */
 static int load_formats(struct wperf_recorder *rec, char *err, size_t errlen)
 {
-	rec->tep = tracefs_local_events_system(NULL, decoded_systems);
-	if (!rec->tep) {
+	int len = 0;
+	char *header = tracefs_instance_file_read(NULL, "events/header_page", &len);
+
+	rec->tep = tep_alloc();
+	if (!rec->tep || !header || len <= 0) {
+		free(header);
 		snprintf(err, errlen, "cannot read the event formats under %s/events",
 			 tracefs_tracing_dir());
 		return -1;
 	}
+	/* Unchecked, as tracefs_local_events_system() leaves it. */
+	tep_parse_header_page(rec->tep, header, (unsigned long)len, sizeof(long));
+	free(header);
+	tep_set_long_size(rec->tep, tep_get_header_page_size(rec->tep));
 	rec->ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	if (rec->ncpus < 1)
 		rec->ncpus = 1;
+	tep_set_cpus(rec->tep, rec->ncpus);
 	rec->cpus = calloc((size_t)rec->ncpus, sizeof(*rec->cpus));
 	if (!rec->cpus) {
 		snprintf(err, errlen, "out of memory");
@@ -407,6 +418,23 @@ struct tep_event *wperf_recorder_find_event(struct wperf_recorder *rec,
 					    const char *system,
 					    const char *event)
 {
+	struct tep_event *found = tep_find_event_by_name(rec->tep, system, event);
+	char path[256];
+	char *format;
+	int len = 0;
+
+	if (found)
+		return found;
+	/* The top level's formats: an instance has the same events. */
+	if (snprintf(path, sizeof(path), "events/%s/%s/format", system, event) >=
+	    (int)sizeof(path) || !tracefs_file_exists(NULL, path))
+		return NULL;   /* this kernel has no such event */
+	format = tracefs_instance_file_read(NULL, path, &len);
+	/* A print format libtraceevent cannot parse still gives the fields,
+	 * which is all the source reads. */
+	if (format && len > 0)
+		tep_parse_event(rec->tep, format, (unsigned long)len, system);
+	free(format);
 	return tep_find_event_by_name(rec->tep, system, event);
 }
 
@@ -414,7 +442,12 @@ int wperf_recorder_enable_event(struct wperf_recorder *rec,
 				const char *system, const char *event,
 				char *err, size_t errlen)
 {
-	if (tracefs_event_enable(rec->instance, system, event) < 0) {
+	char path[256];
+
+	/* The event's own file: tracefs_event_enable() would list every
+	 * system and event of the kernel to match its names as patterns. */
+	snprintf(path, sizeof(path), "events/%s/%s/enable", system, event);
+	if (tracefs_instance_file_write(rec->instance, path, "1") < 0) {
 		snprintf(err, errlen, "cannot enable event %s:%s in %s: %s",
 			 system, event, rec->instance_name, strerror(errno));
 		return -1;
