@@ -149,20 +149,17 @@ static bool push_frame(struct cascade *c, size_t *top, uint32_t thread,
 	return true;
 }
 
-/* The waiter and its waker: their histories are created if need be, so
- * the on-path marks have a home (c->h may move: the walk holds indexes). */
-static bool push_root(struct cascade *c, size_t *top, uint32_t thread, int64_t a, int64_t b,
-		      bool requested)
+/* The history of the waiter or its waker, created if need be, so the
+ * on-path marks have a home (c->h may move: hold no other history's
+ * pointer across it); a wait reaching past what it keeps is counted.
+ * NULL when out of memory. */
+static struct wait_history *root_history(struct cascade *c, uint32_t thread, int64_t a)
 {
 	struct wait_history *h = history_of(c, thread, true);
-	size_t next, stop;
 
-	if (!h)
-		return false;
-	if (a < h->dropped_until)
+	if (h && a < h->dropped_until)
 		c->stats.truncated_walks++;
-	walk_range(h, a, b, requested, &next, &stop);
-	return push_frame(c, top, thread, a, b, next, stop);
+	return h;
 }
 
 /*
@@ -174,13 +171,22 @@ static bool push_root(struct cascade *c, size_t *top, uint32_t thread, int64_t a
 static int64_t walk(struct cascade *c, struct edge_map *edges, uint32_t waiter,
 		    uint32_t waker, bool requested, int64_t t1, int64_t t2)
 {
-	size_t top = 0, edge = EDGE_NONE;
+	size_t top = 0, edge = EDGE_NONE, first, end;
 	uint32_t edge_from = 0, edge_to = 0;
 	int64_t added = 0;
+	struct wait_history *wh;
 
-	if (push_root(c, &top, waiter, t1, t2, true) &&
-	    push_root(c, &top, waker, t1, t2, requested)) {
-		c->stats.frames++;
+	if (!root_history(c, waiter, t1) || !(wh = root_history(c, waker, t1)))
+		return 0;
+	c->stats.frames++;
+	/* Most wakers did not wait during the wait they ended: nothing to
+	 * walk, no frame to push (the waiter's frame, at the bottom, only
+	 * marks it on the path; its records are never walked). */
+	walk_range(wh, t1, t2, requested, &first, &end);
+	if (first >= end || wh->r[first].start >= t2)
+		return 0;
+	if (push_frame(c, &top, waiter, t1, t2, 0, 0) &&
+	    push_frame(c, &top, waker, t1, t2, first, end)) {
 		while (top > 1) {
 			struct cascade_frame *fr = &c->stack[top - 1];
 			struct wait_history *h = &c->h[fr->thread];
