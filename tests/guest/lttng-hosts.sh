@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# tests/guest/lttng-hosts.sh ROLE - one of the two guests of the
+# tests/guest/lttng-hosts.sh ROLE [OUTPUT] - one of the two guests of the
 # `lttng-hosts` suite, run INSIDE it (tests/guest/wperf-guest run --net ...
 # -- bash THIS ROLE); tests/test_lttng_hosts.py boots both at once, joined
 # by a QEMU socket netdev, and analyses their traces on the host.
@@ -13,8 +13,9 @@
 #   the server guest to say it is done before stopping lttng-relayd.
 # ROLE server: host wperf-hostb, 10.77.0.2 on eth0. Records with `lttng load
 #   wperf` (the project's profile) streamed to the client guest's
-#   lttng-relayd (`--override-url=net://10.77.0.1`), or, with
-#   WPERF_HOSTS_RELAY=0, written locally to $WPERF_GUEST_OUT/hosts/trace;
+#   lttng-relayd (`--override-url=net://10.77.0.1`; OUTPUT relay, the
+#   default), or written locally to $WPERF_GUEST_OUT/hosts/trace (OUTPUT
+#   local);
 #   runs the server, which fsyncs each request to /var/tmp (the throttled
 #   scratch disk, vdb), until the client closes the connection.
 #
@@ -30,7 +31,7 @@ src=$WPERF_SOURCE_ROOT
 wperf=$WPERF_BUILD_DIR/tools/wperf
 wl=$src/tests/workloads/netns-fsync.py
 seconds=${WPERF_HOSTS_SECONDS:-10}
-relay=${WPERF_HOSTS_RELAY:-1}
+output=${2:-relay}
 client_addr=10.77.0.1
 server_addr=10.77.0.2
 done_port=7709
@@ -107,7 +108,7 @@ open(sys.argv[2], "w").close()' "$done_port" "$t/peer-done" >"$t/done.log" 2>&1 
 role_server() {
 	local url="file://$t/trace"
 	network "$server_addr" wperf-hostb
-	if [ "$relay" = 1 ]; then
+	if [ "$output" = relay ]; then
 		wait_for 900 "lttng-relayd on the client guest" reachable "$client_addr" 5342 ||
 			fail "no lttng-relayd at $client_addr"
 		url="net://$client_addr"
@@ -126,7 +127,7 @@ role_server() {
 
 case "$role" in
 client | server) ;;
-*) fail "usage: lttng-hosts.sh client|server" ;;
+*) fail "usage: lttng-hosts.sh client|server [relay|local]" ;;
 esac
 start=$SECONDS
 "role_$role" 2>&1 | tee "$out/$role.log"
