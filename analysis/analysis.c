@@ -524,7 +524,9 @@ void wperf_analysis_feed(struct wperf_analysis *a, const struct wperf_event *in)
 		cpus_wakeup_target(&a->cpus, ev->u.wake.target_cpu, ev->u.wake.tid);
 	a->counts[ev->type]++;
 	a->quality.events++;
-	a->window_events += in_window(a, ev->ts);
+	/* Only a window's report counts them apart (set before any event). */
+	if (a->has_window)
+		a->window_events += in_window(a, ev->ts);
 	switch (ev->type) {
 	case WPERF_EV_BLOCK_INSERT:
 	case WPERF_EV_BLOCK_ISSUE:
