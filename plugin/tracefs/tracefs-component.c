@@ -6,10 +6,12 @@
  * recorded, bound to the LTTng layout of tracefs-layout.c). The iterator
  * is tracefs-source.c's.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -205,6 +207,7 @@ static int read_ready_param(struct tracefs_comp *comp, const bt_value *params,
 static int read_defer_params(struct tracefs_comp *comp, const bt_value *params,
 			     char *err, size_t errlen)
 {
+	struct statvfs st;
 	const char *v = NULL;
 	int rc;
 
@@ -219,8 +222,14 @@ static int read_defer_params(struct tracefs_comp *comp, const bt_value *params,
 	rc = wperf_params_get_string(params, "room-path", &v, err, errlen);
 	if (rc <= 0)
 		return rc;
-	if (!v[0]) {
-		snprintf(err, errlen, "parameter `room-path`: empty path");
+	if (!comp->defer_mib) {
+		snprintf(err, errlen, "parameter `room-path`: only with defer-mib "
+			 "(the room is what the deferred pages will need)");
+		return -1;
+	}
+	if (statvfs(v, &st) != 0) {
+		snprintf(err, errlen, "parameter `room-path`: cannot see the file system "
+			 "of %.256s: %s", v, strerror(errno));
 		return -1;
 	}
 	comp->room_path = strdup(v);

@@ -300,17 +300,45 @@ static int emit_ready_events(struct tracefs_iter *it)
 
 /* Read what the CPUs have; read at most a buffer's worth per CPU per call
  * so memory stays bounded even if the writers outpace us. */
+/* The pages held now, in bytes. */
+static uint64_t held_bytes(const struct wperf_recorder *rec)
+{
+	return (uint64_t)rec->queued_pages * (uint64_t)(rec->subbuf_size ? rec->subbuf_size : 4096);
+}
+
+/* What may be held while recording: what defer-mib allows, and two ring
+ * buffers per CPU beyond it. */
+static uint64_t held_cap(const struct tracefs_iter *it)
+{
+	return ((uint64_t)it->comp->defer_mib << 20) +
+	       2 * (uint64_t)it->ncpus * (uint64_t)it->comp->buffer_size_kb * 1024;
+}
+
 int tracefs_poll_cpus(struct tracefs_iter *it, bool stopping)
 {
 	struct wperf_recorder *rec = it->comp->rec;
 	int max_pages = (int)(it->comp->buffer_size_kb * 1024 /
 			      (rec->subbuf_size ? rec->subbuf_size : 4096)) + 1;
 
-	for (int i = 0; i < rec->ncpus; i++)
+	it->last_poll_ns = wperf_monotonic_ns();
+	for (int i = 0; i < rec->ncpus; i++) {
+		/* A CPU with nothing queued is read even then: its events
+		 * bound what the others may emit (next_ready_cpu()). */
+		if (!stopping && rec->cpus[i].has_event && held_bytes(rec) >= held_cap(it))
+			continue;
 		if (wperf_recorder_poll_cpu(rec, &rec->cpus[i], max_pages, stopping,
 					    it->err, sizeof(it->err)) < 0)
 			return -1;
+	}
 	return 0;
+}
+
+/* A backlog (what a deferral held, or a burst) is converted a few hundred
+ * events per call: the ring buffers are read meanwhile at least as often
+ * as when idle, or they would overflow while it lasts. */
+static bool poll_due(const struct tracefs_iter *it)
+{
+	return wperf_monotonic_ns() - it->last_poll_ns >= IDLE_SLEEP_NS;
 }
 
 /* The room deferred pages need once converted: the trace they become
@@ -341,8 +369,7 @@ static bool room_for_deferred(const struct tracefs_iter *it, uint64_t held)
 static bool deferring(struct tracefs_iter *it)
 {
 	struct tracefs_comp *comp = it->comp;
-	uint64_t held = (uint64_t)comp->rec->queued_pages *
-			(uint64_t)(comp->rec->subbuf_size ? comp->rec->subbuf_size : 4096);
+	uint64_t held = held_bytes(comp->rec);
 
 	if (!comp->defer_mib || it->deferral_over || (comp->ready_file && !it->ready_said))
 		return false;
@@ -363,6 +390,8 @@ static int produce_recording(struct tracefs_iter *it)
 	}
 	if (deferring(it))
 		return tracefs_poll_cpus(it, false) ? -1 : 0;
+	if (poll_due(it) && tracefs_poll_cpus(it, false))
+		return -1;
 	n = emit_ready_events(it);
 	if (n != 0)
 		return n;

@@ -511,6 +511,7 @@ static struct wperf_rb_page *get_page(struct wperf_recorder *rec)
 
 	if (p) {
 		rec->free_pages = p->next;
+		rec->free_count--;
 		p->next = NULL;
 		return p;
 	}
@@ -520,10 +521,20 @@ static struct wperf_rb_page *get_page(struct wperf_recorder *rec)
 	return p;
 }
 
+/* Recycled pages kept for reuse: a ring buffer's worth at the default
+ * size; a deferred recording's backlog (defer-mib) goes back to the
+ * system once converted. */
+#define FREE_PAGES_KEPT 1024
+
 static void put_page(struct wperf_recorder *rec, struct wperf_rb_page *p)
 {
+	if (rec->free_count >= FREE_PAGES_KEPT) {
+		free(p);
+		return;
+	}
 	p->next = rec->free_pages;
 	rec->free_pages = p;
+	rec->free_count++;
 }
 
 /* The oldest queued page is consumed: recycle it. */

@@ -64,6 +64,7 @@ struct wperf_recorder {
 	int ncpus;
 	struct wperf_cpu_reader *cpus;
 	struct wperf_rb_page *free_pages; /* recycled pages */
+	size_t free_count;                /* how many: at most FREE_PAGES_KEPT */
 	bool tracing;
 
 	/* Attached to someone else's instance (a flight recorder): never

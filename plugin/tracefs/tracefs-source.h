@@ -77,6 +77,7 @@ struct tracefs_iter {
 	uint64_t ready_after_ts;        /* tracing was on from this time */
 	bool ready_said;                /* ready-file written */
 	bool deferral_over;             /* converting as we read from now on */
+	uint64_t last_poll_ns;          /* when the ring buffers were last read */
 	const bt_message **out;         /* messages made, not yet handed out */
 	size_t out_head, out_len, out_cap;
 	char err[512];
@@ -127,8 +128,10 @@ bool tracefs_should_stop(struct tracefs_iter *it);
 
 /* tracefs-produce.c */
 
-/* Read what the CPUs have; read at most a buffer's worth per CPU per call
- * so memory stays bounded even if the writers outpace us. */
+/* Read what the CPUs have; read at most a buffer's worth per CPU per call,
+ * and while recording nothing past what may be held (defer-mib, or two
+ * ring buffers per CPU), so memory stays bounded even if the writers
+ * outpace us: the kernel then loses events, which are reported. */
 int tracefs_poll_cpus(struct tracefs_iter *it, bool stopping);
 
 /* Make some messages; 1 = progress, 0 = nothing to do yet, -1 = error. */

@@ -86,12 +86,22 @@ void wperf_bt_interrupt(void)
 		bt_interrupter_set(interrupter);
 }
 
-void wperf_bt_handle_sigint(void)
+static void handle_by_interrupting(int sig)
 {
 	struct sigaction sa = { .sa_handler = on_sigint, .sa_flags = SA_RESETHAND };
 
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
+	sigaction(sig, &sa, NULL);
+}
+
+void wperf_bt_handle_sigint(void)
+{
+	handle_by_interrupting(SIGINT);
+}
+
+void wperf_bt_handle_sigterm(void)
+{
+	handle_by_interrupting(SIGTERM);
 }
 
 void wperf_bt_set_timeout(double timeout, const char *message)

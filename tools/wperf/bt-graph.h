@@ -85,6 +85,9 @@ void wperf_bt_interrupt(void);
  * WPERF_RUN_INTERRUPTED); a second SIGINT kills. Call once. */
 void wperf_bt_handle_sigint(void);
 
+/* The same for SIGTERM (the kernel recorder's parent-death signal). */
+void wperf_bt_handle_sigterm(void);
+
 /* After timeout seconds (0: never) of graphs running, print
  * "wperf: error: MESSAGE" on the real standard error and exit 1, as the
  * Python command did when it killed babeltrace2. */
