@@ -20,8 +20,8 @@ With the tracefs recorder, the trace is written after the command ends
 (source.wperf.tracefs's defer-mib): a second of ctxswitch recorded, the
 trace holds under a twentieth of its final size when the command ends,
 and all of its switches after; on a 120 MiB tmpfs (too little room to
-defer) it converts as it reads, over a quarter of the trace written by
-then.
+defer) it converts as it reads, over a twentieth of the trace written
+by then.
 
 On tracefs, the recorder's start-up reads what it records and nothing
 more (strace of `wperf record -- /bin/true`): the format of each event it
@@ -176,7 +176,10 @@ class RecordStart(unittest.TestCase):
         if self.kernel_recorder(out) != 'tracefs':
             self.skipTest('the deferred conversion is the tracefs recorder\'s')
         self.assertGreater(at_end, 2 << 20)
-        self.assertGreater(in_run, at_end / 4, (in_run, at_end))
+        # How far behind the reading lags depends on the machine's load
+        # (a sixth written at load 19): the deferred side stays at the
+        # statedump's few KiB, under a twentieth.
+        self.assertGreater(in_run, at_end / 20, (in_run, at_end))
 
     @staticmethod
     def kernel_recorder(out):
