@@ -122,6 +122,25 @@ def sessiond_pids():
     return found
 
 
+def fast_child_recorders(pid):
+    """child_recorders(pid), read from /proc/PID/task/PID/children when the
+    kernel has it (a /proc scan takes milliseconds)."""
+    try:
+        with open('/proc/%d/task/%d/children' % (pid, pid)) as f:
+            kids = [int(k) for k in f.read().split()]
+    except OSError:
+        return child_recorders(pid)
+    found = []
+    for k in kids:
+        try:
+            with open('/proc/%d/comm' % k) as f:
+                if f.read().strip() == 'wperf-recorder':
+                    found.append(k)
+        except OSError:
+            pass
+    return found
+
+
 def child_recorders(pid):
     """The kernel recorders whose parent is pid: wperf's children that run
     source.wperf.tracefs -> sink.ctf.fs in-process, named wperf-recorder."""
@@ -972,21 +991,36 @@ class Record(Recording):
     def test_ctrl_c_while_starting_leaves_no_instance(self):
         # Ctrl-C while the recorder sets up (before it records): wperf says
         # `interrupted` (130) and the recorder's ftrace instance is removed,
-        # not left tracing until the next recording.
-        out = os.path.join(self.tmp, 'ctrl-c-starting')
-        p = subprocess.Popen([WPERF, 'record', '-o', out, '--', 'sleep', '30'],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             start_new_session=True)
-        self.addCleanup(lambda: p.poll() is None and os.killpg(p.pid, signal.SIGKILL))
-        recorders = []
-        for _ in range(600):
-            recorders = child_recorders(p.pid)
-            if recorders or p.poll() is not None:
+        # not left tracing until the next recording. The recorder starts in
+        # tens of milliseconds: it is held (SIGSTOP) as soon as it is seen,
+        # and the run is tried again when it was ready already (the
+        # command started).
+        for attempt in range(5):
+            out = os.path.join(self.tmp, 'ctrl-c-starting-%d' % attempt)
+            p = subprocess.Popen([WPERF, 'record', '-o', out, '--', 'sleep', '30'],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                 start_new_session=True)
+            self.addCleanup(lambda p=p: p.poll() is None and os.killpg(p.pid, signal.SIGKILL))
+            recorders = []
+            for _ in range(20000):
+                recorders = fast_child_recorders(p.pid)
+                if recorders or p.poll() is not None:
+                    break
+            self.assertTrue(recorders, 'no kernel recorder under wperf %d' % p.pid)
+            for r in recorders:
+                os.kill(r, signal.SIGSTOP)
+            if not os.path.exists(os.path.join(out, 'command.pid')):
                 break
-            time.sleep(0.005)
-        self.assertTrue(recorders, 'no kernel recorder under wperf %d' % p.pid)
-        time.sleep(0.05)
+            for r in recorders:
+                os.kill(r, signal.SIGCONT)
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate(timeout=60)
+        else:
+            self.skipTest('the recorder was ready before it could be held, 5 times')
         os.killpg(p.pid, signal.SIGINT)
+        time.sleep(0.2)
+        for r in recorders:
+            os.kill(r, signal.SIGCONT)
         _, err = p.communicate(timeout=60)
         self.assertFalse(os.path.exists(os.path.join(out, 'command.pid')), err)
         self.assertEqual(p.returncode, 130, err)
