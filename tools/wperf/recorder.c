@@ -5,7 +5,7 @@
  * child process of wperf (bt-graph.c), not the babeltrace2 program.
  *
  * Why a child and not a thread: the recorder must outlive a wperf killed
- * with SIGKILL long enough to end its trace (PR_SET_PDEATHSIG sends it
+ * with SIGKILL long enough to end its trace (a thread of its own sends it
  * SIGTERM, which the source turns into "stop tracing, drain, end the
  * streams", and sink.ctf.fs then writes the metadata), and it must not
  * get the terminal's Ctrl-C, which is the command's and wperf's: it runs
@@ -44,6 +44,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <regex.h>
 #include <signal.h>
 #include <stdio.h>
@@ -165,6 +166,41 @@ static int record(const struct wperf_recorder *r, const char *plugin_dir, unsign
 	return rc;
 }
 
+static pid_t watched_parent;
+
+/* Poll for wperf's end, then send the recorder one SIGTERM. Not
+ * PR_SET_PDEATHSIG: that signal comes again as each thread of a dying
+ * multi-threaded parent goes, and a second stop signal interrupts the
+ * graph, losing what the source still held. */
+static void *parent_watcher(void *unused)
+{
+	(void)unused;
+	while (getppid() == watched_parent)
+		usleep(100000);
+	kill(getpid(), SIGTERM);
+	return NULL;
+}
+
+/* Start parent_watcher with every signal blocked (they are the main
+ * thread's). false when it cannot be started. */
+static bool watch_parent(pid_t parent)
+{
+	sigset_t all, old;
+	pthread_attr_t attr;
+	pthread_t t;
+	int err;
+
+	watched_parent = parent;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	err = pthread_create(&t, &attr, parent_watcher, NULL);
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return err == 0;
+}
+
 /* The child: detach from the terminal, make sure it ends with wperf, log
  * to the log file, record (drawing on the reserve when the disk is full).
  * Never returns. */
@@ -180,18 +216,17 @@ static void child(const struct wperf_recorder *r, pid_t parent, int logfd, int w
 	/* Once it records, the source takes the first SIGINT and the first
 	 * SIGTERM itself (to end the trace); before, either interrupts the
 	 * graph, which is then finalized (the source removes its ftrace
-	 * instance). wperf stops it with SIGINT; SIGTERM comes when wperf
-	 * dies (SIGKILL, a crash), so that no recorder goes on tracing with
-	 * nobody to stop it, and so that a recorder wperf already stopped,
-	 * writing out its trace (seconds for the pages it held, defer-mib),
-	 * is not cut short by a second SIGINT. */
+	 * instance). wperf stops it with SIGINT; one SIGTERM comes when wperf
+	 * dies (SIGKILL, a crash; watch_parent()), so that no recorder goes
+	 * on tracing with nobody to stop it, and so that a recorder wperf
+	 * already stopped, writing out its trace (seconds for the pages it
+	 * held, defer-mib), is not cut short by a second signal. */
 	wperf_bt_handle_sigint();
 	wperf_bt_handle_sigterm();
 	signal(SIGHUP, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	prctl(PR_SET_PDEATHSIG, SIGTERM);
-	if (getppid() != parent)        /* wperf died before the prctl */
+	if (getppid() != parent || !watch_parent(parent))   /* wperf died already */
 		_exit(1);
 	devnull = open("/dev/null", O_RDONLY);
 	if (devnull >= 0)
