@@ -130,6 +130,20 @@ def remove_recordings(tmp):
     shutil.rmtree(tmp, ignore_errors=True)
 
 
+class NotesFailures(unittest.TestCase):
+    """A test class whose tearDownClass wants to know whether any of its
+    tests failed (to print a guest's console, keep its output): `failed`
+    is set on the class when one did."""
+    failed = False
+
+    def run(self, result=None):
+        before = len(result.failures) + len(result.errors) if result else 0
+        r = super().run(result)
+        if result and len(result.failures) + len(result.errors) > before:
+            type(self).failed = True
+        return r
+
+
 class WperfRecorded(unittest.TestCase):
     """A test case class whose setUpClass records COMMAND (argv, the
     workload built in this build directory) with `wperf record`, once for

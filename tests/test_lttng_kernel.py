@@ -51,7 +51,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -162,7 +161,7 @@ def text_writer_cpu_bound(report):
     return bool(m) and seconds(m.group(1)) + seconds(m.group(2)) > seconds(m.group(4))
 
 
-class LttngKernel(unittest.TestCase):
+class LttngKernel(recording.NotesFailures):
     maxDiff = None
 
     @classmethod
@@ -246,15 +245,6 @@ class LttngKernel(unittest.TestCase):
         print('---- guest console (%s, last 300 lines) ----' % console)
         print('\n'.join(lines[-300:]))
         print('---- end of guest console ----')
-
-    def run(self, result=None):
-        # Note failures so that tearDownClass shows the console and keeps
-        # the output.
-        before = len(result.failures) + len(result.errors) if result else 0
-        r = super().run(result)
-        if result and len(result.failures) + len(result.errors) > before:
-            type(self).failed = True
-        return r
 
     # ---- helpers
 
