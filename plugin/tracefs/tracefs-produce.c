@@ -298,12 +298,16 @@ static int emit_ready_events(struct tracefs_iter *it)
 	return emitted;
 }
 
-/* Read what the CPUs have; read at most a buffer's worth per CPU per call
- * so memory stays bounded even if the writers outpace us. */
+/* A ring-buffer page's size (4096 until the first read says otherwise). */
+static uint64_t page_bytes(const struct wperf_recorder *rec)
+{
+	return (uint64_t)(rec->subbuf_size ? rec->subbuf_size : 4096);
+}
+
 /* The pages held now, in bytes. */
 static uint64_t held_bytes(const struct wperf_recorder *rec)
 {
-	return (uint64_t)rec->queued_pages * (uint64_t)(rec->subbuf_size ? rec->subbuf_size : 4096);
+	return (uint64_t)rec->queued_pages * page_bytes(rec);
 }
 
 /* What may be held while recording: what defer-mib allows, and two ring
@@ -317,8 +321,7 @@ static uint64_t held_cap(const struct tracefs_iter *it)
 int tracefs_poll_cpus(struct tracefs_iter *it, bool stopping)
 {
 	struct wperf_recorder *rec = it->comp->rec;
-	int max_pages = (int)(it->comp->buffer_size_kb * 1024 /
-			      (rec->subbuf_size ? rec->subbuf_size : 4096)) + 1;
+	int max_pages = (int)((uint64_t)it->comp->buffer_size_kb * 1024 / page_bytes(rec)) + 1;
 
 	it->last_poll_ns = wperf_monotonic_ns();
 	for (int i = 0; i < rec->ncpus; i++) {
