@@ -46,7 +46,7 @@ const char *wperf_knot_class_summary(enum wperf_knot_class cls)
 	case WPERF_CLASS_BLOCKING_IO:
 		return "blocking I/O: threads wait for a device that waits for them";
 	case WPERF_CLASS_TOO_FEW_CPUS:
-		return "too few CPUs: the members waited for a CPU more than inside the knot";
+		return "too few CPUs: the members waited for a CPU more than inside the knot, or kept every CPU busy themselves";
 	case WPERF_CLASS_LOAD_IMBALANCE:
 		return "load imbalance: threads take turns waiting for each other to finish a phase";
 	case WPERF_CLASS_LOCK_CONTENTION:
@@ -73,8 +73,9 @@ const char *wperf_evidence_kind_name(enum wperf_evidence_kind kind)
 		[WPERF_EV_QUEUE] = "queue",
 		[WPERF_EV_GROUP] = "group",
 		[WPERF_EV_DEVICE_WEIGHT] = "device_weight",
+		[WPERF_EV_CPU_SATURATED] = "cpu_saturated",
 	};
-	return (unsigned)kind <= WPERF_EV_DEVICE_WEIGHT ? names[kind] : "?";
+	return (unsigned)kind <= WPERF_EV_CPU_SATURATED ? names[kind] : "?";
 }
 
 static bool is_threadlike(const struct wperf_vertex *v)
@@ -134,6 +135,7 @@ struct facts {
 	int64_t min_weight_ns;
 	struct wperf_classification *out;
 	bool has_device, has_interrupt, has_self_loop, phase_like, queued, barrier;
+	bool saturated;               /* the members kept the CPUs busy (saturation_fact) */
 	int64_t runnable_ns, waits_on_each_other_ns;
 	int64_t waits_on_devices_ns;  /* members' direct waits on device members, and
 	                                 their CPU delays after device wakeups */
@@ -388,6 +390,41 @@ static void runnable_facts(struct facts *f)
 	}
 }
 
+/* Did the members keep the trace's CPUs busy themselves? Then the CPUs
+ * bound them whatever their waits on each other look like: a pipeline
+ * whose stages hand work along waits on each other at every hand-off,
+ * but when its threads already run on every CPU all the time, shorter
+ * waits only move the work around; more CPUs, or less work per item,
+ * are what help. Running time only: runnable time beside an idle CPU
+ * (the wakeup latency of an idle vCPU) is demand the CPUs could have met. */
+static void saturation_fact(struct facts *f)
+{
+	int64_t running = 0, span = f->k->span_ns > 0 ? f->k->span_ns
+						      : wperf_graph_duration(f->g);
+
+	if (f->g->quality.cpus == 0 || span <= 0 || f->k->kind == WPERF_SINK)
+		return;
+	for (size_t i = 0; i < f->k->n_members; i++) {
+		uint32_t id = f->k->members[i];
+		if (id < f->g->n_vertices && is_threadlike(&f->g->vertices[id]) &&
+		    f->g->vertices[id].running_ns > 0)
+			running = wperf_add_durations(running, f->g->vertices[id].running_ns);
+	}
+	int64_t capacity = span > INT64_MAX / f->g->quality.cpus ? INT64_MAX : span * f->g->quality.cpus;
+	uint64_t ppm = wperf_ppm(running, capacity);
+
+	if (ppm < WPERF_CPU_SATURATED_PPM)
+		return;
+	f->saturated = true;
+	struct wperf_evidence *ev = add(f, WPERF_EV_CPU_SATURATED);
+	if (ev) {
+		ev->a_ns = running;
+		ev->b_ns = capacity;
+		ev->count = f->g->quality.cpus;
+		ev->ppm = ppm;
+	}
+}
+
 /* Where a device knot's weight lies: in the threads' waits on its
  * devices (with the CPU delays after their wakeups, that wait's cost), or
  * in their waits on each other. A device can join a knot through a few
@@ -488,6 +525,10 @@ static enum wperf_knot_class decide(const struct facts *f)
 	    f->runnable_ns > wperf_add_durations(f->waits_on_each_other_ns,
 						     f->waits_on_devices_ns))
 		return WPERF_CLASS_TOO_FEW_CPUS;
+	/* Or they kept every CPU busy themselves: less waiting cannot make
+	 * room for more work. */
+	if (f->saturated)
+		return WPERF_CLASS_TOO_FEW_CPUS;
 	/* A device member makes it blocking I/O only where the knot's weight
 	 * lies: its threads' waits on the device, not on each other. */
 	if (weight_in_devices(f))
@@ -520,7 +561,10 @@ static bool supports(enum wperf_knot_class cls, const struct wperf_evidence *ev)
 	case WPERF_CLASS_BLOCKING_IO:
 		return kind == WPERF_EV_DEVICE;
 	case WPERF_CLASS_TOO_FEW_CPUS:
-		return kind == WPERF_EV_CPU_DEMAND || kind == WPERF_EV_RUNNABLE;
+		/* The demand supports it only when it is the larger side: a
+		 * saturated knot may have waited on each other more. */
+		return (kind == WPERF_EV_CPU_DEMAND && ev->a_ns > ev->b_ns) ||
+		       kind == WPERF_EV_RUNNABLE || kind == WPERF_EV_CPU_SATURATED;
 	case WPERF_CLASS_LOAD_IMBALANCE:
 		return kind == WPERF_EV_TURNS || kind == WPERF_EV_QUEUE ||
 		       kind == WPERF_EV_GROUP || kind == WPERF_EV_WAIT_LENGTH;
@@ -589,6 +633,7 @@ int wperf_classify_knot(const struct wperf_graph *g, const struct wperf_knot *k,
 	group_fact(&f);
 	wait_length_fact(&f);
 	runnable_facts(&f);
+	saturation_fact(&f);
 	process_facts(&f);
 	interrupt_facts(&f);
 	out->cls = decide(&f);

@@ -100,6 +100,12 @@ void wperf_evidence_describe(char *buf, size_t len, const struct wperf_graph *g,
 	case WPERF_EV_INTERRUPT:
 		snprintf(buf, len, "%s is a member: interrupt handling is part of the cycle", v1);
 		return;
+	case WPERF_EV_CPU_SATURATED:
+		snprintf(buf, len, "the members ran %s on the CPUs, %s of the %s that %llu CPU%s "
+			 "could run while they existed: they kept the CPUs busy themselves%s", a,
+			 pct, b, (unsigned long long)ev->count, ev->count == 1 ? "" : "s",
+			 ev->decides ? ", so shorter waits cannot make room for more work" : "");
+		return;
 	case WPERF_EV_BACKGROUND:
 		snprintf(buf, len, "no device, and its threads ran or wanted a CPU %s = %s "
 			 "of the %s they existed: less than one CPU", a, pct, b);

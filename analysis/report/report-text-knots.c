@@ -203,7 +203,7 @@ void text_write_classification(FILE *out, const struct wperf_report *r,
 
 	if (!c)
 		return;
-	fprintf(out, "  Looks like %s\n", wperf_knot_class_summary(c->cls));
+	text_put_wrapped(out, "  Looks like ", wperf_knot_class_summary(c->cls), 4);
 	for (size_t i = 0; i < c->n_evidence; i++) {
 		if (c->evidence[i].kind == WPERF_EV_BACKGROUND)
 			continue;   /* the background note says it with its consequence */

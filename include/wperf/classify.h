@@ -72,6 +72,14 @@ enum wperf_knot_class {
  * mutex, none between two threads at a barrier (one waiter per phase). */
 #define WPERF_GROUP_WAKE_PPM 500000
 
+/* Members that ran at least this share (ppm) of what the trace's CPUs
+ * could run over the time they existed kept the CPUs busy themselves: too
+ * few CPUs, however they wait on each other. Measured on the field suite's
+ * recordings on 2 CPUs: CPU-bound programs 0.92-0.93 (nginx and wrk, xz
+ * and its feeder), lock and disk knots at most 0.65 (sysbench's mutex
+ * 0.62-0.64, MariaDB's hot rows 0.61, its fsyncing commits 0.65). */
+#define WPERF_CPU_SATURATED_PPM 800000
+
 enum wperf_evidence_kind {
 	WPERF_EV_DEVICE,        /* vertex: a device member; a_ns: members wait for it;
 	                           b_ns: it waits for them (idle) */
@@ -103,6 +111,10 @@ enum wperf_evidence_kind {
 	                           them, with the CPU delays after their wakeups
 	                           (count 1 when there were any); b_ns: weight of
 	                           the threads' waits on each other */
+	WPERF_EV_CPU_SATURATED, /* a_ns: members' running time; b_ns: what count
+	                           CPUs could run over span_ns, the time the
+	                           members existed; ppm: a_ns / b_ns, at least
+	                           WPERF_CPU_SATURATED_PPM */
 };
 
 struct wperf_evidence {

@@ -380,6 +380,53 @@ static void test_two_processes_unknown(void)
 	gb_free(&g);
 }
 
+/* A pipeline on 2 CPUs: a reader and a worker of two processes hand work
+ * along, each waiting on the other, rarely runnable, but running 90% of
+ * what the two CPUs could run: too few CPUs (wperf-analysis(7) rule 2).
+ * The same pair at 70% of the CPUs waits on each other in no known
+ * pattern. */
+static void test_cpu_saturated(void)
+{
+	struct wperf_graph g;
+	struct wperf_classification c;
+	enum wperf_knot_kind kind;
+
+	gb_init(&g, 0, DURATION);
+	g.quality.cpus = 2;
+	uint32_t a = thread(&g, "reader", 50, 50, 800 * MS, 10 * MS);
+	uint32_t b = thread(&g, "worker", 60, 60, 1000 * MS, 10 * MS);
+	waits(&g, a, b, 2000, 100000, 2000);
+	waits(&g, b, a, 2000, 100000, 2000);
+	REQUIRE_INT(classify_first(&g, &c, &kind), 0);
+	CHECK_INT(c.cls, WPERF_CLASS_TOO_FEW_CPUS);
+	REQUIRE_INT(c.evidence[0].kind, WPERF_EV_CPU_SATURATED);
+	CHECK(c.evidence[0].decides);
+	CHECK_INT(c.evidence[0].a_ns, 1800 * MS);
+	CHECK_INT(c.evidence[0].b_ns, 2000 * MS);
+	CHECK_INT(c.evidence[0].count, 2);
+	CHECK_INT(c.evidence[0].ppm, 900000);
+	check_text(&g, &c.evidence[0], "the members ran 1.80 s on the CPUs, 90.0% of the 2.00 s "
+		   "that 2 CPUs could run while they existed: they kept the CPUs busy themselves, "
+		   "so shorter waits cannot make room for more work");
+	/* The CPU demand stays, against the class: 20 ms runnable. */
+	for (size_t i = 0; i < c.n_evidence; i++)
+		if (c.evidence[i].kind == WPERF_EV_CPU_DEMAND)
+			CHECK(!c.evidence[i].decides);
+	gb_free(&g);
+
+	gb_init(&g, 0, DURATION);
+	g.quality.cpus = 2;
+	a = thread(&g, "reader", 50, 50, 600 * MS, 10 * MS);
+	b = thread(&g, "worker", 60, 60, 800 * MS, 10 * MS);
+	waits(&g, a, b, 2000, 100000, 2000);
+	waits(&g, b, a, 2000, 100000, 2000);
+	REQUIRE_INT(classify_first(&g, &c, &kind), 0);
+	CHECK_INT(c.cls, WPERF_CLASS_UNKNOWN);
+	for (size_t i = 0; i < c.n_evidence; i++)
+		CHECK(c.evidence[i].kind != WPERF_EV_CPU_SATURATED);
+	gb_free(&g);
+}
+
 /* merge="name": one vertex of four threads waiting on itself. */
 static void test_merged_self_loop(void)
 {
@@ -491,6 +538,7 @@ int main(void)
 	RUN_TEST(test_lock_contention);
 	RUN_TEST(test_lock_queue_of_three);
 	RUN_TEST(test_two_processes_unknown);
+	RUN_TEST(test_cpu_saturated);
 	RUN_TEST(test_merged_self_loop);
 	RUN_TEST(test_background);
 	RUN_TEST(test_sink_not_classified);
