@@ -54,6 +54,7 @@ struct keyed {
 	char *key;
 	uint32_t id;
 	int64_t first, last;    /* the vertex's lifetime (pools) */
+	int64_t demand;         /* running + runnable (pools) */
 };
 
 /* ---- grouping ---- */
@@ -150,13 +151,38 @@ static void make_group(struct merge *m, const struct keyed *ks, size_t i, size_t
 }
 
 /*
+ * Move the members of ks[i..j) that did the pool's work (a CPU demand of
+ * at least 1/WPERF_POOL_ACTIVITY_RATIO of the busiest one's) to its front,
+ * in order; return how many they are.
+ */
+static size_t active_first(struct keyed *ks, size_t i, size_t j)
+{
+	int64_t most = 0;
+	size_t n = 0;
+
+	for (size_t k = i; k < j; k++)
+		if (ks[k].demand > most)
+			most = ks[k].demand;
+	for (size_t k = i; k < j; k++)
+		if (ks[k].demand >= most / WPERF_POOL_ACTIVITY_RATIO) {
+			struct keyed t = ks[k];
+
+			memmove(&ks[i + n + 1], &ks[i + n], (k - i - n) * sizeof *ks);
+			ks[i + n++] = t;
+		}
+	return n;
+}
+
+/*
  * Pools (sorted by key, then first seen): a pool's members work side by
  * side, so each run of equal keys is cut where none of them is alive.
  * Same-named children run one after another (a script's `sleep`s, a
  * thread per request) are not a pool but short-lived children, with
  * their own merge (short-lived=merge) that keeps the holes between them.
+ * Of each run, only the threads that did the pool's work are merged: the
+ * others' long idle waits would otherwise become the pool's own.
  */
-static void make_pool_groups(struct merge *m, const struct keyed *ks, size_t n)
+static void make_pool_groups(struct merge *m, struct keyed *ks, size_t n)
 {
 	for (size_t i = 0, j; i < n; i = j) {
 		int64_t alive_until = ks[i].last;
@@ -165,9 +191,22 @@ static void make_pool_groups(struct merge *m, const struct keyed *ks, size_t n)
 				ks[j].first < alive_until; j++)
 			if (ks[j].last > alive_until)
 				alive_until = ks[j].last;
-		if (j - i >= 2)
-			make_group(m, ks, i, j);
+		if (j - i < 2)
+			continue;
+		size_t active = active_first(ks, i, j);
+
+		if (active >= 2)
+			make_group(m, ks, i, i + active);
 	}
+}
+
+/* Running plus runnable: a worker starved of CPUs still does the work. */
+static int64_t cpu_demand(const struct wperf_vertex *v)
+{
+	int64_t r = v->running_ns > 0 ? v->running_ns : 0;
+	int64_t q = v->runnable_ns > 0 ? v->runnable_ns : 0;
+
+	return r > INT64_MAX - q ? INT64_MAX : r + q;
 }
 
 static int group_pass(struct merge *m, bool short_pass, enum wperf_merge_key key)
@@ -183,7 +222,8 @@ static int group_pass(struct merge *m, bool short_pass, enum wperf_merge_key key
 
 		if (k)
 			ks[n++] = (struct keyed){ k, i, m->g->vertices[i].first_ts,
-						  m->g->vertices[i].last_ts };
+						  m->g->vertices[i].last_ts,
+						  cpu_demand(&m->g->vertices[i]) };
 	}
 	if (!oom && !short_pass && key == WPERF_MERGE_POOL) {
 		qsort(ks, n, sizeof *ks, by_key_then_first_seen);

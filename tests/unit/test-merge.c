@@ -557,6 +557,50 @@ static void test_pool_merge(void)
 	gb_free(&g);
 }
 
+/*
+ * A pool is the threads that do its work: of five same-named threads of
+ * one process alive side by side, three ran or wanted a CPU 1,000 to
+ * 3,000 ns and two far less (a server's idle helpers with its workers'
+ * name). Exactly a tenth of the busiest (300 ns) is the pool's; below it
+ * is not. With only one busy thread there is no pool.
+ */
+static void test_pool_of_busy_threads(void)
+{
+	struct wperf_graph g;
+	struct wperf_merge_options o = { .key = WPERF_MERGE_POOL };
+	uint32_t *map = NULL;
+
+	gb_init(&g, 0, 10000);
+	uint32_t w[5];
+	const int64_t running[5] = { 3000, 1000, 250, 299, 100 };
+	const int64_t runnable[5] = { 0, 500, 50, 0, 0 };
+	for (int i = 0; i < 5; i++) {
+		w[i] = pool_thread(&g, "mariadbd", 10 + i, 1, 1, 0, 10000);
+		g.vertices[w[i]].running_ns = running[i];
+		g.vertices[w[i]].runnable_ns = runnable[i];
+	}
+	uint32_t b0 = pool_thread(&g, "solo", 20, 2, 1, 0, 10000);
+	uint32_t b1 = pool_thread(&g, "solo", 21, 2, 1, 0, 10000);
+	g.vertices[b0].running_ns = 5000;
+	g.vertices[b1].running_ns = 1;
+	gb_sort(&g);
+
+	REQUIRE_INT(wperf_graph_merge(&g, &o, &map), 0);
+	uint32_t p = map[w[0]];
+	CHECK_INT(map[w[1]], p);
+	CHECK_INT(map[w[2]], p);      /* 250 + 50 = 300: a tenth of 3,000 */
+	CHECK(map[w[3]] != p);        /* 299 */
+	CHECK(map[w[4]] != p);
+	CHECK(map[w[3]] != map[w[4]]);
+	CHECK_STR(g.vertices[p].name, "mariadbd \xc3\x97" "3");
+	CHECK_INT(g.vertices[p].running_ns, 4250);
+	CHECK_INT(g.vertices[map[w[3]]].kind, WPERF_V_THREAD);
+	CHECK_INT(g.vertices[map[b0]].kind, WPERF_V_THREAD);
+	CHECK(map[b0] != map[b1]);
+	free(map);
+	gb_free(&g);
+}
+
 /* The header names a pool that a finding names, and how to see it apart. */
 static void test_pool_said_in_report(void)
 {
@@ -638,6 +682,7 @@ int main(void)
 	RUN_TEST(test_stack_merge);
 	RUN_TEST(test_stack_wait_frame_lttng);
 	RUN_TEST(test_pool_merge);
+	RUN_TEST(test_pool_of_busy_threads);
 	RUN_TEST(test_pool_said_in_report);
 	return check_finish();
 }
