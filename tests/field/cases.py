@@ -196,12 +196,11 @@ class MariaDB(Case):
         'beside the hog the report leads with the CPUs (the backends runnable) while '
         'fsync off gained 1.48x (0.20-1.65) and the hog removed 1.14x (0.76-1.28)'),
         'quiet': (
-        'the report leads with a knot that holds the disk, the driver and the backends '
-        '(the driver\'s setup children, which mostly sleep, are not left alone as a '
-        'sink, and the idle pool threads\' long waits on the driver tie it in) while one '
-        'CPU fewer cost 1.59x (1.63x in doc/accuracy.md) against 1.37x for fsync off: wrong in 2 of 2 field '
-        'recordings and the kept one; the CPU finding does not fire (the backends\' '
-        'weighed runnable time stays under their waits)')}
+        'the report leads with a knot of the clients, the connection threads and the '
+        'disk, classed by its threads\' waits on each other (20.8 s, 11.7 s of them the '
+        'clients waiting on the server, against 5.6 s on the disk), while one CPU fewer '
+        'cost 1.59x (1.63x in doc/accuracy.md) against 1.37x for fsync off; the CPU '
+        'finding does not fire (the weighed runnable time 4.86 s against 5.18 s of waits)')}
 
     def prepare(self, tmp):
         super().prepare(tmp)
