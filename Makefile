@@ -44,8 +44,11 @@ DEB_TEST += clang libclang-rt-14-dev
 # recorded and judged against the causal truth (the relief that gains most),
 # the CPU hog of its loaded runs, and what its reliefs use: eatmydata (fsync
 # off), iproute2 (network namespaces, a veth pair, tc's rate limit).
+# postgresql: the server and pgbench (Debian's current major version; the
+# case finds its programs in /usr/lib/postgresql/VERSION/bin).
 DEB_TEST += mariadb-server sysbench nginx-light wrk memcached libmemcached-tools \
-	fio stress-ng sqlite3 redis-server redis-tools xz-utils eatmydata iproute2
+	fio stress-ng sqlite3 redis-server redis-tools xz-utils eatmydata iproute2 \
+	postgresql
 # The LTTng guest of the `lttng-kernel` suite (tests/guest/): QEMU boots a
 # Debian 12 image that debootstrap builds and mkfs.ext4 -d packs.
 DEB_TEST += qemu-system-x86 debootstrap e2fsprogs

@@ -47,7 +47,7 @@ HOG_CPUS = os.cpu_count() or 2
 # before each run so that no relief leaks into the next.
 KNOBS = ('FIELD_DATA', 'FIELD_WRAP', 'FIELD_FLUSH', 'FIELD_FSYNC', 'FIELD_LOCKS',
          'FIELD_ROWS', 'FIELD_WORKERS', 'FIELD_SERVER_THREADS', 'FIELD_RATE',
-         'FIELD_CLIENTS')
+         'FIELD_CLIENTS', 'FIELD_SYNC')
 
 
 def clear_knobs():
