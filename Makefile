@@ -225,6 +225,7 @@ check: deps guest-image build build-asan build-variants tracefs
 		if [ "$$p" = 0 ]; then echo "check: no test passed in $$d"; f=$$((f+1)); fi; \
 		pass=$$((pass+p)); fail=$$((fail+f)); skip=$$((skip+s)); \
 	done; \
+	/usr/bin/python3 tests/field/summary.py $(BUILD)/meson-logs/testlog*.json; \
 	echo "$$pass passed, $$fail failed"; \
 	[ $$fail = 0 ]
 

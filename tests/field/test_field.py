@@ -162,11 +162,33 @@ def make_tests():
             self.skipTest('known wrong (%s): right in %d of %d recordings'
                           % (known, runs.count(True), len(runs)))
 
+        def judged(self, mode):
+            """judge(mode), then one `field-judgment:` line with its
+            outcome, which `make check` gathers from every case into its
+            summary (tests/field/summary.py): a CI log then shows each
+            verdict, not only that the suite passed."""
+            outcome = 'interrupted'
+            try:
+                self.judge(mode)
+            except unittest.SkipTest as e:
+                outcome = 'skipped: %s' % str(e)[:160]
+                raise
+            except AssertionError as e:
+                outcome = 'WRONG: %s' % str(e)[:200]
+                raise
+            except Exception as e:
+                outcome = 'error: %s' % str(e)[-160:].replace('\n', ' ')
+                raise
+            else:
+                outcome = 'right'
+            finally:
+                print('field-judgment: %s %s %s' % (CASE.name, mode, outcome), flush=True)
+
         def test_quiet(self):
-            self.judge('quiet')
+            self.judged('quiet')
 
         def test_loaded(self):
-            self.judge('loaded')
+            self.judged('loaded')
 
     Field.__name__ = 'Field_' + CASE.name.replace('-', '_')
     return Field
