@@ -5,7 +5,9 @@
 - Errors: bad input gives one line on stderr naming the problem and how to
   fix it, and a non-zero exit (unknown option or command, output directory
   not empty, not root, the LTTng session daemon or the plugin missing,
-  snapshot of something that is not a flight recorder; `wperf report` of
+  snapshot of something that is not a flight recorder, a `--relay` URL
+  that is not a relay daemon's, `--relay` without LTTng's kernel tracer
+  (nothing made); `wperf report` of
   no trace, bad metadata, a truncated stream, a bad sink parameter: its
   one line instead of babeltrace2's chain of causes, all of which
   --verbose shows).
@@ -371,6 +373,17 @@ class Errors(unittest.TestCase):
         self.assertOneLine(wperf('report', self.tmp), 'no CTF trace there', 'wperf record',
                            '--verbose')
 
+    def test_report_of_a_relayed_recording_says_where_its_trace_went(self):
+        # `wperf record --relay` leaves command.pid and wperf.json in DIR;
+        # the trace is on the relay daemon's machine.
+        with open(os.path.join(self.tmp, 'wperf.json'), 'w') as f:
+            json.dump({'version': 1, 'mode': 'record', 'kernel': 'lttng',
+                       'session': 'wperf-rec-42', 'relay': 'net://10.0.0.2',
+                       'live': False}, f)
+        self.assertOneLine(wperf('report', self.tmp),
+                           'streamed to lttng-relayd at net://10.0.0.2',
+                           "report the relay daemon's copy, HOSTNAME/wperf-rec-42-*")
+
     def test_report_of_bad_metadata(self):
         with open(os.path.join(self.tmp, 'metadata'), 'w') as f:
             f.write('not CTF\n')
@@ -606,6 +619,55 @@ class Errors(unittest.TestCase):
         time.sleep(0.2)
         self.assertIsNone(other.poll(), 'wperf stop ended another watcher')
 
+    def test_relay_url_is_checked_before_anything(self):
+        # The recorder runs as root and liblttng-ctl reads a URL loosely
+        # (a path becomes a directory on the relay's side, ports go
+        # through atoi): every part is checked first, in one line, and
+        # nothing is made. Not root needed: refused before that check.
+        out = os.path.join(self.tmp, 'x')
+        for url, words in (('file:///tmp/x', 'not a path'), ('/tmp/x', 'not a path'),
+                           ('tcp://10.0.0.2', 'must begin with net://'),
+                           ('NET://10.0.0.2', 'must begin with net://'),
+                           ('net://', 'no host'), ('net://:5342', 'no host'),
+                           ('net://a b', 'not allowed in a host name'),
+                           ('net://user@host', '`@` is not allowed'),
+                           ('net://\x1b[31mred', '`\\x1b` is not allowed'),
+                           ('net://10.0.0.2/../../etc', 'no path'),
+                           ('net://10.0.0.2/', 'no path'),
+                           ('net://10.0.0.2?x', '`?` is not allowed'),
+                           ('net://10.0.0.2:5342x', 'unexpected `x`'),
+                           ('net://10.0.0.2:0', 'from 1 to 65535'),
+                           ('net://10.0.0.2:65536', 'from 1 to 65535'),
+                           ('net://10.0.0.2:+5', 'from 1 to 65535'),
+                           ('net://10.0.0.2:', 'from 1 to 65535'),
+                           ('net://10.0.0.2:1:2:3', 'at most two ports'),
+                           ('net://10.0.0.2:5343', 'both 5343'),
+                           ('net://10.0.0.2:6000:6000', 'both 6000'),
+                           ('net://999.0.0.2', 'not an IPv4 address'),
+                           ('net://-relay.example', 'not a host name'),
+                           ('net://relay..example', 'not a host name'),
+                           ('net://' + 'a' * 64 + '.example', 'not a host name'),
+                           ('net://wperf-no-such-host.invalid', 'has no IPv4 address'),
+                           ('net://' + 'a.' * 140 + 'b', 'longer than 280 bytes'),
+                           ('net://[::1]', 'needs net6://'),
+                           ('net6://::1', 'in brackets'),
+                           ('net6://[::1%lo]', 'not an IPv6 address'),
+                           ('net6://[]', 'not an IPv6 address'),
+                           ('net6://10.0.0.2', 'write net://10.0.0.2')):
+            self.assertOneLine(wperf('record', '--relay', url, '-o', out, '--', 'true'),
+                               '--relay', words)
+            self.assertFalse(os.path.exists(out), url)
+
+    def test_live_needs_relay_and_relay_no_snapshot(self):
+        out = os.path.join(self.tmp, 'x')
+        self.assertOneLine(wperf('record', '--live', '-o', out, '--', 'true'),
+                           '--live needs --relay URL')
+        p = wperf('record', '--snapshot', '--relay', 'net://127.0.0.1', '-o', out)
+        if p.returncode == 0:           # a flight recorder started: do not leave it
+            wperf('stop', out)
+        self.assertOneLine(p, '--relay is for a plain recording')
+        self.assertFalse(os.path.exists(out))
+
     def test_trigger_needs_snapshot(self):
         self.assertOneLine(wperf('record', '-o', self.tmp + '/x', '--trigger-on', 'a:b'),
                            '--snapshot')
@@ -813,6 +875,26 @@ class Record(Recording):
                 mask = 0o002 if '/ust' in name[len(out):] else 0o022
                 self.assertEqual(os.lstat(name).st_mode & mask, 0,
                                  '%s is writable by others' % name)
+
+    def test_relay_is_refused_on_tracefs(self):
+        # The tracefs recorder writes DIR/kernel itself: --relay would
+        # stream only the UST half. One line, and nothing made.
+        kernel = subprocess.run(['lttng', 'list', '-k'], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        if kernel.returncode == 0:
+            self.skipTest('lttng-modules answers here: --relay records (suite lttng-hosts)')
+        out = os.path.join(self.tmp, 'relayed')
+        p = wperf('record', '--relay', 'net://127.0.0.1', '-o', out, '--', 'true')
+        self.assertNotEqual(p.returncode, 0, p.stderr)
+        lines = p.stderr.splitlines()
+        self.assertEqual(len(lines), 1, p.stderr)
+        self.assertTrue(lines[0].startswith('wperf: error: --relay needs LTTng\'s kernel '
+                                            'tracer'), lines[0])
+        self.assertIn('record without --relay', lines[0])
+        self.assertFalse(os.path.exists(out), 'the output directory was left')
+        sessions = subprocess.run(['lttng', 'list'], stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, text=True).stdout
+        self.assertNotIn('wperf-relayed-', sessions)
 
     def test_sigterm_ends_the_command_then_the_recording(self):
         # `kill wperf` alone: the command gets SIGTERM (as with perf record),

@@ -223,8 +223,9 @@ bool wperf_lttng_kernel_available(void)
 }
 
 /* The session itself, as `lttng create NAME --output=WHERE` (record),
- * `--snapshot --output=WHERE` (snapshot) or `--live` (live, to the local
- * relay daemon). */
+ * `--snapshot --output=WHERE` (snapshot), `--set-url=WHERE` (relay) or
+ * `--live --set-url=WHERE` (live; the local relay daemon without
+ * WHERE). */
 static int create_bare(const char *name, enum wperf_session_kind kind, const char *where,
 		       char *why, size_t whylen)
 {
@@ -241,9 +242,12 @@ static int create_bare(const char *name, enum wperf_session_kind kind, const cha
 		desc = where ? lttng_session_descriptor_snapshot_local_create(name, where) :
 		       lttng_session_descriptor_snapshot_create(name);
 		break;
+	case WPERF_SESSION_RELAY:
+		desc = lttng_session_descriptor_network_create(name, where, NULL);
+		break;
 	case WPERF_SESSION_LIVE:
-		desc = lttng_session_descriptor_live_network_create(name, "net://127.0.0.1",
-								     NULL, LIVE_TIMER_US);
+		desc = lttng_session_descriptor_live_network_create(
+			name, where ? where : "net://127.0.0.1", NULL, LIVE_TIMER_US);
 		break;
 	}
 	if (!desc)

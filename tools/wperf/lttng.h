@@ -32,7 +32,10 @@ int wperf_lttng_session_count(void);
 enum wperf_session_kind {
 	WPERF_SESSION_RECORD,   /* written to `where`, a directory */
 	WPERF_SESSION_SNAPSHOT, /* snapshot mode; `where`: the default snapshot output */
-	WPERF_SESSION_LIVE,     /* live, to the local lttng-relayd; `where` unused */
+	WPERF_SESSION_RELAY,    /* streamed to the lttng-relayd of URL `where`
+				 * (net://..., checked by relay-url.h) */
+	WPERF_SESSION_LIVE,     /* live, to the lttng-relayd of URL `where`; NULL:
+				 * the local one */
 };
 
 /* LTTng's kernel tracer answers (lttng-modules loaded); otherwise wperf

@@ -584,6 +584,12 @@ static void put_state(FILE *f, const struct wperf_state *s)
 	wperf_json_put_string(f, s->session);
 	put_key(f, "mode", 2, &first);
 	wperf_json_put_string(f, s->mode);
+	if (s->relay) {
+		put_key(f, "relay", 2, &first);
+		wperf_json_put_string(f, s->relay);
+		put_key(f, "live", 2, &first);
+		fputs(s->live ? "true" : "false", f);
+	}
 	if (s->mode && !strcmp(s->mode, "flight-recorder"))
 		put_flight(f, s, &first);
 	fputs("\n}\n", f);

@@ -120,6 +120,9 @@ struct wperf_state {
 	const char *kernel;             /* "lttng" or "tracefs" */
 	const char *tracefs;            /* tracefs mount point (tracefs only) */
 	const char *session;            /* the LTTng session's name */
+	const char *relay;              /* the lttng-relayd URL the trace streams to
+					 * (record --relay), or NULL: DIR holds it */
+	bool live;                      /* with relay: a live session */
 	const char *mode;               /* "record" or "flight-recorder" */
 	bool running;                   /* flight recorder: not stopped yet */
 	const char *instance;           /* flight recorder: its ftrace instance */

@@ -21,6 +21,11 @@
  *    stopped if a wperf started it and nothing else uses it.
  * What went wrong is said once, as the last line, after the teardown.
  *
+ * `record --relay URL` is a plain recording whose LTTng session streams
+ * to the lttng-relayd at URL (checked first: relay-url.h); DIR keeps the
+ * rest. It needs LTTng's kernel tracer: with the tracefs recorder it is
+ * refused before anything is recorded.
+ *
  * `record --snapshot` starts the same way, then the flight recorder is
  * flight.c's; `record --stop` is `wperf stop` (stop.c).
  */
@@ -33,6 +38,7 @@
 #include "output.h"
 #include "recorder.h"
 #include "recording.h"
+#include "relay-url.h"
 #include "room.h"
 #include "sessiond.h"
 #include "waits.h"
@@ -46,6 +52,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/time.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -56,7 +63,8 @@
 
 struct record_opts {
 	const char *output, *plugin_path, *ust_events, *user, *trigger_on, *trigger_filter;
-	bool snapshot, stacks, stop;
+	const char *relay;      /* --relay URL: the trace streams there; NULL: into DIR */
+	bool snapshot, stacks, stop, live;
 	double duration;        /* NAN: none */
 	double min_free;        /* MiB */
 	long buffer_kb;
@@ -65,7 +73,8 @@ struct record_opts {
 };
 
 enum { O_HELP, O_OUTPUT, O_SNAPSHOT, O_DURATION, O_BUFFER, O_PLUGIN_PATH, O_UST_EVENTS,
-       O_STACKS, O_TRIGGER_ON, O_TRIGGER_FILTER, O_MIN_FREE, O_USER, O_STOP, N_OPTS };
+       O_STACKS, O_TRIGGER_ON, O_TRIGGER_FILTER, O_MIN_FREE, O_USER, O_STOP, O_RELAY, O_LIVE,
+       N_OPTS };
 
 static const struct wperf_option options[N_OPTS + 1] = {
 	[O_HELP] = { "help", 'h', NULL, NULL },
@@ -81,6 +90,8 @@ static const struct wperf_option options[N_OPTS + 1] = {
 	[O_MIN_FREE] = { "min-free", 0, "MB", NULL },
 	[O_USER] = { "user", 0, "USER", NULL },
 	[O_STOP] = { "stop", 0, NULL, NULL },
+	[O_RELAY] = { "relay", 0, "URL", NULL },
+	[O_LIVE] = { "live", 0, NULL, NULL },
 	{ NULL, 0, NULL, NULL },
 };
 
@@ -89,7 +100,7 @@ static const char help[] =
 "                    [--buffer-size-kb KB] [--plugin-path DIR]\n"
 "                    [--ust-events LIST] [--stacks] [--trigger-on EVENT]\n"
 "                    [--trigger-filter EXPR] [--min-free MB] [--user USER]\n"
-"                    [--stop]\n"
+"                    [--stop] [--relay URL [--live]]\n"
 "                    ...\n"
 "\n"
 "Record kernel scheduler/interrupt/block events (LTTng's kernel tracer, or\n"
@@ -131,7 +142,14 @@ static const char help[] =
 "                        root, and let USER read the trace; default: the user\n"
 "                        who ran sudo (SUDO_USER), else root\n"
 "  --stop                stop the flight recorder of -o DIR (same as wperf stop\n"
-"                        DIR)\n";
+"                        DIR)\n"
+"  --relay URL           stream the trace to the lttng-relayd at URL\n"
+"                        (net://HOST[:CONTROL_PORT[:DATA_PORT]], or\n"
+"                        net6://[ADDRESS]...) instead of writing it into DIR,\n"
+"                        which keeps command.pid and wperf.json; needs LTTng's\n"
+"                        kernel tracer (lttng-modules)\n"
+"  --live                with --relay: a live session, which viewers read from\n"
+"                        the relay daemon while it records\n";
 
 /* Store option o (its value, NULL for a flag); false after the usage
  * error. */
@@ -142,9 +160,11 @@ static bool set_option(const struct wperf_options *p, struct record_opts *ro, in
 		[O_OUTPUT] = &ro->output, [O_PLUGIN_PATH] = &ro->plugin_path,
 		[O_UST_EVENTS] = &ro->ust_events, [O_USER] = &ro->user,
 		[O_TRIGGER_ON] = &ro->trigger_on, [O_TRIGGER_FILTER] = &ro->trigger_filter,
+		[O_RELAY] = &ro->relay,
 	};
 	bool *flag[N_OPTS] = {
 		[O_SNAPSHOT] = &ro->snapshot, [O_STACKS] = &ro->stacks, [O_STOP] = &ro->stop,
+		[O_LIVE] = &ro->live,
 	};
 
 	if (o == O_DURATION)
@@ -202,6 +222,24 @@ static int parse_args(int argc, char **argv, struct record_opts *ro)
 	return -1;
 }
 
+/* --relay and --live; false after saying why. */
+static bool check_relay(const struct record_opts *ro)
+{
+	char why[512];
+
+	if (ro->live && !ro->relay)
+		return !wperf_fail("--live needs --relay URL (the lttng-relayd that serves the "
+				   "live session to its viewers)");
+	if (!ro->relay)
+		return true;
+	if (ro->snapshot)
+		return !wperf_fail("--relay is for a plain recording, not --snapshot (a flight "
+				   "recorder's snapshots are written into DIR)");
+	if (!wperf_relay_url_check(ro->relay, why, sizeof(why)))
+		return !wperf_fail("%s", why);
+	return true;
+}
+
 /* The checks of the options' values; false after saying why. */
 static bool check_opts(const struct record_opts *ro)
 {
@@ -224,7 +262,7 @@ static bool check_opts(const struct record_opts *ro)
 		why = "--buffer-size-kb must be between 4 and 1048576";
 	if (why)
 		wperf_fail("%s", why);
-	return !why;
+	return !why && check_relay(ro);
 }
 
 /* ------------------------------------------------------------ the recording */
@@ -264,12 +302,34 @@ static void session_name(const char *out, char *name, size_t len)
 	snprintf(name, len, "wperf-%s-%ld", clean, (long)getpid());
 }
 
+/* Which kernel tracer records: LTTng's, else tracefs (mounted if need
+ * be); false after saying why neither can. */
+static bool choose_kernel_tracer(struct recording *r)
+{
+	bool lttng = wperf_lttng_kernel_available();
+
+	r->state.kernel = lttng ? "lttng" : "tracefs";
+	if (lttng)
+		return true;
+	/* The tracefs recorder writes DIR/kernel itself: nothing it could
+	 * stream, and a relay daemon with only the UST half is no trace. */
+	if (r->opts->relay)
+		return !wperf_fail("--relay needs LTTng's kernel tracer, and lttng-modules does "
+				   "not answer here (kernel events would come from tracefs, which "
+				   "writes only into DIR): install lttng-modules (lttng-sessiond "
+				   "loads it when it starts), or record without --relay and copy "
+				   "DIR");
+	if (!(r->state.tracefs = wperf_tracefs_dir(r->tracefs, sizeof(r->tracefs))))
+		return !wperf_fail("tracefs is not mounted and could not be mounted (mount -t "
+				   "tracefs nodev /sys/kernel/tracing)");
+	return true;
+}
+
 /* The session daemon, and which kernel tracer records; false after saying
  * why (DIR then discarded: nothing was recorded). */
 static bool choose_tracers(struct recording *r)
 {
 	char private_dir[PATH_MAX];
-	bool lttng;
 
 	snprintf(private_dir, sizeof(private_dir), "%s/" WPERF_PRIVATE, r->at);
 	if ((r->state.sessiond_started = wperf_ensure_sessiond(private_dir)) < 0) {
@@ -280,12 +340,7 @@ static bool choose_tracers(struct recording *r)
 		r->state.sessiond_started = -1;         /* one was running: null */
 	wperf_sweep_orphaned_sessions();
 	wperf_sweep_orphaned_triggers();
-	lttng = wperf_lttng_kernel_available();
-	r->state.kernel = lttng ? "lttng" : "tracefs";
-	r->state.tracefs = lttng ? NULL : wperf_tracefs_dir(r->tracefs, sizeof(r->tracefs));
-	if (!lttng && !r->state.tracefs) {
-		wperf_fail("tracefs is not mounted and could not be mounted (mount -t tracefs "
-			   "nodev /sys/kernel/tracing)");
+	if (!choose_kernel_tracer(r)) {
 		wperf_stop_sessiond_if_ours();
 		wperf_output_discard(&r->dir, r->existed);
 		return false;
@@ -395,7 +450,11 @@ static bool start(struct recording *r)
 	if (wperf_lttng_start(r->session, r->why, sizeof(r->why)) < 0 ||
 	    !wperf_state_save(r->at, &r->state) || stopped(r))
 		return false;
-	wperf_say("recording into %s (kernel events: %s)", r->out, r->state.kernel);
+	if (ro->relay)
+		wperf_say("recording to lttng-relayd at %s%s (kernel events: lttng); %s keeps "
+			  "command.pid and wperf.json", ro->relay, ro->live ? ", live" : "", r->out);
+	else
+		wperf_say("recording into %s (kernel events: %s)", r->out, r->state.kernel);
 	return true;
 }
 
@@ -511,12 +570,38 @@ static bool teardown(struct recording *r)
 	return closed;
 }
 
+/* The last lines of a streamed recording: where the relay daemon wrote
+ * the trace (lttng-relayd(8): HOSTNAME/SESSION-DATE below its output
+ * directory), and, live, where a viewer reads it. */
+static bool say_relayed(const struct recording *r)
+{
+	const char *url = r->opts->relay;
+	char host[WPERF_RELAY_URL_MAX];
+	struct utsname me;
+
+	if (uname(&me) < 0)
+		snprintf(me.nodename, sizeof(me.nodename), "HOSTNAME");
+	if (r->opts->live) {
+		wperf_relay_url_host(url, host, sizeof(host));
+		wperf_say("live: babeltrace2 --input-format=lttng-live net://%s%s%s/host/%s/%s",
+			  strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "",
+			  me.nodename, r->session);
+	}
+	wperf_say("trace streamed to lttng-relayd at %s: %s/%s-* below its output directory "
+		  "(lttng-relayd -o; default ~/lttng-traces), to read with wperf report there",
+		  url, me.nodename, r->session);
+	return true;
+}
+
 /* The last line: where the trace is. DIR moved while recording (the
  * recorded command can rename it: its parent may be the user's) is
  * named where it is now; a DIR no path leads to any more is said so. */
 static bool say_where(const struct recording *r)
 {
 	char where[PATH_MAX];
+
+	if (r->opts->relay)
+		return say_relayed(r);
 
 	if (!wperf_dir_where(&r->dir, where, sizeof(where)))
 		return wperf_fail("the output directory %s was removed or replaced while "
@@ -529,21 +614,35 @@ static bool say_where(const struct recording *r)
 	return true;
 }
 
+/* The session of a plain recording: into DIR, or streamed (--relay). */
+static enum wperf_session_kind session_kind(const struct record_opts *ro)
+{
+	if (!ro->relay)
+		return WPERF_SESSION_RECORD;
+	return ro->live ? WPERF_SESSION_LIVE : WPERF_SESSION_RELAY;
+}
+
 static int record_once(struct recording *r)
 {
 	const struct record_opts *ro = r->opts;
 	int status, rc;
 
 	r->state.mode = "record";
-	rc = wperf_lttng_create_session(r->session, WPERF_SESSION_RECORD, r->at,
+	rc = wperf_lttng_create_session(r->session, session_kind(ro),
+					ro->relay ? ro->relay : r->at,
 					!strcmp(r->state.kernel, "lttng"), ro->ust_events,
 					(unsigned)ro->buffer_kb, ro->stacks, r->why, sizeof(r->why));
 	if (rc < 0) {
 		wperf_stop_sessiond_if_ours();
+		wperf_output_discard(&r->dir, r->existed);
 		if (wperf_ctl_interrupted()) {
 			wperf_say("interrupted");
 			return wperf_interrupted_status();
 		}
+		if (ro->relay)
+			return wperf_fail("%s: is lttng-relayd running at %s, its ports (5342 and "
+					  "5343 unless the URL names others) open to this machine?",
+					  r->why, ro->relay);
 		return wperf_fail("%s", r->why);
 	}
 	wperf_room_init(&r->room, r->at, r->out, ro->min_free, ro->buffer_kb);
@@ -609,6 +708,8 @@ static int record(const struct record_opts *ro)
 	if (!wperf_output_prepare(out, as_user > 0 ? &r.user : NULL, &r.existed, &r.dir))
 		goto end;
 	r.out = r.state.output = r.dir.shown;
+	r.state.relay = ro->relay;
+	r.state.live = ro->live;
 	r.at = r.dir.pid_at;
 	if (choose_tracers(&r))
 		rc = ro->snapshot ? flight(&r) : record_once(&r);

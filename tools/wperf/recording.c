@@ -264,14 +264,14 @@ bool wperf_check_closed(const char *trace)
 
 /* ------------------------------------------------------------ flight recorders */
 
-bool wperf_recording_mode(const char *trace, char *mode, size_t modelen)
+bool wperf_recording_string(const char *trace, const char *key, char *out, size_t outlen)
 {
 	char path[PATH_MAX];
-	struct json_want want = { .key = "mode", .out = mode, .outlen = modelen };
+	struct json_want want = { .key = key, .out = out, .outlen = outlen };
 	struct stat st;
 	char *text;
 
-	mode[0] = '\0';
+	out[0] = '\0';
 	snprintf(path, sizeof(path), "%s/" WPERF_STATE, trace);
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
 		return true;
@@ -287,8 +287,13 @@ bool wperf_recording_mode(const char *trace, char *mode, size_t modelen)
 		return false;
 	}
 	if (!want.is_string)
-		mode[0] = '\0';
+		out[0] = '\0';
 	return true;
+}
+
+bool wperf_recording_mode(const char *trace, char *mode, size_t modelen)
+{
+	return wperf_recording_string(trace, "mode", mode, modelen);
 }
 
 char *wperf_latest_snapshot(const char *trace)

@@ -30,6 +30,9 @@ bool wperf_check_closed(const char *trace);
  * after saying why when the file exists and cannot be read. */
 bool wperf_recording_mode(const char *trace, char *mode, size_t modelen);
 
+/* The same for the string member key (`relay`, `session`). */
+bool wperf_recording_string(const char *trace, const char *key, char *out, size_t outlen);
+
 /* The latest whole snapshot of a flight recorder (DIR/snapshot-N with its
  * wperf.json, largest N), malloc'ed; NULL after saying why. */
 char *wperf_latest_snapshot(const char *trace);

@@ -30,6 +30,7 @@
 
 #include <errno.h>
 #include <ftw.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -434,6 +435,25 @@ static int report(const struct report_args *a, const char *const *inputs, size_t
 	return rc;
 }
 
+/* A recording of `wperf record --relay` holds no trace (no kernel/): true
+ * after saying where it went (or why its wperf.json cannot be read). */
+static bool relayed(const char *trace)
+{
+	char url[512], session[256], kernel[PATH_MAX];
+	struct stat st;
+
+	if (!wperf_recording_string(trace, "relay", url, sizeof(url)) ||
+	    !wperf_recording_string(trace, "session", session, sizeof(session)))
+		return true;
+	snprintf(kernel, sizeof(kernel), "%s/kernel", trace);
+	if (!url[0] || stat(kernel, &st) == 0)
+		return false;
+	wperf_fail("cannot report %s: its trace was streamed to lttng-relayd at %s (wperf record "
+		   "--relay): report the relay daemon's copy, HOSTNAME/%s-* below its output "
+		   "directory", trace, url, session[0] ? session : "SESSION");
+	return true;
+}
+
 /*
  * One TRACE made ready to read: a directory, a closed recording, through
  * its latest snapshot for a flight recorder (*snapshot, to free), with
@@ -460,6 +480,8 @@ static int prepare_trace(const char *trace, char **snapshot, const char **out)
 		*out = *snapshot;
 		wperf_say("reporting %s, the latest snapshot", *out);
 	}
+	if (relayed(*out))
+		return WPERF_EXIT_FAIL;
 	if (wperf_check_metadata(*out, why, sizeof(why)))
 		return wperf_fail("cannot report %s: %s", *out, why);
 	return 0;
