@@ -576,14 +576,15 @@ class Postgres(Case):
             'queued on the WAL lock behind the one flushing and woken together (3.21 s, '
             '2046 waits of 262-524 us, 94 % group wakeups), outweigh their waits on the '
             'disk (2.26 s with the CPU delays after its wakeups; each flush 65-131 us), while '
-            'synchronous_commit=off gained 2.89x and one CPU fewer 0.66x: wrong in 3 of 3 '
+            'synchronous_commit=off gained 2.89x and one CPU fewer 0.66x; at a load average '
+            'near 20 it leads with the CPUs instead, one CPU fewer 0.69x: wrong in 6 of 6 '
             'causal.py recordings and in 6 of 6 field runs'),
         'loaded': (
             'beside the hog the report leads with the CPUs (the backends runnable 3.37 s, '
             'weighed 2.41 s against 2.14 s of other waits), or the server\'s short-lived '
             'children as a CPU-bound sink, or the quiet mode\'s knot, classified unknown, '
             'while removing the hog gained 0.74x (0.71-1.48) and synchronous_commit=off '
-            '2.44x (1.52-2.90): wrong in 3 of 3 causal.py recordings and in 5 of 5 judged '
+            '2.44x (1.52-2.90): wrong in 6 of 6 causal.py recordings and in 5 of 5 judged '
             'field runs')}
     scale = 1         # pgbench -i -s: 100000 accounts, no hot row for -N
 
