@@ -11,13 +11,16 @@ tests/guest/lttng-hosts.sh runs in both:
   - wperf-hosta (10.77.0.1) runs lttng-relayd and the client of
     tests/workloads/netns-fsync.py, recorded with `wperf record` (LTTng's
     kernel tracer, the events of include/wperf/kernel-events.h);
-  - wperf-hostb (10.77.0.2) records with `lttng load wperf` (the project's
-    session profile) streamed to hosta's lttng-relayd (`--override-url
-    net://10.77.0.1`; WPERF_HOSTS_RELAY=0: a local trace instead), and
-    runs the server, which fsyncs each 512-byte request to its throttled
-    scratch disk (vdb, 100 requests/s) before replying.
+  - wperf-hostb (10.77.0.2) runs the server, which fsyncs each 512-byte
+    request to its throttled scratch disk (vdb, 100 requests/s) before
+    replying, recorded with `wperf record --relay net://10.77.0.1`
+    (streamed to hosta's lttng-relayd; its recording directory keeps
+    command.pid and wperf.json; WPERF_HOSTS_LIVE=1: with --live;
+    WPERF_HOSTS_RELAY=0: `wperf record -o`, a local trace instead).
 
-Asserts, on `wperf report HOSTA_TRACE HOSTB_TRACE`: both traces are
+Asserts that hostb's trace came through the relay daemon as `wperf record
+--relay` named it, and its recording directory holds no trace; then, on
+`wperf report HOSTA_TRACE HOSTB_TRACE`: both traces are
 lttng-modules'; hostb's clock is put on hosta's from the matched TCP
 segments (net_dev_queue / net_if_receive_skb with their TCP headers),
 within a stated accuracy under the round trip's time; the client waits
@@ -60,6 +63,8 @@ PEER_GRACE = 60
 # hostb streams its trace to hosta's lttng-relayd; WPERF_HOSTS_RELAY=0:
 # it writes it on its own disk, as hosta does.
 RELAY = os.environ.get('WPERF_HOSTS_RELAY', '1') != '0'
+# WPERF_HOSTS_LIVE=1: hostb's session is a live one (wperf record --live).
+LIVE = RELAY and os.environ.get('WPERF_HOSTS_LIVE', '0') == '1'
 
 
 def free_port():
@@ -98,7 +103,8 @@ def run_guests(out, accel):
                    '--out', d, '--timeout', str(RUN_TIMEOUT), '--stall', str(STALL),
                    '--no-echo', '--disk-iops', '100',
                    '--net', '%s=127.0.0.1:%d' % (NETDEV[role], port), '--mac', MAC[role],
-                   '--', 'bash', GUEST_SCRIPT, role, 'relay' if RELAY else 'local']
+                   '--', 'bash', GUEST_SCRIPT, role,
+                   'live' if LIVE else 'relay' if RELAY else 'local']
             print('$ ' + ' '.join(cmd), flush=True)
             with open(os.path.join(out, role + '.out'), 'w') as log:
                 procs[role] = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log,
@@ -255,6 +261,35 @@ class LttngHosts(recording.NotesFailures):
             self.assertIn('lttng-modules', lk.LttngKernel.tracer_names(self, trace), trace)
             with open(glob.glob(os.path.join(trace, 'kernel', 'metadata'))[0], 'rb') as f:
                 self.assertIn(('hostname = "%s"' % host).encode(), f.read())
+
+    def test_hostb_recorded_with_wperf_record_relay(self):
+        """hostb's `wperf record --relay`: its session streamed to hosta's
+        relay daemon as HOSTNAME/SESSION-DATE, the session wperf.json
+        names; the recording directory keeps command.pid (the server's
+        pid in the relayed trace) and wperf.json (the URL), no trace."""
+        if not RELAY:
+            self.skipTest('WPERF_HOSTS_RELAY=0: hostb wrote its trace itself')
+        _, relayed = self.traces()
+        rec = os.path.join(self.out, 'server', 'hosts', 'rec')
+        with open(os.path.join(rec, 'wperf.json')) as f:
+            state = json.load(f)
+        self.assertEqual((state['kernel'], state['relay'], state['live']),
+                         ('lttng', 'net://10.77.0.1', LIVE))
+        self.assertEqual(os.path.basename(os.path.dirname(relayed)), HOST['server'])
+        self.assertTrue(os.path.basename(relayed).startswith(state['session'] + '-'),
+                        (relayed, state['session']))
+        self.assertFalse(os.path.exists(os.path.join(rec, 'kernel')), os.listdir(rec))
+        with open(os.path.join(self.out, 'server', 'hosts', 'record.log')) as f:
+            said = f.read()
+        self.assertIn('trace streamed to lttng-relayd at net://10.77.0.1: %s/%s-*'
+                      % (HOST['server'], state['session']), said)
+        if LIVE:
+            self.assertIn('live: babeltrace2 --input-format=lttng-live net://10.77.0.1/host/%s/%s'
+                          % (HOST['server'], state['session']), said)
+        with open(os.path.join(rec, 'command.pid')) as f:
+            pid = int(f.read())
+        js = self.both()
+        self.assertEqual(self.vertex(js, 'xh-server', HOST['server'])['pid'], pid)
 
     def test_clock_transform(self):
         """hostb's clock on hosta's, from the matched segments: the

@@ -11,13 +11,14 @@
 #   records with `wperf record` (LTTng's kernel tracer) while the client
 #   sends its requests for $WPERF_HOSTS_SECONDS s (default 10); waits for
 #   the server guest to say it is done before stopping lttng-relayd.
-# ROLE server: host wperf-hostb, 10.77.0.2 on eth0. Records with `lttng load
-#   wperf` (the project's profile) streamed to the client guest's
-#   lttng-relayd (`--override-url=net://10.77.0.1`; OUTPUT relay, the
-#   default), or written locally to $WPERF_GUEST_OUT/hosts/trace (OUTPUT
-#   local);
-#   runs the server, which fsyncs each request to /var/tmp (the throttled
-#   scratch disk, vdb), until the client closes the connection.
+# ROLE server: host wperf-hostb, 10.77.0.2 on eth0. Runs the server, which
+#   fsyncs each request to /var/tmp (the throttled scratch disk, vdb) until
+#   the client closes the connection, recorded with `wperf record --relay
+#   net://10.77.0.1` (streamed to the client guest's lttng-relayd; the
+#   recording directory, $WPERF_GUEST_OUT/hosts/rec, keeps command.pid and
+#   wperf.json; OUTPUT relay, the default; OUTPUT live: the same with
+#   --live), or with `wperf record -o $WPERF_GUEST_OUT/hosts/trace`
+#   (written locally; OUTPUT local).
 #
 # Both sides start their requests only once both record (netns-fsync.py's
 # GO rendezvous). Each step is bounded, and says what it waits for every
@@ -106,28 +107,29 @@ open(sys.argv[2], "w").close()' "$done_port" "$t/peer-done" >"$t/done.log" 2>&1 
 }
 
 role_server() {
-	local url="file://$t/trace"
+	local where=(-o "$t/trace")
 	network "$server_addr" wperf-hostb
-	if [ "$output" = relay ]; then
+	if [ "$output" != local ]; then
 		wait_for 900 "lttng-relayd on the client guest" reachable "$client_addr" 5342 ||
 			fail "no lttng-relayd at $client_addr"
-		url="net://$client_addr"
+		where=(--relay "net://$client_addr" -o "$t/rec")
+		[ "$output" = live ] && where+=(--live)
 	fi
-	lttng load --override-url="$url" wperf || fail "lttng load wperf ($url)"
-	lttng start wperf || fail "lttng start"
-	say "recording to $url; serving"
-	touch "$t/go"
-	python3 "$wl" server "$server_addr" /var/tmp "$seconds" "$t/go" >"$t/server.log" 2>&1 ||
-		fail "server: $(tail -n 3 "$t/server.log")"
-	lttng stop wperf || fail "lttng stop"
-	lttng destroy wperf || fail "lttng destroy"
-	say "session destroyed"
+	say "recording (${where[*]}); serving"
+	# `wperf record` starts its command once it records: the command
+	# creates GO, which starts the requests, and the recording ends with
+	# the server.
+	"$wperf" record "${where[@]}" -- sh -c 'touch "$1" && shift && exec "$@"' \
+		sh "$t/go" python3 "$wl" server "$server_addr" /var/tmp "$seconds" "$t/go" \
+		>"$t/server.log" 2>"$t/record.log" ||
+		fail "wperf record, or the server: $(tail -n 3 "$t/record.log" "$t/server.log")"
+	say "$(tail -n 1 "$t/record.log")"
 	reachable "$client_addr" "$done_port" || say "could not tell the client guest"
 }
 
 case "$role" in
 client | server) ;;
-*) fail "usage: lttng-hosts.sh client|server [relay|local]" ;;
+*) fail "usage: lttng-hosts.sh client|server [relay|live|local]" ;;
 esac
 start=$SECONDS
 "role_$role" 2>&1 | tee "$out/$role.log"
