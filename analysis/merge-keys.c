@@ -186,3 +186,46 @@ char *wperf_vertex_pool_key(const struct wperf_vertex *v, bool *oom)
 	*oom = !k;
 	return k;
 }
+
+/* FNV-1a: the keys are short strings, hashed once each. */
+static uint64_t key_hash(const char *k)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *k; k++)
+		h = (h ^ (unsigned char)*k) * 0x100000001b3ULL;
+	return h;
+}
+
+int wperf_key_numbers_init(struct wperf_key_numbers *kn, size_t max_keys)
+{
+	*kn = (struct wperf_key_numbers){ .cap = 16 };
+	while (kn->cap < 2 * max_keys)
+		kn->cap *= 2;
+	kn->keys = calloc(max_keys ? max_keys : 1, sizeof *kn->keys);
+	kn->slot = calloc(kn->cap, sizeof *kn->slot);
+	return kn->keys && kn->slot ? 0 : -1;
+}
+
+uint32_t wperf_key_number(struct wperf_key_numbers *kn, char *key)
+{
+	size_t s = key_hash(key) & (kn->cap - 1);
+
+	while (kn->slot[s] && strcmp(kn->keys[kn->slot[s] - 1], key) != 0)
+		s = (s + 1) & (kn->cap - 1);
+	if (kn->slot[s]) {
+		free(key);
+		return kn->slot[s] - 1;
+	}
+	kn->keys[kn->n] = key;
+	kn->slot[s] = ++kn->n;
+	return kn->n - 1;
+}
+
+void wperf_key_numbers_free(struct wperf_key_numbers *kn)
+{
+	for (uint32_t i = 0; kn->keys && i < kn->n; i++)
+		free(kn->keys[i]);
+	free(kn->keys);
+	free(kn->slot);
+}

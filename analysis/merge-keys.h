@@ -2,13 +2,33 @@
 /*
  * analysis/merge-keys.h — what merge.c takes from merge-keys.c beyond
  * wperf/merge.h: the name-base key (merge=name, and the name part of a
- * pool's key).
+ * pool's key), and the numbering of equal keys.
  */
 #ifndef WPERF_ANALYSIS_MERGE_KEYS_H
 #define WPERF_ANALYSIS_MERGE_KEYS_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 /* "worker-12" -> "worker-" (caller frees; NULL when out of memory); a
  * name of digits only is kept whole. */
 char *wperf_merge_name_base(const char *comm);
+
+/* Equal keys, equal numbers: grouping then sorts numbers, not strings
+ * (thousands of threads of one process share one pool key, and sorting
+ * them by it compared the whole string every time). Numbers count from
+ * 0 in order of first appearance. */
+struct wperf_key_numbers {
+	char **keys;      /* by number: the first key given of each */
+	uint32_t *slot;   /* open addressing: 1 + a number, 0 when empty */
+	size_t cap;       /* slots, a power of two at least twice max_keys */
+	uint32_t n;
+};
+
+/* Room for max_keys keys; -1 when out of memory (kn then freeable). */
+int wperf_key_numbers_init(struct wperf_key_numbers *kn, size_t max_keys);
+/* key's number; takes key (a malloc'd string) over. */
+uint32_t wperf_key_number(struct wperf_key_numbers *kn, char *key);
+void wperf_key_numbers_free(struct wperf_key_numbers *kn);
 
 #endif /* WPERF_ANALYSIS_MERGE_KEYS_H */

@@ -3,11 +3,11 @@
  * merge.c — merging thread vertices into virtual vertices: see wperf/merge.h.
  *
  * Two passes group the old vertices: short-lived children by parent, then
- * the remaining threads by the user's key (sorting keys, so thousands of
- * threads cost n log n). Each group of two or more becomes one vertex at
- * the place of its first member; the new vertices and edges are built
- * beside the old ones and swapped in only when everything is allocated, so
- * a failure leaves the graph as it was.
+ * the remaining threads by the user's key (equal keys numbered alike, the
+ * numbers sorted: thousands of threads cost n log n). Each group of two
+ * or more becomes one vertex at the place of its first member; the new
+ * vertices and edges are built beside the old ones and swapped in only
+ * when everything is allocated, so a failure leaves the graph as it was.
  *
  * What makes two threads alike (the keys, pools, short-lived threads, a
  * thread's main call stack) is merge-keys.c's; this file groups by those
@@ -51,7 +51,7 @@ struct tid_id {
 };
 
 struct keyed {
-	char *key;
+	uint32_t num;           /* equal keys, equal numbers (merge-keys.h) */
 	uint32_t id;
 	int64_t first, last;    /* the vertex's lifetime (pools) */
 	int64_t demand;         /* running + runnable (pools) */
@@ -102,19 +102,21 @@ static char *key_of(const struct merge *m, uint32_t i, bool short_pass,
 	return k;
 }
 
+/* Groups are runs of equal keys, in any order: numbers will do. */
 static int by_key_then_id(const void *a, const void *b)
 {
 	const struct keyed *x = a, *y = b;
-	int c = strcmp(x->key, y->key);
 
-	return c ? c : (x->id > y->id) - (x->id < y->id);
+	if (x->num != y->num)
+		return x->num < y->num ? -1 : 1;
+	return (x->id > y->id) - (x->id < y->id);
 }
 
 /* Runs of equal keys of two or more become groups led by their first id. */
 static void make_groups(struct merge *m, const struct keyed *ks, size_t n, bool short_pass)
 {
 	for (size_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && strcmp(ks[i].key, ks[j].key) == 0; j++)
+		for (j = i + 1; j < n && ks[i].num == ks[j].num; j++)
 			;
 		if (j - i < 2)
 			continue;
@@ -128,10 +130,9 @@ static void make_groups(struct merge *m, const struct keyed *ks, size_t n, bool 
 static int by_key_then_first_seen(const void *a, const void *b)
 {
 	const struct keyed *x = a, *y = b;
-	int c = strcmp(x->key, y->key);
 
-	if (c)
-		return c;
+	if (x->num != y->num)
+		return x->num < y->num ? -1 : 1;
 	if (x->first != y->first)
 		return x->first < y->first ? -1 : 1;
 	return (x->id > y->id) - (x->id < y->id);
@@ -187,7 +188,7 @@ static void make_pool_groups(struct merge *m, struct keyed *ks, size_t n)
 	for (size_t i = 0, j; i < n; i = j) {
 		int64_t alive_until = ks[i].last;
 
-		for (j = i + 1; j < n && strcmp(ks[i].key, ks[j].key) == 0 &&
+		for (j = i + 1; j < n && ks[i].num == ks[j].num &&
 				ks[j].first < alive_until; j++)
 			if (ks[j].last > alive_until)
 				alive_until = ks[j].last;
@@ -213,15 +214,15 @@ static int group_pass(struct merge *m, bool short_pass, enum wperf_merge_key key
 {
 	size_t nv = m->g->n_vertices, n = 0;
 	struct keyed *ks = calloc(nv ? nv : 1, sizeof *ks);
-	bool oom = false;
+	struct wperf_key_numbers kn;
+	bool oom = wperf_key_numbers_init(&kn, nv) < 0 || !ks;
 
-	if (!ks)
-		return -1;
 	for (uint32_t i = 0; i < nv && !oom; i++) {
 		char *k = key_of(m, i, short_pass, key, &oom);
 
 		if (k)
-			ks[n++] = (struct keyed){ k, i, m->g->vertices[i].first_ts,
+			ks[n++] = (struct keyed){ wperf_key_number(&kn, k), i,
+						  m->g->vertices[i].first_ts,
 						  m->g->vertices[i].last_ts,
 						  cpu_demand(&m->g->vertices[i]) };
 	}
@@ -232,8 +233,7 @@ static int group_pass(struct merge *m, bool short_pass, enum wperf_merge_key key
 		qsort(ks, n, sizeof *ks, by_key_then_id);
 		make_groups(m, ks, n, short_pass);
 	}
-	for (size_t i = 0; i < n; i++)
-		free(ks[i].key);
+	wperf_key_numbers_free(&kn);
 	free(ks);
 	return oom ? -1 : 0;
 }
