@@ -202,16 +202,29 @@ static const bt_plugin *plugin_from_file(const char *path, const char *name)
 	return found;
 }
 
-/* A plugin of babeltrace2's own: $BABELTRACE_PLUGIN_PATH, the user's and
- * the system's plugin directories, as the CLI looks. */
-static const bt_plugin *system_plugin(const char *name)
+/* babeltrace2's own ctf and utils plugins: from $BABELTRACE_PLUGIN_PATH,
+ * the user's and the system's plugin directories, as the CLI looks, the
+ * first of each name found. One search: each bt_plugin_find() loads
+ * every plugin of those directories to pick one. */
+static void system_plugins(const bt_plugin **ctf, const bt_plugin **utils)
 {
-	const bt_plugin *p = NULL;
+	const bt_plugin_set *set = NULL;
 
-	if (bt_plugin_find(name, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &p) !=
-	    BT_PLUGIN_FIND_STATUS_OK)
-		return NULL;
-	return p;
+	*ctf = *utils = NULL;
+	if (bt_plugin_find_all(BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &set) !=
+	    BT_PLUGIN_FIND_ALL_STATUS_OK)
+		return;
+	for (uint64_t i = 0; i < bt_plugin_set_get_plugin_count(set); i++) {
+		const bt_plugin *p = bt_plugin_set_borrow_plugin_by_index_const(set, i);
+		const bt_plugin **want = !strcmp(bt_plugin_get_name(p), "ctf") ? ctf
+			: !strcmp(bt_plugin_get_name(p), "utils") ? utils : NULL;
+
+		if (want && !*want) {
+			*want = p;
+			bt_plugin_get_ref(p);
+		}
+	}
+	bt_plugin_set_put_ref(set);
 }
 
 int wperf_bt_load(struct wperf_bt *bt, const char *plugin_dir, char *why, size_t whylen)
@@ -232,8 +245,7 @@ int wperf_bt_load(struct wperf_bt *bt, const char *plugin_dir, char *why, size_t
 	capture_begin(&c);
 	snprintf(path, sizeof(path), "%s/babeltrace-plugin-wperf.so", plugin_dir);
 	bt->wperf = plugin_from_file(path, "wperf");
-	bt->ctf = system_plugin("ctf");
-	bt->utils = system_plugin("utils");
+	system_plugins(&bt->ctf, &bt->utils);
 	bt_current_thread_clear_error();
 	bt->log = capture_end(&c, &bt->loglen);
 	if (!bt->wperf)
