@@ -760,8 +760,10 @@ void sched_gap(struct sched *s, int64_t end)
 
 void sched_finish(struct sched *s, int64_t end)
 {
+	/* Slot 0 is "CPU unknown" (cpu_of()): events a CPU did not emit,
+	 * as `wperf top` meets between its periods; no CPU to count. */
 	s->quality->cpus = 0;
-	for (size_t i = 0; i < s->n_cpus; i++)
+	for (size_t i = 1; i < s->n_cpus; i++)
 		s->quality->cpus += s->cpus[i].seen;
 	for (size_t v = 0; v < s->n_th && v < s->vt->n; v++) {
 		struct sched_thread *th = &s->th[v];

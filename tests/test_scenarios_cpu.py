@@ -104,6 +104,21 @@ class TestCpuFirst(Base):
             self.assertIn(sentence, words)
             self.assertIn(sentence, para)
 
+    def test_others_over_the_analysed_range(self):
+        # The writer exits at 10 s of a 20 s trace; the spinner runs on
+        # all along (20 s) and the hog takes cpu0 back (18 s in all). A
+        # vertex keeps one running sum, the analysed range's, so the text
+        # says over what, not "meanwhile": 2 CPUs run at most 20 s in the
+        # writer's 10 s.
+        s = starved_writer()
+        s.end = 20 * S
+        s.exit(10 * S, 0, 501)
+        s.sleep(10 * S, 0, 501, next_tid=502, state=128)     # TASK_DEAD
+        words = ' '.join(run_knots_text(s, pids='501').split())
+        self.assertIn('Over the whole 20.0 s analysed other threads ran 38.0 s on the CPUs: '
+                      'spinner (503) 20.0 s, hog (502) 18.0 s.', words)
+        self.assertNotIn('Meanwhile', words)
+
     def test_waits_on_it_leave_out_the_disk_turn(self):
         # R (504) waits on W [0.5 s, 9.5 s] (W wakes it, running on cpu0):
         # of W's runnable [3 s + 2 us, 9 s] the first turn after its disk's

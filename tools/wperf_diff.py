@@ -523,13 +523,31 @@ def build_parser():
 
 
 def run(argv, out=sys.stdout):
-    """wperf diff's main: returns the exit status; raises BadInput."""
+    """wperf diff's main: returns the exit status; raises BadInput, and
+    WriteFailed (with the status) when out cannot take the output."""
     args = build_parser().parse_args(argv)
     a = Side(args.before, load_report(args.before))
     b = Side(args.after, load_report(args.after))
     knots, edges = diff(a, b, args.min_change, args.absolute)
     violations = guard(knots, args.fail_if_knot_grows)
     status = EXIT_GREW if violations else EXIT_OK
+    try:
+        write_output(args, a, b, knots, edges, violations, status, out)
+        out.flush()
+    except OSError as e:
+        raise WriteFailed(status, e) from e
+    return status
+
+
+class WriteFailed(Exception):
+    """The output could not be written; status: what the comparison found."""
+
+    def __init__(self, status, error):
+        super().__init__(error)
+        self.status, self.error = status, error
+
+
+def write_output(args, a, b, knots, edges, violations, status, out):
     if args.format == "json":
         doc = {
             "format": "wperf-diff", "version": 2,
@@ -549,7 +567,6 @@ def run(argv, out=sys.stdout):
         out.write(json.dumps(doc, indent=1, allow_nan=False) + "\n")
     else:
         text_output(a, b, knots, edges, violations, args.fail_if_knot_grows, args.top, out)
-    return status
 
 
 def main(argv):
@@ -558,10 +575,18 @@ def main(argv):
     except BadInput as e:
         print(f"wperf: error: {printable(e)}", file=sys.stderr)
         return EXIT_BAD
-    except BrokenPipeError:
-        # The reader went away (`| head`): Python's advice, stdout to /dev/null.
+    except WriteFailed as e:
+        # Python's advice, stdout to /dev/null, so that its final flush
+        # does not fail again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_OK
+        if isinstance(e.error, BrokenPipeError):
+            # The reader went away (`| head`): what the comparison found
+            # still decides, or `wperf diff --fail-if-knot-grows ... | head`
+            # in a CI step would pass a regression.
+            return e.status
+        print(f"wperf: error: cannot write the diff: {printable(e.error.strerror or e.error)}",
+              file=sys.stderr)
+        return EXIT_BAD
 
 
 if __name__ == "__main__":

@@ -80,10 +80,23 @@ void wperf_fmt_cpu_words(struct wperf_fmt_cpu_words *w, const struct wperf_repor
 		 wr, ww, proc, most[0] ? most : "none");
 	w->others[0] = '\0';
 	if (c->n_others > 0) {
+		int64_t analysed = wperf_graph_duration(r->graph);
+		char when[96] = "Meanwhile";
+
 		wperf_fmt_duration(ran, sizeof ran, c->others_running_ns, 0);
 		list_with_times(others, sizeof others, r->graph, c->others, c->n_others, true);
-		snprintf(w->others, sizeof w->others, "Meanwhile other threads ran %s on the "
-			 "CPUs: %s%s.", ran, others, c->n_others < WPERF_CPU_LISTED ? "" :
+		/* The others' running time is the analysed range's (a vertex
+		 * keeps one sum): when the report's threads lived only part
+		 * of it, say over what, or a 31 ms command would seem to
+		 * have shared two CPUs with 1.24 s of other work. */
+		if (c->span_ns > 0 && analysed > c->span_ns + c->span_ns / 100) {
+			char all[32];
+
+			wperf_fmt_duration(all, sizeof all, analysed, 0);
+			snprintf(when, sizeof when, "Over the whole %s analysed", all);
+		}
+		snprintf(w->others, sizeof w->others, "%s other threads ran %s on the "
+			 "CPUs: %s%s.", when, ran, others, c->n_others < WPERF_CPU_LISTED ? "" :
 			 " and others");
 	}
 	/* The CPUs went mostly to the report's own threads: they compete

@@ -174,6 +174,26 @@ class TestScenarioDiff(Base):
         self.assertEqual(p.returncode, 0)
         self.assertIn("OK: no knot grew more than 30%", p.stdout)
 
+    def test_guard_holds_when_the_reader_goes_away(self):
+        # `wperf diff --fail-if-knot-grows ... | head -1` in a CI step: the
+        # closed pipe must not turn a regression into success.
+        for grows, status in (("20", 1), ("30", 0)):
+            p = subprocess.Popen([WPERF, "diff", "--fail-if-knot-grows=" + grows,
+                                  self.paths["before"], self.paths["after"]],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            p.stdout.close()            # the reader is gone before it writes
+            err = p.stderr.read().decode()
+            self.assertEqual(p.wait(timeout=120), status, err)
+            self.assertEqual(err, "")
+
+    def test_output_that_cannot_be_written(self):
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([WPERF, "diff", self.paths["before"], self.paths["after"]],
+                               stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(p.stderr.strip().splitlines(),
+                         ["wperf: error: cannot write the diff: No space left on device"])
+
     def test_knot_appeared_and_disappeared(self):
         doc = self.diff_json("after", "new", "--fail-if-knot-grows=1000", status=1)
         k = self.knot(doc, ["compactor", "logger"])
