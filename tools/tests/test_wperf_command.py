@@ -251,6 +251,13 @@ class Errors(unittest.TestCase):
         self.assertOneLine(wperf('record', '-o', self.tmp, '--', 'true'),
                            self.tmp, 'exists and is not empty', '-o')
 
+    def test_output_is_a_file(self):
+        path = os.path.join(self.tmp, 'file')
+        open(path, 'w').close()
+        self.assertOneLine(wperf('record', '-o', path, '--', 'true'),
+                           path, 'exists and is not a directory', '-o')
+        self.assertTrue(os.path.isfile(path))
+
     # wperf record runs as root: an output directory another user can
     # write to (or that is a link) would let that user plant links there
     # and have root overwrite any file through them.

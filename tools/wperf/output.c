@@ -128,7 +128,12 @@ bool wperf_output_check(const char *out)
 			   "with -o (wperf record does not follow links)", out);
 		return false;
 	}
-	empty = S_ISDIR(st.st_mode) ? is_empty_dir(out) : 0;
+	if (!S_ISDIR(st.st_mode)) {
+		wperf_fail("output %s exists and is not a directory: choose a new directory "
+			   "with -o", out);
+		return false;
+	}
+	empty = is_empty_dir(out);
 	if (empty < 0) {
 		wperf_fail("cannot use output directory %s: %s", out, strerror(errno));
 		return false;
