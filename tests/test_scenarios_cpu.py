@@ -119,6 +119,13 @@ class TestCpuFirst(Base):
                       'spinner (503) 20.0 s, hog (502) 18.0 s.', words)
         self.assertNotIn('Meanwhile', words)
 
+    def test_no_focus_has_no_program_of_its_own(self):
+        # Without a focus every thread is the report's: the trace's
+        # threads, not "its own", contend for the CPUs.
+        words = ' '.join(run_knots_text(starved_writer()).split())
+        self.assertIn('First: the CPUs. Contention among the traced threads', words)
+        self.assertNotIn('its own', words)
+
     def test_waits_on_it_leave_out_the_disk_turn(self):
         # R (504) waits on W [0.5 s, 9.5 s] (W wakes it, running on cpu0):
         # of W's runnable [3 s + 2 us, 9 s] the first turn after its disk's

@@ -106,13 +106,23 @@ void wperf_fmt_cpu_words(struct wperf_fmt_cpu_words *w, const struct wperf_repor
 		size_t used = strlen(w->others);
 		char own[32];
 
-		w->title = "First: the CPUs. Contention among its own threads";
+		/* Without a focus (--all) the report's threads are the whole
+		 * trace's but the tracer's: no program of its own to speak of. */
+		bool all = !r->focus;
+
+		w->title = all ? "First: the CPUs. Contention among the traced threads"
+			       : "First: the CPUs. Contention among its own threads";
 		w->advice = "More CPUs, or less CPU work per request, help most; moving other "
 			    "load away frees at most the CPU time it ran, above. The knots and "
 			    "sinks below are what they wait on once they run.";
 		wperf_fmt_duration(own, sizeof own, c->own_running_ns, 0);
-		snprintf(w->others + used, sizeof w->others - used, "%sIts own threads ran %s, "
-			 "more than all the others: contention among its own threads, not "
-			 "other load.", used ? " " : "", own);
+		if (all)
+			snprintf(w->others + used, sizeof w->others - used, "%sThe traced threads "
+				 "ran %s, more than the tracer's: contention among them, not the "
+				 "tracing.", used ? " " : "", own);
+		else
+			snprintf(w->others + used, sizeof w->others - used, "%sIts own threads ran "
+				 "%s, more than all the others: contention among its own threads, "
+				 "not other load.", used ? " " : "", own);
 	}
 }
