@@ -123,6 +123,24 @@ class TwoHandBuiltHosts(unittest.TestCase):
         self.assertIn('client (100)@alpha -> disk:8:0@alpha', text)
         self.assertIn('server (100)@beta -> disk:8:0@beta', text)
 
+    def test_wperf_report_refuses_one_host_twice(self):
+        """The same trace twice, or two traces of one host: one line that
+        says so, not that no packets matched."""
+        tmp = tempfile.mkdtemp(prefix='wperf-hosts-')
+        try:
+            a = ws.write_ctf(self.alpha, os.path.join(tmp, 'a1'))
+            a2 = ws.write_ctf(self.alpha, os.path.join(tmp, 'a2'))
+            for dirs, words in (([a, a], '%s is given twice' % a),
+                                ([a, a2], 'are both traces of host alpha')):
+                p = wperf_report(dirs)
+                self.assertEqual(p.returncode, 1, p.stderr)
+                self.assertEqual(p.stdout, '')
+                lines = p.stderr.strip().splitlines()
+                self.assertEqual(len(lines), 1, p.stderr)
+                self.assertIn(words, lines[0])
+        finally:
+            shutil.rmtree(tmp, True)
+
     def test_wperf_report_refuses_unsynchronised(self):
         """No TCP segment between them: their clocks cannot be put on one
         time base, and `wperf report` says so in one line."""

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,6 +203,28 @@ static int place_host(const struct sync_pair *pairs, size_t npairs, const char *
 	return 0;
 }
 
+/* Several traces are one graph only as several machines': the same
+ * directory twice, or two recordings of one host, have no packets
+ * between them to synchronise by. 0, or the exit status after saying so. */
+static int distinct_hosts(const char *const *inputs, size_t n)
+{
+	char hi[72], hj[72], ri[PATH_MAX], rj[PATH_MAX];
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++) {
+			if (realpath(inputs[i], ri) && realpath(inputs[j], rj) && !strcmp(ri, rj))
+				return wperf_fail("%s is given twice: give each trace once",
+						  inputs[i]);
+			if (input_hostname(inputs[i], hi, sizeof(hi)) &&
+			    input_hostname(inputs[j], hj, sizeof(hj)) && !strcmp(hi, hj))
+				return wperf_fail("%s and %s are both traces of host %s: several "
+						  "traces are reported as one graph only when they "
+						  "come from different machines; report each alone",
+						  inputs[i], inputs[j], hi);
+		}
+	return 0;
+}
+
 int wperf_report_sync_hosts(const struct wperf_bt *bt, const char *const *inputs, size_t n,
 			    bt_value *params, int64_t *offsets)
 {
@@ -209,8 +232,12 @@ int wperf_report_sync_hosts(const struct wperf_bt *bt, const char *const *inputs
 	struct sync_pair pairs[WPERF_REPORT_HOSTS_MAX * WPERF_REPORT_HOSTS_MAX];
 	size_t npairs = 0;
 	bt_value *clocks = bt_value_array_create();
-	int rc;
+	int rc = distinct_hosts(inputs, n);
 
+	if (rc) {
+		bt_value_put_ref(clocks);
+		return rc;
+	}
 	if (!clocks || !mkdtemp(dir)) {
 		bt_value_put_ref(clocks);
 		return wperf_fail("cannot make a directory for the clocks' synchronisation: %s",
