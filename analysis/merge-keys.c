@@ -204,7 +204,8 @@ int wperf_key_numbers_init(struct wperf_key_numbers *kn, size_t max_keys)
 		kn->cap *= 2;
 	kn->keys = calloc(max_keys ? max_keys : 1, sizeof *kn->keys);
 	kn->slot = calloc(kn->cap, sizeof *kn->slot);
-	return kn->keys && kn->slot ? 0 : -1;
+	kn->count = calloc(max_keys + 1, sizeof *kn->count);
+	return kn->keys && kn->slot && kn->count ? 0 : -1;
 }
 
 uint32_t wperf_key_number(struct wperf_key_numbers *kn, char *key)
@@ -215,10 +216,12 @@ uint32_t wperf_key_number(struct wperf_key_numbers *kn, char *key)
 		s = (s + 1) & (kn->cap - 1);
 	if (kn->slot[s]) {
 		free(key);
+		kn->count[kn->slot[s]]++;
 		return kn->slot[s] - 1;
 	}
 	kn->keys[kn->n] = key;
 	kn->slot[s] = ++kn->n;
+	kn->count[kn->n]++;
 	return kn->n - 1;
 }
 
@@ -228,4 +231,38 @@ void wperf_key_numbers_free(struct wperf_key_numbers *kn)
 		free(kn->keys[i]);
 	free(kn->keys);
 	free(kn->slot);
+	free(kn->count);
+}
+
+static int by_key_then_first_seen(const void *a, const void *b)
+{
+	const struct wperf_keyed *x = a, *y = b;
+
+	if (x->num != y->num)
+		return x->num < y->num ? -1 : 1;
+	if (x->first != y->first)
+		return x->first < y->first ? -1 : 1;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+int wperf_sort_keyed(struct wperf_keyed **ks, size_t n, struct wperf_key_numbers *kn,
+		     bool pools)
+{
+	struct wperf_keyed *out = malloc((n ? n : 1) * sizeof *out);
+	uint32_t *at = kn->count;
+
+	if (!out)
+		return -1;
+	for (uint32_t k = 0; k < kn->n; k++)
+		at[k + 1] += at[k];
+	for (size_t i = 0; i < n; i++)
+		out[at[(*ks)[i].num]++] = (*ks)[i];
+	for (size_t i = 1; pools && i < n; i++)
+		if (by_key_then_first_seen(&out[i - 1], &out[i]) > 0) {
+			qsort(out, n, sizeof *out, by_key_then_first_seen);
+			break;
+		}
+	free(*ks);
+	*ks = out;
+	return 0;
 }

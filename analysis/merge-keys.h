@@ -7,6 +7,7 @@
 #ifndef WPERF_ANALYSIS_MERGE_KEYS_H
 #define WPERF_ANALYSIS_MERGE_KEYS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,7 @@ char *wperf_merge_name_base(const char *comm);
 struct wperf_key_numbers {
 	char **keys;      /* by number: the first key given of each */
 	uint32_t *slot;   /* open addressing: 1 + a number, 0 when empty */
+	uint32_t *count;  /* [1 + a number]: how many keys had it ([0] is 0) */
 	size_t cap;       /* slots, a power of two at least twice max_keys */
 	uint32_t n;
 };
@@ -30,5 +32,19 @@ int wperf_key_numbers_init(struct wperf_key_numbers *kn, size_t max_keys);
 /* key's number; takes key (a malloc'd string) over. */
 uint32_t wperf_key_number(struct wperf_key_numbers *kn, char *key);
 void wperf_key_numbers_free(struct wperf_key_numbers *kn);
+
+/* A thread taking part in one of merge.c's grouping passes. */
+struct wperf_keyed {
+	uint32_t num;           /* equal keys, equal numbers (above) */
+	uint32_t id;
+	int64_t first, last;    /* the vertex's lifetime (pools) */
+	int64_t demand;         /* running + runnable (pools) */
+};
+
+/* ks by key number (a counting sort by kn's counts, which it uses up:
+ * within a number in the order ks came, merge.c's id order), then for
+ * pools by first seen and id. -1 when out of memory. */
+int wperf_sort_keyed(struct wperf_keyed **ks, size_t n, struct wperf_key_numbers *kn,
+		     bool pools);
 
 #endif /* WPERF_ANALYSIS_MERGE_KEYS_H */

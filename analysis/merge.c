@@ -50,13 +50,6 @@ struct tid_id {
 	uint32_t id;
 };
 
-struct keyed {
-	uint32_t num;           /* equal keys, equal numbers (merge-keys.h) */
-	uint32_t id;
-	int64_t first, last;    /* the vertex's lifetime (pools) */
-	int64_t demand;         /* running + runnable (pools) */
-};
-
 /* ---- grouping ---- */
 
 static char *stack_key(int64_t pid, uint32_t stack)
@@ -102,18 +95,8 @@ static char *key_of(const struct merge *m, uint32_t i, bool short_pass,
 	return k;
 }
 
-/* Groups are runs of equal keys, in any order: numbers will do. */
-static int by_key_then_id(const void *a, const void *b)
-{
-	const struct keyed *x = a, *y = b;
-
-	if (x->num != y->num)
-		return x->num < y->num ? -1 : 1;
-	return (x->id > y->id) - (x->id < y->id);
-}
-
 /* Runs of equal keys of two or more become groups led by their first id. */
-static void make_groups(struct merge *m, const struct keyed *ks, size_t n, bool short_pass)
+static void make_groups(struct merge *m, const struct wperf_keyed *ks, size_t n, bool short_pass)
 {
 	for (size_t i = 0, j; i < n; i = j) {
 		for (j = i + 1; j < n && ks[i].num == ks[j].num; j++)
@@ -127,19 +110,8 @@ static void make_groups(struct merge *m, const struct keyed *ks, size_t n, bool 
 	}
 }
 
-static int by_key_then_first_seen(const void *a, const void *b)
-{
-	const struct keyed *x = a, *y = b;
-
-	if (x->num != y->num)
-		return x->num < y->num ? -1 : 1;
-	if (x->first != y->first)
-		return x->first < y->first ? -1 : 1;
-	return (x->id > y->id) - (x->id < y->id);
-}
-
 /* Group ks[i..j) (one cluster) under its smallest id. */
-static void make_group(struct merge *m, const struct keyed *ks, size_t i, size_t j)
+static void make_group(struct merge *m, const struct wperf_keyed *ks, size_t i, size_t j)
 {
 	uint32_t r = ks[i].id;
 
@@ -156,7 +128,7 @@ static void make_group(struct merge *m, const struct keyed *ks, size_t i, size_t
  * at least 1/WPERF_POOL_ACTIVITY_RATIO of the busiest one's) to its front,
  * in order; return how many they are.
  */
-static size_t active_first(struct keyed *ks, size_t i, size_t j)
+static size_t active_first(struct wperf_keyed *ks, size_t i, size_t j)
 {
 	int64_t most = 0;
 	size_t n = 0;
@@ -166,7 +138,7 @@ static size_t active_first(struct keyed *ks, size_t i, size_t j)
 			most = ks[k].demand;
 	for (size_t k = i; k < j; k++)
 		if (ks[k].demand >= most / WPERF_POOL_ACTIVITY_RATIO) {
-			struct keyed t = ks[k];
+			struct wperf_keyed t = ks[k];
 
 			memmove(&ks[i + n + 1], &ks[i + n], (k - i - n) * sizeof *ks);
 			ks[i + n++] = t;
@@ -183,7 +155,7 @@ static size_t active_first(struct keyed *ks, size_t i, size_t j)
  * Of each run, only the threads that did the pool's work are merged: the
  * others' long idle waits would otherwise become the pool's own.
  */
-static void make_pool_groups(struct merge *m, struct keyed *ks, size_t n)
+static void make_pool_groups(struct merge *m, struct wperf_keyed *ks, size_t n)
 {
 	for (size_t i = 0, j; i < n; i = j) {
 		int64_t alive_until = ks[i].last;
@@ -213,26 +185,25 @@ static int64_t cpu_demand(const struct wperf_vertex *v)
 static int group_pass(struct merge *m, bool short_pass, enum wperf_merge_key key)
 {
 	size_t nv = m->g->n_vertices, n = 0;
-	struct keyed *ks = calloc(nv ? nv : 1, sizeof *ks);
+	struct wperf_keyed *ks = calloc(nv ? nv : 1, sizeof *ks);
 	struct wperf_key_numbers kn;
 	bool oom = wperf_key_numbers_init(&kn, nv) < 0 || !ks;
+	bool pools = !short_pass && key == WPERF_MERGE_POOL;
 
 	for (uint32_t i = 0; i < nv && !oom; i++) {
 		char *k = key_of(m, i, short_pass, key, &oom);
 
 		if (k)
-			ks[n++] = (struct keyed){ wperf_key_number(&kn, k), i,
+			ks[n++] = (struct wperf_keyed){ wperf_key_number(&kn, k), i,
 						  m->g->vertices[i].first_ts,
 						  m->g->vertices[i].last_ts,
 						  cpu_demand(&m->g->vertices[i]) };
 	}
-	if (!oom && !short_pass && key == WPERF_MERGE_POOL) {
-		qsort(ks, n, sizeof *ks, by_key_then_first_seen);
+	oom = oom || wperf_sort_keyed(&ks, n, &kn, pools) < 0;
+	if (!oom && pools)
 		make_pool_groups(m, ks, n);
-	} else if (!oom) {
-		qsort(ks, n, sizeof *ks, by_key_then_id);
+	else if (!oom)
 		make_groups(m, ks, n, short_pass);
-	}
 	wperf_key_numbers_free(&kn);
 	free(ks);
 	return oom ? -1 : 0;
