@@ -121,8 +121,8 @@ class RecordStart(unittest.TestCase):
                 self.assertTrue(js['focus_start']['forked'], js['focus_start'])
                 self.assertFalse(js['focus_start']['late'], js['focus_start'])
 
-    def record_sizes(self, out, args=()):
-        """Record ctxswitch for a second; the size of the kernel trace
+    def record_sizes(self, out, args=(), load=('--seconds', '1')):
+        """Record ctxswitch (for a second, flat out); the size of the kernel trace
         right after it ended (still recording) and at the end. Not in the
         sanitizer run: every recording of it defers already, and these two
         storms of switches take minutes to convert there."""
@@ -130,8 +130,8 @@ class RecordStart(unittest.TestCase):
             self.skipTest('the normal build times the deferral; the sanitizer run records '
                           'through it in every other recording')
         during = os.path.join(self.tmp, os.path.basename(out) + '-during')
-        script = ('"$1" --seconds 1 >/dev/null && du -sb "$2/kernel" | cut -f1 > "$3"; '
-                  'sleep 0.2')
+        script = ('"$1" %s >/dev/null && du -sb "$2/kernel" | cut -f1 > "$3"; '
+                  'sleep 0.2' % ' '.join(load))
         rec = subprocess.run([self.wperf, 'record', '-o', out, *args, '--', 'sh', '-c', script, 'sh',
                               recording.workload_path('ctxswitch'), out, during],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -172,7 +172,12 @@ class RecordStart(unittest.TestCase):
         self.addCleanup(os.rmdir, small)
         self.addCleanup(subprocess.run, ['umount', '-l', small])
         out = os.path.join(small, 'r')
-        in_run, at_end = self.record_sizes(out, ('--min-free', '0'))
+        # 20,000 switches a second for 2 s: some 8 MB of trace. Flat out,
+        # the converter wrote up to ~50 MB/s on the tmpfs, and wperf's
+        # disk guard (2 s of the fastest rate seen, plus the buffers'
+        # reserve) stopped the recording with 103 MiB still free.
+        in_run, at_end = self.record_sizes(out, ('--min-free', '0'),
+                                           ('--seconds', '2', '--rate', '20000'))
         if self.kernel_recorder(out) != 'tracefs':
             self.skipTest('the deferred conversion is the tracefs recorder\'s')
         self.assertGreater(at_end, 2 << 20)
