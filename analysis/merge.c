@@ -21,6 +21,7 @@
 #include "array.h"
 #include "edges.h"
 #include "merge-keys.h"
+#include "numbers.h"
 #include "timeline.h"
 #include "wperf/cpu.h"
 #include "wperf/graph.h"
@@ -173,15 +174,6 @@ static void make_pool_groups(struct merge *m, struct wperf_keyed *ks, size_t n)
 	}
 }
 
-/* Running plus runnable: a worker starved of CPUs still does the work. */
-static int64_t cpu_demand(const struct wperf_vertex *v)
-{
-	int64_t r = v->running_ns > 0 ? v->running_ns : 0;
-	int64_t q = v->runnable_ns > 0 ? v->runnable_ns : 0;
-
-	return r > INT64_MAX - q ? INT64_MAX : r + q;
-}
-
 static int group_pass(struct merge *m, bool short_pass, enum wperf_merge_key key)
 {
 	size_t nv = m->g->n_vertices, n = 0;
@@ -197,7 +189,10 @@ static int group_pass(struct merge *m, bool short_pass, enum wperf_merge_key key
 			ks[n++] = (struct wperf_keyed){ wperf_key_number(&kn, k), i,
 						  m->g->vertices[i].first_ts,
 						  m->g->vertices[i].last_ts,
-						  cpu_demand(&m->g->vertices[i]) };
+						  /* running + runnable: a worker starved
+						   * of CPUs still does the work */
+						  wperf_add_durations(m->g->vertices[i].running_ns,
+								      m->g->vertices[i].runnable_ns) };
 	}
 	oom = oom || wperf_sort_keyed(&ks, n, &kn, pools) < 0;
 	if (!oom && pools)

@@ -385,18 +385,23 @@ static void test_two_processes_unknown(void)
  * what the two CPUs could run: too few CPUs (wperf-analysis(7) rule 2).
  * The same pair at 70% of the CPUs waits on each other in no known
  * pattern. */
+static void pipeline(struct wperf_graph *g, int64_t reader_running, int64_t worker_running)
+{
+	gb_init(g, 0, DURATION);
+	g->quality.cpus = 2;
+	uint32_t a = thread(g, "reader", 50, 50, reader_running, 10 * MS);
+	uint32_t b = thread(g, "worker", 60, 60, worker_running, 10 * MS);
+	waits(g, a, b, 2000, 100000, 2000);
+	waits(g, b, a, 2000, 100000, 2000);
+}
+
 static void test_cpu_saturated(void)
 {
 	struct wperf_graph g;
 	struct wperf_classification c;
 	enum wperf_knot_kind kind;
 
-	gb_init(&g, 0, DURATION);
-	g.quality.cpus = 2;
-	uint32_t a = thread(&g, "reader", 50, 50, 800 * MS, 10 * MS);
-	uint32_t b = thread(&g, "worker", 60, 60, 1000 * MS, 10 * MS);
-	waits(&g, a, b, 2000, 100000, 2000);
-	waits(&g, b, a, 2000, 100000, 2000);
+	pipeline(&g, 800 * MS, 1000 * MS);
 	REQUIRE_INT(classify_first(&g, &c, &kind), 0);
 	CHECK_INT(c.cls, WPERF_CLASS_TOO_FEW_CPUS);
 	REQUIRE_INT(c.evidence[0].kind, WPERF_EV_CPU_SATURATED);
@@ -414,12 +419,7 @@ static void test_cpu_saturated(void)
 			CHECK(!c.evidence[i].decides);
 	gb_free(&g);
 
-	gb_init(&g, 0, DURATION);
-	g.quality.cpus = 2;
-	a = thread(&g, "reader", 50, 50, 600 * MS, 10 * MS);
-	b = thread(&g, "worker", 60, 60, 800 * MS, 10 * MS);
-	waits(&g, a, b, 2000, 100000, 2000);
-	waits(&g, b, a, 2000, 100000, 2000);
+	pipeline(&g, 600 * MS, 800 * MS);
 	REQUIRE_INT(classify_first(&g, &c, &kind), 0);
 	CHECK_INT(c.cls, WPERF_CLASS_UNKNOWN);
 	for (size_t i = 0; i < c.n_evidence; i++)

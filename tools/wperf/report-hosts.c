@@ -205,22 +205,22 @@ static int place_host(const struct sync_pair *pairs, size_t npairs, const char *
 
 /* Several traces are one graph only as several machines': the same
  * directory twice, or two recordings of one host, have no packets
- * between them to synchronise by. 0, or the exit status after saying so. */
-static int distinct_hosts(const char *const *inputs, size_t n)
+ * between them to synchronise by. host[i]: input i's hostname, "" when its
+ * metadata names none. 0, or the exit status after saying so. */
+static int distinct_hosts(const char *const *inputs, char (*host)[72], size_t n)
 {
-	char hi[72], hj[72], ri[PATH_MAX], rj[PATH_MAX];
+	char ri[PATH_MAX], rj[PATH_MAX];
 
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = i + 1; j < n; j++) {
 			if (realpath(inputs[i], ri) && realpath(inputs[j], rj) && !strcmp(ri, rj))
 				return wperf_fail("%s is given twice: give each trace once",
 						  inputs[i]);
-			if (input_hostname(inputs[i], hi, sizeof(hi)) &&
-			    input_hostname(inputs[j], hj, sizeof(hj)) && !strcmp(hi, hj))
+			if (host[i][0] && !strcmp(host[i], host[j]))
 				return wperf_fail("%s and %s are both traces of host %s: several "
 						  "traces are reported as one graph only when they "
 						  "come from different machines; report each alone",
-						  inputs[i], inputs[j], hi);
+						  inputs[i], inputs[j], host[i]);
 		}
 	return 0;
 }
@@ -228,12 +228,22 @@ static int distinct_hosts(const char *const *inputs, size_t n)
 int wperf_report_sync_hosts(const struct wperf_bt *bt, const char *const *inputs, size_t n,
 			    bt_value *params, int64_t *offsets)
 {
-	char dir[] = "/tmp/wperf-sync-XXXXXX", path[64], host[72], item[256];
+	char dir[] = "/tmp/wperf-sync-XXXXXX", path[64], item[256];
+	char host[WPERF_REPORT_HOSTS_MAX][72];
 	struct sync_pair pairs[WPERF_REPORT_HOSTS_MAX * WPERF_REPORT_HOSTS_MAX];
 	size_t npairs = 0;
 	bt_value *clocks = bt_value_array_create();
-	int rc = distinct_hosts(inputs, n);
+	int rc = 0;
 
+	if (n > WPERF_REPORT_HOSTS_MAX)
+		rc = wperf_fail("at most %d traces are reported as one graph",
+				WPERF_REPORT_HOSTS_MAX);
+	/* Each input's hostname once: finding it walks the input's tree. */
+	for (size_t i = 0; !rc && i < n; i++)
+		if (!input_hostname(inputs[i], host[i], sizeof(host[i])))
+			host[i][0] = '\0';
+	if (!rc)
+		rc = distinct_hosts(inputs, host, n);
 	if (rc) {
 		bt_value_put_ref(clocks);
 		return rc;
@@ -253,11 +263,11 @@ int wperf_report_sync_hosts(const struct wperf_bt *bt, const char *const *inputs
 				"alone", inputs[0]);
 	for (size_t i = 0; !rc && i < n; i++) {
 		offsets[i] = 0;
-		if (!input_hostname(inputs[i], host, sizeof(host)))
+		if (!host[i][0])
 			rc = wperf_fail("cannot report %s with the other traces: its metadata "
 					"names no hostname to synchronise its clock by", inputs[i]);
-		else if (strcmp(host, pairs[0].reference) &&
-			 !(rc = place_host(pairs, npairs, inputs[i], host, &offsets[i], item,
+		else if (strcmp(host[i], pairs[0].reference) &&
+			 !(rc = place_host(pairs, npairs, inputs[i], host[i], &offsets[i], item,
 					   sizeof(item))) &&
 			 bt_value_array_append_string_element(clocks, item))
 			rc = wperf_fail("out of memory");
