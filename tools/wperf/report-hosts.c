@@ -198,8 +198,13 @@ static int place_host(const struct sync_pair *pairs, size_t npairs, const char *
 	/* The host's time y is the reference's anchor_x + (y - anchor_y) /
 	 * alpha; moved by the offset, its anchor lands on anchor_x. */
 	*offset = p->anchor_x - (int64_t)(p->anchor_y + 0.5L);   /* ns since 1970: > 0 */
-	snprintf(item, len, "%s:%.21Lg:%" PRId64 ":%" PRId64 ":%.3f:%" PRId64, host, p->alpha,
-		 p->anchor_x, p->anchor_x, p->accuracy_ns, *offset);
+	int n = snprintf(item, len, "%s:%.21Lg:%" PRId64 ":%" PRId64 ":%.3f:%" PRId64, host,
+			 p->alpha, p->anchor_x, p->anchor_x, p->accuracy_ns, *offset);
+	if (n < 0 || (size_t)n >= len)
+		return wperf_fail("cannot report %s with %s's trace: the synchronisation of "
+				  "their clocks gave figures too long to pass on (accuracy %.3f ns): "
+				  "report each trace alone", input, pairs[0].reference,
+				  p->accuracy_ns);
 	return 0;
 }
 
