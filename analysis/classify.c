@@ -385,7 +385,8 @@ static void runnable_facts(struct facts *f)
 			ev->a_ns = f->runnable_ns;
 			ev->b_ns = wperf_add_durations(f->waits_on_each_other_ns,
 							   f->waits_on_devices_ns);
-			ev->count = f->has_device && f->woken_ns > 0;
+			ev->woken_ns = f->has_device ? f->woken_ns : 0;
+			ev->count = ev->woken_ns > 0;
 		}
 	}
 }
@@ -451,6 +452,7 @@ static void device_weight_fact(struct facts *f)
 	ev->vertex = f->device;
 	ev->a_ns = f->device_weight_ns;
 	ev->b_ns = f->thread_weight_ns;
+	ev->woken_ns = f->woken_ns;
 	ev->count = f->woken_ns > 0;
 	ev->total = f->devices;
 }

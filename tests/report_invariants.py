@@ -16,6 +16,9 @@ report they read, so no test can pass on a report that cannot be true:
 - the CPU finding's others ran at most CPUs x duration, its runnable time
   is at most its threads' lifetimes;
 - a device was busy at most the analysed duration (per device);
+- a finding's evidence counts the members' delays after device wakeups
+  (`woken_ns`) inside the side it adds them to (cpu_demand: `b_ns`;
+  device_weight: `a_ns`);
 - every share is in [0, 1] (validate-report.py checks them all by name).
 """
 
@@ -74,8 +77,22 @@ def problems(doc):
                 v.get("name"), v["busy_ns"], duration)
 
 
+def _evidence(doc):
+    for k in doc.get("knots", []):
+        yield from (k.get("classification") or {}).get("evidence", [])
+
+
+def evidence_problems(doc):
+    side = {"cpu_demand": "b_ns", "device_weight": "a_ns"}
+    for ev in _evidence(doc):
+        w = ev.get("woken_ns", 0)
+        if w and (ev["kind"] not in side or w > ev[side[ev["kind"]]]):
+            yield ("%s evidence: woken_ns = %d, not part of its %s" %
+                   (ev["kind"], w, side.get(ev["kind"], "figures")))
+
+
 def check(doc, what="report"):
-    found = list(problems(doc))
+    found = list(problems(doc)) + list(evidence_problems(doc))
     if found:
         raise AssertionError("%s holds impossible figures:\n  %s" % (what, "\n  ".join(found)))
     return doc

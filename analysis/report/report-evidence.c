@@ -16,7 +16,7 @@
 void wperf_evidence_describe(char *buf, size_t len, const struct wperf_graph *g,
 			     const struct wperf_evidence *ev)
 {
-	char v1[LABEL] = "?", v2[LABEL] = "?", a[32], b[32], pct[32];
+	char v1[LABEL] = "?", v2[LABEL] = "?", a[32], b[32], pct[32], woken[96] = "";
 
 	if (ev->vertex < g->n_vertices)
 		wperf_fmt_vertex_label(v1, sizeof v1, g, ev->vertex);
@@ -25,6 +25,12 @@ void wperf_evidence_describe(char *buf, size_t len, const struct wperf_graph *g,
 	wperf_fmt_duration(a, sizeof a, ev->a_ns, 0);
 	wperf_fmt_duration(b, sizeof b, ev->b_ns, 0);
 	wperf_fmt_ppm_percent(pct, sizeof pct, ev->ppm);
+	if (ev->woken_ns > 0) {
+		char w[32];
+		wperf_fmt_duration(w, sizeof w, ev->woken_ns, 0);
+		snprintf(woken, sizeof woken, " (%s of it the CPU delays after the device woke "
+			 "them, that wait's cost)", w);
+	}
 
 	switch (ev->kind) {
 	case WPERF_EV_DEVICE:
@@ -41,8 +47,7 @@ void wperf_evidence_describe(char *buf, size_t len, const struct wperf_graph *g,
 			 "%s the %s they waited on each other%s%s%s", a,
 			 ev->a_ns > ev->b_ns ? "more than" : "not more than", b,
 			 ev->vertex < g->n_vertices ? " and on " : "",
-			 ev->vertex < g->n_vertices ? v1 : "",
-			 ev->count ? ", with the CPU delays after its wakeups" : "");
+			 ev->vertex < g->n_vertices ? v1 : "", woken);
 		return;
 	case WPERF_EV_WAIT_LENGTH: {
 		char lo[32], hi[32];
@@ -79,7 +84,7 @@ void wperf_evidence_describe(char *buf, size_t len, const struct wperf_graph *g,
 	case WPERF_EV_DEVICE_WEIGHT:
 		snprintf(buf, len, "the threads' waits on %s%s weigh %s%s, %s the %s of their "
 			 "waits on each other: %s", v1, ev->total > 1 ? " and the other devices" : "",
-			 a, ev->count ? " with the CPU delays after its wakeups" : "",
+			 a, woken,
 			 ev->a_ns >= ev->b_ns ? "at least" : "less than", b,
 			 ev->a_ns >= ev->b_ns ? "the knot's weight lies in the device"
 					      : "the device is a member, but the knot's weight "

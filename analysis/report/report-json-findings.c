@@ -115,6 +115,10 @@ static void write_evidence(const struct wperf_graph *g, const struct wperf_evide
 	json_i64(out, ev->a_ns);
 	json_key(out, "b_ns", 0);
 	json_i64(out, ev->b_ns);
+	if (ev->woken_ns > 0) {
+		json_key(out, "woken_ns", 0);
+		json_i64(out, ev->woken_ns);
+	}
 	json_key(out, "count", 0);
 	json_u64(out, ev->count);
 	json_key(out, "total", 0);

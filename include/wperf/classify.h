@@ -121,6 +121,10 @@ struct wperf_evidence {
 	enum wperf_evidence_kind kind;
 	uint32_t vertex, vertex2;  /* UINT32_MAX when not used */
 	int64_t a_ns, b_ns;
+	int64_t woken_ns;          /* cpu_demand, device_weight: the members' CPU
+	                              delays after device wakeups (woken_cpu_wait_ns)
+	                              that b_ns or a_ns includes as the device's
+	                              cost; 0 for the other kinds */
 	uint64_t count;
 	uint64_t total;            /* the whole count is part of (queue), else 0 */
 	uint64_t turns;

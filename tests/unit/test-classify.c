@@ -135,6 +135,36 @@ static void test_blocking_io(void)
 	gb_free(&g);
 }
 
+/* An fsyncing writer on a busy machine: runnable 900 ms, 800 ms of it
+ * right after the disk woke it (that wait's cost, not a wait for a CPU).
+ * Still blocking I/O, and the CPU-demand fact says how much of the
+ * device's side those delays are, so that the thread table's runnable
+ * time can be read against it. */
+static void test_blocking_io_woken_delays(void)
+{
+	struct wperf_graph g;
+	struct wperf_classification c;
+	enum wperf_knot_kind kind;
+
+	gb_init(&g, 0, DURATION);
+	uint32_t w = thread(&g, "writer", 10, 10, 300 * MS, 900 * MS);
+	g.vertices[w].woken_cpu_wait_ns = 800 * MS;
+	uint32_t d = gb_vertex(&g, WPERF_V_DISK, "disk:vda");
+	waits(&g, w, d, 100, 4 * MS, 1);
+	waits(&g, d, w, 100, 3 * MS, 1);
+	REQUIRE_INT(classify_first(&g, &c, &kind), 0);
+	CHECK_INT(c.cls, WPERF_CLASS_BLOCKING_IO);
+	REQUIRE_INT(c.evidence[1].kind, WPERF_EV_CPU_DEMAND);
+	CHECK_INT(c.evidence[1].a_ns, 100 * MS);
+	CHECK_INT(c.evidence[1].b_ns, 1200 * MS);
+	CHECK_INT(c.evidence[1].woken_ns, 800 * MS);
+	check_text(&g, &c.evidence[1], "the members waited for a CPU (runnable) 100 ms in all, "
+		   "not more than the 1.20 s they waited on each other and on disk:vda (800 ms of "
+		   "it the CPU delays after the device woke them, that wait's cost)");
+	CHECK_INT(c.evidence[0].woken_ns, 0);
+	gb_free(&g);
+}
+
 /* Group commit: one thread fsyncs while another waits on it. The device
  * edge carries more weight than the threads' waits on each other (300 ms
  * on the fsyncer, 50 ms on the next request): blocking I/O, and the
@@ -531,6 +561,7 @@ static void test_sink_not_classified(void)
 int main(void)
 {
 	RUN_TEST(test_blocking_io);
+	RUN_TEST(test_blocking_io_woken_delays);
 	RUN_TEST(test_device_weight_in_device);
 	RUN_TEST(test_device_member_lock);
 	RUN_TEST(test_too_few_cpus);
