@@ -16,7 +16,7 @@
 void wperf_evidence_describe(char *buf, size_t len, const struct wperf_graph *g,
 			     const struct wperf_evidence *ev)
 {
-	char v1[LABEL] = "?", v2[LABEL] = "?", a[32], b[32], pct[32], woken[96] = "";
+	char v1[LABEL] = "?", v2[LABEL] = "?", a[32], b[32], pct[32], woken[128] = "";
 
 	if (ev->vertex < g->n_vertices)
 		wperf_fmt_vertex_label(v1, sizeof v1, g, ev->vertex);
