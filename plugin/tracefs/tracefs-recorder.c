@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -365,15 +366,7 @@ int wperf_recorder_open_snapshot(struct wperf_recorder *rec,
 	return 0;
 }
 
-static void free_page_list(struct wperf_rb_page *p)
-{
-	while (p) {
-		struct wperf_rb_page *next = p->next;
-
-		free(p);
-		p = next;
-	}
-}
+static void release_chunk(struct wperf_recorder *rec, struct wperf_page_chunk *c);
 
 static void close_reader(struct wperf_cpu_reader *r)
 {
@@ -381,8 +374,7 @@ static void close_reader(struct wperf_cpu_reader *r)
 		tracefs_cpu_close(r->tcpu);
 	if (r->kbuf)
 		kbuffer_free(r->kbuf);
-	free_page_list(r->head);
-	r->tcpu = NULL;
+	r->tcpu = NULL;   /* its pages go with their chunks */
 	r->kbuf = NULL;
 	r->head = r->tail = NULL;
 	r->has_event = false;
@@ -403,7 +395,8 @@ void wperf_recorder_destroy(struct wperf_recorder *rec)
 	for (int i = 0; rec->cpus && i < rec->ncpus; i++)
 		close_reader(&rec->cpus[i]);
 	free(rec->cpus);
-	free_page_list(rec->free_pages);
+	while (rec->chunks)
+		release_chunk(rec, rec->chunks);
 	if (rec->instance) {
 		if (!rec->attached)
 			tracefs_instance_destroy(rec->instance);
@@ -505,36 +498,129 @@ void wperf_recorder_stop(struct wperf_recorder *rec)
 	rec->tracing = false;
 }
 
+/*
+ * Pages are slots of 2 MiB chunks, each a transparent huge page where the
+ * kernel allows it (madvise mode; one fault then maps the whole chunk),
+ * its memory put in place at once. A deferred recording (defer-mib)
+ * touches new memory for every page it keeps, and in this project's
+ * guest a first touch of a 4 KiB page is dear: with a malloc() per page,
+ * its faults and malloc itself were most of the recorder's CPU while
+ * the program ran (doc/performance.md, "Recording cost on real
+ * servers"). A chunk whose pages are all free again goes back to the
+ * system, but for the CHUNKS_KEPT last ones (about a ring buffer's worth
+ * at the default size), so that a deferral's backlog is not held once
+ * converted.
+ */
+#define CHUNK_BYTES ((size_t)2 << 20)
+#define CHUNKS_KEPT 2
+
+struct wperf_page_chunk {
+	struct wperf_page_chunk *prev, *next;
+	struct wperf_rb_page *free;  /* its slots not in use */
+	int data_bytes;              /* each slot's room for a page */
+	int in_use;                  /* its slots handed out */
+	char slots[];
+};
+
+/* CHUNK_BYTES of memory aligned on CHUNK_BYTES (a huge page's), or
+ * NULL: map twice that and unmap what lies outside. */
+static void *map_chunk(void)
+{
+	char *m = mmap(NULL, 2 * CHUNK_BYTES, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *start;
+	size_t head;
+
+	if (m == MAP_FAILED)
+		return NULL;
+	start = (char *)(((uintptr_t)m + CHUNK_BYTES - 1) & ~(uintptr_t)(CHUNK_BYTES - 1));
+	head = (size_t)(start - m);
+	if (head)
+		munmap(m, head);
+	munmap(start + CHUNK_BYTES, CHUNK_BYTES - head);
+#ifdef MADV_HUGEPAGE
+	madvise(start, CHUNK_BYTES, MADV_HUGEPAGE);     /* a hint: may fail */
+#endif
+#ifdef MADV_POPULATE_WRITE
+	madvise(start, CHUNK_BYTES, MADV_POPULATE_WRITE);  /* else faulted in */
+#endif
+	return start;
+}
+
+static struct wperf_page_chunk *new_chunk(struct wperf_recorder *rec)
+{
+	/* Slots 64-byte aligned: a cache line is never shared by two. */
+	size_t slot = (sizeof(struct wperf_rb_page) + (size_t)rec->subbuf_size + 63) & ~(size_t)63;
+	size_t nslots = (CHUNK_BYTES - sizeof(struct wperf_page_chunk)) / slot;
+	struct wperf_page_chunk *c = nslots ? map_chunk() : NULL;
+
+	if (!c)
+		return NULL;
+	c->data_bytes = rec->subbuf_size;
+	c->in_use = 0;
+	c->free = NULL;
+	for (size_t i = nslots; i-- > 0;) {
+		struct wperf_rb_page *p = (struct wperf_rb_page *)(c->slots + i * slot);
+
+		p->chunk = c;
+		p->next = c->free;
+		c->free = p;
+	}
+	c->prev = NULL;
+	c->next = rec->chunks;
+	if (rec->chunks)
+		rec->chunks->prev = c;
+	rec->chunks = c;
+	rec->nchunks++;
+	return c;
+}
+
+static void release_chunk(struct wperf_recorder *rec, struct wperf_page_chunk *c)
+{
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		rec->chunks = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	if (rec->fill == c)
+		rec->fill = NULL;
+	rec->nchunks--;
+	munmap(c, CHUNK_BYTES);
+}
+
+static bool chunk_fits(const struct wperf_recorder *rec, const struct wperf_page_chunk *c)
+{
+	return c->free && c->data_bytes >= rec->subbuf_size;
+}
+
 static struct wperf_rb_page *get_page(struct wperf_recorder *rec)
 {
-	struct wperf_rb_page *p = rec->free_pages;
+	struct wperf_page_chunk *c = rec->fill;
+	struct wperf_rb_page *p;
 
-	if (p) {
-		rec->free_pages = p->next;
-		rec->free_count--;
-		p->next = NULL;
-		return p;
+	if (!c || !chunk_fits(rec, c)) {
+		for (c = rec->chunks; c && !chunk_fits(rec, c); c = c->next)
+			;
+		if (!c && !(c = new_chunk(rec)))
+			return NULL;
+		rec->fill = c;
 	}
-	p = malloc(sizeof(*p) + (size_t)rec->subbuf_size);
-	if (p)
-		p->next = NULL;
+	p = c->free;
+	c->free = p->next;
+	c->in_use++;
+	p->next = NULL;
 	return p;
 }
 
-/* Recycled pages kept for reuse: a ring buffer's worth at the default
- * size; a deferred recording's backlog (defer-mib) goes back to the
- * system once converted. */
-#define FREE_PAGES_KEPT 1024
-
 static void put_page(struct wperf_recorder *rec, struct wperf_rb_page *p)
 {
-	if (rec->free_count >= FREE_PAGES_KEPT) {
-		free(p);
-		return;
-	}
-	p->next = rec->free_pages;
-	rec->free_pages = p;
-	rec->free_count++;
+	struct wperf_page_chunk *c = p->chunk;
+
+	p->next = c->free;
+	c->free = p;
+	if (--c->in_use == 0 && rec->nchunks > CHUNKS_KEPT)
+		release_chunk(rec, c);
 }
 
 /* The oldest queued page is consumed: recycle it. */
@@ -628,6 +714,7 @@ int wperf_recorder_poll_cpu(struct wperf_recorder *rec,
 	while (pages < max_pages) {
 		uint64_t before = wperf_monotonic_ns();
 		struct wperf_rb_page *p = get_page(rec);
+		uint64_t page_ts;
 		int n;
 
 		if (!p) {
@@ -660,12 +747,13 @@ int wperf_recorder_poll_cpu(struct wperf_recorder *rec,
 		r->tail = p;
 		rec->queued_pages++;
 		pages++;
+		/* Read before load_cursor(), which may recycle an empty page. */
+		page_ts = kbuffer_subbuf_timestamp(r->kbuf, p->data);
 		load_cursor(rec, r);
 		/* A snapshot of a live buffer ends at the snapshot time: a page
 		 * begun after it holds only newer events (dropped by the
 		 * consumer; see wperf_recorder_open_snapshot()). */
-		if (rec->read_until != UINT64_MAX &&
-		    kbuffer_subbuf_timestamp(r->kbuf, p->data) > rec->read_until) {
+		if (rec->read_until != UINT64_MAX && page_ts > rec->read_until) {
 			r->drained = true;
 			r->delivered_until = UINT64_MAX;
 			break;

@@ -21,9 +21,13 @@
 #include <kbuffer.h>
 #include <tracefs.h>
 
-/* A raw ring-buffer sub-buffer ("page") copied out of trace_pipe_raw. */
+struct wperf_page_chunk;
+
+/* A raw ring-buffer sub-buffer ("page") copied out of trace_pipe_raw,
+ * in a slot of a chunk of them (tracefs-recorder.c, get_page()). */
 struct wperf_rb_page {
 	struct wperf_rb_page *next;
+	struct wperf_page_chunk *chunk;
 	int len;
 	char data[];
 };
@@ -63,8 +67,9 @@ struct wperf_recorder {
 	int subbuf_size;
 	int ncpus;
 	struct wperf_cpu_reader *cpus;
-	struct wperf_rb_page *free_pages; /* recycled pages */
-	size_t free_count;                /* how many: at most FREE_PAGES_KEPT */
+	/* The pages' chunks (get_page()), and one that has free slots. */
+	struct wperf_page_chunk *chunks, *fill;
+	size_t nchunks;
 	bool tracing;
 
 	/* Attached to someone else's instance (a flight recorder): never
