@@ -261,6 +261,14 @@ int64_t cascade_wait_ended(struct cascade *c, struct edge_map *edges,
 	return added;
 }
 
+void cascade_extend_device_wait(struct cascade *c, uint32_t v, int64_t at, int64_t until)
+{
+	struct wait_history *h = v < c->n_h ? &c->h[v] : NULL;
+
+	if (h && h->n > h->head && h->r[h->n - 1].end == at && until > at)
+		h->r[h->n - 1].end = until;
+}
+
 void cascade_prune(struct cascade *c, int64_t horizon)
 {
 	for (size_t v = 0; v < c->n_h; v++) {

@@ -106,6 +106,19 @@ int64_t cascade_wait_ended(struct cascade *c, struct edge_map *edges,
 			   uint32_t waiter, uint32_t waker, bool walk_waker,
 			   bool requested, int64_t t1, int64_t t2);
 
+/*
+ * v, woken at `at` by a device (a disk, a NIC, an interrupt), waited for
+ * a CPU until `until` as that device wait's cost (its woken_cpu_wait_ns:
+ * wperf-analysis(7), "The CPUs"). Its last recorded wait, the one that
+ * ended at `at`, is extended to `until`, so that whoever waits on v
+ * meanwhile is held up by the device, as v itself is counted: a walk
+ * through v then reaches the device over that delay too. Only a thread's
+ * last record changes, before any later wait of v exists, so the history
+ * stays in time order and every walk still reads finished history (a
+ * thread that wakes a waiter runs, so its delay has ended by then).
+ */
+void cascade_extend_device_wait(struct cascade *c, uint32_t v, int64_t at, int64_t until);
+
 /* Forget waits that ended at or before horizon. */
 void cascade_prune(struct cascade *c, int64_t horizon);
 

@@ -997,6 +997,52 @@ static void test_waits_on_runnable(void)
 	wperf_graph_fini(&g);
 }
 
+/*
+ * A waits on W over [5, 60] ms. W waits on the disk over [10, 40], then,
+ * woken by its completion, waits for its CPU behind H until 50 (that
+ * delay is the disk's cost: wperf-analysis(7), "The CPUs"), runs, and
+ * wakes A at 60. The disk held A up over [10, 50], not [10, 40]: W's
+ * edge to the disk gets its own 30 ms and A's 40 ms cascaded.
+ */
+static void test_device_delay_cascades(void)
+{
+	struct wperf_analysis *a = wperf_analysis_create();
+	struct wperf_graph g;
+
+	sw(a, 0, 0, 0, 0, 5);           /* W on cpu 0 */
+	sw(a, 0, 1, 0, 0, 6);           /* A on cpu 1 */
+	sw(a, 5 * MS, 1, 6, 1, 7);      /* A waits; X runs on cpu 1 */
+	block(a, WPERF_EV_BLOCK_ISSUE, 10 * MS, 0, 64, 5);
+	sw(a, 10 * MS, 0, 5, 2, 8);     /* W waits (D); H runs on cpu 0 */
+	simple(a, WPERF_EV_IRQ_ENTRY, 40 * MS, 0, 24);
+	block(a, WPERF_EV_BLOCK_COMPLETE, 40 * MS, 0, 64, -1);
+	wake(a, 40 * MS, 0, 5);
+	simple(a, WPERF_EV_IRQ_EXIT, 40 * MS, 0, 24);
+	sw(a, 50 * MS, 0, 8, 0, 5);     /* H preempted: W runs */
+	wake(a, 60 * MS, 0, 6);         /* W wakes A */
+	sw(a, 60 * MS, 1, 7, 0, 6);
+	sw(a, 100 * MS, 0, 5, 0, 8);
+	sw(a, 100 * MS, 1, 6, 0, 7);
+	if (finish(a, &g)) {
+		check_test_failures++;
+		return;
+	}
+	uint32_t w = vertex_of_tid(&g, 5), at = vertex_of_tid(&g, 6);
+	uint32_t disk = vertex_named(&g, "disk:253:0");
+	const struct wperf_edge *aw = edge(&g, at, w), *wd = edge(&g, w, disk);
+
+	CHECK_EQ("W woken by the disk, then waited for its CPU",
+		 g.vertices[w].woken_cpu_wait_ns, 10 * MS);
+	CHECK_EQ("A->W exists", aw != NULL, 1);
+	CHECK_EQ("W->disk exists", wd != NULL, 1);
+	if (aw && wd) {
+		CHECK_EQ("A->W", aw->weight_ns, 55 * MS);
+		CHECK_EQ("W->disk: its 30 ms and A's 40 ms held up by the disk",
+			 wd->weight_ns, 70 * MS);
+	}
+	wperf_graph_fini(&g);
+}
+
 int main(void)
 {
 	RUN_TEST(test_nested);
@@ -1020,5 +1066,6 @@ int main(void)
 	RUN_TEST(test_idle_waits);
 	RUN_TEST(test_untraced_timers);
 	RUN_TEST(test_waits_on_runnable);
+	RUN_TEST(test_device_delay_cascades);
 	return check_finish();
 }
