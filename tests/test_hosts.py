@@ -45,6 +45,7 @@ import xml.etree.ElementTree as ET
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import wperf_scenario as ws  # noqa: E402
+import bt2  # noqa: E402
 
 SHARED = ws.shared_dir()
 SYNC = os.path.join(SHARED, 'traces', 'lttng-kernel', 'tc-synctraces')
@@ -405,6 +406,76 @@ class CrossHostWaits(unittest.TestCase):
         self.assertEqual(knot_members(js),
                          [[('client', 'alpha'), ('disk:8:0', 'beta'), ('server', 'beta')]])
         self.assertEqual(wait_edges(js)[(self.CLIENT, self.SERVER)], 2 * (2200 - 4) * US)
+
+
+class SyncAsRead(unittest.TestCase):
+    """sink.wperf.knots sync-hosts= (what `wperf top --relay --hosts`
+    gives it): beta's clock 5.000123 s ahead and 100 ppm fast, nothing
+    given; the muxer hands over all of alpha before any of beta, and the
+    sink holds both until the segments matched so far place beta, then
+    reads them in alpha's time: the same knot and the same exact client
+    waits as the offline two passes, beta's transform stated."""
+    CLIENT, SERVER = CrossHostWaits.CLIENT, CrossHostWaits.SERVER
+
+    @classmethod
+    def setUpClass(cls):
+        cls.a, cls.b = client_server()
+        cls.b.events = [(on_beta(e[0]),) + e[1:] for e in cls.b.events]
+
+    def test_same_knot_and_edges(self):
+        js = ws.run_knots_hosts([self.a, self.b], **{'sync-hosts': 'alpha,beta'})
+        self.assertEqual(knot_members(js),
+                         [[('client', 'alpha'), ('disk:8:0', 'beta'), ('server', 'beta')]])
+        edges = wait_edges(js)
+        self.assertEqual(edges[(self.CLIENT, self.SERVER)], 2 * (2200 - 4) * US)
+        # Ended by beta's receives: on alpha's time within the transform's
+        # accuracy (a few us) of the truth.
+        self.assertAlmostEqual(edges[(self.SERVER, self.CLIENT)], (606 + 2 * 1996) * US,
+                               delta=10 * US)
+        self.assertFalse([e for e in edges if e[1].startswith('nic:')], edges)
+        c = {h['name']: h['clock'] for h in js['hosts']}
+        self.assertIsNone(c['alpha'])
+        self.assertEqual(c['beta']['reference'], 'alpha')
+        # The truth at the anchor, within the stated accuracy.
+        truth = on_beta(c['beta']['anchor_ns']) - c['beta']['anchor_ns']
+        self.assertLessEqual(abs(c['beta']['offset_ns'] - truth), c['beta']['accuracy_ns'])
+
+    def test_periodic_reports_wait_for_the_transform(self):
+        """every=2ms: one line per period of input time says it cannot
+        synchronise yet, with what matched, until beta is read; then the
+        periods from alpha's first event, each stating the transform."""
+        lines = [json.loads(l) for l in ws.run_knots_hosts_text(
+            [self.a, self.b], format='json', every='2ms',
+            **{'sync-hosts': 'alpha,beta'}).splitlines()]
+        kinds = [l['every']['report'] for l in lines]
+        n = kinds.count('sync')
+        self.assertGreaterEqual(n, 1, kinds)
+        self.assertEqual(kinds, ['sync'] * n + ['period', 'run'] * 5, kinds)
+        self.assertEqual(lines[0]['error'], 'cannot synchronise the clocks of alpha and beta '
+                         'yet: 0 TCP segments matched alpha -> beta and 0 beta -> alpha '
+                         '(synchronisation absent: segments must match both ways)')
+        self.assertEqual([l['every']['begin_ns'] for l in lines[n::2]],
+                         [0, 2 * MS, 4 * MS, 6 * MS, 8 * MS])
+        for l in lines[n:]:
+            self.assertEqual({h['name'] for h in l['report']['hosts'] if h['clock']}, {'beta'})
+        self.assertEqual(knot_members(lines[-1]['report']),
+                         [[('client', 'alpha'), ('disk:8:0', 'beta'), ('server', 'beta')]])
+
+    def test_never_synchronised(self):
+        """Segments one way only: the report is refused in one line that
+        says what matched."""
+        a, b = synced_hosts(both_ways=False)
+        with self.assertRaises(bt2._Error) as e:
+            ws.run_knots_hosts([a, b], **{'sync-hosts': 'alpha,beta'})
+        self.assertIn('cannot synchronise the hosts\' clocks: 20 TCP segments matched '
+                      'alpha -> beta and 0 beta -> alpha (synchronisation incomplete',
+                      ' '.join(str(e.exception).split()))
+
+    def test_unnamed_host_refused(self):
+        with self.assertRaises(bt2._Error) as e:
+            ws.run_knots_hosts([self.a, self.b], **{'sync-hosts': 'alpha,gamma'})
+        self.assertIn('the input holds a trace of host beta, which it does not name',
+                      ' '.join(str(e.exception).split()))
 
 
 def dot_clusters(dot):

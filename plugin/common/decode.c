@@ -516,6 +516,13 @@ static int decode_event(struct wperf_decoder *d, struct wperf_analysis *a,
 	if (event_ns(st, d->latest_time, &ev.ts, err, errlen) < 0)
 		return -1;
 	ev.ts = wperf_hosts_time(&d->hosts, st->host, ev.ts);
+	if (d->hosts.clamp) {
+		/* A transform replaced by a better one may put this event a
+		 * little before the host's last: never back in time. */
+		if (ev.ts < d->hosts.floor[st->host])
+			ev.ts = d->hosts.floor[st->host];
+		d->hosts.floor[st->host] = ev.ts;
+	}
 	scopes.base[SCOPE_NONE] = NULL;
 	scopes.base[SCOPE_PAYLOAD] = bt_event_borrow_payload_field_const(event);
 	scopes.base[SCOPE_COMMON_CTX] = p->reads_common_ctx
@@ -777,6 +784,12 @@ int wperf_decoder_give_host_clock(struct wperf_decoder *d, const char *item, cha
 				  size_t errlen)
 {
 	return wperf_hosts_give_clock(&d->hosts, item, err, errlen);
+}
+
+int wperf_decoder_set_host_clock(struct wperf_decoder *d, const char *item, char *err,
+				 size_t errlen)
+{
+	return wperf_hosts_set_clock(&d->hosts, item, err, errlen);
 }
 
 const char *wperf_decoder_explain(struct wperf_decoder *d, const char *analysis_error)

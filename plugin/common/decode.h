@@ -85,6 +85,12 @@ int wperf_decoder_finish(const struct wperf_decoder *d, struct wperf_analysis *a
 int wperf_decoder_give_host_clock(struct wperf_decoder *d, const char *item, char *err,
 				  size_t errlen);
 
+/* The same while messages flow (sink.wperf.knots' sync-hosts): the
+ * host's later events follow the new transform, and no host's time goes
+ * back. 0, or -1 with why in err. */
+int wperf_decoder_set_host_clock(struct wperf_decoder *d, const char *item, char *err,
+				 size_t errlen);
+
 /* How many events of each enum wperf_event_type were decoded and fed to
  * the analysis so far (an array of WPERF_EV_TYPE_COUNT counters). */
 const uint64_t *wperf_decoder_event_counts(const struct wperf_decoder *d);

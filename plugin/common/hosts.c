@@ -198,6 +198,32 @@ int wperf_hosts_give_clock(struct wperf_hosts *h, const char *item, char *err, s
 	return 0;
 }
 
+int wperf_hosts_set_clock(struct wperf_hosts *h, const char *item, char *err, size_t errlen)
+{
+	struct wperf_host_clock_given c;
+	size_t k;
+
+	if (!parse_clock(item, &c)) {
+		snprintf(err, errlen, "internal error: host clock \"%.200s\" is not "
+			 "HOST:ALPHA:Y0:X0:ACCURACY_NS:MOVED_NS", item);
+		return -1;
+	}
+	for (k = 0; k < h->n_clocks && strcmp(h->clocks[k].name, c.name); k++)
+		;
+	if (k == WPERF_HOSTS_MAX) {
+		snprintf(err, errlen, "more than %d hosts to synchronise", WPERF_HOSTS_MAX);
+		return -1;
+	}
+	h->clocks[k] = c;
+	if (k == h->n_clocks)
+		h->n_clocks++;
+	for (size_t i = 0; i < h->n; i++)
+		if (!strcmp(h->host[i].name, c.name))
+			h->host[i].clock = (int)k;
+	h->clamp = true;
+	return 0;
+}
+
 /* The statement of each host whose clock was moved. -1: out of memory. */
 static int state_clocks(const struct wperf_hosts *h, struct wperf_graph *g)
 {

@@ -53,6 +53,11 @@ struct wperf_hosts {
 	size_t n;
 	struct wperf_host_clock_given clocks[WPERF_HOSTS_MAX];
 	size_t n_clocks;
+	/* A transform that changes as the input goes (sink.wperf.knots'
+	 * sync-hosts, wperf_hosts_set_clock): each host's times are kept from
+	 * going back when a new transform puts them a little earlier. */
+	bool clamp;
+	int64_t floor[WPERF_HOSTS_MAX];
 };
 
 /* Put the clock of the host named in item on the reference's:
@@ -61,6 +66,13 @@ struct wperf_hosts {
  * only for the statement of its offset). 0, or
  * -1 with why in err. */
 int wperf_hosts_give_clock(struct wperf_hosts *h, const char *item, char *err, size_t errlen);
+
+/* Put (or put again) the clock of the host named in item on the
+ * reference's, from now on: the item as for wperf_hosts_give_clock();
+ * an earlier one of that name is replaced, and the hosts seen already
+ * follow it. Times of one host never go back after (hosts.clamp). 0, or
+ * -1 with why in err. */
+int wperf_hosts_set_clock(struct wperf_hosts *h, const char *item, char *err, size_t errlen);
 
 /* ns of host `host`'s clock on the reference clock (ns itself when its
  * clock was not given). */

@@ -5,6 +5,7 @@
 #include "tcp-key.h"
 
 #include <stdint.h>
+#include <string.h>
 
 /* A member of a structure, seen through variants (their selected
  * option), or NULL. */
@@ -44,4 +45,13 @@ bool wperf_tcp_key_of(const bt_field *payload, struct wperf_tcp_key *k)
 	return unsigned_of(member(tcp, "seq"), &k->seq) &&
 	       unsigned_of(member(tcp, "ack_seq"), &k->ack_seq) &&
 	       unsigned_of(member(tcp, "flags"), &k->flags);
+}
+
+int wperf_tcp_direction(const char *name)
+{
+	if (!strcmp(name, "inet_sock_local_out") || !strcmp(name, "net_dev_queue"))
+		return 1;
+	if (!strcmp(name, "inet_sock_local_in") || !strcmp(name, "net_if_receive_skb"))
+		return -1;
+	return 0;
 }

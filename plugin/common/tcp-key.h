@@ -19,4 +19,9 @@
  * a layout without the header). */
 bool wperf_tcp_key_of(const bt_field *payload, struct wperf_tcp_key *k);
 
+/* +1 a send, -1 a receive, 0 neither, by the event's name
+ * (inet_sock_local_out / net_dev_queue, inet_sock_local_in /
+ * net_if_receive_skb). */
+int wperf_tcp_direction(const char *event_name);
+
 #endif

@@ -246,8 +246,15 @@ static int read_host_clocks(struct knots_sink *s, const bt_value *params)
 	char err[512];
 
 	if (wperf_params_get_string_list(params, "host-clocks", &s->host_clocks, err,
+					 sizeof err) < 0 ||
+	    wperf_params_get_string_list(params, "sync-hosts", &s->sync_hosts, err,
 					 sizeof err) < 0) {
 		sink_fail(s, "%s", err);
+		return -1;
+	}
+	if (s->host_clocks.n && s->sync_hosts.n) {
+		sink_fail(s, "parameter `sync-hosts`: cannot be combined with `host-clocks` "
+			  "(the clocks are either given or synchronised here)");
 		return -1;
 	}
 	return 0;
@@ -413,7 +420,7 @@ int sink_read_params(struct knots_sink *s, const bt_value *params)
 	static const char *const known[] = {
 		"format", "path", "threshold", "min-weight", "pids", "comms", "nic-capacity",
 		"merge", "short-lived", "follow-forks", "knot-rule", "leave-ratio",
-		"tie-tolerance", "begin", "end", "gmt", "every", "host-clocks", NULL
+		"tie-tolerance", "begin", "end", "gmt", "every", "host-clocks", "sync-hosts", NULL
 	};
 	char err[512];
 

@@ -168,6 +168,8 @@ static void sink_destroy(struct knots_sink *s)
 	wperf_string_list_free(&s->comms);
 	wperf_string_list_free(&s->nic_capacity);
 	wperf_string_list_free(&s->host_clocks);
+	sink_sync_destroy(s);
+	wperf_string_list_free(&s->sync_hosts);
 	free(s);
 }
 
@@ -204,7 +206,7 @@ bt_component_class_initialize_method_status wperf_knots_init(
 			goto error;
 		}
 	}
-	if (sink_every_init(s) < 0)
+	if (sink_every_init(s) < 0 || sink_sync_init(s) < 0)
 		goto error;
 	if (bt_self_component_sink_add_input_port(self, "in", NULL, NULL) !=
 	    BT_SELF_COMPONENT_ADD_PORT_STATUS_OK) {
@@ -246,8 +248,9 @@ static int try_reuse(struct knots_sink *s, const bt_port *in)
 	const bt_connection *conn = bt_port_borrow_connection_const(in);
 	const bt_port_output *up;
 
-	/* every= feeds a second analysis from our decoder. */
-	if (!conn || sharing_disabled() || s->every_ns)
+	/* every= feeds a second analysis from our decoder; sync-hosts=
+	 * holds the messages back and reorders them. */
+	if (!conn || sharing_disabled() || s->every_ns || s->sync)
 		return 0;
 	up = bt_connection_borrow_upstream_port_const(conn);
 	/* The filter's window is its analysis': only the same one will do. */
@@ -305,6 +308,15 @@ static int feed_batch(struct knots_sink *s, bt_message_array_const msgs, uint64_
 		return 0;
 	}
 
+	if (s->sync) {
+		for (uint64_t i = 0; i < count; i++) {
+			if (rc == 0)
+				rc = sink_sync_take(s, msgs[i]);
+			else
+				bt_message_put_ref(msgs[i]);
+		}
+		return rc;
+	}
 	for (uint64_t i = 0; i < count; i++) {
 		if (rc == 0 &&
 		    wperf_decoder_feed_message(s->decoder, s->analysis, msgs[i],
@@ -383,6 +395,8 @@ wperf_knots_consume(bt_self_component_sink *self)
 		BT_MESSAGE_ITERATOR_PUT_REF_AND_RESET(s->iter);
 		/* every= ends its stream of reports (knots-every.c); else the
 		 * one report (knots-report.c). */
+		if (s->sync && sink_sync_end(s) < 0)
+			return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 		sink_print_decode_stats(s);
 		if ((s->every_ns ? sink_finish_every(s) : sink_finish(s)) < 0)
 			return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;

@@ -68,6 +68,10 @@ struct knots_sink {
 	bool short_lived_given;         /* short-lived= was given: else merge
 	                                   with a focus, keep without */
 	struct wperf_string_list host_clocks;   /* "HOST:ALPHA:Y0:X0:ACC:MOVED" items */
+	/* sync-hosts=: the hosts whose clocks are synchronised here, from
+	 * the segments matched so far (knots-sync.c); NULL without. */
+	struct wperf_string_list sync_hosts;
+	struct knots_sync *sync;
 	struct wperf_string_list nic_capacity;  /* "dev=RATE" items, checked */
 	struct wperf_window window;     /* begin/end: the time counted */
 	struct wperf_output out;        /* open only while the report is written */
@@ -116,6 +120,22 @@ int sink_finish(struct knots_sink *s);
 /* With WPERF_DECODE_STATS set (not "0"), how many events of each kind
  * were decoded, as one line on standard error. */
 void sink_print_decode_stats(const struct knots_sink *s);
+
+/* knots-sync.c */
+
+/* Set up sync-hosts= (at initialization; nothing without it). -1 with
+ * the error appended. */
+int sink_sync_init(struct knots_sink *s);
+void sink_sync_destroy(struct knots_sink *s);
+
+/* Take a message (and its reference): held until the hosts' clocks are
+ * known, then decoded in the order of the reference's time. -1 with the
+ * error appended. */
+int sink_sync_take(struct knots_sink *s, const bt_message *msg);
+
+/* End of input: decode what is held, or fail when the hosts could not be
+ * synchronised. -1 with the error appended. */
+int sink_sync_end(struct knots_sink *s);
 
 /* knots-every.c */
 

@@ -153,21 +153,10 @@ static int host_of(struct netsync *s, const bt_event *ev, const char **why)
 	return (int)s->nhosts++;
 }
 
-/* +1 a send, -1 a receive, 0 neither (by the event's name; a prefix
- * such as perf's "net:" is not expected here). */
-static int direction(const char *name)
-{
-	if (!strcmp(name, "inet_sock_local_out") || !strcmp(name, "net_dev_queue"))
-		return 1;
-	if (!strcmp(name, "inet_sock_local_in") || !strcmp(name, "net_if_receive_skb"))
-		return -1;
-	return 0;
-}
-
 static int take_event(struct netsync *s, const bt_message *m)
 {
 	const bt_event *ev = bt_message_event_borrow_event_const(m);
-	int dir = direction(bt_event_class_get_name(bt_event_borrow_class_const(ev)));
+	int dir = wperf_tcp_direction(bt_event_class_get_name(bt_event_borrow_class_const(ev)));
 	struct wperf_tcp_key key;
 	struct wperf_net_side side = { 0 };
 	const char *why = NULL;
