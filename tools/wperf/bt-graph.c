@@ -702,14 +702,18 @@ void wperf_run_fini(struct wperf_run *run)
 /* Add the component `type`.`plugin`.`cls` named as the CLI names an
  * unnamed one (its full class name); NULL after appending a cause. */
 static const void *add_component(bt_graph *g, char type, const bt_plugin *plugin,
-				 const char *cls, const bt_value *params)
+				 const char *cls, const bt_value *params, uint64_t index)
 {
 	const char *kind = type == 's' ? "source" : "sink";
 	const void *comp = NULL;
 	char name[256];
 	int rc = -1;
 
+	/* The second and later sources of one class: "...-2" (a graph's
+	 * component names are unique). */
 	snprintf(name, sizeof(name), "%s.%s.%s", kind, bt_plugin_get_name(plugin), cls);
+	if (index)
+		snprintf(name + strlen(name), sizeof(name) - strlen(name), "-%" PRIu64, index + 1);
 	if (type == 's') {
 		const bt_component_class_source *c =
 			bt_plugin_borrow_source_component_class_by_name_const(plugin, cls);
@@ -748,28 +752,41 @@ static enum wperf_run_status build_source_graph(bt_graph *g, const struct wperf_
 {
 	const bt_component_class_filter *muxer_cls =
 		bt_plugin_borrow_filter_component_class_by_name_const(bt->utils, "muxer");
-	const bt_component_source *src;
+	const bt_component_source *src[WPERF_BT_SOURCES_MAX];
 	const bt_component_filter *muxer = NULL;
 	const bt_component_sink *sink;
 	const bt_port_output *out;
+	/* An array of parameters: one source each (several hosts' live
+	 * sessions), all into the muxer. */
+	bool several = bt_value_is_array(src_params);
+	uint64_t n = several ? bt_value_array_get_length(src_params) : 1;
 	char what[256];
 
-	/* Created in the CLI's order: source, filter, sink. */
-	if (!(src = add_component(g, 's', src_plugin, src_class, src_params)))
+	if (n < 1 || n > WPERF_BT_SOURCES_MAX) {
+		CAUSE("Between 1 and %d sources can be read at once.", WPERF_BT_SOURCES_MAX);
 		return WPERF_RUN_FAILED;
-	bool straight = src_plugin == bt->wperf && bt_component_source_get_output_port_count(src) == 1;
+	}
+	/* Created in the CLI's order: sources, filter, sink. */
+	for (uint64_t i = 0; i < n; i++)
+		if (!(src[i] = add_component(g, 's', src_plugin, src_class,
+					     several ? bt_value_array_borrow_element_by_index_const(
+						     src_params, i) : src_params, i)))
+			return WPERF_RUN_FAILED;
+	bool straight = !several && src_plugin == bt->wperf &&
+			bt_component_source_get_output_port_count(src[0]) == 1;
 
 	if (!straight && (!muxer_cls || bt_graph_add_filter_component(g, muxer_cls, "muxer", NULL,
 			LOG_LEVEL, &muxer) != BT_GRAPH_ADD_COMPONENT_STATUS_OK)) {
 		CAUSE("Cannot create component: filter.utils.muxer");
 		return WPERF_RUN_FAILED;
 	}
-	if (!(sink = add_component(g, 'k', sink_plugin, sink_class, sink_params)))
+	if (!(sink = add_component(g, 'k', sink_plugin, sink_class, sink_params, 0)))
 		return WPERF_RUN_FAILED;
 	snprintf(what, sizeof(what), "source.%s.%s", bt_plugin_get_name(src_plugin), src_class);
-	if (!straight && connect_to_muxer(g, src, muxer, what, NULL, NULL))
-		return WPERF_RUN_FAILED;
-	out = straight ? bt_component_source_borrow_output_port_by_index_const(src, 0)
+	for (uint64_t i = 0; !straight && i < n; i++)
+		if (connect_to_muxer(g, src[i], muxer, what, NULL, NULL))
+			return WPERF_RUN_FAILED;
+	out = straight ? bt_component_source_borrow_output_port_by_index_const(src[0], 0)
 		       : bt_component_filter_borrow_output_port_by_index_const(muxer, 0);
 	if (bt_graph_connect_ports(g, out, bt_component_sink_borrow_input_port_by_index_const(sink, 0),
 				   NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {

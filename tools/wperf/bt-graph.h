@@ -59,12 +59,16 @@ void wperf_bt_set_clock_offsets(const char *const *inputs, const int64_t *ns, si
  * metadata), and the kernel recorder gives its reserve back for it. */
 void wperf_bt_set_before_finalize(void (*fn)(void));
 
+/* At most this many sources in one wperf_bt_run_source() graph. */
+#define WPERF_BT_SOURCES_MAX 8
+
 /* Run source -> sink: component class `source_class` of `source_plugin`
  * (e.g. bt->wperf, "tracefs"; bt->ctf, "lttng-live") with source_params,
  * its output ports connected through filter.utils.muxer (straight, for a
  * wperf source with one port: it merges in time order itself) to `sink_class`
  * of `sink_plugin` (e.g. bt->ctf, "fs"; bt->wperf, "knots") with
- * sink_params. When capture is false, what the components log goes to
+ * sink_params. source_params an array of maps: one source of that class
+ * each (at most WPERF_BT_SOURCES_MAX), all through the muxer. When capture is false, what the components log goes to
  * file descriptor 2 as it is (a recorder's log file) and run->log is
  * empty. Returns run->status (never WPERF_RUN_NO_TRACE). */
 enum wperf_run_status wperf_bt_run_source(const struct wperf_bt *bt,

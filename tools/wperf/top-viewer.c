@@ -37,6 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
+bool top_viewer_interruptible;
+
 double top_now(void)
 {
 	struct timespec ts;
@@ -72,8 +74,14 @@ static void viewer_main(pid_t parent, const struct wperf_bt *bt, const bt_plugin
 		_exit(1);
 	if (null >= 0)
 		dup2(null, STDIN_FILENO);
+	if (top_viewer_interruptible)
+		wperf_bt_handle_sigint();
 	wperf_bt_run_source(bt, plugin, cls, source_params, bt->wperf, "knots", sink_params,
 			    false, &run);
+	if (run.status == WPERF_RUN_INTERRUPTED && top_viewer_interruptible) {
+		fflush(NULL);
+		_exit(0);
+	}
 	if (run.status != WPERF_RUN_OK && !stdout_closed()) {
 		wperf_run_failure(&run, why, sizeof(why));
 		wperf_fail("%s", why);

@@ -43,6 +43,7 @@ static const char help_text[] =
 "                 [--format {text,json}] [--output FILE] [--pids LIST]\n"
 "                 [--comms LIST] [--threshold T] [--min-weight W]\n"
 "                 [--params STR] [--buffer-size-kb KB] [--plugin-path DIR]\n"
+"                 [--relay URL --hosts HOST[/SESSION],...]\n"
 "\n"
 "Watch the running system: an LTTng live session (lttng-relayd, `lttng create\n"
 "--live`, the wperf profile's events) read by babeltrace2's lttng-live source\n"
@@ -65,10 +66,16 @@ static const char help_text[] =
 "  --params STR          more sink parameters, in babeltrace2's --params syntax\n"
 "  --buffer-size-kb KB   ring buffer size per CPU of each channel (default\n"
 "                        4096)\n"
-"  --plugin-path DIR     directory of babeltrace-plugin-wperf.so\n";
+"  --plugin-path DIR     directory of babeltrace-plugin-wperf.so\n"
+"  --relay URL           watch other machines instead: the live sessions they\n"
+"                        stream to the lttng-relayd at URL (net://HOST[:PORT],\n"
+"                        its live port, default 5344), one graph across them\n"
+"  --hosts LIST          with --relay: the hosts to watch (their hostnames,\n"
+"                        HOST/SESSION to choose a session); their clocks are\n"
+"                        synchronised from the TCP segments matched so far\n";
 
 enum { O_EVERY, O_DURATION, O_FORMAT, O_OUTPUT, O_PIDS, O_COMMS, O_THRESHOLD,
-       O_MIN_WEIGHT, O_PARAMS, O_BUFFER, O_PLUGIN_PATH, O_HELP, N_OPTS };
+       O_MIN_WEIGHT, O_PARAMS, O_BUFFER, O_PLUGIN_PATH, O_RELAY, O_HOSTS, O_HELP, N_OPTS };
 
 static const struct wperf_option options[N_OPTS + 1] = {
 	[O_EVERY] = { "every", 0, "DURATION", NULL },
@@ -82,6 +89,8 @@ static const struct wperf_option options[N_OPTS + 1] = {
 	[O_PARAMS] = { "params", 0, "STR", NULL },
 	[O_BUFFER] = { "buffer-size-kb", 0, "KB", NULL },
 	[O_PLUGIN_PATH] = { "plugin-path", 0, "DIR", NULL },
+	[O_RELAY] = { "relay", 0, "URL", NULL },
+	[O_HOSTS] = { "hosts", 0, "LIST", NULL },
 	[O_HELP] = { "help", 'h', NULL, NULL },
 	{ NULL, 0, NULL, NULL },
 };
@@ -96,7 +105,7 @@ static bool set_option(const struct wperf_options *p, struct top_args *a, int o,
 		[O_EVERY] = &a->every, [O_FORMAT] = &a->format, [O_OUTPUT] = &a->output,
 		[O_PIDS] = &a->pids, [O_COMMS] = &a->comms, [O_THRESHOLD] = &a->threshold,
 		[O_MIN_WEIGHT] = &a->min_weight, [O_PARAMS] = &a->params,
-		[O_PLUGIN_PATH] = &a->plugin_path,
+		[O_PLUGIN_PATH] = &a->plugin_path, [O_RELAY] = &a->relay, [O_HOSTS] = &a->hosts,
 	};
 
 	if (o == O_DURATION)
@@ -255,6 +264,14 @@ static int check_args(const struct top_args *a, bool has_duration)
 				  "(seconds)");
 	if (a->buffer_kb < 4 || a->buffer_kb > 1048576)
 		return wperf_fail("--buffer-size-kb must be between 4 and 1048576");
+	if (!a->relay != !a->hosts)
+		return wperf_fail(a->relay ? "--relay needs --hosts: the hosts whose live sessions "
+				  "to watch (e.g. --hosts web1,db1)"
+				  : "--hosts needs --relay URL: the lttng-relayd their live sessions "
+				  "stream to");
+	/* Reading a relay daemon's sessions traces nothing here. */
+	if (a->relay)
+		return 0;
 	if (geteuid() != 0)
 		return wperf_fail("watching kernel events needs root: run it with sudo "
 				  "(sudo wperf top)");
@@ -319,6 +336,13 @@ int wperf_cmd_top(int argc, char **argv)
 		goto fail;
 	}
 	fwrite(bt.log, 1, bt.loglen, stderr);   /* as babeltrace2 would have */
+	if (a.relay) {
+		rc = top_relay(&a, &bt, sink);
+		wperf_bt_unload(&bt);
+		bt_value_put_ref(sink);
+		free(plugins);
+		return rc;
+	}
 	/* A private directory for the daemons' logs and the relay's trace,
 	 * named after this pid: the next wperf top removes it if this one is
 	 * killed (SIGKILL) before it does. */

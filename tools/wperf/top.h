@@ -17,6 +17,7 @@
 struct top_args {
 	const char *every, *format, *output, *pids, *comms, *threshold, *min_weight;
 	const char *params, *plugin_path;
+	const char *relay, *hosts;   /* --relay URL --hosts LIST: top-relay.c */
 	double duration;        /* <= 0: until Ctrl-C */
 	long buffer_kb;
 	bool help;
@@ -36,6 +37,11 @@ bool top_viewer_start(struct top_viewer *v, const struct wperf_bt *bt,
 		      const bt_plugin *source_plugin, const char *source_class,
 		      const bt_value *source_params, const bt_value *sink_params);
 
+/* Set before top_viewer_start(): the viewer takes SIGINT as an
+ * interruption of its graph between two messages (then exits 0), not as
+ * its end (top-relay.c: the sessions it reads are not ours to end). */
+extern bool top_viewer_interruptible;
+
 /* Whether the viewer ended (reaping it). */
 bool top_viewer_ended(struct top_viewer *v);
 
@@ -54,5 +60,10 @@ double top_now(void);
  * stopped at the end if a wperf started it): the command's exit status. */
 int top_lttng(const struct top_args *a, const struct wperf_bt *bt,
 	      const bt_value *sink_params, const char *work);
+
+/* --relay URL --hosts LIST (top-relay.c): the hosts' live sessions on
+ * that relay daemon, read into sink (given the hosts' sync-hosts=). The
+ * command's exit status. */
+int top_relay(const struct top_args *a, const struct wperf_bt *bt, bt_value *sink);
 
 #endif /* WPERF_TOOL_TOP_H */
