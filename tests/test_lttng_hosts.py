@@ -60,11 +60,20 @@ NETDEV = {'client': 'listen', 'server': 'connect'}
 # After one guest failed, how long the other may still run (it would wait
 # for its peer until its own deadlines).
 PEER_GRACE = 60
-# hostb streams its trace to hosta's lttng-relayd; WPERF_HOSTS_RELAY=0:
-# it writes it on its own disk, as hosta does.
-RELAY = os.environ.get('WPERF_HOSTS_RELAY', '1') != '0'
-# WPERF_HOSTS_LIVE=1: hostb's session is a live one (wperf record --live).
-LIVE = RELAY and os.environ.get('WPERF_HOSTS_LIVE', '0') == '1'
+# What lttng-hosts.sh's OUTPUT argument is (WPERF_HOSTS_MODE): relay
+# (the default), hostb streams its trace to hosta's lttng-relayd; local
+# (or WPERF_HOSTS_RELAY=0), it writes it on its own disk, as hosta does;
+# live (or WPERF_HOSTS_LIVE=1), hostb's session is a live one (wperf
+# record --live); top, both hosts stream live sessions to hosta's relay
+# daemon and hosta watches them with `wperf top --relay --hosts` (the
+# meson test `lttng-top`).
+if len(sys.argv) > 1 and sys.argv[1] in ('relay', 'local', 'live', 'top'):
+    os.environ['WPERF_HOSTS_MODE'] = sys.argv.pop(1)   # the meson test lttng-top
+MODE = os.environ.get('WPERF_HOSTS_MODE') or (
+    'local' if os.environ.get('WPERF_HOSTS_RELAY', '1') == '0'
+    else 'live' if os.environ.get('WPERF_HOSTS_LIVE', '0') == '1' else 'relay')
+RELAY = MODE != 'local'
+LIVE = MODE in ('live', 'top')
 
 
 def free_port():
@@ -103,8 +112,7 @@ def run_guests(out, accel):
                    '--out', d, '--timeout', str(RUN_TIMEOUT), '--stall', str(STALL),
                    '--no-echo', '--disk-iops', '100',
                    '--net', '%s=127.0.0.1:%d' % (NETDEV[role], port), '--mac', MAC[role],
-                   '--', 'bash', GUEST_SCRIPT, role,
-                   'live' if LIVE else 'relay' if RELAY else 'local']
+                   '--', 'bash', GUEST_SCRIPT, role, MODE]
             print('$ ' + ' '.join(cmd), flush=True)
             with open(os.path.join(out, role + '.out'), 'w') as log:
                 procs[role] = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log,
@@ -217,6 +225,13 @@ class LttngHosts(recording.NotesFailures):
         """(hosta's trace, hostb's trace)."""
         self.guests_ok()
         a = os.path.join(self.out, 'client', 'hosts', 'trace')
+        if MODE == 'top':
+            # Both streamed live to hosta's relay daemon, each under its
+            # host's name.
+            found = [glob.glob(os.path.join(self.out, 'client', 'hosts', 'relayd', h, '*'))
+                     for h in (HOST['client'], HOST['server'])]
+            self.assertEqual([len(f) for f in found], [1, 1], found)
+            return found[0][0], found[1][0]
         if RELAY:
             found = glob.glob(os.path.join(self.out, 'client', 'hosts', 'relayd', '*', '*'))
             self.assertEqual(len(found), 1, 'hostb\'s session streamed to hosta\'s '
@@ -369,6 +384,107 @@ class LttngHosts(recording.NotesFailures):
             js = self.report(trace)
             self.assertFalse([v for v in js['vertices'] if 'host' in v], trace)
             self.assertEqual(len([v for v in js['vertices'] if v['name'] == comm]), 1, trace)
+
+    # ---- wperf top --relay URL --hosts (MODE top)
+
+    def top_rows(self):
+        """[(guest time of day when the line came, its JSON)] of wperf
+        top's output in hosta."""
+        if MODE != 'top':
+            self.skipTest('wperf top runs in WPERF_HOSTS_MODE=top (the meson test lttng-top)')
+        self.guests_ok()
+        rows = []
+        with open(os.path.join(self.out, 'client', 'hosts', 'top.json')) as f:
+            for line in f:
+                stamp, text = line.split(' ', 1)
+                rows.append((float(stamp), json.loads(text)))
+        self.assertTrue(rows, 'wperf top wrote nothing')
+        return rows
+
+    def test_top_synchronises_as_it_goes(self):
+        """wperf top's stream: lines saying it cannot synchronise yet (and
+        what matched) only before its first report; then periods 1, 2, ...
+        each followed by the run so far, and the final report of the run;
+        every report states hostb's clock on hosta's with an accuracy under
+        a round trip (10 ms)."""
+        rows = self.top_rows()
+        kinds = [r['every']['report'] for _, r in rows]
+        print('wperf top: %d lines: %s' % (len(rows), ' '.join(k[0] for k in kinds)))
+        waiting = [r for _, r in rows if r['every']['report'] == 'sync']
+        self.assertEqual(kinds[:len(waiting)], ['sync'] * len(waiting), kinds)
+        for r in waiting:
+            self.assertRegex(r['error'], r'^cannot synchronise the clocks of wperf-hosta and '
+                             r'wperf-hostb yet: \d+ TCP segments matched wperf-hosta -> '
+                             r'wperf-hostb and \d+ wperf-hostb -> wperf-hosta')
+            print('  ' + r['error'])
+        rest = [r for _, r in rows[len(waiting):]]
+        self.assertGreaterEqual(len(rest), 4, kinds)
+        self.assertEqual([r['every']['report'] for r in rest],
+                         ['period', 'run'] * (len(rest) // 2), kinds)
+        self.assertEqual([r['every']['index'] for r in rest[::2]],
+                         list(range(1, len(rest) // 2 + 1)))
+        self.assertTrue(rest[-1]['every']['final'])
+        for r in rest:
+            self.assertIn('report', r, r.get('error'))
+            clocks = {h['name']: h['clock'] for h in r['report']['hosts']}
+            self.assertEqual(sorted(clocks), sorted(HOST.values()))
+            c = clocks[HOST['server']]
+            self.assertEqual(c['reference'], HOST['client'])
+            self.assertGreater(c['accuracy_ns'], 0)
+            self.assertLess(c['accuracy_ns'], 10_000_000)
+        for r in rest[1::2]:
+            c = {h['name']: h['clock'] for h in r['report']['hosts']}[HOST['server']]
+            print('  run to +%.1f s: offset %+.6f s, drift %+.3f ppm, accuracy +-%.1f us'
+                  % ((r['every']['end_ns'] - r['every']['begin_ns']) / 1e9,
+                     c['offset_ns'] / 1e9, (c['alpha'] - 1) * 1e6, c['accuracy_ns'] / 1e3))
+
+    def test_top_refresh(self):
+        """How long after each period's end (hosta's clock) its report
+        came (printed); the periods' reports come in time order."""
+        rows = [(t, r) for t, r in self.top_rows() if r['every']['report'] == 'period']
+        lags = [t - r['every']['end_ns'] / 1e9 for t, r in rows]
+        print('refresh: each period\'s report %s s after its end (every 2 s)'
+              % ', '.join('%.1f' % x for x in lags))
+        self.assertEqual([t for t, _ in rows], sorted(t for t, _ in rows))
+
+    def test_top_final_knot_across_hosts(self):
+        """wperf top's final report: the client on hosta in one knot with
+        the server on hostb and hostb's disk, waiting for the server for
+        most of its round trips, as the offline report of the same live
+        sessions finds."""
+        js = self.top_rows()[-1][1]['report']
+        trips = self.round_trips()
+        vs = {v['id']: v for v in js['vertices']}
+        client = self.vertex(js, 'xh-client', HOST['client'])
+        server = self.vertex(js, 'xh-server', HOST['server'])
+        edges = {(e['from'], e['to']): e for e in js['edges']}
+        print('%d round trips; wperf top: client -> server %d waits, server -> client %d'
+              % (trips, edges.get((client['id'], server['id']), {}).get('count', 0),
+                 edges.get((server['id'], client['id']), {}).get('count', 0)))
+        self.assertGreaterEqual(edges[(client['id'], server['id'])]['count'], trips * 9 // 10)
+        self.assertGreaterEqual(edges[(server['id'], client['id'])]['count'], trips // 2)
+        mine = [k for k in js['knots'] if client['id'] in k['members']]
+        self.assertEqual([k['kind'] for k in mine], ['knot'])
+        labels = {vertex_label(vs[m]) for m in mine[0]['members']}
+        self.assertIn('xh-server@' + HOST['server'], labels)
+        self.assertIn('disk:vdb@' + HOST['server'], labels)
+
+    def test_top_transform_agrees_with_offline(self):
+        """The live transform (from the segments matched while wperf top
+        read) and the offline one (wperf report of the traces the relay
+        daemon wrote) agree within the sum of their accuracies, at the
+        live one's anchor."""
+        live = {h['name']: h['clock'] for h in
+                self.top_rows()[-1][1]['report']['hosts']}[HOST['server']]
+        off = {h['name']: h['clock'] for h in self.both()['hosts']}[HOST['server']]
+
+        def at(c, x):
+            return c['anchor_ns'] + c['offset_ns'] + c['alpha'] * (x - c['anchor_ns'])
+        x = live['anchor_ns']
+        gap = abs(at(live, x) - at(off, x))
+        print('live and offline transforms %.1f us apart (accuracies +-%.1f and +-%.1f us)'
+              % (gap / 1e3, live['accuracy_ns'] / 1e3, off['accuracy_ns'] / 1e3))
+        self.assertLessEqual(gap, live['accuracy_ns'] + off['accuracy_ns'] + 1000)
 
 
 if __name__ == '__main__':

@@ -19,6 +19,13 @@
 #   wperf.json; OUTPUT relay, the default; OUTPUT live: the same with
 #   --live), or with `wperf record -o $WPERF_GUEST_OUT/hosts/trace`
 #   (written locally; OUTPUT local).
+# OUTPUT top: both hosts stream live sessions to hosta's lttng-relayd
+#   (`wperf record --relay URL --live`), and hosta watches both with
+#   `wperf top --relay net://127.0.0.1 --hosts wperf-hosta,wperf-hostb
+#   --every 2s --format json` from before the requests begin until both
+#   sessions end; each line of its output is stamped with the guest's
+#   time of day when it came ($WPERF_GUEST_OUT/hosts/top.json: "SECONDS
+#   JSON"), its standard error in top.log.
 #
 # Both sides start their requests only once both record (netns-fsync.py's
 # GO rendezvous). Each step is bounded, and says what it waits for every
@@ -69,6 +76,58 @@ network() {
 # A TCP connection to $1:$2 can be made (and is closed at once).
 reachable() { timeout 5 bash -c "exec 3<>/dev/tcp/$1/$2" 2>/dev/null; }
 
+# The relay daemon's live sessions, one a line (babeltrace2's list:
+# "net://.../host/HOST/SESSION (timer = ..., N stream(s), M client(s)
+# connected)").
+relay_sessions() { timeout 20 babeltrace2 -i lttng-live net://127.0.0.1 2>/dev/null; }
+# A live session of host $1 is listed ($2: with a viewer attached).
+relay_lists() {
+	relay_sessions | grep "/host/$1/" | grep -q "${2:-}"
+}
+
+# hosta in OUTPUT top: records itself live into its own relay daemon and,
+# once hostb's live session is there too, starts `wperf top` on both; the
+# requests begin once wperf top reads both sessions.
+client_top() {
+	"$wperf" record --relay net://127.0.0.1 --live -o "$t/rec" -- \
+		sh -c 'touch "$1"; while [ ! -e "$2" ]; do sleep 0.2; done; touch "$3" && exec flock "$4" true' \
+		sh "$t/recording" "$t/top.attached" "$t/go" "$t/client.lock" >"$t/record.log" 2>&1 &
+	local record=$!
+	wait_for 600 "hostb's live session on the relay daemon" relay_lists wperf-hostb ||
+		fail "no live session of wperf-hostb: $(relay_sessions)"
+	wait_for 300 "hosta's own recording" test -e "$t/recording" ||
+		fail "wperf record: $(tail -n 3 "$t/record.log")"
+	wait_for 120 "hosta's live session on the relay daemon" relay_lists wperf-hosta ||
+		fail "no live session of wperf-hosta: $(relay_sessions)"
+	say "both live sessions listed; wperf top"
+	( "$wperf" top --relay net://127.0.0.1 --hosts wperf-hosta,wperf-hostb --every 2s \
+		--format json 2>"$t/top.log" |
+		python3 -u -c 'import sys, time
+for line in sys.stdin:
+    sys.stdout.write("%.3f %s" % (time.time(), line))' >"$t/top.json"
+	  echo "${PIPESTATUS[0]}" >"$t/top.status" ) &
+	local top=$!
+	wait_for 120 "wperf top to read both sessions" \
+		sh -c 'relay_sessions() { timeout 20 babeltrace2 -i lttng-live net://127.0.0.1 2>/dev/null; }
+			relay_sessions | grep /host/wperf-hosta/ | grep -q " 1 client" &&
+			relay_sessions | grep /host/wperf-hostb/ | grep -q " 1 client"' ||
+		fail "wperf top did not attach: $(cat "$t/top.log")"
+	say "wperf top reads both sessions; the requests begin"
+	touch "$t/top.attached"
+	wait "$record" || fail "wperf record: $(tail -n 3 "$t/record.log")"
+	wait "$client" || fail "client: $(tail -n 3 "$t/client.log")"
+	say "$(cat "$t/client.log")"
+	wait_for 600 "the server guest to finish" test -e "$t/peer-done" ||
+		fail "the server guest did not say it was done"
+	# Both sessions destroyed: wperf top writes its final report and ends.
+	wait_for 300 "wperf top to end" test -e "$t/top.status" ||
+		{ kill "$top"; fail "wperf top did not end: $(tail -n 3 "$t/top.log")"; }
+	wait "$top"
+	[ "$(cat "$t/top.status")" = 0 ] ||
+		fail "wperf top: exit $(cat "$t/top.status"): $(tail -n 3 "$t/top.log")"
+	say "wperf top: $(wc -l <"$t/top.json") lines; $(tail -n 1 "$t/top.log")"
+}
+
 role_client() {
 	network "$client_addr" wperf-hosta
 	lttng-relayd -o "$t/relayd" >"$t/relayd.log" 2>&1 &
@@ -93,15 +152,20 @@ open(sys.argv[2], "w").close()' "$done_port" "$t/peer-done" >"$t/done.log" 2>&1 
 	wait_for 900 "the server guest to accept the client" test -e "$t/go.connected" ||
 		fail "no connection: $(cat "$t/client.log")"
 	say "connected to the server; recording"
-	# `wperf record` runs until its command ends: the command creates GO,
-	# which starts the requests, and ends with the client.
-	"$wperf" record -o "$t/trace" -- sh -c 'touch "$1" && exec flock "$2" true' \
-		sh "$t/go" "$t/client.lock" >"$t/record.log" 2>&1 ||
-		fail "wperf record: $(tail -n 3 "$t/record.log")"
-	wait "$client" || fail "client: $(tail -n 3 "$t/client.log")"
-	say "$(cat "$t/client.log")"
-	wait_for 600 "the server guest to finish" test -e "$t/peer-done" ||
-		fail "the server guest did not say it was done"
+	if [ "$output" = top ]; then
+		client_top
+	else
+		# `wperf record` runs until its command ends: the command
+		# creates GO, which starts the requests, and ends with the
+		# client.
+		"$wperf" record -o "$t/trace" -- sh -c 'touch "$1" && exec flock "$2" true' \
+			sh "$t/go" "$t/client.lock" >"$t/record.log" 2>&1 ||
+			fail "wperf record: $(tail -n 3 "$t/record.log")"
+		wait "$client" || fail "client: $(tail -n 3 "$t/client.log")"
+		say "$(cat "$t/client.log")"
+		wait_for 600 "the server guest to finish" test -e "$t/peer-done" ||
+			fail "the server guest did not say it was done"
+	fi
 	kill "$relayd"
 	wait "$relayd"
 }
@@ -113,7 +177,7 @@ role_server() {
 		wait_for 900 "lttng-relayd on the client guest" reachable "$client_addr" 5342 ||
 			fail "no lttng-relayd at $client_addr"
 		where=(--relay "net://$client_addr" -o "$t/rec")
-		[ "$output" = live ] && where+=(--live)
+		[ "$output" = live ] || [ "$output" = top ] && where+=(--live)
 	fi
 	say "recording (${where[*]}); serving"
 	# `wperf record` starts its command once it records: the command
@@ -129,7 +193,7 @@ role_server() {
 
 case "$role" in
 client | server) ;;
-*) fail "usage: lttng-hosts.sh client|server [relay|live|local]" ;;
+*) fail "usage: lttng-hosts.sh client|server [relay|live|local|top]" ;;
 esac
 start=$SECONDS
 "role_$role" 2>&1 | tee "$out/$role.log"
