@@ -7,15 +7,21 @@
  * Events come in any order (the hosts' clocks are not synchronised yet):
  * a send waits in a table of unmatched sends until a receive with the same
  * key on another host arrives, and a receive waits for its send the same
- * way. A second unmatched send (or receive) with the key of a waiting one
- * on the same host replaces it (a retransmission: the later copy is the
- * one that got through; counted as `replaced`). Hosts are small integers
+ * way. Copies of one segment (a retransmission, a repeated pure ACK or
+ * window update: the same key sent again) pair in order: a receive takes
+ * the send of that key that has waited longest, and a send the longest
+ * waiting receive; since each host's events come in its own time order,
+ * the k-th copy sent pairs with the k-th received, whatever the clocks'
+ * offset (counted as `repeated`). A lost copy makes its successors pair
+ * with an earlier send than their own: a looser point, never a receive
+ * before its send. Hosts are small integers
  * the caller assigns; a key met on one host only never matches (loopback
  * traffic, or the peer was not traced).
  */
 #ifndef WPERF_NETMATCH_H
 #define WPERF_NETMATCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,7 +45,8 @@ struct wperf_net_match {
 struct wperf_netmatch_stats {
 	uint64_t sends, receives;   /* events given */
 	uint64_t matched;
-	uint64_t replaced;          /* waiting events replaced by a later copy */
+	uint64_t repeated;          /* events given while a copy of theirs waited */
+	uint64_t ambiguous;         /* matches not unique (wperf_netmatch_unique) */
 	uint64_t unmatched_sends, unmatched_receives; /* still waiting */
 };
 
@@ -59,6 +66,15 @@ int wperf_netmatch_receive(struct wperf_netmatch *m, const struct wperf_tcp_key 
 /* The matches so far, in the order they were made. */
 size_t wperf_netmatch_count(const struct wperf_netmatch *m);
 const struct wperf_net_match *wperf_netmatch_get(const struct wperf_netmatch *m, size_t i);
+
+/* Match i's key was given once on its send's host (as a send) and once
+ * on its receive's host (as a receive): the pair is certain. A key given
+ * more often there (a retransmission, a repeated ACK, a FIN sent again)
+ * may pair a copy with another's receive when one copy is missing from a
+ * trace (lost in a gap, sent before it began): such a pair can put a
+ * receive before its send, and a clock transform uses unique ones only.
+ * Later copies can make a match ambiguous after it was made. */
+bool wperf_netmatch_unique(const struct wperf_netmatch *m, size_t i);
 
 void wperf_netmatch_stats(const struct wperf_netmatch *m, struct wperf_netmatch_stats *out);
 

@@ -146,6 +146,8 @@ static int pair_clock(const struct knots_sync *y, unsigned h, struct wperf_clock
 		for (size_t i = 0; i < n; i++) {
 			const struct wperf_net_match *m = wperf_netmatch_get(y->match, i);
 
+			if (!wperf_netmatch_unique(y->match, i))
+				continue;   /* a copy: maybe another copy's receive */
 			if (m->send.host == y->ref && m->recv.host == h)
 				ab[nab++] = (struct wperf_sync_point){ m->send.ns, m->recv.ns };
 			else if (m->send.host == h && m->recv.host == y->ref)

@@ -206,6 +206,8 @@ static int pair_sync(const struct netsync *s, unsigned a, unsigned b, struct wpe
 		for (size_t i = 0; i < n; i++) {
 			const struct wperf_net_match *m = wperf_netmatch_get(s->match, i);
 
+			if (!wperf_netmatch_unique(s->match, i))
+				continue;   /* a copy: maybe another copy's receive */
 			if (m->send.host == a && m->recv.host == b)
 				ab[nab++] = (struct wperf_sync_point){ m->send.ns, m->recv.ns };
 			else if (m->send.host == b && m->recv.host == a)
@@ -282,9 +284,9 @@ static void head(FILE *f, const struct netsync *s, const unsigned *order,
 				PRIu64 "}", i ? ", " : "", s->hosts[order[i]].name,
 				s->hosts[order[i]].sends, s->hosts[order[i]].receives);
 		fprintf(f, "],\n  \"matched\": %" PRIu64 ", \"unmatched_sends\": %" PRIu64
-			", \"unmatched_receives\": %" PRIu64 ", \"replaced\": %" PRIu64
-			",\n  \"pairs\": [", st->matched, st->unmatched_sends,
-			st->unmatched_receives, st->replaced);
+			", \"unmatched_receives\": %" PRIu64 ", \"repeated\": %" PRIu64
+			", \"ambiguous\": %" PRIu64 ",\n  \"pairs\": [", st->matched,
+			st->unmatched_sends, st->unmatched_receives, st->repeated, st->ambiguous);
 		return;
 	}
 	fprintf(f, "wPerf network matching and clock synchronisation\n");
@@ -293,8 +295,10 @@ static void head(FILE *f, const struct netsync *s, const unsigned *order,
 			s->hosts[order[i]].name, s->hosts[order[i]].sends,
 			s->hosts[order[i]].receives);
 	fprintf(f, "Matched    %" PRIu64 " segments (by seq, ack_seq, flags); unmatched: %" PRIu64
-		" sends, %" PRIu64 " receives; %" PRIu64 " replaced by a later copy\n",
-		st->matched, st->unmatched_sends, st->unmatched_receives, st->replaced);
+		" sends, %" PRIu64 " receives; %" PRIu64 " repeated copies (paired in order); %"
+		PRIu64 " matches of a repeated key left out of the transforms\n",
+		st->matched, st->unmatched_sends, st->unmatched_receives, st->repeated,
+		st->ambiguous);
 }
 
 /* Write the results; 0, or -1 (error appended). */
