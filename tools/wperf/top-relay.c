@@ -227,9 +227,13 @@ static bt_value *sources(const char *url, const struct watched *w, size_t n)
 	for (size_t i = 0; ok && i < n; i++) {
 		bt_value *params = bt_value_map_create(), *inputs = bt_value_array_create();
 		char input[1024];
+		int len = snprintf(input, sizeof(input), "%s/host/%s/%s", url, w[i].host,
+				   w[i].session);
 
-		snprintf(input, sizeof(input), "%s/host/%s/%s", url, w[i].host, w[i].session);
-		ok = params && inputs && !bt_value_array_append_string_element(inputs, input) &&
+		/* The URL (checked: at most 280 bytes) and two names of at
+		 * most 71 and 255: it fits; checked all the same. */
+		ok = len > 0 && (size_t)len < sizeof(input) &&
+		     params && inputs && !bt_value_array_append_string_element(inputs, input) &&
 		     !bt_value_map_insert_entry(params, "inputs", inputs) &&
 		     !bt_value_map_insert_string_entry(params, "session-not-found-action", "end") &&
 		     !bt_value_array_append_element(all, params);
@@ -251,9 +255,13 @@ static bool add_sync_hosts(bt_value *sink, const struct watched *w, size_t n)
 
 	if (n < 2)
 		return true;
-	for (size_t i = 0; i < n; i++)
-		at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%s", i ? "," : "",
-				       w[i].host);
+	for (size_t i = 0; i < n; i++) {
+		int k = snprintf(list + at, sizeof(list) - at, "%s%s", i ? "," : "", w[i].host);
+
+		if (k < 0 || (size_t)k >= sizeof(list) - at)
+			return false;   /* 8 names of at most 71 bytes: cannot happen */
+		at += (size_t)k;
+	}
 	return !bt_value_map_insert_string_entry(sink, "sync-hosts", list);
 }
 
@@ -275,9 +283,14 @@ int top_relay(const struct top_args *a, const struct wperf_bt *bt, bt_value *sin
 		bt_value_put_ref(src);
 		return wperf_fail("out of memory");
 	}
-	for (int i = 0; i < n; i++)
-		at += (size_t)snprintf(names + at, sizeof(names) - at, "%s%s/%s",
-				       i ? ", " : "", w[i].host, w[i].session);
+	for (int i = 0; i < n && at < sizeof(names); i++) {
+		int k = snprintf(names + at, sizeof(names) - at, "%s%s/%s", i ? ", " : "",
+				 w[i].host, w[i].session);
+
+		if (k < 0)
+			break;
+		at += (size_t)k;
+	}
 	wperf_say("watching the live sessions %s through the lttng-relayd at %s, a report every "
 		  "%s%s; the final report when they end", names, a->relay, a->every,
 		  n > 1 ? ", the hosts' clocks synchronised from the TCP segments matched so far"
