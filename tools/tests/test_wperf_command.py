@@ -785,6 +785,28 @@ class Errors(unittest.TestCase):
             self.assertEqual(p.stderr.count('\n'), 1, (args, p.stderr))
             self.assertIn(words, p.stderr, args)
 
+    def test_top_relay_usage_errors(self):
+        # --relay URL --hosts LIST: one line each, status 1, before any
+        # graph runs; a relay daemon that does not answer is said too.
+        for args, words in ((['--relay', 'net://127.0.0.1'], '--relay needs --hosts'),
+                            (['--hosts', 'a,b'], '--hosts needs --relay URL'),
+                            (['--relay', 'net://127.0.0.1:5344:5345', '--hosts', 'a'],
+                             'one port only'),
+                            (['--relay', 'file:///tmp', '--hosts', 'a'], "--relay 'file:///tmp'"),
+                            (['--relay', 'net://127.0.0.1', '--hosts', 'a,a'],
+                             'host a is named twice'),
+                            (['--relay', 'net://127.0.0.1', '--hosts', 'a,b"c'],
+                             'expected HOST or HOST/SESSION'),
+                            (['--relay', 'net://127.0.0.1', '--hosts', 'a/'],
+                             'expected HOST or HOST/SESSION'),
+                            (['--relay', 'net://127.0.0.1:1', '--hosts', 'a,b'],
+                             'cannot list the live sessions of the lttng-relayd at '
+                             'net://127.0.0.1:1')):
+            p = wperf('top', *args)
+            self.assertEqual(p.returncode, 1, (args, p.stderr))
+            self.assertEqual(p.stderr.count('\n'), 1, (args, p.stderr))
+            self.assertIn(words, p.stderr, args)
+
 
 # The recording tests that the ASan+UBSan run repeats: one or two per
 # path through wperf's C code (record and report, signals, the disk limit,
