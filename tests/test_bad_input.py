@@ -331,6 +331,28 @@ class BadInput(unittest.TestCase):
             self.assertEqual(json.load(f)['format'], 'wperf-report')
         self.assertEqual(os.listdir(d), [os.path.basename(target)], 'temporary files left')
 
+    def test_path_in_a_kernel_file_system(self):
+        """/proc and /sys take no new file, whatever the permissions say:
+        the report's temporary file failed with ENOENT in /proc (a
+        "No such file or directory" of /proc/version, which exists) and
+        EACCES in /sys even for root. Refused before the trace is read,
+        with the reason, and /proc/version untouched."""
+        with open('/proc/version') as f:
+            before = f.read()
+        for path, fs in (('/proc/version', 'proc'), ('/sys/kernel/wperf-report.json', 'sysfs')):
+            cmd, p = self.cli(self.good, params='format="json",path="%s"' % path)
+            self.assertFails(p, cmd, 'parameter `path`')
+            # The sink's own cause, unwrapped: one line.
+            causes = [m for c, m in sink_causes(ws.one_wait(), format='json', path=path)
+                      if c == 'knots']
+            self.assertEqual(len(causes), 1, causes)
+            self.assertEqual(causes[0].count('\n'), 0, causes[0])
+            self.assertIn('parameter `path`: cannot write `%s`: `%s` is on %s, a kernel file '
+                          'system that takes no report: give a file on a disk or tmpfs'
+                          % (path, os.path.dirname(path), fs), causes[0])
+        with open('/proc/version') as f:
+            self.assertEqual(f.read(), before)
+
     def test_path_in_missing_directory(self):
         d = self.outdir('missingdir')
         target = os.path.join(d, 'no', 'such', 'dir', 'r.json')

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 static bool is_stdout(const char *path)
@@ -49,6 +50,85 @@ static void set_default_mode(int fd)
 
 	umask(mask);
 	(void)fchmod(fd, 0666 & ~mask);
+}
+
+/* The directory path is in, malloc'ed: "." for a bare name, "/" for
+ * "/name". NULL when out of memory. */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return strdup(".");
+	if (slash == path)
+		return strdup("/");
+	return strndup(path, (size_t)(slash - path));
+}
+
+/* The kernel's own file systems (/proc, /sys, ...): they take no new file,
+ * whatever the permissions say, and refuse one with an errno that names
+ * something else (ENOENT in /proc, EACCES in /sys even for root). NULL for
+ * any other file system. */
+static const char *kernel_fs(const char *dir)
+{
+	static const struct { long magic; const char *name; } kinds[] = {
+		{ 0x9fa0, "proc" },         /* PROC_SUPER_MAGIC */
+		{ 0x62656572, "sysfs" },    /* SYSFS_MAGIC */
+		{ 0x74726163, "tracefs" },  /* TRACEFS_MAGIC */
+		{ 0x64626720, "debugfs" },  /* DEBUGFS_MAGIC */
+		{ 0x63677270, "cgroup2" },  /* CGROUP2_SUPER_MAGIC */
+		{ 0x27e0eb, "cgroup" },     /* CGROUP_SUPER_MAGIC */
+		{ 0x73636673, "securityfs" },
+		{ 0x6e736673, "nsfs" },
+		{ 0xcafe4a11, "bpf" },
+	};
+	struct statfs fs;
+
+	if (statfs(dir, &fs) != 0)
+		return NULL;
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if ((long)fs.f_type == kinds[i].magic)
+			return kinds[i].name;
+	return NULL;
+}
+
+/* Why a new file (the report's temporary file) cannot be made beside path,
+ * errno e, in one line with what to do: the errno alone misleads (a
+ * report to /proc/version would say "No such file or directory"). */
+static void explain_create_failure(char *err, size_t errlen, const char *path, int e)
+{
+	char *dir = dir_of(path);
+	const char *fs = dir ? kernel_fs(dir) : NULL;
+	struct stat st;
+
+	if (!dir) {
+		wperf_set_err(err, errlen, "cannot write `%s`: out of memory", path);
+		return;
+	}
+	if (fs)
+		wperf_set_err(err, errlen, "cannot write `%s`: `%s` is on %s, a kernel file "
+			      "system that takes no report: give a file on a disk or tmpfs",
+			      path, dir, fs);
+	else if ((e == ENOENT || e == ENOTDIR) && stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
+		wperf_set_err(err, errlen, "cannot write `%s`: `%s` is not a directory: give a "
+			      "file in a directory", path, dir);
+	else if (e == ENOENT || e == ENOTDIR)
+		wperf_set_err(err, errlen, "cannot write `%s`: directory `%s` does not exist: "
+			      "create it or give a file in an existing directory", path, dir);
+	else if (e == EACCES || e == EPERM)
+		wperf_set_err(err, errlen, "cannot write `%s`: uid %ld may not create files in "
+			      "directory `%s` (%s): give a file in a directory you can write",
+			      path, (long)geteuid(), dir, strerror(e));
+	else if (e == EROFS)
+		wperf_set_err(err, errlen, "cannot write `%s`: directory `%s` is on a read-only "
+			      "file system: give a file elsewhere", path, dir);
+	else if (e == ENOSPC || e == EDQUOT)
+		wperf_set_err(err, errlen, "cannot write `%s`: no room in directory `%s` (%s): "
+			      "free some space or give a file elsewhere", path, dir, strerror(e));
+	else
+		wperf_set_err(err, errlen, "cannot write `%s`: cannot create a file in directory "
+			      "`%s`: %s", path, dir, strerror(e));
+	free(dir);
 }
 
 static bool is_special_file(const char *path)
@@ -98,7 +178,7 @@ int wperf_output_open(struct wperf_output *o, const char *path, char *err, size_
 	}
 	fd = mkstemp(o->tmp_path);
 	if (fd < 0) {
-		wperf_set_err(err, errlen, "cannot write `%s`: %s", path, strerror(errno));
+		explain_create_failure(err, errlen, path, errno);
 		goto fail;
 	}
 	set_default_mode(fd);
@@ -115,6 +195,26 @@ fail:
 	free(o->tmp_path);
 	memset(o, 0, sizeof *o);
 	return -1;
+}
+
+int wperf_output_check(const char *path, char *err, size_t errlen)
+{
+	struct wperf_output o;
+
+	if (is_stdout(path))
+		return 0;
+	if (path[0] != '\0' && is_special_file(path)) {
+		if (access(path, W_OK) == 0)
+			return 0;
+		wperf_set_err(err, errlen, "cannot write `%s`: %s", path, strerror(errno));
+		return -1;
+	}
+	/* The very file system call the report will make, undone at once:
+	 * no permission bit or access() can tell what the file system says. */
+	if (wperf_output_open(&o, path, err, errlen) < 0)
+		return -1;
+	wperf_output_abort(&o);
+	return 0;
 }
 
 static void release(struct wperf_output *o)

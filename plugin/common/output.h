@@ -21,6 +21,10 @@ struct wperf_output {
 
 /* Open path (NULL or "-": standard output). 0, or -1 with err set. */
 int wperf_output_open(struct wperf_output *o, const char *path, char *err, size_t errlen);
+/* Whether path can be written: the temporary file is created and removed
+ * (a device or FIFO: whether it can be opened for writing, without
+ * opening it). 0, or -1 with err set: one line saying why, and what to do. */
+int wperf_output_check(const char *path, char *err, size_t errlen);
 /* Flush, fsync and rename into place. 0, or -1 with err set (temp removed). */
 int wperf_output_commit(struct wperf_output *o, char *err, size_t errlen);
 /* Give up: close and remove the temporary file. */

@@ -54,38 +54,23 @@ static int read_format(struct knots_sink *s, const bt_value *params)
 	return 0;
 }
 
-/* Refuse early, before a long trace is read, a path whose directory does
- * not exist or cannot be written, or that names a directory. */
+/* Refuse early, before a long trace is read, a path that names a
+ * directory or that cannot be written: the report's temporary file is
+ * made and removed there, so the reason is the file system's own. */
 static int check_path_writable(struct knots_sink *s, const char *path)
 {
-	char *dir = strdup(path);
-	const char *dir_name = ".";
-	char *slash;
 	struct stat st;
-	int rc = 0;
+	char err[1024];
 
-	if (!dir) {
-		sink_fail(s, "parameter `path`: out of memory");
-		return -1;
-	}
-	slash = strrchr(dir, '/');
-	if (slash == dir) {          /* "/name": the root directory */
-		dir[1] = '\0';
-		dir_name = dir;
-	} else if (slash) {
-		*slash = '\0';
-		dir_name = dir;
-	}
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		sink_fail(s, "parameter `path`: `%s` is a directory (give a file name)", path);
-		rc = -1;
-	} else if (access(dir_name, W_OK | X_OK) != 0) {
-		sink_fail(s, "parameter `path`: cannot write `%s`: directory `%s`: %s", path,
-			  dir_name, strerror(errno));
-		rc = -1;
+		return -1;
 	}
-	free(dir);
-	return rc;
+	if (wperf_output_check(path, err, sizeof err) < 0) {
+		sink_fail(s, "parameter `path`: %s", err);
+		return -1;
+	}
+	return 0;
 }
 
 static int read_path(struct knots_sink *s, const bt_value *params)
