@@ -246,6 +246,26 @@ class BadInput(unittest.TestCase):
         cmd, p = self.cli(self.good, params='format="json",pids="abc"')
         self.assertFails(p, cmd, 'pids')
 
+    def test_pids_list_items(self):
+        """Every item of `pids` is one positive id, given once: "1,,2"
+        used to be read as 1,2 (a pid lost in a typo), 0 and repeats
+        passed. One line naming the item."""
+        for params, said in (('pids="1,,2"', 'an empty item'),
+                             ('pids="1,"', 'an empty item'),
+                             ('pids=",1"', 'an empty item'),
+                             ('pids="0"', '0 is not a process or thread id'),
+                             ('pids=[0]', '0 is not a process or thread id'),
+                             ('pids="x"', '"x" is not a process or thread id'),
+                             ('pids="1,1"', '1 is given twice'),
+                             ('pids=[2, "1,2"]', '2 is given twice')):
+            cmd, p = self.cli(self.good, params='format="json",' + params)
+            self.assertFails(p, cmd, 'parameter `pids`: ' + said)
+            causes = [l for l in p.stderr.splitlines() if 'parameter `pids`' in l]
+            self.assertTrue(causes, p.stderr)
+        # The filter reads the same list the same way.
+        cmd, p = self.cli(self.good, comp='filter.wperf.waits', params='pids="1,,2"')
+        self.assertFails(p, cmd, 'parameter `pids`: an empty item')
+
     def test_empty_focus(self):
         """sink.wperf.knots' focus given but empty is refused, as the
         filter's choice is: focusing on nothing is not every thread."""

@@ -338,11 +338,15 @@ static int list_push(struct wperf_string_list *l, const char *s, size_t len)
 	return 0;
 }
 
-/* Split "a, b,c" at commas, trimming spaces around each item; empty items
- * are skipped so a trailing comma is harmless. */
-static int list_push_split(struct wperf_string_list *l, const char *s)
+/* Split "a, b,c" at commas, trimming spaces around each item. Empty items
+ * are skipped, so that a trailing comma in a list of names is harmless,
+ * or kept (keep_empty), for the caller to refuse: in "1,,2" a pid is
+ * likely missing. An empty string is no item either way. */
+static int list_push_split(struct wperf_string_list *l, const char *s, bool keep_empty)
 {
-	while (*s) {
+	if (!*s)
+		return 0;
+	for (;;) {
 		size_t len = strcspn(s, ",");
 		const char *b = s, *e = s + len;
 
@@ -350,22 +354,24 @@ static int list_push_split(struct wperf_string_list *l, const char *s)
 			b++;
 		while (e > b && isspace((unsigned char)e[-1]))
 			e--;
-		if (e > b && list_push(l, b, (size_t)(e - b)) < 0)
+		if ((e > b || keep_empty) && list_push(l, b, (size_t)(e - b)) < 0)
 			return -1;
 		s += len;
-		if (*s == ',')
-			s++;
+		if (*s != ',')
+			return 0;
+		s++;
+		if (!*s && !keep_empty)
+			return 0;
 	}
-	return 0;
 }
 
 /* One array element: a string (itself split at commas) or an integer. */
-static int list_push_value(struct wperf_string_list *l, const bt_value *v)
+static int list_push_value(struct wperf_string_list *l, const bt_value *v, bool keep_empty)
 {
 	char num[32];
 
 	if (bt_value_is_string(v))
-		return list_push_split(l, bt_value_string_get(v));
+		return list_push_split(l, bt_value_string_get(v), keep_empty);
 	if (bt_value_is_signed_integer(v))
 		snprintf(num, sizeof num, "%" PRId64, bt_value_integer_signed_get(v));
 	else if (bt_value_is_unsigned_integer(v))
@@ -375,8 +381,8 @@ static int list_push_value(struct wperf_string_list *l, const bt_value *v)
 	return list_push(l, num, strlen(num));
 }
 
-int wperf_params_get_string_list(const bt_value *params, const char *name,
-				 struct wperf_string_list *out, char *err, size_t errlen)
+static int get_list(const bt_value *params, const char *name, bool keep_empty,
+		    struct wperf_string_list *out, char *err, size_t errlen)
 {
 	const bt_value *v = lookup(params, name);
 	struct wperf_string_list l = { NULL, 0 };
@@ -386,9 +392,10 @@ int wperf_params_get_string_list(const bt_value *params, const char *name,
 		return 0;
 	if (bt_value_is_array(v)) {
 		for (uint64_t i = 0; rc == 0 && i < bt_value_array_get_length(v); i++)
-			rc = list_push_value(&l, bt_value_array_borrow_element_by_index_const(v, i));
+			rc = list_push_value(&l, bt_value_array_borrow_element_by_index_const(v, i),
+					     keep_empty);
 	} else {
-		rc = list_push_value(&l, v);
+		rc = list_push_value(&l, v, keep_empty);
 	}
 	if (rc > 0)
 		wperf_set_err(err, errlen, "parameter `%s`: expected a string, an integer, or an "
@@ -403,12 +410,15 @@ int wperf_params_get_string_list(const bt_value *params, const char *name,
 	return 1;
 }
 
-int wperf_params_get_nonempty_list(const bt_value *params, const char *name,
-				   const char *what, struct wperf_string_list *out,
-				   char *err, size_t errlen)
+int wperf_params_get_string_list(const bt_value *params, const char *name,
+				 struct wperf_string_list *out, char *err, size_t errlen)
 {
-	int rc = wperf_params_get_string_list(params, name, out, err, errlen);
+	return get_list(params, name, false, out, err, errlen);
+}
 
+static int nonempty(int rc, const char *name, const char *what, struct wperf_string_list *out,
+		    char *err, size_t errlen)
+{
 	if (rc > 0 && out->n == 0) {
 		wperf_string_list_free(out);
 		wperf_set_err(err, errlen, "parameter `%s`: empty list (give at least one %s, "
@@ -418,12 +428,70 @@ int wperf_params_get_nonempty_list(const bt_value *params, const char *name,
 	return rc;
 }
 
+int wperf_params_get_nonempty_list(const bt_value *params, const char *name,
+				   const char *what, struct wperf_string_list *out,
+				   char *err, size_t errlen)
+{
+	return nonempty(wperf_params_get_string_list(params, name, out, err, errlen), name,
+			what, out, err, errlen);
+}
+
+static int by_value(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* An id given twice (the list sorted in a copy), or 0 when none is. */
+static int64_t twice(const int64_t *ids, size_t n)
+{
+	int64_t *sorted = malloc(n * sizeof *sorted), found = 0;
+
+	if (!sorted)
+		return 0;    /* out of memory: a repeat is harmless, let it pass */
+	memcpy(sorted, ids, n * sizeof *sorted);
+	qsort(sorted, n, sizeof *sorted, by_value);
+	for (size_t i = 1; i < n && !found; i++)
+		if (sorted[i] == sorted[i - 1])
+			found = sorted[i];
+	free(sorted);
+	return found;
+}
+
+/* One item of an id list: a positive integer, else -1 with err set. */
+static int parse_id(const char *name, const char *item, int64_t *out, char *err,
+		    size_t errlen)
+{
+	char *end;
+
+	if (!*item) {
+		wperf_set_err(err, errlen, "parameter `%s`: an empty item (two commas in a row, "
+			"or one at an end): give ids separated by single commas", name);
+		return -1;
+	}
+	errno = 0;
+	*out = strtoll(item, &end, 10);
+	if (errno || *end != '\0' || !isdigit((unsigned char)item[0])) {
+		wperf_set_err(err, errlen, "parameter `%s`: \"%s\" is not a process or thread id "
+			"(expected positive integers, e.g. 1234,1235)", name, item);
+		return -1;
+	}
+	if (*out == 0) {
+		wperf_set_err(err, errlen, "parameter `%s`: 0 is not a process or thread id (it "
+			"is the idle task): give positive integers", name);
+		return -1;
+	}
+	return 0;
+}
+
 int wperf_params_get_id_list(const bt_value *params, const char *name,
 			     int64_t **ids, size_t *n, char *err, size_t errlen)
 {
 	struct wperf_string_list l = { NULL, 0 };
-	int rc = wperf_params_get_nonempty_list(params, name, "id", &l, err, errlen);
-	int64_t *v;
+	int rc = nonempty(get_list(params, name, true, &l, err, errlen), name, "id", &l, err,
+			  errlen);
+	int64_t *v, dup;
 
 	if (rc <= 0)
 		return rc;
@@ -432,23 +500,20 @@ int wperf_params_get_id_list(const bt_value *params, const char *name,
 		wperf_set_err(err, errlen, "parameter `%s`: out of memory", name);
 		goto error;
 	}
-	for (size_t i = 0; i < l.n; i++) {
-		char *end;
-
-		errno = 0;
-		v[i] = strtoll(l.items[i], &end, 10);
-		if (errno || *end != '\0' || v[i] < 0) {
-			wperf_set_err(err, errlen, "parameter `%s`: \"%s\" is not a process "
-				"or thread id (expected non-negative integers)", name, l.items[i]);
-			free(v);
+	for (size_t i = 0; i < l.n; i++)
+		if (parse_id(name, l.items[i], &v[i], err, errlen) < 0)
 			goto error;
-		}
+	if ((dup = twice(v, l.n))) {
+		wperf_set_err(err, errlen, "parameter `%s`: %" PRId64 " is given twice: give "
+			"each id once", name, dup);
+		goto error;
 	}
 	*ids = v;
 	*n = l.n;
 	wperf_string_list_free(&l);
 	return 1;
 error:
+	free(v);
 	wperf_string_list_free(&l);
 	return -1;
 }
