@@ -353,14 +353,14 @@ static void group_fact(struct facts *f)
 
 static void wait_length_fact(struct facts *f)
 {
-	int b = wperf_hist_median(f->hist);
+	int64_t lo, hi;
 	struct wperf_evidence *ev;
 
-	if (b < 0 || !(ev = add(f, WPERF_EV_WAIT_LENGTH)))
+	if (!wperf_hist_median_range(f->hist, &lo, &hi) || !(ev = add(f, WPERF_EV_WAIT_LENGTH)))
 		return;
 	ev->count = f->thread_waits;
-	ev->a_ns = b == 0 ? 0 : (int64_t)1 << b;
-	ev->b_ns = b >= 62 ? INT64_MAX : (int64_t)1 << (b + 1);
+	ev->a_ns = lo;
+	ev->b_ns = hi;
 }
 
 static void runnable_facts(struct facts *f)

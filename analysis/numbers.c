@@ -2,8 +2,10 @@
 /*
  * analysis/numbers.c — the arithmetic the analysis and the reports share
  * (numbers.h): saturating sums of durations, shares in millionths, a
- * thread's time seen, a wait-length histogram's median.
+ * thread's time seen, the range that holds a wait-length histogram's
+ * median.
  */
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "numbers.h"
@@ -37,19 +39,43 @@ uint64_t wperf_ppm(int64_t part, int64_t whole)
 	return (uint64_t)ppm;
 }
 
-int wperf_hist_median(const uint64_t hist[WPERF_HIST_BUCKETS])
+/* The log2 bucket holding the k-th shortest wait (k from 1) of hist,
+ * whose counts sum to total >= k. */
+static int bucket_of_rank(const uint64_t hist[WPERF_HIST_BUCKETS], uint64_t k)
 {
-	uint64_t total = 0, seen = 0;
+	uint64_t seen = 0;
 
-	for (int b = 0; b < WPERF_HIST_BUCKETS; b++)
-		total += hist[b] > UINT64_MAX - total ? UINT64_MAX - total : hist[b];
-	if (total == 0)
-		return -1;
-	uint64_t half = total / 2 + total % 2;
 	for (int b = 0; b < WPERF_HIST_BUCKETS; b++) {
 		seen += hist[b] > UINT64_MAX - seen ? UINT64_MAX - seen : hist[b];
-		if (seen >= half)
+		if (seen >= k)
 			return b;
 	}
 	return WPERF_HIST_BUCKETS - 1;
+}
+
+/* Bucket b holds [2^b, 2^(b+1)) ns; bucket 0 holds 0 and 1 ns. */
+static int64_t bucket_low(int b)
+{
+	return b == 0 ? 0 : (int64_t)1 << b;
+}
+
+bool wperf_hist_median_range(const uint64_t hist[WPERF_HIST_BUCKETS], int64_t *lo, int64_t *hi)
+{
+	uint64_t total = 0;
+	int a, b;
+
+	for (int i = 0; i < WPERF_HIST_BUCKETS; i++)
+		total += hist[i] > UINT64_MAX - total ? UINT64_MAX - total : hist[i];
+	if (total == 0)
+		return false;
+	/* The middle waits, of ranks ceil(total / 2) and total / 2 + 1: the
+	 * same wait when the count is odd, the two middle ones when even. */
+	a = bucket_of_rank(hist, total / 2 + total % 2);
+	b = bucket_of_rank(hist, total / 2 + 1);
+	/* The mean of a wait in [la, ha) and one in [lb, hb) lies in
+	 * [(la + lb) / 2, (ha + hb) / 2); the bounds are even (0 or 2^b, b >= 1),
+	 * so halving each first is exact. */
+	*lo = bucket_low(a) / 2 + bucket_low(b) / 2;
+	*hi = ((int64_t)1 << a) + ((int64_t)1 << b);    /* (2^(a+1) + 2^(b+1)) / 2 */
+	return true;
 }

@@ -10,6 +10,7 @@
 #ifndef WPERF_NUMBERS_H
 #define WPERF_NUMBERS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "wperf/graph.h"
@@ -25,7 +26,13 @@ int64_t wperf_time_seen(const struct wperf_vertex *v);
  * May exceed 1,000,000: cascaded weights add up beyond the duration. */
 uint64_t wperf_ppm(int64_t part, int64_t whole);
 
-/* Median log2 bucket of a wait-length histogram, or -1 when it is empty. */
-int wperf_hist_median(const uint64_t hist[WPERF_HIST_BUCKETS]);
+/* The range [*lo, *hi) ns that holds the median of a wait-length
+ * histogram (log2 buckets: bucket b holds [2^b, 2^(b+1)), bucket 0 also 0).
+ * With an odd count the median is the middle wait: the range is its
+ * bucket. With an even count it is the mean of the two middle waits, which
+ * lies in the mean of their buckets' bounds: their bucket when they share
+ * one, else a range as wide (a factor of 2) across the two. false, *lo and
+ * *hi untouched, when the histogram is empty. */
+bool wperf_hist_median_range(const uint64_t hist[WPERF_HIST_BUCKETS], int64_t *lo, int64_t *hi);
 
 #endif /* WPERF_NUMBERS_H */

@@ -217,18 +217,29 @@ def looks_like(knot):
     return "" if c is None else str(c)
 
 
-def median_bucket_ns(hist):
-    """Lower bound of the log2 bucket holding the median wait."""
+def median_low_ns(hist):
+    """Lower bound of the range holding the median wait (the report's
+    wperf_hist_median_range): the middle wait's log2 bucket, or for an
+    even count the mean of the two middle waits' buckets' lower bounds
+    (bucket b holds [2^b, 2^(b+1)) ns, bucket 0 also 0 ns)."""
     if not isinstance(hist, dict) or not hist:
         return None
     buckets = sorted((int(b), int(c)) for b, c in hist.items())
     total = sum(c for _, c in buckets)
-    seen = 0
-    for b, c in buckets:
-        seen += c
-        if 2 * seen >= total:
-            return 1 << b
-    return None
+    if total <= 0:
+        return None
+
+    def bucket_of_rank(k):
+        seen = 0
+        for b, c in buckets:
+            seen += c
+            if seen >= k:
+                return b
+        return buckets[-1][0]
+
+    low = [0 if b == 0 else 1 << b
+           for b in (bucket_of_rank((total + 1) // 2), bucket_of_rank(total // 2 + 1))]
+    return (low[0] + low[1]) // 2
 
 
 # ------------------------------------------------------------ conversion
@@ -266,7 +277,7 @@ def convert(report, limit):
 
     edges = []
     for e in sorted(report["edges"], key=lambda e: (-e["weight_ns"], e["from"], e["to"])):
-        med = median_bucket_ns(e.get("hist"))
+        med = median_low_ns(e.get("hist"))
         edges.append([
             vertex_object(vertices[e["from"]]), vertex_object(vertices[e["to"]]),
             duration(e["weight_ns"]), duration(e["direct_ns"]), number(e["count"]), duration(med) if med is not None else {"class": "unknown"},

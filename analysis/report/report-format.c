@@ -484,6 +484,20 @@ void wperf_fmt_vertex_label(char *buf, size_t len, const struct wperf_graph *g,
 	sanitize(buf);
 }
 
+void wperf_fmt_median_range(char *buf, size_t len, const uint64_t hist[WPERF_HIST_BUCKETS])
+{
+	char lo[32], hi[32];
+	int64_t l, h;
+
+	if (!wperf_hist_median_range(hist, &l, &h)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	wperf_fmt_duration(lo, sizeof lo, l, 1);
+	wperf_fmt_duration(hi, sizeof hi, h, 1);
+	snprintf(buf, len, "[%s, %s)", lo, hi);
+}
+
 void wperf_fmt_bucket_range(char *buf, size_t len, int bucket)
 {
 	char lo[32], hi[32];

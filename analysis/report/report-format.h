@@ -161,6 +161,10 @@ void wperf_fmt_finding_name(char *buf, size_t len, const struct wperf_graph *g,
 /* "[1.02 us, 2.05 us)": the range of wait lengths bucket b holds. */
 void wperf_fmt_bucket_range(char *buf, size_t len, int bucket);
 
+/* "[1.02 us, 2.05 us)": the range that holds the median wait length of a
+ * histogram (wperf_hist_median_range()), "-" when it is empty. */
+void wperf_fmt_median_range(char *buf, size_t len, const uint64_t hist[WPERF_HIST_BUCKETS]);
+
 /* "4107.223": count per second over duration_ns, 3 decimals, written with
  * integer arithmetic so no locale can make it "4107,223". */
 void wperf_fmt_rate(char *buf, size_t len, uint64_t count, int64_t duration_ns);

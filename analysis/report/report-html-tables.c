@@ -112,10 +112,12 @@ static void write_edge_row(FILE *out, const struct wperf_report *r,
 			   const struct wperf_fmt_knot_map *m, size_t i)
 {
 	const struct wperf_edge *e = &r->graph->edges[i];
-	int median = wperf_hist_median(e->hist);
+	int64_t median = -1, hi;    /* sorted by the median range's low end; -1: none */
 	char range[64];
 
-	wperf_fmt_bucket_range(range, sizeof range, median);
+	if (!wperf_hist_median_range(e->hist, &median, &hi))
+		median = -1;
+	wperf_fmt_median_range(range, sizeof range, e->hist);
 	fputs("<tr><td>", out);
 	wperf_html_vertex_label(out, r->graph, e->from);
 	fputs("</td><td>", out);
@@ -126,7 +128,7 @@ static void write_edge_row(FILE *out, const struct wperf_report *r,
 	td_share(out, e->direct_ns, wperf_vertex_time(r->graph, e->from));
 	td_ns(out, wperf_fmt_cascaded(e->weight_ns, e->direct_ns));
 	td_u64(out, e->count);
-	fprintf(out, "<td class=\"n\" data-v=\"%d\">%s</td>", median, range);
+	fprintf(out, "<td class=\"n\" data-v=\"%lld\">%s</td>", (long long)median, range);
 	td_knot(out, r, m->edge_knot[i]);
 	td_knot(out, r, m->edge_cut[i]);
 	fprintf(out, "<td>%s</td></tr>\n",

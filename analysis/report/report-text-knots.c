@@ -101,7 +101,7 @@ bool text_write_edge_row(FILE *out, const struct wperf_graph *g,
 				      wperf_ppm(e->direct_ns, wperf_vertex_time(g, e->from)));
 	else
 		snprintf(s, sizeof s, "-");
-	wperf_fmt_bucket_range(med, sizeof med, wperf_hist_median(e->hist));
+	wperf_fmt_median_range(med, sizeof med, e->hist);
 	if (timer)
 		strncat(med, "  " TIMER_MARK, sizeof med - strlen(med) - 1);
 	text_write_edge_cells(out, pair, w, own, s, e->count, med);

@@ -105,18 +105,61 @@ static void test_labels(void)
 	gb_free(&g);
 }
 
+/* The median of a histogram: the middle wait's bucket for an odd count;
+ * for an even count the mean of the two middle waits, whose range is the
+ * mean of their buckets' bounds (two waits in different buckets used to
+ * give the shorter one's bucket). */
+static void check_median(const uint64_t *h, int64_t lo, int64_t hi)
+{
+	int64_t l = -1, u = -1;
+
+	CHECK(wperf_hist_median_range(h, &l, &u));
+	CHECK_INT(l, lo);
+	CHECK_INT(u, hi);
+}
+
 static void test_histograms(void)
 {
 	uint64_t h[WPERF_HIST_BUCKETS] = { 0 };
+	int64_t lo = 7, hi = 7;
 	char buf[64];
 
-	CHECK_INT(wperf_hist_median(h), -1);
+	CHECK(!wperf_hist_median_range(h, &lo, &hi));
+	CHECK_INT(lo, 7);
+	wperf_fmt_median_range(buf, sizeof buf, h);
+	CHECK_STR(buf, "-");
 	h[10] = 1;
+	check_median(h, 1024, 2048);            /* one wait: its bucket */
 	h[20] = 1;
-	h[30] = 1;
-	CHECK_INT(wperf_hist_median(h), 20);
-	h[10] = 10;
-	CHECK_INT(wperf_hist_median(h), 10);
+	/* Two waits, 2^10 and 2^20 buckets: their mean is in
+	 * [(2^10 + 2^20) / 2, 2^10 + 2^20), not the shorter one's bucket. */
+	check_median(h, 524800, 1049600);
+	wperf_fmt_median_range(buf, sizeof buf, h);
+	CHECK_STR(buf, "[525us, 1.05ms)");
+	h[10] = 2;                              /* 3 waits: the middle is in 2^10 */
+	check_median(h, 1024, 2048);
+	h[10] = 1;
+	h[30] = 1;                              /* 3 waits, one each: the middle one */
+	check_median(h, 1 << 20, 1 << 21);
+	h[40] = 1;                              /* 4: the mean of 2^20's and 2^30's */
+	check_median(h, ((int64_t)1 << 19) + ((int64_t)1 << 29),
+		     ((int64_t)1 << 20) + ((int64_t)1 << 30));
+	h[10] = 10;                             /* 13 waits: the 7th is in 2^10 */
+	check_median(h, 1024, 2048);
+	wperf_fmt_median_range(buf, sizeof buf, h);
+	CHECK_STR(buf, "[1.02us, 2.05us)");
+	memset(h, 0, sizeof h);
+	h[0] = 1;
+	h[1] = 1;                               /* 0-1 ns and 2-3 ns: mean in [1, 3) */
+	check_median(h, 1, 3);
+	h[5] = 2;                               /* both middle waits in 2^5: that bucket */
+	h[0] = 0;
+	h[1] = 0;
+	check_median(h, 32, 64);
+	memset(h, 0, sizeof h);
+	h[WPERF_HIST_BUCKETS - 1] = UINT64_MAX;  /* saturating counts */
+	h[3] = UINT64_MAX;
+	check_median(h, 8, 16);
 	wperf_fmt_bucket_range(buf, sizeof buf, 10);
 	CHECK_STR(buf, "[1.02us, 2.05us)");
 	wperf_fmt_bucket_range(buf, sizeof buf, -1);
