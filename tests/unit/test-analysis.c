@@ -1043,6 +1043,30 @@ static void test_device_delay_cascades(void)
 	wperf_graph_fini(&g);
 }
 
+/* quality.cpus counts the CPUs the trace has events of: slot 0 of the
+ * analysis's CPUs is "CPU unknown" (an event with no CPU, as `wperf top`
+ * meets between its periods, or a CPU number out of range), which is no
+ * CPU. Counted, 2 CPUs read as 3, and the saturated-knot rule's capacity
+ * with them. */
+static void test_cpus_counted(void)
+{
+	struct wperf_analysis *a = wperf_analysis_create();
+	struct wperf_graph g;
+
+	sw(a, 0, 0, 0, 0, 1);
+	sw(a, 0, 1, 0, 0, 2);
+	wake(a, 5 * MS, -1, 3);         /* no CPU: slot 0 */
+	wake(a, 6 * MS, 100000, 4);     /* out of range: slot 0 too */
+	sw(a, 10 * MS, 0, 1, 1, 0);
+	sw(a, 10 * MS, 1, 2, 1, 0);
+	if (finish(a, &g)) {
+		check_test_failures++;
+		return;
+	}
+	CHECK_EQ("CPUs seen: 0 and 1, not the unknown one", g.quality.cpus, 2);
+	wperf_graph_fini(&g);
+}
+
 int main(void)
 {
 	RUN_TEST(test_nested);
@@ -1067,5 +1091,6 @@ int main(void)
 	RUN_TEST(test_untraced_timers);
 	RUN_TEST(test_waits_on_runnable);
 	RUN_TEST(test_device_delay_cascades);
+	RUN_TEST(test_cpus_counted);
 	return check_finish();
 }
