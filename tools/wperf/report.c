@@ -33,6 +33,7 @@
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -454,6 +455,99 @@ static bool relayed(const char *trace)
 	return true;
 }
 
+/* ------------------------------------------------------------ readable */
+
+/* The first part of a trace this user cannot read: babeltrace2 says only
+ * "Cannot open file: Permission denied", naming none. */
+static struct {
+	char path[PATH_MAX];
+	bool dir;
+} unreadable;
+
+static int find_unreadable(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	/* LTTng's ust/ belongs to its tracing group (0770): babeltrace2 reads
+	 * the trace without a directory it cannot list, as wperf does. */
+	if (type == FTW_DNR && ftw->level > 0 && !strcmp(path + ftw->base, "ust"))
+		return 0;
+	if ((type == FTW_DNR || type == FTW_NS) ||
+	    (type == FTW_F && access(path, R_OK) != 0 && errno == EACCES)) {
+		snprintf(unreadable.path, sizeof(unreadable.path), "%s", path);
+		unreadable.dir = type == FTW_DNR;
+		return 1;
+	}
+	return 0;
+}
+
+/* The first directory on the way to path that this user cannot enter, into
+ * out; false when there is none. */
+static bool blocked_on_the_way(const char *path, char *out, size_t len)
+{
+	char prefix[PATH_MAX];
+
+	for (const char *p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/')) {
+		snprintf(prefix, sizeof(prefix), "%.*s", (int)(p - path), path);
+		if (access(prefix, X_OK) != 0 && errno == EACCES) {
+			snprintf(out, len, "%s", prefix);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Who owns path and its mode, "root's, mode 0640", or "" when unknown. */
+static void owner_of(const char *path, char *out, size_t len)
+{
+	struct stat st;
+	struct passwd *pw;
+
+	out[0] = '\0';
+	if (lstat(path, &st) != 0)
+		return;
+	pw = getpwuid(st.st_uid);
+	if (pw)
+		snprintf(out, len, " (%s's, mode %04o)", pw->pw_name, st.st_mode & 07777);
+	else
+		snprintf(out, len, " (uid %ld's, mode %04o)", (long)st.st_uid, st.st_mode & 07777);
+}
+
+/* 0 when this user can read every file of trace, else the exit status
+ * after naming what cannot be read and how to read it: as its owner
+ * (root, for a `sudo wperf record`), or made the user's own. */
+static int check_readable(const char *trace, int stat_errno)
+{
+	struct passwd *pw = getpwuid(geteuid());
+	char me[64], owner[96];
+
+	unreadable.path[0] = '\0';
+	if (stat_errno == EACCES) {
+		if (!blocked_on_the_way(trace, unreadable.path, sizeof(unreadable.path)))
+			snprintf(unreadable.path, sizeof(unreadable.path), "%s", trace);
+		unreadable.dir = true;
+	} else if (stat_errno) {
+		return 0;
+	} else {
+		nftw(trace, find_unreadable, 16, FTW_PHYS);
+	}
+	if (!unreadable.path[0])
+		return 0;
+	if (pw)
+		snprintf(me, sizeof(me), "%s", pw->pw_name);
+	else
+		snprintf(me, sizeof(me), "%ld", (long)geteuid());
+	owner_of(unreadable.path, owner, sizeof(owner));
+	if (stat_errno)    /* a directory above the trace: chown of the trace cannot help */
+		return wperf_fail("cannot report %s: directory %s%s cannot be entered by %s: "
+				  "report it as root (sudo wperf report %s) or move the trace "
+				  "where %s can reach it and make it theirs (sudo chown -R %s)",
+				  trace, unreadable.path, owner, me, trace, me, me);
+	return wperf_fail("cannot report %s: %s %s%s cannot be read by %s: report it as root "
+			  "(sudo wperf report %s) or make the trace %s's (sudo chown -R %s %s)",
+			  trace, unreadable.dir ? "directory" : "file", unreadable.path, owner, me,
+			  trace, me, me, trace);
+}
+
 /*
  * One TRACE made ready to read: a directory, a closed recording, through
  * its latest snapshot for a flight recorder (*snapshot, to free), with
@@ -466,11 +560,17 @@ static int prepare_trace(const char *trace, char **snapshot, const char **out)
 	char mode[64], why[4096];
 
 	*out = trace;
-	if (stat(trace, &st) != 0)
-		return wperf_fail("no trace directory %s: %s", trace, strerror(errno));
+	if (stat(trace, &st) != 0) {
+		int e = errno;
+
+		return check_readable(trace, e) ? WPERF_EXIT_FAIL :
+		       wperf_fail("no trace directory %s: %s", trace, strerror(e));
+	}
 	if (!S_ISDIR(st.st_mode))
 		return wperf_fail("%s is a file, not a trace directory: give the directory of "
 				  "a recording (wperf record -o DIR) or of a CTF trace", trace);
+	if (check_readable(trace, 0))
+		return WPERF_EXIT_FAIL;
 	if (!wperf_check_closed(trace) || !wperf_recording_mode(trace, mode, sizeof(mode)))
 		return WPERF_EXIT_FAIL;
 	if (!strcmp(mode, "flight-recorder")) {
