@@ -505,6 +505,72 @@ class Errors(unittest.TestCase):
         self.assertIn('CAUSED BY', p.stderr)
         self.assertTrue(p.stderr.splitlines()[-1].startswith('wperf: error: '), p.stderr)
 
+    def test_report_output_where_no_file_can_be_made(self):
+        # /proc takes no new file: the report's temporary file beside
+        # /proc/version failed with ENOENT, and wperf said "No such file or
+        # directory" of a file that exists. The reason is the file system.
+        path = self.synthetic_trace()
+        with open('/proc/version') as f:
+            before = f.read()
+        p = wperf('report', path, '--output', '/proc/version')
+        self.assertOneLine(p, '`/proc/version`', '`/proc` is on proc, a kernel file system',
+                           'give a file on a disk or tmpfs')
+        self.assertNotIn('No such file', p.stderr)
+        with open('/proc/version') as f:
+            self.assertEqual(f.read(), before)
+        # A directory that does not exist: said so, and nothing made.
+        missing = os.path.join(self.tmp, 'no', 'r.txt')
+        self.assertOneLine(wperf('report', path, '--output', missing),
+                           'directory `%s` does not exist: create it' % os.path.dirname(missing))
+        self.assertEqual(sorted(os.listdir(self.tmp)), ['mix'])
+
+    @unittest.skipUnless(os.geteuid() == 0 and shutil.which('setpriv'),
+                         'needs root (to make a trace another user cannot read) and setpriv')
+    def test_report_of_a_trace_another_user_cannot_read(self):
+        # A `sudo wperf record` trace reported by another user: babeltrace2
+        # said "Cannot open file: Permission denied" and named no file.
+        os.chmod(self.tmp, 0o755)
+        path = self.synthetic_trace()
+        for root, dirs, files in os.walk(path):
+            for n in dirs:
+                os.chmod(os.path.join(root, n), 0o755)
+            for n in files:
+                os.chmod(os.path.join(root, n), 0o644)
+        stream = os.path.join(path, 'chan_0')
+        os.chmod(stream, 0o640)
+        as_nobody = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', WPERF,
+                     'report', path]
+        p = subprocess.run(as_nobody, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           cwd='/', timeout=120)
+        self.assertOneLine(p, 'file %s (root\'s, mode 0640) cannot be read by nobody' % stream,
+                           'sudo wperf report %s' % path, 'sudo chown -R nobody %s' % path)
+        # A directory above the trace that cannot be entered: chown of the
+        # trace would not help; said so.
+        os.chmod(stream, 0o644)
+        os.chmod(self.tmp, 0o700)
+        p = subprocess.run(as_nobody, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           cwd='/', timeout=120)
+        self.assertOneLine(p, 'directory %s (root\'s, mode 0700) cannot be entered by nobody'
+                           % self.tmp, 'sudo wperf report %s' % path, 'move the trace')
+        # Readable: reported (the check refuses nothing it need not).
+        os.chmod(self.tmp, 0o755)
+        p = subprocess.run(as_nobody + ['--format', 'json'], stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True, cwd='/', timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn('knots', json.loads(p.stdout))
+
+    def test_report_pids_must_be_a_clean_list(self):
+        # "1,,2" used to be read as 1,2: a pid was likely lost in the typo.
+        path = self.synthetic_trace()
+        for pids, words in (('1,,2', ('an empty item', 'single commas')),
+                            ('1,', ('an empty item',)), (',1', ('an empty item',)),
+                            ('1,x', ('"x" is not a process or thread id',)),
+                            ('0', ('0 is not a process or thread id',)),
+                            ('-3', ('"-3" is not a process or thread id',)),
+                            ('1,2,1', ('1 is given twice',))):
+            p = wperf('report', path, '--pids', pids)
+            self.assertOneLine(p, 'parameter `pids`', *words)
+
     def test_report_success_writes_the_report(self):
         p = wperf('report', self.synthetic_trace(), '--format', 'json')
         self.assertEqual(p.returncode, 0, p.stderr)
@@ -942,6 +1008,77 @@ class Record(Recording):
         self.assertTrue(os.path.isfile(os.path.join(out, 'kernel', 'metadata')), err)
         q = wperf('report', out, '--format', 'json')
         self.assertEqual(q.returncode, 0, q.stderr)
+
+    def test_a_failing_command_is_said(self):
+        # wperf passes the command's status on: said in one line before the
+        # last (where the trace is), or a user takes it for wperf's failure.
+        for name, script, status, said in (
+                ('exit-3', 'exit 3', 3, 'wperf: sh exited with status 3 (wperf exits 3)'),
+                ('segv', 'kill -SEGV $$', 139, 'wperf: sh was killed by SIGSEGV (wperf exits 139)'),
+                ('exit-0', 'exit 0', 0, None)):
+            out = os.path.join(self.tmp, 'failing-' + name)
+            p = wperf('record', '-o', out, '--', 'sh', '-c', script)
+            self.assertEqual(p.returncode, status, p.stderr)
+            lines = p.stderr.strip().splitlines()
+            self.assertEqual(lines[-1], 'wperf: trace in %s: wperf report %s' % (out, out),
+                             p.stderr)
+            if said:
+                self.assertEqual(lines[-2], said, p.stderr)
+            else:
+                self.assertFalse([l for l in lines if 'exited' in l or 'killed' in l], p.stderr)
+
+    def test_first_ctrl_c_on_a_command_that_ignores_it_is_said(self):
+        # The terminal's Ctrl-C reaches wperf and the command; a command
+        # that ignores it runs on, and so does the recording: said a second
+        # later, with what a second Ctrl-C does (which then stops it, 130).
+        out = os.path.join(self.tmp, 'ignores-sigint')
+        p = subprocess.Popen([WPERF, 'record', '-o', out, '--', 'sh', '-c',
+                              'trap "" INT; sleep 60'],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, start_new_session=True)
+        def end_group():
+            try:
+                os.killpg(p.pid, signal.SIGKILL)    # wperf's group: the command too
+            except ProcessLookupError:
+                pass
+        self.addCleanup(end_group)
+        self.addCleanup(p.stderr.close)
+        self.addCleanup(p.stdout.close)
+        said = []
+        while not said or not said[-1].startswith('wperf: command pid '):
+            line = p.stderr.readline()
+            self.assertTrue(line, 'wperf record ended before the command started:\n' +
+                            ''.join(said))
+            said.append(line)
+        command = int(said[-1].split()[3])
+
+        def ignores_sigint():      # the shell has run its trap
+            with open('/proc/%d/status' % command) as f:
+                ign = [l for l in f if l.startswith('SigIgn:')][0].split()[1]
+            return int(ign, 16) & (1 << (signal.SIGINT - 1))
+        deadline = time.monotonic() + 30
+        while not ignores_sigint() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        os.killpg(p.pid, signal.SIGINT)
+        t0 = time.monotonic()
+        line = p.stderr.readline()
+        self.assertGreaterEqual(time.monotonic() - t0, 0.9, line)
+        self.assertEqual(line.rstrip('\n'),
+                         'wperf: interrupted: sh (pid %d) still runs, and the recording goes on '
+                         'until it ends; a second Ctrl-C stops the recording now and leaves it '
+                         'running' % command)
+        os.killpg(p.pid, signal.SIGINT)
+        # Not read() to the end: the command, running on, holds stderr open.
+        rest = ''
+        while not rest.splitlines()[-1:] or not rest.splitlines()[-1].startswith(
+                'wperf: trace in '):
+            line = p.stderr.readline()
+            self.assertTrue(line, rest)
+            rest += line
+        self.assertEqual(p.wait(timeout=120), 130, rest)
+        self.assertIn('wperf: interrupted twice: recording stops, the command keeps running',
+                      rest)
+        self.assertTrue(os.path.exists('/proc/%d' % command), 'the command was stopped')
 
     def test_record_needs_no_babeltrace2_program(self):
         # The tracefs recorder runs its graph in-process (libbabeltrace2):

@@ -8,7 +8,12 @@
  * tests know:
  *  - the command stays in wperf's process group, so the terminal's Ctrl-C
  *    reaches both; wperf waits for the command to end, and a second
- *    Ctrl-C stops the recording (130), the command running on;
+ *    Ctrl-C stops the recording (130), the command running on; a command
+ *    still running a second after the first Ctrl-C (it ignores SIGINT, or
+ *    takes its time to end) is said, with what a second Ctrl-C does;
+ *  - a command that exits with a status other than 0, or is killed by a
+ *    signal, is said (wperf_command_ending()): its status becomes wperf's,
+ *    and a user would otherwise take it for wperf's own failure;
  *  - SIGTERM or SIGHUP to wperf alone (`kill`, a closed terminal) is sent
  *    on to the command, as perf record does, and the recording stops
  *    when it has ended, or 10 s later; wperf then exits 128 + that
@@ -293,11 +298,60 @@ static void pause_ms(long ms)
 
 /* What ends the wait for the command: its status, or -1 to go on. */
 struct waiting {
+	const char *name;       /* argv[0], for what is said */
 	pid_t pid;
 	int interrupts;
+	double interrupted;     /* when the first Ctrl-C came; 0: none yet */
+	bool interrupt_said;    /* that the command outlived it, said */
 	int forwarded;          /* SIGTERM or SIGHUP, sent on to the command; 0: none */
 	double grace;           /* after forwarding it: until then; 0: none */
 };
+
+/* How the last command ended, when not with status 0 (waitpid's status;
+ * -1: it did not end, or ended well). */
+static int ended_status = -1;
+static char ended_name[256];
+
+bool wperf_command_ending(char *buf, size_t len)
+{
+	if (ended_status < 0)
+		return false;
+	if (WIFSIGNALED(ended_status))
+		snprintf(buf, len, "%s was killed by SIG%s", ended_name,
+			 sigabbrev_np(WTERMSIG(ended_status)) ? sigabbrev_np(WTERMSIG(ended_status))
+			 : "?");
+	else
+		snprintf(buf, len, "%s exited with status %d", ended_name,
+			 WEXITSTATUS(ended_status));
+	return true;
+}
+
+/* The command's waitpid status: kept for wperf_command_ending(), and the
+ * status wperf passes on. */
+static int ended(const struct waiting *w, int status)
+{
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		ended_status = status;
+		snprintf(ended_name, sizeof(ended_name), "%s", w->name);
+	}
+	/* Ended by a signal wperf got, wperf exits as that signal would have
+	 * ended it: 128 + N, whatever the command made of it. */
+	return w->forwarded ? 128 + w->forwarded : WIFSIGNALED(status) ?
+	       128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+/* A second after the first Ctrl-C the command still runs: it ignores
+ * SIGINT, or ends slowly. Without a word, the user cannot tell wperf
+ * from a hung program, nor knows that a second Ctrl-C stops it. */
+static void say_still_running(struct waiting *w)
+{
+	if (w->interrupts != 1 || w->interrupt_said || now() < w->interrupted + 1)
+		return;
+	w->interrupt_said = true;
+	wperf_say("interrupted: %s (pid %d) still runs, and the recording goes on until it "
+		  "ends; a second Ctrl-C stops the recording now and leaves it running",
+		  w->name, (int)w->pid);
+}
 
 /* A stop signal while the command runs: -1 to go on waiting, or the status. */
 static int on_signal(struct waiting *w, int sig)
@@ -305,8 +359,10 @@ static int on_signal(struct waiting *w, int sig)
 	if (sig == SIGINT) {
 		/* Ctrl-C went to the command too: wait for it to end; a second
 		 * one stops the recording (the command may ignore SIGINT). */
-		if (++w->interrupts < 2)
+		if (++w->interrupts < 2) {
+			w->interrupted = now();
 			return -1;
+		}
 		wperf_say("interrupted twice: recording stops, the command keeps running");
 		return WPERF_EXIT_INTERRUPTED;
 	}
@@ -331,11 +387,9 @@ static int wait_command(struct waiting *w, double deadline, wperf_check_fn check
 		while ((sig = wperf_stop_signal_take()))
 			if ((rc = on_signal(w, sig)) >= 0)
 				return rc;
-		/* Ended by a signal wperf got, wperf exits as that signal would
-		 * have ended it: 128 + N, whatever the command made of it. */
 		if (waitpid(w->pid, &status, WNOHANG) == w->pid)
-			return w->forwarded ? 128 + w->forwarded : WIFSIGNALED(status) ?
-			       128 + WTERMSIG(status) : WEXITSTATUS(status);
+			return ended(w, status);
+		say_still_running(w);
 		if (check && !check(arg)) {
 			*failed = true;
 			return WPERF_EXIT_FAIL;
@@ -376,9 +430,10 @@ int wperf_command_run(char *const *argv, const char *out, double deadline,
 		      const struct wperf_user *user, wperf_check_fn check, void *arg,
 		      bool *failed)
 {
-	struct waiting w = { 0 };
+	struct waiting w = { .name = argv ? argv[0] : NULL };
 
 	*failed = false;
+	ended_status = -1;
 	if (!argv || !argv[0])
 		return wait_stop(deadline, check, arg, failed);
 	fflush(NULL);

@@ -42,4 +42,10 @@ int wperf_command_run(char *const *argv, const char *out, double deadline,
 		      const struct wperf_user *user, wperf_check_fn check, void *arg,
 		      bool *failed);
 
+/* How the command of the last wperf_command_run() ended, when it exited
+ * with a status other than 0 or was killed by a signal: "./prog exited
+ * with status 3", "./prog was killed by SIGSEGV" into buf. false when it
+ * exited with 0, or did not end (the recording stopped first). */
+bool wperf_command_ending(char *buf, size_t len);
+
 #endif /* WPERF_TOOL_COMMAND_H */

@@ -528,6 +528,8 @@ int wperf_flight_start(const struct wperf_dir *dir, struct wperf_state *state,
 	static char instance[256], trigger[512];
 	const char *out = dir->shown, *at = dir->pid_at;
 	bool failed = false;
+	char how[512];
+	int status;
 
 	state->mode = "flight-recorder";
 	state->running = true;
@@ -546,5 +548,9 @@ int wperf_flight_start(const struct wperf_dir *dir, struct wperf_state *state,
 			  state->session, out, out);
 	if (!command)
 		return WPERF_EXIT_OK;
-	return wperf_command_run(command, at, 0, state->user, NULL, NULL, &failed);
+	status = wperf_command_run(command, at, 0, state->user, NULL, NULL, &failed);
+	/* Its status becomes wperf's: said, or it reads as wperf's failure. */
+	if (wperf_command_ending(how, sizeof(how)))
+		wperf_say("%s (wperf exits %d); the flight recorder runs on", how, status);
+	return status;
 }

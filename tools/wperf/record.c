@@ -593,15 +593,28 @@ static bool say_relayed(const struct recording *r)
 	return true;
 }
 
+/* A command that failed, before the last line: wperf passes its status
+ * on (status), which alone would read as wperf's own failure. */
+static void say_command_ending(int status)
+{
+	char how[512];
+
+	if (wperf_command_ending(how, sizeof(how)))
+		wperf_say("%s (wperf exits %d)", how, status);
+}
+
 /* The last line: where the trace is. DIR moved while recording (the
  * recorded command can rename it: its parent may be the user's) is
- * named where it is now; a DIR no path leads to any more is said so. */
-static bool say_where(const struct recording *r)
+ * named where it is now; a DIR no path leads to any more is said so.
+ * status: what wperf exits with when the trace is there. */
+static bool say_where(const struct recording *r, int status)
 {
 	char where[PATH_MAX];
 
-	if (r->opts->relay)
+	if (r->opts->relay) {
+		say_command_ending(status);
 		return say_relayed(r);
+	}
 
 	if (!wperf_dir_where(&r->dir, where, sizeof(where)))
 		return wperf_fail("the output directory %s was removed or replaced while "
@@ -610,6 +623,7 @@ static bool say_where(const struct recording *r)
 	if (strcmp(where, r->out))
 		wperf_say("warning: the output directory %s was moved to %s while recording "
 			  "(by the recorded command?); %s is not the trace", r->out, where, r->out);
+	say_command_ending(status);
 	wperf_say("trace in %s: wperf report %s", where, where);
 	return true;
 }
@@ -656,7 +670,7 @@ static int record_once(struct recording *r)
 	}
 	if (r->state.user)
 		wperf_share_with_user(r->dir.fd, ".", r->out, r->user.name, r->user.gid);
-	return say_where(r) ? status : WPERF_EXIT_FAIL;
+	return say_where(r, status) ? status : WPERF_EXIT_FAIL;
 }
 
 /* `wperf record --snapshot`: flight.c's, from the same start. */
