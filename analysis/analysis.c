@@ -137,9 +137,10 @@ static void on_closed_segment(void *data, const struct closed_segment *whole)
 			runhist_add(&a->runhist, seg->vertex, seg->start + seg->woken_ns, seg->end);
 		/* Nor is it the thread's own time for the cascade: its device
 		 * wait goes on until then (cascade_extend_device_wait). */
-		if (seg->woken_ns > 0)
+		if (seg->device_delay_ns > 0)
 			cascade_extend_device_wait(&a->cascade, seg->vertex, seg->start,
-						   seg->start + (seg->woken_ns < d ? seg->woken_ns : d));
+						   seg->start + (seg->device_delay_ns < d
+								 ? seg->device_delay_ns : d));
 		break;
 	case WPERF_SEG_WAITING:
 		w = vt_get(&a->vt, seg->waker);

@@ -28,7 +28,7 @@ static void emit_segment(struct sched *s, const struct closed_segment *seg)
 static void emit(struct sched *s, uint32_t v, enum wperf_segment_state state,
 		 int64_t start, int64_t end, uint32_t waker, bool spin)
 {
-	struct closed_segment seg = { v, state, start, end, waker, spin, false, 0, false, 0 };
+	struct closed_segment seg = { v, state, start, end, waker, spin, false, 0, false, 0, 0 };
 
 	if (state == WPERF_SEG_WAITING) {
 		seg.stack = s->th[v].wait_stack;
@@ -53,7 +53,7 @@ static void emit_wait(struct sched *s, uint32_t v, int64_t start, int64_t end, u
 		emit(s, v, WPERF_SEG_WAITING, start, cut,
 		     vt_pseudo(s->vt, WPERF_V_UNKNOWN, "trace-gap"), false);
 		struct closed_segment seg = { v, WPERF_SEG_WAITING, cut, end, waker, false, true,
-					      s->th[v].wait_stack, s->th[v].wait_idle, 0 };
+					      s->th[v].wait_stack, s->th[v].wait_idle, 0, 0 };
 
 		emit_segment(s, &seg);
 		return;
@@ -81,7 +81,8 @@ static void emit_runnable(struct sched *s, uint32_t v, int64_t start, int64_t en
 		return;
 	}
 	struct closed_segment seg = { v, WPERF_SEG_RUNNABLE, start, end, VERTEX_NONE, false,
-				      false, 0, false, s->th[v].woken_part };
+				      false, 0, false, s->th[v].woken_part,
+				      s->th[v].device_delay };
 
 	emit_segment(s, &seg);
 }
@@ -133,6 +134,7 @@ void sched_enter_state(struct sched *s, uint32_t v, enum thread_state st, int64_
 	s->th[v].since = t;
 	s->th[v].woken_from_device = false;   /* on_wakeup sets it after */
 	s->th[v].woken_part = 0;
+	s->th[v].device_delay = 0;
 }
 
 /* The thread's observed lifetime begins at t in state st. */

@@ -300,6 +300,10 @@ static void count_wake_latency(struct sched *s, uint32_t v, int64_t idle_from, i
 		s->th[v].woken_part = delay < WPERF_LOST_TURN_NS ? delay : WPERF_LOST_TURN_NS;
 		vx->woken_cpu_wait_ns += s->th[v].woken_part;
 	}
+	/* Both belong to the device wait before them: relieving it removes
+	 * them too (wperf-analysis(7), "The CPUs"). */
+	if (s->th[v].woken_from_device)
+		s->th[v].device_delay = s->th[v].woken_part + idle;
 }
 
 static void switch_in(struct sched *s, struct cpu_ctx *c, const struct wperf_event *ev,

@@ -44,6 +44,9 @@ struct sched_thread {
 	                           disk, a NIC or an interrupt (not a wait for work) */
 	int64_t woken_part;     /* of the runnable state closing now, the device
 	                           wakeup's delay counted (closed_segment.woken_ns) */
+	int64_t device_delay;   /* of the same, what the cascade adds to the device
+	                           wait: woken_part and an idle CPU's wakeup latency
+	                           (closed_segment.device_delay_ns) */
 	uint64_t spin_lock;     /* the lock it spins on */
 	int64_t since;          /* when the current state began */
 	uint32_t wait_stack;    /* stack id + 1 of the current wait, 0: none */
@@ -109,6 +112,10 @@ struct closed_segment {
 	int64_t woken_ns;       /* runnable: its first woken_ns were the delay after a
 	                           device's wakeup (wperf_vertex.woken_cpu_wait_ns),
 	                           no wait for a CPU for whoever waits on it */
+	int64_t device_delay_ns; /* runnable: its first device_delay_ns followed a
+	                           device's wakeup (woken_ns and the wakeup latency
+	                           of an idle CPU): the cascade extends that device
+	                           wait over them (cascade_extend_device_wait) */
 };
 
 typedef void (*segment_sink)(void *data, const struct closed_segment *seg);

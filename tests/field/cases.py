@@ -582,7 +582,7 @@ class Postgres(Case):
             'after its flush cascades to the disk (73 % of the queued backends\' waits fell '
             'there at load 25), the knot is classed blocking I/O: right in 2 of 2 recordings '
             'at load 24 to 27, not yet judged by causal.py on a quiet machine, where that '
-            'delay is an idle CPU\'s wakeup latency, which does not cascade'),
+            'delay is mostly an idle CPU\'s wakeup latency (cascaded too, microseconds a flush)'),
         'loaded': (
             'beside the hog the report leads with the CPUs (the backends runnable 3.37 s, '
             'weighed 2.41 s against 2.14 s of other waits), or the server\'s short-lived '

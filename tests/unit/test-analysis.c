@@ -1067,6 +1067,46 @@ static void test_cpus_counted(void)
 	wperf_graph_fini(&g);
 }
 
+/*
+ * The same on an idle CPU: W, woken by the disk at 40 ms on cpu 0, idle
+ * since W's wait began, runs at 41. The idle CPU's 1 ms of wakeup
+ * latency is no wait for a CPU (wake_latency_ns), and belongs to the disk
+ * wait too: A's 31 ms over [10, 41] are cascaded to the disk.
+ */
+static void test_device_latency_cascades(void)
+{
+	struct wperf_analysis *a = wperf_analysis_create();
+	struct wperf_graph g;
+
+	sw(a, 0, 0, 0, 0, 5);           /* W on cpu 0 */
+	sw(a, 0, 1, 0, 0, 6);           /* A on cpu 1 */
+	sw(a, 5 * MS, 1, 6, 1, 7);      /* A waits; X runs on cpu 1 */
+	block(a, WPERF_EV_BLOCK_ISSUE, 10 * MS, 0, 64, 5);
+	sw(a, 10 * MS, 0, 5, 2, 0);     /* W waits (D); cpu 0 idles */
+	simple(a, WPERF_EV_IRQ_ENTRY, 40 * MS, 0, 24);
+	block(a, WPERF_EV_BLOCK_COMPLETE, 40 * MS, 0, 64, -1);
+	wake(a, 40 * MS, 0, 5);
+	simple(a, WPERF_EV_IRQ_EXIT, 40 * MS, 0, 24);
+	sw(a, 41 * MS, 0, 0, 0, 5);     /* the idle CPU runs W */
+	wake(a, 60 * MS, 0, 6);         /* W wakes A */
+	sw(a, 60 * MS, 1, 7, 0, 6);
+	sw(a, 100 * MS, 0, 5, 0, 0);
+	sw(a, 100 * MS, 1, 6, 0, 7);
+	if (finish(a, &g)) {
+		check_test_failures++;
+		return;
+	}
+	uint32_t w = vertex_of_tid(&g, 5), disk = vertex_named(&g, "disk:253:0");
+	const struct wperf_edge *wd = edge(&g, w, disk);
+
+	CHECK_EQ("W's wakeup latency", g.vertices[w].wake_latency_ns, 1 * MS);
+	CHECK_EQ("no CPU delay", g.vertices[w].woken_cpu_wait_ns, 0);
+	CHECK_EQ("W->disk exists", wd != NULL, 1);
+	if (wd)
+		CHECK_EQ("W->disk: its 30 ms and A's 31 ms", wd->weight_ns, 61 * MS);
+	wperf_graph_fini(&g);
+}
+
 int main(void)
 {
 	RUN_TEST(test_nested);
@@ -1092,5 +1132,6 @@ int main(void)
 	RUN_TEST(test_waits_on_runnable);
 	RUN_TEST(test_device_delay_cascades);
 	RUN_TEST(test_cpus_counted);
+	RUN_TEST(test_device_latency_cascades);
 	return check_finish();
 }
