@@ -1041,7 +1041,7 @@ class FaultInjection(Base):
     def test_read_only_directory(self):
         d = self.mount('ro')
         cmd, p = self.knots_cli(os.path.join(d, 'r.json'))
-        self.assertCleanFailure(cmd, p, 'parameter `path`', 'Read-only file system')
+        self.assertCleanFailure(cmd, p, 'parameter `path`', 'is on a read-only file system')
         self.assertEqual(os.listdir(d), [])
 
 

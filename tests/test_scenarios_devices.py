@@ -609,9 +609,11 @@ class TestWaitOnADiskWaiter(Base):
     """The disk scenario plus a client C (403, cpu2) that sleeps at 0.5 s
     until W, back from its disk wait, wakes it at 2 s. C -> W = 1.5 s. W's
     disk wait [1 s, 1.5 s + 2 us] lies inside C's wait, so C waits on the
-    disk through W (wperf-method(7) §4, §5 "with their cascade"): W -> disk =
-    500 002 000 direct + 500 002 000 cascaded. Knot {W, disk}; C is not in
-    it (nothing waits on C)."""
+    disk through W (wperf-method(7) §4, §5 "with their cascade"), and so do
+    the 2 us W then waited for its idle CPU to run it, which belong to that
+    wait (wperf-analysis(7), "The CPUs"): W -> disk = 500 002 000 direct +
+    500 004 000 cascaded. Knot {W, disk}; C is not in it (nothing waits on
+    C)."""
 
     def scenario(self):
         s = Scenario(ncpus=3, end=3 * S)
@@ -630,7 +632,7 @@ class TestWaitOnADiskWaiter(Base):
         W, C = r.tid(401), r.tid(403)
         d = r.vid(kind='disk')
         self.assertEdge(r, C, W, 1500 * MS, direct=1500 * MS, count=1)
-        self.assertEdge(r, W, d, 1_000_004_000, direct=500_002_000, count=1)
+        self.assertEdge(r, W, d, 1_000_006_000, direct=500_002_000, count=1)
         self.assertEdge(r, d, W, 2_499_999_000, count=1)
         knots = r.knots('knot')
         self.assertEqual([k['members'] for k in knots], [sorted([W, d])], r.describe_knots())
@@ -639,7 +641,7 @@ class TestWaitOnADiskWaiter(Base):
         out = run_segments(self.scenario())
         self.assertTiled(out, 403, 0, 3 * S)
         self.assertSegs(out, 403, [('running', 0, 500 * MS, None, None),
-                                   ('waiting', 500 * MS, 1500 * MS, 'W', 500_002_000),
+                                   ('waiting', 500 * MS, 1500 * MS, 'W', 500_004_000),
                                    ('runnable', 2 * S, 1 * US, None, None),
                                    ('running', 2 * S + 1 * US, 1 * S - 1 * US, None, None)])
 
