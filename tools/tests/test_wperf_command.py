@@ -64,6 +64,14 @@ FIG1 = os.path.join(BUILD, 'tests', 'workloads', 'fig1-pipeline')
 GEN_TRACE = os.path.join(BUILD, 'tests', 'bench', 'gen-trace')
 TICKER = os.environ.get('WPERF_UST_TICKER', '')
 IN_CI = os.environ.get('CI', '').lower() in ('1', 'true', 'yes')
+
+
+def kill_group(pgid):
+    """SIGKILL to a process group we started, if any of it is left."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 TRACEFS = '/sys/kernel/tracing'
 SHARED = os.environ.get('WPERF_SHARED_DIR') or os.path.join(HERE, '..', '..', '..', 'shared')
 
@@ -538,8 +546,14 @@ class Errors(unittest.TestCase):
                 os.chmod(os.path.join(root, n), 0o644)
         stream = os.path.join(path, 'chan_0')
         os.chmod(stream, 0o640)
+        # The build tree may be out of that user's reach (a clone in a
+        # private directory): give it a copy of the plugin it can read.
+        plugins = tempfile.mkdtemp(prefix='wperf-plugin-')
+        self.addCleanup(shutil.rmtree, plugins, True)
+        os.chmod(plugins, 0o755)
+        shutil.copy(os.path.join(BUILD, 'plugin', 'babeltrace-plugin-wperf.so'), plugins)
         as_nobody = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', WPERF,
-                     'report', path]
+                     'report', '--plugin-path', plugins, path]
         p = subprocess.run(as_nobody, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                            cwd='/', timeout=120)
         self.assertOneLine(p, 'file %s (root\'s, mode 0640) cannot be read by nobody' % stream,
@@ -1122,12 +1136,16 @@ class Record(Recording):
         fd = os.open(planted, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
         self.addCleanup(os.unlink, planted)
         os.fchown(fd, 65534, 65534)
+        # In a session of its own, with no pipe of ours: killing flock
+        # alone left its `sleep 300` holding the test's output open, and
+        # meson waited the five minutes for it.
         holder = subprocess.Popen(
             ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', 'flock',
-             planted, 'sleep', '300'], stdin=subprocess.DEVNULL)
+             planted, 'sleep', '300'], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, start_new_session=True)
         os.close(fd)
         self.addCleanup(holder.wait)
-        self.addCleanup(holder.kill)
+        self.addCleanup(kill_group, holder.pid)
         time.sleep(0.5)
         self.assertIsNone(holder.poll(), 'the lock holder did not start')
         out = os.path.join(self.tmp, 'despite-lock')
