@@ -406,8 +406,11 @@ class LttngHosts(recording.NotesFailures):
         """wperf top's stream: lines saying it cannot synchronise yet (and
         what matched) only before its first report; then periods 1, 2, ...
         each followed by the run so far, and the final report of the run;
-        every report states hostb's clock on hosta's with an accuracy under
-        a round trip (10 ms)."""
+        every report states hostb's clock on hosta's and its accuracy, and
+        the final one's is under a round trip (10 ms). The first reports
+        may be looser: a transform placed by the few segments matched so
+        far says so (40 ms after the first 2 s in one run, 0.6 ms two
+        seconds later)."""
         rows = self.top_rows()
         kinds = [r['every']['report'] for _, r in rows]
         print('wperf top: %d lines: %s' % (len(rows), ' '.join(k[0] for k in kinds)))
@@ -432,7 +435,8 @@ class LttngHosts(recording.NotesFailures):
             c = clocks[HOST['server']]
             self.assertEqual(c['reference'], HOST['client'])
             self.assertGreater(c['accuracy_ns'], 0)
-            self.assertLess(c['accuracy_ns'], 10_000_000)
+        final = {h['name']: h['clock'] for h in rest[-1]['report']['hosts']}[HOST['server']]
+        self.assertLess(final['accuracy_ns'], 10_000_000)
         for r in rest[1::2]:
             c = {h['name']: h['clock'] for h in r['report']['hosts']}[HOST['server']]
             print('  run to +%.1f s: offset %+.6f s, drift %+.3f ppm, accuracy +-%.1f us'
