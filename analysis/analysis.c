@@ -104,9 +104,62 @@ static bool clip_segment(const struct wperf_analysis *a, const struct closed_seg
 	return out->end > out->start;
 }
 
-static void on_closed_segment(void *data, const struct closed_segment *whole)
+/* A closed wait's consumers: the breakdown by waker kind, the edge, the
+ * CPU finding, the stacks and the cascade; returns the cascaded weight.
+ * A function of its own: the running and runnable segments (two in three)
+ * then take a short path that saves no registers for the waits'. */
+static __attribute__((noinline)) int64_t
+on_wait_segment(struct wperf_analysis *a, const struct closed_segment *seg,
+		struct wperf_vertex *v, const struct wperf_vertex *w)
 {
-	struct wperf_analysis *a = data;
+	int64_t d = seg->end - seg->start;
+	int64_t cascade_ns = 0;
+	bool requested;
+
+	v->waiting_ns[w->kind] += d;
+	v->waits++;
+	if (seg->idle && !wperf_vertex_kind_is_device(w->kind)) {
+		/* A wait for work (TASK_IDLE): like a disk's idle time, no
+		 * dependency; it neither cascades nor is walked through (not
+		 * in the history): whoever gave the worker work did not hold
+		 * it up. Unless a device's completion gave it the work: then
+		 * the worker is the device's completion path (ext4's end-io
+		 * work, say), and whoever waits for it waits for the device. */
+		edges_add_idle_wait(&a->edges, seg->vertex, seg->waker, seg->start, seg->end);
+		return 0;
+	}
+	requested = edges_add_wait(&a->edges, seg->vertex, seg->waker, seg->start,
+				   seg->end, forked_by(a, seg->waker) == seg->vertex);
+	/* The part of it the waker spent waiting for a CPU (the CPU
+	 * finding's, wperf/cpu.h). */
+	if (w->kind == WPERF_V_THREAD)
+		v->waited_on_runnable_ns += runhist_overlap(&a->runhist, seg->waker,
+							    seg->start, seg->end);
+	if (seg->stack)
+		stacks_add_wait(&a->stacks, seg->vertex, seg->waker, seg->stack - 1, d);
+	if (seg->after_gap)
+		mark_gap_wait(&a->edges, seg->vertex, seg->waker);
+	/* A tracer thread's wait is not work (graph.h): it neither cascades
+	 * nor is cascaded through. Else LTTng-UST's listener, waiting all
+	 * along for the program to exit, and the session daemon's threads
+	 * waiting on it, would each add the whole run's waiting again to
+	 * every edge under the main thread. Nor does a kernel service
+	 * thread's wait for work: idle time, not held up by the waits of
+	 * whoever gave it work. */
+	if (!(vt_comm_flags(&a->vt, seg->vertex) & (VT_COMM_TRACER | VT_COMM_WAITS_FOR_WORK)))
+		cascade_ns = cascade_wait_ended(&a->cascade, &a->edges, seg->vertex,
+						seg->waker, w->kind == WPERF_V_THREAD,
+						requested, seg->start, seg->end);
+	maybe_prune(a);
+	return cascade_ns;
+}
+
+/* A closed segment, to every consumer. Inline in the scheduler's sink
+ * (on_sched_segment), which hands it every segment of most traces: a
+ * call less per segment. */
+static inline __attribute__((always_inline)) void
+closed_segment(struct wperf_analysis *a, const struct closed_segment *whole)
+{
 	struct closed_segment clipped;
 	const struct closed_segment *seg = whole;
 
@@ -123,7 +176,6 @@ static void on_closed_segment(void *data, const struct closed_segment *whole)
 	int64_t d = seg->end - seg->start;
 	const struct wperf_vertex *w = NULL;
 	int64_t cascade_ns = 0;
-	bool requested;
 
 	switch (seg->state) {
 	case WPERF_SEG_RUNNING:
@@ -144,44 +196,7 @@ static void on_closed_segment(void *data, const struct closed_segment *whole)
 		break;
 	case WPERF_SEG_WAITING:
 		w = vt_get(&a->vt, seg->waker);
-		v->waiting_ns[w->kind] += d;
-		v->waits++;
-		if (seg->idle && !wperf_vertex_kind_is_device(w->kind)) {
-			/* A wait for work (TASK_IDLE): like a disk's idle time,
-			 * no dependency; it neither cascades nor is walked
-			 * through (not in the history): whoever gave the worker
-			 * work did not hold it up. Unless a device's completion
-			 * gave it the work: then the worker is the device's
-			 * completion path (ext4's end-io work, say), and whoever
-			 * waits for it waits for the device. */
-			edges_add_idle_wait(&a->edges, seg->vertex, seg->waker, seg->start,
-					    seg->end);
-			break;
-		}
-		requested = edges_add_wait(&a->edges, seg->vertex, seg->waker, seg->start,
-					   seg->end, forked_by(a, seg->waker) == seg->vertex);
-		/* The part of it the waker spent waiting for a CPU (the CPU
-		 * finding's, wperf/cpu.h). */
-		if (w->kind == WPERF_V_THREAD)
-			v->waited_on_runnable_ns += runhist_overlap(&a->runhist, seg->waker,
-								    seg->start, seg->end);
-		if (seg->stack)
-			stacks_add_wait(&a->stacks, seg->vertex, seg->waker, seg->stack - 1, d);
-		if (seg->after_gap)
-			mark_gap_wait(&a->edges, seg->vertex, seg->waker);
-		/* A tracer thread's wait is not work (graph.h): it neither
-		 * cascades nor is cascaded through. Else LTTng-UST's listener,
-		 * waiting all along for the program to exit, and the session
-		 * daemon's threads waiting on it, would each add the whole
-		 * run's waiting again to every edge under the main thread.
-		 * Nor does a kernel service thread's wait for work: idle
-		 * time, not held up by the waits of whoever gave it work. */
-		if (!(vt_comm_flags(&a->vt, seg->vertex) &
-		      (VT_COMM_TRACER | VT_COMM_WAITS_FOR_WORK)))
-			cascade_ns = cascade_wait_ended(&a->cascade, &a->edges, seg->vertex,
-							seg->waker, w->kind == WPERF_V_THREAD,
-							requested, seg->start, seg->end);
-		maybe_prune(a);
+		cascade_ns = on_wait_segment(a, seg, v, w);
 		break;
 	}
 	/* The segment's state numbers are the span's (wperf/graph.h). */
@@ -204,6 +219,12 @@ static void on_closed_segment(void *data, const struct closed_segment *whole)
 	}
 }
 
+/* The false-wakeup stage's output. */
+static void on_closed_segment(void *data, const struct closed_segment *seg)
+{
+	closed_segment(data, seg);
+}
+
 /* Scheduler segments go through the false-wakeup stage first. */
 static void on_sched_segment(void *data, const struct closed_segment *seg)
 {
@@ -212,7 +233,7 @@ static void on_sched_segment(void *data, const struct closed_segment *seg)
 	/* Without false wakeups to merge (most traces), straight on: a
 	 * direct call rather than the stage's pointer. */
 	if (!a->falsewake.enabled)
-		on_closed_segment(a, seg);
+		closed_segment(a, seg);
 	else
 		falsewake_segment(&a->falsewake, seg);
 }
