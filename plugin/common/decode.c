@@ -17,6 +17,7 @@
 #include "decode-layout.h"
 #include "error.h"
 #include "hosts.h"
+#include "message.h"
 #include "ptr-map.h"
 
 #include <inttypes.h>
@@ -413,64 +414,6 @@ static void note_time(struct wperf_decoder *d, const bt_clock_snapshot *cs)
 	d->latest_time_seq++;
 }
 
-/*
- * The default clock snapshot of any message but an event, or NULL when it
- * has none (streams without a clock, stream beginnings of unknown time,
- * packets without times). Every accessor's precondition is checked first:
- * the library does not check them at run time.
- */
-static const bt_clock_snapshot *boundary_time(const bt_message *msg)
-{
-	const bt_clock_snapshot *cs = NULL;
-	const bt_stream_class *sc;
-
-	switch (bt_message_get_type(msg)) {
-	case BT_MESSAGE_TYPE_EVENT:   /* decode_event() knows its stream's clock */
-		break;
-	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
-		sc = bt_stream_borrow_class_const(bt_packet_borrow_stream_const(
-			bt_message_packet_beginning_borrow_packet_const(msg)));
-		if (bt_stream_class_packets_have_beginning_default_clock_snapshot(sc))
-			cs = bt_message_packet_beginning_borrow_default_clock_snapshot_const(msg);
-		break;
-	case BT_MESSAGE_TYPE_PACKET_END:
-		sc = bt_stream_borrow_class_const(bt_packet_borrow_stream_const(
-			bt_message_packet_end_borrow_packet_const(msg)));
-		if (bt_stream_class_packets_have_end_default_clock_snapshot(sc))
-			cs = bt_message_packet_end_borrow_default_clock_snapshot_const(msg);
-		break;
-	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
-		if (bt_message_stream_beginning_borrow_stream_class_default_clock_class_const(msg) &&
-		    bt_message_stream_beginning_borrow_default_clock_snapshot_const(msg, &cs) !=
-		    BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN)
-			cs = NULL;
-		break;
-	case BT_MESSAGE_TYPE_STREAM_END:
-		if (bt_message_stream_end_borrow_stream_class_default_clock_class_const(msg) &&
-		    bt_message_stream_end_borrow_default_clock_snapshot_const(msg, &cs) !=
-		    BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN)
-			cs = NULL;
-		break;
-	/* Discarded items: their beginning is the time muxers order them by. */
-	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-		sc = bt_stream_borrow_class_const(
-			bt_message_discarded_events_borrow_stream_const(msg));
-		if (bt_stream_class_discarded_events_have_default_clock_snapshots(sc))
-			cs = bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg);
-		break;
-	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-		sc = bt_stream_borrow_class_const(
-			bt_message_discarded_packets_borrow_stream_const(msg));
-		if (bt_stream_class_discarded_packets_have_default_clock_snapshots(sc))
-			cs = bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(msg);
-		break;
-	case BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY:
-		cs = bt_message_message_iterator_inactivity_borrow_clock_snapshot_const(msg);
-		break;
-	}
-	return cs;
-}
-
 static int decode_event(struct wperf_decoder *d, struct wperf_analysis *a,
 			const bt_message *msg, char *err, size_t errlen)
 {
@@ -580,8 +523,8 @@ static int chosen_bound(struct wperf_analysis *a, const bt_clock_snapshot *cs, b
 	return 0;
 }
 
-/* The boundaries below get their message's time from boundary_time()
- * (cs, NULL when it has none): the one place that knows which carry one. */
+/* The boundaries below get their message's time from wperf_message_time()
+ * (cs, NULL when it has none): message.c knows which carry one. */
 
 static int decode_stream_boundary(struct wperf_decoder *d, struct wperf_analysis *a,
 				  const bt_message *msg, bool beginning,
@@ -709,10 +652,7 @@ static int resolve_window(struct wperf_decoder *d, struct wperf_analysis *a,
 	const bt_clock_snapshot *cs = NULL;
 	int64_t first, begin, end;
 
-	if (bt_message_get_type(msg) != BT_MESSAGE_TYPE_EVENT)
-		cs = boundary_time(msg);
-	else if (bt_message_event_borrow_stream_class_default_clock_class_const(msg))
-		cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
+	cs = wperf_message_time(msg);
 	if (!cs)
 		return 0;
 	if (snapshot_ns(cs, &first, err, errlen) < 0 ||
@@ -750,7 +690,7 @@ static int feed_one(struct wperf_decoder *d, struct wperf_analysis *a,
 	if (d->window_pending && resolve_window(d, a, msg, err, errlen) < 0)
 		return -1;
 	if (type != BT_MESSAGE_TYPE_EVENT) {   /* decode_event() notes its own */
-		cs = boundary_time(msg);
+		cs = wperf_message_time(msg);
 		note_time(d, cs);
 	}
 	switch (type) {

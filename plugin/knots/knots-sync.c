@@ -35,9 +35,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/message.h"
 #include "common/tcp-key.h"
 #include "wperf/clocksync.h"
 #include "wperf/netmatch.h"
+#include "wperf/report.h"
 #include "knots-sink.h"
 
 /* Messages held before the first transform, at most: about 1 KiB each. */
@@ -346,63 +348,10 @@ static int release(struct knots_sink *s, bool all)
 /* The message's time on its host's clock, when it has one. */
 static bool message_time(const bt_message *msg, int64_t *ns)
 {
-	const bt_clock_snapshot *cs = NULL;
-	const bt_stream_class *sc;
+	const bt_clock_snapshot *cs = wperf_message_time(msg);
 
-	switch (bt_message_get_type(msg)) {
-	case BT_MESSAGE_TYPE_EVENT:
-		if (bt_message_event_borrow_stream_class_default_clock_class_const(msg))
-			cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
-		break;
-	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
-		sc = bt_stream_borrow_class_const(bt_packet_borrow_stream_const(
-			bt_message_packet_beginning_borrow_packet_const(msg)));
-		if (bt_stream_class_packets_have_beginning_default_clock_snapshot(sc))
-			cs = bt_message_packet_beginning_borrow_default_clock_snapshot_const(msg);
-		break;
-	case BT_MESSAGE_TYPE_PACKET_END:
-		sc = bt_stream_borrow_class_const(bt_packet_borrow_stream_const(
-			bt_message_packet_end_borrow_packet_const(msg)));
-		if (bt_stream_class_packets_have_end_default_clock_snapshot(sc))
-			cs = bt_message_packet_end_borrow_default_clock_snapshot_const(msg);
-		break;
-	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-		sc = bt_stream_borrow_class_const(bt_message_discarded_events_borrow_stream_const(msg));
-		if (bt_stream_class_discarded_events_have_default_clock_snapshots(sc))
-			cs = bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg);
-		break;
-	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-		sc = bt_stream_borrow_class_const(bt_message_discarded_packets_borrow_stream_const(msg));
-		if (bt_stream_class_discarded_packets_have_default_clock_snapshots(sc))
-			cs = bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(msg);
-		break;
-	default:
-		break;
-	}
 	return cs && bt_clock_snapshot_get_ns_from_origin(cs, ns) ==
 		BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK;
-}
-
-static const bt_stream *message_stream(const bt_message *msg)
-{
-	switch (bt_message_get_type(msg)) {
-	case BT_MESSAGE_TYPE_EVENT:
-		return bt_event_borrow_stream_const(bt_message_event_borrow_event_const(msg));
-	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
-		return bt_message_stream_beginning_borrow_stream_const(msg);
-	case BT_MESSAGE_TYPE_STREAM_END:
-		return bt_message_stream_end_borrow_stream_const(msg);
-	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
-		return bt_packet_borrow_stream_const(bt_message_packet_beginning_borrow_packet_const(msg));
-	case BT_MESSAGE_TYPE_PACKET_END:
-		return bt_packet_borrow_stream_const(bt_message_packet_end_borrow_packet_const(msg));
-	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-		return bt_message_discarded_events_borrow_stream_const(msg);
-	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-		return bt_message_discarded_packets_borrow_stream_const(msg);
-	default:
-		return NULL;
-	}
 }
 
 /* A TCP send or receive: to the matcher, on the host's raw clock. */
@@ -423,42 +372,28 @@ static int match_event(struct knots_sink *s, unsigned h, const bt_message *msg, 
 	return 0;
 }
 
-/* str inside a JSON string (no quotes around it). */
-static void json_text(FILE *f, const char *str)
-{
-	for (const unsigned char *c = (const unsigned char *)str; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fprintf(f, "\\%c", *c);
-		else if (*c < 0x20)
-			fprintf(f, "\\u%04x", *c);
-		else
-			fputc(*c, f);
-	}
-}
-
 /* One line in the stream of reports: not synchronised yet, and why. */
 static void notice(struct knots_sink *s)
 {
 	struct knots_sync *y = s->sync;
 	FILE *out = s->every.out;
-	char names[512] = "";
+	char names[512] = "", why[sizeof names + sizeof y->state + 64];
 	size_t len = 0;
 
 	for (unsigned h = 0; h < y->n; h++)
 		len += (size_t)snprintf(names + len, len < sizeof names ? sizeof names - len : 0,
 					"%s%s", h == 0 ? "" : h + 1 == y->n ? " and " : ", ",
 					y->host[h].name);
+	snprintf(why, sizeof why, "cannot synchronise the clocks of %s yet: %s", names,
+		 y->state);
 	y->notices++;
 	if (s->format == FORMAT_TEXT) {
-		fprintf(out, "=== wperf: cannot synchronise the clocks of %s yet: %s; %zu "
-			"messages held until then ===\n", names, y->state, y->held);
+		fprintf(out, "=== wperf: %s; %zu messages held until then ===\n", why, y->held);
 	} else {
 		fprintf(out, "{\"every\": {\"report\": \"sync\", \"final\": false, "
-			"\"held\": %zu}, \"error\": \"cannot synchronise the clocks of ", y->held);
-		json_text(out, names);
-		fputs(" yet: ", out);
-		json_text(out, y->state);
-		fputs("\"}\n", out);
+			"\"held\": %zu}, \"error\": ", y->held);
+		wperf_json_string(out, why);
+		fputs("}\n", out);
 	}
 	fflush(out);
 }
@@ -518,7 +453,7 @@ static void inactivity(struct knots_sync *y, const bt_message *msg)
 int sink_sync_take(struct knots_sink *s, const bt_message *msg)
 {
 	struct knots_sync *y = s->sync;
-	const bt_stream *stream = message_stream(msg);
+	const bt_stream *stream = wperf_message_stream(msg);
 	int64_t raw;
 	int h;
 

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "common/comp-error.h"
+#include "common/message.h"
 #include "common/params.h"
 #include "components.h"
 
@@ -174,29 +175,6 @@ static int enqueue(struct repair_iter *it, const bt_message *m)
 	return 0;
 }
 
-/* The stream a message belongs to, or NULL (inactivity). */
-static const bt_stream *message_stream(const bt_message *m)
-{
-	switch (bt_message_get_type(m)) {
-	case BT_MESSAGE_TYPE_EVENT:
-		return bt_event_borrow_stream_const(bt_message_event_borrow_event_const(m));
-	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
-		return bt_message_stream_beginning_borrow_stream_const(m);
-	case BT_MESSAGE_TYPE_STREAM_END:
-		return bt_message_stream_end_borrow_stream_const(m);
-	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
-		return bt_packet_borrow_stream_const(bt_message_packet_beginning_borrow_packet_const(m));
-	case BT_MESSAGE_TYPE_PACKET_END:
-		return bt_packet_borrow_stream_const(bt_message_packet_end_borrow_packet_const(m));
-	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-		return bt_message_discarded_events_borrow_stream_const(m);
-	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-		return bt_message_discarded_packets_borrow_stream_const(m);
-	default:
-		return NULL;
-	}
-}
-
 /* The state of a stream, created on its first message; NULL when out of
  * memory. */
 static struct held_end *stream_state(struct repair_iter *it, const bt_stream *s)
@@ -266,7 +244,7 @@ static int release_all(struct repair_iter *it)
  * stream's held end. */
 static int take(struct repair_iter *it, const bt_message *m)
 {
-	const bt_stream *s = message_stream(m);
+	const bt_stream *s = wperf_message_stream(m);
 	struct held_end *h;
 
 	if (!s) {
