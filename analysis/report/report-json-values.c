@@ -3,7 +3,9 @@
  * report-json-values.c — the JSON strings, numbers and separators both
  * files of the JSON report are made of (report-json.h), in the layout
  * report-json.c describes. It calls neither of them: they depend on it,
- * not on each other.
+ * not on each other. Its string writer is also public (wperf/report.h:
+ * wperf_json_string), for the lines sink.wperf.knots writes around a
+ * report, so every JSON string wperf writes is escaped alike.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -60,6 +62,11 @@ void json_string(FILE *out, const char *s)
 		}
 	}
 	fputc('"', out);
+}
+
+void wperf_json_string(FILE *out, const char *s)
+{
+	json_string(out, s);
 }
 
 void json_i64(FILE *out, int64_t v)

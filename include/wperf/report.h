@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * wperf/report.h — the knot report: the graph, its knots, and the writers
- * that print them for a person (text) or a script (JSON, doc/wperf-report.7.md).
+ * that print them for a person (text) or a script (JSON, doc/wperf-report.7.md),
+ * with the JSON string writer that the lines around a report share.
  */
 #ifndef WPERF_REPORT_H
 #define WPERF_REPORT_H
@@ -38,6 +39,12 @@ struct wperf_report {
 /* Both return 0, or -1 when writing failed (errno set). */
 int wperf_report_write_text(const struct wperf_report *r, FILE *out);
 int wperf_report_write_json(const struct wperf_report *r, FILE *out);
+
+/* s as a JSON string, quotes included (NULL: null), escaped as in the JSON
+ * report: bytes that are not UTF-8 become U+FFFD. For what is written
+ * around a report (sink.wperf.knots every= lines: a period's error, a
+ * notice that the hosts' clocks cannot be synchronised yet). */
+void wperf_json_string(FILE *out, const char *s);
 
 /* The wait-for graph for pictures and graph tools (doc/wperf-report.7.md,
  * "PICTURES, HTML AND GRAPHML"). Same return convention. */

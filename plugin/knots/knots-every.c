@@ -56,21 +56,6 @@ static void take_error_text(char *buf, size_t len)
 		bt_error_release(e);
 }
 
-/* s as a JSON string (quotes included). */
-static void json_string(FILE *f, const char *str)
-{
-	fputc('"', f);
-	for (const unsigned char *c = (const unsigned char *)str; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fprintf(f, "\\%c", *c);
-		else if (*c < 0x20)
-			fprintf(f, "\\u%04x", *c);
-		else
-			fputc(*c, f);
-	}
-	fputc('"', f);
-}
-
 /* The JSON report on one line: a JSON text holds no raw newline inside
  * its strings, so dropping each newline with the indentation after it
  * leaves the same value. */
@@ -178,7 +163,7 @@ static int write_section(struct knots_sink *s, struct wperf_analysis *a, const c
 		s->every_ns);
 	if (err[0]) {
 		fputs("\"error\": ", out);
-		json_string(out, err);
+		wperf_json_string(out, err);
 	} else {
 		fputs("\"report\": ", out);
 		json_one_line(out, body && body[0] ? body : "null");
