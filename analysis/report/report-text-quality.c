@@ -149,29 +149,41 @@ static void write_losers_in_knots(FILE *out, const struct wperf_report *r,
 			break;
 		}
 		text_label(name, g, v);
-		fprintf(out, "%s %s %llu (of its %llu waits)", listed > 1 ? "," : "", name,
-			(unsigned long long)count(vx), (unsigned long long)vx->waits);
+		fprintf(out, "%s %s %llu", listed > 1 ? "," : "", name,
+			(unsigned long long)count(vx));
+		/* A state mismatch need not be in a wait: "1 (of its 0 waits)"
+		 * would read as an impossible count. */
+		if (vx->waits > 0)
+			fprintf(out, " (of its %llu waits)", (unsigned long long)vx->waits);
 	}
 	fputc('\n', out);
+}
+
+/* The threads a vertex stands for: a merged pool's members, or itself. */
+static size_t threads_of(const struct wperf_vertex *v)
+{
+	return v->n_members > 0 ? v->n_members : 1;
 }
 
 /*
  * Under a counter of events the trace lost around threads: whose they
  * were, most first, and whether any of them is in a knot or sink. A
  * finding rests on lost events only when its threads are among them; on
- * a busy machine they are mostly other programs' threads.
+ * a busy machine they are mostly other programs' threads. Threads are
+ * counted as threads, a pool (`worker ×4`) as its members, so that the
+ * count agrees with the names listed after it.
  */
 static void write_losers(FILE *out, const struct wperf_report *r,
 			 uint64_t (*count)(const struct wperf_vertex *))
 {
 	const struct wperf_graph *g = r->graph;
-	size_t threads = 0, in_knots = 0, n_shown = 0;
+	size_t threads = 0, in_knots = 0, n_shown = 0, threads_shown = 0;
 	uint32_t shown[MAX_LISTED_LOSERS];
 	char name[LABEL_LEN];
 
 	for (uint32_t v = 0; v < g->n_vertices; v++)
 		if (count(&g->vertices[v]) > 0) {
-			threads++;
+			threads += threads_of(&g->vertices[v]);
 			in_knots += in_knot_or_sink(r, v);
 		}
 	if (threads == 0)
@@ -186,9 +198,10 @@ static void write_losers(FILE *out, const struct wperf_report *r,
 		fprintf(out, "%s %s %llu", n_shown ? "," : "", name,
 			(unsigned long long)count(&g->vertices[v]));
 		shown[n_shown++] = v;
+		threads_shown += threads_of(&g->vertices[v]);
 	}
-	if (threads > n_shown)
-		fprintf(out, " and %zu more", threads - n_shown);
+	if (threads > threads_shown)
+		fprintf(out, " and %zu more", threads - threads_shown);
 	if (in_knots == 0 && r->knots && r->knots->n > 0)
 		fputs("; none in a knot or sink", out);
 	fputc('\n', out);

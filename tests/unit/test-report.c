@@ -416,6 +416,45 @@ static void test_sink_kinds(void)
 	free(t);
 }
 
+/*
+ * The threads behind a lost-event counter, counted as threads: a pool of
+ * three merged threads (`worker-* ×3`, 9 mismatches) is three of them, so
+ * "in N threads" agrees with the names listed and "and N more" counts
+ * the threads not named (jbd2's one). And a knot member with mismatches
+ * but no waits of its own gets no "(of its 0 waits)".
+ */
+static void test_text_losers_counted_as_threads(void)
+{
+	static int64_t members[] = { 400, 401, 402 };
+	struct report_case c;
+	char *t = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	CHECK_INT(report_case_build("basic", &c), 0);
+	c.g.vertices[11].members = members;     /* worker-*: a pool */
+	c.g.vertices[11].n_members = 3;
+	c.g.vertices[11].merged_by = "pool";
+	free(c.g.vertices[11].name);            /* as merge.c names a pool */
+	c.g.vertices[11].name = strdup("worker-* \xc3\x97" "3");
+	c.g.vertices[11].state_mismatches = 9;
+	c.g.vertices[2].waits = 0;              /* jbd2/vda1-8 (200), a knot member */
+	c.g.vertices[2].state_mismatches = 1;
+	f = open_memstream(&t, &len);
+	CHECK(f != NULL);
+	if (f) {
+		CHECK_INT(wperf_report_write_text(&c.r, f), 0);
+		fclose(f);
+	}
+	check_contains(t, "      in 6 threads: worker-* \xc3\x97" "3 9, client (300) 4, "
+			  "mysqld (101) 2 and 1 more\n");
+	check_contains(t, "      in knots and sinks: mysqld (101) 2 (of its 10 waits), "
+			  "jbd2/vda1-8 (200) 1\n");
+	c.g.vertices[11].members = NULL;        /* static: not the case's to free */
+	report_case_free(&c);
+	free(t);
+}
+
 int main(void)
 {
 	RUN_TEST(test_sink_kinds);
@@ -429,5 +468,6 @@ int main(void)
 	RUN_TEST(test_text_leaving);
 	RUN_TEST(test_text_ranking);
 	RUN_TEST(test_write_errors);
+	RUN_TEST(test_text_losers_counted_as_threads);
 	return check_finish();
 }
