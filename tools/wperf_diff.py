@@ -376,13 +376,30 @@ def names_of(members):
     return ", ".join(printable(m) for m in members)
 
 
-def text_output(a, b, knots, edges, violations, limit_pct, top, out):
+def edge_change(e, per):
+    """An edge's change in words: its growth (per second analysed when
+    the lengths differ), or that it appeared or disappeared, which a
+    growth of "+0.0%" (a weightless edge) or "-100.0%" would hide."""
+    if e["status"] in ("appeared", "disappeared"):
+        return e["status"]
+    return fmt_growth(e["change_pct"]) + per
+
+
+def text_output(a, b, knots, edges, violations, limit_pct, top, absolute, out):
     w = out.write
     warnings = mismatches(a, b)
     if warnings:
         w("warning: " + "; ".join(warnings) + "\n")
     w(f"wperf diff: {printable(a.path)} ({fmt_ns(a.duration)}) -> "
       f"{printable(b.path)} ({fmt_ns(b.duration)})\n")
+    # Growth is of the rate (weight per second analysed) unless --absolute:
+    # with lengths that differ, "4.8s -> 1.2s +58.7%" would read as a
+    # mistake unless the percentages say what they compare.
+    per = ""
+    if not absolute and a.duration != b.duration:
+        per = " per s"
+        w("Changes are per second analysed, the two lengths differing "
+          "(--absolute compares the weights as they are)\n")
     counts = {s: sum(1 for k in knots if k["status"] == s)
               for s in ("appeared", "disappeared", "changed", "unchanged")}
     w(f"Knots and sinks: {counts['appeared']} appeared, {counts['disappeared']} disappeared, "
@@ -398,7 +415,8 @@ def text_output(a, b, knots, edges, violations, limit_pct, top, out):
         after = (weight_words(k["weight_after_ns"], k.get("own_after_ns"))
                  if k["status"] != "disappeared" else "-")
         w(f"  {k['status']:<11} {printable(k['kind']):<10} {names}  {before} -> {after}"
-          f"  {fmt_growth(k['growth_pct']) if k['status'] in ('changed',) else ''}\n".rstrip() + "\n")
+          f"  {fmt_growth(k['growth_pct']) + per if k['status'] in ('changed',) else ''}\n"
+          .rstrip() + "\n")
         if k["status"] == "changed" and k["members_before"] != k["members_after"]:
             w(f"              members were {{{names_of(k['members_before'])}}}\n")
         if k["status"] == "changed" and k["kind_before"] != k["kind_after"]:
@@ -410,7 +428,10 @@ def text_output(a, b, knots, edges, violations, limit_pct, top, out):
             w(f"              looks like {printable(after)}"
               + (f" (was {printable(before)})" if before and before != after else "") + "\n")
     moved = [e for e in edges if e["status"] != "unchanged"]
-    w(f"Edges: {len(moved)} of {len(edges)} changed by at least the tolerance")
+    n = {s: sum(1 for e in moved if e["status"] == s)
+         for s in ("changed", "appeared", "disappeared")}
+    w(f"Edges: {n['changed']} of {len(edges)} changed by at least the tolerance, "
+      f"{n['appeared']} appeared, {n['disappeared']} disappeared")
     if len(moved) > top:
         w(f" (the {top} largest changes; --format=json lists all)")
     w("\n")
@@ -419,7 +440,7 @@ def text_output(a, b, knots, edges, violations, limit_pct, top, out):
     for e in moved[:top]:
         emd_text = "" if e["emd_buckets"] is None else f"  EMD {e['emd_buckets']:.3f} buckets"
         w(f"  {printable(e['from'])} -> {printable(e['to'])}: {fmt_ns(e['weight_before_ns'])} -> "
-          f"{fmt_ns(e['weight_after_ns'])} ({fmt_growth(e['change_pct'])}), waits "
+          f"{fmt_ns(e['weight_after_ns'])} ({edge_change(e, per)}), waits "
           f"{e['count_before']} -> {e['count_after']}{emd_text}\n")
     shifted = [e for e in edges if e["emd_buckets"] is not None and e["emd_buckets"] >= 1.0]
     if shifted:
@@ -430,7 +451,7 @@ def text_output(a, b, knots, edges, violations, limit_pct, top, out):
         if violations:
             for k in violations:
                 what = ("appeared" if k["growth_pct"] is None
-                        else f"grew {k['growth_pct']:+.1f}%")
+                        else f"grew {k['growth_pct']:+.1f}%{per}")
                 w(f"FAIL: knot {{{names_of(k['members'])}}} {what} "
                   f"(tolerance {limit_pct:g}%)\n")
         else:
@@ -566,7 +587,8 @@ def write_output(args, a, b, knots, edges, violations, status, out):
         }
         out.write(json.dumps(doc, indent=1, allow_nan=False) + "\n")
     else:
-        text_output(a, b, knots, edges, violations, args.fail_if_knot_grows, args.top, out)
+        text_output(a, b, knots, edges, violations, args.fail_if_knot_grows, args.top,
+                    args.absolute, out)
 
 
 def main(argv):

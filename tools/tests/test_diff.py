@@ -355,6 +355,38 @@ class TestEmd(Base):
         self.assertIn("Wait lengths that moved by at least one log2 bucket", text)
 
 
+class TestDifferentLengths(Base):
+    def test_rates_said_and_edges_that_went(self):
+        """A 4 s recording, then a 1 s one: the knot's weight falls from
+        2000 to 800 ns but its rate grows from 500 to 800 ns a second,
+        +60%: said per second, or "2000ns -> 800ns +60.0%" reads as a
+        mistake. An edge of no weight that went is "disappeared", not
+        "+0.0%", and the count line names it so."""
+        a = report([("writer", "disk:vda", 2000, {10: 4}),
+                    ("writer", "timer", 0, {})],
+                   knots=[("knot", ["writer", "disk:vda"], 2000)], duration=4000)
+        b = report([("writer", "disk:vda", 800, {10: 4})],
+                   knots=[("knot", ["writer", "disk:vda"], 800)], duration=1000)
+        paths = []
+        for i, r in enumerate((a, b)):
+            paths.append(os.path.join(self.tmp.name, f"len-{i}.json"))
+            with open(paths[-1], "w") as f:
+                json.dump(r, f)
+        text = wperf("diff", "--fail-if-knot-grows=50", *paths).stdout
+        self.assertIn("\nChanges are per second analysed, the two lengths differing "
+                      "(--absolute compares the weights as they are)\n", text)
+        self.assertIn("{disk:vda, writer}  2us -> 800ns  +60.0% per s\n", text)
+        self.assertIn("\nEdges: 1 of 2 changed by at least the tolerance, 0 appeared, "
+                      "1 disappeared\n", text)
+        self.assertIn("  writer -> disk:vda: 2us -> 800ns (+60.0% per s), waits 4 -> 4  EMD 0.000 buckets\n", text)
+        self.assertIn("  writer -> timer: 0ns -> 0ns (disappeared), waits 0 -> 0\n", text)
+        self.assertIn("FAIL: knot {disk:vda, writer} grew +60.0% per s (tolerance 50%)", text)
+        # --absolute: nanoseconds, no "per s".
+        text = wperf("diff", "--absolute", *paths).stdout
+        self.assertIn("{disk:vda, writer}  2us -> 800ns  -60.0%\n", text)
+        self.assertNotIn("per s", text)
+
+
 class TestHostileNames(Base):
     """Thread names come from the traced programs: ESC, CR, LF, DEL and C1
     controls in them must not reach the terminal (nor forge report lines)."""
