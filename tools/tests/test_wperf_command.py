@@ -506,6 +506,11 @@ class Errors(unittest.TestCase):
                            '--params: expecting `=` at the end of')
         self.assertOneLine(wperf('report', trace, '--params', 'merge=[none'),
                            '--params: expecting `,` or `]`')
+        # A bare value only a quoted string may hold: how to write it.
+        self.assertOneLine(wperf('report', trace, '--params', 'nic-capacity=lo=1Gbit'),
+                           '--params: expecting `,` at character 16 of `nic-capacity=lo=1Gbit`; '
+                           'a value holding `/`, `=`, `,`, `:` or blanks is a string in double '
+                           'quotes, e.g. --params \'nic-capacity="lo=1Gbit",begin="12:30:05"\'')
 
     def test_report_verbose_shows_babeltrace2s_error(self):
         p = wperf('report', '--verbose', self.tmp)

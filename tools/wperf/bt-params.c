@@ -46,16 +46,29 @@ struct scanner {
 	bool failed;
 };
 
+/*
+ * Said where a value or a `,` after one was expected: the usual cause is
+ * a value written bare that only a quoted string may hold
+ * (nic-capacity=lo=1Gbit, begin=12:30:05, path=/tmp/r.json), which the
+ * shell's own quotes do not make one.
+ */
+static const char QUOTE_HINT[] =
+	"; a value holding `/`, `=`, `,`, `:` or blanks is a string in double quotes, "
+	"e.g. --params 'nic-capacity=\"lo=1Gbit\",begin=\"12:30:05\"'";
+
 static void fail(struct scanner *s, const char *expecting)
 {
+	bool bare = !strcmp(expecting, "`,`") || !strcmp(expecting, "a value");
+
 	if (s->failed)
 		return;
 	s->failed = true;
 	if (s->kind == TOK_EOF)
-		snprintf(s->why, s->whylen, "expecting %s at the end of `%s`", expecting, s->text);
+		snprintf(s->why, s->whylen, "expecting %s at the end of `%s`%s", expecting,
+			 s->text, bare ? QUOTE_HINT : "");
 	else
-		snprintf(s->why, s->whylen, "expecting %s at character %td of `%s`", expecting,
-			 s->start - s->text + 1, s->text);
+		snprintf(s->why, s->whylen, "expecting %s at character %td of `%s`%s", expecting,
+			 s->start - s->text + 1, s->text, bare ? QUOTE_HINT : "");
 }
 
 static bool ident_first(int c) { return isalpha(c) || c == '_'; }
