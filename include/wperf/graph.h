@@ -77,29 +77,26 @@ bool wperf_comm_is_tracer_process(const char *comm);
 bool wperf_comm_waits_only_for_work(const char *comm);
 
 struct wperf_vertex {
+	/* First, together, what the analysis reads or writes for every
+	 * segment (analysis/segments.c, analysis/analysis.c) and the comm
+	 * every switch compares: a segment then touches one or two cache
+	 * lines of its vertex, not three or four. */
 	uint32_t id;                 /* index in wperf_graph.vertices */
 	enum wperf_vertex_kind kind;
-	char *name;                  /* "disk:vda", "irq:24:virtio1", "timer", comm for threads */
-	/* Threads only (-1 / NULL otherwise). */
-	int64_t tid, pid;
-	char *comm;                  /* last comm (after exec) */
-	int64_t parent_tid;          /* threads: who forked it, when the trace saw the
-	                                fork (sched_process_fork); else 0 */
-	/* Virtual vertices made by merging threads (wperf/merge.h): the
-	 * members' tids, ascending; NULL / 0 otherwise. */
-	int64_t *members;
-	size_t n_members;
-	const char *merged_by;       /* the rule that merged them, static: "pool",
-	                                "process", "name", "stack", "children";
-	                                NULL otherwise */
+	/* The host it lives on: an index in wperf_graph.hosts (0 with one
+	 * host). Threads' tid, pid and parent_tid carry it in their high
+	 * bits (wperf_host_id()): wperf_local_id() gives the host's own. */
+	uint32_t host;
+	char *comm;                  /* threads: last comm (after exec); else NULL */
 	/* Threads: observed lifetime and how it was spent, in ns. */
-	int64_t first_ts, last_ts;
+	int64_t last_ts;
 	int64_t running_ns, runnable_ns;
+	uint64_t waits;                         /* number of waiting segments */
+	/* Of the waits on threads, the time the awaited thread was itself
+	 * runnable: waiting for a CPU at one remove (analysis/runhist.h). */
+	int64_t waited_on_runnable_ns;
 	int64_t waiting_ns[WPERF_V_KIND_COUNT]; /* by kind of the waker */
-	/* Threads: time inside first_ts .. last_ts in no state the trace
-	 * showed (its switch-out lost with events: not running, not anything
-	 * else either). running + runnable + waiting + unknown = last - first. */
-	int64_t unknown_ns;
+	int64_t tid, pid;            /* threads only (-1 otherwise) */
 	/* Threads: of runnable_ns, the time its CPU sat idle before running
 	 * it (a wakeup's latency, as after each I/O completion): no other
 	 * thread wanted that CPU, so it is no wait for a CPU (the CPU finding
@@ -113,14 +110,25 @@ struct wperf_vertex {
 	 * with a preemption, a timer or a thread's wakeup, or outlasted a
 	 * turn. */
 	int64_t woken_cpu_wait_ns;
-	/* Of the waits on threads, the time the awaited thread was itself
-	 * runnable: waiting for a CPU at one remove (analysis/runhist.h). */
-	int64_t waited_on_runnable_ns;
+	int64_t first_ts;
+	char *name;                  /* "disk:vda", "irq:24:virtio1", "timer", comm for threads */
+	int64_t parent_tid;          /* threads: who forked it, when the trace saw the
+	                                fork (sched_process_fork); else 0 */
+	/* Virtual vertices made by merging threads (wperf/merge.h): the
+	 * members' tids, ascending; NULL / 0 otherwise. */
+	int64_t *members;
+	size_t n_members;
+	const char *merged_by;       /* the rule that merged them, static: "pool",
+	                                "process", "name", "stack", "children";
+	                                NULL otherwise */
+	/* Threads: time inside first_ts .. last_ts in no state the trace
+	 * showed (its switch-out lost with events: not running, not anything
+	 * else either). running + runnable + waiting + unknown = last - first. */
+	int64_t unknown_ns;
 	/* Virtual vertices: the CPU finding's split of each member's time,
 	 * weighed by the work it did (wperf_cpu_weigh), summed over the
 	 * members by the merge. 0 for threads (computed from the above). */
 	int64_t cpu_weighted_runnable_ns, cpu_weighted_waiting_ns;
-	uint64_t waits;                         /* number of waiting segments */
 	bool unknown_initial_state;  /* first seen mid-trace without statedump/fork */
 	bool woken_to_missing_cpu;   /* woken to run on a CPU whose events are missing
 	                                (wperf_quality.missing_cpus) */
@@ -132,10 +140,6 @@ struct wperf_vertex {
 	int64_t busy_ns;
 	uint64_t bytes;
 	uint64_t capacity_bps;       /* NICs: link speed given by the user, 0 = unknown */
-	/* The host it lives on: an index in wperf_graph.hosts (0 with one
-	 * host). Threads' tid, pid and parent_tid carry it in their high
-	 * bits (wperf_host_id()): wperf_local_id() gives the host's own. */
-	uint32_t host;
 };
 
 /*
