@@ -141,6 +141,32 @@ class BadInput(unittest.TestCase):
         self.assertFails(p, cmd, 'frobnicate')
         self.assertEqual(os.listdir(d), [])
 
+    def test_help_names_every_known_parameter(self):
+        """`babeltrace2 help COMPONENT` describes every parameter the
+        component accepts: the names its unknown-parameter error lists
+        as known (sink.wperf.knots' help lacked host-clocks and
+        sync-hosts)."""
+        for comp in ('sink.wperf.knots', 'filter.wperf.waits', 'sink.wperf.netsync',
+                     'source.wperf.tracefs'):
+            with self.subTest(comp=comp):
+                if comp.startswith('source.'):
+                    cmd = [BABELTRACE2, '--plugin-path=' + ws.plugin_dir(), '-c', comp,
+                           '--params=frobnicate=3', '-c', 'sink.utils.dummy']
+                    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                       text=True, timeout=120)
+                else:
+                    cmd, p = self.cli(self.good, comp=comp, params='frobnicate=3')
+                self.assertFails(p, cmd, '(known: ')
+                known = ' '.join(p.stderr.split()).split('(known: ', 1)[1].split(')', 1)[0]
+                names = [n.strip() for n in known.split(',')]
+                self.assertGreater(len(names), 1, known)
+                h = subprocess.run([BABELTRACE2, '--plugin-path=' + ws.plugin_dir(), 'help',
+                                    comp], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   text=True, timeout=60)
+                self.assertEqual(h.returncode, 0, h.stderr)
+                missing = [n for n in names if n + '=' not in h.stdout]
+                self.assertEqual(missing, [], '%s help does not describe %s' % (comp, missing))
+
     def test_unknown_parameter_filter(self):
         cmd, p = self.cli(self.good, comp='filter.wperf.waits', params='frobnicate=3')
         self.assertFails(p, cmd, 'frobnicate')
