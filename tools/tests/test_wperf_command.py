@@ -847,6 +847,25 @@ class Errors(unittest.TestCase):
         self.assertEqual(p.returncode, 0)
         for cmd in ('record', 'snapshot', 'stop', 'report'):
             self.assertIn('wperf ' + cmd, p.stdout)
+        # Every form wperf(1)'s SYNOPSIS gives (its words before the first
+        # optional one) is in the usage too: `top --relay` was missing.
+        with open(os.path.join(HERE, '..', '..', 'doc', 'wperf.1.md')) as f:
+            synopsis = f.read().split('## SYNOPSIS', 1)[1].split('##', 1)[0]
+        forms = []
+        for line in synopsis.splitlines():
+            words = line.split()
+            if not words or words[0] != 'wperf' or words[1].startswith('--'):
+                continue
+            form = []
+            for w in words:
+                if w.startswith('[') or w.startswith('('):
+                    break
+                form.append(w)
+            forms.append(' '.join(form))
+        self.assertIn('wperf top --relay URL --hosts HOST[/SESSION],...', forms)
+        for form in forms:
+            self.assertIn(form, p.stdout)
+        self.assertIn('TRACE [TRACE...]', p.stdout)   # several hosts' traces
         p = wperf('record', '--help')
         self.assertEqual(p.returncode, 0)
         self.assertIn('--snapshot', p.stdout)
