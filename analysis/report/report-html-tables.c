@@ -263,8 +263,9 @@ void wperf_html_threads_table(FILE *out, const struct wperf_report *r,
 		if (wperf_fmt_thread_listed(&r->graph->vertices[id]) && (!reach || reach[id]))
 			write_thread_row(out, r, m, id);
 	table_end(out);
-	/* A window's table has no row of zeros (wperf_fmt_thread_listed). */
-	size_t outside = wperf_fmt_threads_outside(r->graph);
+	/* A window's table has no row of zeros (wperf_fmt_thread_listed);
+	 * with a focus, the unseen are the rest of the machine's, as above. */
+	size_t outside = reach ? 0 : wperf_fmt_threads_outside(r->graph);
 	if (outside)
 		fprintf(out, "<p>%zu thread%s the trace names outside the analysed range, none "
 			"in it, %s not listed.</p>\n", outside, outside == 1 ? "" : "s",

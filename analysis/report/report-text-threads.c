@@ -182,7 +182,9 @@ void text_write_threads(FILE *out, const struct wperf_report *r)
 	if (shown < n)
 		fprintf(out, "  ... %zu more threads omitted (the JSON report lists them all)\n",
 			n - shown);
-	size_t outside = wperf_fmt_threads_outside(r->graph);
+	/* Not with a focus: the table lists only the focus, and the rest of
+	 * the machine's unseen threads say nothing about it. */
+	size_t outside = r->focus ? 0 : wperf_fmt_threads_outside(r->graph);
 	if (outside)
 		fprintf(out, "  (%zu thread%s the trace names outside the analysed range, none in it: "
 			"not listed)\n", outside, outside == 1 ? "" : "s");

@@ -455,6 +455,46 @@ static void test_text_losers_counted_as_threads(void)
 	free(t);
 }
 
+/* The text report of case `name` with thread vertex 12 (idle-0) named by
+ * the trace but never seen in the analysed range (free it). */
+static char *render_with_unseen(const char *name)
+{
+	struct report_case c;
+	char *t = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	CHECK_INT(report_case_build(name, &c), 0);
+	c.g.vertices[12].first_ts = -1;
+	c.g.vertices[12].last_ts = -1;
+	f = open_memstream(&t, &len);
+	if (f) {
+		CHECK_INT(wperf_report_write_text(&c.r, f), 0);
+		fclose(f);
+	}
+	report_case_free(&c);
+	return t;
+}
+
+/*
+ * A thread the trace names but never shows in the analysed range is
+ * counted under the threads table; with a focus the table lists only
+ * the focus, so the count of the rest of the machine's unseen threads
+ * (a recording's statedump names every thread) says nothing about it.
+ */
+static void test_text_unseen_threads(void)
+{
+	char *t = render_with_unseen("basic");
+
+	check_contains(t, "  (1 thread the trace names outside the analysed range, none in it: "
+			  "not listed)\n");
+	free(t);
+	t = render_with_unseen("focus");
+	check_contains(t, "\nThreads: ");
+	CHECK(t && !strstr(t, "outside the analysed range"));
+	free(t);
+}
+
 int main(void)
 {
 	RUN_TEST(test_sink_kinds);
@@ -469,5 +509,6 @@ int main(void)
 	RUN_TEST(test_text_ranking);
 	RUN_TEST(test_write_errors);
 	RUN_TEST(test_text_losers_counted_as_threads);
+	RUN_TEST(test_text_unseen_threads);
 	return check_finish();
 }
