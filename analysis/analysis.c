@@ -104,6 +104,13 @@ static bool clip_segment(const struct wperf_analysis *a, const struct closed_seg
 	return out->end > out->start;
 }
 
+static enum cascade_waker cascade_waker_kind(enum wperf_vertex_kind kind)
+{
+	if (kind == WPERF_V_THREAD)
+		return CASCADE_WAKER_THREAD;
+	return wperf_vertex_kind_is_device(kind) ? CASCADE_WAKER_DEVICE : CASCADE_WAKER_OTHER;
+}
+
 /* A closed wait's consumers: the breakdown by waker kind, the edge, the
  * CPU finding, the stacks and the cascade; returns the cascaded weight.
  * A function of its own: the running and runnable segments (two in three)
@@ -132,9 +139,14 @@ on_wait_segment(struct wperf_analysis *a, const struct closed_segment *seg,
 				   seg->end, forked_by(a, seg->waker) == seg->vertex);
 	/* The part of it the waker spent waiting for a CPU (the CPU
 	 * finding's, wperf/cpu.h). */
-	if (w->kind == WPERF_V_THREAD)
-		v->waited_on_runnable_ns += runhist_overlap(&a->runhist, seg->waker,
-							    seg->start, seg->end);
+	if (w->kind == WPERF_V_THREAD) {
+		int64_t on_runnable = runhist_overlap(&a->runhist, seg->waker, seg->start,
+						      seg->end);
+
+		v->waited_on_runnable_ns += on_runnable;
+		if (on_runnable > 0)
+			edges_add_runnable(&a->edges, seg->vertex, seg->waker, on_runnable);
+	}
 	if (seg->stack)
 		stacks_add_wait(&a->stacks, seg->vertex, seg->waker, seg->stack - 1, d);
 	if (seg->after_gap)
@@ -148,7 +160,7 @@ on_wait_segment(struct wperf_analysis *a, const struct closed_segment *seg,
 	 * whoever gave it work. */
 	if (!(vt_comm_flags(&a->vt, seg->vertex) & (VT_COMM_TRACER | VT_COMM_WAITS_FOR_WORK)))
 		cascade_ns = cascade_wait_ended(&a->cascade, &a->edges, seg->vertex,
-						seg->waker, w->kind == WPERF_V_THREAD,
+						seg->waker, cascade_waker_kind(w->kind),
 						requested, seg->start, seg->end);
 	maybe_prune(a);
 	return cascade_ns;

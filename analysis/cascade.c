@@ -35,7 +35,7 @@ static struct wait_history *history_of(struct cascade *c, uint32_t v, bool creat
 }
 
 static void history_append(struct cascade *c, uint32_t v, int64_t start,
-			   int64_t end, uint32_t waker, bool requested)
+			   int64_t end, uint32_t waker, bool requested, bool device)
 {
 	struct wait_history *h = history_of(c, v, true);
 
@@ -53,7 +53,7 @@ static void history_append(struct cascade *c, uint32_t v, int64_t start,
 		return;
 	}
 	h->r[h->n++] = (struct wait_record){ .start = start, .end = end, .waker = waker,
-					     .requested = requested };
+					     .requested = requested, .device = device };
 	if (++c->stats.live > c->stats.peak_live)
 		c->stats.peak_live = c->stats.live;
 }
@@ -166,10 +166,14 @@ static struct wait_history *root_history(struct cascade *c, uint32_t thread, int
  * Depth-first walk with an explicit stack. The cycle guard is a mark on
  * each thread of the current path (set on push, cleared on pop), so it
  * costs O(1) per record: checking the path itself would make a chain of
- * N threads cost O(N^2) per wait.
+ * N threads cost O(N^2) per wait. *device_ns gets the time the walk
+ * ended at a device: each frame's window lies inside its parent's record
+ * and a thread's records do not overlap, so those parts are disjoint
+ * pieces of [t1, t2].
  */
 static int64_t walk(struct cascade *c, struct edge_map *edges, uint32_t waiter,
-		    uint32_t waker, bool requested, int64_t t1, int64_t t2)
+		    uint32_t waker, bool requested, int64_t t1, int64_t t2,
+		    int64_t *device_ns)
 {
 	size_t top = 0, edge = EDGE_NONE, first, end;
 	uint32_t edge_from = 0, edge_to = 0;
@@ -213,6 +217,8 @@ static int64_t walk(struct cascade *c, struct edge_map *edges, uint32_t waiter,
 			if (edge != EDGE_NONE)
 				edges->e[edge].weight_ns += hi - lo;
 			added += hi - lo;
+			if (r.device)
+				*device_ns += hi - lo;
 			c->stats.frames++;
 			/* Only a waker with waits inside [lo, hi] needs a frame:
 			 * most have none (pushing and popping would cost more
@@ -239,25 +245,31 @@ static int64_t walk(struct cascade *c, struct edge_map *edges, uint32_t waiter,
 }
 
 int64_t cascade_wait_ended(struct cascade *c, struct edge_map *edges,
-			   uint32_t waiter, uint32_t waker, bool walk_waker,
+			   uint32_t waiter, uint32_t waker, enum cascade_waker kind,
 			   bool requested, int64_t t1, int64_t t2)
 {
-	int64_t added = 0;
+	int64_t added = 0, device_ns = 0;
 
 	if (t2 <= t1)
 		return 0;
-	if (walk_waker) {
+	if (kind == CASCADE_WAKER_THREAD) {
 		uint64_t truncated = c->stats.truncated_walks;
 
 		c->stats.walks++;
-		added = walk(c, edges, waiter, waker, requested, t1, t2);
+		added = walk(c, edges, waiter, waker, requested, t1, t2, &device_ns);
 		if (c->stats.truncated_walks != truncated)
 			c->stats.truncated_waits++;
+		if (device_ns > 0) {
+			size_t e = edges_get(edges, waiter, waker);
+
+			if (e != EDGE_NONE)
+				edges->e[e].device_ns += device_ns;
+		}
 	}
 	/* Recorded whatever the waker: a later walk through the waiter must
 	 * reach its waits on a disk or a timer too (the branch ends there,
 	 * as a pseudo-thread never waits and so has no history). */
-	history_append(c, waiter, t1, t2, waker, requested);
+	history_append(c, waiter, t1, t2, waker, requested, kind == CASCADE_WAKER_DEVICE);
 	return added;
 }
 

@@ -41,6 +41,8 @@ struct wait_record {
 	bool requested;         /* the waiter had woken its waker since the waker
 	                           last woke it: the waker worked on its request
 	                           (cascade_wait_ended) */
+	bool device;            /* the waker is a device: a walk that reaches
+	                           this record ends at a device */
 };
 
 struct wait_history {
@@ -88,9 +90,11 @@ void cascade_fini(struct cascade *c);
 /*
  * A wait of `waiter` on `waker` over [t1, t2] has ended. Adds the cascaded
  * weight to the edges (the direct weight is the caller's) and returns the
- * total added. The wait is recorded for later walks through the waiter;
- * walk_waker: walk into the waker's history (false for a pseudo-thread,
- * whose branch ends at its edge, which the caller weighs).
+ * total added. The wait is recorded for later walks through the waiter.
+ * A thread waker's history is walked; a pseudo-thread's branch ends at
+ * its edge, which the caller weighs. The part of the window over which
+ * the walk ended at a device (the waker waited on one, directly or down
+ * its chain) is added to the waiter -> waker edge's device_ns.
  *
  * requested: the waiter had woken the waker since the waker last woke it
  * (a request, then a wait for the answer; edges_add_wait says). Then the
@@ -102,8 +106,14 @@ void cascade_fini(struct cascade *c);
  * holds at every level of the walk, by the flag of each record.
  * (wperf-analysis(7), "Inherited waiting".)
  */
+enum cascade_waker {
+	CASCADE_WAKER_THREAD,   /* a thread: its history is walked */
+	CASCADE_WAKER_DEVICE,   /* a disk or a NIC: a walk through the waiter ends there */
+	CASCADE_WAKER_OTHER,    /* a timer, an interrupt, unknown... */
+};
+
 int64_t cascade_wait_ended(struct cascade *c, struct edge_map *edges,
-			   uint32_t waiter, uint32_t waker, bool walk_waker,
+			   uint32_t waiter, uint32_t waker, enum cascade_waker kind,
 			   bool requested, int64_t t1, int64_t t2);
 
 /*

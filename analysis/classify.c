@@ -140,8 +140,13 @@ struct facts {
 	int64_t waits_on_devices_ns;  /* members' direct waits on device members, and
 	                                 their CPU delays after device wakeups */
 	int64_t woken_ns;             /* members' woken_cpu_wait_ns, summed */
-	int64_t device_weight_ns;     /* weight of the threads' waits on device members */
-	int64_t thread_weight_ns;     /* weight of the threads' waits on each other */
+	/* The threads' own waiting inside the knot, by where it ended: */
+	int64_t device_end_ns;        /* at a device: on a device member, on a thread
+	                                 waiting on a device, and the CPU delays
+	                                 after device wakeups */
+	int64_t through_ns;           /* of it, on a thread waiting on a device */
+	int64_t thread_end_ns;        /* the rest of their waits on each other, */
+	int64_t on_runnable_ns;       /* but for those on a runnable thread */
 	uint32_t device;              /* the (first) device member, or UINT32_MAX */
 	size_t devices;               /* device members */
 	size_t threads;
@@ -213,8 +218,8 @@ static void device_fact(struct facts *f, uint32_t dev)
 			f->waits_on_devices_ns = wperf_add_durations(f->waits_on_devices_ns,
 									 e->direct_ns);
 			if (is_threadlike(&f->g->vertices[e->from]))
-				f->device_weight_ns = wperf_add_durations(f->device_weight_ns,
-									  e->weight_ns);
+				f->device_end_ns = wperf_add_durations(f->device_end_ns,
+								       e->direct_ns);
 		}
 		if (e && e->from == dev && e->to != dev)
 			ev->b_ns = wperf_add_durations(ev->b_ns, e->weight_ns);
@@ -426,40 +431,63 @@ static void saturation_fact(struct facts *f)
 	}
 }
 
-/* Where a device knot's weight lies: in the threads' waits on its
- * devices (with the CPU delays after their wakeups, that wait's cost), or
- * in their waits on each other. A device can join a knot through a few
- * seconds of writeback while the threads mostly wait on each other (a
- * lock, a client waiting on its server): then a device is a member but
- * not where the waiting is. */
+/* Where a device knot's waiting ends: in the device, or between its
+ * threads. Each of the threads' own waits inside the knot is followed
+ * down the chain of threads it waited on, as the cascade walked it: a
+ * wait on a thread that was itself waiting on the device (a group
+ * commit's followers waiting on the thread that fsyncs, a client waiting
+ * on its server's flush) ends in the device, as the waits on the device
+ * itself and the CPU delays after its wakeups (that wait's cost) do; the
+ * rest ends in a thread that ran, wanted a CPU or slept. Own time, not
+ * weight: a weight counts a wait again on every edge it passed through,
+ * so the threads' side would count a chain's waits once per link. The
+ * waits on a thread that was runnable meanwhile end in neither: they
+ * wait for a CPU at one remove (the CPU finding's, wperf/cpu.h). A
+ * device can join a knot through a few seconds of writeback while the
+ * threads mostly wait on each other (a lock, a client waiting on its
+ * server working): then a device is a member but not where the waiting
+ * ends. */
 static void device_weight_fact(struct facts *f)
 {
 	struct wperf_evidence *ev;
+	bool threads_wait = false;
 
 	if (!f->has_device)
 		return;
 	for (size_t i = 0; i < f->k->n_edges; i++) {
 		const struct wperf_edge *e = internal_edge(f, i);
-		if (e && is_threadlike(&f->g->vertices[e->from]) &&
-		    is_threadlike(&f->g->vertices[e->to]))
-			f->thread_weight_ns = wperf_add_durations(f->thread_weight_ns,
-								  e->weight_ns);
+		if (!e || !is_threadlike(&f->g->vertices[e->from]) ||
+		    !is_threadlike(&f->g->vertices[e->to]))
+			continue;
+		/* The edge's parts are disjoint pieces of direct_ns, but a
+		 * merged or windowed edge may round: clamp each to the rest. */
+		int64_t through = e->device_ns < e->direct_ns ? e->device_ns : e->direct_ns;
+		int64_t rest = e->direct_ns - through;
+		int64_t on_runnable = e->runnable_ns < rest ? e->runnable_ns : rest;
+
+		threads_wait = threads_wait || e->direct_ns > 0;
+		f->through_ns = wperf_add_durations(f->through_ns, through);
+		f->on_runnable_ns = wperf_add_durations(f->on_runnable_ns, on_runnable);
+		f->thread_end_ns = wperf_add_durations(f->thread_end_ns, rest - on_runnable);
 	}
-	f->device_weight_ns = wperf_add_durations(f->device_weight_ns, f->woken_ns);
+	f->device_end_ns = wperf_add_durations(f->device_end_ns, f->woken_ns);
+	f->device_end_ns = wperf_add_durations(f->device_end_ns, f->through_ns);
 	/* Threads that never wait on each other leave nothing to weigh. */
-	if (f->thread_weight_ns == 0 || !(ev = add(f, WPERF_EV_DEVICE_WEIGHT)))
+	if (!threads_wait || !(ev = add(f, WPERF_EV_DEVICE_WEIGHT)))
 		return;
 	ev->vertex = f->device;
-	ev->a_ns = f->device_weight_ns;
-	ev->b_ns = f->thread_weight_ns;
+	ev->a_ns = f->device_end_ns;
+	ev->b_ns = f->thread_end_ns;
 	ev->woken_ns = f->woken_ns;
+	ev->through_ns = f->through_ns;
+	ev->on_runnable_ns = f->on_runnable_ns;
 	ev->count = f->woken_ns > 0;
 	ev->total = f->devices;
 }
 
 static bool weight_in_devices(const struct facts *f)
 {
-	return f->has_device && f->device_weight_ns >= f->thread_weight_ns;
+	return f->has_device && f->device_end_ns >= f->thread_end_ns;
 }
 
 static void process_facts(struct facts *f)

@@ -230,6 +230,14 @@ bool edges_add_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t star
 	return asked;
 }
 
+void edges_add_runnable(struct edge_map *m, uint32_t from, uint32_t to, int64_t ns)
+{
+	size_t i = edges_get(m, from, to);
+
+	if (i != EDGE_NONE)
+		m->e[i].runnable_ns += ns;
+}
+
 void edges_add_idle_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t start,
 			 int64_t end)
 {

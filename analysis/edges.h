@@ -68,6 +68,9 @@ void edges_add_idle_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t
 
 void edges_add_cascade(struct edge_map *m, uint32_t from, uint32_t to, int64_t amount);
 
+/* Of a wait just added on from -> to, `to` was runnable this long. */
+void edges_add_runnable(struct edge_map *m, uint32_t from, uint32_t to, int64_t ns);
+
 /* Move the edges out, sorted by (from, to). The map is left empty. */
 void edges_take_sorted(struct edge_map *m, struct wperf_edge **out, size_t *n);
 

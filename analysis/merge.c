@@ -609,6 +609,8 @@ static size_t combine(struct wperf_edge *e, size_t n)
 		}
 		d->weight_ns += e[i].weight_ns;
 		d->direct_ns += e[i].direct_ns;
+		d->device_ns += e[i].device_ns;
+		d->runnable_ns += e[i].runnable_ns;
 		d->count += e[i].count;
 		d->gap_waits += e[i].gap_waits;
 		d->idle_ns += e[i].idle_ns;

@@ -18,7 +18,8 @@ report they read, so no test can pass on a report that cannot be true:
 - a device was busy at most the analysed duration (per device);
 - a finding's evidence counts the members' delays after device wakeups
   (`woken_ns`) inside the side it adds them to (cpu_demand: `b_ns`;
-  device_weight: `a_ns`);
+  device_weight: `a_ns`), and a device_weight's waits through threads
+  waiting on the device (`through_ns`) inside `a_ns` beside them;
 - every share is in [0, 1] (validate-report.py checks them all by name).
 """
 
@@ -89,6 +90,12 @@ def evidence_problems(doc):
         if w and (ev["kind"] not in side or w > ev[side[ev["kind"]]]):
             yield ("%s evidence: woken_ns = %d, not part of its %s" %
                    (ev["kind"], w, side.get(ev["kind"], "figures")))
+        t = ev.get("through_ns", 0)
+        if t and (ev["kind"] != "device_weight" or w + t > ev["a_ns"]):
+            yield ("%s evidence: through_ns = %d and woken_ns = %d, more than a_ns = %d" %
+                   (ev["kind"], t, w, ev.get("a_ns", 0)))
+        if ev.get("on_runnable_ns", 0) and ev["kind"] != "device_weight":
+            yield "%s evidence: on_runnable_ns, which only device_weight has" % ev["kind"]
 
 
 def check(doc, what="report"):

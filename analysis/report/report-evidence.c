@@ -13,6 +13,47 @@
 
 #define LABEL 96
 
+/* "(9.5 s of it on a thread that was waiting on it; 316 ms the CPU delays after
+ * the device woke them, that wait's cost)", or "" when neither. */
+static void device_parts(char *buf, size_t len, const struct wperf_evidence *ev)
+{
+	char through[32], woken[32];
+
+	wperf_fmt_duration(through, sizeof through, ev->through_ns, 0);
+	wperf_fmt_duration(woken, sizeof woken, ev->woken_ns, 0);
+	if (ev->through_ns > 0 && ev->woken_ns > 0)
+		snprintf(buf, len, " (%s of it on a thread that was waiting on it; %s the CPU delays "
+			 "after the device woke them, that wait's cost)", through, woken);
+	else if (ev->through_ns > 0)
+		snprintf(buf, len, " (%s of it on a thread that was waiting on it)", through);
+	else if (ev->woken_ns > 0)
+		snprintf(buf, len, " (%s of it the CPU delays after the device woke them, "
+			 "that wait's cost)", woken);
+	else
+		buf[0] = '\0';
+}
+
+static void device_weight_describe(char *buf, size_t len, const struct wperf_evidence *ev,
+				   const char *v1, const char *a, const char *b)
+{
+	char parts[192], cpu[128] = "", r[32];
+	bool in_device = ev->a_ns >= ev->b_ns;
+
+	device_parts(parts, sizeof parts, ev);
+	if (ev->on_runnable_ns > 0) {
+		wperf_fmt_duration(r, sizeof r, ev->on_runnable_ns, 0);
+		snprintf(cpu, sizeof cpu, " (and %s on a thread that was runnable: a wait for "
+			 "a CPU, on neither side)", r);
+	}
+	snprintf(buf, len, "the threads waited on %s%s %s, directly or through each "
+		 "other%s, %s the %s of their other waits on each other%s: %s", v1,
+		 ev->total > 1 ? " and the other devices" : "", a, parts,
+		 in_device ? "at least" : "less than", b, cpu,
+		 in_device ? "the knot's waiting ends in the device"
+			   : "the device is a member, but the knot's waiting ends between "
+			     "its threads");
+}
+
 void wperf_evidence_describe(char *buf, size_t len, const struct wperf_graph *g,
 			     const struct wperf_evidence *ev)
 {
@@ -82,13 +123,7 @@ void wperf_evidence_describe(char *buf, size_t len, const struct wperf_graph *g,
 				   "one waiter");
 		return;
 	case WPERF_EV_DEVICE_WEIGHT:
-		snprintf(buf, len, "the threads' waits on %s%s weigh %s%s, %s the %s of their "
-			 "waits on each other: %s", v1, ev->total > 1 ? " and the other devices" : "",
-			 a, woken,
-			 ev->a_ns >= ev->b_ns ? "at least" : "less than", b,
-			 ev->a_ns >= ev->b_ns ? "the knot's weight lies in the device"
-					      : "the device is a member, but the knot's weight "
-						"lies between its threads");
+		device_weight_describe(buf, len, ev, v1, a, b);
 		return;
 	case WPERF_EV_ONE_PROCESS:
 		snprintf(buf, len, "all %llu threads belong to process %lld",

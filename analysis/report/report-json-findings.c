@@ -119,6 +119,14 @@ static void write_evidence(const struct wperf_graph *g, const struct wperf_evide
 		json_key(out, "woken_ns", 0);
 		json_i64(out, ev->woken_ns);
 	}
+	if (ev->through_ns > 0) {
+		json_key(out, "through_ns", 0);
+		json_i64(out, ev->through_ns);
+	}
+	if (ev->on_runnable_ns > 0) {
+		json_key(out, "on_runnable_ns", 0);
+		json_i64(out, ev->on_runnable_ns);
+	}
 	json_key(out, "count", 0);
 	json_u64(out, ev->count);
 	json_key(out, "total", 0);

@@ -125,6 +125,14 @@ struct wperf_evidence {
 	                              delays after device wakeups (woken_cpu_wait_ns)
 	                              that b_ns or a_ns includes as the device's
 	                              cost; 0 for the other kinds */
+	int64_t through_ns;        /* device_weight: the part of a_ns the threads
+	                              waited on each other while the one waited on
+	                              waited on a device (wperf_edge.device_ns);
+	                              0 for the other kinds */
+	int64_t on_runnable_ns;    /* device_weight: the threads' waits on each other
+	                              while the one waited on was runnable
+	                              (wperf_edge.runnable_ns): a wait for a CPU,
+	                              on neither side; 0 for the other kinds */
 	uint64_t count;
 	uint64_t total;            /* the whole count is part of (queue), else 0 */
 	uint64_t turns;

@@ -217,6 +217,15 @@ struct wperf_edge {
 	uint32_t from, to;           /* vertex ids: "from waits for to" */
 	int64_t weight_ns;           /* after cascaded redistribution */
 	int64_t direct_ns;           /* the waits' own durations, no cascade */
+	/* Of direct_ns, when `to` is a thread: the time `to` itself waited
+	 * on a device (a disk, a NIC), directly or down the chain of threads
+	 * it waited on, as the cascade walked it. The waiter was held up by
+	 * that device through `to` (wperf-analysis(7), Classification). */
+	int64_t device_ns;
+	/* Of direct_ns, when `to` is a thread: the time `to` was runnable,
+	 * waiting for a CPU (analysis/runhist.h; its waiter's share of
+	 * wperf_vertex.waited_on_runnable_ns). */
+	int64_t runnable_ns;
 	uint64_t count;              /* number of waits (or I/O requests for disk -> thread) */
 	uint64_t hist[WPERF_HIST_BUCKETS]; /* log2 histogram of wait lengths */
 	uint64_t gap_waits;          /* waits that a gap in the trace cut short: only

@@ -994,6 +994,10 @@ static void test_waits_on_runnable(void)
 	CHECK_EQ("B runnable", vb->runnable_ns, 30 * MS);
 	CHECK_EQ("A waited on B while B was runnable", va->waited_on_runnable_ns, 30 * MS);
 	CHECK_EQ("B waited on nobody runnable", vb->waited_on_runnable_ns, 0);
+	const struct wperf_edge *ab = edge(&g, vertex_of_tid(&g, 1), vertex_of_tid(&g, 2));
+	CHECK_EQ("A->B exists", ab != NULL, 1);
+	if (ab)
+		CHECK_EQ("A->B: the part on a runnable B", ab->runnable_ns, 30 * MS);
 	wperf_graph_fini(&g);
 }
 
@@ -1039,6 +1043,9 @@ static void test_device_delay_cascades(void)
 		CHECK_EQ("A->W", aw->weight_ns, 55 * MS);
 		CHECK_EQ("W->disk: its 30 ms and A's 40 ms held up by the disk",
 			 wd->weight_ns, 70 * MS);
+		CHECK_EQ("A->W: 40 ms of it ended at the disk", aw->device_ns, 40 * MS);
+		CHECK_EQ("A->W: W's delay after the disk's wakeup is not a CPU's",
+			 aw->runnable_ns, 0);
 	}
 	wperf_graph_fini(&g);
 }

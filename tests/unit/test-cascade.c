@@ -34,9 +34,9 @@ static void test_nested(void)
 	cascade_init(&c);
 	edges_init(&m);
 	/* B's wait cascades nothing */
-	CHECK_INT(cascade_wait_ended(&c, &m, 1, 2, true, true, 50, 300), 0);
+	CHECK_INT(cascade_wait_ended(&c, &m, 1, 2, CASCADE_WAKER_THREAD, true, 50, 300), 0);
 	/* A's wait cascades the overlap */
-	CHECK_INT(cascade_wait_ended(&c, &m, 0, 1, true, true, 100, 400), 200);
+	CHECK_INT(cascade_wait_ended(&c, &m, 0, 1, CASCADE_WAKER_THREAD, true, 100, 400), 200);
 	/* B -> C */
 	CHECK_INT(weight(&m, 1, 2), 200);
 	cascade_fini(&c);
@@ -53,9 +53,11 @@ static void test_into_a_pseudo_thread(void)
 
 	cascade_init(&c);
 	edges_init(&m);
-	CHECK_INT(cascade_wait_ended(&c, &m, 1, 9, false, true, 200, 600), 0);
-	CHECK_INT(cascade_wait_ended(&c, &m, 0, 1, true, true, 0, 1000), 400);
+	CHECK_INT(cascade_wait_ended(&c, &m, 1, 9, CASCADE_WAKER_DEVICE, true, 200, 600), 0);
+	CHECK_INT(cascade_wait_ended(&c, &m, 0, 1, CASCADE_WAKER_THREAD, true, 0, 1000), 400);
 	CHECK_INT(weight(&m, 1, 9), 400);
+	/* A was held up by the disk through B over the overlap. */
+	CHECK_INT(m.e[edges_get(&m, 0, 1)].device_ns, 400);
 	CHECK_INT(c.stats.walks, 1);
 	cascade_fini(&c);
 	edges_fini(&m);
@@ -86,7 +88,7 @@ static void test_chain(void)
 
 			for (int j = i + 1; j <= N - 2; j++)
 				want += (2 * N - 2 - 2 * j) * U;
-			got = cascade_wait_ended(&c, &m, i, i + 1, true, true, t0 + i * U,
+			got = cascade_wait_ended(&c, &m, i, i + 1, CASCADE_WAKER_THREAD, true, t0 + i * U,
 						 t0 + (2 * N - 2 - i) * U);
 			exact &= got == want;
 		}
@@ -134,10 +136,10 @@ static void test_fanin(void)
 	cascade_init(&c);
 	edges_init(&m);
 	for (int64_t k = 0; k < UNITS; k++) {
-		cascade_wait_ended(&c, &m, H, D, true, true, k * U + U / 10, k * U + U / 2);
+		cascade_wait_ended(&c, &m, H, D, CASCADE_WAKER_THREAD, true, k * U + U / 10, k * U + U / 2);
 		if (k >= CLIENTS) {
 			uint32_t client = 2 + (uint32_t)(k % CLIENTS);
-			int64_t got = cascade_wait_ended(&c, &m, client, H, true, true,
+			int64_t got = cascade_wait_ended(&c, &m, client, H, CASCADE_WAKER_THREAD, true,
 							 (k - CLIENTS) * U + U / 2 + 1, k * U + U / 2 + 1);
 
 			exact &= got == CLIENTS * (U / 2 - U / 10);
@@ -186,8 +188,8 @@ static void test_long_waiter(void)
 		for (uint32_t p = 0; p < PAIRS; p++) {
 			uint32_t a = 1 + 2 * p, b = a + 1;
 
-			cascade_wait_ended(&c, &m, a, b, true, true, 2 * k * U, (2 * k + 1) * U);
-			cascade_wait_ended(&c, &m, b, a, true, true, (2 * k + 1) * U, (2 * k + 2) * U);
+			cascade_wait_ended(&c, &m, a, b, CASCADE_WAKER_THREAD, true, 2 * k * U, (2 * k + 1) * U);
+			cascade_wait_ended(&c, &m, b, a, CASCADE_WAKER_THREAD, true, (2 * k + 1) * U, (2 * k + 2) * U);
 		}
 		if (k % 512 == 0)
 			cascade_prune(&c, 0); /* W is still waiting since 0 */
@@ -200,7 +202,7 @@ static void test_long_waiter(void)
 	CHECK_INT(c.stats.records_dropped, (uint64_t)2 * PAIRS * (STEPS - CAP));
 	/* no walk was truncated before W's */
 	CHECK(c.stats.truncated_walks == 0);
-	added = cascade_wait_ended(&c, &m, W, 1, true, true, 0, end);
+	added = cascade_wait_ended(&c, &m, W, 1, CASCADE_WAKER_THREAD, true, 0, end);
 	/* W's walk adds A's kept waits */
 	CHECK_INT(added, (int64_t)CAP * U);
 	/* and is reported truncated */
@@ -231,19 +233,44 @@ static void test_unrequested(void)
 
 	cascade_init(&c);
 	edges_init(&m);
-	cascade_wait_ended(&c, &m, 1, 9, false, true, 10, 20);
-	cascade_wait_ended(&c, &m, 1, 9, false, true, 30, 40);
-	cascade_wait_ended(&c, &m, 1, 9, false, false, 50, 60);
+	cascade_wait_ended(&c, &m, 1, 9, CASCADE_WAKER_OTHER, true, 10, 20);
+	cascade_wait_ended(&c, &m, 1, 9, CASCADE_WAKER_OTHER, true, 30, 40);
+	cascade_wait_ended(&c, &m, 1, 9, CASCADE_WAKER_OTHER, false, 50, 60);
 	/* unrequested: B's last wait only */
-	CHECK_INT(cascade_wait_ended(&c, &m, 0, 1, true, false, 0, 100), 10);
+	CHECK_INT(cascade_wait_ended(&c, &m, 0, 1, CASCADE_WAKER_THREAD, false, 0, 100), 10);
 	/* requested: all three */
-	CHECK_INT(cascade_wait_ended(&c, &m, 2, 1, true, true, 0, 100), 30);
+	CHECK_INT(cascade_wait_ended(&c, &m, 2, 1, CASCADE_WAKER_THREAD, true, 0, 100), 30);
 	/* clipped to the window */
-	CHECK_INT(cascade_wait_ended(&c, &m, 3, 1, true, false, 55, 100), 5);
+	CHECK_INT(cascade_wait_ended(&c, &m, 3, 1, CASCADE_WAKER_THREAD, false, 55, 100), 5);
 	/* B -> D: 10 + 30 + 5 cascaded */
 	CHECK_INT(weight(&m, 1, 9), 45);
 	/* a window before B's first wait finds nothing */
-	CHECK_INT(cascade_wait_ended(&c, &m, 4, 1, true, false, 0, 5), 0);
+	CHECK_INT(cascade_wait_ended(&c, &m, 4, 1, CASCADE_WAKER_THREAD, false, 0, 5), 0);
+	cascade_fini(&c);
+	edges_fini(&m);
+}
+
+/* Where a wait ends (wperf_edge.device_ns): A waits on B [0, 1000]; B
+ * waited on C [100, 500], C on the disk (vertex 9) [200, 400]; B on the
+ * disk [600, 800] and on a timer (vertex 8) [850, 950]. A was held up by
+ * the disk 200 through C and 200 through B directly; the timer's 100 and
+ * the times B and C ran do not count. B -> C has C's 200. */
+static void test_ends_at_device(void)
+{
+	struct cascade c;
+	struct edge_map m;
+
+	cascade_init(&c);
+	edges_init(&m);
+	cascade_wait_ended(&c, &m, 2, 9, CASCADE_WAKER_DEVICE, true, 200, 400);
+	cascade_wait_ended(&c, &m, 1, 2, CASCADE_WAKER_THREAD, true, 100, 500);
+	cascade_wait_ended(&c, &m, 1, 9, CASCADE_WAKER_DEVICE, true, 600, 800);
+	cascade_wait_ended(&c, &m, 1, 8, CASCADE_WAKER_OTHER, true, 850, 950);
+	CHECK_INT(m.e[edges_get(&m, 1, 2)].device_ns, 200);
+	CHECK_INT(cascade_wait_ended(&c, &m, 0, 1, CASCADE_WAKER_THREAD, true, 0, 1000),
+		  400 + 200 + 200 + 100);
+	CHECK_INT(m.e[edges_get(&m, 0, 1)].device_ns, 400);
+	CHECK_INT(m.e[edges_get(&m, 1, 8)].device_ns, 0);
 	cascade_fini(&c);
 	edges_fini(&m);
 }
@@ -252,6 +279,7 @@ int main(void)
 {
 	RUN_TEST(test_nested);
 	RUN_TEST(test_into_a_pseudo_thread);
+	RUN_TEST(test_ends_at_device);
 	RUN_TEST(test_chain);
 	RUN_TEST(test_fanin);
 	RUN_TEST(test_long_waiter);

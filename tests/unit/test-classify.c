@@ -165,10 +165,12 @@ static void test_blocking_io_woken_delays(void)
 	gb_free(&g);
 }
 
-/* Group commit: one thread fsyncs while another waits on it. The device
- * edge carries more weight than the threads' waits on each other (300 ms
- * on the fsyncer, 50 ms on the next request): blocking I/O, and the
- * weight split says so. */
+/* Group commit: one thread fsyncs while another waits on it. The
+ * follower waited on the fsyncer 300 ms, 250 ms of it while the fsyncer
+ * was on the disk (device_ns); the fsyncer waited on the follower 50 ms
+ * and on the disk 200 ms. Where the waiting ends: the disk 200 + 250 ms,
+ * the threads 50 + 50 ms. Blocking I/O, though the threads' own waits on
+ * each other (350 ms) outweigh their waits on the disk. */
 static void test_device_weight_in_device(void)
 {
 	struct wperf_graph g;
@@ -180,8 +182,9 @@ static void test_device_weight_in_device(void)
 	uint32_t x = thread(&g, "follower", 91, 90, 200 * MS, 0);
 	uint32_t d = gb_vertex(&g, WPERF_V_DISK, "disk:vda");
 	waits(&g, x, f, 100, 3 * MS, 100);
+	g.edges[gb_find(&g, x, f)].device_ns = 250 * MS;
 	waits(&g, f, x, 100, MS / 2, 100);
-	waits(&g, f, d, 100, 4 * MS, 1);
+	waits(&g, f, d, 100, 2 * MS, 1);
 	waits(&g, d, f, 100, MS, 1);
 	REQUIRE_INT(classify_unrefined(&g, &c, &kind), 0);
 	CHECK_INT(c.cls, WPERF_CLASS_BLOCKING_IO);
@@ -189,12 +192,31 @@ static void test_device_weight_in_device(void)
 	REQUIRE_INT(c.evidence[1].kind, WPERF_EV_DEVICE_WEIGHT);
 	CHECK(c.evidence[1].decides);
 	CHECK_INT(c.evidence[1].vertex, d);
-	CHECK_INT(c.evidence[1].a_ns, 400 * MS);
-	CHECK_INT(c.evidence[1].b_ns, 350 * MS);
+	CHECK_INT(c.evidence[1].a_ns, 450 * MS);
+	CHECK_INT(c.evidence[1].through_ns, 250 * MS);
+	CHECK_INT(c.evidence[1].b_ns, 100 * MS);
 	CHECK_INT(c.evidence[1].total, 1);
 	CHECK_STR(wperf_evidence_kind_name(c.evidence[1].kind), "device_weight");
-	check_text(&g, &c.evidence[1], "the threads' waits on disk:vda weigh 400 ms, at least "
-		   "the 350 ms of their waits on each other: the knot's weight lies in the device");
+	check_text(&g, &c.evidence[1], "the threads waited on disk:vda 450 ms, directly or "
+		   "through each other (250 ms of it on a thread that was waiting on it), at least "
+		   "the 100 ms of their other waits on each other: the knot's waiting ends in the "
+		   "device");
+	/* Without the fsyncer's disk waits under the follower's, the same
+	 * waits end between the threads: 200 ms against 350 ms. */
+	g.edges[gb_find(&g, x, f)].device_ns = 0;
+	REQUIRE_INT(classify_unrefined(&g, &c, &kind), 0);
+	CHECK(c.cls != WPERF_CLASS_BLOCKING_IO);
+	/* Unless the fsyncer was runnable 200 ms of them: a CPU's, on
+	 * neither side (200 ms against 150 ms). */
+	g.edges[gb_find(&g, x, f)].runnable_ns = 200 * MS;
+	REQUIRE_INT(classify_unrefined(&g, &c, &kind), 0);
+	CHECK_INT(c.cls, WPERF_CLASS_BLOCKING_IO);
+	REQUIRE_INT(c.evidence[1].kind, WPERF_EV_DEVICE_WEIGHT);
+	CHECK_INT(c.evidence[1].on_runnable_ns, 200 * MS);
+	check_text(&g, &c.evidence[1], "the threads waited on disk:vda 200 ms, directly or "
+		   "through each other, at least the 150 ms of their other waits on each other "
+		   "(and 200 ms on a thread that was runnable: a wait for a CPU, on neither "
+		   "side): the knot's waiting ends in the device");
 	gb_free(&g);
 }
 
@@ -224,9 +246,9 @@ static void test_device_member_lock(void)
 	CHECK(c.evidence[0].decides);
 	CHECK_INT(c.evidence[0].a_ns, 50 * MS);
 	CHECK_INT(c.evidence[0].b_ns, 400 * MS);
-	check_text(&g, &c.evidence[0], "the threads' waits on disk:vda weigh 50.0 ms, less than "
-		   "the 400 ms of their waits on each other: the device is a member, but the "
-		   "knot's weight lies between its threads");
+	check_text(&g, &c.evidence[0], "the threads waited on disk:vda 50.0 ms, directly or "
+		   "through each other, less than the 400 ms of their other waits on each other: "
+		   "the device is a member, but the knot's waiting ends between its threads");
 	/* The device's own fact stays, not deciding. */
 	bool device_fact = false;
 	for (size_t i = 0; i < c.n_evidence; i++)
