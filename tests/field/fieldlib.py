@@ -130,6 +130,14 @@ def cpu_times():
     return sum(f) - idle, sum(f)
 
 
+def cpus_busy(seconds=3.0):
+    """The share of all CPUs' time that was busy over the next `seconds`."""
+    b0, t0 = cpu_times()
+    time.sleep(seconds)
+    b1, t1 = cpu_times()
+    return (b1 - b0) / (t1 - t0) if t1 > t0 else 0.0
+
+
 # -------------------------------------------------------------- sampler ----
 
 class ThreadTruth:

@@ -22,7 +22,9 @@ Where the report is known wrong (cases.py `known_wrong`, with the
 measured reason) the test is skipped saying so, unless WPERF_FIELD_ALL=1:
 then it records until one is wrong and is skipped saying so; three right in a row skip it too, saying the entry may be
 stale (whether such a verdict is right moves with the machine's load:
-causal.py on a quiet machine decides). When the winner no longer
+causal.py on a quiet machine decides). A quiet mode is skipped when
+other work kept the CPUs more than QUIET_BUSY_MAX busy just before it:
+the machine is not quiet then. When the winner no longer
 gains GAIN on this machine (the truth moved: a machine busier than the
 one measured), or when the baselines around a relief still disagree
 after its retries so much that judging against either alone changes the
@@ -63,6 +65,10 @@ def why_not():
     return None
 
 
+# Busier than this before a quiet run, the machine is not quiet.
+QUIET_BUSY_MAX = 0.75
+
+
 def gain_range(s):
     """A judged sample's gain against the baseline before and after it
     alone, lowest first."""
@@ -92,6 +98,18 @@ def make_tests():
                 # its time on the verdicts it can hold the report to.
                 self.skipTest('known wrong (%s); WPERF_FIELD_ALL=1 records it to see whether '
                               'it still is' % known)
+            # Quiet means the CPUs are free for the case. On a machine
+            # whose CPUs other jobs already keep busy, the quiet mode's
+            # reliefs leave that load in place, and the report rightly
+            # names the CPUs it takes (doc/accuracy.md, Where a device
+            # knot's waiting ends): nothing to hold the quiet verdict to.
+            if not loaded:
+                busy = fieldlib.cpus_busy()
+                if busy > QUIET_BUSY_MAX:
+                    self.skipTest('the machine is not quiet: other work kept its CPUs %.0f%% '
+                                  'busy just before (quiet is judged below %.0f%%); the '
+                                  'loaded mode judges the report beside a hog'
+                                  % (100 * busy, 100 * QUIET_BUSY_MAX))
             winner = CASE.relief(CASE.winner[mode])
             control = CASE.relief(CASE.control_of(mode)) if CASE.control_of(mode) else None
             w, c = self.gains(loaded, winner, control)
