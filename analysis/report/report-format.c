@@ -512,7 +512,7 @@ void wperf_fmt_bucket_range(char *buf, size_t len, int bucket)
 }
 
 /* Characters, not bytes: UTF-8 continuation bytes do not take a column. */
-static size_t display_width(const char *s)
+size_t wperf_fmt_display_width(const char *s)
 {
 	size_t n = 0;
 	for (; *s; s++)
@@ -543,7 +543,7 @@ void wperf_fmt_vertex_label_fit(char *buf, size_t len, const struct wperf_graph 
 	const char *suffix;
 
 	wperf_fmt_vertex_label(buf, len, g, id);
-	if (display_width(buf) <= width || id >= g->n_vertices ||
+	if (wperf_fmt_display_width(buf) <= width || id >= g->n_vertices ||
 	    g->vertices[id].kind != WPERF_V_THREAD)
 		return;
 	/* "comm (tid)": the tid is what tells threads apart, keep it whole. */
@@ -552,7 +552,7 @@ void wperf_fmt_vertex_label_fit(char *buf, size_t len, const struct wperf_graph 
 	if (!suffix || suffix == full)
 		return;
 	suffix--;                       /* the space before "(" */
-	size_t suffix_width = display_width(suffix);
+	size_t suffix_width = wperf_fmt_display_width(suffix);
 	if (width < suffix_width + 4)
 		return;
 	size_t keep = prefix_bytes(full, width - suffix_width - 3);
@@ -575,7 +575,7 @@ void wperf_fmt_finding_name(char *buf, size_t len, const struct wperf_graph *g,
 
 void wperf_fmt_cell(FILE *out, const char *text, size_t width, int right_align)
 {
-	size_t w = display_width(text);
+	size_t w = wperf_fmt_display_width(text);
 
 	if (w > width) {
 		size_t keep = width > 3 ? width - 3 : 0;

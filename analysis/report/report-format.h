@@ -147,6 +147,9 @@ void wperf_fmt_timestamp(char *buf, size_t len, int64_t ns);
 void wperf_fmt_vertex_label(char *buf, size_t len, const struct wperf_graph *g,
 			    uint32_t id);
 
+/* The columns text takes on a terminal (UTF-8 aware). */
+size_t wperf_fmt_display_width(const char *s);
+
 /* The same, at most `width` characters when it can: a thread's comm is
  * cut ("very-long-na... (1234)") so that its tid stays visible. */
 void wperf_fmt_vertex_label_fit(char *buf, size_t len, const struct wperf_graph *g,

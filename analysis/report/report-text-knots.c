@@ -80,6 +80,34 @@ void text_write_timer_footnote(FILE *out, bool any)
 		text_put_wrapped(out, "  ", TIMER_MARK " " WPERF_FMT_TIMER_NOTE, 2);
 }
 
+/*
+ * An edge's two ends for its row, fitted into the column together: a
+ * thread's comm is cut, never its tid, or the rows of a knot of one
+ * program's threads all ended "qemu-system-x86 (20770) -> qemu-sys...".
+ * The shorter end keeps its width; the longer gets the rest.
+ */
+static void edge_labels(char *from, char *to, const struct wperf_graph *g,
+			const struct wperf_edge *e)
+{
+	const size_t room = PAIR_WIDTH - strlen(" -> ");
+	size_t wf, wt;
+
+	text_label(from, g, e->from);
+	text_label(to, g, e->to);
+	wf = wperf_fmt_display_width(from);
+	wt = wperf_fmt_display_width(to);
+	if (wf + wt <= room)
+		return;
+	if (wf <= room / 2)
+		wperf_fmt_vertex_label_fit(to, LABEL_LEN, g, e->to, room - wf);
+	else if (wt <= room / 2)
+		wperf_fmt_vertex_label_fit(from, LABEL_LEN, g, e->from, room - wt);
+	else {
+		wperf_fmt_vertex_label_fit(from, LABEL_LEN, g, e->from, room / 2);
+		wperf_fmt_vertex_label_fit(to, LABEL_LEN, g, e->to, room - room / 2);
+	}
+}
+
 /* One row of an edge table; true when the edge carries the timer mark. */
 bool text_write_edge_row(FILE *out, const struct wperf_graph *g,
 			 const struct wperf_edge *e)
@@ -89,8 +117,7 @@ bool text_write_edge_row(FILE *out, const struct wperf_graph *g,
 	char from[LABEL_LEN], to[LABEL_LEN], pair[2 * LABEL_LEN + 8];
 	char w[32], own[32], s[32], med[64];
 
-	text_label(from, g, e->from);
-	text_label(to, g, e->to);
+	edge_labels(from, to, g, e);
 	snprintf(pair, sizeof pair, "%s -> %s", from, to);
 	wperf_fmt_duration(w, sizeof w, e->weight_ns, 0);
 	wperf_fmt_duration(own, sizeof own, e->direct_ns > 0 ? e->direct_ns : 0, 0);

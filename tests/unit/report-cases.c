@@ -239,6 +239,20 @@ static void build_sinks(struct wperf_graph *g)
 	g->quality.cpus = 8;    /* 11 threads, 4.6 s of running */
 }
 
+/* Two threads of one program with a long name wait on each other: the
+ * knot's edge rows must tell them apart by tid. */
+static void build_long_names(struct wperf_graph *g)
+{
+	gb_init(g, 0, 1000 * MS);
+	uint32_t a = gb_thread(g, "qemu-system-x86", 20757);
+	uint32_t b = gb_thread(g, "qemu-system-x86", 20770);
+	gb_edge(g, a, b, 500 * MS)->count = 10;
+	gb_edge(g, b, a, 400 * MS)->count = 10;
+	gb_sort(g);
+	set_times(g, a, 500 * MS, 0, WPERF_V_THREAD, 500 * MS);
+	set_times(g, b, 600 * MS, 0, WPERF_V_THREAD, 400 * MS);
+}
+
 static int build_graph(const char *name, struct wperf_graph *g)
 {
 	if (!strcmp(name, "basic") || !strcmp(name, "focus") || !strcmp(name, "focus-pool"))
@@ -259,6 +273,8 @@ static int build_graph(const char *name, struct wperf_graph *g)
 		build_machine(g);
 	else if (!strcmp(name, "sinks"))
 		build_sinks(g);
+	else if (!strcmp(name, "long-names"))
+		build_long_names(g);
 	else
 		return -1;
 	return 0;

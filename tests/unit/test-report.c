@@ -495,6 +495,19 @@ static void test_text_unseen_threads(void)
 	free(t);
 }
 
+/* A knot of two threads of one long-named program: each edge row keeps
+ * both tids, the comms cut instead ("qemu-system-x86 (20770) ->
+ * qemu-sys..." told no row from another). */
+static void test_text_edge_rows_keep_tids(void)
+{
+	char *t = render("long-names", 0);
+
+	check_contains(t, "\nKnot 1: ");
+	check_contains(t, "\n  qemu-s... (20757) -> qemu-s... (20770)    500 ms");
+	check_contains(t, "\n  qemu-s... (20770) -> qemu-s... (20757)    400 ms");
+	free(t);
+}
+
 int main(void)
 {
 	RUN_TEST(test_sink_kinds);
@@ -510,5 +523,6 @@ int main(void)
 	RUN_TEST(test_write_errors);
 	RUN_TEST(test_text_losers_counted_as_threads);
 	RUN_TEST(test_text_unseen_threads);
+	RUN_TEST(test_text_edge_rows_keep_tids);
 	return check_finish();
 }
