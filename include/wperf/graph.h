@@ -227,10 +227,10 @@ struct wperf_edge {
 	 * wperf_vertex.waited_on_runnable_ns). */
 	int64_t runnable_ns;
 	uint64_t count;              /* number of waits (or I/O requests for disk -> thread) */
-	uint64_t hist[WPERF_HIST_BUCKETS]; /* log2 histogram of wait lengths */
-	uint64_t gap_waits;          /* waits that a gap in the trace cut short: only
-	                                their part after the gap is counted here */
-	/* Runs of consecutive waits on this edge that no wait of the reverse
+	/* Each wait updates the counters above and the three below: they
+	 * share the edge's first 64 bytes (analysis/edges.c).
+	 *
+	 * Runs of consecutive waits on this edge that no wait of the reverse
 	 * edge (to waits for from) interrupted: count / turns is how many
 	 * times in a row one side waited before the other did. About 1 when
 	 * two threads ping-pong on a lock; many when they take turns by
@@ -247,6 +247,9 @@ struct wperf_edge {
 	 * at once, as when a barrier opens or a condition variable is
 	 * broadcast. A lock hands over to one waiter at a time. */
 	uint64_t grouped;
+	uint64_t hist[WPERF_HIST_BUCKETS]; /* log2 histogram of wait lengths */
+	uint64_t gap_waits;          /* waits that a gap in the trace cut short: only
+	                                their part after the gap is counted here */
 	/* Waits for work: begun in the kernel's idle state (TASK_IDLE, as a
 	 * kworker between work items sleeps), or a kworker's sleep in S on
 	 * kernels without that state (wperf-analysis(7)). Kept apart like a
