@@ -23,8 +23,7 @@ void vt_fini(struct vertex_table *t)
 	}
 	free(t->v);
 	free(t->comm_flags);
-	free(t->tid_keys);
-	free(t->tid_vals);
+	free(t->tid_slots);
 	free(t->pseudo);
 	memset(t, 0, sizeof *t);
 }
@@ -42,42 +41,36 @@ uint32_t vt_find_last_thread(const struct vertex_table *t, int64_t tid)
 	return VERTEX_NONE;
 }
 
-static void tid_insert_raw(int64_t *keys, uint32_t *vals, size_t cap,
-			   int64_t tid, uint32_t id)
+static void tid_insert_raw(struct vt_tid_slot *slots, size_t cap, int64_t tid, uint32_t id)
 {
 	size_t i = vt_tid_slot(tid, cap);
 
-	while (keys[i] != TID_EMPTY && keys[i] != TID_TOMBSTONE && keys[i] != tid)
+	while (slots[i].tid != TID_EMPTY && slots[i].tid != TID_TOMBSTONE && slots[i].tid != tid)
 		i = (i + 1) & (cap - 1);
-	keys[i] = tid;
-	vals[i] = id;
+	slots[i] = (struct vt_tid_slot){ tid, id };
 }
 
 /* Rebuild the index at twice the live size, dropping tombstones. */
 static bool tid_grow(struct vertex_table *t)
 {
 	size_t cap = t->tid_cap ? t->tid_cap * 2 : 256;
-	int64_t *keys = malloc(cap * sizeof *keys);
-	uint32_t *vals = malloc(cap * sizeof *vals);
+	struct vt_tid_slot *slots = malloc(cap * sizeof *slots);
 
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
+	if (!slots)
 		return false;
-	}
 	for (size_t i = 0; i < cap; i++)
-		keys[i] = TID_EMPTY;
+		slots[i] = (struct vt_tid_slot){ TID_EMPTY, 0 };
 	t->tid_used = 0;
 	for (size_t i = 0; i < t->tid_cap; i++) {
-		if (t->tid_keys[i] != TID_EMPTY && t->tid_keys[i] != TID_TOMBSTONE) {
-			tid_insert_raw(keys, vals, cap, t->tid_keys[i], t->tid_vals[i]);
+		const struct vt_tid_slot *old = &t->tid_slots[i];
+
+		if (old->tid != TID_EMPTY && old->tid != TID_TOMBSTONE) {
+			tid_insert_raw(slots, cap, old->tid, old->vertex);
 			t->tid_used++;
 		}
 	}
-	free(t->tid_keys);
-	free(t->tid_vals);
-	t->tid_keys = keys;
-	t->tid_vals = vals;
+	free(t->tid_slots);
+	t->tid_slots = slots;
 	t->tid_cap = cap;
 	return true;
 }
@@ -115,11 +108,11 @@ static uint32_t append_vertex(struct vertex_table *t, enum wperf_vertex_kind kin
 static bool replace_live_tid(struct vertex_table *t, int64_t tid, uint32_t id)
 {
 	for (size_t i = vt_tid_slot(tid, t->tid_cap);; i = (i + 1) & (t->tid_cap - 1)) {
-		if (t->tid_keys[i] == tid) {
-			t->tid_vals[i] = id;
+		if (t->tid_slots[i].tid == tid) {
+			t->tid_slots[i].vertex = id;
 			return true;
 		}
-		if (t->tid_keys[i] == TID_EMPTY)
+		if (t->tid_slots[i].tid == TID_EMPTY)
 			return false;
 	}
 }
@@ -136,7 +129,7 @@ uint32_t vt_new_thread(struct vertex_table *t, int64_t tid)
 		return id;
 	t->v[id].tid = tid;
 	if (!replace_live_tid(t, tid, id)) {
-		tid_insert_raw(t->tid_keys, t->tid_vals, t->tid_cap, tid, id);
+		tid_insert_raw(t->tid_slots, t->tid_cap, tid, id);
 		t->tid_used++;
 	}
 	return id;
@@ -147,11 +140,11 @@ void vt_forget_tid(struct vertex_table *t, int64_t tid, uint32_t id)
 	if (!t->tid_cap)
 		return;
 	for (size_t i = vt_tid_slot(tid, t->tid_cap);; i = (i + 1) & (t->tid_cap - 1)) {
-		if (t->tid_keys[i] == TID_EMPTY)
+		if (t->tid_slots[i].tid == TID_EMPTY)
 			return;
-		if (t->tid_keys[i] == tid) {
-			if (t->tid_vals[i] == id)
-				t->tid_keys[i] = TID_TOMBSTONE;
+		if (t->tid_slots[i].tid == tid) {
+			if (t->tid_slots[i].vertex == id)
+				t->tid_slots[i].tid = TID_TOMBSTONE;
 			return;
 		}
 	}

@@ -23,9 +23,13 @@
 struct vertex_table {
 	struct wperf_vertex *v;
 	size_t n, cap;
-	/* tid -> live thread vertex: open addressing, linear probing. */
-	int64_t *tid_keys;
-	uint32_t *tid_vals;
+	/* tid -> live thread vertex: open addressing, linear probing. A
+	 * slot holds both, so that a look-up (two per switch, one per
+	 * wakeup) touches one cache line, not one of keys and one of values. */
+	struct vt_tid_slot {
+		int64_t tid;
+		uint32_t vertex;
+	} *tid_slots;
 	size_t tid_cap, tid_used;   /* used counts tombstones too */
 	/* Pseudo vertices are few (disks, irq lines): a plain list. */
 	uint32_t *pseudo;
@@ -79,9 +83,9 @@ static inline uint32_t vt_find_thread(const struct vertex_table *t, int64_t tid)
 	if (!t->tid_cap)
 		return VERTEX_NONE;
 	for (size_t i = vt_tid_slot(tid, t->tid_cap);; i = (i + 1) & (t->tid_cap - 1)) {
-		if (t->tid_keys[i] == tid)
-			return t->tid_vals[i];
-		if (t->tid_keys[i] == VT_TID_EMPTY)
+		if (t->tid_slots[i].tid == tid)
+			return t->tid_slots[i].vertex;
+		if (t->tid_slots[i].tid == VT_TID_EMPTY)
 			return VERTEX_NONE;
 	}
 }
