@@ -78,9 +78,10 @@ bool wperf_comm_waits_only_for_work(const char *comm);
 
 struct wperf_vertex {
 	/* First, together, what the analysis reads or writes for every
-	 * segment (analysis/segments.c, analysis/analysis.c) and the comm
-	 * every switch compares: a segment then touches one or two cache
-	 * lines of its vertex, not three or four. */
+	 * segment (analysis/segments.c, analysis/analysis.c), the comm
+	 * every switch compares and the wake latency every switch-in adds
+	 * to: a segment then touches one or two cache lines of its vertex,
+	 * not three or four. */
 	uint32_t id;                 /* index in wperf_graph.vertices */
 	enum wperf_vertex_kind kind;
 	/* The host it lives on: an index in wperf_graph.hosts (0 with one
@@ -95,13 +96,13 @@ struct wperf_vertex {
 	/* Of the waits on threads, the time the awaited thread was itself
 	 * runnable: waiting for a CPU at one remove (analysis/runhist.h). */
 	int64_t waited_on_runnable_ns;
-	int64_t waiting_ns[WPERF_V_KIND_COUNT]; /* by kind of the waker */
-	int64_t tid, pid;            /* threads only (-1 otherwise) */
 	/* Threads: of runnable_ns, the time its CPU sat idle before running
 	 * it (a wakeup's latency, as after each I/O completion): no other
 	 * thread wanted that CPU, so it is no wait for a CPU (the CPU finding
 	 * and runnable shares leave it out; wperf_vertex_cpu_wait_ns). */
 	int64_t wake_latency_ns;
+	int64_t waiting_ns[WPERF_V_KIND_COUNT]; /* by kind of the waker */
+	int64_t tid, pid;            /* threads only (-1 otherwise) */
 	/* Threads: of runnable_ns less wake_latency_ns, the time that began
 	 * with a wakeup ending a wait on a disk, a NIC or an interrupt (not a
 	 * wait for work), while another thread held its CPU: that wait's cost,
