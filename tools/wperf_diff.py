@@ -32,6 +32,16 @@ class BadInput(Exception):
 
 # ------------------------------------------------------------ loading
 
+def top_stream(text):
+    """Is text wperf top's JSON output, one {"every": ..., "report": ...}
+    object a line (sink.wperf.knots every=)?"""
+    try:
+        first = json.loads(text.split("\n", 1)[0])
+    except ValueError:
+        return False
+    return isinstance(first, dict) and "every" in first
+
+
 def load_report(path):
     try:
         with open(path, encoding="utf-8") as f:
@@ -44,7 +54,14 @@ def load_report(path):
     try:
         report = json.loads(text)
     except ValueError as e:
-        raise BadInput(f"{path} is not a wperf report (not JSON: {e}): write one with "
+        report = e
+    if top_stream(text):
+        raise BadInput(f"{path} is a wperf top --format json stream (a report per line), "
+                       "not one report: its last line's \"report\" is the whole run's, "
+                       "e.g. tail -n 1 FILE | python3 -c 'import json,sys; json.dump("
+                       "json.load(sys.stdin)[\"report\"], sys.stdout)' > run.json")
+    if isinstance(report, ValueError):
+        raise BadInput(f"{path} is not a wperf report (not JSON: {report}): write one with "
                        "wperf report --format json --output FILE")
     if not isinstance(report, dict) or report.get("format") != "wperf-report":
         raise BadInput(f"{path} is not a wperf report (no \"format\": \"wperf-report\"): "

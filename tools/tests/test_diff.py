@@ -437,6 +437,22 @@ class TestBadInput(Base):
         self.assertBad(path, self.paths["before"], path, "not a wperf report", "not JSON",
                        "--format json")
 
+    def test_wperf_top_stream(self):
+        """wperf top --format json writes a report per line: said so, with
+        how to take its whole run's report, for one line or several."""
+        with open(self.paths["before"]) as f:
+            r = json.load(f)
+        lines = [{"every": {"report": "period", "index": 1, "final": False}, "report": r},
+                 {"every": {"report": "run", "final": True}, "report": r}]
+        for n in (2, 1):
+            path = os.path.join(self.tmp.name, f"top-{n}.json")
+            with open(path, "w") as f:
+                f.write("".join(json.dumps(ln) + "\n" for ln in lines[-n:]))
+            self.assertBad(path, self.paths["before"], path,
+                           "is a wperf top --format json stream (a report per line), not one "
+                           "report: its last line's \"report\" is the whole run's, e.g. "
+                           "tail -n 1 FILE")
+
     def test_other_json(self):
         path = os.path.join(self.tmp.name, "lami.json")
         with open(path, "w") as f:
