@@ -330,6 +330,7 @@ struct wperf_analysis *wperf_analysis_create(void)
 	edges_init(&a->edges);
 	cascade_init(&a->cascade);
 	runhist_init(&a->runhist);
+	a->cascade.runhist = &a->runhist;
 	cpus_init(&a->cpus);
 	disk_init(&a->disks);
 	nic_init(&a->nics);

@@ -173,7 +173,7 @@ static struct wait_history *root_history(struct cascade *c, uint32_t thread, int
  */
 static int64_t walk(struct cascade *c, struct edge_map *edges, uint32_t waiter,
 		    uint32_t waker, bool requested, int64_t t1, int64_t t2,
-		    int64_t *device_ns)
+		    int64_t *device_ns, int64_t *runnable_ns)
 {
 	size_t top = 0, edge = EDGE_NONE, first, end;
 	uint32_t edge_from = 0, edge_to = 0;
@@ -219,6 +219,8 @@ static int64_t walk(struct cascade *c, struct edge_map *edges, uint32_t waiter,
 			added += hi - lo;
 			if (r.device)
 				*device_ns += hi - lo;
+			else if (c->runhist)
+				*runnable_ns += runhist_overlap(c->runhist, r.waker, lo, hi);
 			c->stats.frames++;
 			/* Only a waker with waits inside [lo, hi] needs a frame:
 			 * most have none (pushing and popping would cost more
@@ -248,7 +250,7 @@ int64_t cascade_wait_ended(struct cascade *c, struct edge_map *edges,
 			   uint32_t waiter, uint32_t waker, enum cascade_waker kind,
 			   bool requested, int64_t t1, int64_t t2)
 {
-	int64_t added = 0, device_ns = 0;
+	int64_t added = 0, device_ns = 0, runnable_ns = 0;
 
 	if (t2 <= t1)
 		return 0;
@@ -256,14 +258,17 @@ int64_t cascade_wait_ended(struct cascade *c, struct edge_map *edges,
 		uint64_t truncated = c->stats.truncated_walks;
 
 		c->stats.walks++;
-		added = walk(c, edges, waiter, waker, requested, t1, t2, &device_ns);
+		added = walk(c, edges, waiter, waker, requested, t1, t2, &device_ns,
+			     &runnable_ns);
 		if (c->stats.truncated_walks != truncated)
 			c->stats.truncated_waits++;
-		if (device_ns > 0) {
+		if (device_ns > 0 || runnable_ns > 0) {
 			size_t e = edges_get(edges, waiter, waker);
 
-			if (e != EDGE_NONE)
+			if (e != EDGE_NONE) {
 				edges->e[e].device_ns += device_ns;
+				edges->e[e].runnable_ns += runnable_ns;
+			}
 		}
 	}
 	/* Recorded whatever the waker: a later walk through the waiter must

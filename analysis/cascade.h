@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "edges.h"
+#include "runhist.h"
 
 struct wait_record {
 	int64_t start, end;
@@ -80,6 +81,11 @@ struct cascade {
 	struct cascade_frame *stack;
 	size_t stack_cap;
 	size_t max_records;     /* per-thread cap; cascade_init sets the default */
+	/* When set, a walk also adds, to the waiter -> waker edge's
+	 * runnable_ns, the time each thread it reaches below the waker was
+	 * runnable over the window it held the waiter up (the waker's own
+	 * is the caller's): a wait for a CPU at any remove. */
+	struct runhist *runhist;
 	struct cascade_stats stats;
 	bool oom;
 };

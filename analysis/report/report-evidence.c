@@ -42,8 +42,8 @@ static void device_weight_describe(char *buf, size_t len, const struct wperf_evi
 	device_parts(parts, sizeof parts, ev);
 	if (ev->on_runnable_ns > 0) {
 		wperf_fmt_duration(r, sizeof r, ev->on_runnable_ns, 0);
-		snprintf(cpu, sizeof cpu, " (and %s on a thread that was runnable: a wait for "
-			 "a CPU, on neither side)", r);
+		snprintf(cpu, sizeof cpu, " (and %s on a runnable thread, directly or down the "
+			 "chain: a wait for a CPU, on neither side)", r);
 	}
 	snprintf(buf, len, "the threads waited on %s%s %s, directly or through each "
 		 "other%s, %s the %s of their other waits on each other%s: %s", v1,

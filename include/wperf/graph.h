@@ -225,7 +225,8 @@ struct wperf_edge {
 	int64_t device_ns;
 	/* Of direct_ns, when `to` is a thread: the time `to` was runnable,
 	 * waiting for a CPU (analysis/runhist.h; its waiter's share of
-	 * wperf_vertex.waited_on_runnable_ns). */
+	 * wperf_vertex.waited_on_runnable_ns), or a thread it waited on, down
+	 * the chain the cascade walked, was. */
 	int64_t runnable_ns;
 	uint64_t count;              /* number of waits (or I/O requests for disk -> thread) */
 	/* Each wait updates the counters above and the three below: they

@@ -275,11 +275,36 @@ static void test_ends_at_device(void)
 	edges_fini(&m);
 }
 
+/* A wait for a CPU at two removes (wperf_edge.runnable_ns): A waits on
+ * B [0, 1000]; B waited on C [100, 500]; C was runnable [200, 300] and
+ * [450, 600] (the part after 500 held no one up). A -> B gets C's 150. */
+static void test_runnable_below(void)
+{
+	struct cascade c;
+	struct edge_map m;
+	struct runhist rh;
+
+	cascade_init(&c);
+	edges_init(&m);
+	runhist_init(&rh);
+	c.runhist = &rh;
+	runhist_add(&rh, 2, 200, 300);
+	runhist_add(&rh, 2, 450, 600);
+	cascade_wait_ended(&c, &m, 1, 2, CASCADE_WAKER_THREAD, true, 100, 500);
+	cascade_wait_ended(&c, &m, 0, 1, CASCADE_WAKER_THREAD, true, 0, 1000);
+	CHECK_INT(m.e[edges_get(&m, 0, 1)].runnable_ns, 150);
+	CHECK_INT(m.e[edges_get(&m, 0, 1)].device_ns, 0);
+	runhist_fini(&rh);
+	cascade_fini(&c);
+	edges_fini(&m);
+}
+
 int main(void)
 {
 	RUN_TEST(test_nested);
 	RUN_TEST(test_into_a_pseudo_thread);
 	RUN_TEST(test_ends_at_device);
+	RUN_TEST(test_runnable_below);
 	RUN_TEST(test_chain);
 	RUN_TEST(test_fanin);
 	RUN_TEST(test_long_waiter);

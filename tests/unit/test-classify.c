@@ -215,8 +215,8 @@ static void test_device_weight_in_device(void)
 	CHECK_INT(c.evidence[1].on_runnable_ns, 200 * MS);
 	check_text(&g, &c.evidence[1], "the threads waited on disk:vda 200 ms, directly or "
 		   "through each other, at least the 150 ms of their other waits on each other "
-		   "(and 200 ms on a thread that was runnable: a wait for a CPU, on neither "
-		   "side): the knot's waiting ends in the device");
+		   "(and 200 ms on a runnable thread, directly or down the chain: a wait for a "
+		   "CPU, on neither side): the knot's waiting ends in the device");
 	gb_free(&g);
 }
 
