@@ -66,7 +66,7 @@ def why_not():
 
 
 # Busier than this before a quiet run, the machine is not quiet.
-QUIET_BUSY_MAX = 0.75
+QUIET_BUSY_MAX = 0.25
 
 
 def gain_range(s):
