@@ -135,18 +135,15 @@ on_wait_segment(struct wperf_analysis *a, const struct closed_segment *seg,
 		edges_add_idle_wait(&a->edges, seg->vertex, seg->waker, seg->start, seg->end);
 		return 0;
 	}
-	requested = edges_add_wait(&a->edges, seg->vertex, seg->waker, seg->start,
-				   seg->end, forked_by(a, seg->waker) == seg->vertex);
 	/* The part of it the waker spent waiting for a CPU (the CPU
 	 * finding's, wperf/cpu.h). */
-	if (w->kind == WPERF_V_THREAD) {
-		int64_t on_runnable = runhist_overlap(&a->runhist, seg->waker, seg->start,
-						      seg->end);
+	int64_t on_runnable = w->kind == WPERF_V_THREAD
+				      ? runhist_overlap(&a->runhist, seg->waker, seg->start, seg->end)
+				      : 0;
 
-		v->waited_on_runnable_ns += on_runnable;
-		if (on_runnable > 0)
-			edges_add_runnable(&a->edges, seg->vertex, seg->waker, on_runnable);
-	}
+	v->waited_on_runnable_ns += on_runnable;
+	requested = edges_add_wait(&a->edges, seg->vertex, seg->waker, seg->start, seg->end,
+				   on_runnable, forked_by(a, seg->waker) == seg->vertex);
 	if (seg->stack)
 		stacks_add_wait(&a->stacks, seg->vertex, seg->waker, seg->stack - 1, d);
 	if (seg->after_gap)

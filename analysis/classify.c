@@ -441,8 +441,9 @@ static void saturation_fact(struct facts *f)
  * rest ends in a thread that ran, wanted a CPU or slept. Own time, not
  * weight: a weight counts a wait again on every edge it passed through,
  * so the threads' side would count a chain's waits once per link. The
- * waits on a thread that was runnable meanwhile end in neither: they
- * wait for a CPU at one remove (the CPU finding's, wperf/cpu.h). A
+ * waits on a thread that was runnable meanwhile, or on one whose chain
+ * reached a runnable thread, end in neither: they wait for a CPU at one
+ * remove or more (the CPU finding's, wperf/cpu.h). A
  * device can join a knot through a few seconds of writeback while the
  * threads mostly wait on each other (a lock, a client waiting on its
  * server working): then a device is a member but not where the waiting

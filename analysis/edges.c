@@ -207,7 +207,7 @@ static bool requested(const struct edge_map *m, size_t i)
 }
 
 bool edges_add_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t start,
-		    int64_t end, bool from_forked_to)
+		    int64_t end, int64_t on_runnable_ns, bool from_forked_to)
 {
 	size_t i = edges_get(m, from, to);
 	int64_t duration = end - start;
@@ -220,6 +220,7 @@ bool edges_add_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t star
 	asked = requested(m, i) || (from_forked_to && m->last_wait[i] == 0);
 	m->e[i].weight_ns += duration;
 	m->e[i].direct_ns += duration;
+	m->e[i].runnable_ns += on_runnable_ns;
 	m->e[i].count++;
 	m->e[i].hist[edges_hist_bucket(duration)]++;
 	m->e[i].turns += starts_turn(m, i);
@@ -228,14 +229,6 @@ bool edges_add_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t star
 	if (!note_wakeup(m, to, i, end) || !note_wait_ended(m, from, end))
 		m->oom = true;
 	return asked;
-}
-
-void edges_add_runnable(struct edge_map *m, uint32_t from, uint32_t to, int64_t ns)
-{
-	size_t i = edges_get(m, from, to);
-
-	if (i != EDGE_NONE)
-		m->e[i].runnable_ns += ns;
 }
 
 void edges_add_idle_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t start,

@@ -53,13 +53,13 @@ size_t edges_get(struct edge_map *m, uint32_t from, uint32_t to);
  * turn when the reverse edge had a wait since this edge's last one; a
  * chained wait when `to` ended a wait of its own after `start`; a grouped
  * wait when `to` woke another thread within EDGES_GROUP_WAKE_NS of `end`
- * (both waits count). Waits are added in the order they end. Returns
+ * (both waits count); on_runnable_ns of it `to` was runnable (runnable_ns). Waits are added in the order they end. Returns
  * whether the wait was *requested*: `from` had woken `to` (a wait of `to`
  * ended by `from`, a wait for work included) since `to` last woke `from`,
  * or `from` created `to` (from_forked_to) and `to` never woke it since
  * (cascade_wait_ended). */
 bool edges_add_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t start,
-		    int64_t end, bool from_forked_to);
+		    int64_t end, int64_t on_runnable_ns, bool from_forked_to);
 /* Weight that reaches the edge by cascade only. */
 /* A wait for work of `from`, ended by `to` (graph.h, idle_ns): counted
  * apart, no weight. */
@@ -68,8 +68,6 @@ void edges_add_idle_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t
 
 void edges_add_cascade(struct edge_map *m, uint32_t from, uint32_t to, int64_t amount);
 
-/* Of a wait just added on from -> to, `to` was runnable this long. */
-void edges_add_runnable(struct edge_map *m, uint32_t from, uint32_t to, int64_t ns);
 
 /* Move the edges out, sorted by (from, to). The map is left empty. */
 void edges_take_sorted(struct edge_map *m, struct wperf_edge **out, size_t *n);

@@ -13,6 +13,9 @@
 
 #define LABEL 96
 
+/* A device wait's cost after its wakeup (wperf-analysis(7), The CPUs). */
+#define CPU_DELAYS "the CPU delays after the device woke them, that wait's cost"
+
 /* "(9.5 s of it on a thread that was waiting on it; 316 ms the CPU delays after
  * the device woke them, that wait's cost)", or "" when neither. */
 static void device_parts(char *buf, size_t len, const struct wperf_evidence *ev)
@@ -22,13 +25,12 @@ static void device_parts(char *buf, size_t len, const struct wperf_evidence *ev)
 	wperf_fmt_duration(through, sizeof through, ev->through_ns, 0);
 	wperf_fmt_duration(woken, sizeof woken, ev->woken_ns, 0);
 	if (ev->through_ns > 0 && ev->woken_ns > 0)
-		snprintf(buf, len, " (%s of it on a thread that was waiting on it; %s the CPU delays "
-			 "after the device woke them, that wait's cost)", through, woken);
+		snprintf(buf, len, " (%s of it on a thread that was waiting on it; %s "
+			 CPU_DELAYS ")", through, woken);
 	else if (ev->through_ns > 0)
 		snprintf(buf, len, " (%s of it on a thread that was waiting on it)", through);
 	else if (ev->woken_ns > 0)
-		snprintf(buf, len, " (%s of it the CPU delays after the device woke them, "
-			 "that wait's cost)", woken);
+		snprintf(buf, len, " (%s of it " CPU_DELAYS ")", woken);
 	else
 		buf[0] = '\0';
 }
@@ -69,8 +71,7 @@ void wperf_evidence_describe(char *buf, size_t len, const struct wperf_graph *g,
 	if (ev->woken_ns > 0) {
 		char w[32];
 		wperf_fmt_duration(w, sizeof w, ev->woken_ns, 0);
-		snprintf(woken, sizeof woken, " (%s of it the CPU delays after the device woke "
-			 "them, that wait's cost)", w);
+		snprintf(woken, sizeof woken, " (%s of it " CPU_DELAYS ")", w);
 	}
 
 	switch (ev->kind) {
