@@ -89,7 +89,7 @@ def kill_processes_of(uid):
     racing)."""
     for pid in filter(str.isdigit, os.listdir('/proc')):
         try:
-            with open('/proc/%s/status' % pid) as f:
+            with open('/proc/%s/status' % pid, errors='surrogateescape') as f:
                 uids = [ln.split()[1] for ln in f if ln.startswith('Uid:')]
             if uids and int(uids[0]) == uid:
                 os.kill(int(pid), 9)

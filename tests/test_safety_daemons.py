@@ -90,7 +90,7 @@ def in_namespace(bind_src, target, argv):
 
 def alive(pid):
     try:
-        with open('/proc/%d/stat' % pid) as f:
+        with open('/proc/%d/stat' % pid, errors='surrogateescape') as f:
             return f.read().rsplit(')', 1)[1].split()[0] != 'Z'
     except OSError:
         return False
@@ -122,7 +122,7 @@ def end_daemon(pid):
 
 def parent_of(pid):
     try:
-        with open('/proc/%d/stat' % pid) as f:
+        with open('/proc/%d/stat' % pid, errors='surrogateescape') as f:
             return int(f.read().rsplit(')', 1)[1].split()[1])
     except (OSError, ValueError, IndexError):
         return 0
@@ -136,7 +136,7 @@ def namespace_daemons(tmp):
     found = []
     for d in filter(str.isdigit, os.listdir('/proc')):
         try:
-            with open('/proc/%s/comm' % d) as f:
+            with open('/proc/%s/comm' % d, errors='surrogateescape') as f:
                 if not f.read().startswith('lttng-'):
                     continue
             with open('/proc/%s/mountinfo' % d) as f:
@@ -182,7 +182,7 @@ def collect_children(procs, found, done):
         ours = {p.pid for p in list(procs)}
         for d in os.listdir('/proc'):
             try:
-                with open('/proc/%s/stat' % d) as f:
+                with open('/proc/%s/stat' % d, errors='surrogateescape') as f:
                     if d.isdigit() and int(f.read().rsplit(')', 1)[1].split()[1]) in ours:
                         found.add(int(d))
             except (OSError, ValueError, IndexError):

@@ -74,9 +74,9 @@ def children_named(pid, comm):
         if not d.isdigit():
             continue
         try:
-            with open('/proc/%s/stat' % d) as f:
+            with open('/proc/%s/stat' % d, errors='surrogateescape') as f:
                 fields = f.read().rsplit(')', 1)[1].split()
-            with open('/proc/%s/comm' % d) as f:
+            with open('/proc/%s/comm' % d, errors='surrogateescape') as f:
                 name = f.read().strip()
         except OSError:
             continue
@@ -312,7 +312,7 @@ class Recording(RecordingBase):
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             with open(pidfile) as f:
                 pid = int(f.read())
-            with open('/proc/%d/comm' % pid) as f:
+            with open('/proc/%d/comm' % pid, errors='surrogateescape') as f:
                 if f.read().strip() == 'lttng-sessiond':
                     os.kill(pid, signal.SIGTERM)
         except (ValueError, OSError):

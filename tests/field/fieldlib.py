@@ -46,7 +46,8 @@ DISCOVER_S = 0.2
 
 def read(path):
     try:
-        with open(path) as f:
+        # Other users' processes may have any bytes in their names.
+        with open(path, errors='surrogateescape') as f:
             return f.read()
     except OSError:
         return None
