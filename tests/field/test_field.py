@@ -24,7 +24,9 @@ then it records until one is wrong and is skipped saying so; three right in a ro
 stale (whether such a verdict is right moves with the machine's load:
 causal.py on a quiet machine decides). A quiet mode is skipped when
 other work kept the CPUs more than QUIET_BUSY_MAX busy just before it:
-the machine is not quiet then. When the winner no longer
+the machine is not quiet then; a loaded mode when more than
+LOADED_BUSY_MAX: removing the hog would not free the CPUs that work
+holds. When the winner no longer
 gains GAIN on this machine (the truth moved: a machine busier than the
 one measured), or when the baselines around a relief still disagree
 after its retries so much that judging against either alone changes the
@@ -67,6 +69,12 @@ def why_not():
 
 # Busier than this before a quiet run, the machine is not quiet.
 QUIET_BUSY_MAX = 0.25
+# Busier than this before a loaded run, other work is the machine's CPU
+# load rather than the hog, and the loaded mode's CPU relief (the hog
+# removed) cannot lift it: the CPU shortage the report may rightly name
+# has no relief here (doc/accuracy.md, tar-sync and nginx-net beside
+# the hog at load 18 to 25).
+LOADED_BUSY_MAX = 0.60
 
 
 def gain_range(s):
@@ -103,13 +111,18 @@ def make_tests():
             # reliefs leave that load in place, and the report rightly
             # names the CPUs it takes (doc/accuracy.md, Where a device
             # knot's waiting ends): nothing to hold the quiet verdict to.
-            if not loaded:
-                busy = fieldlib.cpus_busy()
-                if busy > QUIET_BUSY_MAX:
-                    self.skipTest('the machine is not quiet: other work kept its CPUs %.0f%% '
-                                  'busy just before (quiet is judged below %.0f%%); the '
-                                  'loaded mode judges the report beside a hog'
-                                  % (100 * busy, 100 * QUIET_BUSY_MAX))
+            busy = fieldlib.cpus_busy()
+            if not loaded and busy > QUIET_BUSY_MAX:
+                self.skipTest('the machine is not quiet: other work kept its CPUs %.0f%% '
+                              'busy just before (quiet is judged below %.0f%%); the '
+                              'loaded mode judges the report beside a hog'
+                              % (100 * busy, 100 * QUIET_BUSY_MAX))
+            # Likewise beside a hog: its removal must be what frees CPUs.
+            if loaded and busy > LOADED_BUSY_MAX:
+                self.skipTest('other work kept the CPUs %.0f%% busy just before (the loaded '
+                              'mode is judged below %.0f%%): removing the hog would not give '
+                              'the case the CPUs that work holds, so a CPU shortage has no '
+                              'relief to measure here' % (100 * busy, 100 * LOADED_BUSY_MAX))
             winner = CASE.relief(CASE.winner[mode])
             control = CASE.relief(CASE.control_of(mode)) if CASE.control_of(mode) else None
             w, c = self.gains(loaded, winner, control)
