@@ -33,6 +33,8 @@ of that directory; the machine's own lttng-sessiond is never touched.
   watcher (found by the directory it holds), not another's; the next
   flight recorder's sweep finds a renamed one by its file handle and
   leaves its instance.
+- A stale /run/wperf-sessiond-0.pid naming another user's own
+  lttng-sessiond (the pid reused): no wperf sends it a signal.
 - Many at once: three `wperf record`s (one as another user), a flight
   recorder taking snapshots and a `wperf top`, for about 30 s, stopped in
   a random order: each recording reports its command, nothing is left
@@ -391,6 +393,39 @@ class PrivateRun(unittest.TestCase):
 
     def instances(self):
         return set(os.listdir(os.path.join(TRACEFS, 'instances')))
+
+    def test_stale_pid_file_never_ends_another_users_daemon(self):
+        """/run/wperf-sessiond-0.pid left by a daemon a wperf started and
+        that died, its pid now another user's own lttng-sessiond: the next
+        wperf, finding the (root) daemon unused at its end, sent that
+        user's daemon SIGTERM (it only checked the process's name). It is
+        left running, and the stale file removed."""
+        os.chmod(self.tmp, 0o755)       # the user reaches its home
+        home = os.path.join(self.tmp, 'nobody-home')
+        os.mkdir(home, 0o755)
+        os.chown(home, 65534, 65534)
+        env = {'HOME': home, 'LTTNG_HOME': home, 'PATH': os.environ.get('PATH', '/usr/bin:/bin')}
+        subprocess.run(['lttng-sessiond', '--daemonize'], user=65534, group=65534,
+                       extra_groups=[], env=env, check=True, timeout=60,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        theirs = read_pid(os.path.join(home, '.lttng', 'lttng-sessiond.pid'))
+        self.addCleanup(end_daemon, theirs)
+        self.assertTrue(theirs and alive(theirs), 'the user\'s lttng-sessiond did not start')
+        # Root's daemon of this /run runs, started by no wperf.
+        subprocess.run(self.ns(['lttng-sessiond', '--daemonize', '--no-kernel']), check=True,
+                       timeout=60, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        stale = os.path.join(self.run_dir, 'wperf-sessiond-0.pid')
+        with open(stale, 'w') as f:
+            f.write('%d\n' % theirs)
+        out = os.path.join(self.tmp, 'r')
+        p = subprocess.run(self.ns([WPERF, 'record', '-o', out, '--', 'true']),
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        time.sleep(1)
+        self.assertTrue(alive(theirs), 'wperf ended another user\'s lttng-sessiond:\n'
+                        + p.stderr)
+        self.assertFalse(os.path.exists(stale), p.stderr)
 
     def test_stop_racing_snapshot_leaves_no_instance(self):
         """`wperf stop` while a snapshot reads the instance's buffers (a
