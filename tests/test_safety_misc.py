@@ -20,6 +20,11 @@ what it says, what it leaves, and how it ends.
   destroyed by the next one (only wperf's names, only with its pid gone,
   never a flight recorder's snapshot session).
 - SIGHUP to `wperf record` exits 129, sent on to the command.
+- The same -o for several `wperf record`s started together: one records,
+  the others refuse in one line (one used to remove the other's .wperf);
+  a DIR held by another record is refused untouched.
+- -o in tracefs' instances/ (a new directory there is an ftrace
+  instance): refused in one line, no instance left.
 - SIGKILL of `wperf top`: its work directory in /tmp is removed by the
   next `wperf top`.
 
@@ -413,6 +418,69 @@ class Recording(RecordingBase):
         for d in keep:
             self.assertTrue(os.path.isdir(d), d)
         self.assertTrue(os.path.isdir(self.tmp))
+
+
+class SameOutput(RecordingBase):
+    """Many `wperf record -o DIR` with the same DIR (CI jobs, two users'
+    scripts): one records, the others refuse in one line; none discards
+    what another made (the one whose DIR/.wperf could not be made
+    removed the other's, which then recorded without it)."""
+
+    def test_dir_locked_by_another_record_is_refused(self):
+        """A DIR found empty while another wperf holds it (between its
+        mkdir and its DIR/.wperf): refused, untouched."""
+        out = os.path.join(self.tmp, 'held')
+        os.mkdir(out, 0o755)
+        fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            p = wperf('record', '-o', out, '--', 'true')
+        finally:
+            os.close(fd)
+        self.one_line(p, 'output directory %s is being recorded into by another wperf '
+                      'record: choose another with -o' % out)
+        self.assertEqual(os.listdir(out), [], 'the held directory was written into')
+
+    def test_records_started_together(self):
+        for round_ in range(3):
+            out = os.path.join(self.tmp, 'together-%d' % round_)
+            if round_ == 2:
+                os.mkdir(out, 0o755)     # an empty one, taken as it is
+            procs = [subprocess.Popen([WPERF, 'record', '-o', out, '--', 'true'],
+                                      stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, text=True)
+                     for _ in range(4)]
+            results = [(p, *p.communicate(timeout=300)) for p in procs]
+            ok = [r for r in results if r[0].returncode == 0]
+            log = '\n'.join(e for _, _, e in results)
+            self.assertEqual(len(ok), 1, log)
+            for p, _, err in results:
+                if p.returncode != 0:
+                    self.assertEqual(p.returncode, 1, err)
+                    self.assertEqual(err.count('\n'), 1, err)
+            self.assertIn('trace in %s' % out, ok[0][2])
+            self.assertTrue(os.path.isfile(os.path.join(out, 'kernel', 'metadata')), log)
+            self.assertFalse(os.path.exists(os.path.join(out, '.wperf', 'recording')), log)
+            with open(os.path.join(out, 'wperf.json')) as f:
+                self.assertEqual(json.load(f)['mode'], 'record')
+
+
+class KernelFileSystem(RecordingBase):
+    def test_output_on_tracefs_is_refused_and_leaves_no_instance(self):
+        """mkdir in tracefs' instances/ makes an ftrace instance (and in a
+        cgroup file system a cgroup): the DIR made there was not empty,
+        so it was refused, and left, with its ring buffers."""
+        base = os.path.join(TRACEFS, 'instances')
+        for out in (os.path.join(base, 'wperf-safety-%d' % os.getpid()),
+                    os.path.join(base, 'wperf-safety-p%d' % os.getpid(), 't')):
+            name = os.path.relpath(out, base).split('/')[0]
+            self.addCleanup(lambda n=name: os.path.isdir(os.path.join(base, n)) and
+                            os.rmdir(os.path.join(base, n)))
+            with self.subTest(out=out):
+                p = wperf('record', '-o', out, '--', 'true')
+                self.one_line(p, 'tracefs, a kernel file system', 'choose another')
+                self.assertFalse(os.path.exists(os.path.join(base, name)),
+                                 'an ftrace instance was left: ' + p.stderr)
 
 
 class DiskFull(RecordingBase):

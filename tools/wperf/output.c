@@ -28,6 +28,7 @@
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -232,6 +233,17 @@ static bool hold(int parent, const char *name, const char *out, struct wperf_dir
 		real[n] = '\0';
 		snprintf(dir->shown, sizeof(dir->shown), "%s", real);
 	}
+	/* Two wperf records started at once with the same -o both found it
+	 * missing or empty: each would record into it, and the one whose
+	 * .wperf could not be made discarded the other's. The first to lock
+	 * it records; the lock lasts as long as the descriptor (this wperf
+	 * and its kernel recorder), and is checked before it is found
+	 * empty. */
+	if (flock(dir->fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+		wperf_fail("output directory %s is being recorded into by another wperf record: "
+			   "choose another with -o", out);
+		return false;
+	}
 	if ((copy = dup(dir->fd)) >= 0 && (d = fdopendir(copy))) {
 		struct dirent *e;
 
@@ -269,7 +281,11 @@ static bool make_and_hold(const char *out, const struct wperf_user *as, bool *ex
 	if ((parent = wperf_parents_open(abs, as, &name)) < 0)
 		goto end;
 	*existed = fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-	if (!*existed && mkdirat(parent, name, 0755) != 0)
+	if (wperf_kernel_fs(parent))
+		wperf_fail("cannot use output directory %s: its parent is on %s, a kernel file "
+			   "system where a new directory is no directory to write in: choose "
+			   "another with -o", out, wperf_kernel_fs(parent));
+	else if (!*existed && mkdirat(parent, name, 0755) != 0)
 		wperf_fail("cannot create output directory %s: %s", out, strerror(errno));
 	else
 		ok = hold(parent, name, out, dir);

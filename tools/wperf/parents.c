@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -138,13 +139,40 @@ static int open_made(int at, const struct parts *p, int i, const struct wperf_us
 	return fd;
 }
 
+const char *wperf_kernel_fs(int fd)
+{
+	static const struct { long magic; const char *name; } kinds[] = {
+		{ 0x9fa0, "proc" }, { 0x62656572, "sysfs" }, { 0x74726163, "tracefs" },
+		{ 0x64626720, "debugfs" }, { 0x63677270, "cgroup2" }, { 0x27e0eb, "cgroup" },
+		{ 0x62656570, "configfs" }, { 0x73636673, "securityfs" }, { 0xcafe4a11, "bpf" },
+		{ 0x6165676c, "pstore" }, { 0xde5e81e4, "efivarfs" },
+	};
+	struct statfs fs;
+
+	if (fstatfs(fd, &fs) != 0)
+		return NULL;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if ((long)fs.f_type == kinds[i].magic)
+			return kinds[i].name;
+	return NULL;
+}
+
 /* From the directory at (component i's parent) on: the missing parents
  * made, then opened again one by one. The last one's descriptor (at
  * closed), or -1 after saying why. */
 static int make_missing(int at, const struct parts *p, int i, const struct wperf_user *as)
 {
 	int end = p->n - 1, cur = at;
-	int made = as ? make_chain_as(at, p, i, end, as) : make_chain(at, p, i, end);
+	int made;
+
+	if (wperf_kernel_fs(at)) {
+		wperf_fail("cannot create %.*s: it would be on %s, a kernel file system where a "
+			   "new directory is no directory to write in: choose another output "
+			   "directory with -o", upto(p, i), p->path, wperf_kernel_fs(at));
+		close(at);
+		return -1;
+	}
+	made = as ? make_chain_as(at, p, i, end, as) : make_chain(at, p, i, end);
 
 	for (; cur >= 0 && i < end; i++) {
 		int fd = open_made(cur, p, i, as, made);

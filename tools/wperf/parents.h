@@ -28,4 +28,12 @@ struct wperf_user;
  * after saying why, in one line with the fix. */
 int wperf_parents_open(const char *path, const struct wperf_user *as, const char **name);
 
+/* The name of the kernel file system the directory fd is on, where
+ * mkdir makes something other than a directory to write in (tracefs: an
+ * ftrace instance with its ring buffers; cgroup: a control group), or
+ * NULL. A DIR made there is not empty, so it is refused, and left
+ * behind: each -o there (typed, or through a link of the user's on the
+ * way) would leave an ftrace instance or a cgroup. */
+const char *wperf_kernel_fs(int fd);
+
 #endif /* WPERF_TOOL_PARENTS_H */
