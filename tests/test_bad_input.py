@@ -8,7 +8,9 @@
     them, and no report file;
   - an unknown parameter: an error naming it;
   - a bad value of format / threshold / pids: an error naming the parameter;
-  - a report path in a directory that does not exist: an error, no file.
+  - a report path in a directory that does not exist: an error, no file;
+  - a report path naming a descriptor (/dev/fd/N): written through it;
+  - as root, a report path that is another user's link: refused.
 
 Both through the babeltrace2 CLI (exit status, stderr) and through a bt2
 graph (the sink's own error cause, checked to be one line).
@@ -365,6 +367,73 @@ class BadInput(unittest.TestCase):
         self.assertTrue(stat.S_ISFIFO(os.stat(fifo).st_mode), 'the FIFO was replaced')
         self.assertEqual(json.loads(out)['format'], 'wperf-report')
         self.assertEqual(sorted(os.listdir(d)), ['report.fifo'], 'temporary files left')
+
+    def test_path_naming_a_descriptor_is_written_through_it(self):
+        """/dev/fd/N, /proc/self/fd/N: the report goes to that descriptor,
+        where it is (a file opened for appending keeps what it held), as
+        a shell's redirection would. It was taken for a regular file by
+        that name and written through a temporary file beside it, in
+        /proc (refused: a kernel file system), or, for /dev/stdout as
+        root, renamed over the /dev/stdout link itself. `sudo wperf top
+        --output` hands the sink the descriptor it opened as the user."""
+        d = self.outdir('descriptor')
+        for prefix in ('/dev/fd/', '/proc/self/fd/'):
+            target = os.path.join(d, 'appended.json')
+            with open(target, 'w') as f:
+                f.write('before\n')
+            fd = os.open(target, os.O_WRONLY | os.O_APPEND)
+            path = prefix + str(fd)
+            try:
+                cmd = [BABELTRACE2, '--plugin-path=' + ws.plugin_dir(), self.good, '-c',
+                       'sink.wperf.knots', '--params=format="json",path="%s"' % path]
+                p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   text=True, timeout=120, pass_fds=(fd,))
+            finally:
+                os.close(fd)
+            with self.subTest(path=path):
+                self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+                with open(target) as f:
+                    head, body = f.read().split('\n', 1)
+                self.assertEqual(head, 'before')
+                self.assertEqual(json.loads(body)['format'], 'wperf-report')
+                self.assertEqual(os.listdir(d), ['appended.json'], 'temporary files left')
+        # A descriptor open for reading only, or not open: one line, no file.
+        cmd, p = self.cli(self.good, params='format="json",path="/dev/fd/99"')
+        self.assertFails(p, cmd, 'parameter `path`')
+        causes = [m for c, m in sink_causes(ws.one_wait(), format='json', path='/dev/fd/99')
+                  if c == 'knots']
+        self.assertEqual(len(causes), 1, causes)
+        self.assertIn('parameter `path`: cannot write `/dev/fd/99`: Bad file descriptor',
+                      causes[0])
+        self.assertEqual(causes[0].count('\n'), 0, causes[0])
+
+    def test_root_follows_no_other_users_link(self):
+        """As root, a report path that is another user's symbolic link (put
+        where root writes the report: `sudo wperf report T --output
+        ~/r.json`) is refused in one line, the link and what it leads to
+        left as they were: root replaced the link with its own file, and a
+        link to a device was followed and written in place (a disk, as
+        root)."""
+        if os.geteuid() != 0:
+            self.skipTest('needs root (another user\'s link is only refused to root)')
+        d = self.outdir('foreign-link')
+        target = os.path.join(d, 'target')
+        with open(target, 'w') as f:
+            f.write('sentinel\n')
+        link = os.path.join(d, 'report.json')
+        os.symlink(target, link)
+        os.lchown(link, 65534, 65534)
+        cmd, p = self.cli(self.good, params='format="json",path="%s"' % link)
+        self.assertFails(p, cmd, 'parameter `path`')
+        causes = [m for c, m in sink_causes(ws.one_wait(), format='json', path=link)
+                  if c == 'knots']
+        self.assertEqual(len(causes), 1, causes)
+        self.assertIn('cannot write `%s`: it is a symbolic link of uid 65534, and root '
+                      'follows no other user\'s link' % link, causes[0])
+        self.assertTrue(os.path.islink(link), 'the link was replaced')
+        with open(target) as f:
+            self.assertEqual(f.read(), 'sentinel\n')
+        self.assertEqual(sorted(os.listdir(d)), ['report.json', 'target'])
 
     def test_longest_legal_report_name(self):
         # A 250-byte name is legal (NAME_MAX is 255): the temporary file

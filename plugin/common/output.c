@@ -131,6 +131,88 @@ static void explain_create_failure(char *err, size_t errlen, const char *path, i
 	free(dir);
 }
 
+/* As root: path is a symbolic link of another user's (the user's own
+ * ~/report.json, a link planted where root writes the report), which
+ * root must not follow: it would write the report, as root, wherever
+ * that user points it (a device written in place: /dev/sda), or have
+ * it replace the link with a file of root's. Set err and say true. A
+ * link of root's (/dev/stdout) is followed; not root: the kernel checks
+ * the caller's own permissions. */
+static bool foreign_link(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (geteuid() != 0 || lstat(path, &st) != 0 || !S_ISLNK(st.st_mode) || st.st_uid == 0)
+		return false;
+	wperf_set_err(err, errlen, "cannot write `%s`: it is a symbolic link of uid %ld, and "
+		      "root follows no other user's link: give the file itself, or write the "
+		      "report as that user", path, (long)st.st_uid);
+	return true;
+}
+
+/* The descriptor a path names by itself: N for /dev/fd/N and
+ * /proc/self/fd/N, 1 for /dev/stdout, 2 for /dev/stderr; -1 for any
+ * other path. Such a path is written through that descriptor (a copy of
+ * it), as a shell's redirection would be, never opened again by name:
+ * opening /proc/self/fd/N anew would truncate an appended file, and
+ * renaming a temporary file over /dev/stdout would replace the link
+ * itself (as root, every process's /dev/stdout). `sudo wperf top
+ * --output FILE` hands the sink the descriptor it opened as the user
+ * (tools/wperf/as-user.h) so. */
+static int descriptor_named(const char *path)
+{
+	static const char *const prefixes[] = { "/dev/fd/", "/proc/self/fd/" };
+	const char *n = NULL;
+	long fd = 0;
+
+	if (strcmp(path, "/dev/stdout") == 0)
+		return 1;
+	if (strcmp(path, "/dev/stderr") == 0)
+		return 2;
+	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0] && !n; i++)
+		if (strncmp(path, prefixes[i], strlen(prefixes[i])) == 0)
+			n = path + strlen(prefixes[i]);
+	if (!n || !*n || strspn(n, "0123456789") != strlen(n) || strlen(n) > 9)
+		return -1;
+	fd = strtol(n, NULL, 10);
+	return (int)fd;
+}
+
+/* A stream on a copy of descriptor fd (path: its name, for err); NULL
+ * with err set when fd is not open for writing. */
+static FILE *descriptor_stream(int fd, const char *path, char *err, size_t errlen)
+{
+	int flags = fcntl(fd, F_GETFL), copy;
+	FILE *f;
+
+	if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY) {
+		wperf_set_err(err, errlen, "cannot write `%s`: %s", path,
+			      strerror(flags < 0 ? errno : EBADF));
+		return NULL;
+	}
+	if ((copy = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0 || !(f = fdopen(copy, "w"))) {
+		wperf_set_err(err, errlen, "cannot write `%s`: %s", path, strerror(errno));
+		if (copy >= 0)
+			close(copy);
+		return NULL;
+	}
+	return f;
+}
+
+FILE *wperf_output_stream(const char *path, char *err, size_t errlen)
+{
+	int fd = descriptor_named(path);
+	FILE *f;
+
+	if (fd >= 0)
+		return descriptor_stream(fd, path, err, errlen);
+	if (foreign_link(path, err, errlen))
+		return NULL;
+	if (!(f = fopen(path, "w")))
+		wperf_set_err(err, errlen, "cannot write `%s`: %s", path, strerror(errno));
+	return f;
+}
+
 static bool is_special_file(const char *path)
 {
 	struct stat st;
@@ -138,16 +220,61 @@ static bool is_special_file(const char *path)
 	return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
+/* Open the device or FIFO path for writing, in place. As root, a link
+ * at its end is followed only in a directory no other user can write
+ * to (/dev/stdout): elsewhere that user could put one there between the
+ * look and the open. What was opened must still be no regular file,
+ * and never a block device (a disk: a report is never written over
+ * one). The descriptor, or -1 with errno (ELOOP: a link where none may
+ * be). */
+static int open_special(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = dir_of(path);
+	int at = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	int flags = O_WRONLY | O_NOCTTY | O_CLOEXEC, fd = -1, e;
+	struct stat st;
+
+	free(dir);
+	if (at < 0)
+		return -1;
+	if (geteuid() == 0 && (fstat(at, &st) != 0 || st.st_uid != 0 || (st.st_mode & 022)))
+		flags |= O_NOFOLLOW;
+	memset(&st, 0, sizeof st);
+	fd = openat(at, slash ? slash + 1 : path, flags);
+	e = errno;
+	close(at);
+	if (fd >= 0 && fstat(fd, &st) != 0) {
+		e = errno;
+		close(fd);
+		fd = -1;
+	} else if (fd >= 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) ||
+			       S_ISBLK(st.st_mode))) {
+		e = S_ISBLK(st.st_mode) ? ENOTSUP : EAGAIN;
+		close(fd);
+		fd = -1;
+	}
+	errno = e;
+	return fd;
+}
+
 static int open_in_place(struct wperf_output *o, const char *path, char *err, size_t errlen)
 {
+	int fd;
+
 	o->path = strdup(path);
 	if (!o->path) {
 		wperf_set_err(err, errlen, "cannot write `%s`: out of memory", path);
 		return -1;
 	}
-	o->f = fopen(path, "w");
-	if (!o->f) {
-		wperf_set_err(err, errlen, "cannot write `%s`: %s", path, strerror(errno));
+	if ((fd = open_special(path)) < 0 || !(o->f = fdopen(fd, "w"))) {
+		wperf_set_err(err, errlen, "cannot write `%s`: %s", path,
+			      errno == ENOTSUP ? "it is a block device (a disk), which takes no "
+			      "report" : errno == EAGAIN ? "it was replaced while being opened" :
+			      errno == ELOOP ? "it became a symbolic link, which root does not "
+			      "follow here" : strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		free(o->path);
 		o->path = NULL;
 		return -1;
@@ -168,6 +295,20 @@ int wperf_output_open(struct wperf_output *o, const char *path, char *err, size_
 		wperf_set_err(err, errlen, "`%s` is not a file name", path);
 		return -1;
 	}
+	if (descriptor_named(path) >= 0) {
+		if (!(o->path = strdup(path))) {
+			wperf_set_err(err, errlen, "cannot write `%s`: out of memory", path);
+			return -1;
+		}
+		if (!(o->f = descriptor_stream(descriptor_named(path), path, err, errlen))) {
+			free(o->path);
+			o->path = NULL;
+			return -1;
+		}
+		return 0;
+	}
+	if (foreign_link(path, err, errlen))
+		return -1;
 	if (is_special_file(path))
 		return open_in_place(o, path, err, errlen);
 	o->path = strdup(path);
@@ -203,7 +344,24 @@ int wperf_output_check(const char *path, char *err, size_t errlen)
 
 	if (is_stdout(path))
 		return 0;
+	if (descriptor_named(path) >= 0) {
+		FILE *f = descriptor_stream(descriptor_named(path), path, err, errlen);
+
+		if (!f)
+			return -1;
+		fclose(f);      /* a copy: the descriptor stays open */
+		return 0;
+	}
+	if (foreign_link(path, err, errlen))
+		return -1;
 	if (path[0] != '\0' && is_special_file(path)) {
+		struct stat st;
+
+		if (stat(path, &st) == 0 && S_ISBLK(st.st_mode)) {
+			wperf_set_err(err, errlen, "cannot write `%s`: it is a block device (a disk), "
+				      "which takes no report", path);
+			return -1;
+		}
 		if (access(path, W_OK) == 0)
 			return 0;
 		wperf_set_err(err, errlen, "cannot write `%s`: %s", path, strerror(errno));

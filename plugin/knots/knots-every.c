@@ -286,6 +286,8 @@ static int every_time(void *data, int64_t ts, bool is_event, char *err, size_t l
 /* Set up every= (at initialization): the stream and the first period. */
 int sink_every_init(struct knots_sink *s)
 {
+	char err[1024];
+
 	if (!s->every_ns)
 		return 0;
 	s->every.window = wperf_analysis_create();
@@ -293,9 +295,9 @@ int sink_every_init(struct knots_sink *s)
 		sink_fail(s, "out of memory");
 		return -1;
 	}
-	s->every.out = s->path ? fopen(s->path, "w") : stdout;
+	s->every.out = s->path ? wperf_output_stream(s->path, err, sizeof err) : stdout;
 	if (!s->every.out) {
-		sink_fail(s, "parameter `path`: cannot write `%s`: %s", s->path, strerror(errno));
+		sink_fail(s, "parameter `path`: %s", err);
 		return -1;
 	}
 	wperf_decoder_set_time_hook(s->decoder, every_time, s);
