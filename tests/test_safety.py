@@ -17,6 +17,9 @@ recorder:
   directory are exchanged in a loop (renameat2(RENAME_EXCHANGE)) while
   root shares the trace (root made a root-only 0600 file world-writable);
 - the same against `wperf stop` of a flight recorder made with --user;
+- `sudo wperf top --output ~/FILE` where FILE, or a directory on the
+  way, is the user's link to a root-only file or directory (root
+  truncated the file and wrote its reports into it);
 - a flight recorder with --trigger-on: after `wperf record --snapshot`
   returned, the user renames DIR away and puts a link in its place to a
   directory whose .wperf is a link to a root-only directory, then the
@@ -355,6 +358,42 @@ class Safety(unittest.TestCase):
             while parent != self.case:
                 self.assertEqual(os.lstat(parent).st_uid, self.uid, trace)
                 parent = os.path.dirname(parent)
+
+    def test_top_output_through_a_planted_link(self):
+        """`sudo wperf top --output ~/FILE`, FILE the user's link to a
+        root-only file, or a directory on the way the user's link to a
+        root-only directory: root writes nothing there (the sink, as
+        root, truncated the file and wrote its reports into it, or made
+        the file there); one line says why. Without a link the reports
+        are written, into a file of the user's, as `sudo wperf top >
+        FILE` would make it."""
+        link = os.path.join(self.case, 'top.txt')
+        sub = os.path.join(self.case, 'sub')
+        for argv in (['ln', '-s', os.path.join(self.v['v3'], 'secret'), link],
+                     ['ln', '-s', self.v['v3'], sub]):
+            r = self.as_user(*argv)
+            self.assertEqual(r.returncode, 0, r.stdout)
+        for out in (link, os.path.join(sub, 'top.txt')):
+            with self.subTest(out=out):
+                p = self.run_wperf('top', '--duration', '1', '--every', '1s', '--output', out,
+                                   env_user=self.user)
+                self.assert_victims_untouched(p.stdout)
+                self.assertEqual(p.returncode, 1, p.stdout)
+                errors = [ln for ln in p.stdout.splitlines() if ln.startswith('wperf: error:')]
+                self.assertEqual(len(errors), 1, p.stdout)
+                self.assertIn('--output %s: cannot write it as %s' % (out, self.user), errors[0])
+                self.assertIn('Permission denied', errors[0])
+        good = os.path.join(self.case, 'top-good.txt')
+        p = self.run_wperf('top', '--duration', '1', '--every', '1s', '--output', good,
+                           env_user=self.user)
+        self.assertEqual(p.returncode, 0, p.stdout)
+        st = os.lstat(good)
+        self.assertEqual((st.st_uid, st.st_gid), (self.uid, self.gid), p.stdout)
+        with open(good) as f:
+            text = f.read()
+        self.assertTrue(text.startswith('=== wperf: period 1,'), text[:200])
+        self.assertIn('=== wperf: whole run, final report', text, p.stdout)
+        self.assert_victims_untouched(p.stdout)
 
     def test_triggered_snapshot_after_dir_is_swapped(self):
         ticker = ticker_path()

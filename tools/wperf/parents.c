@@ -5,12 +5,12 @@
  * why).
  */
 #include "parents.h"
+#include "as-user.h"
 #include "output.h"
 #include "wperf.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -90,9 +90,7 @@ static int make_chain_as(int at, const struct parts *p, int i, int end,
 	if (pid < 0)
 		return errno;
 	if (pid == 0) {
-		if (setgroups((size_t)as->ngroups, as->groups) != 0 ||
-		    setresgid(as->gid, as->gid, as->gid) != 0 ||
-		    setresuid(as->uid, as->uid, as->uid) != 0)
+		if (wperf_become_user(as) != 0)
 			_exit(EPERM);
 		_exit(make_chain(at, p, i, end));
 	}

@@ -14,10 +14,12 @@
  * The process that runs the graph is top-viewer.c's.
  */
 #include "wperf.h"
+#include "as-user.h"
 #include "bt-failure.h"
 #include "bt-graph.h"
 #include "bt-params.h"
 #include "command.h"
+#include "dir-names.h"
 #include "lttng.h"
 #include "options.h"
 #include "orphans.h"
@@ -27,6 +29,7 @@
 #include "top.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -252,6 +255,53 @@ static int top_tracefs(const struct top_args *a, bool has_duration,
 	return rc == WPERF_EXIT_OK ? wperf_interrupted_status() : rc;
 }
 
+/* ------------------------------------------------------------ the output */
+
+/* --output FILE, for root: opened here, as the user who ran sudo
+ * (as-user.h: `sudo wperf top > FILE` opens it as that user too), or
+ * without sudo never through a link at its end, and handed to the sink
+ * as its descriptor's name (/proc/self/fd/N, which the graph's process
+ * inherits): the sink, as root, would follow a link the user put at
+ * FILE and truncate what it leads to. Messages name FILE (dir-names.h).
+ * Not root: the sink opens FILE, as the user. false after saying why. */
+static bool open_output(struct top_args *a)
+{
+	static struct wperf_dir named = { .fd = -1 };
+	const int flags = O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY | O_NONBLOCK | O_CLOEXEC;
+	struct wperf_user user;
+	int as, fd;
+
+	if (geteuid() != 0 || !a->output || !strcmp(a->output, "-") || !*a->output)
+		return true;
+	if ((as = wperf_sudo_user(NULL, &user)) < 0)
+		return false;
+	/* O_NONBLOCK: a FIFO without a reader is refused, not waited on. */
+	fd = as > 0 ? wperf_open_as(a->output, flags, 0666, &user) :
+	     open(a->output, flags | O_NOFOLLOW, 0666);
+	if (fd < 0) {
+		int e = errno;
+
+		if (as > 0)
+			wperf_fail("--output %s: cannot write it as %s (who ran sudo; wperf top "
+				   "writes its reports where that user could): %s", a->output,
+				   user.name, e == ENXIO ? "a FIFO without a reader" : strerror(e));
+		else
+			wperf_fail("--output %s: cannot write it: %s", a->output,
+				   e == ELOOP ? "it is a symbolic link (as root, wperf top follows "
+				   "none: give the file itself)" :
+				   e == ENXIO ? "a FIFO without a reader" : strerror(e));
+		return false;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	named.fd = fd;
+	snprintf(named.at, sizeof(named.at), "/proc/self/fd/%d", fd);
+	snprintf(named.pid_at, sizeof(named.pid_at), "/proc/%ld/fd/%d", (long)getpid(), fd);
+	snprintf(named.shown, sizeof(named.shown), "%s", a->output);
+	wperf_dir_names_add(&named);
+	a->output = named.at;
+	return true;
+}
+
 /* ------------------------------------------------------------ the command */
 
 /* The checks before anything starts; 0, or the exit status. */
@@ -329,6 +379,8 @@ int wperf_cmd_top(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if ((rc = check_args(&a, has_duration)))
 		return rc;
+	if (!open_output(&a))
+		return WPERF_EXIT_FAIL;
 	if (!(sink = sink_params(&a)) || !(plugins = wperf_plugin_dir(a.plugin_path)))
 		goto fail;
 	if (wperf_bt_load(&bt, plugins, why, sizeof(why))) {
