@@ -4,6 +4,11 @@
  * (networkx, Gephi, yEd, igraph), written with libxml2's xmlTextWriter so
  * that escaping and well-formedness are libxml2's business.
  *
+ * libxml2 is loaded when a GraphML report is asked for, not with the
+ * plugin: it brings ICU and the C++ runtime, whose symbol look-ups at
+ * load time cost every babeltrace2 run about 5 million instructions
+ * (doc/performance.md). Its functions are called through `lx`.
+ *
  * Every vertex and edge is written, whatever the focus, with the ids of
  * the JSON report: vertex "v<id>" is `vertices[id]`, edge "e<i>" is
  * `edges[i]`, and `knot` is an index into the JSON `knots` array (-1:
@@ -11,7 +16,10 @@
  * kernel (comm, device names) are cleaned to what XML 1.0 accepts: bytes
  * that are not UTF-8 and control characters become U+FFFD.
  */
+#include <dlfcn.h>
 #include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +27,58 @@
 
 #include "report-format.h"
 #include "wperf/report.h"
+
+/* The libxml2 functions this file calls, from the library loaded at
+ * first use (load_libxml2). */
+static struct {
+	bool loaded;
+	xmlOutputBufferPtr (*OutputBufferCreateFile)(FILE *, xmlCharEncodingHandlerPtr);
+	int (*OutputBufferClose)(xmlOutputBufferPtr);
+	xmlTextWriterPtr (*NewTextWriter)(xmlOutputBufferPtr);
+	void (*FreeTextWriter)(xmlTextWriterPtr);
+	int (*SetIndent)(xmlTextWriterPtr, int);
+	int (*StartDocument)(xmlTextWriterPtr, const char *, const char *, const char *);
+	int (*EndDocument)(xmlTextWriterPtr);
+	int (*StartElement)(xmlTextWriterPtr, const xmlChar *);
+	int (*EndElement)(xmlTextWriterPtr);
+	int (*WriteAttribute)(xmlTextWriterPtr, const xmlChar *, const xmlChar *);
+	int (*WriteString)(xmlTextWriterPtr, const xmlChar *);
+	void (*SetGenericErrorFunc)(void *, xmlGenericErrorFunc);
+	xmlGenericErrorFunc *(*GenericError)(void);   /* the per-thread handler */
+	void **(*GenericErrorContext)(void);
+} lx;
+
+/* Every symbol of `lx` from libxml2 (kept loaded); false when it or one
+ * of them is missing. */
+bool wperf_report_graphml_available(void)
+{
+	static const char *const names[] = {
+		"xmlOutputBufferCreateFile", "xmlOutputBufferClose", "xmlNewTextWriter",
+		"xmlFreeTextWriter", "xmlTextWriterSetIndent", "xmlTextWriterStartDocument",
+		"xmlTextWriterEndDocument", "xmlTextWriterStartElement",
+		"xmlTextWriterEndElement", "xmlTextWriterWriteAttribute",
+		"xmlTextWriterWriteString", "xmlSetGenericErrorFunc", "__xmlGenericError",
+		"__xmlGenericErrorContext",
+	};
+	void *slot[sizeof names / sizeof names[0]];
+	void *lib;
+
+	if (lx.loaded)
+		return true;
+	lib = dlopen("libxml2.so.2", RTLD_NOW | RTLD_LOCAL);
+	if (!lib)
+		return false;
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		slot[i] = dlsym(lib, names[i]);
+		if (!slot[i])
+			return false;
+	}
+	_Static_assert(sizeof slot == sizeof lx - offsetof(__typeof__(lx), OutputBufferCreateFile),
+		       "one name per function of lx");
+	memcpy(&lx.OutputBufferCreateFile, slot, sizeof slot);
+	lx.loaded = true;
+	return true;
+}
 
 /* The writer and a sticky error: each step is skipped after a failure,
  * and the caller checks once at the end. */
@@ -36,13 +96,13 @@ static void check(struct gml *x, int rc)
 static void start(struct gml *x, const char *name)
 {
 	if (!x->failed)
-		check(x, xmlTextWriterStartElement(x->w, BAD_CAST name));
+		check(x, lx.StartElement(x->w, BAD_CAST name));
 }
 
 static void end(struct gml *x)
 {
 	if (!x->failed)
-		check(x, xmlTextWriterEndElement(x->w));
+		check(x, lx.EndElement(x->w));
 }
 
 static void attr(struct gml *x, const char *name, const char *value)
@@ -52,7 +112,7 @@ static void attr(struct gml *x, const char *name, const char *value)
 	if (!clean)
 		x->failed = 1;
 	if (!x->failed)
-		check(x, xmlTextWriterWriteAttribute(x->w, BAD_CAST name, BAD_CAST clean));
+		check(x, lx.WriteAttribute(x->w, BAD_CAST name, BAD_CAST clean));
 	free(clean);
 }
 
@@ -65,7 +125,7 @@ static void data_str(struct gml *x, const char *key, const char *value)
 	start(x, "data");
 	attr(x, "key", key);
 	if (!x->failed)
-		check(x, xmlTextWriterWriteString(x->w, BAD_CAST clean));
+		check(x, lx.WriteString(x->w, BAD_CAST clean));
 	end(x);
 	free(clean);
 }
@@ -233,9 +293,9 @@ static void write_document(struct gml *x, const struct wperf_report *r,
 			   const struct wperf_fmt_knot_map *m)
 {
 	if (!x->failed)
-		check(x, xmlTextWriterSetIndent(x->w, 1));
+		check(x, lx.SetIndent(x->w, 1));
 	if (!x->failed)
-		check(x, xmlTextWriterStartDocument(x->w, "1.0", "UTF-8", NULL));
+		check(x, lx.StartDocument(x->w, "1.0", "UTF-8", NULL));
 	start(x, "graphml");
 	attr(x, "xmlns", "http://graphml.graphdrawing.org/xmlns");
 	attr(x, "xmlns:xsi", "http://www.w3.org/2001/XMLSchema-instance");
@@ -253,7 +313,7 @@ static void write_document(struct gml *x, const struct wperf_report *r,
 	end(x);         /* graph */
 	end(x);         /* graphml */
 	if (!x->failed)
-		check(x, xmlTextWriterEndDocument(x->w));
+		check(x, lx.EndDocument(x->w));
 }
 
 /* libxml2 would print its own "I/O error" lines on a full disk; the
@@ -274,26 +334,30 @@ int wperf_report_write_graphml(const struct wperf_report *r, FILE *out)
 		errno = EINVAL;
 		return -1;
 	}
+	if (!wperf_report_graphml_available()) {
+		errno = ELIBACC;
+		return -1;
+	}
 	if (wperf_fmt_knot_map_init(&m, r->graph, r->knots) < 0)
 		return -1;
 	/* Closing this buffer flushes it; it does not close `out`. */
-	buf = xmlOutputBufferCreateFile(out, NULL);
-	x.w = buf ? xmlNewTextWriter(buf) : NULL;
+	buf = lx.OutputBufferCreateFile(out, NULL);
+	x.w = buf ? lx.NewTextWriter(buf) : NULL;
 	if (!x.w) {
 		if (buf)
-			xmlOutputBufferClose(buf);
+			lx.OutputBufferClose(buf);
 		wperf_fmt_knot_map_fini(&m);
 		errno = ENOMEM;
 		return -1;
 	}
 	/* The handler is per thread in libxml2: put back the caller's. */
-	xmlGenericErrorFunc old_handler = xmlGenericError;
-	void *old_ctx = xmlGenericErrorContext;
-	xmlSetGenericErrorFunc(NULL, quiet);
+	xmlGenericErrorFunc old_handler = *lx.GenericError();
+	void *old_ctx = *lx.GenericErrorContext();
+	lx.SetGenericErrorFunc(NULL, quiet);
 	errno = 0;
 	write_document(&x, r, &m);
-	xmlFreeTextWriter(x.w);         /* flushes into out, frees buf */
-	xmlSetGenericErrorFunc(old_ctx, old_handler);
+	lx.FreeTextWriter(x.w);         /* flushes into out, frees buf */
+	lx.SetGenericErrorFunc(old_ctx, old_handler);
 	wperf_fmt_knot_map_fini(&m);
 	return wperf_fmt_finish(out, x.failed);
 }

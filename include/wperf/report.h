@@ -54,8 +54,13 @@ void wperf_json_string(FILE *out, const char *s);
 int wperf_report_write_dot(const struct wperf_report *r, FILE *out);
 
 /* GraphML (written with libxml2): every vertex and edge, with kind, tid,
- * comm, weight, count and the knot each belongs to. */
+ * comm, weight, count and the knot each belongs to. -1 with errno
+ * ELIBACC when libxml2 cannot be loaded. */
 int wperf_report_write_graphml(const struct wperf_report *r, FILE *out);
+
+/* Whether libxml2 (libxml2.so.2), loaded at first use, is there for
+ * wperf_report_write_graphml(). */
+bool wperf_report_graphml_available(void);
 
 /* One self-contained HTML page: the first finding's picture, the knot
  * summary, the whole picture, sortable tables of knots, edges and threads.

@@ -51,6 +51,11 @@ static int read_format(struct knots_sink *s, const bt_value *params)
 			  "PATH: install it (apt-get install graphviz) or use format=dot");
 		return -1;
 	}
+	if (s->format == FORMAT_GRAPHML && !wperf_report_graphml_available()) {
+		sink_fail(s, "parameter `format`: graphml needs libxml2 (libxml2.so.2), which "
+			  "cannot be loaded: install it (apt-get install libxml2) or use format=json");
+		return -1;
+	}
 	return 0;
 }
 
