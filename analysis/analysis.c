@@ -331,8 +331,10 @@ struct wperf_analysis *wperf_analysis_create(void)
 	cpus_init(&a->cpus);
 	disk_init(&a->disks);
 	nic_init(&a->nics);
+	/* No state_begins hook until false wakeups are expected
+	 * (enable_false_wakeups): without them it would answer every wait's
+	 * start unchanged, a call per wait for nothing. */
 	sched_init(&a->sched, &a->vt, &a->disks, &a->quality, on_sched_segment, a);
-	a->sched.state_begins = on_state_begins;
 	stacks_init(&a->stacks);
 	a->sched.stacks = &a->stacks;
 	falsewake_init(&a->falsewake, on_closed_segment, a);
@@ -407,9 +409,16 @@ int wperf_analysis_set_window(struct wperf_analysis *a, int64_t begin, int64_t e
 	return 0;
 }
 
-void wperf_analysis_expect_false_wakeups(struct wperf_analysis *a)
+/* The false-wakeup stage holds segments and may move a wait's start. */
+static void enable_false_wakeups(struct wperf_analysis *a)
 {
 	a->falsewake.enabled = true;
+	a->sched.state_begins = on_state_begins;
+}
+
+void wperf_analysis_expect_false_wakeups(struct wperf_analysis *a)
+{
+	enable_false_wakeups(a);
 }
 
 /* An event at ts: the range of events so far reaches it. */
@@ -466,7 +475,8 @@ void wperf_analysis_seed(struct wperf_analysis *dst, const struct wperf_analysis
 {
 	struct wperf_event ev;
 
-	dst->falsewake.enabled = src->falsewake.enabled;
+	if (src->falsewake.enabled)
+		enable_false_wakeups(dst);
 	wperf_analysis_bound(dst, false, t);
 	memset(&ev, 0, sizeof ev);
 	ev.ts = t;

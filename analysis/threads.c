@@ -146,10 +146,10 @@ static bool wait_is_for_work(struct sched *s, uint32_t v, int64_t prev_state)
 	return !s->quality->has_idle_state && prev_state == 1 && is_kworker(s, v);
 }
 
-/* A new wait of v begins: its stack, when the event carries one. */
-static void set_wait_stack(struct sched *s, uint32_t v, const struct wperf_event *ev)
+/* A new wait of v begins: its stack, when the event carries one.
+ * Inline: most traces carry no stacks, and then it is one store. */
+static inline void set_wait_stack(struct sched *s, uint32_t v, const struct wperf_event *ev)
 {
-	/* Most traces carry no stacks: no call for them. */
 	uint32_t id = s->stacks && ev->n_stack && ev->stack
 		? stacks_intern(s->stacks, ev->stack, ev->n_stack) : STACK_NONE;
 
