@@ -26,6 +26,7 @@
 #include "recording.h"
 #include "sessiond.h"
 #include "spawn.h"
+#include "waits.h"
 #include "wperf.h"
 #include "wperf/kernel-events.h"
 
@@ -423,12 +424,21 @@ static bool is_watcher(long pid, int dir)
 	return found;
 }
 
+/* How long the watcher may take, after SIGTERM, to save what triggered
+ * before the stop: LTTng finishing its snapshots (watch.c's FINISH_S,
+ * 60 s), then their kernel halves (tens of seconds on a machine loaded
+ * several times over). */
+#define WATCHER_END_S 180
+
 /* A watcher just started may not have its SIGTERM handler yet, and
  * SIGTERM would kill it, losing the snapshot it is there to save: wait
- * (up to 10 s) until it catches SIGTERM. Then wait (up to 60 s) for it to
- * end; past that it is killed (its half-built snapshot is not kept). */
+ * (up to 10 s) until it catches SIGTERM. Then wait for it to end, saying
+ * so after 2 s; past WATCHER_END_S it is killed (its half-built snapshot
+ * is not kept). */
 void wperf_flight_stop_watcher(long pid, int dir)
 {
+	bool said = false;
+
 	if (!is_watcher(pid, dir))
 		return;
 	for (int i = 0; i < 200 && !catches_sigterm(pid); i++) {
@@ -439,12 +449,19 @@ void wperf_flight_stop_watcher(long pid, int dir)
 	}
 	if (kill((pid_t)pid, SIGTERM) != 0)
 		return;     /* gone, and the pid taken by another process */
-	for (int i = 0; i < 600; i++) {
+	for (int i = 0; i < WATCHER_END_S * 10; i++) {
 		waitpid((pid_t)pid, NULL, WNOHANG);
 		if (kill((pid_t)pid, 0) != 0)
 			return;
+		if (!said && i >= WPERF_WAIT_SAY_AFTER * 10) {
+			wperf_say("waiting for the trigger watcher (pid %ld) to save the snapshots "
+				  "triggered before the stop; giving up after %d s", pid, WATCHER_END_S);
+			said = true;
+		}
 		sleep_ms(100);
 	}
+	wperf_say("the trigger watcher (pid %ld) did not end within %d s of the stop: killed "
+		  "(a snapshot it was saving is not kept)", pid, WATCHER_END_S);
 	kill((pid_t)pid, SIGKILL);
 }
 

@@ -636,6 +636,22 @@ static enum wperf_session_kind session_kind(const struct record_opts *ro)
 	return ro->live ? WPERF_SESSION_LIVE : WPERF_SESSION_RELAY;
 }
 
+/* A stop signal ended the start-up: the command never ran, and nothing
+ * of what was made is a recording (a kernel trace begun, LTTng's ust/,
+ * wperf.json, .wperf/). All of it goes, and DIR too when this wperf made
+ * it, as when the start is interrupted before the session exists: an
+ * interrupted start leaves nothing behind. Everything in DIR is this
+ * wperf's (DIR was empty, and no other user can write in it), and the
+ * recorder and the session are gone by now (teardown()). */
+static void discard_unstarted(struct recording *r)
+{
+	static const char *const made[] = { "kernel", "ust", WPERF_STATE };
+
+	for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++)
+		wperf_remove_tree_at(r->dir.fd, made[i]);
+	wperf_output_discard(&r->dir, r->existed);
+}
+
 static int record_once(struct recording *r)
 {
 	const struct record_opts *ro = r->opts;
@@ -663,6 +679,8 @@ static int record_once(struct recording *r)
 	status = run(r);
 	if (!teardown(r) || r->failed || r->interrupted) {
 		if (r->interrupted || wperf_ctl_interrupted()) {
+			if (r->interrupted)
+				discard_unstarted(r);
 			wperf_say("interrupted");
 			return wperf_interrupted_status();
 		}

@@ -224,6 +224,8 @@ static void child(const struct wperf_recorder *r, pid_t parent, int logfd, int w
 	wperf_bt_handle_sigint();
 	wperf_bt_handle_sigterm();
 	signal(SIGHUP, SIG_DFL);
+	/* Blocked since the fork (wperf_recorder_start): a stop signal sent
+	 * meanwhile comes now, to these handlers. */
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (getppid() != parent || !watch_parent(parent))   /* wperf died already */
@@ -257,11 +259,24 @@ static int make_ready_fifo(struct wperf_recorder *r)
 	return open(r->ready, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 }
 
+/* Block SIGINT, SIGTERM and SIGHUP; the mask before in old. */
+static void block_stop_signals(sigset_t *old)
+{
+	sigset_t stop;
+
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stop, old);
+}
+
 bool wperf_recorder_start(struct wperf_recorder *r, const char *plugin_dir, const char *out,
 			  const char *shown, int reserve_fd, const char *session,
 			  unsigned buffer_kb, bool stacks, char *why, size_t whylen)
 {
 	int whypipe[2] = { -1, -1 };
+	sigset_t old;
 	pid_t parent = getpid();
 	FILE *log;
 
@@ -283,6 +298,13 @@ bool wperf_recorder_start(struct wperf_recorder *r, const char *plugin_dir, cons
 		return false;
 	}
 	fflush(NULL);
+	/* The stop signals blocked across the fork: until the child has its
+	 * own handlers (child()), it has wperf's, which only count a signal
+	 * in the child's copy of wperf's memory. A SIGINT wperf sends at once
+	 * (Ctrl-C as the recorder starts) would be lost there, and the
+	 * recorder would go on tracing until killed 120 s later; blocked, it
+	 * waits for the child's handler. */
+	block_stop_signals(&old);
 	r->pid = fork();
 	if (r->pid == 0) {
 		/* The trace is root's and no other user's to change, whatever
@@ -292,6 +314,7 @@ bool wperf_recorder_start(struct wperf_recorder *r, const char *plugin_dir, cons
 		wperf_room_draw_hold(reserve_fd, whypipe[1], shown);
 		child(r, parent, fileno(log), whypipe[1], plugin_dir, buffer_kb, stacks);
 	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	fclose(log);
 	close(whypipe[1]);
 	r->why_fd = whypipe[0];

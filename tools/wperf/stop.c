@@ -87,7 +87,13 @@ int wperf_cmd_stop(int argc, char **argv)
 	if (!wperf_flight_dir_open(dir, &held))
 		goto end;
 	out = held.pid_at;
-	if (!wperf_flight_state_read(out, &f))
+	/* The state is read and `running` set under the flight lock: the
+	 * trigger watcher rewrites the file as it saves a snapshot (its
+	 * count, snapshot.c), under that lock. Without it, one of the two
+	 * writes was lost (the count of a snapshot saved as the stop began,
+	 * or the stop itself), or one's rename found the other's temporary
+	 * file gone. */
+	if ((lock = wperf_flight_lock(out)) < 0 || !wperf_flight_state_read(out, &f))
 		goto end;
 	if (strcmp(f.mode, "flight-recorder")) {
 		wperf_fail("%s is a recording, not a flight recorder (start one with wperf "
@@ -108,6 +114,9 @@ int wperf_cmd_stop(int argc, char **argv)
 			  "%s is still there", dir, str(&f, WPERF_FS_INSTANCE));
 	else if (!wperf_state_set(out, f.text, &f.want[WPERF_FS_RUNNING], "false"))
 		goto end;
+	/* Released while the watcher saves what fired before the stop. */
+	wperf_lock_release(lock);
+	lock = -1;
 	/* Everything the flight recorder left running; what is gone is fine. */
 	if (f.watcher[0] && !f.want[WPERF_FS_WATCHER].is_string)
 		wperf_flight_stop_watcher(strtol(f.watcher, NULL, 10), held.fd);
@@ -115,10 +124,12 @@ int wperf_cmd_stop(int argc, char **argv)
 	 * open (rmdir: EBUSY). The watcher's last ones are taken by now. */
 	if ((lock = wperf_flight_lock(out)) < 0)
 		goto end;
-	wperf_sweep_orphaned_triggers();        /* of watchers killed, this one's too */
+	/* Its own trigger first: its watcher has ended by now, and the sweep
+	 * would take it for one left by a killed watcher, and say so. */
 	trigger_json = f.trigger[0] == '{' ? f.trigger : NULL;
 	if (trigger_json && wperf_json_members(trigger_json, &tw, 1) && trigger_name[0])
 		wperf_lttng_remove_trigger(trigger_name);
+	wperf_sweep_orphaned_triggers();        /* of other watchers killed */
 	if ((name = str(&f, WPERF_FS_SESSION)))
 		wperf_lttng_destroy_session(name);
 	if (str(&f, WPERF_FS_INSTANCE) &&

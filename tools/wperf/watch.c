@@ -21,7 +21,8 @@
  *
  * `wperf stop` (stop.c) sends it SIGTERM and waits before it destroys the
  * session and the instance: it then finishes the snapshot being taken,
- * saves those LTTng finishes within a few seconds, and ends. stop.c waits
+ * saves those LTTng began before the stop as LTTng finishes them (up to
+ * FINISH_S), and ends. stop.c waits
  * until it catches SIGTERM, so the handler is the first thing it
  * installs.
  */
@@ -39,7 +40,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+/* How long, after a stop, LTTng may take to finish writing the
+ * snapshots its trigger began before it (`wperf stop` waits longer for
+ * this process: flight.c). */
+#define FINISH_S 60.0
 
 static volatile sig_atomic_t stopping;
 
@@ -187,6 +194,44 @@ static int wait_notified(struct wperf_lttng_watch *sub)
 	return n;
 }
 
+static double monotonic(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* After the stop: what triggered before it, which LTTng may still be
+ * writing. Each is taken when its notification says it is whole, for as
+ * long as LTTng takes, up to FINISH_S (a session daemon on a machine
+ * loaded several times over took more than the 6 s once allowed); what
+ * LTTng has not finished by then is said and left. false when taking one
+ * failed or the daemon does not answer. */
+static bool take_the_rest(const struct watch *w, struct wperf_lttng_watch *sub)
+{
+	double end = monotonic() + FINISH_S;
+	int n;
+
+	for (;;) {
+		struct dirent **names = NULL;
+		int left = list_triggered(w, &names);
+
+		free_names(names, left);
+		if (!left)
+			return true;
+		if (monotonic() >= end) {
+			wperf_say("trigger %s: %d snapshot%s LTTng began before the stop %s not "
+				  "finished within %.0f s of it: left in DIR/" WPERF_PRIVATE
+				  "/triggered", w->event, left, left == 1 ? "" : "s",
+				  left == 1 ? "was" : "were", FINISH_S);
+			return true;
+		}
+		if ((n = wait_notified(sub)) == -2 || (n && !take_completed(w, n)))
+			return false;
+	}
+}
+
 int wperf_cmd_watch(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_sigterm };
@@ -222,18 +267,8 @@ int wperf_cmd_watch(int argc, char **argv)
 	while (!stopping && still_running(out))
 		if ((n = wait_notified(sub)) == -2 || (n && !take_completed(&w, n)))
 			goto end;
-	/* Then what triggered before the stop: LTTng may still be writing
-	 * it (up to 6 s). */
-	for (int i = 0; i < 20; i++) {
-		struct dirent **names = NULL;
-		int left = list_triggered(&w, &names);
-
-		free_names(names, left);
-		if (!left)
-			break;
-		if ((n = wait_notified(sub)) == -2 || (n && !take_completed(&w, n)))
-			goto end;
-	}
+	if (!take_the_rest(&w, sub))
+		goto end;
 	rc = WPERF_EXIT_OK;
 end:
 	/* A trigger left behind would write into this process's /proc
