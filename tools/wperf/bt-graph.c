@@ -28,6 +28,10 @@
  *    the next packet (which the muxer refuses) are read too. It forwards
  *    everything else unchanged: the report is the CLI's report.
  *
+ * With wperf_bt_handle_sigint_as_end(), a filter of wperf's own (bt-end.c)
+ * sits before the sink of a wperf_bt_run_source() graph: SIGINT ends the
+ * sink's input there, for sources that never end by themselves.
+ *
  * What the components write on standard error while the graph is built
  * and runs is kept in a memory file (file descriptor 2 points there):
  * babeltrace2 2.0's CTF metadata decoder says why it cannot read a
@@ -35,6 +39,7 @@
  * needs that text to say it in one line.
  */
 #include "bt-graph.h"
+#include "bt-end.h"
 #include "wperf.h"
 
 #include <dirent.h>
@@ -97,6 +102,28 @@ static void handle_by_interrupting(int sig)
 void wperf_bt_handle_sigint(void)
 {
 	handle_by_interrupting(SIGINT);
+}
+
+/* Put the end filter before the sink (wperf_bt_handle_sigint_as_end). */
+static bool end_filter;
+static volatile sig_atomic_t sigints;
+
+static void on_sigint_as_end(int sig)
+{
+	(void)sig;
+	if (sigints++ == 0)
+		wperf_bt_end_input();
+	else
+		wperf_bt_interrupt();
+}
+
+void wperf_bt_handle_sigint_as_end(void)
+{
+	struct sigaction sa = { .sa_handler = on_sigint_as_end };
+
+	end_filter = true;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
 }
 
 void wperf_bt_handle_sigterm(void)
@@ -737,6 +764,23 @@ static const void *add_component(bt_graph *g, char type, const bt_plugin *plugin
 	return rc == BT_GRAPH_ADD_COMPONENT_STATUS_OK ? comp : NULL;
 }
 
+/* out -> wperf's end filter (bt-end.h): its output port, or NULL after
+ * appending a cause. */
+static const bt_port_output *through_end_filter(bt_graph *g, const bt_port_output *out)
+{
+	const bt_component_class_filter *cls = wperf_bt_end_class();
+	const bt_component_filter *end = NULL;
+
+	if (!cls || bt_graph_add_filter_component(g, cls, "wperf-end", NULL, LOG_LEVEL, &end) !=
+	    BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
+	    bt_graph_connect_ports(g, out, bt_component_filter_borrow_input_port_by_index_const(
+					   end, 0), NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
+		CAUSE("Cannot create component: filter.wperf-end (out of memory?)");
+		return NULL;
+	}
+	return bt_component_filter_borrow_output_port_by_index_const(end, 0);
+}
+
 /*
  * Build source -> muxer -> sink in g and run it. A wperf source with one
  * output port (source.wperf.tracefs) merges its CPUs in time order itself:
@@ -788,6 +832,8 @@ static enum wperf_run_status build_source_graph(bt_graph *g, const struct wperf_
 			return WPERF_RUN_FAILED;
 	out = straight ? bt_component_source_borrow_output_port_by_index_const(src[0], 0)
 		       : bt_component_filter_borrow_output_port_by_index_const(muxer, 0);
+	if (end_filter && !(out = through_end_filter(g, out)))
+		return WPERF_RUN_FAILED;
 	if (bt_graph_connect_ports(g, out, bt_component_sink_borrow_input_port_by_index_const(sink, 0),
 				   NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
 		CAUSE("Cannot connect %s to sink.%s.%s.", straight ? what : "filter.utils.muxer",

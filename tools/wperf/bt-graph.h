@@ -89,6 +89,14 @@ void wperf_bt_interrupt(void);
  * WPERF_RUN_INTERRUPTED); a second SIGINT kills. Call once. */
 void wperf_bt_handle_sigint(void);
 
+/* SIGINT ends the input of the graphs of wperf_bt_run_source() instead:
+ * from now on they have wperf's end filter (bt-end.h) before the sink,
+ * and the first SIGINT ends its output there, so the sink sees the end
+ * of its input (and writes its final report) although the sources go on;
+ * the run is then WPERF_RUN_OK. A second SIGINT interrupts the graph as
+ * wperf_bt_handle_sigint()'s does. Call once, instead of that one. */
+void wperf_bt_handle_sigint_as_end(void);
+
 /* The same for SIGTERM (the kernel recorder's parent-death signal). */
 void wperf_bt_handle_sigterm(void);
 

@@ -10,8 +10,9 @@
  * so far (plugin/knots/knots-sync.c) and writes the periodic reports of
  * one wait-for graph across the hosts. The graph runs in top-viewer.c's
  * child process; it ends with the final report when every host's session
- * has ended (session-not-found-action=end); Ctrl-C or --duration stop it
- * after the periodic reports so far.
+ * has ended (session-not-found-action=end), or when Ctrl-C or --duration
+ * end its input where the sessions are (bt-end.h): the final report is
+ * then of what was read until that moment.
  */
 #include "wperf.h"
 #include "relay-url.h"
@@ -292,10 +293,10 @@ int top_relay(const struct top_args *a, const struct wperf_bt *bt, bt_value *sin
 		at += (size_t)k;
 	}
 	wperf_say("watching the live sessions %s through the lttng-relayd at %s, a report every "
-		  "%s%s; the final report when they end", names, a->relay, a->every,
+		  "%s%s; the final report when they end, or at Ctrl-C", names, a->relay, a->every,
 		  n > 1 ? ", the hosts' clocks synchronised from the TCP segments matched so far"
 			: "");
-	top_viewer_interruptible = true;
+	top_viewer_ends_input = true;
 	if (!top_viewer_start(&v, bt, bt->ctf, "lttng-live", src, sink)) {
 		bt_value_put_ref(src);
 		return WPERF_EXIT_FAIL;
@@ -304,13 +305,12 @@ int top_relay(const struct top_args *a, const struct wperf_bt *bt, bt_value *sin
 	if (!top_viewer_wait(&v, deadline) && top_viewer_ended(&v))
 		return top_viewer_finish(&v, "the sessions' end");
 	/* A stop signal or --duration: the sessions are not ours to end, so
-	 * the graph is interrupted between two messages; the periodic
-	 * reports written so far are the last. */
+	 * the viewer ends its sources' input where they are (bt-end.h), and
+	 * the sink writes the last period and the final report of what was
+	 * read until then, as `wperf top` does on one host. */
 	wperf_stop_signals_ignore();
 	kill(v.pid, SIGINT);
-	rc = top_viewer_finish(&v, "the interruption");
-	wperf_say("stopped before the hosts' sessions ended: no final report (the periodic "
-		  "reports above are the last)");
+	rc = top_viewer_finish(&v, "the stop");
 	if (rc == WPERF_EXIT_OK && a->duration <= 0)
 		rc = wperf_interrupted_status();
 	return rc;

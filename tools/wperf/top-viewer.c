@@ -37,7 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
-bool top_viewer_interruptible;
+bool top_viewer_ends_input;
 
 double top_now(void)
 {
@@ -65,6 +65,8 @@ static void viewer_main(pid_t parent, const struct wperf_bt *bt, const bt_plugin
 	char why[4096];
 	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
+	sigset_t none;
+
 	setsid();
 	for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
 		signal(defaults[i], SIG_DFL);
@@ -74,11 +76,15 @@ static void viewer_main(pid_t parent, const struct wperf_bt *bt, const bt_plugin
 		_exit(1);
 	if (null >= 0)
 		dup2(null, STDIN_FILENO);
-	if (top_viewer_interruptible)
-		wperf_bt_handle_sigint();
+	if (top_viewer_ends_input)
+		wperf_bt_handle_sigint_as_end();
+	/* Blocked since the fork (top_viewer_start): a SIGINT sent meanwhile
+	 * comes now, to this process's own handling of it. */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	wperf_bt_run_source(bt, plugin, cls, source_params, bt->wperf, "knots", sink_params,
 			    false, &run);
-	if (run.status == WPERF_RUN_INTERRUPTED && top_viewer_interruptible) {
+	if (run.status == WPERF_RUN_INTERRUPTED && top_viewer_ends_input) {
 		fflush(NULL);
 		_exit(0);
 	}
@@ -96,11 +102,20 @@ bool top_viewer_start(struct top_viewer *v, const struct wperf_bt *bt,
 {
 	pid_t parent = getpid();
 
+	sigset_t sigint, old;
+
 	memset(v, 0, sizeof(*v));
 	fflush(NULL);
+	/* Until the child has its own handling of SIGINT, it has ours, which
+	 * only counts it in the child's copy of our memory: a stop sent at
+	 * once would be lost. */
+	sigemptyset(&sigint);
+	sigaddset(&sigint, SIGINT);
+	sigprocmask(SIG_BLOCK, &sigint, &old);
 	v->pid = fork();
 	if (v->pid == 0)
 		viewer_main(parent, bt, source_plugin, source_class, source_params, sink_params);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (v->pid < 0) {
 		wperf_fail("cannot start the babeltrace2 graph: fork: %s", strerror(errno));
 		return false;

@@ -37,10 +37,13 @@ bool top_viewer_start(struct top_viewer *v, const struct wperf_bt *bt,
 		      const bt_plugin *source_plugin, const char *source_class,
 		      const bt_value *source_params, const bt_value *sink_params);
 
-/* Set before top_viewer_start(): the viewer takes SIGINT as an
- * interruption of its graph between two messages (then exits 0), not as
- * its end (top-relay.c: the sessions it reads are not ours to end). */
-extern bool top_viewer_interruptible;
+/* Set before top_viewer_start(): the viewer takes SIGINT as the end of
+ * its sources' input (bt-end.h: the sink then writes the last period and
+ * the final report of what was read until then), since they do not end
+ * (top-relay.c: the sessions it reads are not ours to end); a second
+ * SIGINT interrupts its graph between two messages. Either way it exits
+ * 0. */
+extern bool top_viewer_ends_input;
 
 /* Whether the viewer ended (reaping it). */
 bool top_viewer_ended(struct top_viewer *v);
