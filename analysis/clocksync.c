@@ -272,6 +272,112 @@ int64_t wperf_clock_sync_apply(const struct wperf_clock_sync *s, int64_t x)
 	return (int64_t)llroundl(s->anchor_y + s->alpha * (long double)(x - s->anchor_x));
 }
 
+/* ------------------------------------------------------------ several hosts */
+
+static bool links(const struct wperf_clock_sync *s)
+{
+	return s->quality == WPERF_SYNC_ACCURATE || s->quality == WPERF_SYNC_APPROXIMATE;
+}
+
+/* Time t of host `from` (one of pair p's two) on the other's clock. */
+static long double across(const struct wperf_clock_pair *p, unsigned from, long double t)
+{
+	const struct wperf_clock_sync *s = p->sync;
+
+	if (from == p->a)
+		return s->anchor_y + s->alpha * (t - (long double)s->anchor_x);
+	return (long double)s->anchor_x + (t - s->anchor_y) / s->alpha;
+}
+
+/* The placement of p's other host through host u (placed at *pu): the
+ * chain to u, then p. The composed line is anchored at the reference's
+ * time where the chain's first pair is (its first match), so it is
+ * applied to differences of a few seconds, never to 1e18 ns. */
+static struct wperf_clock_place through_pair(const struct wperf_clock_place *pu, unsigned u,
+					     const struct wperf_clock_pair *p)
+{
+	const struct wperf_clock_sync *s = p->sync;
+	struct wperf_clock_place v = { .placed = true, .prev = u, .hops = pu->hops + 1,
+				       .accuracy_ns = pu->accuracy_ns + s->accuracy_ns };
+	long double x;
+
+	if (pu->hops == 0) {
+		/* u is the reference: anchor at the pair's own anchor. */
+		v.anchor_x = u == p->a ? s->anchor_x : (int64_t)llroundl(s->anchor_y);
+		x = (long double)v.anchor_x;
+	} else {
+		v.anchor_x = pu->anchor_x;
+		x = pu->anchor_y;
+	}
+	v.anchor_y = across(p, u, x);
+	v.alpha = pu->alpha * (u == p->a ? s->alpha : 1 / s->alpha);
+	return v;
+}
+
+/* The placed host not settled yet with the smallest (accuracy, hops),
+ * the first of equals; -1 when none is left. */
+static int nearest(const struct wperf_clock_place *out, const bool *settled, unsigned n)
+{
+	int best = -1;
+
+	for (unsigned h = 0; h < n; h++) {
+		if (!out[h].placed || settled[h])
+			continue;
+		if (best < 0 || out[h].accuracy_ns < out[best].accuracy_ns ||
+		    (out[h].accuracy_ns == out[best].accuracy_ns && out[h].hops < out[best].hops))
+			best = (int)h;
+	}
+	return best;
+}
+
+/* Dijkstra's shortest paths, the accuracies as the lengths: each host is
+ * settled with its tightest chain before any chain through it is tried. */
+int wperf_clock_tree(const struct wperf_clock_pair *pairs, size_t npairs, unsigned nhosts,
+		     unsigned ref, struct wperf_clock_place *out)
+{
+	bool *settled;
+	int u;
+
+	if (ref >= nhosts)
+		return -1;
+	for (size_t k = 0; k < npairs; k++)
+		if (pairs[k].a >= nhosts || pairs[k].b >= nhosts || pairs[k].a == pairs[k].b)
+			return -1;
+	if (!(settled = calloc(nhosts, sizeof(*settled))))
+		return -1;
+	for (unsigned h = 0; h < nhosts; h++)
+		out[h] = (struct wperf_clock_place){ .prev = h, .alpha = 1 };
+	out[ref].placed = true;
+	while ((u = nearest(out, settled, nhosts)) >= 0) {
+		settled[u] = true;
+		for (size_t k = 0; k < npairs; k++) {
+			const struct wperf_clock_pair *p = &pairs[k];
+			unsigned v = p->a == (unsigned)u ? p->b : p->a;
+			struct wperf_clock_place c;
+
+			if ((p->a != (unsigned)u && p->b != (unsigned)u) || settled[v] ||
+			    !links(p->sync))
+				continue;
+			c = through_pair(&out[u], (unsigned)u, p);
+			if (!out[v].placed || c.accuracy_ns < out[v].accuracy_ns ||
+			    (c.accuracy_ns == out[v].accuracy_ns && c.hops < out[v].hops))
+				out[v] = c;
+		}
+	}
+	free(settled);
+	return 0;
+}
+
+int64_t wperf_clock_place_apply(const struct wperf_clock_place *p, int64_t x)
+{
+	return (int64_t)llroundl(p->anchor_y + p->alpha * (long double)(x - p->anchor_x));
+}
+
+int64_t wperf_clock_place_invert(const struct wperf_clock_place *p, int64_t y)
+{
+	return p->anchor_x + (int64_t)llroundl(((long double)y - p->anchor_y) / p->alpha);
+}
+
 const char *wperf_sync_quality_name(enum wperf_sync_quality q)
 {
 	switch (q) {

@@ -26,6 +26,7 @@
 #ifndef WPERF_CLOCKSYNC_H
 #define WPERF_CLOCKSYNC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -68,6 +69,48 @@ int wperf_clock_sync_compute(const struct wperf_sync_point *ab, size_t n_ab,
 
 /* B's time for A's time x (ns, rounded to the nearest). */
 int64_t wperf_clock_sync_apply(const struct wperf_clock_sync *s, int64_t x);
+
+/*
+ * Several hosts: each placed on the reference host's time through a chain
+ * of synchronised pairs (a spanning tree). A database that talks only to
+ * the front end, and the front end to the client, is placed on the
+ * client's time through the front end: the transforms along the chain
+ * composed exactly (slopes multiplied, each applied to the previous one's
+ * result), their accuracies added (the truth of each pair is within its
+ * bound over its span, so the composed truth is within their sum, up to
+ * the ppm by which a later slope scales an earlier bound). Of all chains,
+ * the one with the smallest sum (then the fewest pairs) is taken: a
+ * direct pair is used unless a chain through others is tighter.
+ */
+
+/* The transform of host pair (a, b): t(b) = sync->alpha * t(a) + beta.
+ * Only pairs of quality ACCURATE or APPROXIMATE link their hosts. */
+struct wperf_clock_pair {
+	unsigned a, b;
+	const struct wperf_clock_sync *sync;
+};
+
+/* A host's clock on the reference's. */
+struct wperf_clock_place {
+	bool placed;            /* false: no chain of synchronised pairs reaches it */
+	unsigned prev;          /* the host before it on its chain (the reference: itself) */
+	unsigned hops;          /* pairs on the chain (0: the reference) */
+	long double alpha;      /* its clock's rate against the reference's */
+	int64_t anchor_x;       /* a time of the reference's (the first pair's first match) */
+	long double anchor_y;   /* its time then: y = anchor_y + alpha * (x - anchor_x) */
+	double accuracy_ns;     /* the pairs' accuracies added along the chain */
+};
+
+/* Place hosts 0..nhosts-1 on host ref's time from the npairs pairs;
+ * out[nhosts]. 0, or -1 when an argument is out of range (a host index
+ * >= nhosts, a pair of a host with itself). */
+int wperf_clock_tree(const struct wperf_clock_pair *pairs, size_t npairs, unsigned nhosts,
+		     unsigned ref, struct wperf_clock_place *out);
+
+/* The host's time for the reference's time x (ns, rounded), and the
+ * reference's time for the host's time y. */
+int64_t wperf_clock_place_apply(const struct wperf_clock_place *p, int64_t x);
+int64_t wperf_clock_place_invert(const struct wperf_clock_place *p, int64_t y);
 
 /* "absent", "incomplete", "approximate", "accurate", "fail". */
 const char *wperf_sync_quality_name(enum wperf_sync_quality q);

@@ -8,6 +8,7 @@
  * magnitudes (1.36e18 ns).
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "check.h"
@@ -308,6 +309,142 @@ static void many_in_flight(void)
 	wperf_netmatch_destroy(m);
 }
 
+/* ------------------------------------------------------------ several hosts */
+
+/* Hosts' clocks as lines of one true time t (A's: the reference). */
+struct true_clock {
+	long double alpha, beta;
+};
+
+static const struct true_clock CHAIN[] = {
+	{ 1.0L, 0 },                          /* A */
+	{ 1.0001L, 5000123000.0L },           /* B: 100 ppm fast, 5.000123 s ahead */
+	{ 0.99995L, -3000456000.0L },         /* C: 50 ppm slow, 3.000456 s behind */
+	{ 1.0L, 7000000000.0L },              /* D: talks to no one both ways */
+};
+
+static int64_t clock_at(unsigned h, long double t)
+{
+	return (int64_t)llroundl(CHAIN[h].alpha * t + CHAIN[h].beta);
+}
+
+/* n segments each way between hosts a and b every 10 ms from T0, with
+ * one-way delays min_ns and up (every fifth at min_ns, first and last
+ * included), as points on (a's clock, b's clock). */
+static void exchange(unsigned a, unsigned b, int64_t min_ns, struct wperf_sync_point *ab,
+		     struct wperf_sync_point *ba, int n)
+{
+	for (int i = 0; i < n; i++) {
+		long double t = (long double)(T0 + (int64_t)i * 10000000);
+		long double d = (long double)(min_ns + (i % 5 ? 10000 * (1 + (i * 7) % 4) : 0));
+
+		ab[i] = (struct wperf_sync_point){ clock_at(a, t), clock_at(b, t + d) };
+		/* b -> a sent 5 ms later */
+		ba[i] = (struct wperf_sync_point){ clock_at(a, t + 5000000 + d),
+						    clock_at(b, t + 5000000) };
+	}
+}
+
+enum { CHAIN_N = 301 };   /* 3 s of segments */
+
+static void sync_pair(unsigned a, unsigned b, int64_t min_ns, bool both_ways,
+		      struct wperf_clock_sync *s)
+{
+	static struct wperf_sync_point ab[CHAIN_N], ba[CHAIN_N];
+
+	exchange(a, b, min_ns, ab, ba, CHAIN_N);
+	REQUIRE_INT(wperf_clock_sync_compute(ab, CHAIN_N, ba, both_ways ? CHAIN_N : 0, s), 0);
+}
+
+/* A <-> B and C <-> B only (C's pair given as t(B) = f(t(C)): walked
+ * backwards), D with segments one way to A: C is placed on A's time
+ * through B, its transform the two composed, within the two accuracies
+ * added of the truth over the span; D is not placed. */
+static void chain_of_three(void)
+{
+	struct wperf_clock_sync ab, cb, da;
+	struct wperf_clock_pair pairs[3] = { { 0, 1, &ab }, { 2, 1, &cb }, { 3, 0, &da } };
+	struct wperf_clock_place out[4];
+
+	sync_pair(0, 1, 20000, true, &ab);
+	sync_pair(2, 1, 20000, true, &cb);
+	sync_pair(3, 0, 20000, false, &da);
+	CHECK_STR(wperf_sync_quality_name(ab.quality), "accurate");
+	CHECK_STR(wperf_sync_quality_name(cb.quality), "accurate");
+	CHECK_STR(wperf_sync_quality_name(da.quality), "incomplete");
+	REQUIRE_INT(wperf_clock_tree(pairs, 3, 4, 0, out), 0);
+	CHECK(out[0].placed && out[1].placed && out[2].placed && !out[3].placed);
+	CHECK_INT(out[0].hops, 0);
+	CHECK_INT(out[1].prev, 0);
+	CHECK_INT(out[1].hops, 1);
+	CHECK_INT(out[2].prev, 1);
+	CHECK_INT(out[2].hops, 2);
+	CHECK_NEAR(out[1].accuracy_ns, ab.accuracy_ns, 0);
+	CHECK_NEAR(out[2].accuracy_ns, ab.accuracy_ns + cb.accuracy_ns, 1e-9);
+	CHECK(ab.accuracy_ns > 1000 && cb.accuracy_ns > 1000);
+	/* slope: C per A = (C per B) = 1 / (B per C), times B per A */
+	CHECK_NEAR(out[2].alpha, ab.alpha / cb.alpha, 1e-18);
+	/* the truth, within the slope the summed bound allows over the 3 s */
+	CHECK_NEAR(out[2].alpha, 0.99995L, 2 * out[2].accuracy_ns / 3e9);
+	for (int64_t x = T0; x <= T0 + (CHAIN_N - 1) * INT64_C(10000000); x += 250000000) {
+		int64_t y = wperf_clock_place_apply(&out[2], x);
+		int64_t b = wperf_clock_sync_apply(&ab, x);
+		/* exact composition: B's time, then C's for it by cb's line */
+		long double c = (long double)cb.anchor_x +
+				((long double)b - cb.anchor_y) / cb.alpha;
+
+		CHECK_NEAR((long double)y, c, 1.0L);
+		CHECK_NEAR((long double)y, (long double)clock_at(2, (long double)x),
+			   out[2].accuracy_ns + 1);
+		CHECK_NEAR((long double)wperf_clock_place_invert(&out[2], y), (long double)x, 1.0L);
+		/* B's placement is its pair's transform itself */
+		CHECK_INT(wperf_clock_place_apply(&out[1], x), b);
+	}
+	CHECK_INT(wperf_clock_place_apply(&out[0], T0 + 17), T0 + 17);
+}
+
+/* A <-> C direct too: used when its accuracy beats the chain's sum, the
+ * chain through B when it does not. */
+static void direct_when_better(void)
+{
+	struct wperf_clock_sync ab, cb, ac;
+	struct wperf_clock_pair pairs[3] = { { 0, 1, &ab }, { 2, 1, &cb }, { 0, 2, &ac } };
+	struct wperf_clock_place out[3];
+
+	sync_pair(0, 1, 20000, true, &ab);
+	sync_pair(2, 1, 20000, true, &cb);
+	sync_pair(0, 2, 2000, true, &ac);    /* tight: 2 us minimum delays */
+	CHECK(ac.accuracy_ns < ab.accuracy_ns + cb.accuracy_ns);
+	REQUIRE_INT(wperf_clock_tree(pairs, 3, 3, 0, out), 0);
+	CHECK_INT(out[2].prev, 0);
+	CHECK_INT(out[2].hops, 1);
+	CHECK_NEAR(out[2].accuracy_ns, ac.accuracy_ns, 0);
+	CHECK_NEAR(out[2].alpha, ac.alpha, 0);
+	/* B stays on its own pair: A -> C -> B is looser */
+	CHECK_INT(out[1].prev, 0);
+	sync_pair(0, 2, 80000, true, &ac);   /* loose: 80 us */
+	CHECK(ac.accuracy_ns > ab.accuracy_ns + cb.accuracy_ns);
+	REQUIRE_INT(wperf_clock_tree(pairs, 3, 3, 0, out), 0);
+	CHECK_INT(out[2].prev, 1);
+	CHECK_INT(out[2].hops, 2);
+	/* A failed pair links nothing, however tight */
+	ac.quality = WPERF_SYNC_FAIL;
+	ab.quality = WPERF_SYNC_FAIL;
+	REQUIRE_INT(wperf_clock_tree(pairs, 3, 3, 0, out), 0);
+	CHECK(!out[1].placed && !out[2].placed);
+	/* from C as the reference: pairs walked either way */
+	ab.quality = WPERF_SYNC_ACCURATE;
+	REQUIRE_INT(wperf_clock_tree(pairs, 3, 3, 2, out), 0);
+	CHECK(out[0].placed && out[1].placed);
+	CHECK_INT(out[0].prev, 1);
+	CHECK_NEAR((long double)wperf_clock_place_apply(&out[0], clock_at(2, T0 + 1000000000)),
+		   (long double)(T0 + 1000000000), out[0].accuracy_ns + 1);
+	/* out of range */
+	pairs[1].a = 1;
+	CHECK_INT(wperf_clock_tree(pairs, 3, 3, 0, out), -1);
+	CHECK_INT(wperf_clock_tree(pairs, 0, 3, 3, out), -1);
+}
+
 int main(void)
 {
 	RUN_TEST(hand_case);
@@ -318,5 +455,7 @@ int main(void)
 	RUN_TEST(copies_pair_in_order);
 	RUN_TEST(missing_copy_is_ambiguous);
 	RUN_TEST(many_in_flight);
+	RUN_TEST(chain_of_three);
+	RUN_TEST(direct_when_better);
 	return check_finish();
 }
