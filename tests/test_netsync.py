@@ -17,7 +17,13 @@ filter.wperf.repair each and filter.utils.muxer into the sink. Checked:
     (slope 0.99994137837..., offset 79796507913179.33 ns) is within the
     stated accuracy of ours at both ends of the matches' span;
   - the text report says the same numbers; one host alone has nothing to
-    synchronise; a bad parameter is refused in one line.
+    synchronise; a bad parameter is refused in one line;
+  - four hand-built hosts in the lttng-modules 2.9+ layout, a <-> b and
+    b <-> c only (b 100 ppm and 5.000123 s from a, c 200 ppm and
+    10.000456 s), d one way to c: c placed on a's time through b (the
+    pairs' transforms composed, the truth within their accuracies
+    added), d placed nowhere, a direct a <-> c pair taken when its bound
+    is tighter than the chain's sum.
 
 Usage: WPERF_PLUGIN_DIR=build/plugin /usr/bin/python3 tests/test_netsync.py
        [--shared-dir-default DIR]
@@ -236,6 +242,139 @@ class NewLayout(unittest.TestCase):
         # the B->A segments leave b 5 ms after the A->B ones: the bound
         # is about one minimum delay, far below the 5 ms between them
         self.assertLess(p['accuracy_ns'], 100000)
+
+
+# A third host c, on the true time t: t + t/5000 + 10.000456 s (200 ppm
+# fast; about 100 ppm and 5 s from b).
+C_BETA = 10000456000
+
+
+def truth_c(t):
+    return t + t // 5000 + C_BETA
+
+
+CLOCKS = {'a': lambda t: t, 'b': truth, 'c': truth_c, 'd': lambda t: t + 7000000000}
+
+
+def pair_events(ev, h1, h2, n, seq, min_delay=20000):
+    """n segments each way between h1 and h2 every 10 ms (h2's 5 ms
+    after h1's), one-way delays min_delay (every fifth) to min_delay + 40
+    us, on each host's clock (CLOCKS, of the true time)."""
+    c1, c2 = CLOCKS[h1], CLOCKS[h2]
+    for i in range(n):
+        t = T0 + i * 10000000
+        d = min_delay + 10000 * (0 if i % 5 == 0 else 1 + (i * 7) % 4)
+        ev[h1].append((c1(t), 'net_dev_queue', (seq + i, 1, 0x18)))
+        ev[h2].append((c2(t + d), 'net_if_receive_skb', (seq + i, 1, 0x18)))
+        ev[h2].append((c2(t + 5000000), 'net_dev_queue', (seq + i, 2, 0x10)))
+        ev[h1].append((c1(t + 5000000 + d), 'net_if_receive_skb', (seq + i, 2, 0x10)))
+
+
+def chain_events(direct=None):
+    """a <-> b and b <-> c, 101 segments each way over 1 s; d sends c 5
+    segments nothing answers; direct: a <-> c too, with that minimum
+    delay."""
+    ev = {h: [] for h in 'abcd'}
+    pair_events(ev, 'a', 'b', 101, 0)
+    pair_events(ev, 'b', 'c', 101, 100000)
+    if direct is not None:
+        pair_events(ev, 'a', 'c', 101, 200000, direct)
+    for i in range(5):
+        t = T0 + i * 1000000
+        ev['d'].append((CLOCKS['d'](t), 'net_dev_queue', (300000 + i, 1, 0x18)))
+        ev['c'].append((truth_c(t + 30000), 'net_if_receive_skb', (300000 + i, 1, 0x18)))
+    return ev
+
+
+def run_hosts(ev, params):
+    """The TwoHosts source (one port per host) -> muxer -> netsync."""
+    g = bt2.Graph()
+    src = g.add_component(TwoHosts, 'src', obj=ev)
+    mux = g.add_component(bt2.find_plugin('utils').filter_component_classes['muxer'], 'mux')
+    for i, port in enumerate(src.output_ports.values()):
+        g.connect_ports(port, mux.input_ports['in%d' % i])
+    sink = g.add_component(ws.wperf_plugin().sink_component_classes['netsync'], 'sink',
+                           params=params)
+    g.connect_ports(mux.output_ports['out'], sink.input_ports['in'])
+    g.run()
+
+
+def on_line(p, x):
+    """A pair's or placement's line at x, from its anchor."""
+    ax, ay = p['anchor']
+    return ay + p['alpha'] * (x - ax)
+
+
+class ChainOfHosts(unittest.TestCase):
+    """a <-> b <-> c, and d one way to c: c is placed on a's time through
+    b, its transform the two pairs' composed (c per a = b per a times c
+    per b), the truth within their accuracies added; d is placed nowhere;
+    a direct a <-> c pair is taken when tighter than that sum."""
+
+    def sync(self, ev, fmt='json'):
+        tmp = tempfile.mkdtemp(prefix='wperf-netsync-')
+        self.addCleanup(shutil.rmtree, tmp, True)
+        path = os.path.join(tmp, 'sync.' + fmt)
+        run_hosts(ev, {'format': fmt, 'path': path})
+        with open(path) as f:
+            # exact decimals: a double holds 1.36e18 ns to 256 ns only
+            return json.load(f, parse_float=Fraction) if fmt == 'json' else f.read()
+
+    def test_placed_through_b(self):
+        js = self.sync(chain_events())
+        pairs = {(p['reference'], p['other']): p for p in js['pairs']}
+        self.assertEqual(sorted(pairs), [('a', 'b'), ('a', 'c'), ('a', 'd'), ('b', 'c'),
+                                         ('b', 'd'), ('c', 'd')])
+        self.assertEqual(pairs[('a', 'c')]['quality'], 'absent')
+        self.assertEqual(pairs[('c', 'd')]['quality'], 'incomplete')
+        ab, bc = pairs[('a', 'b')], pairs[('b', 'c')]
+        pl = {p['host']: p for p in js['placements']}
+        self.assertEqual(sorted(pl), ['b', 'c', 'd'])
+        self.assertTrue(all(p['reference'] == 'a' for p in pl.values()))
+        self.assertEqual(pl['b']['path'], ['a', 'b'])
+        self.assertEqual(pl['c']['path'], ['a', 'b', 'c'])
+        self.assertIsNone(pl['d']['path'])
+        c = pl['c']
+        self.assertAlmostEqual(c['accuracy_ns'], ab['accuracy_ns'] + bc['accuracy_ns'], delta=0.002)
+        self.assertAlmostEqual(c['alpha'], ab['alpha'] * bc['alpha'], delta=1e-15)
+        # composed exactly: b's time by a-b's line, then c's by b-c's
+        # (each applied from its anchor, as the sink prints alpha to 17
+        # digits: 14 ns at 1.36e18 ns, 1e-8 ns over the span)
+        for x in (ab['first_ns'], (ab['first_ns'] + ab['last_ns']) // 2, ab['last_ns']):
+            via_b = on_line(bc, on_line(ab, x))
+            ours = on_line(c, x)
+            # to the long double's 0.125 ns at 1.36e18 ns
+            self.assertLessEqual(abs(ours - via_b), 1, x)
+            self.assertLessEqual(abs(ours - truth_c(x)), c['accuracy_ns'], x)
+            # alpha and beta say the same line, to their digits
+            self.assertLessEqual(abs(c['alpha'] * x + c['beta'] - ours), 100, x)
+        self.assertLess(c['accuracy_ns'], 200000)
+
+    def test_text(self):
+        text = self.sync(chain_events(), 'text')
+        js = self.sync(chain_events())
+        c = {p['host']: p for p in js['placements']}['c']
+        self.assertIn("On a's time (each host through the chain of synchronised pairs", text)
+        self.assertIn('Placed     b via a -> b: ', text)
+        line = [l for l in text.splitlines() if l.startswith('Placed     c ')]
+        self.assertEqual(len(line), 1, text)
+        self.assertIn('Placed     c via a -> b -> c: alpha = ', line[0])
+        self.assertIn('accuracy +-%.0f ns (2 pairs added)' % c['accuracy_ns'], line[0])
+        self.assertIn('Unplaced   d: no chain of synchronised pairs links it to a', text)
+
+    def test_direct_when_tighter(self):
+        """a <-> c with 2 us minimum delays: its bound beats the chain's
+        sum; with 200 us it does not."""
+        for delay, path in ((2000, ['a', 'c']), (200000, ['a', 'b', 'c'])):
+            js = self.sync(chain_events(direct=delay))
+            pairs = {(p['reference'], p['other']): p for p in js['pairs']}
+            c = {p['host']: p for p in js['placements']}['c']
+            self.assertEqual(c['path'], path, delay)
+            chain = pairs[('a', 'b')]['accuracy_ns'] + pairs[('b', 'c')]['accuracy_ns']
+            direct = pairs[('a', 'c')]['accuracy_ns']
+            self.assertAlmostEqual(c['accuracy_ns'], min(chain, direct), delta=0.002)
+            x = pairs[('a', 'b')]['first_ns']
+            self.assertLessEqual(abs(on_line(c, x) - truth_c(x)), c['accuracy_ns'], x)
 
 
 class NetSync(unittest.TestCase):

@@ -4,7 +4,8 @@
  * events of several hosts in, each TCP segment sent on one host matched
  * to its receive on another (analysis/netmatch.c), and each host pair's
  * clock transform from those matches (analysis/clocksync.c) out, as text
- * or JSON.
+ * or JSON, with each host placed on the reference's time through a chain
+ * of synchronised pairs (wperf_clock_tree).
  *
  * Events read (lttng-modules): inet_sock_local_out (send) and
  * inet_sock_local_in (receive), with seq, ack_seq and flags in their
@@ -41,7 +42,9 @@ const char wperf_netsync_help[] =
 	"sent on one host to its receive on another by (seq, ack_seq, flags) and\n"
 	"prints, for each pair of hosts with matches, the transform from the\n"
 	"first host's clock (by name) to the other's, t' = alpha*t + beta, with\n"
-	"its quality and accuracy.\n"
+	"its quality and accuracy; then each host placed on the first host by name\n"
+	"(the reference) through the chain of synchronised pairs whose accuracies\n"
+	"add up least (a host that talked only to a third is placed through it).\n"
 	"Parameters: format=\"text\"|\"json\" (default text), path=FILE (default\n"
 	"standard output).\n";
 
@@ -301,47 +304,148 @@ static void head(FILE *f, const struct netsync *s, const unsigned *order,
 		st->ambiguous);
 }
 
+/* The path of host k (a position in name order) from the reference, as
+ * "A -> B -> C". */
+static void path_text(const struct netsync *s, const unsigned *order,
+		      const struct wperf_clock_place *pl, unsigned k, char *buf, size_t len)
+{
+	unsigned chain[MAX_HOSTS], n = 0;
+	size_t used = 0;
+
+	for (unsigned h = k; n < MAX_HOSTS; h = pl[h].prev) {
+		chain[n++] = h;
+		if (pl[h].hops == 0)
+			break;
+	}
+	buf[0] = '\0';
+	while (n-- > 0 && used < len)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? " -> " : "",
+					 s->hosts[order[chain[n]]].name);
+}
+
+/* JSON: ["A", "B", "C"], the same path. */
+static void path_json(FILE *f, const struct netsync *s, const unsigned *order,
+		      const struct wperf_clock_place *pl, unsigned k)
+{
+	unsigned chain[MAX_HOSTS], n = 0;
+
+	for (unsigned h = k; n < MAX_HOSTS; h = pl[h].prev) {
+		chain[n++] = h;
+		if (pl[h].hops == 0)
+			break;
+	}
+	fputc('[', f);
+	for (unsigned i = n; i-- > 0;)
+		fprintf(f, "\"%s\"%s", s->hosts[order[chain[i]]].name, i ? ", " : "");
+	fputc(']', f);
+}
+
+/* Each host on the reference's (position 0's) time through its chain of
+ * synchronised pairs. */
+static void write_placements(FILE *f, const struct netsync *s, const unsigned *order,
+			     const struct wperf_clock_place *pl)
+{
+	const char *ref = s->hosts[order[0]].name;
+	char path[MAX_HOSTS * 72];
+
+	if (s->json)
+		fprintf(f, "\n  ],\n  \"placements\": [");
+	else if (s->nhosts > 1)
+		fprintf(f, "\nOn %s's time (each host through the chain of synchronised pairs whose "
+			"accuracies add up least)\n", ref);
+	for (unsigned k = 1; k < s->nhosts; k++) {
+		const struct wperf_clock_place *p = &pl[k];
+		const char *name = s->hosts[order[k]].name;
+
+		if (s->json) {
+			fprintf(f, "%s\n    {\"host\": \"%s\", \"reference\": \"%s\", \"path\": ",
+				k > 1 ? "," : "", name, ref);
+			if (!p->placed) {
+				fprintf(f, "null}");
+				continue;
+			}
+			path_json(f, s, order, pl, k);
+			fprintf(f, ", \"alpha\": %.17Lg, \"beta\": %.6Lf, \"accuracy_ns\": %.3f, "
+				"\"anchor\": [%" PRId64 ", %.3Lf]}", p->alpha,
+				p->anchor_y - p->alpha * (long double)p->anchor_x, p->accuracy_ns,
+				p->anchor_x, p->anchor_y);
+			continue;
+		}
+		if (!p->placed) {
+			fprintf(f, "Unplaced   %s: no chain of synchronised pairs links it to %s\n",
+				name, ref);
+			continue;
+		}
+		path_text(s, order, pl, k, path, sizeof(path));
+		fprintf(f, "Placed     %s via %s: alpha = %.16Lf (drift %+.3Lf ppm), offset %+.3Lf s "
+			"at %s's %" PRId64 " ns, accuracy +-%.0f ns (%u pair%s added)\n", name, path,
+			p->alpha, (p->alpha - 1) * 1e6L,
+			(p->anchor_y - (long double)p->anchor_x) / 1e9L, ref, p->anchor_x,
+			p->accuracy_ns, p->hops, p->hops == 1 ? "" : "s");
+	}
+}
+
+/* Every pair's transform (positions i < j in name order), then each
+ * host's placement; -1 when out of memory. */
+static int compute_all(const struct netsync *s, const unsigned *order,
+		       struct wperf_clock_sync *sync, struct wperf_clock_pair *pairs, size_t *np,
+		       struct wperf_clock_place *pl)
+{
+	*np = 0;
+	for (unsigned i = 0; i < s->nhosts; i++)
+		for (unsigned j = i + 1; j < s->nhosts; j++) {
+			if (pair_sync(s, order[i], order[j], &sync[*np]) < 0)
+				return -1;
+			pairs[*np] = (struct wperf_clock_pair){ i, j, &sync[*np] };
+			(*np)++;
+		}
+	return s->nhosts ? wperf_clock_tree(pairs, *np, s->nhosts, 0, pl) : 0;
+}
+
 /* Write the results; 0, or -1 (error appended). */
 static int write_results(struct netsync *s)
 {
 	struct wperf_output out;
 	struct wperf_netmatch_stats st;
 	unsigned order[MAX_HOSTS];
-	bool first = true;
+	size_t max = (size_t)s->nhosts * s->nhosts / 2 + 1, np = 0;
+	struct wperf_clock_sync *sync = malloc(max * sizeof(*sync));
+	struct wperf_clock_pair *pairs = malloc(max * sizeof(*pairs));
+	struct wperf_clock_place pl[MAX_HOSTS];
 	char err[512];
+	int rc = -1;
 
 	by_name(s, order);
 	wperf_netmatch_stats(s->match, &st);
+	if (!sync || !pairs || compute_all(s, order, sync, pairs, &np, pl) < 0) {
+		fail(s, "out of memory");
+		goto done;
+	}
 	if (wperf_output_open(&out, s->path, err, sizeof(err)) < 0) {
 		fail(s, err);
-		return -1;
+		goto done;
 	}
 	head(out.f, s, order, &st);
-	for (unsigned i = 0; i < s->nhosts; i++) {
-		for (unsigned j = i + 1; j < s->nhosts; j++) {
-			struct wperf_clock_sync c;
-
-			if (pair_sync(s, order[i], order[j], &c) < 0) {
-				wperf_output_abort(&out);
-				fail(s, "out of memory");
-				return -1;
-			}
-			if (s->json)
-				json_pair(out.f, s, order[i], order[j], &c, first);
-			else
-				text_pair(out.f, s, order[i], order[j], &c);
-			first = false;
-		}
+	for (size_t k = 0; k < np; k++) {
+		if (s->json)
+			json_pair(out.f, s, order[pairs[k].a], order[pairs[k].b], &sync[k], k == 0);
+		else
+			text_pair(out.f, s, order[pairs[k].a], order[pairs[k].b], &sync[k]);
 	}
+	write_placements(out.f, s, order, pl);
 	if (s->json)
 		fprintf(out.f, "\n  ]\n}\n");
 	else if (s->nhosts < 2)
 		fprintf(out.f, "\nOnly %u host in the input: nothing to synchronise.\n", s->nhosts);
 	if (wperf_output_commit(&out, err, sizeof(err)) < 0) {
 		fail(s, err);
-		return -1;
+		goto done;
 	}
-	return 0;
+	rc = 0;
+done:
+	free(sync);
+	free(pairs);
+	return rc;
 }
 
 bt_component_class_sink_consume_method_status
