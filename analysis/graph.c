@@ -83,8 +83,10 @@ void wperf_graph_fini(struct wperf_graph *g)
 	for (size_t i = 0; i < g->n_hosts; i++)
 		free(g->hosts[i]);
 	free(g->hosts);
-	for (size_t i = 0; i < g->n_host_clocks; i++)
+	for (size_t i = 0; i < g->n_host_clocks; i++) {
 		free(g->host_clocks[i].reference);
+		free(g->host_clocks[i].via);
+	}
 	free(g->host_clocks);
 	memset(g, 0, sizeof *g);
 }

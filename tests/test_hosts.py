@@ -22,6 +22,16 @@
     {client@alpha, server@beta, disk@beta}, through the muxer and through
     `wperf report` with beta's clock 5.000123 s ahead; a receive whose
     segment no traced thread sent stays on nic:eth0@alpha;
+  - three hosts in a chain, client@alpha -> front@beta -> db@gamma, gamma
+    talking to beta only (beta 100 ppm and 5.000123 s from alpha, gamma
+    200 ppm and 10.000456 s): `wperf report` places gamma on alpha's time
+    through beta (JSON path, Data quality), the truth within the two
+    pairs' accuracies added; the knot {client, front, db, disk@gamma}
+    with every wait across the hosts exact on one clock, and when skewed
+    the client's exact and the others within their hosts' accuracies; a direct alpha <-> gamma pair is taken when its bound is
+    tighter than the chain's sum, not when looser; a fourth host whose
+    segments go one way only is refused in one line; the same live
+    (sync-hosts=alpha,beta,gamma);
   - the shared pair `tc-synctraces` (VM1, VM3) reported as one graph:
     both hosts' vertices, every vertex named with its host, threads of
     the same tid on both hosts kept apart, and the only waits across the
@@ -229,8 +239,9 @@ class OneWayOnly(unittest.TestCase):
             self.assertEqual(p.stdout, '')
             lines = p.stderr.strip().splitlines()
             self.assertEqual(len(lines), 1, p.stderr)
-            self.assertIn('no TCP segments were matched both ways between alpha and beta '
-                          '(synchronisation incomplete)', lines[0])
+            self.assertIn("no chain of host pairs whose TCP segments were matched both ways "
+                          "links beta to alpha (synchronisation alpha-beta incomplete), so its "
+                          "clock cannot be put on alpha's time", lines[0])
         finally:
             shutil.rmtree(tmp, True)
 
@@ -476,6 +487,257 @@ class SyncAsRead(unittest.TestCase):
             ws.run_knots_hosts([self.a, self.b], **{'sync-hosts': 'alpha,gamma'})
         self.assertIn('the input holds a trace of host beta, which it does not name',
                       ' '.join(str(e.exception).split()))
+
+
+# gamma's clock: 200 ppm fast and 10.000456 s ahead of alpha's (so about
+# 100 ppm and 5 s from beta's).
+G_ALPHA = 1 + 200e-6
+G_BETA = 10_000_456_000
+
+
+def on_gamma(x):
+    return round(G_ALPHA * x + G_BETA)
+
+
+def syncers(s1, s2, first_us, seq, delay=DELAY):
+    """20 TCP segments each way between s1's and s2's threads 101 on cpu1,
+    every 400 us from first_us: s1 sends, s2 receives `delay` later; s2
+    sends 200 us after, s1 receives `delay` later."""
+    for i in range(20):
+        x = first_us * US + i * 400 * US
+        s1.ev(x, 1, 'inet_sock_local_out', sk=3, seq=seq + i, ack_seq=1, flags=0x10)
+        s2.ev(x + delay, 1, 'inet_sock_local_in', sk=4, seq=seq + i, ack_seq=1, flags=0x10)
+        s2.ev(x + 200 * US, 1, 'inet_sock_local_out', sk=4, seq=seq + 5000 + i, ack_seq=1,
+              flags=0x10)
+        s1.ev(x + 200 * US + delay, 1, 'inet_sock_local_in', sk=3, seq=seq + 5000 + i,
+              ack_seq=1, flags=0x10)
+
+
+def three_tiers(direct_delay=None, delta=False):
+    """`client` (tid 100) on alpha asks `front` (tid 100) on beta at 1 ms
+    and 5 ms; front asks `db` (tid 100) on gamma 200 us after it is woken
+    (100 us after the client's send); db writes to disk 8:0 (400 us in,
+    done 1.4 ms in) and replies 1.5 ms in; front replies 1.7 ms in; the
+    client's reply arrives 1.8 ms in. At 9 ms the client's last segment
+    wakes front, whose segment wakes db; all run to the end. Each receive
+    wakes 6 us after it; each sender sleeps 10 us after sending. Exact
+    waits: client -> front 2 x (1.8 ms + 6 us - 10 us); front -> client
+    (1.1 ms + 6 us - 0.5 ms) + 2 x (4.1 ms + 6 us - 1.71 ms); front -> db
+    2 x (1.6 ms + 6 us - 210 us); db -> front (1.3 ms + 6 us - 0.5 ms) + 2 x
+    (4.3 ms + 6 us - 1.51 ms); db -> disk 2 x (1 ms + 2 us). Threads 101
+    exchange 20 segments each way alpha <-> beta and beta <-> gamma only
+    (5 us each way), direct_delay: alpha <-> gamma too, that fast. delta:
+    a fourth host whose thread sends gamma 5 segments nothing answers.
+    Events are on the true time: move beta's and gamma's to their clocks
+    to skew them."""
+    a, b, g = tcp_host('alpha'), tcp_host('beta'), tcp_host('gamma')
+    for s, comm in ((a, 'client'), (b, 'front'), (g, 'db')):
+        s.run(0, 0, s.thread(100, comm))
+        s.run(0, 1, s.thread(101, 'syncer'))
+    b.sleep(500 * US, 0, 100)
+    g.sleep(500 * US, 0, 100)
+    for i, t0 in enumerate((1 * MS, 5 * MS)):
+        tcp_send(a, t0, 0, 1000 + i, 1 + i)
+        a.sleep(t0 + 10 * US, 0, 100)
+        tcp_receive(b, t0 + 100 * US, 1, 100, 1000 + i, 1 + i)
+        b.run(t0 + 120 * US, 0, 100)
+        tcp_send(b, t0 + 200 * US, 0, 2000 + i, 1 + i)
+        b.sleep(t0 + 210 * US, 0, 100)
+        tcp_receive(g, t0 + 300 * US, 1, 100, 2000 + i, 1 + i)
+        g.run(t0 + 320 * US, 0, 100)
+        g.disk_wait(t0 + 400 * US, 0, 100, DISK, t0 + 1400 * US, 1)
+        tcp_send(g, t0 + 1500 * US, 0, 3000 + i, 2001 + i)
+        g.sleep(t0 + 1510 * US, 0, 100)
+        tcp_receive(b, t0 + 1600 * US, 1, 100, 3000 + i, 2001 + i)
+        b.run(t0 + 1620 * US, 0, 100)
+        tcp_send(b, t0 + 1700 * US, 0, 4000 + i, 1001 + i)
+        b.sleep(t0 + 1710 * US, 0, 100)
+        tcp_receive(a, t0 + 1800 * US, 1, 100, 4000 + i, 1001 + i)
+        a.run(t0 + 1820 * US, 0, 100)
+    tcp_send(a, 9 * MS, 0, 1002, 3)
+    tcp_receive(b, 9 * MS + 100 * US, 1, 100, 1002, 3)
+    b.run(9 * MS + 120 * US, 0, 100)
+    tcp_send(b, 9 * MS + 200 * US, 0, 2002, 3)
+    tcp_receive(g, 9 * MS + 300 * US, 1, 100, 2002, 3)
+    g.run(9 * MS + 320 * US, 0, 100)
+    syncers(a, b, 337, 20000)
+    syncers(b, g, 237, 40000)
+    if direct_delay is not None:
+        syncers(a, g, 187, 60000, direct_delay)
+    hosts = [a, b, g]
+    if delta:
+        d = tcp_host('delta')
+        d.run(0, 0, d.thread(100, 'lonely'))
+        for i in range(5):
+            d.ev(2 * MS + i * 100 * US, 0, 'inet_sock_local_out', sk=5, seq=80000 + i,
+                 ack_seq=1, flags=0x10)
+            g.ev(2 * MS + i * 100 * US + 37 * US, 1, 'inet_sock_local_in', sk=6,
+                 seq=80000 + i, ack_seq=1, flags=0x10)
+        hosts.append(d)
+    return hosts
+
+
+def skew(hosts):
+    """beta and gamma on their own clocks (delta's 7 s ahead)."""
+    clocks = {'beta': on_beta, 'gamma': on_gamma, 'delta': lambda x: x + 7 * 1000 * MS}
+    for s in hosts:
+        if s.hostname in clocks:
+            s.events = [(clocks[s.hostname](e[0]),) + e[1:] for e in s.events]
+    return hosts
+
+
+THREE_KNOT = [[('client', 'alpha'), ('db', 'gamma'), ('disk:8:0', 'gamma'), ('front', 'beta')]]
+THREE_EDGES = {
+    ('client (100)@alpha', 'front (100)@beta'): 2 * 1796 * US,
+    ('front (100)@beta', 'client (100)@alpha'): (606 + 2 * 2396) * US,
+    ('front (100)@beta', 'db (100)@gamma'): 2 * 1396 * US,
+    ('db (100)@gamma', 'front (100)@beta'): (806 + 2 * 2796) * US,
+    ('db (100)@gamma', 'disk:8:0@gamma'): 2 * 1002 * US,
+}
+
+
+def report_dirs(hosts, tmp, *args):
+    dirs = [ws.write_ctf(s, os.path.join(tmp, s.hostname)) for s in hosts]
+    return dirs, wperf_report(dirs, *args)
+
+
+class ThreeHostsInAChain(unittest.TestCase):
+    """client on alpha -> front on beta -> db on gamma, gamma talking to
+    beta only: `wperf report alpha beta gamma` places gamma on alpha's
+    time through beta (100 ppm and 5 s from beta, 200 ppm and 10 s from
+    alpha), within the two pairs' accuracies added; the knot across the
+    three hosts, with the edges of the muxer's run on one clock."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix='wperf-hosts-')
+        dirs, p = report_dirs(skew(three_tiers()), cls.tmp)
+        if p.returncode != 0:
+            raise AssertionError(p.stderr)
+        cls.dirs = dirs
+        cls.js = ws.report_invariants.check(json.loads(p.stdout), 'three hosts in a chain')
+        cls.text = wperf_report(dirs, '--format', 'text').stdout
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, True)
+
+    def clocks(self):
+        return {h['name']: h['clock'] for h in self.js['hosts']}
+
+    def test_exact_edges_on_one_clock(self):
+        """The same hosts on one clock, through the muxer: every wait
+        across the three hosts exact, and the one knot."""
+        js = ws.run_knots_hosts(three_tiers())
+        edges = wait_edges(js)
+        for e, w in THREE_EDGES.items():
+            self.assertEqual(edges[e], w, e)
+        self.assertFalse([e for e in edges if e[1].startswith('nic:')], edges)
+        self.assertEqual(knot_members(js), THREE_KNOT)
+
+    def test_gamma_placed_through_beta(self):
+        c = self.clocks()
+        self.assertIsNone(c['alpha'])
+        self.assertEqual(c['beta']['path'], ['alpha', 'beta'])
+        self.assertEqual(c['gamma']['path'], ['alpha', 'beta', 'gamma'])
+        self.assertEqual(c['gamma']['reference'], 'alpha')
+        # the truth within the summed accuracy over the matches (337 us to
+        # 8 ms of alpha's time), yet far finer than the 10 s offset
+        g = c['gamma']
+        for x in (337 * US, 4 * MS, 8137 * US + DELAY):
+            ours = g['anchor_ns'] + g['offset_ns'] + g['alpha'] * (x - g['anchor_ns'])
+            self.assertLessEqual(abs(ours - (G_ALPHA * x + G_BETA)), g['accuracy_ns'] + 1, x)
+        # the two pairs' bounds added: alpha-beta's (beta's own) and
+        # beta-gamma's (gamma's in a report of beta and gamma alone)
+        p = wperf_report(self.dirs[1:])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        bg = {h['name']: h['clock'] for h in json.loads(p.stdout)['hosts']}['gamma']
+        self.assertEqual(bg['path'], ['beta', 'gamma'])
+        self.assertAlmostEqual(g['accuracy_ns'], c['beta']['accuracy_ns'] + bg['accuracy_ns'],
+                               delta=0.002)
+        self.assertLess(g['accuracy_ns'], 4 * DELAY)
+
+    def test_knot_across_three_hosts(self):
+        self.assertEqual(knot_members(self.js), THREE_KNOT)
+        edges = wait_edges(self.js)
+        # the client's waits: alpha's own clock, exact
+        self.assertEqual(edges[('client (100)@alpha', 'front (100)@beta')],
+                         THREE_EDGES[('client (100)@alpha', 'front (100)@beta')])
+        # beta's and gamma's waits: each end of each wait (3 at most per
+        # edge) on alpha's time within its host's stated accuracy (the
+        # slope is known to accuracy / span only: 8 ms of matches here)
+        acc = {h['name']: h['clock']['accuracy_ns'] for h in self.js['hosts'] if h['clock']}
+        for e, w in THREE_EDGES.items():
+            host = e[0].split('@')[1]
+            bound = 2 * 3 * acc[host] if host != 'alpha' else 0
+            self.assertLessEqual(abs(edges[e] - w), bound, (e, edges[e], w))
+        self.assertEqual(self.js['quality']['events_out_of_order'], 0)
+
+    def test_data_quality_says_the_path(self):
+        lines = self.text.splitlines()
+        at = [i for i, l in enumerate(lines) if 'clock of gamma' in l]
+        self.assertEqual(len(at), 1, self.text[-3000:])
+        self.assertIn("on alpha's time: offset +10.000", lines[at[0]])
+        self.assertIn('accurate to +-%.0f ns' % self.clocks()['gamma']['accuracy_ns'],
+                      lines[at[0]])
+        self.assertIn('(through beta: each pair', lines[at[0] + 1])
+        beta = [i for i, l in enumerate(lines) if 'clock of beta' in l]
+        self.assertNotIn('through', lines[beta[0] + 1])
+
+    def test_fourth_host_unlinked_is_refused(self):
+        """delta's segments reach gamma one way only: refused in one line
+        that names it, its trace and why; nothing on standard output."""
+        tmp = tempfile.mkdtemp(prefix='wperf-hosts-')
+        try:
+            dirs, p = report_dirs(skew(three_tiers(delta=True)), tmp)
+        finally:
+            shutil.rmtree(tmp, True)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual(p.stdout, '')
+        self.assertEqual(p.stderr.strip().splitlines(), [
+            "wperf: error: cannot report delta's trace (%s) with alpha's: no chain of host "
+            "pairs whose TCP segments were matched both ways links delta to alpha "
+            "(synchronisation delta-gamma incomplete), so its clock cannot be put on "
+            "alpha's time: record the hosts' network events both ways, or report without "
+            "that trace" % dirs[3]])
+
+    def test_direct_pair_when_tighter(self):
+        """alpha <-> gamma too: taken when its bound beats the chain's sum
+        (1 us delays), the chain through beta when not (60 us)."""
+        for delay, path in ((1 * US, ['alpha', 'gamma']), (60 * US, ['alpha', 'beta', 'gamma'])):
+            tmp = tempfile.mkdtemp(prefix='wperf-hosts-')
+            try:
+                dirs, p = report_dirs(skew(three_tiers(direct_delay=delay)), tmp)
+            finally:
+                shutil.rmtree(tmp, True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            g = {h['name']: h['clock'] for h in json.loads(p.stdout)['hosts']}['gamma']
+            self.assertEqual(g['path'], path, delay)
+            x = 4 * MS
+            ours = g['anchor_ns'] + g['offset_ns'] + g['alpha'] * (x - g['anchor_ns'])
+            self.assertLessEqual(abs(ours - (G_ALPHA * x + G_BETA)), g['accuracy_ns'] + 1)
+
+    def test_live_sync_through_beta(self):
+        """sync-hosts=alpha,beta,gamma (wperf top --relay --hosts): gamma
+        placed through beta as the input is read; the same knot, the
+        client's waits exact."""
+        js = ws.run_knots_hosts(skew(three_tiers()), **{'sync-hosts': 'alpha,beta,gamma'})
+        self.assertEqual(knot_members(js), THREE_KNOT)
+        k = ('client (100)@alpha', 'front (100)@beta')
+        self.assertEqual(wait_edges(js)[k], THREE_EDGES[k])
+        c = {h['name']: h['clock'] for h in js['hosts']}
+        self.assertEqual(c['gamma']['path'], ['alpha', 'beta', 'gamma'])
+        truth = on_gamma(c['gamma']['anchor_ns']) - c['gamma']['anchor_ns']
+        self.assertLessEqual(abs(c['gamma']['offset_ns'] - truth), c['gamma']['accuracy_ns'])
+
+    def test_live_refuses_unlinked(self):
+        with self.assertRaises(bt2._Error) as e:
+            ws.run_knots_hosts(skew(three_tiers(delta=True)),
+                               **{'sync-hosts': 'alpha,beta,delta,gamma'})
+        self.assertIn("cannot synchronise the hosts' clocks: host delta is linked to alpha by "
+                      "no chain of synchronised host pairs (delta: 5 TCP segments matched "
+                      "delta -> gamma and 0 gamma -> delta (synchronisation incomplete: "
+                      "segments must match both ways))", ' '.join(str(e.exception).split()))
 
 
 def dot_clusters(dot):

@@ -517,6 +517,26 @@ static void write_caveats(const struct wperf_report *r, FILE *out)
 	fprintf(out, ",\n  \"findings_may_be_wrong\": %s\n", wrong ? "true" : "false");
 }
 
+/* The hosts whose pairs put a clock on the reference's: ["A", "B", "C"]
+ * from the reference through c->via to host. */
+static void write_clock_path(FILE *out, const struct wperf_host_clock *c, const char *host)
+{
+	fputc('[', out);
+	json_string(out, c->reference);
+	for (const char *p = c->via; p && *p;) {
+		size_t n = strcspn(p, ",");
+		char name[256];
+
+		snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), p);
+		fputs(", ", out);
+		json_string(out, name);
+		p += n + (p[n] == ',');
+	}
+	fputs(", ", out);
+	json_string(out, host);
+	fputc(']', out);
+}
+
 /* Several hosts: their names, and how each clock was put on the
  * reference's (null: the reference's own, or not synchronised). */
 static void write_hosts(const struct wperf_graph *g, FILE *out)
@@ -542,8 +562,10 @@ static void write_hosts(const struct wperf_graph *g, FILE *out)
 		fputs("{\"reference\": ", out);
 		json_string(out, c->reference);
 		fprintf(out, ", \"alpha\": %.17g, \"anchor_ns\": %" PRId64 ", \"offset_ns\": %.3f, "
-			"\"accuracy_ns\": %.3f}}", c->alpha, c->anchor_ns, c->offset_ns,
+			"\"accuracy_ns\": %.3f, \"path\": ", c->alpha, c->anchor_ns, c->offset_ns,
 			c->accuracy_ns);
+		write_clock_path(out, c, g->hosts[i]);
+		fputs("}}", out);
 	}
 	json_array_end(out, g->n_hosts);
 	fputs(",\n", out);

@@ -234,10 +234,14 @@ static void write_host_clocks(FILE *out, const struct wperf_graph *g)
 
 		snprintf(what, sizeof what, "clock of %.20s", g->hosts[c->host]);
 		fprintf(out, "  %-32s on %s's time: offset %+.6f s, drift %+.3f ppm, accurate to "
-			"+-%.0f ns\n  %-32s (t' = (t - offset) / alpha, from matched TCP "
-			"segments)\n",
-			what, c->reference, c->offset_ns / 1e9, (c->alpha - 1) * 1e6,
-			c->accuracy_ns, "");
+			"+-%.0f ns\n", what, c->reference, c->offset_ns / 1e9,
+			(c->alpha - 1) * 1e6, c->accuracy_ns);
+		if (c->via)
+			fprintf(out, "  %-32s (through %s: each pair's transform from matched TCP "
+				"segments, composed; their accuracies added)\n", "", c->via);
+		else
+			fprintf(out, "  %-32s (t' = (t - offset) / alpha, from matched TCP "
+				"segments)\n", "");
 	}
 }
 

@@ -390,6 +390,8 @@ struct wperf_host_clock {
 	int64_t anchor_ns;      /* a time of the reference's, inside the matches */
 	double offset_ns;       /* its time minus the reference's at anchor_ns */
 	double accuracy_ns;     /* how far any transform the matches allow is from it */
+	char *via;              /* the hosts between, "B,C", when placed through others;
+				 * NULL: synchronised with the reference directly */
 };
 
 struct wperf_graph {

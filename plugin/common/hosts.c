@@ -143,13 +143,34 @@ void wperf_hosts_remap(struct wperf_event *ev, uint32_t host)
 #undef HOST_ID
 }
 
+/* The last ":via=" in item, or NULL. */
+static const char *via_of(const char *item)
+{
+	const char *v = NULL;
+
+	for (const char *p = item; (p = strstr(p, ":via=")); p++)
+		v = p;
+	return v;
+}
+
 /* The numbers after NAME in "NAME:ALPHA:Y0:X0:ACCURACY_NS:MOVED_NS", from
- * the right (a name may hold a colon). */
+ * the right (a name may hold a colon), and the hosts of ":via=B,C" after
+ * them. */
 static bool parse_clock(const char *item, struct wperf_host_clock_given *c)
 {
 	const char *colon[5];
-	const char *end = item + strlen(item);
+	const char *end = via_of(item);
 	char *stop;
+
+	c->via[0] = '\0';
+	if (end) {
+		if (!end[5] || strlen(end + 5) >= sizeof c->via)
+			return false;
+		snprintf(c->via, sizeof c->via, "%s", end + 5);
+	} else {
+		end = item + strlen(item);
+	}
+	const char *last = end;
 
 	for (int k = 4; k >= 0; k--) {
 		while (end > item && end[-1] != ':')
@@ -175,7 +196,7 @@ static bool parse_clock(const char *item, struct wperf_host_clock_given *c)
 	if (stop != colon[4] || !(c->accuracy_ns >= 0))
 		return false;
 	c->moved_ns = strtoll(colon[4] + 1, &stop, 10);
-	return *stop == '\0' && errno == 0;
+	return stop == last && errno == 0;
 }
 
 int wperf_hosts_give_clock(struct wperf_hosts *h, const char *item, char *err, size_t errlen)
@@ -184,9 +205,10 @@ int wperf_hosts_give_clock(struct wperf_hosts *h, const char *item, char *err, s
 
 	if (!parse_clock(item, &c)) {
 		snprintf(err, errlen, "parameter `host-clocks`: \"%.200s\" is not "
-			 "HOST:ALPHA:Y0:X0:ACCURACY_NS:MOVED_NS (HOST's time y is the "
-			 "reference's X0 + (y - Y0) / ALPHA, ALPHA between 0.5 and 2; MOVED_NS "
-			 "already added to its clock by its source)", item);
+			 "HOST:ALPHA:Y0:X0:ACCURACY_NS:MOVED_NS[:via=HOST,...] (HOST's time y "
+			 "is the reference's X0 + (y - Y0) / ALPHA, ALPHA between 0.5 and 2; "
+			 "MOVED_NS already added to its clock by its source; via: the hosts "
+			 "its clock was placed through)", item);
 		return -1;
 	}
 	if (h->n_clocks == WPERF_HOSTS_MAX) {
@@ -205,7 +227,7 @@ int wperf_hosts_set_clock(struct wperf_hosts *h, const char *item, char *err, si
 
 	if (!parse_clock(item, &c)) {
 		snprintf(err, errlen, "internal error: host clock \"%.200s\" is not "
-			 "HOST:ALPHA:Y0:X0:ACCURACY_NS:MOVED_NS", item);
+			 "HOST:ALPHA:Y0:X0:ACCURACY_NS:MOVED_NS[:via=HOST,...]", item);
 		return -1;
 	}
 	for (k = 0; k < h->n_clocks && strcmp(h->clocks[k].name, c.name); k++)
@@ -248,6 +270,8 @@ static int state_clocks(const struct wperf_hosts *h, struct wperf_graph *g)
 		out->anchor_ns = c->x0;
 		out->offset_ns = (double)(c->y0 - c->x0 - c->moved_ns);
 		out->accuracy_ns = c->accuracy_ns;
+		if (c->via[0] && !(out->via = strdup(c->via)))
+			return -1;
 		/* The reference: the one host whose clock was not moved. */
 		for (size_t r = 0; r < h->n; r++)
 			if (h->host[r].clock < 0 && !out->reference)

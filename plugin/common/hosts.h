@@ -30,13 +30,15 @@
 
 /* A host's clock put on the reference host's: its time y is the
  * reference's x0 + (y - y0) / alpha (the line sink.wperf.netsync finds,
- * y = alpha * x + beta, anchored at a point (x0, y0) of it). */
+ * y = alpha * x + beta, anchored at a point (x0, y0) of it; composed
+ * along a chain of host pairs when the host was placed through others). */
 struct wperf_host_clock_given {
 	char name[72];
 	long double alpha;
 	int64_t y0, x0;
 	double accuracy_ns;
 	int64_t moved_ns;       /* already added to its clock by its source */
+	char via[WPERF_HOSTS_MAX * 72];   /* the hosts it was placed through, "B,C"; "" */
 };
 
 struct wperf_host {
@@ -61,9 +63,10 @@ struct wperf_hosts {
 };
 
 /* Put the clock of the host named in item on the reference's:
- * "NAME:ALPHA:Y0:X0:ACCURACY_NS:MOVED_NS" (sink.wperf.knots'
+ * "NAME:ALPHA:Y0:X0:ACCURACY_NS:MOVED_NS[:via=B,C]" (sink.wperf.knots'
  * host-clocks; MOVED_NS, what its source already added to its clock,
- * only for the statement of its offset). 0, or
+ * and via, the hosts whose pairs placed it, only for the statement of
+ * its clock). 0, or
  * -1 with why in err. */
 int wperf_hosts_give_clock(struct wperf_hosts *h, const char *item, char *err, size_t errlen);
 

@@ -14,10 +14,12 @@
  * order), while the segments are matched (analysis/netmatch.c) and the
  * transforms computed (analysis/clocksync.c) on the host's raw times:
  *
- * - until every host has a transform to the reference (the first host by
- *   name) from segments matched both ways, nothing is analysed, and at
- *   each every= of the input's time one line says that it cannot
- *   synchronise yet and why (what matched so far);
+ * - until every host is placed on the reference's time (the first host
+ *   by name), directly or through a chain of host pairs synchronised by
+ *   segments matched both ways (wperf_clock_tree: the chain whose
+ *   accuracies add up least), nothing is analysed, and at each every= of
+ *   the input's time one line says that it cannot synchronise yet and
+ *   why (what matched so far);
  * - then the queues are released in the order of the hosts' times on the
  *   reference's clock, as far as every host has been read (the smallest
  *   of their latest times, on that clock: a live source's inactivity
@@ -60,9 +62,13 @@ struct sync_host {
 	size_t head, n, cap;
 	int64_t last;           /* the latest time read, raw */
 	bool seen;
-	struct wperf_clock_sync clock;   /* the reference's clock to this one */
+	struct wperf_clock_place clock;   /* on the reference's clock */
 	bool has_clock;
+	char via[WPERF_HOSTS_MAX * 72];   /* the hosts it was placed through */
 };
+
+/* Host pairs (a < b), at most. */
+#define PAIRS_MAX (WPERF_HOSTS_MAX * (WPERF_HOSTS_MAX - 1) / 2)
 
 struct knots_sync {
 	struct sync_host host[WPERF_HOSTS_MAX];
@@ -76,7 +82,7 @@ struct knots_sync {
 	int64_t computed_at, latest, next_notice;
 	bool any_time;
 	uint64_t notices;
-	char state[768];        /* why it cannot synchronise yet */
+	char state[2048];       /* why it cannot synchronise yet */
 };
 
 /* ------------------------------------------------------------ hosts */
@@ -126,60 +132,92 @@ static int stream_host(struct knots_sink *s, const bt_stream *stream)
 /* Host h's raw time on the reference's clock (the decoder's mapping). */
 static int64_t on_reference(const struct knots_sync *y, unsigned h, int64_t raw)
 {
-	const struct wperf_clock_sync *c = &y->host[h].clock;
-
 	if (h == y->ref || !y->host[h].has_clock)
 		return raw;
-	return c->anchor_x + (int64_t)llroundl(((long double)raw - c->anchor_y) / c->alpha);
+	return wperf_clock_place_invert(&y->host[h].clock, raw);
 }
 
 /* ------------------------------------------------------------ the transforms */
 
-/* Reference ref and host h's matches as points; the transform into *c.
- * -1 when out of memory. */
-static int pair_clock(const struct knots_sync *y, unsigned h, struct wperf_clock_sync *c)
+/* The unique matches between hosts a < b, as points on (a's clock, b's
+ * clock), from one pass over the matches. */
+struct pair_points {
+	struct wperf_sync_point *ab, *ba;
+	size_t nab, nba;
+};
+
+/* Every host pair's transform, pairs[k] = (a, b) with a < b and
+ * sync[k] its transform; *np of them. -1 when out of memory. */
+static int all_pairs(const struct knots_sync *y, struct wperf_clock_sync *sync,
+		     struct wperf_clock_pair *pairs, size_t *np)
 {
-	size_t n = wperf_netmatch_count(y->match), nab = 0, nba = 0;
-	struct wperf_sync_point *ab = malloc((n ? n : 1) * sizeof(*ab));
-	struct wperf_sync_point *ba = malloc((n ? n : 1) * sizeof(*ba));
-	int rc = -1;
+	size_t n = wperf_netmatch_count(y->match);
+	struct pair_points pp[WPERF_HOSTS_MAX][WPERF_HOSTS_MAX];
+	struct wperf_sync_point *buf = malloc((n ? n : 1) * sizeof(*buf)), *next = buf;
+	int rc = 0;
 
-	if (ab && ba) {
-		for (size_t i = 0; i < n; i++) {
-			const struct wperf_net_match *m = wperf_netmatch_get(y->match, i);
+	if (!buf)
+		return -1;
+	memset(pp, 0, sizeof(pp));
+	/* Count, then lay each pair's points out in buf. */
+	for (size_t i = 0; i < n; i++) {
+		const struct wperf_net_match *m = wperf_netmatch_get(y->match, i);
+		unsigned a = m->send.host, b = m->recv.host;
 
-			if (!wperf_netmatch_unique(y->match, i))
-				continue;   /* a copy: maybe another copy's receive */
-			if (m->send.host == y->ref && m->recv.host == h)
-				ab[nab++] = (struct wperf_sync_point){ m->send.ns, m->recv.ns };
-			else if (m->send.host == h && m->recv.host == y->ref)
-				ba[nba++] = (struct wperf_sync_point){ m->recv.ns, m->send.ns };
-		}
-		rc = wperf_clock_sync_compute(ab, nab, ba, nba, c);
+		if (!wperf_netmatch_unique(y->match, i))
+			continue;   /* a copy: maybe another copy's receive */
+		if (a < b)
+			pp[a][b].nab++;
+		else
+			pp[b][a].nba++;
 	}
-	free(ab);
-	free(ba);
-	return rc;
-}
+	for (unsigned a = 0; a < y->n; a++)
+		for (unsigned b = a + 1; b < y->n; b++) {
+			pp[a][b].ab = next;
+			next += pp[a][b].nab;
+			pp[a][b].ba = next;
+			next += pp[a][b].nba;
+			pp[a][b].nab = pp[a][b].nba = 0;
+		}
+	for (size_t i = 0; i < n; i++) {
+		const struct wperf_net_match *m = wperf_netmatch_get(y->match, i);
+		unsigned a = m->send.host, b = m->recv.host;
 
-static bool usable(const struct wperf_clock_sync *c)
-{
-	return c->quality == WPERF_SYNC_ACCURATE || c->quality == WPERF_SYNC_APPROXIMATE;
+		if (!wperf_netmatch_unique(y->match, i))
+			continue;
+		if (a < b)
+			pp[a][b].ab[pp[a][b].nab++] = (struct wperf_sync_point){ m->send.ns,
+										  m->recv.ns };
+		else
+			pp[b][a].ba[pp[b][a].nba++] = (struct wperf_sync_point){ m->recv.ns,
+										  m->send.ns };
+	}
+	*np = 0;
+	for (unsigned a = 0; !rc && a < y->n; a++)
+		for (unsigned b = a + 1; !rc && b < y->n; b++) {
+			rc = wperf_clock_sync_compute(pp[a][b].ab, pp[a][b].nab, pp[a][b].ba,
+						      pp[a][b].nba, &sync[*np]);
+			pairs[*np] = (struct wperf_clock_pair){ a, b, &sync[*np] };
+			(*np)++;
+		}
+	free(buf);
+	return rc;
 }
 
 /* Hand host h's transform to the decoder: its time y is the reference's
  * anchor_x + (y - anchor_y) / alpha. -1 with the error appended. */
 static int give_clock(struct knots_sink *s, unsigned h)
 {
-	const struct wperf_clock_sync *c = &s->sync->host[h].clock;
-	char item[256], err[512];
-	int n = snprintf(item, sizeof item, "%s:%.21Lg:%" PRId64 ":%" PRId64 ":%.3f:0",
-			 s->sync->host[h].name, c->alpha, (int64_t)llroundl(c->anchor_y),
-			 c->anchor_x, c->accuracy_ns);
+	const struct sync_host *x = &s->sync->host[h];
+	const struct wperf_clock_place *c = &x->clock;
+	char item[256 + sizeof x->via], err[512];
+	int n = snprintf(item, sizeof item, "%s:%.21Lg:%" PRId64 ":%" PRId64 ":%.3f:0%s%s",
+			 x->name, c->alpha, (int64_t)llroundl(c->anchor_y), c->anchor_x,
+			 c->accuracy_ns, x->via[0] ? ":via=" : "", x->via);
 
 	if (n < 0 || (size_t)n >= sizeof item) {
 		sink_fail(s, "parameter `sync-hosts`: host %s's transform is too long to hold",
-			  s->sync->host[h].name);
+			  x->name);
 		return -1;
 	}
 	if (wperf_decoder_set_host_clock(s->decoder, item, err, sizeof err) < 0) {
@@ -189,54 +227,149 @@ static int give_clock(struct knots_sink *s, unsigned h)
 	return 0;
 }
 
-/* Say in y->state why the hosts are not synchronised (yet). */
-static void note_state(struct knots_sync *y, unsigned h, const struct wperf_clock_sync *c,
-		       bool seen)
+/* The hosts between the reference and h on h's chain, "B,C", into via. */
+static void chain_via(const struct knots_sync *y, const struct wperf_clock_place *pl,
+		      unsigned h, char *via, size_t len)
 {
-	const char *ref = y->host[y->ref].name, *other = y->host[h].name;
+	unsigned chain[WPERF_HOSTS_MAX], n = 0;
+	size_t used = 0;
 
-	if (!seen)
-		snprintf(y->state, sizeof y->state, "nothing read from host %s yet", other);
-	else
-		snprintf(y->state, sizeof y->state, "%zu TCP segments matched %s -> %s and %zu "
-			 "%s -> %s (synchronisation %s: %s)", c->n_ab, ref, other, c->n_ba, other,
-			 ref, wperf_sync_quality_name(c->quality),
-			 c->quality == WPERF_SYNC_FAIL ? "no transform keeps every segment "
-			 "received after it was sent"
-			 : "segments must match both ways");
+	for (unsigned k = pl[h].prev; k != y->ref && n < WPERF_HOSTS_MAX; k = pl[k].prev)
+		chain[n++] = k;
+	via[0] = '\0';
+	while (n-- > 0 && used < len)
+		used += (size_t)snprintf(via + used, len - used, "%s%s", used ? "," : "",
+					 y->host[chain[n]].name);
 }
 
-/* Compute every host's transform from the matches so far; keep them
- * only when all are usable (a failing one keeps the last good one).
- * -1 with the error appended. */
+/* What matched between the hosts of pair p (the reference's side
+ * first), and why that places neither. */
+static size_t say_pair(char *buf, size_t len, const struct knots_sync *y,
+		       const struct wperf_clock_pair *p, const struct wperf_clock_sync *c)
+{
+	bool flip = p->b == y->ref;
+	unsigned a = flip ? p->b : p->a, b = flip ? p->a : p->b;
+	size_t ab = flip ? c->n_ba : c->n_ab, ba = flip ? c->n_ab : c->n_ba;
+	int k = snprintf(buf, len, "%zu TCP segments matched %s -> %s and %zu %s -> %s "
+			 "(synchronisation %s: %s)", ab, y->host[a].name, y->host[b].name,
+			 ba, y->host[b].name, y->host[a].name,
+			 wperf_sync_quality_name(c->quality),
+			 c->quality == WPERF_SYNC_FAIL ? "no transform keeps every segment "
+			 "received after it was sent" : "segments must match both ways");
+
+	return k < 0 ? 0 : (size_t)k;
+}
+
+/* The pair of host h that says most about why it is not placed: its
+ * pair with the reference when that matched anything, else its pair
+ * with the most matches (the reference's first of equals); np if none. */
+static size_t telling_pair(const struct knots_sync *y, unsigned h,
+			   const struct wperf_clock_sync *sync, const struct wperf_clock_pair *pairs,
+			   size_t np)
+{
+	size_t best = np, best_m = 0;
+	bool best_ref = false;
+
+	for (size_t k = 0; k < np; k++) {
+		size_t m = sync[k].n_ab + sync[k].n_ba;
+		bool ref = pairs[k].a == y->ref || pairs[k].b == y->ref;
+
+		if (pairs[k].a != h && pairs[k].b != h)
+			continue;
+		if (best == np || (ref && m > 0) ||
+		    (!(best_ref && best_m > 0) && (m > best_m || (m == best_m && ref)))) {
+			best = k;
+			best_m = m;
+			best_ref = ref;
+		}
+	}
+	return best;
+}
+
+/* Say in y->state why the hosts are not synchronised (yet): with two
+ * hosts, what matched between them; with more, which hosts no chain of
+ * synchronised pairs links to the reference, and what each matched. */
+static void note_state(struct knots_sync *y, const struct wperf_clock_place *pl,
+		       const struct wperf_clock_sync *sync, const struct wperf_clock_pair *pairs,
+		       size_t np)
+{
+	char *out = y->state;
+	size_t len = sizeof y->state, used = 0, nbad = 0, k = 0;
+	unsigned bad[WPERF_HOSTS_MAX];
+
+	for (unsigned h = 0; h < y->n; h++)
+		if (h != y->ref && (!y->host[h].seen || !pl[h].placed))
+			bad[nbad++] = h;
+	if (y->n == 2) {
+		size_t p = telling_pair(y, bad[0], sync, pairs, np);
+
+		if (!y->host[bad[0]].seen)
+			snprintf(out, len, "nothing read from host %s yet", y->host[bad[0]].name);
+		else
+			say_pair(out, len, y, &pairs[p], &sync[p]);
+		return;
+	}
+	used = (size_t)snprintf(out, len, "host%s ", nbad > 1 ? "s" : "");
+	for (k = 0; k < nbad && used < len; k++)
+		used += (size_t)snprintf(out + used, len - used, "%s%s",
+					 k == 0 ? "" : k + 1 == nbad ? " and " : ", ",
+					 y->host[bad[k]].name);
+	if (used < len)
+		used += (size_t)snprintf(out + used, len - used, " %s linked to %s by no chain "
+					 "of synchronised host pairs (", nbad > 1 ? "are" : "is",
+					 y->host[y->ref].name);
+	for (k = 0; k < nbad && used < len; k++) {
+		unsigned h = bad[k];
+		size_t p = telling_pair(y, h, sync, pairs, np);
+
+		used += (size_t)snprintf(out + used, len - used, "%s%s: ", k ? "; " : "",
+					 y->host[h].name);
+		if (used >= len)
+			break;
+		if (!y->host[h].seen)
+			used += (size_t)snprintf(out + used, len - used, "nothing read yet");
+		else if (p == np || sync[p].n_ab + sync[p].n_ba == 0)
+			used += (size_t)snprintf(out + used, len - used, "no TCP segment matched "
+						 "with any host");
+		else
+			used += say_pair(out + used, len - used, y, &pairs[p], &sync[p]);
+	}
+	if (used < len)
+		snprintf(out + used, len - used, ")");
+}
+
+/* Compute every host pair's transform from the matches so far, and
+ * place each host on the reference's time through its tightest chain;
+ * keep the placements only when every host is placed (a failing pair
+ * keeps the last good ones). -1 with the error appended. */
 static int compute(struct knots_sink *s)
 {
 	struct knots_sync *y = s->sync;
-	struct wperf_clock_sync c[WPERF_HOSTS_MAX];
+	struct wperf_clock_sync sync[PAIRS_MAX];
+	struct wperf_clock_pair pairs[PAIRS_MAX];
+	struct wperf_clock_place pl[WPERF_HOSTS_MAX];
+	size_t np = 0;
 	bool all = true;
 
 	y->computed_matches = wperf_netmatch_count(y->match);
 	y->computed_at = y->latest;
-	for (unsigned h = 0; h < y->n; h++) {
-		if (h == y->ref)
-			continue;
-		if (pair_clock(y, h, &c[h]) < 0) {
-			sink_fail(s, "out of memory");
-			return -1;
-		}
-		if (!y->host[h].seen || !usable(&c[h])) {
-			if (all)
-				note_state(y, h, &c[h], y->host[h].seen);
-			all = false;
-		}
+	if (all_pairs(y, sync, pairs, &np) < 0 ||
+	    wperf_clock_tree(pairs, np, y->n, y->ref, pl) < 0) {
+		sink_fail(s, "out of memory");
+		return -1;
 	}
-	if (!all)
+	for (unsigned h = 0; h < y->n; h++)
+		all &= h == y->ref || (y->host[h].seen && pl[h].placed);
+	if (!all) {
+		note_state(y, pl, sync, pairs, np);
 		return 0;
+	}
 	for (unsigned h = 0; h < y->n; h++) {
 		if (h == y->ref)
 			continue;
-		y->host[h].clock = c[h];
+		y->host[h].clock = pl[h];
 		y->host[h].has_clock = true;
+		chain_via(y, pl, h, y->host[h].via, sizeof y->host[h].via);
 		if (give_clock(s, h) < 0)
 			return -1;
 	}
@@ -507,8 +640,9 @@ int sink_sync_end(struct knots_sink *s)
 		return -1;
 	if (!y->synced) {
 		sink_fail(s, "cannot synchronise the hosts' clocks: %s, so their waits cannot be "
-			  "put on one time base: the hosts must exchange TCP segments both ways "
-			  "while both are read; report each host alone", y->state);
+			  "put on one time base: each host must exchange TCP segments both ways "
+			  "with the first by name, or with a host linked to it, while they are "
+			  "read; report the hosts apart", y->state);
 		return -1;
 	}
 	/* The last transform for what is still held. */

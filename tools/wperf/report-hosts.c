@@ -4,15 +4,17 @@
  * hosts' traces put on one time base before they are analysed.
  *
  * Pass one runs sink.wperf.netsync over all of them: the TCP segments one
- * host sent and another received, and each host's clock transform to the
- * first host by name (the reference). Pass two, the report, reads every
- * other host's trace with its clocks moved by its offset to the
- * reference (source.ctf.fs clock-class-offset-ns, so the muxer merges
- * the hosts in order up to the drift), and gives sink.wperf.knots the
- * exact transform (host-clocks) that puts each of its events on the
- * reference's time. A host whose clock the matches cannot place is
- * refused in one line: its waits would be compared on clocks that
- * disagree.
+ * host sent and another received, each host pair's clock transform, and
+ * each host placed on the first host by name (the reference) through the
+ * chain of synchronised pairs whose accuracies add up least (a database
+ * that talks only to the front end is placed through it). Pass two, the
+ * report, reads every other host's trace with its clocks moved by its
+ * offset to the reference (source.ctf.fs clock-class-offset-ns, so the
+ * muxer merges the hosts in order up to the drift), and gives
+ * sink.wperf.knots the exact transform (host-clocks, with the hosts it
+ * went through) that puts each of its events on the reference's time.
+ * Hosts that no chain of synchronised pairs reaches are refused in one
+ * line: their waits would be compared on clocks that disagree.
  */
 #include "report-hosts.h"
 #include "bt-failure.h"
@@ -70,8 +72,16 @@ static bool input_hostname(const char *dir, char *out, size_t len)
 
 /* ------------------------------------------------------------ the pairs */
 
+/* A host pair's synchronisation (sink.wperf.netsync's JSON `pairs`). */
 struct sync_pair {
 	char reference[72], other[72], quality[16];
+};
+
+/* A host on the reference's time (its JSON `placements`). */
+struct placement {
+	char host[72], reference[72];
+	bool placed;
+	char via[WPERF_REPORT_HOSTS_MAX * 72];   /* the hosts between, "B,C"; "" direct */
 	long double alpha;
 	int64_t anchor_x;
 	long double anchor_y;
@@ -105,18 +115,65 @@ static const char *json_after(const char *obj, const char *key)
 	return p ? p + strlen(k) : NULL;
 }
 
-/* One line of sink.wperf.netsync's JSON `pairs` (one object a line). */
+/* One line of the JSON `pairs` (one object a line). */
 static bool parse_pair(const char *line, struct sync_pair *p)
+{
+	memset(p, 0, sizeof(*p));
+	return json_text(line, "reference", p->reference, sizeof(p->reference)) &&
+	       json_text(line, "other", p->other, sizeof(p->other)) &&
+	       json_text(line, "quality", p->quality, sizeof(p->quality));
+}
+
+/* The hosts between the first and the last of a JSON path ["A", "B",
+ * "C"] at v, comma-separated, into via. */
+static bool parse_via(const char *v, char *via, size_t len)
+{
+	char name[WPERF_REPORT_HOSTS_MAX + 1][72];
+	size_t n = 0, used = 0;
+
+	if (*v++ != '[')
+		return false;
+	while (*v == '"' && n <= WPERF_REPORT_HOSTS_MAX) {
+		const char *end = strchr(v + 1, '"');
+
+		if (!end || (size_t)(end - v - 1) >= sizeof(name[n]))
+			return false;
+		snprintf(name[n++], sizeof(name[0]), "%.*s", (int)(end - v - 1), v + 1);
+		v = end + 1;
+		if (*v == ']')
+			break;
+		if (strncmp(v, ", ", 2))
+			return false;
+		v += 2;
+	}
+	if (*v != ']' || n < 2)
+		return false;
+	via[0] = '\0';
+	for (size_t i = 1; i + 1 < n; i++) {
+		int k = snprintf(via + used, len - used, "%s%s", i > 1 ? "," : "", name[i]);
+
+		if (k < 0 || (size_t)k >= len - used)
+			return false;
+		used += (size_t)k;
+	}
+	return true;
+}
+
+/* One line of the JSON `placements`. */
+static bool parse_placement(const char *line, struct placement *p)
 {
 	const char *v;
 
 	memset(p, 0, sizeof(*p));
-	if (!json_text(line, "reference", p->reference, sizeof(p->reference)) ||
-	    !json_text(line, "other", p->other, sizeof(p->other)) ||
-	    !json_text(line, "quality", p->quality, sizeof(p->quality)))
+	if (!json_text(line, "host", p->host, sizeof(p->host)) ||
+	    !json_text(line, "reference", p->reference, sizeof(p->reference)) ||
+	    !(v = json_after(line, "path")))
 		return false;
-	if (strcmp(p->quality, "accurate") && strcmp(p->quality, "approximate"))
-		return true;   /* no transform to read */
+	if (!strncmp(v, "null", 4))
+		return true;   /* no chain reaches it */
+	if (!parse_via(v, p->via, sizeof(p->via)))
+		return false;
+	p->placed = true;
 	if (!(v = json_after(line, "alpha")))
 		return false;
 	p->alpha = strtold(v, NULL);
@@ -132,23 +189,33 @@ static bool parse_pair(const char *line, struct sync_pair *p)
 	return p->alpha > 0.5L && p->alpha < 2.0L;
 }
 
-/* The pairs of the netsync report at path; -1 when it cannot be read. */
-static int read_pairs(const char *path, struct sync_pair *pairs, size_t max, size_t *n)
+/* What sink.wperf.netsync found. */
+struct sync_report {
+	struct sync_pair pairs[WPERF_REPORT_HOSTS_MAX * WPERF_REPORT_HOSTS_MAX];
+	size_t npairs;
+	struct placement placed[WPERF_REPORT_HOSTS_MAX];
+	size_t nplaced;
+};
+
+/* The netsync report at path; -1 when it cannot be read. */
+static int read_sync(const char *path, struct sync_report *r)
 {
 	char line[4096];
 	FILE *f = fopen(path, "r");
+	bool ok = true;
 
-	*n = 0;
+	r->npairs = r->nplaced = 0;
 	if (!f)
 		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "    {\"reference\"", 16) && *n < max &&
-		    !parse_pair(line, &pairs[(*n)++])) {
-			fclose(f);
-			return -1;
-		}
+	while (ok && fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "    {\"reference\"", 16) &&
+		    r->npairs < sizeof(r->pairs) / sizeof(r->pairs[0]))
+			ok = parse_pair(line, &r->pairs[r->npairs++]);
+		else if (!strncmp(line, "    {\"host\"", 11) && r->nplaced < WPERF_REPORT_HOSTS_MAX)
+			ok = parse_placement(line, &r->placed[r->nplaced++]);
+	}
 	fclose(f);
-	return 0;
+	return ok ? 0 : -1;
 }
 
 /* ------------------------------------------------------------ pass one */
@@ -178,34 +245,86 @@ static int run_netsync(const struct wperf_bt *bt, const char *const *inputs, siz
 	return rc;
 }
 
-/* Input i's offset and its host-clocks item, from the pair of the
- * reference and its host. 0, or the exit status after saying why. */
-static int place_host(const struct sync_pair *pairs, size_t npairs, const char *input,
-		      const char *host, int64_t *offset, char *item, size_t len)
+/* host's placement, or NULL when netsync placed it nowhere (it is the
+ * reference, or no chain reaches it, or it sent or received no TCP
+ * segment at all). */
+static const struct placement *placement_of(const struct sync_report *r, const char *host)
 {
-	const struct sync_pair *p = NULL;
+	for (size_t k = 0; k < r->nplaced; k++)
+		if (!strcmp(r->placed[k].host, host) && r->placed[k].placed)
+			return &r->placed[k];
+	return NULL;
+}
 
-	for (size_t k = 0; k < npairs; k++)
-		if (!strcmp(pairs[k].reference, pairs[0].reference) && !strcmp(pairs[k].other, host))
-			p = &pairs[k];
-	if (!p || (strcmp(p->quality, "accurate") && strcmp(p->quality, "approximate")))
-		return wperf_fail("cannot report %s with %s's trace: no TCP segments were matched "
-				  "both ways between %s and %s (synchronisation %s), so their "
-				  "clocks cannot be put on one time base: record both hosts' "
-				  "network events, or report each trace alone", input,
-				  pairs[0].reference, pairs[0].reference, host,
-				  p ? p->quality : "absent");
+/* Input i's offset and its host-clocks item, from its placement. 0, or
+ * the exit status after saying why. */
+static int place_host(const struct placement *p, const char *input, const char *reference,
+		      int64_t *offset, char *item, size_t len)
+{
 	/* The host's time y is the reference's anchor_x + (y - anchor_y) /
 	 * alpha; moved by the offset, its anchor lands on anchor_x. */
 	*offset = p->anchor_x - (int64_t)(p->anchor_y + 0.5L);   /* ns since 1970: > 0 */
-	int n = snprintf(item, len, "%s:%.21Lg:%" PRId64 ":%" PRId64 ":%.3f:%" PRId64, host,
-			 p->alpha, p->anchor_x, p->anchor_x, p->accuracy_ns, *offset);
+	int n = snprintf(item, len, "%s:%.21Lg:%" PRId64 ":%" PRId64 ":%.3f:%" PRId64 "%s%s",
+			 p->host, p->alpha, p->anchor_x, p->anchor_x, p->accuracy_ns, *offset,
+			 p->via[0] ? ":via=" : "", p->via);
 	if (n < 0 || (size_t)n >= len)
 		return wperf_fail("cannot report %s with %s's trace: the synchronisation of "
 				  "their clocks gave figures too long to pass on (accuracy %.3f ns): "
-				  "report each trace alone", input, pairs[0].reference,
-				  p->accuracy_ns);
+				  "report each trace alone", input, reference, p->accuracy_ns);
 	return 0;
+}
+
+/* Why host is linked to no synchronised host: the synchronisation of
+ * its pairs with matches ("synchronisation A-B incomplete, B-D fail"; a
+ * pair with another unlinked host may be accurate), or that it has none. */
+static void why_unlinked(const struct sync_report *r, const char *host, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t k = 0; k < r->npairs && used < len; k++) {
+		const struct sync_pair *p = &r->pairs[k];
+
+		if ((strcmp(p->reference, host) && strcmp(p->other, host)) ||
+		    !strcmp(p->quality, "absent"))
+			continue;
+		used += (size_t)snprintf(buf + used, len - used, "%s%s-%s %s",
+					 used ? ", " : "synchronisation ", p->reference, p->other,
+					 p->quality);
+	}
+	if (!buf[0])
+		snprintf(buf, len, "%s matched no TCP segment with any host", host);
+}
+
+/* The one line refusing the hosts of the inputs bad[0..nbad), which no
+ * chain of synchronised pairs links to the reference; the exit status. */
+static int refuse_unlinked(const struct sync_report *r, const char *reference,
+			   const char *const *inputs, char (*host)[72], const size_t *bad,
+			   size_t nbad)
+{
+	char who[2048] = "", hosts[1024] = "", why[4096] = "", one[1024];
+	size_t lw = 0, lh = 0, ly = 0;
+
+	for (size_t k = 0; k < nbad; k++) {
+		const char *sep = k == 0 ? "" : k + 1 == nbad ? " and " : ", ";
+
+		why_unlinked(r, host[bad[k]], one, sizeof(one));
+		if (lw < sizeof(who))
+			lw += (size_t)snprintf(who + lw, sizeof(who) - lw, "%s%s's trace (%s)", sep,
+					       host[bad[k]], inputs[bad[k]]);
+		if (lh < sizeof(hosts))
+			lh += (size_t)snprintf(hosts + lh, sizeof(hosts) - lh, "%s%s", sep,
+					       host[bad[k]]);
+		if (ly < sizeof(why))
+			ly += (size_t)snprintf(why + ly, sizeof(why) - ly, "%s%s", k ? "; " : "",
+					       one);
+	}
+	return wperf_fail("cannot report %s with %s's: no chain of host pairs whose TCP segments "
+			  "were matched both ways links %s to %s (%s), so %s "
+			  "cannot be put on %s's time: record the hosts' network events both "
+			  "ways, or report without %s", who, reference, hosts, reference, why,
+			  nbad == 1 ? "its clock" : "their clocks", reference,
+			  nbad == 1 ? "that trace" : "those traces");
 }
 
 /* Several traces are one graph only as several machines': the same
@@ -230,13 +349,43 @@ static int distinct_hosts(const char *const *inputs, char (*host)[72], size_t n)
 	return 0;
 }
 
+/* Every input's offset and host-clocks item from the netsync report r;
+ * the hosts no chain reaches refused together. 0, or the exit status. */
+static int place_all(const struct sync_report *r, const char *const *inputs,
+		     char (*host)[72], size_t n, int64_t *offsets, bt_value *clocks)
+{
+	const char *reference = r->pairs[0].reference;
+	size_t bad[WPERF_REPORT_HOSTS_MAX], nbad = 0;
+	char item[sizeof(r->placed[0].via) + 256];
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		offsets[i] = 0;
+		if (!host[i][0])
+			return wperf_fail("cannot report %s with the other traces: its metadata "
+					  "names no hostname to synchronise its clock by", inputs[i]);
+		if (strcmp(host[i], reference) && !placement_of(r, host[i]))
+			bad[nbad++] = i;
+	}
+	if (nbad)
+		return refuse_unlinked(r, reference, inputs, host, bad, nbad);
+	for (size_t i = 0; !rc && i < n; i++) {
+		if (!strcmp(host[i], reference))
+			continue;
+		rc = place_host(placement_of(r, host[i]), inputs[i], reference, &offsets[i], item,
+				sizeof(item));
+		if (!rc && bt_value_array_append_string_element(clocks, item))
+			rc = wperf_fail("out of memory");
+	}
+	return rc;
+}
+
 int wperf_report_sync_hosts(const struct wperf_bt *bt, const char *const *inputs, size_t n,
 			    bt_value *params, int64_t *offsets)
 {
-	char dir[] = "/tmp/wperf-sync-XXXXXX", path[64], item[256];
+	char dir[] = "/tmp/wperf-sync-XXXXXX", path[64];
 	char host[WPERF_REPORT_HOSTS_MAX][72];
-	struct sync_pair pairs[WPERF_REPORT_HOSTS_MAX * WPERF_REPORT_HOSTS_MAX];
-	size_t npairs = 0;
+	struct sync_report *r = calloc(1, sizeof(*r));
 	bt_value *clocks = bt_value_array_create();
 	int rc = 0;
 
@@ -251,35 +400,28 @@ int wperf_report_sync_hosts(const struct wperf_bt *bt, const char *const *inputs
 		rc = distinct_hosts(inputs, host, n);
 	if (rc) {
 		bt_value_put_ref(clocks);
+		free(r);
 		return rc;
 	}
-	if (!clocks || !mkdtemp(dir)) {
+	if (!clocks || !r || !mkdtemp(dir)) {
 		bt_value_put_ref(clocks);
+		free(r);
 		return wperf_fail("cannot make a directory for the clocks' synchronisation: %s",
-				  clocks ? strerror(errno) : "out of memory");
+				  clocks && r ? strerror(errno) : "out of memory");
 	}
 	snprintf(path, sizeof(path), "%s/sync.json", dir);
 	rc = run_netsync(bt, inputs, n, path);
-	if (!rc && (read_pairs(path, pairs, sizeof(pairs) / sizeof(pairs[0]), &npairs) < 0 ||
-		    npairs == 0))
+	if (!rc && (read_sync(path, r) < 0 || r->npairs == 0))
 		rc = wperf_fail("cannot report %s with the other traces: no TCP segments were "
 				"matched between their hosts, so their clocks cannot be put on one "
 				"time base: record the hosts' network events, or report each trace "
 				"alone", inputs[0]);
-	for (size_t i = 0; !rc && i < n; i++) {
-		offsets[i] = 0;
-		if (!host[i][0])
-			rc = wperf_fail("cannot report %s with the other traces: its metadata "
-					"names no hostname to synchronise its clock by", inputs[i]);
-		else if (strcmp(host[i], pairs[0].reference) &&
-			 !(rc = place_host(pairs, npairs, inputs[i], host[i], &offsets[i], item,
-					   sizeof(item))) &&
-			 bt_value_array_append_string_element(clocks, item))
-			rc = wperf_fail("out of memory");
-	}
+	if (!rc)
+		rc = place_all(r, inputs, host, n, offsets, clocks);
 	if (!rc && bt_value_map_insert_entry(params, "host-clocks", clocks))
 		rc = wperf_fail("out of memory");
 	bt_value_put_ref(clocks);
+	free(r);
 	unlink(path);
 	rmdir(dir);
 	return rc;
