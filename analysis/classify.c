@@ -38,8 +38,13 @@ const char *wperf_knot_class_name(enum wperf_knot_class cls)
 	return (unsigned)cls <= WPERF_CLASS_UNKNOWN ? names[cls] : "unknown";
 }
 
-const char *wperf_knot_class_summary(enum wperf_knot_class cls)
+const char *wperf_classification_summary(const struct wperf_classification *c)
 {
+	enum wperf_knot_class cls = c->cls;
+
+	/* A sink is classified only as short of CPUs (classify_sink). */
+	if (c->sink && cls == WPERF_CLASS_TOO_FEW_CPUS)
+		return "too few CPUs: its own work waits for a CPU another thread holds";
 	switch (cls) {
 	case WPERF_CLASS_BACKGROUND:
 		return "background: less than one CPU, no device, and the focus's work waits on nothing in it, like heartbeats";
@@ -140,6 +145,8 @@ struct facts {
 	int64_t waits_on_devices_ns;  /* members' direct waits on device members, and
 	                                 their CPU delays after device wakeups */
 	int64_t woken_ns;             /* members' woken_cpu_wait_ns, summed */
+	int64_t runnable_all_ns;      /* members' runnable_ns, summed (all of it) */
+	int64_t latency_ns;           /* members' wake_latency_ns, summed */
 	/* The threads' own waiting inside the knot, by where it ended: */
 	int64_t device_end_ns;        /* at a device: on a device member, on a thread
 	                                 waiting on a device, and the CPU delays
@@ -151,7 +158,6 @@ struct facts {
 	size_t devices;               /* device members */
 	size_t threads;
 	int64_t pid;          /* the members' one process, or -1 */
-	size_t processes;
 	uint64_t thread_waits, chained_waits, grouped_waits;
 	uint64_t hist[WPERF_HIST_BUCKETS];
 };
@@ -248,6 +254,10 @@ static void member_facts(struct facts *f)
 		f->runnable_ns = wperf_add_durations(f->runnable_ns,
 							 wperf_vertex_cpu_need_ns(v));
 		f->woken_ns = wperf_add_durations(f->woken_ns, v->woken_cpu_wait_ns);
+		f->runnable_all_ns = wperf_add_durations(f->runnable_all_ns,
+							     v->runnable_ns > 0 ? v->runnable_ns : 0);
+		f->latency_ns = wperf_add_durations(f->latency_ns, v->wake_latency_ns > 0
+								       ? v->wake_latency_ns : 0);
 		if (f->pid == -2)
 			f->pid = v->pid;
 		else if (f->pid != v->pid)
@@ -309,6 +319,22 @@ static void queue_fact(struct facts *f, const struct wperf_edge *e,
 	}
 }
 
+/* The internal edge from -> to that counts as a dependency, or NULL:
+ * only what the knot still holds. An edge refinement cut is in the graph
+ * but not in the finding, and its waits must not be counted as the
+ * finding's (a pair "37 waits in 10 turns" of which the reverse edge was
+ * cut). */
+static const struct wperf_edge *internal_edge_between(const struct facts *f, uint32_t from,
+						      uint32_t to)
+{
+	for (size_t i = 0; i < f->k->n_edges; i++) {
+		const struct wperf_edge *e = internal_edge(f, i);
+		if (e && e->from == from && e->to == to)
+			return e;
+	}
+	return NULL;
+}
+
 /* The heaviest pair of distinct threads that wait for each other both
  * ways, and whether they take turns by phases. */
 static void turns_fact(struct facts *f)
@@ -320,8 +346,8 @@ static void turns_fact(struct facts *f)
 		if (!e || e->from == e->to || !is_threadlike(&f->g->vertices[e->from]) ||
 		    !is_threadlike(&f->g->vertices[e->to]))
 			continue;
-		r = wperf_graph_find_edge(f->g, e->to, e->from);
-		if (!r || !wperf_edge_is_dependency(f->g, r, f->min_weight_ns))
+		r = internal_edge_between(f, e->to, e->from);
+		if (!r)
 			continue;
 		if (!best || wperf_add_durations(e->weight_ns, r->weight_ns) >
 			     wperf_add_durations(best->weight_ns, best_rev->weight_ns)) {
@@ -377,9 +403,14 @@ static void runnable_facts(struct facts *f)
 		struct wperf_evidence *ev = add(f, WPERF_EV_RUNNABLE);
 		if (!ev)
 			return;
+		const struct wperf_vertex *v = &f->g->vertices[id];
+
 		ev->vertex = id;
-		ev->a_ns = wperf_vertex_cpu_need_ns(&f->g->vertices[id]);
-		ev->ppm = wperf_vertex_runnable_ppm(&f->g->vertices[id]);
+		ev->a_ns = wperf_vertex_cpu_need_ns(v);
+		ev->ppm = wperf_vertex_runnable_ppm(v);
+		/* What the threads table shows, so the words can say the rest. */
+		ev->runnable_ns = v->runnable_ns > 0 ? v->runnable_ns : 0;
+		ev->latency_ns = v->wake_latency_ns > 0 ? v->wake_latency_ns : 0;
 	}
 	/* Waiting for a CPU against the members' waits inside the knot: on
 	 * each other and on its device. One thread alone has neither. */
@@ -392,6 +423,8 @@ static void runnable_facts(struct facts *f)
 							   f->waits_on_devices_ns);
 			ev->woken_ns = f->has_device ? f->woken_ns : 0;
 			ev->count = ev->woken_ns > 0;
+			ev->runnable_ns = f->runnable_all_ns;
+			ev->latency_ns = f->latency_ns;
 		}
 	}
 }
@@ -491,6 +524,52 @@ static bool weight_in_devices(const struct facts *f)
 	return f->has_device && f->device_end_ns >= f->thread_end_ns;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The pids the threadlike member v stands for, appended to pids[] (room
+ * for f->threads): a thread's own, a merged vertex's members' (each dd of
+ * a script merged into sh-children is a process of its own); a merged
+ * vertex whose members' pids are not known counts as one process per
+ * member unless it is of one process. */
+static size_t member_pids(const struct wperf_vertex *v, int64_t *pids, size_t n)
+{
+	if (v->kind != WPERF_V_VIRTUAL || !v->n_members) {
+		pids[n++] = v->pid;
+		return n;
+	}
+	for (size_t j = 0; j < v->n_members; j++)
+		pids[n++] = v->member_pids ? v->member_pids[j] : v->pid >= 0 ? v->pid : -1;
+	return n;
+}
+
+/* How many processes the members' threads belong to, each counted once:
+ * a pid met twice is one process, an unknown one (-1) a process of its
+ * own each time. The count of what the finding holds, merged vertices
+ * counted by what they stand for. */
+static size_t distinct_processes(const struct facts *f)
+{
+	int64_t *pids = malloc((f->threads ? f->threads : 1) * sizeof *pids);
+	size_t n = 0, distinct = 0;
+
+	if (!pids)
+		return 0;
+	for (size_t i = 0; i < f->k->n_members; i++) {
+		uint32_t id = f->k->members[i];
+		if (id < f->g->n_vertices && is_threadlike(&f->g->vertices[id]))
+			n = member_pids(&f->g->vertices[id], pids, n);
+	}
+	qsort(pids, n, sizeof *pids, cmp_i64);
+	for (size_t i = 0; i < n; i++)
+		distinct += pids[i] < 0 || i == 0 || pids[i] != pids[i - 1];
+	free(pids);
+	return distinct;
+}
+
 static void process_facts(struct facts *f)
 {
 	struct wperf_evidence *ev;
@@ -505,29 +584,8 @@ static void process_facts(struct facts *f)
 		return;
 	}
 	/* Several processes (or a merged vertex spanning several). */
-	size_t distinct = 0;
-	for (size_t i = 0; i < f->k->n_members; i++) {
-		uint32_t id = f->k->members[i];
-		const struct wperf_vertex *v = id < f->g->n_vertices ? &f->g->vertices[id] : NULL;
-		bool seen = false;
-		if (!v || !is_threadlike(v))
-			continue;
-		/* A pool of processes (merge=pool across processes): each
-		 * member is a process of its own. */
-		if (v->kind == WPERF_V_VIRTUAL && v->pid < 0 && v->merged_by &&
-		    strcmp(v->merged_by, "pool") == 0) {
-			distinct += v->n_members;
-			continue;
-		}
-		for (size_t j = 0; j < i && !seen; j++) {
-			uint32_t o = f->k->members[j];
-			seen = o < f->g->n_vertices && is_threadlike(&f->g->vertices[o]) &&
-			       f->g->vertices[o].pid == v->pid && v->pid >= 0;
-		}
-		distinct += !seen;
-	}
 	if ((ev = add(f, WPERF_EV_PROCESSES)))
-		ev->count = distinct;
+		ev->count = distinct_processes(f);
 }
 
 static void interrupt_facts(struct facts *f)
@@ -636,6 +694,7 @@ static int classify_sink(struct facts *f)
 			f->out->evidence[0] = f->out->evidence[i];
 			f->out->evidence[0].decides = true;
 			f->out->cls = WPERF_CLASS_TOO_FEW_CPUS;
+			f->out->sink = true;
 			return 0;
 		}
 	f->out->n_evidence = 0;

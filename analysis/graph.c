@@ -64,6 +64,7 @@ void wperf_graph_fini(struct wperf_graph *g)
 		free(g->vertices[i].name);
 		free(g->vertices[i].comm);
 		free(g->vertices[i].members);
+		free(g->vertices[i].member_pids);
 	}
 	free(g->vertices);
 	free(g->edges);

@@ -420,7 +420,8 @@ static int init_virtual(const struct merge *m, uint32_t r, enum wperf_merge_key 
 	nv->kind = WPERF_V_VIRTUAL;
 	nv->name = group_name(m, r, key);
 	nv->members = malloc(m->size[r] * sizeof *nv->members);
-	if (!nv->name || !nv->members)
+	nv->member_pids = malloc(m->size[r] * sizeof *nv->member_pids);
+	if (!nv->name || !nv->members || !nv->member_pids)
 		return -1;
 	nv->merged_by = rule_name(m, r, key);
 	nv->tid = -1;
@@ -460,6 +461,7 @@ static void accumulate(struct wperf_vertex *nv, const struct wperf_vertex *v)
 	nv->waits_without_wakeup += v->waits_without_wakeup;
 	if (nv->pid != v->pid)
 		nv->pid = -1;     /* members of several processes */
+	nv->member_pids[nv->n_members] = v->pid;
 	nv->members[nv->n_members++] = v->tid;
 }
 
@@ -469,6 +471,7 @@ static void free_fresh(const struct merge *m, struct wperf_vertex *nv)
 		if (m->rep[i] == i && m->size[i] > 1) {
 			free(nv[m->newid[i]].name);
 			free(nv[m->newid[i]].members);
+			free(nv[m->newid[i]].member_pids);
 		}
 	free(nv);
 }
@@ -495,8 +498,11 @@ static struct wperf_vertex *build_vertices(const struct merge *m, enum wperf_mer
 		t->id = m->newid[i];
 	}
 	for (size_t i = 0; i < m->n_new; i++)
-		if (nv[i].members)
+		if (nv[i].members) {
 			qsort(nv[i].members, nv[i].n_members, sizeof *nv[i].members, array_cmp_i64);
+			qsort(nv[i].member_pids, nv[i].n_members, sizeof *nv[i].member_pids,
+			      array_cmp_i64);
+		}
 	return nv;
 }
 
@@ -710,6 +716,7 @@ static void release_merged(const struct merge *m, struct wperf_graph *g)
 			free(g->vertices[i].name);
 			free(g->vertices[i].comm);
 			free(g->vertices[i].members);
+			free(g->vertices[i].member_pids);
 		}
 	free(g->vertices);
 	free(g->edges);

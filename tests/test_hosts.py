@@ -44,6 +44,7 @@ Usage: WPERF_PLUGIN_DIR=build/plugin WPERF_BUILD_DIR=build \
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -129,10 +130,32 @@ class TwoHandBuiltHosts(unittest.TestCase):
         self.beta.net_xmit(6 * MS, 1, 'eth0', 1500)
         text = ws.run_knots_hosts_text([self.alpha, self.beta])
         # the parameter names the device, the line its host
-        self.assertIn('nic:eth0@beta: idle time unknown (give its speed: '
-                      'nic-capacity="eth0=1Gbit")', text)
+        self.assertIn('nic:eth0@beta: idle time unknown (give its link speed: '
+                      '--params \'nic-capacity="eth0=1Gbit"\')', text)
         self.assertIn('client (100)@alpha -> disk:8:0@alpha', text)
         self.assertIn('server (100)@beta -> disk:8:0@beta', text)
+
+    def test_nic_capacity_hint_is_a_valid_option(self):
+        """The hint's option, as a shell would pass it to wperf report,
+        is accepted and gives the NIC its speed (it once lacked --params
+        and the shell quotes, and as typed was no string)."""
+        self.beta.net_xmit(6 * MS, 1, 'eth0', 1500)
+        text = ws.run_knots_hosts_text([self.alpha, self.beta])
+        hint = re.search(r'nic:eth0@beta: idle time unknown \(give its link speed: (.*)\)$',
+                         text, re.M)
+        self.assertTrue(hint, text)
+        args = shlex.split(hint.group(1))
+        self.assertEqual(args[0], '--params')
+        tmp = tempfile.mkdtemp(prefix='wperf-hosts-')
+        try:
+            # beta's trace alone (these two hosts exchange no packets)
+            beta = ws.write_ctf(self.beta, os.path.join(tmp, 'beta'))
+            p = wperf_report([beta], *args)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            nic = [v for v in json.loads(p.stdout)['vertices'] if v['kind'] == 'nic']
+            self.assertEqual([v['capacity_bps'] for v in nic], [10 ** 9])
+        finally:
+            shutil.rmtree(tmp)
 
     def test_wperf_report_refuses_one_host_twice(self):
         """The same trace twice, or two traces of one host: one line that

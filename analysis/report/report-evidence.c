@@ -35,6 +35,36 @@ static void device_parts(char *buf, size_t len, const struct wperf_evidence *ev)
 		buf[0] = '\0';
 }
 
+/* "; of their 3.26 s runnable in all (the threads table's), 2.10 ms was a
+ * wakeup's latency on an idle CPU and 2.59 s the CPU delays after device
+ * wakeups, those waits' cost": the runnable time the threads table shows
+ * beside the part of it a finding counts as a wait for a CPU (a_ns), so
+ * that the two figures read as parts of one, not as two answers; "" when
+ * they are equal. `woken_named`: the sentence has named those delays. */
+static void runnable_rest(char *buf, size_t len, const struct wperf_evidence *ev,
+			  const char *whose, bool woken_named)
+{
+	int64_t rest = ev->runnable_ns - ev->a_ns;
+	int64_t lat = ev->latency_ns < rest ? ev->latency_ns : rest;
+	int64_t woken = rest - lat;
+	char all[32], l[32], w[32], lpart[96] = "", wpart[128] = "";
+
+	buf[0] = '\0';
+	if (rest <= 0)
+		return;
+	wperf_fmt_duration(all, sizeof all, ev->runnable_ns, 0);
+	wperf_fmt_duration(l, sizeof l, lat, 0);
+	wperf_fmt_duration(w, sizeof w, woken, 0);
+	if (lat > 0)
+		snprintf(lpart, sizeof lpart, "%s was a wakeup's latency on an idle CPU", l);
+	if (woken > 0)
+		snprintf(wpart, sizeof wpart, "%s%s %s", w, lat > 0 ? "" : " was",
+			 woken_named ? "those delays" : "the CPU delays after device wakeups, "
+			 "those waits' cost");
+	snprintf(buf, len, "; of %s %s runnable in all (the threads table's), %s%s%s", whose, all,
+		 lpart, lat > 0 && woken > 0 ? " and " : "", wpart);
+}
+
 static void device_weight_describe(char *buf, size_t len, const struct wperf_evidence *ev,
 				   const char *v1, const char *a, const char *b)
 {
@@ -60,6 +90,7 @@ void wperf_evidence_describe(char *buf, size_t len, const struct wperf_graph *g,
 			     const struct wperf_evidence *ev)
 {
 	char v1[LABEL] = "?", v2[LABEL] = "?", a[32], b[32], pct[32], woken[128] = "";
+	char rest[320];
 
 	if (ev->vertex < g->n_vertices)
 		wperf_fmt_vertex_label(v1, sizeof v1, g, ev->vertex);
@@ -80,16 +111,20 @@ void wperf_evidence_describe(char *buf, size_t len, const struct wperf_graph *g,
 			 "and it waits for them (idle) %s", v1, a, b);
 		return;
 	case WPERF_EV_RUNNABLE:
+		runnable_rest(rest, sizeof rest, ev, "its", false);
 		snprintf(buf, len, "%s was runnable %s of its time (%s), its CPU held by "
-			 "another thread%s", v1, pct, a, ev->decides ? ": it needs a CPU or "
-			 "priority, not less waiting" : "; the knot's own waits weigh more");
+			 "another thread%s%s", v1, pct, a, rest, ev->decides ? ": it needs a CPU "
+			 "or priority, not less waiting" : "; the knot's own waits weigh more");
 		return;
 	case WPERF_EV_CPU_DEMAND:
-		snprintf(buf, len, "the members waited for a CPU (runnable) %s in all, "
-			 "%s the %s they waited on each other%s%s%s", a,
+		/* "waited for a CPU another thread held": not all the runnable
+		 * time the threads table shows (runnable_rest says the rest). */
+		runnable_rest(rest, sizeof rest, ev, "their", ev->woken_ns > 0);
+		snprintf(buf, len, "the members waited for a CPU another thread held %s in all, "
+			 "%s the %s they waited on each other%s%s%s%s", a,
 			 ev->a_ns > ev->b_ns ? "more than" : "not more than", b,
 			 ev->vertex < g->n_vertices ? " and on " : "",
-			 ev->vertex < g->n_vertices ? v1 : "", woken);
+			 ev->vertex < g->n_vertices ? v1 : "", woken, rest);
 		return;
 	case WPERF_EV_WAIT_LENGTH: {
 		char lo[32], hi[32];

@@ -390,12 +390,12 @@ static void write_classification(FILE *out, const struct wperf_report *r,
 				 const struct wperf_knot *k)
 {
 	const struct wperf_classification *c = wperf_report_class_of(r, k);
-	char line[512];
+	char line[1024];
 
 	if (!c)
 		return;
 	fprintf(out, "<p class=\"classification %s\">Looks like ", wperf_knot_class_name(c->cls));
-	esc(out, wperf_knot_class_summary(c->cls));
+	esc(out, wperf_classification_summary(c));
 	fputs("</p>\n<ul class=\"evidence\">", out);
 	for (size_t i = 0; i < c->n_evidence; i++) {
 		wperf_evidence_describe(line, sizeof line, r->graph, &c->evidence[i]);

@@ -98,7 +98,7 @@ static void write_cpu_share(const struct wperf_report *r, const struct wperf_kno
 static void write_evidence(const struct wperf_graph *g, const struct wperf_evidence *ev,
 			   FILE *out)
 {
-	char text[512];
+	char text[1024];
 
 	fputc('{', out);
 	json_key(out, "kind", 1);
@@ -126,6 +126,14 @@ static void write_evidence(const struct wperf_graph *g, const struct wperf_evide
 	if (ev->on_runnable_ns > 0) {
 		json_key(out, "on_runnable_ns", 0);
 		json_i64(out, ev->on_runnable_ns);
+	}
+	if (ev->runnable_ns > 0) {
+		json_key(out, "runnable_ns", 0);
+		json_i64(out, ev->runnable_ns);
+	}
+	if (ev->latency_ns > 0) {
+		json_key(out, "latency_ns", 0);
+		json_i64(out, ev->latency_ns);
 	}
 	json_key(out, "count", 0);
 	json_u64(out, ev->count);
@@ -161,7 +169,7 @@ static void write_classification(const struct wperf_report *r, const struct wper
 	json_key(out, "class", 1);
 	json_string(out, wperf_knot_class_name(c->cls));
 	json_key(out, "summary", 0);
-	json_string(out, wperf_knot_class_summary(c->cls));
+	json_string(out, wperf_classification_summary(c));
 	json_key(out, "evidence", 0);
 	fputc('[', out);
 	for (size_t i = 0; i < c->n_evidence; i++) {

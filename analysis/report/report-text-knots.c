@@ -226,11 +226,11 @@ void text_write_classification(FILE *out, const struct wperf_report *r,
 			       const struct wperf_knot *k)
 {
 	const struct wperf_classification *c = wperf_report_class_of(r, k);
-	char line[512];
+	char line[1024];
 
 	if (!c)
 		return;
-	text_put_wrapped(out, "  Looks like ", wperf_knot_class_summary(c->cls), 4);
+	text_put_wrapped(out, "  Looks like ", wperf_classification_summary(c), 4);
 	for (size_t i = 0; i < c->n_evidence; i++) {
 		if (c->evidence[i].kind == WPERF_EV_BACKGROUND)
 			continue;   /* the background note says it with its consequence */

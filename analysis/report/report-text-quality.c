@@ -310,8 +310,12 @@ void text_write_quality(FILE *out, const struct wperf_report *r)
 		/* "nic:eth0@web1": the parameter names the device (of every host) */
 		if (host && strlen(dev) > strlen(host))
 			dev[strlen(dev) - strlen(host) - 1] = '\0';
-		fprintf(out, "  %s: idle time unknown (give its speed: nic-capacity=\"%s=1Gbit\")\n",
-			name, dev);
+		/* The whole option, shell quotes included, as `wperf report`
+		 * and babeltrace2's `-c sink.wperf.knots` both take it: the
+		 * bare parameter loses its double quotes in a shell and
+		 * then is no string. */
+		fprintf(out, "  %s: idle time unknown (give its link speed: --params "
+			"'nic-capacity=\"%s=1Gbit\"')\n", name, dev);
 	}
 	if (q->false_wakeups_merged || q->false_wakeups_unmerged) {
 		write_quality_counter(out, "false wakeups merged", q->false_wakeups_merged,

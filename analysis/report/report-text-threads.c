@@ -173,6 +173,10 @@ void text_write_threads(FILE *out, const struct wperf_report *r)
 			shown, n);
 	if (n > 0) {
 		fputs("  w:X = waiting, ended by X (irq includes softirq; other = unknown, virtual)\n", out);
+		/* The findings' "waited for a CPU" is a part of this column:
+		 * say which, so the two figures do not read as two answers. */
+		fputs("  runnable = all its time ready to run; a finding's wait for a CPU is the part "
+		      "another\n  thread held it, less the delays after device wakeups\n", out);
 		wperf_fmt_cell(out, "  thread", 26, 0);
 		fprintf(out, " %8s %8s %8s %8s %8s %8s %8s %8s\n", "running", "runnable",
 			"w:thread", "w:disk", "w:nic", "w:irq", "w:timer", "w:other");

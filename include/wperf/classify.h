@@ -83,11 +83,16 @@ enum wperf_knot_class {
 enum wperf_evidence_kind {
 	WPERF_EV_DEVICE,        /* vertex: a device member; a_ns: members wait for it;
 	                           b_ns: it waits for them (idle) */
-	WPERF_EV_RUNNABLE,      /* vertex: a runnable-bound member; a_ns: runnable
-	                           time; ppm: share of its time */
+	WPERF_EV_RUNNABLE,      /* vertex: a runnable-bound member; a_ns: its wait
+	                           for a CPU another thread held
+	                           (wperf_vertex_cpu_need_ns); ppm: share of its
+	                           time; runnable_ns, latency_ns: all its runnable
+	                           time, and its wakeup latency */
 	WPERF_EV_CPU_DEMAND,    /* vertex: the device member counted in b_ns, if any;
-	                           a_ns: members' runnable time; b_ns: their waits on
-	                           each other (direct) */
+	                           a_ns: members' waits for a CPU another thread
+	                           held, summed; b_ns: their waits on each other
+	                           (direct); runnable_ns, latency_ns as above,
+	                           summed */
 	WPERF_EV_WAIT_LENGTH,   /* count: waits between members; a_ns: lower bound of
 	                           the median bucket; b_ns: its upper bound */
 	WPERF_EV_TURNS,         /* vertex -> vertex2 a_ns, vertex2 -> vertex b_ns: the
@@ -133,6 +138,14 @@ struct wperf_evidence {
 	                              while the one waited on was runnable
 	                              (wperf_edge.runnable_ns): a wait for a CPU,
 	                              on neither side; 0 for the other kinds */
+	int64_t runnable_ns;       /* runnable, cpu_demand: the runnable time the
+	                              threads table shows (all of it), of which
+	                              a_ns is the wait for a CPU another thread
+	                              held; the rest is wakeup latency on an idle
+	                              CPU (latency_ns) and CPU delays after device
+	                              wakeups, those waits' cost; 0 otherwise */
+	int64_t latency_ns;        /* runnable, cpu_demand: of runnable_ns, the
+	                              wakeup latency on idle CPUs */
 	uint64_t count;
 	uint64_t total;            /* the whole count is part of (queue), else 0 */
 	uint64_t turns;
@@ -146,6 +159,8 @@ struct wperf_evidence {
 
 struct wperf_classification {
 	enum wperf_knot_class cls;
+	bool sink;                 /* a sink's (one vertex, no members waiting on
+	                              each other): its words are a sink's */
 	struct wperf_evidence evidence[WPERF_MAX_EVIDENCE];
 	size_t n_evidence;
 };
@@ -154,8 +169,9 @@ struct wperf_classification {
 const char *wperf_knot_class_name(enum wperf_knot_class cls);
 
 /* One plain-language sentence: "blocking I/O: threads wait for a device
- * that waits for them". */
-const char *wperf_knot_class_summary(enum wperf_knot_class cls);
+ * that waits for them"; a sink's own words for a sink (it has no members
+ * waiting on each other, no knot to wait inside). */
+const char *wperf_classification_summary(const struct wperf_classification *c);
 
 /* "evidence kind" as written in JSON reports: "device", "runnable", ... */
 const char *wperf_evidence_kind_name(enum wperf_evidence_kind kind);

@@ -118,6 +118,11 @@ struct wperf_vertex {
 	/* Virtual vertices made by merging threads (wperf/merge.h): the
 	 * members' tids, ascending; NULL / 0 otherwise. */
 	int64_t *members;
+	int64_t *member_pids;        /* the members' pids (-1: unknown), ascending,
+	                                one per member (not paired with members[]):
+	                                the processes a merged vertex stands for,
+	                                e.g. a script's short-lived children;
+	                                NULL when not known (hand-built graphs) */
 	size_t n_members;
 	const char *merged_by;       /* the rule that merged them, static: "pool",
 	                                "process", "name", "stack", "children";

@@ -4,12 +4,14 @@
  * hand-built graphs: each rule, the order of the rules, and the evidence
  * with its exact numbers.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "graph-builder.h"
 #include "wperf/classify.h"
 #include "wperf/knots.h"
+#include "wperf/merge.h"
 #include "wperf/report.h"
 
 #define MS 1000000LL
@@ -158,9 +160,22 @@ static void test_blocking_io_woken_delays(void)
 	CHECK_INT(c.evidence[1].a_ns, 100 * MS);
 	CHECK_INT(c.evidence[1].b_ns, 1200 * MS);
 	CHECK_INT(c.evidence[1].woken_ns, 800 * MS);
-	check_text(&g, &c.evidence[1], "the members waited for a CPU (runnable) 100 ms in all, "
-		   "not more than the 1.20 s they waited on each other and on disk:vda (800 ms of "
-		   "it the CPU delays after the device woke them, that wait's cost)");
+	/* The thread table says runnable 900 ms: the words say which part
+	 * of it this 100 ms is, and what the rest was. */
+	CHECK_INT(c.evidence[1].runnable_ns, 900 * MS);
+	check_text(&g, &c.evidence[1], "the members waited for a CPU another thread held 100 ms "
+		   "in all, not more than the 1.20 s they waited on each other and on disk:vda "
+		   "(800 ms of it the CPU delays after the device woke them, that wait's cost); "
+		   "of their 900 ms runnable in all (the threads table's), 800 ms was those "
+		   "delays");
+	/* With a wakeup's latency on idle CPUs too: 50 ms of the 900. */
+	g.vertices[w].wake_latency_ns = 50 * MS;
+	REQUIRE_INT(classify_first(&g, &c, &kind), 0);
+	REQUIRE_INT(c.evidence[1].kind, WPERF_EV_CPU_DEMAND);
+	CHECK_INT(c.evidence[1].a_ns, 50 * MS);
+	check_text(&g, &c.evidence[1], "of their 900 ms runnable in all (the threads table's), "
+		   "50.0 ms was a wakeup's latency on an idle CPU and 800 ms those delays");
+	g.vertices[w].wake_latency_ns = 0;
 	CHECK_INT(c.evidence[0].woken_ns, 0);
 	gb_free(&g);
 }
@@ -362,7 +377,9 @@ static void test_lock_queue_of_three(void)
 	waits(&g, b, d, 20, 2 * MS, 1);
 	for (size_t i = 0; i < g.n_edges; i++)
 		g.edges[i].chained = g.edges[i].count - 1;   /* the first found the lock held */
-	REQUIRE_INT(classify_first(&g, &c, &kind), 0);
+	/* Unrefined: refinement would cut b -> d and a -> b, and with them
+	 * the pair waiting both ways. */
+	REQUIRE_INT(classify_unrefined(&g, &c, &kind), 0);
 	CHECK_INT(c.cls, WPERF_CLASS_LOCK_CONTENTION);
 	/* The heaviest pair both ways: a <-> b, 100 + 60 waits. */
 	REQUIRE_INT(c.evidence[0].kind, WPERF_EV_TURNS);
@@ -378,7 +395,7 @@ static void test_lock_queue_of_three(void)
 	/* Without the queue it would read as phases. */
 	for (size_t i = 0; i < g.n_edges; i++)
 		g.edges[i].chained = 0;
-	REQUIRE_INT(classify_first(&g, &c, &kind), 0);
+	REQUIRE_INT(classify_unrefined(&g, &c, &kind), 0);
 	CHECK_INT(c.cls, WPERF_CLASS_LOAD_IMBALANCE);
 	gb_free(&g);
 }
@@ -413,6 +430,42 @@ static void test_lock_contention(void)
 	gb_free(&g);
 }
 
+/*
+ * Three threads of one process in a cycle a -> b -> c -> a, and b waiting
+ * on a a little: refinement cuts b -> a and reports the cycle. The pair
+ * a, b no longer waits both ways inside the finding, so no evidence may
+ * count b -> a's waits ("220 waits in 25 turns"): the counts printed are
+ * the finding's own edges'.
+ */
+static void test_turns_not_of_cut_edges(void)
+{
+	struct wperf_graph g;
+	struct wperf_classification c;
+	enum wperf_knot_kind kind;
+
+	gb_init(&g, 0, DURATION);
+	uint32_t a = thread(&g, "ring-a", 80, 80, 300 * MS, 0);
+	uint32_t b = thread(&g, "ring-b", 81, 80, 300 * MS, 0);
+	uint32_t d = thread(&g, "ring-c", 82, 80, 300 * MS, 0);
+	waits(&g, a, b, 200, 1 * MS, 20);
+	waits(&g, b, d, 200, 1 * MS, 20);
+	waits(&g, d, a, 200, 1 * MS, 20);
+	waits(&g, b, a, 20, 1 * MS, 5);
+	REQUIRE_INT(classify_first(&g, &c, &kind), 0);
+	CHECK_INT(kind, WPERF_KNOT);
+	CHECK_INT(c.cls, WPERF_CLASS_LOCK_CONTENTION);
+	for (size_t i = 0; i < c.n_evidence; i++) {
+		CHECK(c.evidence[i].kind != WPERF_EV_TURNS);
+		CHECK(c.evidence[i].kind != WPERF_EV_QUEUE);
+		if (c.evidence[i].kind == WPERF_EV_GROUP)
+			CHECK_INT(c.evidence[i].total, 600);   /* the ring's waits, not b -> a's */
+		if (c.evidence[i].kind == WPERF_EV_WAIT_LENGTH)
+			CHECK_INT(c.evidence[i].count, 600);
+	}
+	CHECK(!c.sink);
+	gb_free(&g);
+}
+
 /* The same pattern between two processes is not called a lock. */
 static void test_two_processes_unknown(void)
 {
@@ -429,6 +482,53 @@ static void test_two_processes_unknown(void)
 	CHECK_INT(c.cls, WPERF_CLASS_UNKNOWN);
 	REQUIRE_INT(c.evidence[0].kind, WPERF_EV_PROCESSES);
 	CHECK_INT(c.evidence[0].count, 2);
+	gb_free(&g);
+}
+
+/*
+ * A shell script starting short `dd`s that each write and fsync, merged
+ * (short-lived="merge") into one vertex sh-children, in a cycle with a
+ * flusher thread: the finding holds 3 processes of the children and the
+ * flusher's, 4 in all, not the 2 vertices ("the threads belong to 2
+ * processes" counted the merged vertex as one process).
+ */
+static void test_merged_children_processes(void)
+{
+	struct wperf_graph g;
+	struct wperf_classification c;
+	struct wperf_merge_options o = { .key = WPERF_MERGE_NONE, .short_lived = true };
+	enum wperf_knot_kind kind;
+	uint32_t *map = NULL;
+
+	gb_init(&g, 0, DURATION);
+	uint32_t sh = thread(&g, "sh", 100, 100, 10 * MS, 0);
+	g.quality.cpus = 2;   /* busy one CPU: not background, nor saturating both */
+	uint32_t kw = thread(&g, "flusher", 9, 9, 990 * MS, 0);
+	g.vertices[kw].first_ts = 0;
+	g.vertices[kw].last_ts = DURATION;
+	g.vertices[sh].first_ts = 0;
+	g.vertices[sh].last_ts = DURATION;
+	for (int i = 0; i < 3; i++) {
+		uint32_t dd = thread(&g, "dd", 101 + i, 101 + i, 5 * MS, 0);
+		g.vertices[dd].parent_tid = 100;
+		g.vertices[dd].first_ts = (100 + 30 * i) * MS;
+		g.vertices[dd].last_ts = (120 + 30 * i) * MS;
+		waits(&g, dd, kw, 10, 5 * MS, 10);   /* turn by turn: no phases */
+		waits(&g, kw, dd, 10, 5 * MS, 10);
+		waits(&g, sh, dd, 1, 20 * MS, 1);   /* the script waits for each */
+	}
+	gb_sort(&g);
+	REQUIRE_INT(wperf_graph_merge(&g, &o, &map), 0);
+	free(map);
+	REQUIRE_INT(classify_first(&g, &c, &kind), 0);
+	CHECK_INT(kind, WPERF_KNOT);
+	CHECK_INT(c.cls, WPERF_CLASS_UNKNOWN);
+	size_t i = 0;
+	while (i < c.n_evidence && c.evidence[i].kind != WPERF_EV_PROCESSES)
+		i++;
+	REQUIRE_INT(i < c.n_evidence, 1);
+	CHECK_INT(c.evidence[i].count, 4);
+	check_text(&g, &c.evidence[i], "the threads belong to 4 processes");
 	gb_free(&g);
 }
 
@@ -577,6 +677,10 @@ static void test_sink_not_classified(void)
 	CHECK_INT(c.n_evidence, 1);
 	CHECK_INT(c.evidence[0].kind, WPERF_EV_RUNNABLE);
 	CHECK_INT(c.evidence[0].ppm, 333333);
+	/* In a sink's words: one thread, no members, no knot to wait inside. */
+	CHECK(c.sink);
+	CHECK_STR(wperf_classification_summary(&c),
+		  "too few CPUs: its own work waits for a CPU another thread holds");
 	gb_free(&g);
 }
 
@@ -590,7 +694,9 @@ int main(void)
 	RUN_TEST(test_load_imbalance);
 	RUN_TEST(test_lock_contention);
 	RUN_TEST(test_lock_queue_of_three);
+	RUN_TEST(test_turns_not_of_cut_edges);
 	RUN_TEST(test_two_processes_unknown);
+	RUN_TEST(test_merged_children_processes);
 	RUN_TEST(test_cpu_saturated);
 	RUN_TEST(test_merged_self_loop);
 	RUN_TEST(test_background);

@@ -324,6 +324,11 @@ static void test_short_lived(void)
 	REQUIRE_INT(v->n_members, 3);
 	CHECK_INT(v->members[0], 2);
 	CHECK_INT(v->members[2], 4);
+	/* Each child a process of its own: what the finding counts. */
+	REQUIRE_INT(v->member_pids != NULL, 1);
+	CHECK_INT(v->member_pids[0], 2);
+	CHECK_INT(v->member_pids[1], 3);
+	CHECK_INT(v->member_pids[2], 4);
 	CHECK_INT(v->first_ts, 100);
 	CHECK_INT(v->last_ts, 280);
 	CHECK_INT(v->running_ns, 15);
