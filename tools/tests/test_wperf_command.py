@@ -268,7 +268,9 @@ class Errors(unittest.TestCase):
         def usage(cmd, args, *words):
             p = wperf(cmd, *args)
             self.assertEqual(p.returncode, 1, (cmd, args, p.stderr))
-            self.assertOneLine(p, 'wperf %s: ' % cmd, '(see wperf %s --help)' % cmd, *words)
+            self.assertOneLine(p, '(see wperf %s --help)' % cmd, *words)
+            # "wperf: error: report: ...", the program named once.
+            self.assertTrue(p.stderr.startswith('wperf: error: %s: ' % cmd), p.stderr)
 
         for cmd in ('record', 'report', 'top', 'stop', 'snapshot'):
             usage(cmd, ['--bogus=1'], 'unrecognized arguments: --bogus=1')
@@ -864,6 +866,20 @@ class Errors(unittest.TestCase):
         self.assertEqual(q.returncode, 0, q.stdout[-2000:] + q.stderr)
         with open(os.path.join(src, 'Makefile')) as f:
             self.assertIn('echo "next: ', f.read())
+        # Its next line names manual pages (man -l build/doc/...): the
+        # targets hold every page it names, built from doc/ by lowdown.
+        env = {k: v for k, v in os.environ.items() if k != 'SUDO_USER'}
+        p = subprocess.run(['make', '-s', '-C', src, '--no-print-directory',
+                            '--eval=demo-next: ; @$(DEMO_NEXT_SH)', 'demo-next'],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        pages = re.findall(r'man -l \S*/(doc/[\w.-]+)', p.stdout)
+        self.assertTrue(pages, p.stdout)
+        q = subprocess.run(['ninja', '-C', BUILD, '-t', 'inputs'] + targets,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(q.returncode, 0, q.stderr)
+        built = set(q.stdout.split()) | set(targets)
+        for page in pages:
+            self.assertIn(page, built, 'make demo does not build ' + page)
 
     def test_demo_step_times_and_next_line(self):
         # The demo's own shell code (Makefile DEMO_SECS_SH, DEMO_NEXT_SH):

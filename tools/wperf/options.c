@@ -35,7 +35,8 @@ int wperf_usage_error(const struct wperf_options *p, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return wperf_fail("wperf %s: %s (see wperf %s --help)", p->cmd, msg, p->cmd);
+	/* wperf_fail() says "wperf: error: " already: the subcommand only. */
+	return wperf_fail("%s: %s (see wperf %s --help)", p->cmd, msg, p->cmd);
 }
 
 /* How argparse names option o in its errors: "-o/--output", "--format". */
