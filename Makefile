@@ -3,7 +3,7 @@
 #
 #   make demo     install the missing packages to run and build (not the
 #                 test toolchain), build the plugin, the bundled Figure-1
-#                 workload and the wperf command only, record the workload
+#                 workload, the wperf command and the man pages only, record the workload
 #                 with source.wperf.tracefs (root), print `wperf report` of
 #                 it, how long each step took and what to run next
 #   make check    install every missing package, build (build/ and the
@@ -164,11 +164,12 @@ tracefs:
 		echo "tracefs is not mounted (as root: mount -t tracefs nodev /sys/kernel/tracing)"; \
 	fi
 
-# The demo builds only what it runs and what its last line tells the user
-# to run next (the plugin, the Figure-1 workload and the `wperf` command),
-# and says how long each step took. Its report is `wperf report` of the
+# The demo builds only what it runs and what its last lines tell the user
+# to run or read next (the plugin, the Figure-1 workload, the `wperf`
+# command and the manual pages: the `man` alias of doc/meson.build), and
+# says how long each step took. Its report is `wperf report` of the
 # demo's trace, so the user running that command gets the same answer.
-DEMO_TARGETS := plugin/babeltrace-plugin-wperf.so tests/workloads/fig1-pipeline tools/wperf
+DEMO_TARGETS := plugin/babeltrace-plugin-wperf.so tests/workloads/fig1-pipeline tools/wperf man
 # Shell: `secs T0 T1` prints the time between two `date +%s%N` stamps in
 # seconds with three decimals (52 ms is 0.052).
 DEMO_SECS_SH = secs() { d=$$(( ($$2 - $$1) / 1000000 )); printf '%d.%03d' $$((d / 1000)) $$((d % 1000)); }
@@ -177,7 +178,8 @@ DEMO_SECS_SH = secs() { d=$$(( ($$2 - $$1) / 1000000 )); printf '%d.%03d' $$((d 
 # may have no sudo.
 DEMO_NEXT_SH = as=; if [ -n "$${SUDO_USER:-}" ] && [ "$$SUDO_USER" != root ]; then as='sudo '; fi; \
 	echo "next: $${as}$(BUILD)/tools/wperf record -o DIR -- CMD (record your command), then" \
-		"$(BUILD)/tools/wperf report DIR (--format html --output report.html: the HTML page)"
+		"$(BUILD)/tools/wperf report DIR (--format html --output report.html: the HTML page);" \
+		"read man -l $(BUILD)/doc/wperf.1 and man -l $(BUILD)/doc/wperf-report.7"
 
 demo:
 	@if [ "$$(id -u)" != 0 ]; then \
