@@ -1872,18 +1872,23 @@ class FlightRecorder(Recording):
         # `wperf report DIR`), and nothing half-built is left.
         if not TICKER:
             self.fail_or_skip('ust-ticker was not built (lttng-ust missing)')
+        # Tagged ticks: another ticker on the machine (another run of
+        # these tests) must not fire this trigger.
+        tag = 'stop-trigger-%d' % os.getpid()
         out, state = self.start('stop-trigger', '--ust-events', 'lttng_ust_tracef:*',
                                 '--trigger-on', 'lttng_ust_tracef:event',
-                                '--trigger-filter', 'msg == "tick 5"')
-        t = subprocess.run([TICKER, '10'], stdout=subprocess.PIPE, text=True)
+                                '--trigger-filter', 'msg == "%s tick 5"' % tag)
+        t = subprocess.run([TICKER, '10', tag], stdout=subprocess.PIPE, text=True)
         self.assertEqual(t.returncode, 0)
         # The stop comes as soon as LTTng begins the triggered snapshot
-        # (its directory appears): wperf cannot know of a trigger before.
+        # (its directory appears; or the watcher has saved it already, on
+        # a quick session daemon): wperf cannot know of a trigger before.
         # How soon after the tick that is depends on the session daemon's
         # load: waited for, not timed (the bound only ends a broken run).
         triggered = os.path.join(out, '.wperf', 'triggered')
         deadline = time.monotonic() + 120
-        while not (os.path.isdir(triggered) and os.listdir(triggered)):
+        while not ((os.path.isdir(triggered) and os.listdir(triggered)) or
+                   os.path.isdir(os.path.join(out, 'snapshot-1'))):
             self.assertLess(time.monotonic(), deadline,
                             'LTTng began no triggered snapshot in 120 s after the tick')
             time.sleep(0.005)
@@ -1897,8 +1902,8 @@ class FlightRecorder(Recording):
         self.assertTrue(os.path.isfile(os.path.join(snap, 'kernel', 'metadata')), os.listdir(snap))
         self.assertEqual([d for d in os.listdir(os.path.join(out, '.wperf'))
                           if d.endswith('.part')], [], 'a half-built snapshot is left')
-        ticks = [int(str(p['msg']).split()[1]) for name, _, _, p, _ in events(snap)
-                 if name == 'lttng_ust_tracef:event']
+        ticks = [int(str(p['msg']).split()[-1]) for name, _, _, p, _ in events(snap)
+                 if name == 'lttng_ust_tracef:event' and str(p['msg']).startswith(tag)]
         self.assertIn(5, ticks)
         q = wperf('report', out, '--format', 'json')
         self.assertEqual(q.returncode, 0, q.stderr)

@@ -5,7 +5,9 @@
  * and sleep 2 ms. Its events must fall inside the kernel's record of it
  * running (time correlation), and "tick K" can fire an LTTng trigger.
  *
- * usage: ust-ticker [N]   (default 100)
+ * usage: ust-ticker [N [TAG]]   (default 100; with TAG the events say
+ * "TAG tick K", so that a test's trigger filter is not matched by another
+ * ticker on the same machine)
  */
 #include <lttng/tracef.h>
 #include <stdio.h>
@@ -23,7 +25,10 @@ int main(int argc, char **argv)
 		 * well inside a scheduling slice of this thread. */
 		for (unsigned long k = 0; k < 200000; k++)
 			sink += k;
-		tracef("tick %d", i);
+		if (argc > 2)
+			tracef("%s tick %d", argv[2], i);
+		else
+			tracef("tick %d", i);
 		usleep(2000);
 	}
 	printf("ust-ticker: %d ticks\n", n);
