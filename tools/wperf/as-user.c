@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -45,8 +47,13 @@ static void send_fd(int sock, int fd, int e)
 	}
 }
 
+/* How long the child may take to open the file: an open can wait on a
+ * wedged network file system; root's wperf then says so instead. */
+#define OPEN_AS_TIMEOUT_MS 30000
+
 /* The descriptor the child sent on sock, or -1 with errno: the child's,
- * or EIO when it said nothing. */
+ * EIO when it ended without a word (a sequenced-packet socket reads
+ * end-of-file then), ETIMEDOUT when it said nothing in time. */
 static int receive_fd(int sock)
 {
 	char control[CMSG_SPACE(sizeof(int))];
@@ -57,6 +64,15 @@ static int receive_fd(int sock)
 	struct cmsghdr *c;
 	ssize_t n;
 
+	struct pollfd p = { .fd = sock, .events = POLLIN };
+	int ready;
+
+	while ((ready = poll(&p, 1, OPEN_AS_TIMEOUT_MS)) < 0 && errno == EINTR)
+		;
+	if (ready == 0) {
+		errno = ETIMEDOUT;
+		return -1;
+	}
 	while ((n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
 		;
 	if (n != (ssize_t)sizeof(e)) {
@@ -76,7 +92,7 @@ int wperf_open_as(const char *path, int flags, mode_t mode, const struct wperf_u
 	int sock[2], fd, e;
 	pid_t pid;
 
-	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sock) != 0)
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sock) != 0)
 		return -1;
 	if ((pid = fork()) < 0) {
 		e = errno;
@@ -99,6 +115,8 @@ int wperf_open_as(const char *path, int flags, mode_t mode, const struct wperf_u
 	fd = receive_fd(sock[0]);
 	e = errno;
 	close(sock[0]);
+	if (fd < 0 && e == ETIMEDOUT)
+		kill(pid, SIGKILL);
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
 	errno = e;
