@@ -61,16 +61,15 @@ static int receive_fd(int sock)
 	struct iovec iov = { .iov_base = &e, .iov_len = sizeof(e) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
 			      .msg_controllen = sizeof(control) };
-	struct cmsghdr *c;
-	ssize_t n;
-
 	struct pollfd p = { .fd = sock, .events = POLLIN };
+	struct cmsghdr *c;
 	int ready;
+	ssize_t n;
 
 	while ((ready = poll(&p, 1, OPEN_AS_TIMEOUT_MS)) < 0 && errno == EINTR)
 		;
-	if (ready == 0) {
-		errno = ETIMEDOUT;
+	if (ready <= 0) {       /* nothing to read: a recvmsg would wait on */
+		errno = ready == 0 ? ETIMEDOUT : errno;
 		return -1;
 	}
 	while ((n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
