@@ -507,6 +507,23 @@ class LttngKernel(recording.NotesFailures):
         self.assertRegex(err[0], r'^wperf: error: the running lttng-relayd \(pid \d+\) '
                          r'belongs to uid 65534, not to you: .*kill \d+')
 
+    def test_wperf_top_refuses_a_relayd_of_two_users(self):
+        """`wperf top` beside an lttng-relayd whose real uid is nobody's
+        and whose effective, saved and file-system uids are root's (a
+        user's set-user-ID root program, run through a link named
+        lttng-relayd): /proc/PID is root's, and wperf top used it; it is
+        refused in one line (tools/wperf/procs.h: a process is root's
+        when all four of its uids are)."""
+        d = os.path.join(self.part('top'), 'twouids')
+        with open(os.path.join(d, 'top.status')) as f:
+            status = f.read().strip()
+        with open(os.path.join(d, 'top.err')) as f:
+            err = [line for line in f.read().splitlines() if line.strip()]
+        self.assertEqual(status, '1', err)
+        self.assertEqual(len(err), 1, err)
+        self.assertRegex(err[0], r'^wperf: error: the running lttng-relayd \(pid \d+\) '
+                         r'has uids of several users, not yours alone: .*kill \d+')
+
     def test_snapshot_profile(self):
         """`lttng load wperf-snapshot` + `lttng regenerate statedump` +
         `lttng snapshot record`: a snapshot the sink reads."""

@@ -35,7 +35,8 @@
 #            destroy`: babeltrace2 must end by itself, status in
 #            live/babeltrace2.status
 #   top      `wperf top` beside another user's lttng-relayd (it must refuse,
-#            top/foreign/), then `wperf top --every 1s` (text into
+#            top/foreign/), and beside one whose real uid is another
+#            user's, its other uids root's (top/twouids/), then `wperf top --every 1s` (text into
 #            top/reports.txt) around the workload, ended by SIGTERM as by Ctrl-C
 # Environment (set by guest-init.sh): WPERF_SOURCE_ROOT, WPERF_BUILD_DIR,
 # WPERF_GUEST_OUT. WPERF_GUEST_PARTS: the parts to run (default: all);
@@ -229,6 +230,20 @@ part_top() {
 	sleep 3
 	"$wperf" top --duration 2 >"$t/foreign/top.out" 2>"$t/foreign/top.err"
 	echo $? >"$t/foreign/top.status"
+	kill "$foreign"
+	wait "$foreign"
+	# A relay daemon whose real uid is nobody's and whose other uids are
+	# root's, as a user's set-user-ID root program run through a link
+	# named lttng-relayd is: /proc/PID is root's (its effective uid),
+	# yet that user may signal it. Not root's alone: refused in one line
+	# (top/twouids/top.*), never streamed to.
+	mkdir -p "$t/twouids/home"
+	setpriv --ruid=nobody --euid=0 env HOME="$t/twouids/home" \
+		lttng-relayd -o "$t/twouids/home/out" >"$t/twouids/relayd.log" 2>&1 &
+	foreign=$!
+	sleep 3
+	"$wperf" top --duration 2 >"$t/twouids/top.out" 2>"$t/twouids/top.err"
+	echo $? >"$t/twouids/top.status"
 	kill "$foreign"
 	wait "$foreign"
 	"$wperf" top --every 1s --output "$t/reports.txt" \

@@ -21,6 +21,7 @@
 #include "command.h"
 #include "lttng.h"
 #include "output.h"
+#include "procs.h"
 #include "spawn.h"
 #include "waits.h"
 #include "wperf.h"
@@ -139,23 +140,6 @@ static bool sole_user(void)
 	return true;
 }
 
-/* The real uid of process pid (its status), or -1. */
-static long process_uid(long pid)
-{
-	char path[64], line[256];
-	long uid = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%ld/status", pid);
-	if (!(f = fopen(path, "r")))
-		return -1;
-	while (uid < 0 && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "Uid:", 4))
-			uid = strtol(line + 4, NULL, 10);
-	fclose(f);
-	return uid;
-}
-
 /* The pid in the pid file, when it is ours and names a running session
  * daemon; 0 otherwise. */
 static long our_sessiond(const char *pidfile)
@@ -178,8 +162,9 @@ static long our_sessiond(const char *pidfile)
 	pid = strtol(text, NULL, 10);
 	/* A stale pid file (the daemon died, its pid reused): another
 	 * user's own lttng-sessiond may have that pid now, and must not get
-	 * this user's SIGTERM. The daemon a wperf started runs as its uid. */
-	if (pid <= 0 || process_uid(pid) != (long)geteuid())
+	 * this user's SIGTERM. The daemon a wperf started runs as its uid
+	 * (procs.h: whose a process is). */
+	if (pid <= 0 || !wperf_process_is(pid, geteuid()))
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
 	if (!(f = fopen(path, "r")))

@@ -16,6 +16,7 @@
 #include "wperf.h"
 #include "command.h"
 #include "lttng.h"
+#include "procs.h"
 #include "sessiond.h"
 #include "spawn.h"
 #include "top.h"
@@ -73,17 +74,21 @@ static pid_t start_relayd(const char *work)
 	int fd, status;
 
 	if (running) {
-		struct stat st;
-		char proc[64];
+		long uid = wperf_process_uid(running);
 
 		/* A relay daemon of another user would receive this machine's
-		 * kernel events, and ours could not listen beside it. */
-		snprintf(proc, sizeof(proc), "/proc/%ld", running);
-		if (stat(proc, &st) == 0 && st.st_uid != geteuid()) {
-			wperf_fail("the running lttng-relayd (pid %ld) belongs to uid %u, not to you: "
+		 * kernel events, and ours could not listen beside it. Whose it
+		 * is: procs.h's one rule (not the owner of /proc/PID). */
+		if (uid != (long)geteuid()) {
+			char whose[64];
+
+			if (uid >= 0)
+				snprintf(whose, sizeof(whose), "belongs to uid %ld, not to you", uid);
+			else
+				snprintf(whose, sizeof(whose), "has uids of several users, not yours alone");
+			wperf_fail("the running lttng-relayd (pid %ld) %s: "
 				   "wperf top streams kernel events only to its own; stop that one "
-				   "(kill %ld) and run wperf top again", running, (unsigned)st.st_uid,
-				   running);
+				   "(kill %ld) and run wperf top again", running, whose, running);
 			return -1;
 		}
 		wperf_say("using the running lttng-relayd (pid %ld)", running);
