@@ -25,6 +25,8 @@ what it says, what it leaves, and how it ends.
   a DIR held by another record is refused untouched.
 - -o in tracefs' instances/ (a new directory there is an ftrace
   instance): refused in one line, no instance left.
+- Bytes that are not UTF-8 in a recorded program's name and in DIR's:
+  wperf.json and the JSON report stay valid JSON (\\ufffd).
 - SIGKILL of `wperf top`: its work directory in /tmp is removed by the
   next `wperf top`.
 
@@ -463,6 +465,38 @@ class SameOutput(RecordingBase):
             self.assertFalse(os.path.exists(os.path.join(out, '.wperf', 'recording')), log)
             with open(os.path.join(out, 'wperf.json')) as f:
                 self.assertEqual(json.load(f)['mode'], 'record')
+
+
+class NotUtf8(RecordingBase):
+    def test_names_that_are_not_utf8_give_valid_json(self):
+        """A program named with a 0xff byte, recorded into a directory
+        whose name has one: wperf.json (the command, the output path)
+        and the JSON report (the thread's name) are valid JSON, each
+        such byte written as \\ufffd (wperf.json kept it raw: no JSON
+        reader took the file)."""
+        tmp = os.fsencode(self.tmp)
+        prog = os.path.join(tmp, b'sl\xffp')
+        shutil.copyfile('/bin/sleep', prog)
+        os.chmod(prog, 0o755)
+        out = os.path.join(tmp, b't\xff')
+        p = subprocess.run([os.fsencode(WPERF), b'record', b'-o', out, b'--', prog, b'0.3'],
+                           stdin=subprocess.DEVNULL, capture_output=True, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(out, b'wperf.json'), 'rb') as f:
+            raw = f.read()
+        state = json.loads(raw.decode('utf-8'))     # strict: no raw 0xff
+        self.assertEqual(state['command'], [self.tmp + '/sl\ufffdp', '0.3'])
+        self.assertEqual(state['output'], self.tmp + '/t\ufffd')
+        self.assertIn(b'sl\\ufffdp', raw)
+        report = os.path.join(tmp, b'r.json')
+        q = subprocess.run([os.fsencode(WPERF), b'report', out, b'--format', b'json',
+                            b'--output', report], stdin=subprocess.DEVNULL,
+                           capture_output=True, timeout=300)
+        self.assertEqual(q.returncode, 0, q.stderr)
+        with open(report, 'rb') as f:
+            j = json.loads(f.read().decode('utf-8'))
+        names = {t.get('comm') for t in j['threads']} | {v.get('name') for v in j['vertices']}
+        self.assertIn('sl\ufffdp', names)
 
 
 class KernelFileSystem(RecordingBase):

@@ -466,17 +466,55 @@ void wperf_share_with_user(int at, const char *name, const char *shown, const ch
 
 /* ------------------------------------------------------------ DIR/wperf.json */
 
+/* The length of the UTF-8 character at s, or 0 when s does not begin a
+ * whole, shortest-form one (no surrogate, nothing above U+10FFFF): the
+ * rule of the report's JSON writer (analysis/report/report-format.c),
+ * which this command does not link. The reads past s[0] stop at the
+ * terminating NUL: a NUL is never a continuation byte. */
+static size_t utf8_length(const unsigned char *s)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, lo = s[0] == 0xe0 ? 0xa0 : 0x80, hi = s[0] == 0xed ? 0x9f : 0xbf;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, lo = s[0] == 0xf0 ? 0x90 : 0x80, hi = s[0] == 0xf4 ? 0x8f : 0xbf;
+	else
+		return 0;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
 void wperf_json_put_string(FILE *f, const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
+
 	if (!s) {
 		fputs("null", f);
 		return;
 	}
 	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		switch (c) {
+	for (; *p; p += n ? n : 1) {
+		n = utf8_length(p);
+		if (n == 0) {
+			fputs("\\ufffd", f);  /* not UTF-8 (a file name's byte): one U+FFFD a byte */
+			continue;
+		}
+		if (n > 1) {
+			fwrite(p, 1, n, f);
+			continue;
+		}
+		switch (*p) {
 		case '"': fputs("\\\"", f); break;
 		case '\\': fputs("\\\\", f); break;
 		case '\n': fputs("\\n", f); break;
@@ -485,10 +523,10 @@ void wperf_json_put_string(FILE *f, const char *s)
 		case '\b': fputs("\\b", f); break;
 		case '\f': fputs("\\f", f); break;
 		default:
-			if (c < 0x20)
-				fprintf(f, "\\u%04x", c);
+			if (*p < 0x20)
+				fprintf(f, "\\u%04x", *p);
 			else
-				fputc(c, f);
+				fputc(*p, f);
 		}
 	}
 	fputc('"', f);

@@ -130,9 +130,11 @@ struct wperf_state {
 	const char *trigger_name, *trigger_event, *trigger_filter;
 };
 
-/* s as a JSON string on f: the escapes of Python's json.dump; bytes
- * above 0x7f as they are (UTF-8 stays UTF-8). NULL is null. The one
- * string writer of wperf.json and a snapshot's wperf.json. */
+/* s as a JSON string on f: the escapes of Python's json.dump; UTF-8
+ * as it is, and each byte that is not part of a UTF-8 character (a path
+ * or a command's argument may hold any) as \ufffd, as the report's JSON
+ * writer does: the file stays valid JSON. NULL is null. The one string
+ * writer of wperf.json and a snapshot's wperf.json. */
 void wperf_json_put_string(FILE *f, const char *s);
 
 /* Write DIR/wperf.json: a new file in DIR/.wperf, renamed over the old
