@@ -20,6 +20,11 @@ recorder:
 - `sudo wperf top --output ~/FILE` where FILE, or a directory on the
   way, is the user's link to a root-only file or directory (root
   truncated the file and wrote its reports into it);
+- `sudo wperf report T --output ~/sub/FILE`, sub the user's link to a
+  root-only directory or to one of root's the user cannot write (root
+  made its report there);
+- the child that opens a file as the user, waiting on a file system
+  that never answers (a FUSE mount of the test's), killed: one line;
 - a flight recorder with --trigger-on: after `wperf record --snapshot`
   returned, the user renames DIR away and puts a link in its place to a
   directory whose .wperf is a link to a root-only directory, then the
@@ -36,11 +41,14 @@ Needs root, tracefs, lttng-tools and useradd. Without them: FAIL under
 CI=true, else SKIP (exit 77 for meson) saying why.
 """
 
+import ctypes
 import grp
+import json
 import os
 import pwd
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -98,6 +106,29 @@ def kill_processes_of(uid):
                 os.kill(int(pid), 9)
         except (OSError, ValueError):
             pass
+
+
+
+def procs_of(uid):
+    """The pids whose real uid is uid."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir('/proc')):
+        try:
+            with open('/proc/%s/status' % pid, errors='surrogateescape') as f:
+                uids = [ln.split()[1] for ln in f if ln.startswith('Uid:')]
+        except OSError:
+            continue
+        if uids and int(uids[0]) == uid:
+            found.append(int(pid))
+    return found
+
+
+def parent_of(pid):
+    try:
+        with open('/proc/%d/stat' % pid, errors='surrogateescape') as f:
+            return int(f.read().rsplit(')', 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 class Safety(unittest.TestCase):
@@ -394,6 +425,105 @@ class Safety(unittest.TestCase):
         self.assertTrue(text.startswith('=== wperf: period 1,'), text[:200])
         self.assertIn('=== wperf: whole run, final report', text, p.stdout)
         self.assert_victims_untouched(p.stdout)
+
+    def report_trace(self):
+        """A trace of root's to report on (recorded once for the class)."""
+        trace = os.path.join(self.tmp, 'report-trace')
+        if not os.path.isdir(trace):
+            p = self.run_wperf('record', '-o', trace, '--', 'true')
+            self.assertEqual(p.returncode, 0, p.stdout)
+        return trace
+
+    def hanging_mount(self):
+        """A directory of the case on which every look-up waits for ever:
+        a FUSE mount whose server (this test) never answers, not even
+        FUSE_INIT, open to every user (allow_other). Unmounted, and its
+        waiters freed, at the end of the test."""
+        mnt = os.path.join(self.case, 'hang')
+        os.mkdir(mnt, 0o755)
+        fd = os.open('/dev/fuse', os.O_RDWR | os.O_CLOEXEC)
+        libc = ctypes.CDLL(None, use_errno=True)
+        opts = 'fd=%d,rootmode=40000,user_id=0,group_id=0,allow_other' % fd
+        if libc.mount(b'wperf-test', mnt.encode(), b'fuse', 0, opts.encode()) != 0:
+            os.close(fd)
+            self.fail('cannot mount FUSE on %s: %s' % (mnt, os.strerror(ctypes.get_errno())))
+        # MNT_DETACH, then closing /dev/fuse ends the connection.
+        self.addCleanup(os.close, fd)
+        self.addCleanup(libc.umount2, mnt.encode(), 2)
+        return mnt
+
+    def test_killed_as_user_child_is_one_line(self):
+        """The child that opens --output as the user (wperf top) or the
+        report's directory (wperf report) waits on a file system that
+        never answers, and is killed: wperf says so in one line and
+        exits 1 at once, instead of waiting on (or, before, saying only
+        "Input/output error")."""
+        mnt = self.hanging_mount()
+        trace = self.report_trace()
+        for cmd in (['top', '--duration', '1', '--every', '1s', '--output', mnt + '/top.txt'],
+                    ['report', trace, '--all', '--output', mnt + '/r.txt']):
+            with self.subTest(cmd=cmd[0]):
+                env = dict(os.environ, SUDO_USER=self.user)
+                p = subprocess.Popen([self.wperf] + cmd, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True, env=env)
+                self.addCleanup(lambda p=p: p.poll() is None and (p.kill(), p.communicate()))
+                child = None
+                for _ in range(300):
+                    child = next((pid for pid in procs_of(self.uid)
+                                  if parent_of(pid) == p.pid), None)
+                    if child or p.poll() is not None:
+                        break
+                    time.sleep(0.1)
+                self.assertIsNotNone(child, 'no child of wperf runs as the user')
+                time.sleep(0.5)     # in its look-up on the mount by now
+                os.kill(child, signal.SIGKILL)
+                out, _ = p.communicate(timeout=20)
+                errors = [ln for ln in out.splitlines() if ln.startswith('wperf: error:')]
+                self.assertEqual(p.returncode, 1, out)
+                self.assertEqual(len(errors), 1, out)
+                self.assertIn('cannot write it as %s' % self.user, errors[0])
+                self.assertIn('the process opening it as that user ended without an answer',
+                              errors[0])
+
+    def test_report_output_through_a_planted_directory_link(self):
+        """`sudo wperf report T --output ~/sub/r.json`, sub the user's
+        link to a root-only directory (or to root's directory the user
+        may read but not write): root writes no report there (the sink,
+        as root, followed the link, made its temporary file there and
+        renamed it into place); one line says why. Without a link, and
+        to /dev/null, the report is written."""
+        trace = self.report_trace()
+        readable = os.path.join(self.victims, 'readable')
+        os.mkdir(readable, 0o755)
+        os.chmod(self.victims, 0o711)       # the user reaches readable/, not v1..v3
+        self.before = fingerprint(self.victims)
+        try:
+            for target, link in ((self.v['v3'], 'sub'), (readable, 'sub2')):
+                r = self.as_user('ln', '-s', target, os.path.join(self.case, link))
+                self.assertEqual(r.returncode, 0, r.stdout)
+                out = os.path.join(self.case, link, 'r.json')
+                with self.subTest(out=out):
+                    p = self.run_wperf('report', trace, '--all', '--format', 'json',
+                                       '--output', out, env_user=self.user)
+                    self.assert_victims_untouched(p.stdout)
+                    self.assertEqual(p.returncode, 1, p.stdout)
+                    errors = [ln for ln in p.stdout.splitlines()
+                              if ln.startswith('wperf: error:')]
+                    self.assertEqual(len(errors), 1, p.stdout)
+                    self.assertIn('--output %s: cannot write it as %s' % (out, self.user),
+                                  errors[0])
+                    self.assertIn('Permission denied', errors[0])
+            for out in (os.path.join(self.case, 'r.json'), '/dev/null'):
+                with self.subTest(out=out):
+                    p = self.run_wperf('report', trace, '--all', '--format', 'json',
+                                       '--output', out, env_user=self.user)
+                    self.assertEqual(p.returncode, 0, p.stdout)
+                    self.assertNotIn('/proc/self/fd', p.stdout)
+            self.assert_victims_untouched(p.stdout)
+        finally:
+            os.chmod(self.victims, 0o700)
+        with open(os.path.join(self.case, 'r.json')) as f:
+            self.assertEqual(json.load(f)['format'], 'wperf-report')
 
     def test_triggered_snapshot_after_dir_is_swapped(self):
         ticker = ticker_path()

@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -86,7 +87,7 @@ static int receive_fd(int sock)
 	return fd;
 }
 
-int wperf_open_as(const char *path, int flags, mode_t mode, const struct wperf_user *as)
+int wperf_run_as(const struct wperf_user *as, wperf_as_user_fn fn, void *arg)
 {
 	int sock[2], fd, e;
 	pid_t pid;
@@ -103,7 +104,7 @@ int wperf_open_as(const char *path, int flags, mode_t mode, const struct wperf_u
 	if (pid == 0) {
 		close(sock[0]);
 		if ((e = wperf_become_user(as)) == 0) {
-			fd = open(path, flags, mode);
+			fd = fn(arg);
 			e = fd < 0 ? errno : 0;
 		} else
 			fd = -1;
@@ -120,4 +121,84 @@ int wperf_open_as(const char *path, int flags, mode_t mode, const struct wperf_u
 		;
 	errno = e;
 	return fd;
+}
+
+const char *wperf_as_user_why(int e)
+{
+	return e == ENXIO ? "a FIFO without a reader" :
+	       e == ENOTSUP ? "it is a block device (a disk), which takes no report" :
+	       e == ETIMEDOUT ? "the process opening it as that user did not answer in 30 s "
+				"(a file system not answering?)" :
+	       e == EIO ? "the process opening it as that user ended without an answer "
+			  "(killed?)" :
+	       strerror(e);
+}
+
+/* ------------------------------------------------------------ open(2) */
+
+struct open_args {
+	const char *path;
+	int flags;
+	mode_t mode;
+};
+
+static int open_fn(void *arg)
+{
+	const struct open_args *a = arg;
+
+	return open(a->path, a->flags, a->mode);
+}
+
+int wperf_open_as(const char *path, int flags, mode_t mode, const struct wperf_user *as)
+{
+	struct open_args a = { .path = path, .flags = flags, .mode = mode };
+
+	return wperf_run_as(as, open_fn, &a);
+}
+
+/* ------------------------------------------------------------ a report's place */
+
+struct place_args {
+	const char *dir, *name;
+};
+
+/* As the user: dir, when the user may make name in it and replace what
+ * is there now; or name itself, opened for writing, when it is a device
+ * or a FIFO (written in place: `> /dev/null`). -1 with errno. */
+static int place_fn(void *arg)
+{
+	const struct place_args *a = arg;
+	int dfd = open(a->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd, e = 0;
+	struct stat d, st;
+
+	if (dfd < 0)
+		return -1;
+	if (fstatat(dfd, a->name, &st, 0) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		fd = openat(dfd, a->name, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+		e = errno;
+		close(dfd);
+		errno = e;
+		return fd;
+	}
+	/* The kernel's own rules for a new name in dir and for replacing
+	 * the old one (rename(2)): write and search on dir; in a sticky
+	 * directory, another user's file stays theirs. */
+	if (faccessat(dfd, ".", W_OK | X_OK, 0) != 0)
+		e = errno;
+	else if (fstat(dfd, &d) == 0 && (d.st_mode & S_ISVTX) && d.st_uid != getuid() &&
+		 fstatat(dfd, a->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_uid != getuid())
+		e = EPERM;
+	if (e) {
+		close(dfd);
+		errno = e;
+		return -1;
+	}
+	return dfd;
+}
+
+int wperf_open_place_as(const char *dir, const char *name, const struct wperf_user *as)
+{
+	struct place_args a = { .dir = dir, .name = name };
+
+	return wperf_run_as(as, place_fn, &a);
 }

@@ -29,4 +29,30 @@ int wperf_become_user(const struct wperf_user *as);
  * child's open's, or the fork's). */
 int wperf_open_as(const char *path, int flags, mode_t mode, const struct wperf_user *as);
 
+/* What a child running as the user does: a descriptor, or -1 with
+ * errno. */
+typedef int (*wperf_as_user_fn)(void *arg);
+
+/* fn(arg) in a child running as `as`, its descriptor passed back: the
+ * descriptor (O_CLOEXEC), or -1 with errno: fn's, the fork's, EIO when
+ * the child ended without an answer (killed), ETIMEDOUT when it gave
+ * none in OPEN_AS_TIMEOUT_MS (30 s; the child is then killed). */
+int wperf_run_as(const struct wperf_user *as, wperf_as_user_fn fn, void *arg);
+
+/* What errno e of the calls above means, for the one line that says
+ * why a file could not be opened as the user: the child's silence
+ * (ETIMEDOUT) or death (EIO), a FIFO without a reader (ENXIO), a
+ * block device (ENOTSUP), else strerror(e). */
+const char *wperf_as_user_why(int e);
+
+/* Where `sudo wperf report --output DIR/NAME` may write, as the user
+ * `as` could (`> DIR/NAME`): DIR opened as that user (every link on the
+ * way followed with that user's rights), returned when the user may
+ * create NAME in it and replace what NAME is now, so that root writes
+ * the report there atomically (a temporary file renamed over NAME); or,
+ * when NAME is a device or FIFO, NAME itself opened for writing as the
+ * user (O_NONBLOCK: ENXIO for a FIFO without a reader). -1 with errno
+ * (as wperf_run_as(); EPERM: NAME is another user's in a sticky DIR). */
+int wperf_open_place_as(const char *dir, const char *name, const struct wperf_user *as);
+
 #endif /* WPERF_TOOL_AS_USER_H */

@@ -20,15 +20,19 @@
  *    the command quietly, with status 0.
  */
 #include "wperf.h"
+#include "as-user.h"
 #include "bt-failure.h"
 #include "bt-graph.h"
 #include "bt-params.h"
 #include "ctf-metadata.h"
+#include "dir-names.h"
 #include "options.h"
+#include "output.h"
 #include "recording.h"
 #include "report-hosts.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
 #include <math.h>
@@ -253,6 +257,93 @@ oom:
 	wperf_fail("out of memory");
 	bt_value_put_ref(params);
 	return NULL;
+}
+
+/* ------------------------------------------------------------ the report file, as root */
+
+/* path names one of this process's descriptors, which the sink writes
+ * through (plugin/common/output.c): opened by whoever started wperf
+ * already (the user's shell, for `> FILE`). */
+static bool names_descriptor(const char *path)
+{
+	const char *n = NULL;
+
+	if (!strcmp(path, "/dev/stdout") || !strcmp(path, "/dev/stderr"))
+		return true;
+	if (!strncmp(path, "/dev/fd/", 8))
+		n = path + 8;
+	else if (!strncmp(path, "/proc/self/fd/", 14))
+		n = path + 14;
+	return n && *n && strspn(n, "0123456789") == strlen(n);
+}
+
+/* `sudo wperf report --output DIR/NAME` (or --params path=...): the
+ * sink writes the report as root, and would follow a link the user put
+ * in place of DIR, or of a directory above it, into a directory only
+ * root may write (root's report landing in /etc/cron.d). So DIR is
+ * opened here by a child running as the user who ran sudo (as-user.h:
+ * the kernel checks that user's rights at every step, as for `> FILE`),
+ * held, and the sink gets /proc/self/fd/N/NAME: it writes its temporary
+ * file and renames it over NAME there, in the directory the user could
+ * write, never through DIR's path again. A device or FIFO at NAME is
+ * opened as the user and the sink gets /proc/self/fd/N. Messages name
+ * DIR (dir-names.h). Not root, or root without sudo: unchanged. false
+ * after saying why. */
+static bool place_as_user(bt_value *params, const char *said_by)
+{
+	static struct wperf_dir held = { .fd = -1 };
+	static char named[PATH_MAX + 80];
+	const bt_value *v = bt_value_map_borrow_entry_value_const(params, "path");
+	char dir[PATH_MAX];
+	const char *path, *slash, *name;
+	struct wperf_user user;
+	struct stat st;
+	int as, fd;
+
+	if (geteuid() != 0 || !v || !bt_value_is_string(v))
+		return true;
+	path = bt_value_string_get(v);
+	slash = strrchr(path, '/');
+	name = slash ? slash + 1 : path;
+	if (!*name || !strcmp(path, "-") || names_descriptor(path))
+		return true;    /* standard output, a descriptor, or no file name (the sink says) */
+	if ((as = wperf_sudo_user(NULL, &user)) <= 0)
+		return as == 0;
+	if (strlen(path) >= sizeof(dir)) {
+		wperf_fail("%s%s: the path is too long", said_by, path);
+		return false;
+	}
+	snprintf(dir, sizeof(dir), "%.*s", !slash ? 1 : slash == path ? 1 : (int)(slash - path),
+		 slash ? path : ".");
+	fd = wperf_open_place_as(dir, name, &user);
+	if (fd >= 0 && (fstat(fd, &st) != 0 || S_ISBLK(st.st_mode))) {
+		close(fd);
+		fd = -1;
+		errno = ENOTSUP;
+	}
+	if (fd < 0) {
+		wperf_fail("%s%s: cannot write it as %s (who ran sudo; wperf report writes its "
+			   "report where that user could): %s", said_by, path, user.name,
+			   errno == EPERM ? "it is another user's file in a sticky directory "
+			   "(as in /tmp)" : wperf_as_user_why(errno));
+		return false;
+	}
+	if (!S_ISDIR(st.st_mode))
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	held.fd = fd;
+	snprintf(held.at, sizeof(held.at), "/proc/self/fd/%d", fd);
+	snprintf(held.pid_at, sizeof(held.pid_at), "/proc/%ld/fd/%d", (long)getpid(), fd);
+	snprintf(held.shown, sizeof(held.shown), "%s", S_ISDIR(st.st_mode) ? dir : path);
+	wperf_dir_names_add(&held);
+	if (S_ISDIR(st.st_mode))
+		snprintf(named, sizeof(named), "%s/%s", held.at, name);
+	else
+		snprintf(named, sizeof(named), "%s", held.at);
+	if (bt_value_map_insert_string_entry(params, "path", named)) {
+		wperf_fail("out of memory");
+		return false;
+	}
+	return true;
 }
 
 /* The CTF trace directories under trace (with a `metadata` file), sorted. */
@@ -618,7 +709,8 @@ int wperf_cmd_report(int argc, char **argv)
 		if ((rc = prepare_trace(a.traces[i], &snapshots[i], &inputs[i])) != 0)
 			goto end;
 	rc = WPERF_EXIT_FAIL;
-	if (!(params = sink_params(&a, inputs[0], focus ? pid : NULL)))
+	if (!(params = sink_params(&a, inputs[0], focus ? pid : NULL)) ||
+	    !place_as_user(params, a.value[OPT_OUTPUT] ? "--output " : "--params path="))
 		goto end;
 	if (wperf_bt_load(&bt, plugins, why, sizeof(why))) {
 		rc = wperf_fail("cannot report %s: %s", inputs[0], why);

@@ -284,9 +284,7 @@ static bool open_output(struct top_args *a)
 		if (as > 0)
 			wperf_fail("--output %s: cannot write it as %s (who ran sudo; wperf top "
 				   "writes its reports where that user could): %s", a->output,
-				   user.name, e == ENXIO ? "a FIFO without a reader" :
-				   e == ETIMEDOUT ? "the process opening it as that user did not "
-				   "answer in 30 s (a file system not answering?)" : strerror(e));
+				   user.name, wperf_as_user_why(e));
 		else
 			wperf_fail("--output %s: cannot write it: %s", a->output,
 				   e == ELOOP ? "it is a symbolic link (as root, wperf top follows "
