@@ -101,6 +101,74 @@ def stroke_widths(root):
     return out
 
 
+# Helvetica's advance widths (1/1000 em), ' ' to '~': the picture's font
+# (Arial and Liberation Sans have the same). Other characters: 667.
+HELVETICA = (278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278,
+             556, 556, 556, 556, 556, 556, 556, 556, 556, 556, 278, 278, 584, 584, 584, 556,
+             1015, 667, 667, 722, 722, 667, 611, 778, 722, 278, 500, 667, 556, 833, 722, 778,
+             667, 778, 722, 667, 611, 722, 667, 944, 667, 667, 611, 278, 278, 278, 469, 556,
+             333, 556, 556, 500, 556, 556, 278, 556, 556, 222, 222, 500, 222, 833, 556, 556,
+             556, 556, 333, 500, 278, 556, 500, 722, 500, 500, 500, 334, 260, 334, 584)
+
+
+def text_box(t):
+    """(x0, y0, x1, y1) of an SVG <text>: its width from Helvetica's
+    metrics at its font size, by its anchor; its ascent and descent
+    around the baseline."""
+    size = float(t.get('font-size', '14'))
+    w = size * sum(HELVETICA[ord(c) - 32] if ' ' <= c <= '~' else 667
+                   for c in (t.text or '')) / 1000
+    x, y = float(t.get('x')), float(t.get('y'))
+    x0 = {'middle': x - w / 2, 'end': x - w}.get(t.get('text-anchor'), x)
+    return (x0, y - 0.8 * size, x0 + w, y + 0.25 * size)
+
+
+def shape_box(g):
+    """The box of a vertex's drawing: its ellipses, polygons and paths."""
+    xs, ys = [], []
+    for e in g.iter(NS_SVG + 'ellipse'):
+        cx, cy, rx, ry = (float(e.get(k)) for k in ('cx', 'cy', 'rx', 'ry'))
+        xs += [cx - rx, cx + rx]
+        ys += [cy - ry, cy + ry]
+    for tag, attr in (('polygon', 'points'), ('polyline', 'points'), ('path', 'd')):
+        for p in g.iter(NS_SVG + tag):
+            nums = [float(v) for v in re.findall(r'-?\d+(?:\.\d+)?', p.get(attr))]
+            xs += nums[0::2]
+            ys += nums[1::2]
+    return (min(xs), min(ys), max(xs), max(ys)) if xs else None
+
+
+def label_collisions(root):
+    """Every edge label (the union of its lines' boxes) that overlaps
+    another edge's label, a vertex (its drawing's box) or another text of
+    the picture (a cluster's title, the caption): [(label, what)]."""
+    labels, others, edge_texts = [], [], set()
+    for g in root.iter(NS_SVG + 'g'):
+        cls, t = g.get('class', '').split()[:1], g.find(NS_SVG + 'title')
+        texts = list(g.iter(NS_SVG + 'text'))
+        if cls == ['edge'] and t is not None:
+            edge_texts |= {id(x) for x in texts}
+            if texts:
+                boxes = [text_box(x) for x in texts]
+                labels.append((t.text, (min(b[0] for b in boxes), min(b[1] for b in boxes),
+                                        max(b[2] for b in boxes), max(b[3] for b in boxes))))
+        elif cls == ['node'] and t is not None:
+            edge_texts |= {id(x) for x in texts}
+            box = shape_box(g)
+            if box:
+                others.append((t.text, box))
+    others += [('text %r' % x.text, text_box(x)) for x in root.iter(NS_SVG + 'text')
+               if id(x) not in edge_texts]
+
+    def overlap(a, b):
+        return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+    out = []
+    for i, (name, box) in enumerate(labels):
+        out += [(name, other) for other, b in labels[i + 1:] if overlap(box, b)]
+        out += [(name, other) for other, b in others if overlap(box, b)]
+    return out
+
+
 def need(test, program, package):
     """The path of program, or skip (fail in CI) naming the package."""
     path = shutil.which(program)
@@ -521,6 +589,7 @@ class Checks(unittest.TestCase):
             self.assertNotIn('more_findings', titles)
         self.check_svg_summary(js, root)
         self.check_strokes(js, root)
+        self.assertEqual(label_collisions(root), [], '%s: edge labels overlap' % path)
 
     # Both sides of the picture at most 1,440 pt (1,920 CSS px):
     # a full-HD screen (1,920 x 1,080 px) shows its whole width at 100 %
@@ -645,6 +714,7 @@ class Checks(unittest.TestCase):
             self.assertNotIn('cluster_1', titles)
             self.check_svg_summary(js, root, first=True)
             self.check_strokes(js, root)
+            self.assertEqual(label_collisions(root), [], 'first picture: edge labels overlap')
         return first
 
     def check_html(self, js, path, picture=True):
@@ -672,6 +742,9 @@ class Checks(unittest.TestCase):
         first = self.check_first_picture(js, page, picture)
         if picture:
             self.assertIsNotNone(fig, 'no inline SVG picture')
+            whole = re.search(r'<figure>\s*(<svg.*?</svg>)\s*</figure>', page, re.S)
+            self.assertEqual(label_collisions(ET.fromstring(whole.group(1))), [],
+                             'the picture: edge labels overlap')
             for k in js['knots'][:1]:
                 for m in k['members']:
                     self.assertIn('<title>v%d</title>' % m, fig.group(0))

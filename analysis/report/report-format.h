@@ -310,4 +310,10 @@ void wperf_fmt_knot_missing_cpu(char *buf, size_t len, const struct wperf_graph 
 	"look so too; if these are such workers, merge them (merge=\"process\" or " \
 	"\"name\") and look again."
 
+/* dot's SVG picture (len bytes) written to out with its edge labels
+ * moved apart: none on another label, a vertex, another text or a stroke
+ * where a free spot beside its edge exists (report-svg-labels.c). 0, or -1
+ * when writing failed. */
+int wperf_fmt_svg_place_labels(const char *svg, size_t len, FILE *out);
+
 #endif /* WPERF_REPORT_FORMAT_H */

@@ -7,6 +7,8 @@
  * blocks writing, and a dot that dies early cannot SIGPIPE the process
  * hosting the plugin. Its standard error goes to another memory file, so
  * that a failure can be reported in one line with dot's own reason.
+ * dot's picture is held in memory and written once its edge labels are
+ * moved apart (report-svg-labels.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -187,6 +189,32 @@ static int run_dot(const char *dot, int in, int errfd, FILE *out, char *err, siz
 	return 0;
 }
 
+/* dot's picture, its edge labels then moved apart (report-svg-labels.c). */
+static int run_dot_and_place(const char *dot, int in, int errfd, FILE *out, char *err,
+			     size_t errlen)
+{
+	char *svg = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&svg, &len);
+	int rc;
+
+	if (!mem) {
+		snprintf(err, errlen, "cannot hold the SVG picture: %s", strerror(errno));
+		return -1;
+	}
+	rc = run_dot(dot, in, errfd, mem, err, errlen);
+	if (fclose(mem) != 0 && rc == 0) {
+		snprintf(err, errlen, "cannot hold the SVG picture: %s", strerror(errno));
+		rc = -1;
+	}
+	if (rc == 0 && wperf_fmt_svg_place_labels(svg, len, out) < 0) {
+		snprintf(err, errlen, "cannot write the SVG picture: %s", strerror(errno));
+		rc = -1;
+	}
+	free(svg);
+	return rc;
+}
+
 static int write_svg(const struct wperf_report *r, enum wperf_fmt_picture mode, FILE *out,
 		     char *err, size_t errlen)
 {
@@ -210,7 +238,7 @@ static int write_svg(const struct wperf_report *r, enum wperf_fmt_picture mode, 
 		close(in);
 		return -1;
 	}
-	rc = run_dot(dot, in, errfd, out, err, errlen);
+	rc = run_dot_and_place(dot, in, errfd, out, err, errlen);
 	close(in);
 	close(errfd);
 	return rc;
