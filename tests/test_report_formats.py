@@ -16,7 +16,10 @@ For each, the JSON report of the same input is the reference:
     knot's members, every dependency edge with style solid when it weighs
     at least the threshold and dashed otherwise, self-loops, and devices in
     a shape other than the threads' ellipse;
-  - format=svg: an SVG document with the knots' vertices;
+  - format=svg: an SVG document with the knots' vertices; in it, as in
+    the HTML page's pictures, no edge label (its lines' boxes, from
+    Helvetica's metrics) covers another edge's label, a vertex or another
+    text (report-svg-labels.c);
   - format=graphml: well-formed for xmllint, and networkx reads the same
     vertices (kind, tid, pid, comm), edges (weight, direct, count) and knot
     membership (vertex and edge knot ids, edges cut by refinement);
