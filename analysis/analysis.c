@@ -23,6 +23,7 @@
 #include "disk.h"
 #include "edges.h"
 #include "falsewake.h"
+#include "merge-keys.h"
 #include "nic.h"
 #include "runhist.h"
 #include "stacks.h"
@@ -111,6 +112,37 @@ static enum cascade_waker cascade_waker_kind(enum wperf_vertex_kind kind)
 	return wperf_vertex_kind_is_device(kind) ? CASCADE_WAKER_DEVICE : CASCADE_WAKER_OTHER;
 }
 
+/* Are the waiter and its waker threads of two programs: two processes
+ * (both known) of two names? A client and its server; not two threads of
+ * one process, nor two processes of one program (PostgreSQL's backends),
+ * which may share locks (wperf_edge.served_ns). */
+static bool other_program(const struct wperf_vertex *v, const struct wperf_vertex *w)
+{
+	return v->pid > 0 && w->pid > 0 && v->pid != w->pid && v->comm && w->comm &&
+	       !wperf_same_name_base(v->comm, w->comm);
+}
+
+/* A wait on a thread of another program: the time that thread ran
+ * meanwhile, neither waiting nor runnable (on_runnable), is its work for
+ * the waiter (wperf_edge.served_ns), added to the edge edges_add_wait
+ * just weighed. A kernel thread's waits for work are not in its history
+ * (they would count as running): its time is not judged. */
+static void add_served(struct wperf_analysis *a, const struct closed_segment *seg,
+		       const struct wperf_vertex *v, const struct wperf_vertex *w,
+		       int64_t on_runnable)
+{
+	size_t e = a->edges.last_added;
+	int64_t served;
+
+	if (e >= a->edges.n || !other_program(v, w) ||
+	    (vt_comm_flags(&a->vt, seg->waker) & (VT_COMM_TRACER | VT_COMM_WAITS_FOR_WORK)))
+		return;
+	served = seg->end - seg->start - on_runnable -
+		 cascade_waited_within(&a->cascade, seg->waker, seg->start, seg->end);
+	if (served > 0)
+		a->edges.e[e].served_ns += served;
+}
+
 /* A closed wait's consumers: the breakdown by waker kind, the edge, the
  * CPU finding, the stacks and the cascade; returns the cascaded weight.
  * A function of its own: the running and runnable segments (two in three)
@@ -155,10 +187,13 @@ on_wait_segment(struct wperf_analysis *a, const struct closed_segment *seg,
 	 * every edge under the main thread. Nor does a kernel service
 	 * thread's wait for work: idle time, not held up by the waits of
 	 * whoever gave it work. */
-	if (!(vt_comm_flags(&a->vt, seg->vertex) & (VT_COMM_TRACER | VT_COMM_WAITS_FOR_WORK)))
+	if (!(vt_comm_flags(&a->vt, seg->vertex) & (VT_COMM_TRACER | VT_COMM_WAITS_FOR_WORK))) {
 		cascade_ns = cascade_wait_ended(&a->cascade, &a->edges, seg->vertex,
 						seg->waker, cascade_waker_kind(w->kind),
 						requested, seg->start, seg->end);
+		if (w->kind == WPERF_V_THREAD)
+			add_served(a, seg, v, w, on_runnable);
+	}
 	maybe_prune(a);
 	return cascade_ns;
 }

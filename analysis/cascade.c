@@ -278,6 +278,23 @@ int64_t cascade_wait_ended(struct cascade *c, struct edge_map *edges,
 	return added;
 }
 
+int64_t cascade_waited_within(struct cascade *c, uint32_t thread, int64_t t1, int64_t t2)
+{
+	struct wait_history *h = history_of(c, thread, false);
+	int64_t waited = 0;
+
+	if (!h)
+		return 0;
+	for (size_t i = first_ending_after(h, t1); i < h->n && h->r[i].start < t2; i++) {
+		int64_t lo = h->r[i].start > t1 ? h->r[i].start : t1;
+		int64_t hi = h->r[i].end < t2 ? h->r[i].end : t2;
+
+		if (hi > lo)
+			waited += hi - lo;
+	}
+	return waited;
+}
+
 void cascade_extend_device_wait(struct cascade *c, uint32_t v, int64_t at, int64_t until)
 {
 	struct wait_history *h = v < c->n_h ? &c->h[v] : NULL;

@@ -122,6 +122,10 @@ int64_t cascade_wait_ended(struct cascade *c, struct edge_map *edges,
 			   uint32_t waiter, uint32_t waker, enum cascade_waker kind,
 			   bool requested, int64_t t1, int64_t t2);
 
+/* How long `thread` waited (on anything, as its history holds it) inside
+ * [t1, t2]: the rest of that window it ran or was runnable. */
+int64_t cascade_waited_within(struct cascade *c, uint32_t thread, int64_t t1, int64_t t2);
+
 /*
  * v, woken at `at` by a device (a disk, a NIC, an interrupt), waited for
  * a CPU until `until` as that device wait's cost (its woken_cpu_wait_ns:

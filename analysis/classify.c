@@ -154,6 +154,7 @@ struct facts {
 	int64_t through_ns;           /* of it, on a thread waiting on a device */
 	int64_t thread_end_ns;        /* the rest of their waits on each other, */
 	int64_t on_runnable_ns;       /* but for those on a runnable thread */
+	int64_t served_ns;            /* and those on another program serving them */
 	uint32_t device;              /* the (first) device member, or UINT32_MAX */
 	size_t devices;               /* device members */
 	size_t threads;
@@ -498,11 +499,15 @@ static void device_weight_fact(struct facts *f)
 		int64_t through = e->device_ns < e->direct_ns ? e->device_ns : e->direct_ns;
 		int64_t rest = e->direct_ns - through;
 		int64_t on_runnable = e->runnable_ns < rest ? e->runnable_ns : rest;
+		int64_t served = e->served_ns < rest - on_runnable ? e->served_ns
+								    : rest - on_runnable;
 
 		threads_wait = threads_wait || e->direct_ns > 0;
 		f->through_ns = wperf_add_durations(f->through_ns, through);
 		f->on_runnable_ns = wperf_add_durations(f->on_runnable_ns, on_runnable);
-		f->thread_end_ns = wperf_add_durations(f->thread_end_ns, rest - on_runnable);
+		f->served_ns = wperf_add_durations(f->served_ns, served);
+		f->thread_end_ns = wperf_add_durations(f->thread_end_ns,
+							   rest - on_runnable - served);
 	}
 	f->device_end_ns = wperf_add_durations(f->device_end_ns, f->woken_ns);
 	f->device_end_ns = wperf_add_durations(f->device_end_ns, f->through_ns);
@@ -515,6 +520,7 @@ static void device_weight_fact(struct facts *f)
 	ev->woken_ns = f->woken_ns;
 	ev->through_ns = f->through_ns;
 	ev->on_runnable_ns = f->on_runnable_ns;
+	ev->served_ns = f->served_ns;
 	ev->count = f->woken_ns > 0;
 	ev->total = f->devices;
 }

@@ -213,6 +213,7 @@ bool edges_add_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t star
 	int64_t duration = end - start;
 	bool asked;
 
+	m->last_added = i;
 	if (i == EDGE_NONE)
 		return true;
 	/* Creating a thread asks it for its whole work, as waking it does:

@@ -35,6 +35,7 @@ struct edge_map {
 		bool grouped; /* already counted in that edge's `grouped` */
 	} *last_wake;
 	size_t n_last_wake;
+	size_t last_added;    /* the edge of the latest edges_add_wait, or EDGE_NONE */
 	bool oom;
 };
 

@@ -70,6 +70,13 @@ char *wperf_merge_name_base(const char *comm)
 {
 	return strndup(comm, name_base_len(comm));
 }
+
+bool wperf_same_name_base(const char *a, const char *b)
+{
+	size_t n = name_base_len(a);
+
+	return n == name_base_len(b) && memcmp(a, b, n) == 0;
+}
 uint32_t wperf_vertex_main_stack(const struct wperf_graph *g, uint32_t v)
 {
 	uint32_t best = UINT32_MAX;

@@ -15,6 +15,9 @@
  * name of digits only is kept whole. */
 char *wperf_merge_name_base(const char *comm);
 
+/* Do the two comms share their name base ("worker-1", "worker-12")? */
+bool wperf_same_name_base(const char *a, const char *b);
+
 /* Equal keys, equal numbers: grouping then sorts numbers, not strings
  * (thousands of threads of one process share one pool key, and sorting
  * them by it compared the whole string every time). Numbers count from

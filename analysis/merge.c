@@ -619,6 +619,7 @@ static size_t combine(struct wperf_edge *e, size_t n)
 		d->runnable_ns += e[i].runnable_ns;
 		d->count += e[i].count;
 		d->gap_waits += e[i].gap_waits;
+		d->served_ns += e[i].served_ns;
 		d->idle_ns += e[i].idle_ns;
 		d->idle_count += e[i].idle_count;
 		d->turns += e[i].turns;

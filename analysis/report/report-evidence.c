@@ -65,18 +65,38 @@ static void runnable_rest(char *buf, size_t len, const struct wperf_evidence *ev
 		 lpart, lat > 0 && woken > 0 ? " and " : "", wpart);
 }
 
+/* " (and 6.47 s on a runnable thread, directly or down the chain: a wait
+ * for a CPU, on neither side)", with the waits on another program serving
+ * them beside it, or "": the threads' waits on each other that end on
+ * neither the device's side nor the threads'. */
+static void neither_side(char *buf, size_t len, const struct wperf_evidence *ev)
+{
+	char r[32], s[32];
+
+	wperf_fmt_duration(r, sizeof r, ev->on_runnable_ns, 0);
+	wperf_fmt_duration(s, sizeof s, ev->served_ns, 0);
+	if (ev->on_runnable_ns > 0 && ev->served_ns > 0)
+		snprintf(buf, len, " (and %s on a runnable thread, directly or down the chain, "
+			 "a wait for a CPU, and %s on another program working on their "
+			 "request, its service time: on neither side)", r, s);
+	else if (ev->on_runnable_ns > 0)
+		snprintf(buf, len, " (and %s on a runnable thread, directly or down the "
+			 "chain: a wait for a CPU, on neither side)", r);
+	else if (ev->served_ns > 0)
+		snprintf(buf, len, " (and %s on another program working on their request: "
+			 "its service time, on neither side)", s);
+	else
+		buf[0] = '\0';
+}
+
 static void device_weight_describe(char *buf, size_t len, const struct wperf_evidence *ev,
 				   const char *v1, const char *a, const char *b)
 {
-	char parts[192], cpu[128] = "", r[32];
+	char parts[192], cpu[256];
 	bool in_device = ev->a_ns >= ev->b_ns;
 
 	device_parts(parts, sizeof parts, ev);
-	if (ev->on_runnable_ns > 0) {
-		wperf_fmt_duration(r, sizeof r, ev->on_runnable_ns, 0);
-		snprintf(cpu, sizeof cpu, " (and %s on a runnable thread, directly or down the "
-			 "chain: a wait for a CPU, on neither side)", r);
-	}
+	neither_side(cpu, sizeof cpu, ev);
 	snprintf(buf, len, "the threads waited on %s%s %s, directly or through each "
 		 "other%s, %s the %s of their other waits on each other%s: %s", v1,
 		 ev->total > 1 ? " and the other devices" : "", a, parts,

@@ -127,6 +127,10 @@ static void write_evidence(const struct wperf_graph *g, const struct wperf_evide
 		json_key(out, "on_runnable_ns", 0);
 		json_i64(out, ev->on_runnable_ns);
 	}
+	if (ev->served_ns > 0) {
+		json_key(out, "served_ns", 0);
+		json_i64(out, ev->served_ns);
+	}
 	if (ev->runnable_ns > 0) {
 		json_key(out, "runnable_ns", 0);
 		json_i64(out, ev->runnable_ns);

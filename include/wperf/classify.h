@@ -138,6 +138,10 @@ struct wperf_evidence {
 	                              while the one waited on was runnable
 	                              (wperf_edge.runnable_ns): a wait for a CPU,
 	                              on neither side; 0 for the other kinds */
+	int64_t served_ns;         /* device_weight: the threads' waits on another
+	                              program working on their request
+	                              (wperf_edge.served_ns): its service time,
+	                              on neither side; 0 for the other kinds */
 	int64_t runnable_ns;       /* runnable, cpu_demand: the runnable time the
 	                              threads table shows (all of it), of which
 	                              a_ns is the wait for a CPU another thread

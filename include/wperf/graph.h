@@ -257,6 +257,13 @@ struct wperf_edge {
 	uint64_t hist[WPERF_HIST_BUCKETS]; /* log2 histogram of wait lengths */
 	uint64_t gap_waits;          /* waits that a gap in the trace cut short: only
 	                                their part after the gap is counted here */
+	/* Of direct_ns, when `to` is a thread of another program (another
+	 * process of another name): the time of the requested waits (the
+	 * waiter had woken `to` since `to` last woke it) that `to` spent
+	 * running, neither waiting nor runnable. A client's wait on its
+	 * server working on its request: the request's service time
+	 * (wperf-analysis(7), Classification). */
+	int64_t served_ns;
 	/* Waits for work: begun in the kernel's idle state (TASK_IDLE, as a
 	 * kworker between work items sleeps), or a kworker's sleep in S on
 	 * kernels without that state (wperf-analysis(7)). Kept apart like a

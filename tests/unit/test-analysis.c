@@ -1050,6 +1050,67 @@ static void test_device_delay_cascades(void)
 	wperf_graph_fini(&g);
 }
 
+static void process(struct wperf_analysis *a, int64_t tid, int64_t pid, const char *name)
+{
+	struct wperf_event ev = base(WPERF_EV_STATEDUMP_PROCESS, 0, 0);
+
+	ev.u.statedump.tid = tid;
+	ev.u.statedump.pid = pid;
+	ev.u.statedump.name = name;
+	wperf_analysis_feed(a, &ev);
+}
+
+/*
+ * Service time (wperf_edge.served_ns): client C (pid 10) wakes server S
+ * (pid 20) at 10 ms and waits until S answers at 50. Meanwhile S waited
+ * on T (pid 30, also named "server") over [25, 35]. S ran 30 of C's 40
+ * ms: C -> S served 30 ms. S had waited on C over [1, 10] while C ran:
+ * S -> C served 9 ms. T is another process of the same program, which
+ * may share a lock with S: S -> T serves nothing.
+ */
+static void test_served(void)
+{
+	struct wperf_analysis *a = wperf_analysis_create();
+	struct wperf_graph g;
+
+	process(a, 10, 10, "client");
+	process(a, 20, 20, "server");
+	process(a, 30, 30, "server");
+	sw(a, 0, 0, 0, 0, 10);
+	sw(a, 0, 1, 0, 0, 20);
+	sw(a, 0, 2, 0, 0, 30);
+	sw(a, 1 * MS, 1, 20, 1, 0);     /* S waits for a request */
+	sw(a, 2 * MS, 2, 30, 1, 0);     /* T waits */
+	wake(a, 10 * MS, 0, 20);        /* C's request */
+	sw(a, 10 * MS, 0, 10, 1, 0);    /* C waits for the answer */
+	sw(a, 10 * MS, 1, 0, 0, 20);
+	wake(a, 25 * MS, 1, 30);
+	sw(a, 25 * MS, 1, 20, 1, 0);    /* S waits on T */
+	sw(a, 25 * MS, 2, 0, 0, 30);
+	wake(a, 35 * MS, 2, 20);
+	sw(a, 35 * MS, 2, 30, 1, 0);
+	sw(a, 35 * MS, 1, 0, 0, 20);
+	wake(a, 50 * MS, 1, 10);        /* the answer */
+	sw(a, 50 * MS, 1, 20, 1, 0);
+	sw(a, 50 * MS, 0, 0, 0, 10);
+	sw(a, 100 * MS, 0, 10, 0, 0);
+	if (finish(a, &g)) {
+		check_test_failures++;
+		return;
+	}
+	uint32_t c = vertex_of_tid(&g, 10), s = vertex_of_tid(&g, 20), t = vertex_of_tid(&g, 30);
+	const struct wperf_edge *cs = edge(&g, c, s), *sc = edge(&g, s, c), *st = edge(&g, s, t);
+
+	CHECK_EQ("C->S, S->C and S->T exist", cs && sc && st, 1);
+	if (cs && sc && st) {
+		CHECK_EQ("C->S direct", cs->direct_ns, 40 * MS);
+		CHECK_EQ("C->S: S worked 30 ms of it", cs->served_ns, 30 * MS);
+		CHECK_EQ("S->C: C worked all 9 ms", sc->served_ns, 9 * MS);
+		CHECK_EQ("S->T: one program", st->served_ns, 0);
+	}
+	wperf_graph_fini(&g);
+}
+
 /* quality.cpus counts the CPUs the trace has events of: slot 0 of the
  * analysis's CPUs is "CPU unknown" (an event with no CPU, as `wperf top`
  * meets between its periods, or a CPU number out of range), which is no
@@ -1138,6 +1199,7 @@ int main(void)
 	RUN_TEST(test_untraced_timers);
 	RUN_TEST(test_waits_on_runnable);
 	RUN_TEST(test_device_delay_cascades);
+	RUN_TEST(test_served);
 	RUN_TEST(test_cpus_counted);
 	RUN_TEST(test_device_latency_cascades);
 	return check_finish();

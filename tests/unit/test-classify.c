@@ -235,6 +235,56 @@ static void test_device_weight_in_device(void)
 	gb_free(&g);
 }
 
+/* A client and its server, two programs: the client waited on the server
+ * 400 ms, 100 ms of it while the server fsynced (device_ns) and 250 ms
+ * while the server worked on its request (served_ns); the server waited
+ * on the disk 100 ms and on the client 50 ms, 40 ms of it while the
+ * client ran. The service time is on neither side: the disk's 200 ms
+ * against the threads' 50 + 10 ms, blocking I/O. Counted on the threads'
+ * side, 350 ms would outweigh the disk's. */
+static void test_device_weight_service(void)
+{
+	struct wperf_graph g;
+	struct wperf_classification c;
+	enum wperf_knot_kind kind;
+
+	gb_init(&g, 0, DURATION);
+	uint32_t cl = thread(&g, "client", 70, 70, 300 * MS, 0);
+	uint32_t sv = thread(&g, "server", 71, 71, 300 * MS, 0);
+	uint32_t d = gb_vertex(&g, WPERF_V_DISK, "disk:vda");
+	waits(&g, cl, sv, 100, 4 * MS, 100);
+	g.edges[gb_find(&g, cl, sv)].device_ns = 100 * MS;
+	g.edges[gb_find(&g, cl, sv)].served_ns = 250 * MS;
+	waits(&g, sv, cl, 100, MS / 2, 100);
+	g.edges[gb_find(&g, sv, cl)].served_ns = 40 * MS;
+	waits(&g, sv, d, 100, MS, 1);
+	waits(&g, d, sv, 100, MS, 1);
+	REQUIRE_INT(classify_unrefined(&g, &c, &kind), 0);
+	CHECK_INT(c.cls, WPERF_CLASS_BLOCKING_IO);
+	REQUIRE_INT(c.evidence[1].kind, WPERF_EV_DEVICE_WEIGHT);
+	CHECK(c.evidence[1].decides);
+	CHECK_INT(c.evidence[1].a_ns, 200 * MS);
+	CHECK_INT(c.evidence[1].b_ns, 60 * MS);
+	CHECK_INT(c.evidence[1].served_ns, 290 * MS);
+	check_text(&g, &c.evidence[1], "the threads waited on disk:vda 200 ms, directly or "
+		   "through each other (100 ms of it on a thread that was waiting on it), at least "
+		   "the 60.0 ms of their other waits on each other (and 290 ms on another program "
+		   "working on their request: its service time, on neither side): the knot's "
+		   "waiting ends in the device");
+	/* A served time larger than what is left of the waits (a rounding
+	 * of merged edges) counts no more than that. */
+	g.edges[gb_find(&g, sv, cl)].served_ns = 80 * MS;
+	REQUIRE_INT(classify_unrefined(&g, &c, &kind), 0);
+	CHECK_INT(c.evidence[1].b_ns, 50 * MS);
+	CHECK_INT(c.evidence[1].served_ns, 300 * MS);
+	/* Without the service time, the threads' side outweighs the disk's. */
+	g.edges[gb_find(&g, cl, sv)].served_ns = 0;
+	g.edges[gb_find(&g, sv, cl)].served_ns = 0;
+	REQUIRE_INT(classify_unrefined(&g, &c, &kind), 0);
+	CHECK(c.cls != WPERF_CLASS_BLOCKING_IO);
+	gb_free(&g);
+}
+
 /* A lock whose holder sometimes writes: two threads of one process pass
  * a lock 4000 times (400 ms of waits) while one of them waits on the disk
  * 50 ms. The disk is a member of their knot, but the knot's weight lies
@@ -689,6 +739,7 @@ int main(void)
 	RUN_TEST(test_blocking_io);
 	RUN_TEST(test_blocking_io_woken_delays);
 	RUN_TEST(test_device_weight_in_device);
+	RUN_TEST(test_device_weight_service);
 	RUN_TEST(test_device_member_lock);
 	RUN_TEST(test_too_few_cpus);
 	RUN_TEST(test_load_imbalance);
