@@ -93,6 +93,20 @@ static bool in_window(const struct wperf_analysis *a, int64_t ts)
 	return ts >= a->win_begin && ts <= a->win_end;
 }
 
+/*
+ * A wait still open at the window's end, as at a trace's end: who ended
+ * it later is outside what is analysed, and waits on `unknown`. A
+ * recording's window is the load's; the threads that waited through it
+ * for the end (a server's shutdown, the driver's wait for its benchmark)
+ * were woken by the teardown, and with those wakers their waits made a
+ * knot of the whole run around the load's.
+ */
+static void open_at_window_end(struct wperf_analysis *a, struct closed_segment *seg)
+{
+	seg->waker = vt_pseudo(&a->vt, WPERF_V_UNKNOWN, "unknown");
+	a->quality.waits_open_at_end++;
+}
+
 /* A closed segment's part inside the window, in *out; false when none. */
 static bool clip_segment(const struct wperf_analysis *a, const struct closed_segment *seg,
 			 struct closed_segment *out)
@@ -214,6 +228,8 @@ closed_segment(struct wperf_analysis *a, const struct closed_segment *whole)
 	if (a->has_window) {
 		if (!clip_segment(a, whole, &clipped))
 			return;
+		if (whole->state == WPERF_SEG_WAITING && whole->end > a->win_end)
+			open_at_window_end(a, &clipped);
 		seg = &clipped;
 	}
 	struct wperf_vertex *v = vt_get(&a->vt, seg->vertex);

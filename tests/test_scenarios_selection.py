@@ -27,21 +27,39 @@ from test_scenarios_waits import nested, single_wait  # noqa: E402
 class TestWindow(Base):
     """begin/end (babeltrace2-sink.wperf.knots(7), "Time window"): the whole trace is
     read, only the window counts, segments and waits clipped to it.
-    nested() in the window [0.2 s, 0.35 s]: A's wait [0.1, 0.4] counts
-    [0.2, 0.35] = 0.15 s on A -> B; B's wait [0.05, 0.3] counts [0.2, 0.3]
+    nested() in the window [0.2 s, 0.45 s]: A's wait [0.1, 0.4] counts
+    [0.2, 0.4] = 0.2 s on A -> B; B's wait [0.05, 0.3] counts [0.2, 0.3]
     = 0.1 s on B -> C, plus A's windowed wait over it, [0.2, 0.3]: B -> C =
-    0.2 s. B runs [0.3, 0.35]; C runs all of the window."""
+    0.2 s. In [0.2 s, 0.35 s], A's wait is still open at the window's
+    end: it waits on `unknown`, as at a trace's end (B ends it only after
+    the window), and nothing cascades onto B -> C."""
 
     def test_clipped_weights(self):
-        r = Report(run_knots(nested(), begin='0.2', end='0.35'))
-        self.assertEqual(r.js['time_range'], {'begin_ns': 200 * MS, 'end_ns': 350 * MS,
-                                              'duration_ns': 150 * MS, 'cpus': 3})
+        r = Report(run_knots(nested(), begin='0.2', end='0.45'))
+        self.assertEqual(r.js['time_range'], {'begin_ns': 200 * MS, 'end_ns': 450 * MS,
+                                              'duration_ns': 250 * MS, 'cpus': 3})
         A, B, C = r.tid(101), r.tid(102), r.tid(103)
-        self.assertEdge(r, A, B, 150 * MS, direct=150 * MS, count=1)
+        self.assertEdge(r, A, B, 200 * MS, direct=200 * MS, count=1)
         self.assertEdge(r, B, C, 200 * MS, direct=100 * MS, count=1)
         self.assertEqual(len(r.js['edges']), 2, r.describe_edges())
         ta, tb, tc = r.thread(101), r.thread(102), r.thread(103)
-        self.assertEqual((ta['running_ns'], ta['waiting_ns']['thread']), (0, 150 * MS))
+        self.assertEqual((ta['running_ns'], ta['waiting_ns']['thread']), (50 * MS, 200 * MS))
+        self.assertEqual((tb['running_ns'], tb['waiting_ns']['thread']), (150 * MS, 100 * MS))
+        self.assertEqual((tc['running_ns'], tc['waiting_ns']['thread']), (250 * MS, 0))
+        for t in r.js['threads']:
+            self.assertEqual((t['first_ns'], t['last_ns']), (200 * MS, 450 * MS), t)
+
+    def test_open_at_the_windows_end(self):
+        r = Report(run_knots(nested(), begin='0.2', end='0.35'))
+        self.assertEqual(r.js['time_range']['duration_ns'], 150 * MS)
+        A, B, C = r.tid(101), r.tid(102), r.tid(103)
+        unknown = r.vid(name='unknown')
+        self.assertEdge(r, A, unknown, 150 * MS, direct=150 * MS, count=1)
+        self.assertFalse(r.has_edge(A, B), r.describe_edges())
+        self.assertEdge(r, B, C, 100 * MS, direct=100 * MS, count=1)
+        self.assertEqual(r.js['quality']['waits_open_at_end'], 1)
+        ta, tb, tc = r.thread(101), r.thread(102), r.thread(103)
+        self.assertEqual((ta['running_ns'], ta['waiting_ns']['thread']), (0, 0))
         self.assertEqual((tb['running_ns'], tb['waiting_ns']['thread']), (50 * MS, 100 * MS))
         self.assertEqual((tc['running_ns'], tc['waiting_ns']['thread']), (150 * MS, 0))
         for t in r.js['threads']:
@@ -50,9 +68,9 @@ class TestWindow(Base):
     def test_same_forms_as_the_trimmer(self):
         """An integer is seconds, as for babeltrace2's trimmer; an open end
         is the trace's own."""
-        r = Report(run_knots(nested(), begin=0, end='0.35'))
-        self.assertEqual(r.js['time_range']['end_ns'], 350 * MS)
-        self.assertEdge(r, r.tid(101), r.tid(102), 250 * MS, direct=250 * MS)
+        r = Report(run_knots(nested(), begin=0, end='0.45'))
+        self.assertEqual(r.js['time_range']['end_ns'], 450 * MS)
+        self.assertEdge(r, r.tid(101), r.tid(102), 300 * MS, direct=300 * MS)
         r = Report(run_knots(nested(), begin='0.2'))
         self.assertEqual(r.js['time_range']['begin_ns'], 200 * MS)
         self.assertEqual(r.js['time_range']['end_ns'], 500 * MS)
@@ -88,11 +106,14 @@ class TestWindow(Base):
 
     def test_disk_busy_and_issuers_clipped(self):
         """disk() in [0.5 s, 1.25 s]: the request issued at 1 s is in
-        flight for 0.25 s of the window, W waits for it 0.25 s; the disk
-        is idle for the other 0.5 s, all of it W's (W issued in the window)."""
+        flight for 0.25 s of the window, W waits for it 0.25 s, still open
+        at the window's end: on `unknown`, as at a trace's end; the disk
+        is busy those 0.25 s and idle for the other 0.5 s, all of it W's
+        (W issued in the window)."""
         r = Report(run_knots(disk(), begin='0.5', end='1.25'))
         W, d = r.tid(401), r.vid(kind='disk')
-        self.assertEdge(r, W, d, 250 * MS, direct=250 * MS, count=1)
+        self.assertEdge(r, W, r.vid(name='unknown'), 250 * MS, direct=250 * MS, count=1)
+        self.assertFalse(r.has_edge(W, d), r.describe_edges())
         self.assertEdge(r, d, W, 500 * MS, count=1)
         self.assertEqual(r.vertices[d]['busy_ns'], 250 * MS)
         self.assertEqual(r.thread(401)['running_ns'], 500 * MS)
@@ -251,21 +272,25 @@ class TestSegmentSelection(Base):
             nested(), {'segments-only': True})['edges'])
 
     def test_window(self):
-        """begin/end: nested() in [0.2 s, 0.35 s] (TestWindow): segments
+        """begin/end: nested() in [0.2 s, 0.45 s] (TestWindow): segments
         clipped to the window, A's wait's cascade through B's clipped wait
         0.1 s."""
-        out = run_segments(nested(), begin='0.2', end='0.35')
-        self.assertSegs(out, 101, [('waiting', 200 * MS, 150 * MS, 'B', 100 * MS)])
+        out = run_segments(nested(), begin='0.2', end='0.45')
+        self.assertSegs(out, 101, [('waiting', 200 * MS, 200 * MS, 'B', 100 * MS),
+                                   ('running', 400 * MS, 50 * MS, None, None)])
         self.assertSegs(out, 102, [('waiting', 200 * MS, 100 * MS, 'C', 0),
-                                   ('running', 300 * MS, 50 * MS, None, None)])
-        self.assertSegs(out, 103, [('running', 200 * MS, 150 * MS, None, None)])
+                                   ('running', 300 * MS, 150 * MS, None, None)])
+        self.assertSegs(out, 103, [('running', 200 * MS, 250 * MS, None, None)])
+        # Open at the window's end, A's wait is on `unknown`.
+        out = run_segments(nested(), begin='0.2', end='0.35')
+        self.assertSegs(out, 101, [('waiting', 200 * MS, 150 * MS, 'unknown', 0)])
         # A knots sink behind it reuses its analysis only for the same
         # window: without one it reports the whole trace.
-        win = {'begin': '0.2', 'end': '0.35'}
+        win = {'begin': '0.2', 'end': '0.45'}
         whole = Report(run_knots_behind_filter(nested(), win))
         self.assertEdge(whole, whole.tid(101), whole.tid(102), 300 * MS)
         same = Report(run_knots_behind_filter(nested(), win, **win))
-        self.assertEdge(same, same.tid(101), same.tid(102), 150 * MS)
+        self.assertEdge(same, same.tid(101), same.tid(102), 200 * MS)
         self.assertEdge(same, same.tid(102), same.tid(103), 200 * MS, direct=100 * MS)
 
 

@@ -299,7 +299,10 @@ class TestRefinement(Base):
     """Edges (ms): A->B 900, B->A 800, B->C 100, C->D 600, D->C 500, D->A 200,
     A->C 300, one wait each, no overlap (weight == direct). The whole set is
     strongly connected. Refining removes B->C (still strongly connected via
-    A->C), then D->A: {C,D} is then terminal (C<->D), a simple cycle."""
+    A->C), then D->A: {C,D} is then terminal (C<->D), a simple cycle, and
+    the paper's knot (knot-rule="strict"). {A,B} waits on it through A->C,
+    300 ms of its 1.7 s: under the default dominant rule (at most 20%
+    leaves) it is a knot too, as it would be had D->A never joined them."""
 
     def check_edges(self, r):
         n = {x: r.tid(t) for x, t in zip('ABCD', (101, 102, 103, 104))}
@@ -310,7 +313,7 @@ class TestRefinement(Base):
         return n
 
     def test_to_simple_cycle(self):
-        r = self.knots(refine4(), threshold='550ms')
+        r = self.knots(refine4(), threshold='550ms', **{'knot-rule': 'strict'})
         n = self.check_edges(r)
         self.assertEqual(r.js['threshold'], {'ns': 550 * MS, 'spec': '550ms'})
         knots = r.knots('knot')
@@ -327,9 +330,25 @@ class TestRefinement(Base):
                          [(n['C'], n['D'], 600 * MS), (n['D'], n['C'], 500 * MS)])
         self.assertEqual(r.knots('sink'), [], r.describe_knots())
 
+    def test_dominant_keeps_the_upstream_cycle(self):
+        r = self.knots(refine4(), threshold='550ms')
+        n = self.check_edges(r)
+        knots = r.knots('knot')
+        self.assertEqual([k['members'] for k in knots],
+                         [sorted([n['A'], n['B']]), sorted([n['C'], n['D']])],
+                         r.describe_knots())
+        up, down = knots
+        self.assertEqual(up['weight_ns'], 1700 * MS)
+        self.assertEqual(up['leaving_ns'], 300 * MS)
+        self.assertEqual(down['leaving_ns'], 0)
+        for k in knots:
+            self.assertEqual(k['stop_reason'], 'simple cycle')
+            self.assertEqual([(x['from'], x['to']) for x in k['removed']],
+                             [(n['B'], n['C']), (n['D'], n['A'])])
+
     def test_default_threshold(self):
         # 20% of 4.2 s = 840 ms: same removals as with 550 ms.
-        r = self.knots(refine4())
+        r = self.knots(refine4(), **{'knot-rule': 'strict'})
         n = self.check_edges(r)
         self.assertEqual(r.js['threshold'], {'ns': 840 * MS, 'spec': '20%'})
         k = r.knots('knot')[0]

@@ -15,8 +15,10 @@
  * The knot rule is drawn at random too: strict (only components no edge
  * leaves) or dominant with a ratio (components whose leaving weight is at
  * most that share of their internal weight). It decides which components
- * are knots; within a knot, refinement keeps the terminal parts, as the
- * paper does, whatever the rule, except that a tie whose cut would leave
+ * are knots, and within a knot, which parts refinement keeps after a cut
+ * disconnects it: the terminal ones (the paper's), and under the dominant
+ * rule those whose waits on the other parts are that small, except that a
+ * tie whose cut would leave
  * a thread alone as a sink although it waited on the rest of the piece
  * longer than it ran is not cut (stop reason "waiter"). A heavy component
  * that fails the rule is split: its lightest ties cut, one at a time, until
@@ -272,9 +274,16 @@ static void refine(struct ref *r, struct work *stack, int *top)
 			emit(r, &w, "waiter");
 			return;
 		}
-		for (int c = 0; c < nc; c++) {
+		/* The parts that pass the knot rule within the piece: the
+		 * terminal ones, and under the dominant rule those that
+		 * leave little to the others. */
+		unsigned all[MAXV];
+		int na = all_components(r, w.mask, all);
+		for (int c = 0; c < na; c++) {
+			if (!ref_rule(r, w.mask, all[c], r->leave_ppm))
+				continue;
 			stack[*top] = w;
-			stack[*top].mask = comps[c];
+			stack[*top].mask = all[c];
 			(*top)++;
 		}
 		return;
