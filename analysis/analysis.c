@@ -103,8 +103,13 @@ static bool in_window(const struct wperf_analysis *a, int64_t ts)
  */
 static void open_at_window_end(struct wperf_analysis *a, struct closed_segment *seg)
 {
-	seg->waker = vt_pseudo(&a->vt, WPERF_V_UNKNOWN, "unknown");
-	a->quality.waits_open_at_end++;
+	uint32_t unknown = vt_pseudo(&a->vt, WPERF_V_UNKNOWN, "unknown");
+
+	/* Still open at the trace's end too, it is counted there already
+	 * (its waker is `unknown` then). */
+	if (seg->waker != unknown)
+		a->quality.waits_open_at_end++;
+	seg->waker = unknown;
 }
 
 /* A closed segment's part inside the window, in *out; false when none. */

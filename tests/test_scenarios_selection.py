@@ -64,6 +64,17 @@ class TestWindow(Base):
         self.assertEqual((tc['running_ns'], tc['waiting_ns']['thread']), (150 * MS, 0))
         for t in r.js['threads']:
             self.assertEqual((t['first_ns'], t['last_ns']), (200 * MS, 350 * MS), t)
+        # Open at the trace's end too: counted once.
+        s = Scenario(ncpus=2, end=500 * MS)
+        A, B = s.threads(101, 'A', 'B')
+        s.running(A, B)
+        s.sleep(100 * MS, 0, A)         # never woken
+        s.sleep(150 * MS, 1, B)
+        s.wake(200 * MS, 1, B)
+        s.run(200 * MS, 1, B)
+        r = Report(run_knots(s, begin='0', end='0.3'))
+        self.assertEdge(r, r.tid(101), r.vid(name='unknown'), 200 * MS, direct=200 * MS)
+        self.assertEqual(r.js['quality']['waits_open_at_end'], 1)
 
     def test_same_forms_as_the_trimmer(self):
         """An integer is seconds, as for babeltrace2's trimmer; an open end
