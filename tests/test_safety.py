@@ -22,7 +22,8 @@ recorder:
   truncated the file and wrote its reports into it);
 - `sudo wperf report T --output ~/sub/FILE`, sub the user's link to a
   root-only directory or to one of root's the user cannot write (root
-  made its report there);
+  made its report there); the report it writes to ~/FILE is the
+  user's, who may remove it (it was root's);
 - the child that opens a file as the user, waiting on a file system
   that never answers (a FUSE mount of the test's), killed: one line;
 - a flight recorder with --trigger-on: after `wperf record --snapshot`
@@ -524,6 +525,41 @@ class Safety(unittest.TestCase):
             os.chmod(self.victims, 0o700)
         with open(os.path.join(self.case, 'r.json')) as f:
             self.assertEqual(json.load(f)['format'], 'wperf-report')
+
+    def test_report_output_is_the_users(self):
+        """`sudo wperf report T --output ~/r.json`: the report is the
+        user's, as `> ~/r.json` would make it (mode 0666 less the umask),
+        so the user can remove or overwrite the report they asked for;
+        it replaces a root-owned one an older wperf left there. A report
+        that fails leaves nothing in the directory, and neither does one
+        that succeeds but for its file (no hidden temporary file)."""
+        trace = self.report_trace()
+        out = os.path.join(self.case, 'r.json')
+        with open(out, 'w') as f:
+            f.write('an old report of root\n')
+        os.chmod(out, 0o644)
+        mask = os.umask(0)
+        os.umask(mask)
+        p = self.run_wperf('report', trace, '--all', '--format', 'json', '--output', out,
+                           env_user=self.user)
+        self.assertEqual(p.returncode, 0, p.stdout)
+        st = os.lstat(out)
+        self.assertEqual((st.st_uid, st.st_gid), (self.uid, self.gid), p.stdout)
+        self.assertEqual(st.st_mode & 0o7777, 0o666 & ~mask)
+        with open(out) as f:
+            self.assertEqual(json.load(f)['format'], 'wperf-report')
+        self.assertEqual(os.listdir(self.case), ['r.json'])
+        r = self.as_user('rm', out)
+        self.assertEqual(r.returncode, 0, r.stdout)
+        # A report that fails (no thread matches the focus): one line,
+        # nothing made.
+        p = self.run_wperf('report', trace, '--pids', '999999999', '--output', out,
+                           env_user=self.user)
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.assertEqual([ln for ln in p.stdout.splitlines() if ln.startswith('wperf:')][-1:],
+                         [ln for ln in p.stdout.splitlines() if ln.startswith('wperf: error:')],
+                         p.stdout)
+        self.assertEqual(os.listdir(self.case), [])
 
     def test_triggered_snapshot_after_dir_is_swapped(self):
         ticker = ticker_path()

@@ -12,9 +12,12 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 int wperf_become_user(const struct wperf_user *as)
@@ -201,4 +204,138 @@ int wperf_open_place_as(const char *dir, const char *name, const struct wperf_us
 	struct place_args a = { .dir = dir, .name = name };
 
 	return wperf_run_as(as, place_fn, &a);
+}
+
+/* ------------------------------------------------------------ a report file of the user's */
+
+/* A hidden name for a report being made in its directory, as the sink's
+ * own (plugin/common/output.c): ".wperf-report.XXXXXX". */
+static void temp_name(char name[WPERF_TEMP_NAME_LEN])
+{
+	static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	unsigned char r[6] = { 0 };
+
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r)) {
+		unsigned long x = (unsigned long)getpid() ^ (unsigned long)time(NULL) ^
+				  (unsigned long)clock();
+
+		for (size_t i = 0; i < sizeof(r); i++, x >>= 5)
+			r[i] = (unsigned char)(x + i * 7);
+	}
+	memcpy(name, ".wperf-report.", 14);
+	for (size_t i = 0; i < sizeof(r); i++)
+		name[14 + i] = letters[r[i] % (sizeof(letters) - 1)];
+	name[20] = '\0';
+}
+
+struct file_args {
+	int dirfd, fd;
+	const char *from, *to;
+	char *tmp;              /* out: the name given a named temporary file */
+};
+
+/* As the user: a new regular file in dirfd, the user's, 0666 less the
+ * umask (as `> FILE` makes it): unnamed (O_TMPFILE) where the file
+ * system can, so that nothing is left when wperf is killed; else under
+ * a hidden temporary name, which a->tmp gets. */
+static int temp_fn(void *arg)
+{
+	struct file_args *a = arg;
+	int fd = openat(a->dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);
+
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+		return fd;
+	for (int i = 0; i < 100; i++) {
+		temp_name(a->tmp);
+		fd = openat(a->dirfd, a->tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    0666);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
+
+int wperf_temp_file_as(int dirfd, char tmp[WPERF_TEMP_NAME_LEN], const struct wperf_user *as)
+{
+	struct file_args a = { .dirfd = dirfd, .tmp = tmp };
+	char *shared;
+	int fd, e;
+
+	/* The child writes the name it chose where the parent reads it. */
+	shared = mmap(NULL, WPERF_TEMP_NAME_LEN, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shared == MAP_FAILED)
+		return -1;
+	shared[0] = '\0';
+	a.tmp = shared;
+	fd = wperf_run_as(as, temp_fn, &a);
+	e = errno;
+	memcpy(tmp, shared, WPERF_TEMP_NAME_LEN);
+	tmp[WPERF_TEMP_NAME_LEN - 1] = '\0';
+	munmap(shared, WPERF_TEMP_NAME_LEN);
+	errno = e;
+	return fd;
+}
+
+/* As the user: the file a->fd (unnamed: a->from is "") named a->to in
+ * a->dirfd, replacing what is there by the kernel's rules for that
+ * user (rename(2)). An unnamed file gets a hidden name first: linkat()
+ * makes no name that exists already. Success answers with a copy of
+ * dirfd, as wperf_run_as() wants a descriptor. */
+static int place_file_fn(void *arg)
+{
+	const struct file_args *a = arg;
+	char fdpath[64], tmp[WPERF_TEMP_NAME_LEN];
+	const char *from = a->from;
+	int e;
+
+	if (!*from) {
+		snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", a->fd);
+		for (int i = 0; ; i++) {
+			temp_name(tmp);
+			if (linkat(AT_FDCWD, fdpath, a->dirfd, tmp, AT_SYMLINK_FOLLOW) == 0)
+				break;
+			if (errno != EEXIST || i == 100)
+				return -1;
+		}
+		from = tmp;
+	}
+	if (renameat(a->dirfd, from, a->dirfd, a->to) != 0) {
+		e = errno;
+		if (from == tmp)
+			unlinkat(a->dirfd, tmp, 0);
+		errno = e;
+		return -1;
+	}
+	return fcntl(a->dirfd, F_DUPFD_CLOEXEC, 3);
+}
+
+int wperf_place_file_as(int dirfd, int fd, const char *tmp, const char *name,
+			const struct wperf_user *as)
+{
+	struct file_args a = { .dirfd = dirfd, .fd = fd, .from = tmp, .to = name };
+	int done = wperf_run_as(as, place_file_fn, &a);
+
+	if (done < 0)
+		return -1;
+	close(done);
+	return 0;
+}
+
+static int unlink_fn(void *arg)
+{
+	const struct file_args *a = arg;
+
+	if (unlinkat(a->dirfd, a->from, 0) != 0)
+		return -1;
+	return fcntl(a->dirfd, F_DUPFD_CLOEXEC, 3);
+}
+
+void wperf_unlink_as(int dirfd, const char *name, const struct wperf_user *as)
+{
+	struct file_args a = { .dirfd = dirfd, .from = name };
+	int done = wperf_run_as(as, unlink_fn, &a);
+
+	if (done >= 0)
+		close(done);
 }

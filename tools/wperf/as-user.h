@@ -55,4 +55,30 @@ const char *wperf_as_user_why(int e);
  * (as wperf_run_as(); EPERM: NAME is another user's in a sticky DIR). */
 int wperf_open_place_as(const char *dir, const char *name, const struct wperf_user *as);
 
+/* The report file itself, for `sudo wperf report --output DIR/NAME`
+ * with DIR held as dirfd (wperf_open_place_as()): made by the user, so
+ * that it is the user's, as `> DIR/NAME` would make it, and the user may
+ * remove or overwrite the report they asked for; root only writes
+ * through the descriptor. */
+
+/* ".wperf-report.XXXXXX" and its '\0'. */
+#define WPERF_TEMP_NAME_LEN 21
+
+/* A new file in dirfd, created by the user: unnamed (O_TMPFILE; tmp is
+ * then "") where the file system can, else under the hidden name put
+ * in tmp. The descriptor (read-write), or -1 with errno as
+ * wperf_run_as(). */
+int wperf_temp_file_as(int dirfd, char tmp[WPERF_TEMP_NAME_LEN], const struct wperf_user *as);
+
+/* The finished file fd (made by wperf_temp_file_as(), tmp its name) put
+ * in place as NAME in dirfd, by the user: the kernel applies that
+ * user's rights to replace what NAME is (a sticky directory's other
+ * users' files stay theirs). 0, or -1 with errno (nothing left under a
+ * temporary name but tmp itself). */
+int wperf_place_file_as(int dirfd, int fd, const char *tmp, const char *name,
+			const struct wperf_user *as);
+
+/* Remove name from dirfd as the user (a report that failed), quietly. */
+void wperf_unlink_as(int dirfd, const char *name, const struct wperf_user *as);
+
 #endif /* WPERF_TOOL_AS_USER_H */

@@ -277,26 +277,38 @@ static bool names_descriptor(const char *path)
 	return n && *n && strspn(n, "0123456789") == strlen(n);
 }
 
+/* `sudo wperf report --output DIR/NAME`: the report file being made
+ * in DIR for the user who ran sudo, put in place as NAME when the
+ * report is complete (place_finish()). fd -1: none. */
+static struct {
+	int dirfd, fd;
+	char tmp[WPERF_TEMP_NAME_LEN];  /* "": unnamed (O_TMPFILE) */
+	char name[NAME_MAX + 1];
+	const char *said_by, *shown;    /* "--output ", the path the user gave */
+	struct wperf_user user;
+} made = { .dirfd = -1, .fd = -1 };
+
 /* `sudo wperf report --output DIR/NAME` (or --params path=...): the
  * sink writes the report as root, and would follow a link the user put
  * in place of DIR, or of a directory above it, into a directory only
  * root may write (root's report landing in /etc/cron.d). So DIR is
  * opened here by a child running as the user who ran sudo (as-user.h:
  * the kernel checks that user's rights at every step, as for `> FILE`),
- * held, and the sink gets /proc/self/fd/N/NAME: it writes its temporary
- * file and renames it over NAME there, in the directory the user could
- * write, never through DIR's path again. A device or FIFO at NAME is
- * opened as the user and the sink gets /proc/self/fd/N. Messages name
- * DIR (dir-names.h). Not root, or root without sudo: unchanged. false
- * after saying why. */
+ * and held; a child running as the user makes the report's file in it,
+ * so that the file is the user's (who may then remove or overwrite the
+ * report they asked for), and the sink writes it through
+ * /proc/self/fd/N; place_finish() has the user put it in place as NAME
+ * once it is complete. Root makes, renames and removes nothing in DIR
+ * by any name. A device or FIFO at NAME is opened as the user and the
+ * sink gets /proc/self/fd/N. Messages name the path given
+ * (dir-names.h). Not root, or root without sudo: unchanged. false after
+ * saying why. */
 static bool place_as_user(bt_value *params, const char *said_by)
 {
 	static struct wperf_dir held = { .fd = -1 };
-	static char named[PATH_MAX + 80];
 	const bt_value *v = bt_value_map_borrow_entry_value_const(params, "path");
 	char dir[PATH_MAX];
 	const char *path, *slash, *name;
-	struct wperf_user user;
 	struct stat st;
 	int as, fd;
 
@@ -307,43 +319,75 @@ static bool place_as_user(bt_value *params, const char *said_by)
 	name = slash ? slash + 1 : path;
 	if (!*name || !strcmp(path, "-") || names_descriptor(path))
 		return true;    /* standard output, a descriptor, or no file name (the sink says) */
-	if ((as = wperf_sudo_user(NULL, &user)) <= 0)
+	if ((as = wperf_sudo_user(NULL, &made.user)) <= 0)
 		return as == 0;
-	if (strlen(path) >= sizeof(dir)) {
+	if (strlen(path) >= sizeof(dir) || strlen(name) > NAME_MAX) {
 		wperf_fail("%s%s: the path is too long", said_by, path);
 		return false;
 	}
 	snprintf(dir, sizeof(dir), "%.*s", !slash ? 1 : slash == path ? 1 : (int)(slash - path),
 		 slash ? path : ".");
-	fd = wperf_open_place_as(dir, name, &user);
+	fd = wperf_open_place_as(dir, name, &made.user);
 	if (fd >= 0 && (fstat(fd, &st) != 0 || S_ISBLK(st.st_mode))) {
 		close(fd);
 		fd = -1;
 		errno = ENOTSUP;
 	}
+	if (fd >= 0 && S_ISDIR(st.st_mode)) {
+		made.dirfd = fd;
+		snprintf(made.name, sizeof(made.name), "%s", name);
+		made.said_by = said_by;
+		made.shown = path;
+		fd = made.fd = wperf_temp_file_as(made.dirfd, made.tmp, &made.user);
+	}
 	if (fd < 0) {
 		wperf_fail("%s%s: cannot write it as %s (who ran sudo; wperf report writes its "
-			   "report where that user could): %s", said_by, path, user.name,
+			   "report where that user could): %s", said_by, path, made.user.name,
 			   errno == EPERM ? "it is another user's file in a sticky directory "
 			   "(as in /tmp)" : wperf_as_user_why(errno));
 		return false;
 	}
-	if (!S_ISDIR(st.st_mode))
-		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	held.fd = fd;
 	snprintf(held.at, sizeof(held.at), "/proc/self/fd/%d", fd);
 	snprintf(held.pid_at, sizeof(held.pid_at), "/proc/%ld/fd/%d", (long)getpid(), fd);
-	snprintf(held.shown, sizeof(held.shown), "%s", S_ISDIR(st.st_mode) ? dir : path);
+	snprintf(held.shown, sizeof(held.shown), "%s", path);
 	wperf_dir_names_add(&held);
-	if (S_ISDIR(st.st_mode))
-		snprintf(named, sizeof(named), "%s/%s", held.at, name);
-	else
-		snprintf(named, sizeof(named), "%s", held.at);
-	if (bt_value_map_insert_string_entry(params, "path", named)) {
+	if (bt_value_map_insert_string_entry(params, "path", held.at)) {
 		wperf_fail("out of memory");
 		return false;
 	}
 	return true;
+}
+
+/* The report file made by place_as_user() emptied, for another run of
+ * the graph (the sink writes through a copy of its descriptor, which
+ * shares the offset). */
+static void place_rewind(void)
+{
+	if (made.fd >= 0 && (ftruncate(made.fd, 0) != 0 || lseek(made.fd, 0, SEEK_SET) != 0))
+		wperf_say("warning: cannot empty the report file %s: %s", made.shown,
+			  strerror(errno));
+}
+
+/* The report file made by place_as_user(), when the report is complete
+ * (rc 0): on the disk and put in place as NAME by the user; else
+ * removed (a named temporary file; an unnamed one goes with its
+ * descriptor). The exit status. */
+static int place_finish(int rc)
+{
+	if (made.fd < 0)
+		return rc;
+	if (rc == WPERF_EXIT_OK && (fsync(made.fd) != 0 ||
+	    wperf_place_file_as(made.dirfd, made.fd, made.tmp, made.name, &made.user) != 0))
+		rc = wperf_fail("%s%s: cannot put the report in place as %s: %s",
+				made.said_by, made.shown, made.user.name, wperf_as_user_why(errno));
+	if (rc != WPERF_EXIT_OK && made.tmp[0])
+		wperf_unlink_as(made.dirfd, made.tmp, &made.user);
+	close(made.fd);
+	close(made.dirfd);
+	made.fd = made.dirfd = -1;
+	return rc;
 }
 
 /* The CTF trace directories under trace (with a `metadata` file), sorted. */
@@ -493,6 +537,7 @@ static int report(const struct report_args *a, const char *const *inputs, size_t
 	if (run.status == WPERF_RUN_FAILED && n == 1 && !stdout_closed() &&
 	    split_unreadable(bt, trace, &readable, &nreadable)) {
 		wperf_run_fini(&run);
+		place_rewind();
 		wperf_bt_run(bt, readable, nreadable, bt->wperf, "knots", params, &run);
 	}
 	free(readable);
@@ -723,6 +768,7 @@ int wperf_cmd_report(int argc, char **argv)
 	wperf_bt_unload(&bt);
 end:
 	wperf_bt_set_timeout(0, "");
+	rc = place_finish(rc);
 	free_traces();
 	bt_value_put_ref(params);
 	for (size_t i = 0; i < a.n_traces; i++)
