@@ -499,6 +499,30 @@ class NotUtf8(RecordingBase):
         self.assertIn('sl\ufffdp', names)
 
 
+class JsonEscapes(RecordingBase):
+    def test_u_escapes_are_read_as_utf8(self):
+        r"""wperf's reader of its own JSON files decodes \uXXXX escapes,
+        as any JSON writer may use them (Python's json does by default),
+        to UTF-8: a surrogate pair to one character, a lone surrogate and
+        \u0000 to U+FFFD (what the writer writes for a byte that is not
+        UTF-8), \n to a newline, which the message escapes. It read each
+        \uXXXX as '?' and \n as 'n'. Seen in what `wperf report` says of a
+        recording cut short (.wperf/recording's "failed")."""
+        out = os.path.join(self.tmp, 't')
+        p = subprocess.run([WPERF, 'record', '-o', out, '--', 'true'], stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        failed = 'd\u00e9j\u00e0 \U0001f600 \u4e2d \ud800 x\u0000y\nz'
+        with open(os.path.join(out, '.wperf', 'recording'), 'w') as f:
+            f.write(json.dumps({'pid': 999999999, 'failed': failed}))     # ASCII, escaped
+        q = subprocess.run([WPERF, 'report', out, '--all', '--output', '/dev/null'],
+                           stdin=subprocess.DEVNULL, capture_output=True, timeout=300)
+        self.assertEqual(q.returncode, 0, q.stderr)
+        said = [ln for ln in q.stderr.decode('utf-8').splitlines() if 'was cut short' in ln]
+        self.assertEqual(len(said), 1, q.stderr)
+        self.assertIn('said: d\u00e9j\u00e0 \U0001f600 \u4e2d \ufffd x\ufffdy\\nz)', said[0])
+
+
 class KernelFileSystem(RecordingBase):
     def test_output_on_tracefs_is_refused_and_leaves_no_instance(self):
         """mkdir in tracefs' instances/ makes an ftrace instance (and in a

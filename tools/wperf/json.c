@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,34 +22,109 @@ static const char *json_blank(const char *p)
 	return p;
 }
 
-/* Past a string at p (its opening quote); copies its content into out
- * (when given). NULL when it is not a string. */
+/* The four hex digits at p as a number; -1 when they are not. */
+static long json_hex4(const char *p)
+{
+	long v = 0;
+
+	for (int i = 0; i < 4; i++) {
+		if (!isxdigit((unsigned char)p[i]))
+			return -1;
+		v = v * 16 + (isdigit((unsigned char)p[i]) ? p[i] - '0' :
+			      tolower((unsigned char)p[i]) - 'a' + 10);
+	}
+	return v;
+}
+
+/* The code point of the \uXXXX escape at p (past its "\u"), a pair of
+ * them for one above U+FFFF (a high surrogate then a low one); *p moved
+ * past what it used. A surrogate without its other half, and U+0000
+ * (no C string holds it), read as U+FFFD, as wperf.json's writer writes
+ * any byte that is not UTF-8. -1 when the digits are not hex. */
+static long json_code_point(const char **p)
+{
+	long cp = json_hex4(*p), low;
+
+	if (cp < 0)
+		return -1;
+	*p += 4;
+	if (cp >= 0xdc00 && cp <= 0xdfff)
+		return 0xfffd;  /* a low surrogate alone */
+	if (cp >= 0xd800 && cp <= 0xdbff) {
+		if ((*p)[0] != '\\' || (*p)[1] != 'u' || (low = json_hex4(*p + 2)) < 0xdc00 ||
+		    low > 0xdfff)
+			return 0xfffd;  /* a high surrogate alone: what follows is read on its own */
+		*p += 6;
+		return 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
+	}
+	return cp ? cp : 0xfffd;
+}
+
+/* cp as UTF-8 into u (4 bytes); its length. */
+static size_t json_utf8(long cp, char *u)
+{
+	if (cp < 0x80) {
+		u[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		u[0] = (char)(0xc0 | (cp >> 6));
+		u[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		u[0] = (char)(0xe0 | (cp >> 12));
+		u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		u[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	u[0] = (char)(0xf0 | (cp >> 18));
+	u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	u[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+/* Past a string at p (its opening quote); copies its content, its
+ * escapes decoded (\uXXXX to UTF-8), into out (when given), cut short
+ * where it does not fit, never inside a character. NULL when it is not
+ * a string. */
 static const char *json_string(const char *p, char *out, size_t outlen)
 {
-	size_t n = 0;
+	static const char plain[] = "\"\\/bfnrt", meant[] = "\"\\/\b\f\n\r\t";
+	size_t n = 0, len;
+	bool full = false;
+	char u[4];
 
 	if (*p++ != '"')
 		return NULL;
 	while (*p && *p != '"') {
-		char c = *p++;
+		const char *esc;
 
-		if ((unsigned char)c < 0x20)
+		if ((unsigned char)*p < 0x20)
 			return NULL;
-		if (c == '\\') {
-			if (!*p)
-				return NULL;
-			c = *p++;
-			if (c == 'u') {
-				for (int i = 0; i < 4; i++)
-					if (!isxdigit((unsigned char)*p++))
-						return NULL;
-				c = '?';
-			} else if (!strchr("\"\\/bfnrt", c)) {
+		u[0] = *p++;
+		len = 1;
+		if (u[0] == '\\') {
+			long cp;
+
+			if (*p == 'u') {
+				p++;
+				if ((cp = json_code_point(&p)) < 0)
+					return NULL;
+				len = json_utf8(cp, u);
+			} else if (*p && (esc = strchr(plain, *p))) {
+				u[0] = meant[esc - plain];
+				p++;
+			} else {
 				return NULL;
 			}
 		}
-		if (out && n + 1 < outlen)
-			out[n++] = c;
+		full = full || !out || n + len >= outlen;
+		if (!full) {
+			memcpy(out + n, u, len);
+			n += len;
+		}
 	}
 	if (out && outlen)
 		out[n] = '\0';

@@ -13,8 +13,10 @@
 #include <stddef.h>
 
 /* One top-level member wanted: its text, as written (a string's content
- * without its quotes, escapes resolved except \u, which reads as '?'; a
- * number's digits; an object's or array's whole text). */
+ * without its quotes, its escapes decoded: \uXXXX, and a surrogate pair,
+ * to UTF-8, a lone surrogate and \u0000 to U+FFFD (as the writer writes
+ * bytes that are not UTF-8); cut short where out ends, never inside a
+ * character; a number's digits; an object's or array's whole text). */
 struct json_want {
 	const char *key;
 	char *out;
