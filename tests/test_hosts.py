@@ -862,5 +862,61 @@ class SyncTracesAsOneGraph(unittest.TestCase):
         self.assertEqual(across, {('ssh', 'VM1', 'sshd', 'VM3'), ('sshd', 'VM3', 'ssh', 'VM1')})
 
 
+
+# A host name as a trace's metadata may say it: whoever made the trace
+# chose it. Quotes and markup for JSON, DOT and XML; a terminal's escape
+# sequence (red text), a bell, a line break and DEL for the text report.
+HOSTILE = 'ev"il\'<b>&amp;\\\x1b[31mRED\x07\nx\x7f\u00e9'
+
+
+def control_chars(text):
+    """The control characters in text but for line ends and tabs."""
+    return sorted({c for c in text if (c < ' ' and c not in '\n\t') or c == '\x7f'})
+
+
+class HostileHostName(unittest.TestCase):
+    """A host name reaches every report format escaped as that format
+    needs, and no terminal control character reaches the text report."""
+
+    def test_every_format_of_two_hosts(self):
+        a = disk_host(HOSTILE, 5, 'client')
+        b = disk_host('beta', 3, 'server')
+        out = {fmt: ws.run_knots_hosts_text([a, b], format=fmt)
+               for fmt in ('text', 'json', 'dot', 'svg', 'html', 'graphml')}
+        js = json.loads(out['json'])
+        self.assertEqual({v['host'] for v in js['vertices']}, {HOSTILE, 'beta'})
+        self.assertIn('client (100)@ev"il\'<b>&amp;\\?[31mRED??x?\u00e9', out['text'])
+        for fmt in ('text', 'dot', 'svg', 'html', 'graphml'):
+            with self.subTest(fmt=fmt):
+                self.assertEqual(control_chars(out[fmt]), [], out[fmt][-3000:])
+        for fmt in ('svg', 'graphml'):
+            with self.subTest(fmt=fmt):
+                ET.fromstring(out[fmt].encode())        # well-formed XML
+        # the DOT cluster of the host names it as the vertices do
+        self.assertIn('label="host ev\\"il\'<b>&amp;\\\\?[31mRED??x?\u00e9"', out['dot'])
+
+    def test_synchronised_hosts_text_and_json(self):
+        """The same name read back from a CTF trace by wperf report (its
+        metadata writes it with TSDL escapes, \\" and \\x1b) to put its
+        clock on alpha's: the clock line of the text report cleaned, the
+        JSON exact. wperf report used to cut the name at its first \\"
+        and refuse the trace."""
+        a, b = synced_hosts()
+        b.hostname = HOSTILE
+        with tempfile.TemporaryDirectory(prefix='wperf-hosts-') as tmp:
+            dirs = [ws.write_ctf(s, os.path.join(tmp, 'h%d' % i)) for i, s in enumerate((a, b))]
+            p = wperf_report(dirs)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            js = json.loads(p.stdout)
+            hosts = {h['name']: h['clock'] for h in js['hosts']}
+            self.assertEqual(sorted(hosts), ['alpha', HOSTILE])
+            self.assertEqual(hosts[HOSTILE]['path'], ['alpha', HOSTILE])
+            q = wperf_report(dirs, '--format', 'text')
+            self.assertEqual(q.returncode, 0, q.stderr)
+            self.assertEqual(control_chars(q.stdout), [])
+            line = [ln for ln in q.stdout.splitlines() if 'clock of' in ln]
+            self.assertEqual(len(line), 1, q.stdout[-3000:])
+            self.assertIn('clock of ev"il\'<b>&amp;\\?[31m ', line[0])     # 20 bytes
+
 if __name__ == '__main__':
     unittest.main(verbosity=2)

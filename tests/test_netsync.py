@@ -244,6 +244,36 @@ class NewLayout(unittest.TestCase):
         self.assertLess(p['accuracy_ns'], 100000)
 
 
+class HostileHostName(unittest.TestCase):
+    def test_escaped_in_json_and_text(self):
+        """A host name is a trace's metadata, whoever made the trace:
+        quotes, a backslash and control characters in it. The JSON
+        results are valid JSON that name it exactly (it was written
+        between quotes as it was, so a quote ended the string), the
+        text results hold no control character (an escape sequence
+        reached the terminal)."""
+        evil = 'b"\\\x1b[2J\x07\n\x7f<\u00e9'
+        ev = two_host_events(21)
+        ev[evil] = ev.pop('b')
+        tmp = tempfile.mkdtemp(prefix='wperf-netsync-')
+        self.addCleanup(shutil.rmtree, tmp, True)
+        path = os.path.join(tmp, 'sync.json')
+        run_hosts(ev, {'format': 'json', 'path': path})
+        with open(path) as f:
+            js = json.load(f)
+        self.assertEqual([h['name'] for h in js['hosts']], ['a', evil])
+        self.assertEqual((js['pairs'][0]['reference'], js['pairs'][0]['other']), ('a', evil))
+        self.assertEqual(js['placements'][0]['host'], evil)
+        self.assertEqual(js['placements'][0]['path'], ['a', evil])
+        path = os.path.join(tmp, 'sync.txt')
+        run_hosts(ev, {'path': path})
+        with open(path) as f:
+            text = f.read()
+        self.assertEqual(sorted({c for c in text if (c < ' ' and c != '\n') or c == '\x7f'}),
+                         [])
+        self.assertIn('Host       b"\\?[2J???<\u00e9: 21 TCP sends', text)
+
+
 # A third host c, on the true time t: t + t/5000 + 10.000456 s (200 ppm
 # fast; about 100 ppm and 5 s from b).
 C_BETA = 10000456000

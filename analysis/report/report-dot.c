@@ -351,7 +351,10 @@ static void write_host_clusters(FILE *out, const struct wperf_report *r,
 			any = d->vertex[v] && g->vertices[v].host == h;
 		if (!any)
 			continue;
-		snprintf(label, sizeof label, "host %s", g->hosts[h] ? g->hosts[h] : "?");
+		/* The trace's metadata names the host: cleaned as vertex labels are
+		 * (a control character is no XML in the SVG graphviz makes). */
+		memcpy(label, "host ", 5);
+		wperf_text_clean(label + 5, sizeof label - 5, g->hosts[h] ? g->hosts[h] : "?");
 		fprintf(out, "  subgraph cluster_host%lu {\n    label=", (unsigned long)h);
 		dot_string(out, label);
 		fputs(";\n    style=\"dashed\"; color=\"" COLOR_EDGE "\"; class=\"host\";\n", out);

@@ -453,6 +453,26 @@ static void sanitize(char *s)
 	}
 }
 
+/* wperf/report.h. */
+void wperf_text_clean(char *buf, size_t len, const char *s)
+{
+	size_t n = 0, k;
+
+	if (len == 0)
+		return;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p += k) {
+		k = wperf_fmt_utf8_length(p);
+		if (k == 0)
+			k = 1;  /* not UTF-8: one '?' a byte, as sanitize() */
+		if (n + k >= len)
+			break;
+		memmove(buf + n, p, k);     /* buf may be s */
+		n += k;
+	}
+	buf[n] = '\0';
+	sanitize(buf);
+}
+
 void wperf_fmt_vertex_label(char *buf, size_t len, const struct wperf_graph *g,
 			    uint32_t id)
 {

@@ -230,15 +230,20 @@ static void write_host_clocks(FILE *out, const struct wperf_graph *g)
 {
 	for (size_t i = 0; i < g->n_host_clocks; i++) {
 		const struct wperf_host_clock *c = &g->host_clocks[i];
-		char what[64];
+		char what[32], host[21], ref[256], via[512];
 
-		snprintf(what, sizeof what, "clock of %.20s", g->hosts[c->host]);
+		/* Host names come from the traces' metadata: cleaned. */
+		wperf_text_clean(host, sizeof host, g->hosts[c->host]);
+		wperf_text_clean(ref, sizeof ref, c->reference);
+		snprintf(what, sizeof what, "clock of %s", host);
 		fprintf(out, "  %-32s on %s's time: offset %+.6f s, drift %+.3f ppm, accurate to "
-			"+-%.0f ns\n", what, c->reference, c->offset_ns / 1e9,
+			"+-%.0f ns\n", what, ref, c->offset_ns / 1e9,
 			(c->alpha - 1) * 1e6, c->accuracy_ns);
-		if (c->via)
+		if (c->via) {
+			wperf_text_clean(via, sizeof via, c->via);
 			fprintf(out, "  %-32s (through %s: each pair's transform from matched TCP "
-				"segments, composed; their accuracies added)\n", "", c->via);
+				"segments, composed; their accuracies added)\n", "", via);
+		}
 		else
 			fprintf(out, "  %-32s (t' = (t - offset) / alpha, from matched TCP "
 				"segments)\n", "");

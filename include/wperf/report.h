@@ -46,6 +46,13 @@ int wperf_report_write_json(const struct wperf_report *r, FILE *out);
  * notice that the hosts' clocks cannot be synchronised yet). */
 void wperf_json_string(FILE *out, const char *s);
 
+/* s copied into buf (len bytes, cut short where it ends, never inside a
+ * character) as the text report shows a name from a trace: each control
+ * character, DEL and byte that is not UTF-8 as '?', so that no name (a
+ * host's, which any trace's metadata may say) can move a terminal's
+ * cursor or change its colours, nor break a line. buf may be s. */
+void wperf_text_clean(char *buf, size_t len, const char *s);
+
 /* The wait-for graph for pictures and graph tools (doc/wperf-report.7.md,
  * "PICTURES, HTML AND GRAPHML"). Same return convention. */
 

@@ -521,6 +521,8 @@ static void notice(struct knots_sink *s)
 		 y->state);
 	y->notices++;
 	if (s->format == FORMAT_TEXT) {
+		/* Host names come from the traces' metadata: cleaned. */
+		wperf_text_clean(why, sizeof why, why);
 		fprintf(out, "=== wperf: %s; %zu messages held until then ===\n", why, y->held);
 	} else {
 		fprintf(out, "{\"every\": {\"report\": \"sync\", \"final\": false, "
@@ -618,6 +620,7 @@ int sink_sync_take(struct knots_sink *s, const bt_message *msg)
 		return -1;
 	if (!y->synced) {
 		if (y->held > HOLD_MAX) {
+			wperf_text_clean(y->state, sizeof y->state, y->state);
 			sink_fail(s, "cannot synchronise the hosts' clocks within the first %u "
 				  "messages: %s; the hosts must exchange TCP segments both ways, "
 				  "and record net_dev_queue and net_if_receive_skb (wperf record "
@@ -639,6 +642,7 @@ int sink_sync_end(struct knots_sink *s)
 	if (!y->synced && compute(s) < 0)
 		return -1;
 	if (!y->synced) {
+		wperf_text_clean(y->state, sizeof y->state, y->state);    /* names from traces */
 		sink_fail(s, "cannot synchronise the hosts' clocks: %s, so their waits cannot be "
 			  "put on one time base: each host must exchange TCP segments both ways "
 			  "with the first by name, or with a host linked to it, while they are "

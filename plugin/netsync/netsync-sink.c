@@ -28,6 +28,7 @@
 #include "components.h"
 #include "wperf/clocksync.h"
 #include "wperf/netmatch.h"
+#include "wperf/report.h"
 
 #define COMP_NAME "sink.wperf.netsync"
 #define MAX_HOSTS 64
@@ -49,7 +50,8 @@ const char wperf_netsync_help[] =
 	"standard output).\n";
 
 struct host {
-	char *name;
+	char *name;     /* as the trace says: a trace's metadata, anyone's */
+	char *shown;    /* as written: quoted and escaped for JSON, cleaned for text */
 	uint64_t sends, receives;
 };
 
@@ -109,8 +111,10 @@ void wperf_netsync_finalize(bt_self_component_sink *self)
 
 	if (!s)
 		return;
-	for (unsigned i = 0; i < s->nhosts; i++)
+	for (unsigned i = 0; i < s->nhosts; i++) {
 		free(s->hosts[i].name);
+		free(s->hosts[i].shown);
+	}
 	wperf_netmatch_destroy(s->match);
 	bt_message_iterator_put_ref(s->iter);
 	free(s->path);
@@ -132,6 +136,34 @@ wperf_netsync_graph_is_configured(bt_self_component_sink *self)
 
 /* ------------------------------------------------------------ decoding */
 
+/* A host name as the results show it (caller frees; NULL when out of
+ * memory): the trace's metadata says it and may hold anything, quotes
+ * and terminal control sequences too. JSON: a JSON string, quotes
+ * included, escaped as every JSON string wperf writes; text: control
+ * characters and bytes that are not UTF-8 as '?', as the knot report
+ * shows names. */
+static char *shown_name(const char *name, bool json)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!json) {
+		len = strlen(name) + 1;
+		if ((buf = malloc(len)))
+			wperf_text_clean(buf, len, name);
+		return buf;
+	}
+	if (!(f = open_memstream(&buf, &len)))
+		return NULL;
+	wperf_json_string(f, name);
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 /* The host of an event's trace, by name: its index, or -1 (too many
  * hosts, or out of memory: why set). */
 static int host_of(struct netsync *s, const bt_event *ev, const char **why)
@@ -149,7 +181,9 @@ static int host_of(struct netsync *s, const bt_event *ev, const char **why)
 		*why = "more than 64 hosts";
 		return -1;
 	}
-	if (!(s->hosts[s->nhosts].name = strdup(name))) {
+	if (!(s->hosts[s->nhosts].name = strdup(name)) ||
+	    !(s->hosts[s->nhosts].shown = shown_name(name, s->json))) {
+		free(s->hosts[s->nhosts].name);
 		*why = "out of memory";
 		return -1;
 	}
@@ -241,18 +275,18 @@ static void by_name(const struct netsync *s, unsigned *order)
 static void text_pair(FILE *f, const struct netsync *s, unsigned a, unsigned b,
 		      const struct wperf_clock_sync *c)
 {
-	fprintf(f, "\n%s -> %s: %zu segments matched, %s -> %s: %zu\n", s->hosts[a].name,
-		s->hosts[b].name, c->n_ab, s->hosts[b].name, s->hosts[a].name, c->n_ba);
+	fprintf(f, "\n%s -> %s: %zu segments matched, %s -> %s: %zu\n", s->hosts[a].shown,
+		s->hosts[b].shown, c->n_ab, s->hosts[b].shown, s->hosts[a].shown, c->n_ba);
 	fprintf(f, "Quality    %s\n", wperf_sync_quality_name(c->quality));
 	if (c->quality != WPERF_SYNC_ACCURATE && c->quality != WPERF_SYNC_APPROXIMATE)
 		return;
 	fprintf(f, "Transform  t(%s) = alpha * t(%s) + beta, times in ns since the Unix epoch\n",
-		s->hosts[b].name, s->hosts[a].name);
+		s->hosts[b].shown, s->hosts[a].shown);
 	fprintf(f, "           alpha = %.16Lf (drift %+.3Lf ppm; feasible %.16Lf .. %.16Lf)\n",
 		c->alpha, (c->alpha - 1) * 1e6L, c->alpha_min, c->alpha_max);
 	fprintf(f, "           beta  = %.3Lf ns\n", c->beta);
 	fprintf(f, "           offset %+.3Lf s at %s's first match\n",
-		(c->anchor_y - (long double)c->anchor_x) / 1e9L, s->hosts[a].name);
+		(c->anchor_y - (long double)c->anchor_x) / 1e9L, s->hosts[a].shown);
 	fprintf(f, "Accuracy   +-%.0f ns: every transform the matches allow is this close over the "
 		"matches' span (%.3f s; hull points %zu and %zu)\n", c->accuracy_ns,
 		(double)(c->last_x - c->first_x) / 1e9, c->hull_ab, c->hull_ba);
@@ -263,9 +297,9 @@ static void json_pair(FILE *f, const struct netsync *s, unsigned a, unsigned b,
 {
 	bool has = c->quality == WPERF_SYNC_ACCURATE || c->quality == WPERF_SYNC_APPROXIMATE;
 
-	fprintf(f, "%s\n    {\"reference\": \"%s\", \"other\": \"%s\", \"matches_to_other\": %zu, "
+	fprintf(f, "%s\n    {\"reference\": %s, \"other\": %s, \"matches_to_other\": %zu, "
 		"\"matches_to_reference\": %zu, \"quality\": \"%s\"", first ? "" : ",",
-		s->hosts[a].name, s->hosts[b].name, c->n_ab, c->n_ba,
+		s->hosts[a].shown, s->hosts[b].shown, c->n_ab, c->n_ba,
 		wperf_sync_quality_name(c->quality));
 	if (has)
 		fprintf(f, ", \"alpha\": %.17Lg, \"beta\": %.6Lf, \"alpha_min\": %.17Lg, "
@@ -283,8 +317,8 @@ static void head(FILE *f, const struct netsync *s, const unsigned *order,
 	if (s->json) {
 		fprintf(f, "{\n  \"hosts\": [");
 		for (unsigned i = 0; i < s->nhosts; i++)
-			fprintf(f, "%s{\"name\": \"%s\", \"sends\": %" PRIu64 ", \"receives\": %"
-				PRIu64 "}", i ? ", " : "", s->hosts[order[i]].name,
+			fprintf(f, "%s{\"name\": %s, \"sends\": %" PRIu64 ", \"receives\": %"
+				PRIu64 "}", i ? ", " : "", s->hosts[order[i]].shown,
 				s->hosts[order[i]].sends, s->hosts[order[i]].receives);
 		fprintf(f, "],\n  \"matched\": %" PRIu64 ", \"unmatched_sends\": %" PRIu64
 			", \"unmatched_receives\": %" PRIu64 ", \"repeated\": %" PRIu64
@@ -295,7 +329,7 @@ static void head(FILE *f, const struct netsync *s, const unsigned *order,
 	fprintf(f, "wPerf network matching and clock synchronisation\n");
 	for (unsigned i = 0; i < s->nhosts; i++)
 		fprintf(f, "Host       %s: %" PRIu64 " TCP sends, %" PRIu64 " receives\n",
-			s->hosts[order[i]].name, s->hosts[order[i]].sends,
+			s->hosts[order[i]].shown, s->hosts[order[i]].sends,
 			s->hosts[order[i]].receives);
 	fprintf(f, "Matched    %" PRIu64 " segments (by seq, ack_seq, flags); unmatched: %" PRIu64
 		" sends, %" PRIu64 " receives; %" PRIu64 " repeated copies (paired in order); %"
@@ -320,7 +354,7 @@ static void path_text(const struct netsync *s, const unsigned *order,
 	buf[0] = '\0';
 	while (n-- > 0 && used < len)
 		used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? " -> " : "",
-					 s->hosts[order[chain[n]]].name);
+					 s->hosts[order[chain[n]]].shown);
 }
 
 /* JSON: ["A", "B", "C"], the same path. */
@@ -336,7 +370,7 @@ static void path_json(FILE *f, const struct netsync *s, const unsigned *order,
 	}
 	fputc('[', f);
 	for (unsigned i = n; i-- > 0;)
-		fprintf(f, "\"%s\"%s", s->hosts[order[chain[i]]].name, i ? ", " : "");
+		fprintf(f, "%s%s", s->hosts[order[chain[i]]].shown, i ? ", " : "");
 	fputc(']', f);
 }
 
@@ -345,7 +379,7 @@ static void path_json(FILE *f, const struct netsync *s, const unsigned *order,
 static void write_placements(FILE *f, const struct netsync *s, const unsigned *order,
 			     const struct wperf_clock_place *pl)
 {
-	const char *ref = s->hosts[order[0]].name;
+	const char *ref = s->hosts[order[0]].shown;
 	char path[MAX_HOSTS * 72];
 
 	if (s->json)
@@ -355,10 +389,10 @@ static void write_placements(FILE *f, const struct netsync *s, const unsigned *o
 			"accuracies add up least)\n", ref);
 	for (unsigned k = 1; k < s->nhosts; k++) {
 		const struct wperf_clock_place *p = &pl[k];
-		const char *name = s->hosts[order[k]].name;
+		const char *name = s->hosts[order[k]].shown;
 
 		if (s->json) {
-			fprintf(f, "%s\n    {\"host\": \"%s\", \"reference\": \"%s\", \"path\": ",
+			fprintf(f, "%s\n    {\"host\": %s, \"reference\": %s, \"path\": ",
 				k > 1 ? "," : "", name, ref);
 			if (!p->placed) {
 				fprintf(f, "null}");

@@ -131,6 +131,11 @@ static const char *json_string(const char *p, char *out, size_t outlen)
 	return *p == '"' ? p + 1 : NULL;
 }
 
+const char *wperf_json_string_at(const char *p, char *out, size_t outlen)
+{
+	return json_string(p, out, outlen);
+}
+
 /* Past the value at p; NULL when it is not JSON. */
 static const char *json_value(const char *p, int depth)
 {

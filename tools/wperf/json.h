@@ -29,6 +29,10 @@ struct json_want {
  * when text is not one JSON object. */
 bool wperf_json_members(const char *text, struct json_want *want, size_t nwant);
 
+/* Past the JSON string at p (its opening quote), its content decoded
+ * into out as a json_want's; NULL when p holds no JSON string. */
+const char *wperf_json_string_at(const char *p, char *out, size_t outlen);
+
 /* The whole of a small file, malloc'ed and NUL-terminated; NULL with errno. */
 char *wperf_read_text(const char *path);
 

@@ -18,8 +18,10 @@
  */
 #include "report-hosts.h"
 #include "bt-failure.h"
+#include "json.h"
 #include "wperf.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <ftw.h>
 #include <inttypes.h>
@@ -42,13 +44,56 @@ static int first_metadata(const char *path, const struct stat *st, int type, str
 	return 1;
 }
 
+/* The TSDL string literal's content from p (past its opening quote) to
+ * its closing quote before end, its escapes decoded as C's (sink.ctf.fs
+ * writes a quote as \", a control character as \xHH: a host name is
+ * whatever the traced machine, or whoever made the trace, said), into
+ * out. false when it does not end before end, or does not fit, or holds
+ * a NUL. */
+static bool tsdl_string(const char *p, const char *end, char *out, size_t len)
+{
+	static const char plain[] = "abfnrtv\\'\"?", meant[] = "\a\b\f\n\r\t\v\\'\"?";
+	size_t n = 0;
+
+	for (; p < end && *p != '"'; n++) {
+		unsigned long c = (unsigned char)*p++;
+		const char *e;
+
+		if (c == '\\' && p < end) {
+			if (*p == 'x' || (*p >= '0' && *p <= '7')) {
+				/* \xHH (two hex digits at most), \NNN (three octal) */
+				bool hex = *p == 'x';
+				const char *digits = hex ? "0123456789abcdefABCDEF" : "01234567";
+				int most = hex ? 2 : 3, k = 0;
+
+				for (c = 0, p += hex; k < most && p < end && *p &&
+				     strchr(digits, *p); k++, p++)
+					c = c * (hex ? 16 : 8) + (unsigned long)(isdigit((unsigned char)*p) ?
+						*p - '0' : tolower((unsigned char)*p) - 'a' + 10);
+				if (k == 0 || c == 0 || c > 0xff)
+					return false;
+			} else if ((e = strchr(plain, *p)) && *p) {
+				c = (unsigned char)meant[e - plain];
+				p++;
+			} else {
+				return false;
+			}
+		}
+		if (n + 1 >= len)
+			return false;
+		out[n] = (char)c;
+	}
+	out[n < len ? n : 0] = '\0';
+	return p < end;
+}
+
 /* The `hostname` of the trace environment in dir's first metadata file
  * (the TSDL text, also inside LTTng's metadata packets); false when it
  * says none. */
 static bool input_hostname(const char *dir, char *out, size_t len)
 {
 	static char buf[1 << 20];
-	const char *key = "hostname = \"", *p, *end;
+	const char *key = "hostname = \"", *p;
 	size_t n;
 	FILE *f;
 
@@ -63,11 +108,7 @@ static bool input_hostname(const char *dir, char *out, size_t len)
 	if (!p)
 		return false;
 	p += strlen(key);
-	end = memchr(p, '"', (size_t)(buf + n - p));
-	if (!end || end == p || (size_t)(end - p) >= len)
-		return false;
-	snprintf(out, len, "%.*s", (int)(end - p), p);
-	return true;
+	return tsdl_string(p, buf + n, out, len) && out[0];
 }
 
 /* ------------------------------------------------------------ the pairs */
@@ -88,6 +129,14 @@ struct placement {
 	double accuracy_ns;
 };
 
+/* Whether a string decoded into out (len bytes) may have been cut
+ * short: it is cut only where a character (at most 4 bytes) no longer
+ * fits, so one shorter than that is whole. */
+static bool cut(const char *out, size_t len)
+{
+	return strlen(out) + 4 >= len;
+}
+
 /* The string value of "key" in the JSON object text obj, into out. */
 static bool json_text(const char *obj, const char *key, char *out, size_t len)
 {
@@ -97,11 +146,10 @@ static bool json_text(const char *obj, const char *key, char *out, size_t len)
 	snprintf(k, sizeof(k), "\"%s\": \"", key);
 	if (!(p = strstr(obj, k)))
 		return false;
-	p += strlen(k);
-	if (!(end = strchr(p, '"')) || (size_t)(end - p) >= len)
-		return false;
-	snprintf(out, len, "%.*s", (int)(end - p), p);
-	return true;
+	p += strlen(k) - 1;
+	/* Escapes decoded: a host name is a trace's, and may hold anything. */
+	out[0] = '\0';
+	return (end = wperf_json_string_at(p, out, len)) && !cut(out, len);
 }
 
 /* The text right after "key": in obj, or NULL. */
@@ -134,12 +182,12 @@ static bool parse_via(const char *v, char *via, size_t len)
 	if (*v++ != '[')
 		return false;
 	while (*v == '"' && n <= WPERF_REPORT_HOSTS_MAX) {
-		const char *end = strchr(v + 1, '"');
+		const char *end = wperf_json_string_at(v, name[n], sizeof(name[n]));
 
-		if (!end || (size_t)(end - v - 1) >= sizeof(name[n]))
+		if (!end || cut(name[n], sizeof(name[n])))
 			return false;
-		snprintf(name[n++], sizeof(name[0]), "%.*s", (int)(end - v - 1), v + 1);
-		v = end + 1;
+		n++;
+		v = end;
 		if (*v == ']')
 			break;
 		if (strncmp(v, ", ", 2))
