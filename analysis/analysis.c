@@ -23,7 +23,6 @@
 #include "disk.h"
 #include "edges.h"
 #include "falsewake.h"
-#include "merge-keys.h"
 #include "nic.h"
 #include "runhist.h"
 #include "stacks.h"
@@ -135,25 +134,25 @@ static enum cascade_waker cascade_waker_kind(enum wperf_vertex_kind kind)
  * (both known) of two names? A client and its server; not two threads of
  * one process, nor two processes of one program (PostgreSQL's backends),
  * which may share locks (wperf_edge.served_ns). */
-static bool other_program(const struct wperf_vertex *v, const struct wperf_vertex *w)
+static bool other_program(struct wperf_analysis *a, const struct closed_segment *seg,
+			  const struct wperf_vertex *v, const struct wperf_vertex *w)
 {
 	return v->pid > 0 && w->pid > 0 && v->pid != w->pid && v->comm && w->comm &&
-	       !wperf_same_name_base(v->comm, w->comm);
+	       !vt_same_name_base(&a->vt, seg->vertex, seg->waker);
 }
 
 /* A wait on a thread of another program: the time that thread ran
  * meanwhile, neither waiting nor runnable (on_runnable), is its work for
- * the waiter (wperf_edge.served_ns), added to the edge edges_add_wait
- * just weighed. A kernel thread's waits for work are not in its history
- * (they would count as running): its time is not judged. */
+ * the waiter (wperf_edge.served_ns), added to edge e, which
+ * edges_add_wait just weighed. A kernel thread's waits for work are not
+ * in its history (they would count as running): its time is not judged. */
 static void add_served(struct wperf_analysis *a, const struct closed_segment *seg,
 		       const struct wperf_vertex *v, const struct wperf_vertex *w,
-		       int64_t on_runnable)
+		       int64_t on_runnable, size_t e)
 {
-	size_t e = a->edges.last_added;
 	int64_t served;
 
-	if (e >= a->edges.n || !other_program(v, w) ||
+	if (e >= a->edges.n || !other_program(a, seg, v, w) ||
 	    (vt_comm_flags(&a->vt, seg->waker) & (VT_COMM_TRACER | VT_COMM_WAITS_FOR_WORK)))
 		return;
 	served = seg->end - seg->start - on_runnable -
@@ -173,6 +172,7 @@ on_wait_segment(struct wperf_analysis *a, const struct closed_segment *seg,
 	int64_t d = seg->end - seg->start;
 	int64_t cascade_ns = 0;
 	bool requested;
+	size_t e;
 
 	v->waiting_ns[w->kind] += d;
 	v->waits++;
@@ -193,8 +193,8 @@ on_wait_segment(struct wperf_analysis *a, const struct closed_segment *seg,
 				      : 0;
 
 	v->waited_on_runnable_ns += on_runnable;
-	requested = edges_add_wait(&a->edges, seg->vertex, seg->waker, seg->start, seg->end,
-				   on_runnable, forked_by(a, seg->waker) == seg->vertex);
+	e = edges_add_wait(&a->edges, seg->vertex, seg->waker, seg->start, seg->end,
+			   on_runnable, forked_by(a, seg->waker) == seg->vertex, &requested);
 	if (seg->stack)
 		stacks_add_wait(&a->stacks, seg->vertex, seg->waker, seg->stack - 1, d);
 	if (seg->after_gap)
@@ -211,7 +211,7 @@ on_wait_segment(struct wperf_analysis *a, const struct closed_segment *seg,
 						seg->waker, cascade_waker_kind(w->kind),
 						requested, seg->start, seg->end);
 		if (w->kind == WPERF_V_THREAD)
-			add_served(a, seg, v, w, on_runnable);
+			add_served(a, seg, v, w, on_runnable, e);
 	}
 	maybe_prune(a);
 	return cascade_ns;

@@ -206,19 +206,19 @@ static bool requested(const struct edge_map *m, size_t i)
 	return r != EDGE_NONE && m->last_wait[r] > m->last_wait[i];
 }
 
-bool edges_add_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t start,
-		    int64_t end, int64_t on_runnable_ns, bool from_forked_to)
+size_t edges_add_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t start,
+		      int64_t end, int64_t on_runnable_ns, bool from_forked_to, bool *asked)
 {
 	size_t i = edges_get(m, from, to);
 	int64_t duration = end - start;
-	bool asked;
 
-	m->last_added = i;
-	if (i == EDGE_NONE)
-		return true;
+	if (i == EDGE_NONE) {
+		*asked = true;
+		return i;
+	}
 	/* Creating a thread asks it for its whole work, as waking it does:
 	 * a parent's wait for its child's exit, a join on a worker. */
-	asked = requested(m, i) || (from_forked_to && m->last_wait[i] == 0);
+	*asked = requested(m, i) || (from_forked_to && m->last_wait[i] == 0);
 	m->e[i].weight_ns += duration;
 	m->e[i].direct_ns += duration;
 	m->e[i].runnable_ns += on_runnable_ns;
@@ -229,7 +229,7 @@ bool edges_add_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t star
 	m->last_wait[i] = ++m->waits_seen;
 	if (!note_wakeup(m, to, i, end) || !note_wait_ended(m, from, end))
 		m->oom = true;
-	return asked;
+	return i;
 }
 
 void edges_add_idle_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t start,

@@ -35,7 +35,6 @@ struct edge_map {
 		bool grouped; /* already counted in that edge's `grouped` */
 	} *last_wake;
 	size_t n_last_wake;
-	size_t last_added;    /* the edge of the latest edges_add_wait, or EDGE_NONE */
 	bool oom;
 };
 
@@ -54,13 +53,15 @@ size_t edges_get(struct edge_map *m, uint32_t from, uint32_t to);
  * turn when the reverse edge had a wait since this edge's last one; a
  * chained wait when `to` ended a wait of its own after `start`; a grouped
  * wait when `to` woke another thread within EDGES_GROUP_WAKE_NS of `end`
- * (both waits count); on_runnable_ns of it `to` was runnable (runnable_ns). Waits are added in the order they end. Returns
- * whether the wait was *requested*: `from` had woken `to` (a wait of `to`
- * ended by `from`, a wait for work included) since `to` last woke `from`,
- * or `from` created `to` (from_forked_to) and `to` never woke it since
- * (cascade_wait_ended). */
-bool edges_add_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t start,
-		    int64_t end, int64_t on_runnable_ns, bool from_forked_to);
+ * (both waits count); on_runnable_ns of it `to` was runnable (runnable_ns).
+ * Waits are added in the order they end. Returns the edge's index
+ * (EDGE_NONE when out of memory), for what the caller adds to it, and
+ * sets *requested: was the wait *requested*, `from` having woken `to` (a
+ * wait of `to` ended by `from`, a wait for work included) since `to` last
+ * woke `from`, or `from` having created `to` (from_forked_to) and `to`
+ * never woken it since (cascade_wait_ended; true when out of memory). */
+size_t edges_add_wait(struct edge_map *m, uint32_t from, uint32_t to, int64_t start,
+		      int64_t end, int64_t on_runnable_ns, bool from_forked_to, bool *requested);
 /* Weight that reaches the edge by cascade only. */
 /* A wait for work of `from`, ended by `to` (graph.h, idle_ns): counted
  * apart, no weight. */

@@ -56,8 +56,7 @@ bool wperf_vertex_is_short_lived(const struct wperf_graph *g, const struct wperf
 	       under_percent(v->last_ts - v->first_ts, duration, WPERF_SHORT_LIVED_PERCENT);
 }
 
-/* The length of comm's name base (wperf_merge_name_base()). */
-static size_t name_base_len(const char *comm)
+size_t wperf_name_base_len(const char *comm)
 {
 	size_t n = strlen(comm);
 
@@ -68,15 +67,9 @@ static size_t name_base_len(const char *comm)
 
 char *wperf_merge_name_base(const char *comm)
 {
-	return strndup(comm, name_base_len(comm));
+	return strndup(comm, wperf_name_base_len(comm));
 }
 
-bool wperf_same_name_base(const char *a, const char *b)
-{
-	size_t n = name_base_len(a);
-
-	return n == name_base_len(b) && memcmp(a, b, n) == 0;
-}
 uint32_t wperf_vertex_main_stack(const struct wperf_graph *g, uint32_t v)
 {
 	uint32_t best = UINT32_MAX;
@@ -183,7 +176,7 @@ char *wperf_vertex_pool_key(const struct wperf_vertex *v, bool *oom)
 		return NULL;    /* the tracer's processes are known by their names */
 	if (v->tid == v->pid && (v->parent_tid <= 0 || v->parent_tid == KTHREADD_TID))
 		return NULL;    /* a process of unknown parent, or a kernel thread */
-	n = name_base_len(v->comm);
+	n = wperf_name_base_len(v->comm);
 	/* 't': workers of process pid; 'p': processes forked by parent_tid.
 	 * The two never mix, so a main thread never joins its own workers. */
 	if (v->tid != v->pid)

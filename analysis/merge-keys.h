@@ -15,8 +15,11 @@
  * name of digits only is kept whole. */
 char *wperf_merge_name_base(const char *comm);
 
-/* Do the two comms share their name base ("worker-1", "worker-12")? */
-bool wperf_same_name_base(const char *a, const char *b);
+/* The length of comm's name base: comm without its trailing digits
+ * ("worker-12" -> 7), or all of it when it is digits only. Two comms
+ * share their name base ("worker-1", "worker-12") when these lengths
+ * are equal and so are that many bytes. */
+size_t wperf_name_base_len(const char *comm);
 
 /* Equal keys, equal numbers: grouping then sorts numbers, not strings
  * (thousands of threads of one process share one pool key, and sorting

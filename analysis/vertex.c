@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "merge-keys.h"
 #include "vertex.h"
 
 #define TID_EMPTY VT_TID_EMPTY
@@ -23,6 +24,7 @@ void vt_fini(struct vertex_table *t)
 	}
 	free(t->v);
 	free(t->comm_flags);
+	free(t->comm_base_len);
 	free(t->tid_slots);
 	free(t->pseudo);
 	memset(t, 0, sizeof *t);
@@ -84,16 +86,21 @@ static uint32_t append_vertex(struct vertex_table *t, enum wperf_vertex_kind kin
 
 		if (v)
 			t->v = v;
-		if (!flags) {
+		if (flags)
+			t->comm_flags = flags;
+		uint32_t *base = flags ? realloc(t->comm_base_len, cap * sizeof *base) : NULL;
+
+		if (!base) {
 			t->oom = true;
 			return VERTEX_NONE;
 		}
-		t->comm_flags = flags;
+		t->comm_base_len = base;
 		t->cap = cap;
 	}
 	struct wperf_vertex *v = &t->v[t->n];
 
 	t->comm_flags[t->n] = 0;
+	t->comm_base_len[t->n] = VT_BASE_UNKNOWN;
 
 	memset(v, 0, sizeof *v);
 	v->id = (uint32_t)t->n;
@@ -219,4 +226,12 @@ void vt_change_comm(struct vertex_table *t, uint32_t id, const char *comm)
 	replace_string(t, &t->v[id].comm, comm);
 	replace_string(t, &t->v[id].name, comm);
 	t->comm_flags[id] = comm_flags_of(t->v[id].comm);
+	t->comm_base_len[id] = VT_BASE_UNKNOWN;
+}
+
+uint32_t vt_find_comm_base_len(struct vertex_table *t, uint32_t id)
+{
+	/* A comm is a short string (a kernel's, 15 bytes at most). */
+	t->comm_base_len[id] = (uint32_t)wperf_name_base_len(t->v[id].comm);
+	return t->comm_base_len[id];
 }

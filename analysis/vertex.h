@@ -37,6 +37,14 @@ struct vertex_table {
 	/* Per vertex, what its comm says of it (VT_COMM_*), worked out when
 	 * the comm changes rather than on every wait that needs it. */
 	uint8_t *comm_flags;
+	/* Per vertex, the length of its comm's name base
+	 * (wperf_name_base_len()), or VT_BASE_UNKNOWN: whether a waiter and
+	 * its waker are two programs is asked of every wait between two
+	 * processes, and two comms' bases are then two lengths and, when
+	 * equal, that many bytes, with no strlen() per wait. Worked out when
+	 * first asked after the comm changed: most threads' comms change
+	 * (fork, exec) more often than they wait on another process. */
+	uint32_t *comm_base_len;
 	bool oom;                   /* an allocation failed: results incomplete */
 	/* The host of the event being analysed: new vertices are its, and
 	 * a pseudo vertex ("timer", "nic:eth0") is one per host. */
@@ -64,6 +72,28 @@ static inline struct wperf_vertex *vt_get(struct vertex_table *t, uint32_t id)
 static inline unsigned vt_comm_flags(const struct vertex_table *t, uint32_t id)
 {
 	return t->comm_flags[id];
+}
+
+#define VT_BASE_UNKNOWN UINT32_MAX
+
+/* vt_comm_base_len()'s first answer after a comm change. */
+uint32_t vt_find_comm_base_len(struct vertex_table *t, uint32_t id);
+
+/* The length of the name base of vertex id's comm (set). */
+static inline uint32_t vt_comm_base_len(struct vertex_table *t, uint32_t id)
+{
+	uint32_t n = t->comm_base_len[id];
+
+	return n != VT_BASE_UNKNOWN ? n : vt_find_comm_base_len(t, id);
+}
+
+/* Do the comms of vertices a and b (both set) share their name base
+ * ("worker-1", "worker-12")? */
+static inline bool vt_same_name_base(struct vertex_table *t, uint32_t a, uint32_t b)
+{
+	uint32_t n = vt_comm_base_len(t, a);
+
+	return n == vt_comm_base_len(t, b) && memcmp(t->v[a].comm, t->v[b].comm, n) == 0;
 }
 
 #define VT_TID_EMPTY INT64_MIN
