@@ -69,6 +69,34 @@ static inline bool array_slide_room(void **arr, size_t *head, size_t *n, size_t 
 	return true;
 }
 
+/*
+ * How much of [t1, t2) a sliding history's intervals arr[i .. n) cover.
+ * Its elements, of elem bytes, begin with their int64_t start and end
+ * (the cascade's waits, runhist's runnable intervals), are in time order
+ * and do not overlap: the scan stops at the first that starts at t2 or
+ * later. i is the first to end after t1 (or any earlier one).
+ */
+static inline int64_t array_overlap(const void *arr, size_t elem, size_t i, size_t n,
+				    int64_t t1, int64_t t2)
+{
+	int64_t sum = 0;
+
+	for (const char *p = (const char *)arr + i * elem; i < n; i++, p += elem) {
+		int64_t start, end;
+
+		memcpy(&start, p, sizeof start);
+		if (start >= t2)
+			break;
+		memcpy(&end, p + sizeof start, sizeof end);
+		int64_t lo = start > t1 ? start : t1;
+		int64_t hi = end < t2 ? end : t2;
+
+		if (hi > lo)
+			sum += hi - lo;
+	}
+	return sum;
+}
+
 /* qsort()/bsearch() order of int64_t (tids, pids), ascending. */
 static inline int array_cmp_i64(const void *a, const void *b)
 {

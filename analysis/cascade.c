@@ -2,11 +2,16 @@
 /*
  * cascade.c — cascaded redistribution (see cascade.h).
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "array.h"
 #include "cascade.h"
+
+_Static_assert(offsetof(struct wait_record, start) == 0 &&
+	       offsetof(struct wait_record, end) == sizeof(int64_t),
+	       "array_overlap() reads a wait's start and end first");
 
 void cascade_init(struct cascade *c)
 {
@@ -281,18 +286,10 @@ int64_t cascade_wait_ended(struct cascade *c, struct edge_map *edges,
 int64_t cascade_waited_within(struct cascade *c, uint32_t thread, int64_t t1, int64_t t2)
 {
 	struct wait_history *h = history_of(c, thread, false);
-	int64_t waited = 0;
 
 	if (!h)
 		return 0;
-	for (size_t i = first_ending_after(h, t1); i < h->n && h->r[i].start < t2; i++) {
-		int64_t lo = h->r[i].start > t1 ? h->r[i].start : t1;
-		int64_t hi = h->r[i].end < t2 ? h->r[i].end : t2;
-
-		if (hi > lo)
-			waited += hi - lo;
-	}
-	return waited;
+	return array_overlap(h->r, sizeof *h->r, first_ending_after(h, t1), h->n, t1, t2);
 }
 
 void cascade_extend_device_wait(struct cascade *c, uint32_t v, int64_t at, int64_t until)

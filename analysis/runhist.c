@@ -2,11 +2,16 @@
 /*
  * runhist.c — per-thread runnable intervals (see runhist.h).
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "array.h"
 #include "runhist.h"
+
+_Static_assert(offsetof(struct run_interval, start) == 0 &&
+	       offsetof(struct run_interval, end) == sizeof(int64_t),
+	       "array_overlap() reads an interval's start and end first");
 
 void runhist_init(struct runhist *rh)
 {
@@ -87,20 +92,11 @@ static size_t first_ending_after_recent(const struct run_history *h, int64_t t)
 
 int64_t runhist_overlap(struct runhist *rh, uint32_t v, int64_t a, int64_t b)
 {
-	int64_t sum = 0;
-
 	if (v >= rh->n_h || b <= a)
 		return 0;
 	const struct run_history *h = &rh->h[v];
 
-	for (size_t i = first_ending_after_recent(h, a); i < h->n && h->r[i].start < b; i++) {
-		int64_t lo = h->r[i].start > a ? h->r[i].start : a;
-		int64_t hi = h->r[i].end < b ? h->r[i].end : b;
-
-		if (hi > lo)
-			sum += hi - lo;
-	}
-	return sum;
+	return array_overlap(h->r, sizeof *h->r, first_ending_after_recent(h, a), h->n, a, b);
 }
 
 void runhist_prune(struct runhist *rh, int64_t horizon)
