@@ -72,8 +72,8 @@ QUIET_BUSY_MAX = 0.25
 # Busier than this before a loaded run, other work is the machine's CPU
 # load rather than the hog, and the loaded mode's CPU relief (the hog
 # removed) cannot lift it: the CPU shortage the report may rightly name
-# has no relief here (doc/accuracy.md, tar-sync and nginx-net beside
-# the hog at load 18 to 25).
+# has no relief here (doc/accuracy.md, tar-sync beside the hog at load
+# 18 to 25).
 LOADED_BUSY_MAX = 0.60
 
 
@@ -109,8 +109,8 @@ def make_tests():
             # Quiet means the CPUs are free for the case. On a machine
             # whose CPUs other jobs already keep busy, the quiet mode's
             # reliefs leave that load in place, and the report rightly
-            # names the CPUs it takes (doc/accuracy.md, Where a device
-            # knot's waiting ends): nothing to hold the quiet verdict to.
+            # names the CPUs it takes (doc/accuracy.md, tar-sync quiet on a
+            # busy machine): nothing to hold the quiet verdict to.
             busy = fieldlib.cpus_busy()
             if not loaded and busy > QUIET_BUSY_MAX:
                 self.skipTest('the machine is not quiet: other work kept its CPUs %.0f%% '
