@@ -569,6 +569,25 @@ class DiskFull(RecordingBase):
             self.assertNotIn('was killed', q.stderr)
         return last
 
+    def test_no_room_to_start(self):
+        # Refused before recording, in one line that names the directory
+        # whole (a path longer than a fixed message buffer once cut it),
+        # and nothing left behind.
+        small = self.small_tmpfs('16M')
+        deep = os.path.join(small, *(['d' * 200] * 6))
+        os.makedirs(deep)
+        out = os.path.join(deep, 'r')
+        p = self.start_in(out, 'true', args=('--min-free', '64'))
+        err = self.wait_end(p)
+        self.assertNotEqual(p.returncode, 0, err)
+        line = [l for l in err.splitlines() if 'MiB left on the file system of' in l]
+        self.assertEqual(len(line), 1, err)
+        self.assertIn('only ', line[0])
+        self.assertIn(out, line[0])
+        self.assertTrue(line[0].rstrip().endswith('lower --min-free / --buffer-size-kb'),
+                        line[0])
+        self.assertFalse(os.path.exists(out), err)
+
     def test_min_free_0_stops_before_the_disk_is_full(self):
         # Small ring buffers: an old margin of one ring buffer per CPU was
         # filled between two checks, and sink.ctf.fs aborted on ENOSPC.

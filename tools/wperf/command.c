@@ -234,7 +234,7 @@ static pid_t start(char *const *argv, const struct wperf_user *user)
 {
 	char **env = command_env(user);
 	int pipefd[2], err = 0;
-	ssize_t n;
+	ssize_t n = 0;     /* read only when the fork succeeded */
 	pid_t pid;
 
 	if (!env || pipe2(pipefd, O_CLOEXEC) != 0) {

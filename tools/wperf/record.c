@@ -282,6 +282,7 @@ struct recording {
 	bool disk_full;                 /* stopped for want of room (why says it) */
 	bool failed;                    /* why says it (empty: said already) */
 	bool interrupted;               /* a stop signal ended the start-up */
+	bool unstarted;                 /* the start failed: the command never ran */
 	char why[2048];
 };
 
@@ -496,7 +497,7 @@ static int run(struct recording *r)
 	int status;
 
 	if (!start(r)) {
-		r->failed = true;
+		r->failed = r->unstarted = true;
 		return WPERF_EXIT_FAIL;
 	}
 	if (!isnan(ro->duration))
@@ -636,7 +637,8 @@ static enum wperf_session_kind session_kind(const struct record_opts *ro)
 	return ro->live ? WPERF_SESSION_LIVE : WPERF_SESSION_RELAY;
 }
 
-/* A stop signal ended the start-up: the command never ran, and nothing
+/* A stop signal ended the start-up, or it failed (no room, a recorder or
+ * session that would not start): the command never ran, and nothing
  * of what was made is a recording (a kernel trace begun, LTTng's ust/,
  * wperf.json, .wperf/). All of it goes, and DIR too when this wperf made
  * it, as when the start is interrupted before the session exists: an
@@ -684,6 +686,8 @@ static int record_once(struct recording *r)
 			wperf_say("interrupted");
 			return wperf_interrupted_status();
 		}
+		if (r->unstarted)
+			discard_unstarted(r);
 		return r->why[0] ? wperf_fail("%s", r->why) : WPERF_EXIT_FAIL;
 	}
 	if (r->state.user)

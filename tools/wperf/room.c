@@ -76,24 +76,28 @@ static double margin(const struct wperf_room *w)
 	return w->min_free + headroom(w) + (w->reserved ? 0 : w->reserve);
 }
 
-static void describe(const struct wperf_room *w, double free, char *out, size_t len)
+/*
+ * The room left, said between before and after, into the caller's buffer:
+ * DIR may be a path of PATH_MAX bytes, so no fixed buffer in between.
+ */
+static void describe(const struct wperf_room *w, double free, const char *before,
+		     const char *after, char *out, size_t len)
 {
-	snprintf(out, len, "%.1f MiB left on the file system of %s (the margin is --min-free %g "
-		 "MiB plus %.1f MiB for the buffers and what is written while the recorder "
-		 "stops)", (free + (w->reserved ? w->reserve : 0)) / MIB, w->shown, w->min_free_mb,
-		 (margin(w) - w->min_free + (w->reserved ? w->reserve : 0)) / MIB);
+	snprintf(out, len, "%s%.1f MiB left on the file system of %s (the margin is --min-free "
+		 "%g MiB plus %.1f MiB for the buffers and what is written while the recorder "
+		 "stops)%s", before, (free + (w->reserved ? w->reserve : 0)) / MIB, w->shown,
+		 w->min_free_mb, (margin(w) - w->min_free + (w->reserved ? w->reserve : 0)) / MIB,
+		 after);
 }
 
 bool wperf_room_prepare(struct wperf_room *w, char *why, size_t whylen)
 {
 	double free = free_bytes(w);
-	char said[1024];
 	int fd;
 
 	if (free >= 0 && free < margin(w)) {
-		describe(w, free, said, sizeof(said));
-		snprintf(why, whylen, "only %s: free some space, record elsewhere with -o, or "
-			 "lower --min-free / --buffer-size-kb", said);
+		describe(w, free, "only ", ": free some space, record elsewhere with -o, or "
+			 "lower --min-free / --buffer-size-kb", why, whylen);
 		return false;
 	}
 	if ((fd = wperf_private_fd(w->reserve_path)) < 0)
@@ -128,7 +132,7 @@ bool wperf_room_ok(struct wperf_room *w, char *why, size_t whylen)
 	sample_rate(w, free, t);
 	if (free >= margin(w))
 		return true;
-	describe(w, free, why, whylen);
+	describe(w, free, "", "", why, whylen);
 	return false;
 }
 
