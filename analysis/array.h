@@ -81,7 +81,9 @@ static inline int64_t array_overlap(const void *arr, size_t elem, size_t i, size
 {
 	int64_t sum = 0;
 
-	for (const char *p = (const char *)arr + i * elem; i < n; i++, p += elem) {
+	for (; i < n; i++) {
+		/* Formed only for an element there: arr is NULL when empty. */
+		const char *p = (const char *)arr + i * elem;
 		int64_t start, end;
 
 		memcpy(&start, p, sizeof start);

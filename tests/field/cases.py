@@ -14,6 +14,7 @@ import re
 import shutil
 import socket
 import subprocess
+import tempfile
 
 import fieldlib
 
@@ -592,15 +593,28 @@ class Postgres(Case):
         bindir = postgres_bindir()
         os.environ['FIELD_PGBIN'] = bindir
         tmpl = self.template(bindir)
-        # The case's directory (mkdtemp: 0700) searchable by the server.
-        os.chmod(tmp, 0o711)
-        subprocess.run(['cp', '-a', tmpl, os.path.join(tmp, 'pgdata')], check=True, timeout=120)
-        self.socket_dir(tmp, 'sock')
-        probe = subprocess.run(as_postgres(['test', '-r', os.path.join(tmp, 'pgdata',
+        # The server's own directory, outside the build tree (which may be
+        # in a private directory the postgres user cannot search), on the
+        # same disk: /var/tmp. mkdtemp makes it root's and 0700, opened to
+        # searching only.
+        run = self.server_dir()
+        self.runs[tmp] = run
+        os.environ['FIELD_PGDIR'] = run
+        subprocess.run(['cp', '-a', tmpl, os.path.join(run, 'pgdata')], check=True, timeout=120)
+        self.socket_dir(run, 'sock')
+        probe = subprocess.run(as_postgres(['test', '-r', os.path.join(run, 'pgdata',
                                                                        'PG_VERSION')]))
         if probe.returncode != 0:
             raise RuntimeError('the postgres user cannot reach %s: a directory above it is not '
-                               'searchable by others (chmod o+x it, or build elsewhere)' % tmp)
+                               'searchable by others' % run)
+
+    runs = {}
+
+    @staticmethod
+    def server_dir():
+        d = tempfile.mkdtemp(prefix='wperf-field-pg-', dir='/var/tmp')
+        os.chmod(d, 0o711)
+        return d
 
     @staticmethod
     def socket_dir(parent, name):
@@ -623,8 +637,10 @@ class Postgres(Case):
         tmpl = os.path.join(fieldlib.field_root(), 'postgres-template')
         if os.path.isfile(os.path.join(tmpl, 'PG_VERSION')):
             return tmpl
-        new = tmpl + '.new'
-        shutil.rmtree(new, ignore_errors=True)
+        # Made where the postgres user can reach (server_dir()), then
+        # copied beside the template's place by root and renamed into it.
+        work = self.server_dir()
+        new = os.path.join(work, 'pgdata')
         pw = pwd.getpwnam('postgres')
         os.makedirs(new, 0o700)
         os.chown(new, pw.pw_uid, pw.pw_gid)
@@ -647,13 +663,16 @@ class Postgres(Case):
             if server.wait(timeout=60) != 0:
                 raise RuntimeError('the template\'s server did not stop cleanly')
             server = None
-            os.rename(new, tmpl)
+            shutil.rmtree(tmpl + '.new', ignore_errors=True)
+            subprocess.run(['cp', '-a', new, tmpl + '.new'], check=True, timeout=120)
+            os.rename(tmpl + '.new', tmpl)
         finally:
             if server is not None:
                 fieldlib.kill_tree([server.pid])
                 server.wait()
-            kill_cwd_below(new)
-            shutil.rmtree(new, ignore_errors=True)
+            kill_cwd_below(work)
+            shutil.rmtree(work, ignore_errors=True)
+            shutil.rmtree(tmpl + '.new', ignore_errors=True)
         return tmpl
 
     @staticmethod
@@ -671,6 +690,10 @@ class Postgres(Case):
 
     def cleanup(self, tmp):
         kill_cwd_below(tmp)
+        run = self.runs.pop(tmp, None)
+        if run:
+            kill_cwd_below(run)
+            shutil.rmtree(run, ignore_errors=True)
 
 
 CASES = {c.name: c for c in (MariaDB(), Nginx(), Memcached(), TarSync(), Fio(), SQLite(),
