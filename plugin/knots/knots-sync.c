@@ -286,6 +286,16 @@ static size_t telling_pair(const struct knots_sync *y, unsigned h,
 	return best;
 }
 
+/* A placement the decoder takes: a rate between 0.5 and 2, as
+ * `host-clocks` requires (plugin/common/hosts.c). The first matches of a
+ * live input, a few segments close together, can fit a line of any slope
+ * (a negative one was seen, with the machine loaded): such a placement is
+ * no synchronisation yet, and the last good one, if any, stays. */
+static bool plausible(const struct wperf_clock_place *c)
+{
+	return c->alpha > 0.5L && c->alpha < 2.0L;
+}
+
 /* Say in y->state why the hosts are not synchronised (yet): with two
  * hosts, what matched between them; with more, which hosts no chain of
  * synchronised pairs links to the reference, and what each matched. */
@@ -298,7 +308,7 @@ static void note_state(struct knots_sync *y, const struct wperf_clock_place *pl,
 	unsigned bad[WPERF_HOSTS_MAX];
 
 	for (unsigned h = 0; h < y->n; h++)
-		if (h != y->ref && (!y->host[h].seen || !pl[h].placed))
+		if (h != y->ref && (!y->host[h].seen || !pl[h].placed || !plausible(&pl[h])))
 			bad[nbad++] = h;
 	if (y->n == 2) {
 		size_t p = telling_pair(y, bad[0], sync, pairs, np);
@@ -359,7 +369,7 @@ static int compute(struct knots_sink *s)
 		return -1;
 	}
 	for (unsigned h = 0; h < y->n; h++)
-		all &= h == y->ref || (y->host[h].seen && pl[h].placed);
+		all &= h == y->ref || (y->host[h].seen && pl[h].placed && plausible(&pl[h]));
 	if (!all) {
 		note_state(y, pl, sync, pairs, np);
 		return 0;
