@@ -184,7 +184,7 @@ static bool parse_clock(const char *item, struct wperf_host_clock_given *c)
 	snprintf(c->name, sizeof c->name, "%.*s", (int)(colon[0] - item), item);
 	errno = 0;
 	c->alpha = strtold(colon[0] + 1, &stop);
-	if (stop != colon[1] || !(c->alpha > 0.5L && c->alpha < 2.0L))
+	if (stop != colon[1] || !wperf_host_clock_rate_ok(c->alpha))
 		return false;
 	c->y0 = strtoll(colon[1] + 1, &stop, 10);
 	if (stop != colon[2])

@@ -41,6 +41,14 @@ struct wperf_host_clock_given {
 	char via[WPERF_HOSTS_MAX * 72];   /* the hosts it was placed through, "B,C"; "" */
 };
 
+/* The clock rates a host's transform may have (alpha above): a rate
+ * outside is no synchronisation but a fit of too few or too close
+ * points. */
+static inline bool wperf_host_clock_rate_ok(long double alpha)
+{
+	return alpha > 0.5L && alpha < 2.0L;
+}
+
 struct wperf_host {
 	int clock;              /* index in wperf_hosts.clocks, or -1 */
 	bool has_uuid;

@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hosts.h"
 #include "common/message.h"
 #include "common/tcp-key.h"
 #include "wperf/clocksync.h"
@@ -286,14 +287,14 @@ static size_t telling_pair(const struct knots_sync *y, unsigned h,
 	return best;
 }
 
-/* A placement the decoder takes: a rate between 0.5 and 2, as
- * `host-clocks` requires (plugin/common/hosts.c). The first matches of a
- * live input, a few segments close together, can fit a line of any slope
- * (a negative one was seen, with the machine loaded): such a placement is
- * no synchronisation yet, and the last good one, if any, stays. */
+/* A placement the decoder takes (wperf_host_clock_rate_ok). The first
+ * matches of a live input, a few segments close together, can fit a line
+ * of any slope (a negative one was seen, with the machine loaded): such a
+ * placement is no synchronisation yet, and the last good one, if any,
+ * stays. */
 static bool plausible(const struct wperf_clock_place *c)
 {
-	return c->alpha > 0.5L && c->alpha < 2.0L;
+	return wperf_host_clock_rate_ok(c->alpha);
 }
 
 /* Say in y->state why the hosts are not synchronised (yet): with two
