@@ -311,11 +311,15 @@ static void note_state(struct knots_sync *y, const struct wperf_clock_place *pl,
 	for (unsigned h = 0; h < y->n; h++)
 		if (h != y->ref && (!y->host[h].seen || !pl[h].placed || !plausible(&pl[h])))
 			bad[nbad++] = h;
+	if (nbad == 0)
+		return;     /* compute() calls this only when some host is not placed */
 	if (y->n == 2) {
 		size_t p = telling_pair(y, bad[0], sync, pairs, np);
 
 		if (!y->host[bad[0]].seen)
 			snprintf(out, len, "nothing read from host %s yet", y->host[bad[0]].name);
+		else if (p == np)
+			snprintf(out, len, "no TCP segment matched between the hosts yet");
 		else
 			say_pair(out, len, y, &pairs[p], &sync[p]);
 		return;

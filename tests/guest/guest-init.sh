@@ -65,11 +65,20 @@ mount -o remount,rw / 2>/dev/null
 # mounted on /mnt/wperf-src and /mnt/wperf-build, to look at).
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 wperf_src /mnt/wperf-src
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 wperf_build /mnt/wperf-build
+# A tree that does not fit (tmpfs takes half the guest's memory) is said,
+# and the command is not run: a half-copied tree fails in ways that name
+# something else.
+copy_failed=""
 for tree in "source:$WPERF_GUEST_SOURCE" "build:$WPERF_GUEST_BUILD"; do
 	dir=${tree#*:}
 	mkdir -p "$dir"
 	mountpoint -q "$dir" || mount -t tmpfs -o mode=755 tmpfs "$dir"
-	tar -C "$dir" -xf "$CTL/${tree%%:*}.tar"
+	if ! tar -C "$dir" -xf "$CTL/${tree%%:*}.tar" 2>/tmp/copy.err; then
+		say "cannot copy the ${tree%%:*} tree into the guest's memory:" \
+			"$(tail -n 1 /tmp/copy.err) (what is large in it? wperf-guest leaves out .git," \
+			"objects and field-data)"
+		copy_failed=1
+	fi
 done
 mkdir -p "$WPERF_GUEST_OUT"
 mount --bind /mnt/wperf-out "$WPERF_GUEST_OUT"
@@ -101,6 +110,8 @@ if grep -q 'wperf.mode=shell' /proc/cmdline; then
 	say "output $WPERF_GUEST_OUT (shared with the host). exit powers off."
 	setsid -c /bin/bash -l </dev/ttyS0 >/dev/ttyS0 2>&1
 	status=$?
+elif [ -n "$copy_failed" ]; then
+	status=125
 else
 	say "running: $WPERF_GUEST_COMMAND"
 	/bin/bash -c "$WPERF_GUEST_COMMAND"

@@ -255,6 +255,7 @@ class Errors(unittest.TestCase):
         for w in words:
             self.assertIn(w, lines[0])
         self.assertTrue(lines[0].startswith('wperf: error: '), lines[0])
+        return lines[0]
 
     def test_unknown_option(self):
         self.assertOneLine(wperf('record', '--bogus', '-o', self.tmp + '/x'),
@@ -674,7 +675,14 @@ class Errors(unittest.TestCase):
         with open(os.path.join(path, 'command.pid'), 'w') as f:
             f.write('999999\n')
         self.assertOneLine(wperf('report', path), 'the recorded command (pid 999999',
-                           'is not in it', '--all')
+                           'is not in it', 'a snapshot', '--all')
+        # A whole recording held its command from the start: only lost
+        # events can explain it, and the hint says so, not "a snapshot".
+        with open(os.path.join(path, 'wperf.json'), 'w') as f:
+            json.dump({'mode': 'record'}, f)
+        line = self.assertOneLine(wperf('report', path), 'the recorded command (pid 999999',
+                                  'is not in it', 'events lost', 'discarded events')
+        self.assertNotIn('snapshot', line)
 
     def test_report_of_a_planted_command_pid(self):
         # A FIFO as DIR/command.pid hung `wperf report DIR` at its open

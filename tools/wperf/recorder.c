@@ -421,6 +421,39 @@ static void describe(int status, char *out, size_t len)
 		snprintf(out, len, "exit %d", WEXITSTATUS(status));
 }
 
+/* Where a recorder that does not answer is: the kernel function it
+ * sleeps in (/proc/PID/wchan) and its log's last line, as
+ * "sleeping in pipe_read; its log's last line: ..." in out. A start that
+ * times out removes DIR with the log in it, so the line must carry what a
+ * user (or a test) needs to see why. */
+static void where_stuck(const struct wperf_recorder *r, char *out, size_t len)
+{
+	char path[64], wchan[64] = "";
+	char *text = wperf_read_text(r->log), *last = NULL;
+	bool sleeping;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/wchan", (long)r->pid);
+	if ((f = fopen(path, "re"))) {
+		if (!fgets(wchan, sizeof(wchan), f))
+			wchan[0] = '\0';
+		fclose(f);
+	}
+	for (char *l = text, *nl; l && *l; l = nl ? nl + 1 : l + strlen(l)) {
+		nl = strchr(l, '\n');
+		if (nl)
+			*nl = '\0';
+		if (*l)
+			last = l;
+		if (!nl)
+			break;
+	}
+	sleeping = wchan[0] && strcmp(wchan, "0");
+	snprintf(out, len, "%s%s; its log %s%s", sleeping ? "sleeping in " : "running",
+		 sleeping ? wchan : "", last ? "ends: " : "is empty", last ? last : "");
+	free(text);
+}
+
 static const char *why_or(const struct wperf_recorder *r, const char *otherwise)
 {
 	return r->why[0] ? r->why : otherwise;
@@ -486,9 +519,13 @@ int wperf_recorder_wait_ready(struct wperf_recorder *r, double timeout, char *wh
 		reap(r, true);
 		snprintf(why, whylen, "the kernel recorder failed: %s",
 			 why_or(r, "it ended without saying why"));
-	} else
-		snprintf(why, whylen, "the kernel recorder did not say it records within %g s: "
-			 "the command was not started (see %s)", timeout, r->log);
+	} else {
+		char stuck[512];
+
+		where_stuck(r, stuck, sizeof(stuck));
+		snprintf(why, whylen, "the kernel recorder did not say it records within %g s "
+			 "(%s): the command was not started", timeout, stuck);
+	}
 	return 0;
 }
 
@@ -548,8 +585,11 @@ bool wperf_recorder_stop(struct wperf_recorder *r, char *why, size_t whylen)
 		/* Once: a second SIGINT would cut the source's drain short. */
 		wperf_recorder_interrupt(r);
 		if (!wait_end(r, 120)) {
-			wperf_say("the kernel recorder (pid %ld) did not end within 120 s of SIGINT: "
-				  "killed", (long)r->pid);
+			char stuck[512];
+
+			where_stuck(r, stuck, sizeof(stuck));
+			wperf_say("the kernel recorder (pid %ld) did not end within 120 s of SIGINT "
+				  "(%s): killed", (long)r->pid, stuck);
 			kill(r->pid, SIGKILL);
 			reap(r, true);
 		}

@@ -514,6 +514,21 @@ static void free_traces(void)
 	traces.n = traces.cap = 0;
 }
 
+/* Why a trace can lack the command it recorded. A snapshot is of the
+ * flight recorder's last seconds, which may follow the command's end;
+ * a whole recording holds the command from its start, unless the kernel
+ * overwrote its events before the recorder read them (a starved reader,
+ * a disk that filled). */
+static const char *why_command_missing(const char *trace)
+{
+	char mode[64];
+
+	if (wperf_recording_mode(trace, mode, sizeof(mode)) && !strcmp(mode, "record"))
+		return "its events lost before they were read? the report of --all counts the "
+		       "discarded events";
+	return "a snapshot taken after it ended?";
+}
+
 /* Run the report of the n traces inputs (one host's each); the
  * command's exit status. */
 static int report(const struct report_args *a, const char *const *inputs, size_t n,
@@ -561,8 +576,8 @@ static int report(const struct report_args *a, const char *const *inputs, size_t
 		rc = WPERF_EXIT_OK;    /* the reader went away: say nothing */
 	} else if (pid && wperf_run_mentions(&run, "parameter `pids`: no thread of the trace matches")) {
 		rc = wperf_fail("cannot report %s: the recorded command (pid %s, command.pid) is "
-				"not in it (a snapshot taken after it ended?): --all reports every "
-				"thread, --pids others", trace, pid);
+				"not in it (%s): --all reports every thread, --pids others", trace,
+				pid, why_command_missing(trace));
 	} else {
 		wperf_run_failure(&run, why, sizeof(why));
 		rc = wperf_fail("cannot report %s: %s%s", trace, why, a->verbose ? "" :
