@@ -423,7 +423,7 @@ static void describe(int status, char *out, size_t len)
 
 /* Where a recorder that does not answer is: the kernel function it
  * sleeps in (/proc/PID/wchan) and its log's last line, as
- * "sleeping in pipe_read; its log's last line: ..." in out. A start that
+ * "sleeping in pipe_read; its log ends: ..." in out. A start that
  * times out removes DIR with the log in it, so the line must carry what a
  * user (or a test) needs to see why. */
 static void where_stuck(const struct wperf_recorder *r, char *out, size_t len)
