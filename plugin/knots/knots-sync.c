@@ -287,19 +287,24 @@ static size_t telling_pair(const struct knots_sync *y, unsigned h,
 	return best;
 }
 
-/* A placement the decoder takes (wperf_host_clock_rate_ok). The first
+/* Host h is on the reference's time: read from, placed through a chain of
+ * pairs, at a rate the decoder takes (wperf_host_clock_rate_ok). The first
  * matches of a live input, a few segments close together, can fit a line
  * of any slope (a negative one was seen, with the machine loaded): such a
  * placement is no synchronisation yet, and the last good one, if any,
- * stays. */
-static bool plausible(const struct wperf_clock_place *c)
+ * stays. compute() and note_state() both ask this. */
+static bool synchronised(const struct knots_sync *y, const struct wperf_clock_place *pl,
+			 unsigned h)
 {
-	return wperf_host_clock_rate_ok(c->alpha);
+	return h == y->ref ||
+	       (y->host[h].seen && pl[h].placed && wperf_host_clock_rate_ok(pl[h].alpha));
 }
 
 /* Say in y->state why the hosts are not synchronised (yet): with two
  * hosts, what matched between them; with more, which hosts no chain of
- * synchronised pairs links to the reference, and what each matched. */
+ * synchronised pairs links to the reference, and what each matched.
+ * Called when some host is not synchronised(), so bad[] has one at least;
+ * all_pairs() lays out every pair of hosts, so each has a telling pair. */
 static void note_state(struct knots_sync *y, const struct wperf_clock_place *pl,
 		       const struct wperf_clock_sync *sync, const struct wperf_clock_pair *pairs,
 		       size_t np)
@@ -309,17 +314,13 @@ static void note_state(struct knots_sync *y, const struct wperf_clock_place *pl,
 	unsigned bad[WPERF_HOSTS_MAX];
 
 	for (unsigned h = 0; h < y->n; h++)
-		if (h != y->ref && (!y->host[h].seen || !pl[h].placed || !plausible(&pl[h])))
+		if (!synchronised(y, pl, h))
 			bad[nbad++] = h;
-	if (nbad == 0)
-		return;     /* compute() calls this only when some host is not placed */
 	if (y->n == 2) {
 		size_t p = telling_pair(y, bad[0], sync, pairs, np);
 
 		if (!y->host[bad[0]].seen)
 			snprintf(out, len, "nothing read from host %s yet", y->host[bad[0]].name);
-		else if (p == np)
-			snprintf(out, len, "no TCP segment matched between the hosts yet");
 		else
 			say_pair(out, len, y, &pairs[p], &sync[p]);
 		return;
@@ -374,7 +375,7 @@ static int compute(struct knots_sink *s)
 		return -1;
 	}
 	for (unsigned h = 0; h < y->n; h++)
-		all &= h == y->ref || (y->host[h].seen && pl[h].placed && plausible(&pl[h]));
+		all &= synchronised(y, pl, h);
 	if (!all) {
 		note_state(y, pl, sync, pairs, np);
 		return 0;

@@ -38,6 +38,7 @@
 #include "output.h"
 #include "recording.h"
 #include "room-draw.h"
+#include "spawn.h"
 #include "wperf.h"
 
 #include <dirent.h>
@@ -428,8 +429,7 @@ static void describe(int status, char *out, size_t len)
  * user (or a test) needs to see why. */
 static void where_stuck(const struct wperf_recorder *r, char *out, size_t len)
 {
-	char path[64], wchan[64] = "";
-	char *text = wperf_read_text(r->log), *last = NULL;
+	char path[64], wchan[64] = "", last[384] = "";
 	bool sleeping;
 	FILE *f;
 
@@ -439,19 +439,10 @@ static void where_stuck(const struct wperf_recorder *r, char *out, size_t len)
 			wchan[0] = '\0';
 		fclose(f);
 	}
-	for (char *l = text, *nl; l && *l; l = nl ? nl + 1 : l + strlen(l)) {
-		nl = strchr(l, '\n');
-		if (nl)
-			*nl = '\0';
-		if (*l)
-			last = l;
-		if (!nl)
-			break;
-	}
+	wperf_log_last_line(r->log, last, sizeof(last));
 	sleeping = wchan[0] && strcmp(wchan, "0");
 	snprintf(out, len, "%s%s; its log %s%s", sleeping ? "sleeping in " : "running",
-		 sleeping ? wchan : "", last ? "ends: " : "is empty", last ? last : "");
-	free(text);
+		 sleeping ? wchan : "", last[0] ? "ends: " : "is empty", last);
 }
 
 static const char *why_or(const struct wperf_recorder *r, const char *otherwise)
