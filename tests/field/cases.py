@@ -131,9 +131,13 @@ class Case:
     # measures against the baseline per mode (the winner of the matrix in
     # doc/accuracy.md), and modes whose report is known wrong, with the
     # measured reason.
+    # A mode whose winner the matrix could not separate from another
+    # relief (causal.tied_with: a tie three rounds cannot break) names that
+    # relief here: a first finding naming either is right.
     reliefs = ()
     control = None
     winner = {}
+    tied = {}
     known_wrong = {}
     # What the case is meant to show on an idle machine (README.md's table).
     shape = ''
@@ -194,8 +198,16 @@ class MariaDB(Case):
     # from other jobs 1.88x against 1.38x, and beside the hog 1.69x against
     # the hog removed 1.27x (1.42x against 1.36x at a load near 4). Quiet, the CPUs are the control (on the idle
     # machine this case is measured for); loaded, no relief stays under 1.10.
+    # Beside the hog the CPUs are as much the truth: on the idle machine
+    # fsync off gained 1.42x (1.41-1.50) and removing the hog 1.35x
+    # (1.32-1.35) on 2026-12-07, within causal.CLOSE, a tie (the report
+    # led with the disk 10 of 10); 1.53x (1.51-1.62) against 1.37x
+    # (1.36-1.42) on 2026-12-08, 12 % apart, and the report led with the
+    # CPUs in 4 of 10. At the edge of what the suite resolves, either is
+    # accepted.
     control = {'quiet': 'cpu'}
     winner = {'quiet': 'disk', 'loaded': 'disk'}
+    tied = {'loaded': 'cpu'}
     known_wrong = {}
 
     def prepare(self, tmp):
@@ -433,6 +445,7 @@ class MariaDBHotRow(MariaDB):
     # Quiet, one CPU fewer cost it 2.77x: no control.
     control = {'loaded': 'cpu'}
     winner = {'quiet': 'lock', 'loaded': 'lock'}
+    tied = {}            # not MariaDB's: the lock's 2.63x stands alone
     known_wrong = {}     # not MariaDB's: over the load's window the row-lock knot leads
 
 
@@ -555,25 +568,21 @@ class Postgres(Case):
     shape = 'disk (a commit waits for its WAL flush)'
     reliefs = (Relief('disk', 'synchronous_commit=off (the commit does not wait for the WAL flush)',
                       env={'FIELD_SYNC': 'off'}),)
-    # The disk, quiet and loaded, as expected before measuring. On an
-    # idle machine (load 0.6) synchronous_commit=off gained 2.23x
-    # (2.20-2.38) and one CPU fewer cost 1.36x (1.35-1.37); at a load of 8
-    # from other jobs 3.64x and 0.53x (faster on one CPU), beside the hog
-    # 4.89x and the hog removed 1.10x (0.93-3.59); on 2026-12-07 at 18:21
-    # UTC (load 0.6 to 11) 1.89x against 1.88x quiet, and 4.79x against
-    # the hog removed 1.03x. The CPUs are the control: the ranking make
-    # check asserts, though idle they cost more than 1.10.
-    control = 'cpu'
+    # The disk, quiet and loaded, as expected before measuring. Quiet,
+    # measured, a tie with the CPUs: on the idle machine one CPU fewer cost
+    # 1.70x (1.54-1.83) and synchronous_commit=off gained 1.65x (1.64-1.87)
+    # on 2026-12-07, 1.59x (1.55-1.63) and 1.74x (1.67-1.74) on 2026-12-08:
+    # medians within causal.CLOSE, so either relief is the truth
+    # (causal.tied_with), and the report led with the CPUs in 4 and 5 of 10
+    # recordings, with the disk knot in the others. Beside the hog the
+    # disk, 4.81x and 5.24x against the hog removed 4.01x (the control: the
+    # ranking make check asserts), the disk knot in 10 of 10 each time.
+    # Other hours: 2.23x against 1.36x quiet, 1.89x against 1.88x at load
+    # 0.6 to 11; beside the hog 4.79x against 1.03x.
+    control = {'loaded': 'cpu'}
     winner = {'quiet': 'disk', 'loaded': 'disk'}
-    # Beside the hog the report led with the disk in 9 of 10 recordings
-    # (2026-12-07, 18:23-19:16 UTC, load 3 to 13; the tenth with the CPUs,
-    # 4.45 s of weighed runnable time against 4.23 s of waits), and is held
-    # to it.
-    known_wrong = {'quiet': (
-        'the CPUs and the disk tie: on an idle machine one CPU fewer cost 1.70x and '
-        'synchronous_commit=off gained 1.65x, and the report led with the CPUs in 4 of 10 '
-        'recordings, the disk in 6; 1.89x against 1.88x in another hour (2.23x and 1.36x in '
-        'another): no ranking to hold it to')}
+    tied = {'quiet': 'cpu'}
+    known_wrong = {}
     scale = 1         # pgbench -i -s: 100000 accounts, no hot row for -N
 
     def missing(self):

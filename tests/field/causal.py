@@ -16,15 +16,21 @@ disagree by more than SPREAD; its gain is its throughput over their mean
 (for the CPU relief of a quiet run, which takes a CPU away, the inverse).
 The truth is the relief with the largest median gain, or "none" when no
 median reaches GAIN, or "unsure" when that relief lost throughput in one
-of its rounds. Then --reports recordings of the baseline under
+of its rounds. Another relief whose median reaches GAIN ties with it, and
+is the truth as much, when the winner's median is less than CLOSE above
+its own or the winner's samples do not beat its samples (an exact
+Mann-Whitney test at ALPHA: with 3 rounds, some sample of it at least one
+of the winner's). Then --reports recordings of the baseline under
 `wperf record`, each reported with the defaults: right when the first
-finding names what the truth relieved. Needs root and the cases' programs.
+finding names what the truth, or a relief tied with it, relieved. Needs
+root and the cases' programs.
 
 Owns: the unrecorded run of a case under a relief, the alternation and
 its judging, the comparison with the report, the tables.
 """
 
 import argparse
+import itertools
 import json
 import os
 import shutil
@@ -40,6 +46,8 @@ import cases  # noqa: E402
 import fieldlib  # noqa: E402
 
 GAIN = 1.10        # a relief that gains less relieved nothing
+ALPHA = 0.05       # beats(): the chance of a ranking by luck that still ties
+CLOSE = 0.10       # reliefs whose median gains are closer than this tie
 SPREAD = 0.10      # baselines around a relief disagreeing more: measure again
 RETRIES = 2
 HOG_CPUS = os.cpu_count() or 2
@@ -140,6 +148,47 @@ def alternate(case, loaded, reliefs, rounds, log=print):
     return samples
 
 
+def beats(win, other):
+    """Do the samples win beat other, beyond the throw of the dice? An exact
+    one-sided Mann-Whitney test at ALPHA: the share of all ways to split
+    the pooled samples into two groups of these sizes whose U (pairs where
+    other's sample is the larger, a draw counting half) is at most the
+    observed one. With 3 samples each this is every sample of win above
+    every sample of other (1 split in 20)."""
+    def u(ws, rs):
+        return sum(1.0 if r > w else 0.5 if r == w else 0.0 for w in ws for r in rs)
+    pooled, k = list(win) + list(other), len(win)
+    if not win or not other:
+        return True
+    observed, at_most, splits = u(win, other), 0, 0
+    for idx in itertools.combinations(range(len(pooled)), k):
+        chosen = set(idx)
+        splits += 1
+        at_most += u([pooled[i] for i in idx],
+                     [pooled[i] for i in range(len(pooled)) if i not in chosen]) <= observed + 1e-9
+    return at_most / splits <= ALPHA
+
+
+def tied_with(samples, best, med):
+    """The reliefs whose median also reaches GAIN and that the winner best
+    does not beat by more than the suite resolves: by less than CLOSE in
+    median gain (the suite's resolution: a gain under 10 % is none, and
+    baselines 10 % apart are measured again), or not beyond chance
+    (beats()). Each of them is the truth as much as the winner."""
+    gains = {k: [s['gain'] for s in v] for k, v in samples.items()}
+    return sorted(k for k in gains if k != best and med.get(k, 0) >= GAIN
+                  and (med[k] * (1 + CLOSE) >= med[best]
+                       or not beats(gains[best], gains[k])))
+
+
+def accepted(row):
+    """The reliefs a first finding may name to be right: the truth and
+    those tied with it (none when the truth is none or unsure)."""
+    if row['truth'] in ('none', 'unsure'):
+        return []
+    return [row['truth']] + list(row.get('tied') or [])
+
+
 def truth_of(samples):
     """(winner, 'none' or 'unsure'; {relief: median gain}). none: no median
     reaches GAIN. unsure: the largest median does, but that relief lost
@@ -234,6 +283,8 @@ def run_matrix(names, modes, rounds, reports, log=print, saved=None):
                     saved(out)
                 continue
             row['truth'], row['median'] = truth_of(row['samples'])
+            row['tied'] = (tied_with(row['samples'], row['truth'], row['median'])
+                           if accepted(row) else [])
             row['runs'] = []
             for i in range(reports):
                 try:
@@ -244,8 +295,8 @@ def run_matrix(names, modes, rounds, reports, log=print, saved=None):
                     log('  report %d: ERROR %s' % (i + 1, str(e)[-300:]))
                     continue
                 f = res['found']
-                right = (None if row['truth'] in ('none', 'unsure')
-                         else names_relief(f, row['truth']))
+                right = (any(names_relief(f, k) for k in accepted(row)) if accepted(row)
+                         else None)
                 row['runs'].append(dict(verdict=f['verdict'], kind=f['kind'],
                                         names=f['names'][:6], bound=res['bound'],
                                         bound_named=res['bound_named'], right=right))
@@ -253,12 +304,17 @@ def run_matrix(names, modes, rounds, reports, log=print, saved=None):
                     % (i + 1, f['verdict'], f['kind'], f['names'][:4], fmt_gain(res['bound']),
                        row['truth'], fmt_gain(res['bound_named']),
                        {True: 'RIGHT', False: 'WRONG', None: 'no truth'}[right]))
-            log('  truth: %s (median gains %s)' % (row['truth'], ', '.join(
+            log('  truth: %s (median gains %s)' % (truth_text(row), ', '.join(
                 '%s %.2fx' % kv for kv in sorted(row['median'].items()))))
             out.append(row)
             if saved:
                 saved(out)
     return out
+
+
+def truth_text(row):
+    """The truth as the tables say it: 'disk', or 'disk = cpu' for a tie."""
+    return ' = '.join(accepted(row)) or row['truth']
 
 
 def fmt_gain(g):
@@ -299,9 +355,9 @@ def table(rows, out=sys.stdout):
                  if bounds and win else '-')
         ctl = case.control_of(r['mode'])
         control = ('%s %.2fx' % (ctl, r['median'][ctl])
-                   if ctl in r['median'] and ctl != r['truth'] else '-')
+                   if ctl in r['median'] and ctl not in accepted(r) else '-')
         print('| %s | %s | %s | %s | %s | %s | %s | %s |' % (
-            r['case'], r['mode'], gains, r['truth'],
+            r['case'], r['mode'], gains, truth_text(r),
             ', '.join('%s ×%d' % kv for kv in sorted(found.items())),
             right, bound, control), file=out)
 
@@ -324,10 +380,12 @@ def main():
         for r in rows:        # judged again, by today's rule
             if 'samples' in r:
                 r['truth'], r['median'] = truth_of(r['samples'])
+                r['tied'] = (tied_with(r['samples'], r['truth'], r['median'])
+                             if accepted(r) else [])
                 for x in r['runs']:
                     if 'verdict' in x:
-                        x['right'] = (None if r['truth'] in ('none', 'unsure')
-                                      else x['verdict'] in cases.RELIEVES[r['truth']])
+                        x['right'] = (any(x['verdict'] in cases.RELIEVES[k]
+                                          for k in accepted(r)) if accepted(r) else None)
         table(rows)
         return
     if a.secs:
