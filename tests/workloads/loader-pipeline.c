@@ -175,7 +175,8 @@ int main(int argc, char **argv)
 	const char *dir = NULL;
 	pthread_t tl, tc;
 
-	for (int i = 1; i < argc; i++) {
+	/* Every option but --help takes a value. */
+	for (int i = 1; i < argc; i += 2) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 
 		if (!strcmp(argv[i], "--seconds") && v) {
@@ -197,7 +198,6 @@ int main(int argc, char **argv)
 		} else {
 			usage(2);
 		}
-		i++;
 	}
 	if (!dir && !(dir = mkdtemp(tmpdir)))
 		die("mkdtemp /var/tmp/loader-pipeline-XXXXXX");
