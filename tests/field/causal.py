@@ -157,9 +157,9 @@ def beats(win, other):
     every sample of other (1 split in 20)."""
     def u(ws, rs):
         return sum(1.0 if r > w else 0.5 if r == w else 0.0 for w in ws for r in rs)
-    pooled, k = list(win) + list(other), len(win)
     if not win or not other:
         return True
+    pooled, k = list(win) + list(other), len(win)
     observed, at_most, splits = u(win, other), 0, 0
     for idx in itertools.combinations(range(len(pooled)), k):
         chosen = set(idx)
@@ -187,6 +187,18 @@ def accepted(row):
     if row['truth'] in ('none', 'unsure'):
         return []
     return [row['truth']] + list(row.get('tied') or [])
+
+
+def judge_truth(row):
+    """Set row's truth, median gains and tied reliefs from its samples."""
+    row['truth'], row['median'] = truth_of(row['samples'])
+    row['tied'] = tied_with(row['samples'], row['truth'], row['median']) if accepted(row) else []
+
+
+def is_right(found, row):
+    """Does a first finding name what row's truth, or a relief tied with
+    it, relieved? None when there is no truth to judge by."""
+    return any(names_relief(found, k) for k in accepted(row)) if accepted(row) else None
 
 
 def truth_of(samples):
@@ -282,9 +294,7 @@ def run_matrix(names, modes, rounds, reports, log=print, saved=None):
                 if saved:
                     saved(out)
                 continue
-            row['truth'], row['median'] = truth_of(row['samples'])
-            row['tied'] = (tied_with(row['samples'], row['truth'], row['median'])
-                           if accepted(row) else [])
+            judge_truth(row)
             row['runs'] = []
             for i in range(reports):
                 try:
@@ -295,8 +305,7 @@ def run_matrix(names, modes, rounds, reports, log=print, saved=None):
                     log('  report %d: ERROR %s' % (i + 1, str(e)[-300:]))
                     continue
                 f = res['found']
-                right = (any(names_relief(f, k) for k in accepted(row)) if accepted(row)
-                         else None)
+                right = is_right(f, row)
                 row['runs'].append(dict(verdict=f['verdict'], kind=f['kind'],
                                         names=f['names'][:6], bound=res['bound'],
                                         bound_named=res['bound_named'], right=right))
@@ -379,13 +388,10 @@ def main():
                 rows += json.load(f)
         for r in rows:        # judged again, by today's rule
             if 'samples' in r:
-                r['truth'], r['median'] = truth_of(r['samples'])
-                r['tied'] = (tied_with(r['samples'], r['truth'], r['median'])
-                             if accepted(r) else [])
+                judge_truth(r)
                 for x in r['runs']:
                     if 'verdict' in x:
-                        x['right'] = (any(x['verdict'] in cases.RELIEVES[k]
-                                          for k in accepted(r)) if accepted(r) else None)
+                        x['right'] = is_right(x, r)
         table(rows)
         return
     if a.secs:
